@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The bundle: one tar.xz holding report.md, report.html, findings.json,
+ * manifest.json and raw/ (the captures). Built from a staging directory that
+ * already holds every member but the manifest.
+ */
+#ifndef SONDE_BUNDLE_H
+#define SONDE_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bundle_member {
+	char *path;        /* relative to the staging dir, '/'-separated */
+	uint64_t size;
+	char sha256[65];
+};
+
+struct bundle_list {
+	struct bundle_member *m;
+	size_t n;
+};
+
+/*
+ * Walk the staging dir (regular files only, sorted by path, skipping
+ * manifest.json) and fill each member's size and sha256.
+ * Returns 0 or -errno.
+ */
+int bundle__scan(const char *stage_dir, struct bundle_list *out);
+void bundle_list__free(struct bundle_list *bl);
+
+/*
+ * Write every regular file under stage_dir (manifest.json included, in the
+ * order: manifest.json, findings.json, report.md, report.html, then the rest
+ * sorted) into a tar.xz at final_path. The archive is written to a temporary
+ * name in the same directory with mode 0600, fsynced, and renamed to
+ * final_path only when complete; on any failure the temporary file is removed
+ * and final_path is untouched. errbuf receives a one-line reason on failure.
+ * Returns 0 or -errno.
+ */
+int bundle__write(const char *stage_dir, const char *final_path, char *errbuf, size_t errlen);
+
+#endif

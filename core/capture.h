@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Capture streams: the raw evidence, verbatim, as sonde read it.
+ *
+ * One file per collector under raw/ (raw/<collector>.cap). A stream is a
+ * header line followed by records; each record is one read of one file:
+ *
+ *   sonde-capture 1\n
+ *   @ <seq> <wall_ns> <mono_ns> <len> <flags> <path>\n<len bytes>\n
+ *   ! <seq> <wall_ns> <mono_ns> <errno> - <path>\n
+ *
+ * '@' is a successful read (flags: '-' or 't' when the read was cut at the
+ * capture cap), '!' a failed one (so "why is this unknown" survives into the
+ * bundle). seq is the sample round (0 = first sample of the window), wall_ns
+ * is CLOCK_REALTIME and mono_ns CLOCK_MONOTONIC at the read. The payload is
+ * length-prefixed, so any byte a hostile process puts in its name is data,
+ * never structure. Paths never contain '\n' (the writer refuses them).
+ */
+#ifndef SONDE_CAPTURE_H
+#define SONDE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CAPTURE_MAGIC "sonde-capture 1\n"
+
+struct capture_writer {
+	FILE *f;
+	char *path;
+	uint64_t bytes;   /* payload bytes written */
+	uint64_t records; /* records written, errors included */
+	int err;          /* first write error (-errno), sticky */
+};
+
+/* Create raw_dir/<stream>.cap. Returns 0 or -errno. */
+int capture_writer__open(struct capture_writer *w, const char *raw_dir, const char *stream);
+int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, const void *buf, size_t len, int truncated);
+int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			  const char *path, int err);
+/* Flush and close; returns the sticky error, if any. */
+int capture_writer__close(struct capture_writer *w);
+
+struct capture_rec {
+	uint32_t seq;
+	int64_t wall_ns, mono_ns;
+	int err;       /* 0, or the errno of a failed read */
+	int truncated; /* the read hit the capture cap */
+	const char *path;
+	const char *data; /* not NUL-terminated beyond len (a NUL follows, for convenience) */
+	size_t len;
+};
+
+struct capture_stream {
+	char *name; /* "proc.stat" */
+	char *text; /* the file, owned */
+	size_t text_len;
+	struct capture_rec *rec;
+	size_t n;
+};
+
+struct capture_set {
+	struct capture_stream *s;
+	size_t n;
+};
+
+/*
+ * Load every raw_dir/<name>.cap. A malformed stream is an error naming the
+ * file and the byte offset (errbuf); a stream cut short (the run was killed
+ * mid-write) keeps the complete records and drops the tail.
+ * Returns 0 or -errno / -EINVAL.
+ */
+int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf, size_t errlen);
+/* Parse one stream from memory (takes ownership of text on success and failure). */
+int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
+			  size_t errlen);
+void capture_set__free(struct capture_set *cs);
+const struct capture_stream *capture_set__stream(const struct capture_set *cs, const char *name);
+/* The records of one path in seq order, via a callback; returns the count. */
+size_t capture_stream__each(const struct capture_stream *st, const char *path,
+			    void (*fn)(const struct capture_rec *r, void *arg), void *arg);
+/* The last record for path, or NULL. */
+const struct capture_rec *capture_stream__last(const struct capture_stream *st, const char *path);
+
+#endif

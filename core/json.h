@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A small streaming JSON writer into a growable buffer. Strings are escaped
+ * per RFC 8259; bytes that are not valid UTF-8 are replaced by U+FFFD so the
+ * output always parses. Non-finite numbers are written as null.
+ */
+#ifndef SONDE_JSON_H
+#define SONDE_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+	int oom; /* set once an allocation failed; further appends are dropped */
+};
+
+void strbuf__append(struct strbuf *sb, const char *s, size_t n);
+void strbuf__puts(struct strbuf *sb, const char *s);
+void strbuf__printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf__free(struct strbuf *sb);
+
+struct json {
+	struct strbuf out;
+	int depth;
+	int need_comma[64];
+	int pretty;
+};
+
+void json__begin_object(struct json *j);
+void json__end_object(struct json *j);
+void json__begin_array(struct json *j);
+void json__end_array(struct json *j);
+void json__key(struct json *j, const char *key);
+void json__string(struct json *j, const char *s);
+void json__string_n(struct json *j, const char *s, size_t n);
+void json__number(struct json *j, double v);
+void json__int(struct json *j, int64_t v);
+void json__bool(struct json *j, int v);
+void json__null(struct json *j);
+/* Append the escaped form of s (without quotes) to sb. */
+void json__escape(struct strbuf *sb, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Parsers for the /proc and /sys text formats sonde captures.
+ *
+ * Every parser takes a buffer and its length (the buffer need not be
+ * NUL-terminated; nothing is read past len), never allocates unless it says
+ * so, and returns 0 or -EINVAL/-ENOMEM. A truncated or hostile file yields
+ * either a partial result with the fields that were complete, or -EINVAL;
+ * never a crash and never a read out of bounds.
+ */
+#ifndef SONDE_PARSE_H
+#define SONDE_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One line of /proc/stat "cpu" or "cpuN", in USER_HZ ticks. */
+struct cpu_times {
+	uint64_t user, nice, system, idle, iowait, irq, softirq, steal, guest, guest_nice;
+};
+
+/* /proc/stat. cpu[] is allocated (ncpu entries, cpu_id[] gives each N of "cpuN"). */
+struct proc_stat {
+	struct cpu_times total;
+	int ncpu;
+	int *cpu_id;
+	struct cpu_times *cpu;
+	uint64_t ctxt, processes, procs_running, procs_blocked, btime;
+};
+int parse_proc_stat(const char *buf, size_t len, struct proc_stat *out);
+void proc_stat__free(struct proc_stat *ps);
+
+/* /proc/loadavg: "0.20 0.18 0.12 1/80 11206" */
+struct loadavg {
+	double load1, load5, load15;
+	uint64_t runnable, threads, last_pid;
+};
+int parse_loadavg(const char *buf, size_t len, struct loadavg *out);
+
+/* /proc/pressure/<res>: "some avg10=.. avg60=.. avg300=.. total=..", optional "full ..." */
+struct psi_line {
+	int present;
+	double avg10, avg60, avg300;
+	uint64_t total_us;
+};
+struct psi {
+	struct psi_line some, full;
+};
+int parse_pressure(const char *buf, size_t len, struct psi *out);
+
+/*
+ * Key/value files: /proc/meminfo ("Key:   123 kB"), /proc/vmstat ("key 123"),
+ * /proc/PID/io ("key: 123"), /proc/PID/status ("Key:\tvalue"), /proc/net/snmp
+ * and /proc/net/netstat (a header line "Tcp: A B" then a value line
+ * "Tcp: 1 2"; keys are reported as "Tcp.A").
+ * The callback gets the key (not NUL-terminated, klen bytes) and the value
+ * text with surrounding blanks removed (vlen bytes). A non-zero return from
+ * the callback stops the walk and is returned.
+ */
+typedef int (*kv_fn)(const char *key, size_t klen, const char *val, size_t vlen, void *arg);
+int parse_kv(const char *buf, size_t len, kv_fn fn, void *arg);
+int parse_snmp(const char *buf, size_t len, kv_fn fn, void *arg);
+
+/*
+ * Numeric value of a kv value text: leading integer, an optional " kB" unit is
+ * multiplied out to bytes when to_bytes is set. Returns 0 or -EINVAL.
+ */
+int parse_kv_u64(const char *val, size_t vlen, int to_bytes, uint64_t *out);
+/* Signed variant (vmstat has a few counters that can go negative, e.g. nr_* drift). */
+int parse_kv_i64(const char *val, size_t vlen, int64_t *out);
+
+/* /proc/diskstats, one device per line; fields after 14 are optional (kernel >= 4.18, 5.5). */
+struct diskstat {
+	unsigned major, minor;
+	char name[64];
+	uint64_t rd_ios, rd_merges, rd_sectors, rd_ticks;
+	uint64_t wr_ios, wr_merges, wr_sectors, wr_ticks;
+	uint64_t in_flight, io_ticks, time_in_queue;
+	uint64_t dc_ios, dc_merges, dc_sectors, dc_ticks; /* discard, 0 when absent */
+	uint64_t fl_ios, fl_ticks;                        /* flush, 0 when absent */
+	int nfields;                                      /* numeric fields found */
+};
+typedef int (*diskstat_fn)(const struct diskstat *ds, void *arg);
+int parse_diskstats(const char *buf, size_t len, diskstat_fn fn, void *arg);
+
+/* /proc/net/dev, one interface per line after the two header lines. */
+struct netdev {
+	char name[64];
+	uint64_t rx_bytes, rx_packets, rx_errs, rx_drop, rx_fifo, rx_frame, rx_compressed, rx_multicast;
+	uint64_t tx_bytes, tx_packets, tx_errs, tx_drop, tx_fifo, tx_colls, tx_carrier, tx_compressed;
+};
+typedef int (*netdev_fn)(const struct netdev *nd, void *arg);
+int parse_net_dev(const char *buf, size_t len, netdev_fn fn, void *arg);
+
+/* /proc/sys/fs/file-nr: "allocated unused max" */
+struct file_nr {
+	uint64_t allocated, unused, max;
+};
+int parse_file_nr(const char *buf, size_t len, struct file_nr *out);
+
+/*
+ * /proc/PID/stat. comm is whatever lies between the first '(' and the LAST ')'
+ * (a process may call itself "a) S 1 (b"); bytes are kept as they are (up to
+ * 63, NUL-terminated), the renderers escape them.
+ */
+struct pid_stat {
+	int pid;
+	char comm[64];
+	char state;
+	int ppid;
+	uint64_t minflt, majflt, utime, stime;
+	int64_t nice;
+	uint64_t num_threads, starttime, vsize, rss_pages;
+	int processor;
+	uint64_t blkio_ticks; /* delayacct_blkio_ticks, 0 when absent */
+	int nfields;          /* fields after the comm that were found */
+};
+int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out);
+
+/* Selected fields of /proc/PID/status. */
+struct pid_status {
+	char name[64]; /* as the kernel prints it (escaped by the kernel) */
+	char state;
+	int ppid;
+	int64_t uid;   /* real uid, -1 when absent */
+	uint64_t threads;
+	uint64_t vm_rss_kb;
+	uint64_t vol_ctxt, nonvol_ctxt;
+	int has_ctxt;
+};
+int parse_pid_status(const char *buf, size_t len, struct pid_status *out);
+
+/* /proc/PID/io */
+struct pid_io {
+	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes, cancelled_write_bytes;
+	int present;
+};
+int parse_pid_io(const char *buf, size_t len, struct pid_io *out);
+
+/* /proc/PID/limits: the "Max open files" soft and hard limits; UINT64_MAX for "unlimited". */
+int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard);
+
+/*
+ * The increase of a cumulative counter between two readings. A counter that
+ * went backwards is either a 32-bit counter that wrapped (prev fits in 32
+ * bits: the wrapped distance is returned) or a reset (the counter restarted:
+ * 0 is returned and *reset is set). reset may be NULL.
+ */
+uint64_t counter__delta(uint64_t prev, uint64_t cur, int *reset);
+
+#endif
