@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* SHA-256 against the FIPS 180-4 example vectors, split updates, and sha256sum(1). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sha256.h"
+#include "tap.h"
+
+static void digest_hex(const uint8_t digest[32], char hex[65])
+{
+	int i;
+
+	for (i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+}
+
+static void test_vectors(void)
+{
+	static const struct {
+		const char *msg;
+		const char *hex;
+	} v[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+		/* 896 bits: the length field no longer fits in the first padded block. */
+		{ "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+		  "klmnopqrlmnopqrsmnopqrstnopqrstu",
+		  "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
+	};
+	char hex[65];
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		sha256__hex(v[i].msg, strlen(v[i].msg), hex);
+		is_str(hex, v[i].hex, "NIST vector, %zu bytes", strlen(v[i].msg));
+	}
+}
+
+static void test_million_a(void)
+{
+	static const char want[] =
+		"cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+	const size_t n = 1000000;
+	struct sha256 s;
+	uint8_t digest[32];
+	char hex[65];
+	char *buf;
+	size_t off;
+
+	buf = malloc(n);
+	if (!buf) {
+		ok(0, "malloc 1e6");
+		return;
+	}
+	memset(buf, 'a', n);
+
+	sha256__hex(buf, n, hex);
+	is_str(hex, want, "one million 'a', one shot");
+
+	/* Odd chunk size so updates straddle block boundaries at varying offsets. */
+	sha256__init(&s);
+	for (off = 0; off < n; off += 997)
+		sha256__update(&s, buf + off, off + 997 <= n ? 997 : n - off);
+	sha256__final(&s, digest);
+	digest_hex(digest, hex);
+	is_str(hex, want, "one million 'a', 997-byte updates");
+
+	free(buf);
+}
+
+static void test_split_updates(void)
+{
+	uint8_t in[200], digest[32];
+	char whole[65], hex[65];
+	struct sha256 s;
+	int bad = 0, k, i;
+
+	for (i = 0; i < (int)sizeof(in); i++)
+		in[i] = (uint8_t)(i * 131 + 7);
+	sha256__hex(in, sizeof(in), whole);
+
+	for (k = 0; k <= (int)sizeof(in); k++) {
+		sha256__init(&s);
+		sha256__update(&s, in, k);
+		sha256__update(&s, in + k, sizeof(in) - k);
+		sha256__final(&s, digest);
+		digest_hex(digest, hex);
+		if (strcmp(hex, whole)) {
+			printf("#   split at %d: %s\n", k, hex);
+			bad++;
+		}
+	}
+	is_int(bad, 0, "200-byte input split at every offset 0..200 matches one shot");
+
+	sha256__init(&s);
+	for (i = 0; i < (int)sizeof(in); i++)
+		sha256__update(&s, in + i, 1);
+	sha256__update(&s, in, 0);
+	sha256__final(&s, digest);
+	digest_hex(digest, hex);
+	is_str(hex, whole, "byte-at-a-time updates match one shot");
+}
+
+/* Digest of the first len bytes of buf by sha256(1), through a file. */
+static int sha256sum_of(const uint8_t *buf, size_t len, char hex[65])
+{
+	char path[] = "/tmp/test_sha256.XXXXXX";
+	char cmd[128], line[256];
+	FILE *p;
+	int fd, ret = -1;
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	if (write(fd, buf, len) != (ssize_t)len) {
+		close(fd);
+		goto cleanup;
+	}
+	close(fd);
+
+	snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
+	p = popen(cmd, "r");
+	if (!p)
+		goto cleanup;
+	if (fgets(line, sizeof(line), p) && strlen(line) > 64 && line[64] == ' ') {
+		memcpy(hex, line, 64);
+		hex[64] = '\0';
+		ret = 0;
+	}
+	if (pclose(p) != 0)
+		ret = -1;
+cleanup:
+	unlink(path);
+	return ret;
+}
+
+static void test_sha256sum(void)
+{
+	/* Around the padding edges (55/56/64 bytes), then a large odd size. */
+	static const size_t lens[] = { 1, 55, 56, 63, 64, 65, 119, 120, 128, 100003 };
+	char want[65], hex[65];
+	uint8_t *buf;
+	uint32_t x = 2463534242u;
+	size_t i;
+
+	buf = malloc(100003);
+	if (!buf) {
+		ok(0, "malloc");
+		return;
+	}
+	/* xorshift32: arbitrary bytes, including NUL and 0x80, reproducible. */
+	for (i = 0; i < 100003; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		if (sha256sum_of(buf, lens[i], want)) {
+			ok(0, "sha256sum on a %zu-byte file ran", lens[i]);
+			continue;
+		}
+		sha256__hex(buf, lens[i], hex);
+		is_str(hex, want, "agrees with sha256sum on a %zu-byte file", lens[i]);
+	}
+	free(buf);
+}
+
+int main(void)
+{
+	test_vectors();
+	test_million_a();
+	test_split_updates();
+	test_sha256sum();
+	return tap_done();
+}
