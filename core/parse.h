@@ -148,4 +148,13 @@ int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_
  */
 uint64_t counter__delta(uint64_t prev, uint64_t cur, int *reset);
 
+/*
+ * /proc/interrupts: one callback per line with the line's name ("0", "MCE",
+ * "LOC"), its description (text after the per-CPU counts, trimmed) and the
+ * sum of its per-CPU counts. The first line (CPU header) gives the column count.
+ */
+typedef int (*interrupts_fn)(const char *name, size_t nlen, const char *desc, size_t dlen,
+			     uint64_t total, void *arg);
+int parse_interrupts(const char *buf, size_t len, interrupts_fn fn, void *arg);
+
 #endif

@@ -1,0 +1,1875 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The /proc parsers against text copied from a Linux 6.18 VM, against every
+ * truncation of that text, and against hostile input (process names, numbers
+ * that do not fit, torn files).
+ *
+ * Truncation contract checked below (see the top of core/parse.c): the kernel
+ * ends every line with '\n', so bytes after the last '\n' are a cut read and
+ * are ignored; multi-line files report exactly their complete lines, the
+ * one-line files (loadavg, file-nr) are -EINVAL until the '\n' is there, and
+ * /proc/PID/stat keeps the fields that a following blank or '\n' proves
+ * complete (nfields counts them). A value is never reported from a cut token.
+ *
+ * Every truncated copy lives in a heap block of exactly len bytes, so ASan
+ * stops the test on any read past len.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "tap.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* A literal and its length without the NUL. */
+#define S(lit) lit, sizeof(lit) - 1
+
+/* ---- real samples, Linux 6.18 VM, 2 CPUs ---- */
+
+static const char stat_sample[] =
+	"cpu  3897 0 1265 99828 517 0 76 2648 0 0\n"
+	"cpu0 2350 0 645 49424 377 0 24 1327 0 0\n"
+	"cpu1 1546 0 620 50404 139 0 51 1321 0 0\n"
+	"intr 154889 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 1 16 0 0 0 0 106 8 0 21 1 "
+	"31821 0 632 624 0 1413 3364 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"ctxt 243218\n"
+	"btime 1795274377\n"
+	"processes 4502\n"
+	"procs_running 2\n"
+	"procs_blocked 0\n"
+	"softirq 95954 0 10381 4 1262 31819 0 4 32253 0 20231\n";
+
+static const char loadavg_sample[] =
+	"0.23 0.12 0.07 4/89 4503\n";
+
+static const char psi_io_sample[] =
+	"some avg10=0.00 avg60=0.00 avg300=0.21 total=3893864\n"
+	"full avg10=0.00 avg60=0.00 avg300=0.20 total=3776889\n";
+
+static const char psi_cpu_sample[] =
+	"some avg10=0.53 avg60=0.21 avg300=0.23 total=3798250\n"
+	"full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+
+static const char meminfo_sample[] =
+	"MemTotal:       24682416 kB\n"
+	"MemFree:        23387824 kB\n"
+	"MemAvailable:   24334956 kB\n"
+	"Buffers:           67084 kB\n"
+	"Cached:          1071244 kB\n"
+	"SwapCached:            0 kB\n"
+	"Active:           292480 kB\n"
+	"Inactive:         840904 kB\n"
+	"Active(anon):       1528 kB\n"
+	"Inactive(anon):     6304 kB\n"
+	"Active(file):     290952 kB\n"
+	"Inactive(file):   834600 kB\n"
+	"Unevictable:       17308 kB\n"
+	"Mlocked:           14908 kB\n"
+	"SwapTotal:             0 kB\n"
+	"SwapFree:              0 kB\n"
+	"Zswap:                 0 kB\n"
+	"Zswapped:              0 kB\n"
+	"Dirty:               716 kB\n"
+	"Writeback:             0 kB\n"
+	"AnonPages:         12468 kB\n"
+	"Mapped:            13432 kB\n"
+	"Shmem:             12776 kB\n"
+	"KReclaimable:      56388 kB\n"
+	"Slab:              78296 kB\n"
+	"SReclaimable:      56388 kB\n"
+	"SUnreclaim:        21908 kB\n"
+	"KernelStack:        1460 kB\n"
+	"PageTables:         1912 kB\n"
+	"SecPageTables:         0 kB\n"
+	"NFS_Unstable:          0 kB\n"
+	"Bounce:                0 kB\n"
+	"WritebackTmp:          0 kB\n"
+	"CommitLimit:    12341208 kB\n"
+	"Committed_AS:      65216 kB\n"
+	"VmallocTotal:   34359738367 kB\n"
+	"VmallocUsed:       14252 kB\n"
+	"VmallocChunk:          0 kB\n"
+	"Percpu:              736 kB\n"
+	"AnonHugePages:         0 kB\n"
+	"ShmemHugePages:        0 kB\n"
+	"ShmemPmdMapped:        0 kB\n"
+	"FileHugePages:         0 kB\n"
+	"FilePmdMapped:         0 kB\n"
+	"Balloon:               0 kB\n"
+	"HugePages_Total:       0\n"
+	"HugePages_Free:        0\n"
+	"HugePages_Rsvd:        0\n"
+	"HugePages_Surp:        0\n"
+	"Hugepagesize:       2048 kB\n"
+	"Hugetlb:               0 kB\n"
+	"DirectMap4k:       28672 kB\n"
+	"DirectMap2M:     2068480 kB\n"
+	"DirectMap1G:    25165824 kB\n";
+
+static const char vmstat_sample[] =
+	"nr_free_pages 813152\n"
+	"nr_free_pages_blocks 801280\n"
+	"nr_zone_inactive_anon 1563\n"
+	"nr_zone_active_anon 382\n"
+	"nr_zone_inactive_file 208650\n"
+	"nr_zone_active_file 72738\n"
+	"nr_zone_unevictable 4327\n"
+	"nr_zone_write_pending 179\n"
+	"nr_mlock 3727\n"
+	"nr_zspages 0\n"
+	"nr_free_cma 0\n"
+	"numa_hit 1100570\n"
+	"numa_miss 0\n"
+	"numa_foreign 0\n"
+	"numa_interleave 1124\n"
+	"numa_local 1100570\n"
+	"numa_other 0\n"
+	"nr_inactive_anon 1576\n"
+	"nr_active_anon 382\n"
+	"nr_inactive_file 208650\n"
+	"nr_active_file 72738\n"
+	"nr_unevictable 4327\n"
+	"nr_slab_reclaimable 14097\n"
+	"nr_slab_unreclaimable 5477\n"
+	"nr_isolated_anon 0\n"
+	"nr_isolated_file 0\n"
+	"workingset_nodes 0\n"
+	"workingset_refault_anon 0\n"
+	"workingset_refault_file 0\n"
+	"workingset_activate_anon 0\n"
+	"workingset_activate_file 0\n"
+	"workingset_restore_anon 0\n"
+	"workingset_restore_file 0\n"
+	"workingset_nodereclaim 0\n"
+	"nr_anon_pages 3117\n"
+	"nr_mapped 3358\n"
+	"nr_file_pages 284582\n"
+	"nr_dirty 179\n"
+	"nr_writeback 0\n"
+	"nr_shmem 3194\n"
+	"nr_shmem_hugepages 0\n"
+	"nr_shmem_pmdmapped 0\n"
+	"nr_file_hugepages 0\n"
+	"nr_file_pmdmapped 0\n"
+	"nr_anon_transparent_hugepages 0\n"
+	"nr_vmscan_write 0\n"
+	"nr_vmscan_immediate_reclaim 0\n"
+	"nr_dirtied 78636\n"
+	"nr_written 53893\n"
+	"nr_throttled_written 0\n"
+	"nr_kernel_misc_reclaimable 0\n"
+	"nr_foll_pin_acquired 0\n"
+	"nr_foll_pin_released 0\n"
+	"nr_kernel_stack 1460\n"
+	"nr_page_table_pages 478\n"
+	"nr_sec_page_table_pages 0\n"
+	"nr_iommu_pages 0\n"
+	"nr_swapcached 0\n"
+	"pgpromote_success 0\n"
+	"pgpromote_candidate 0\n"
+	"pgpromote_candidate_nrl 0\n"
+	"pgdemote_kswapd 0\n"
+	"pgdemote_direct 0\n"
+	"pgdemote_khugepaged 0\n"
+	"pgdemote_proactive 0\n"
+	"nr_hugetlb 0\n"
+	"nr_balloon_pages 0\n"
+	"nr_kernel_file_pages 0\n"
+	"nr_dirty_threshold 1219270\n"
+	"nr_dirty_background_threshold 608890\n"
+	"nr_memmap_pages 0\n"
+	"nr_memmap_boot_pages 98304\n"
+	"pgpgin 948845\n"
+	"pgpgout 218480\n"
+	"pswpin 0\n"
+	"pswpout 0\n"
+	"pgalloc_dma 0\n"
+	"pgalloc_dma32 0\n"
+	"pgalloc_normal 1196865\n"
+	"pgalloc_movable 0\n"
+	"pgalloc_device 0\n"
+	"allocstall_dma 0\n"
+	"allocstall_dma32 0\n"
+	"allocstall_normal 0\n"
+	"allocstall_movable 0\n"
+	"allocstall_device 0\n"
+	"pgskip_dma 0\n"
+	"pgskip_dma32 0\n"
+	"pgskip_normal 0\n"
+	"pgskip_movable 0\n"
+	"pgskip_device 0\n"
+	"pgfree 2018529\n"
+	"pgactivate 51575\n"
+	"pgdeactivate 0\n"
+	"pglazyfree 0\n"
+	"pgfault 1241890\n"
+	"pgmajfault 705\n"
+	"pglazyfreed 0\n"
+	"pgrefill 0\n"
+	"pgreuse 237289\n"
+	"pgsteal_kswapd 0\n"
+	"pgsteal_direct 0\n"
+	"pgsteal_khugepaged 0\n"
+	"pgsteal_proactive 0\n"
+	"pgscan_kswapd 0\n"
+	"pgscan_direct 0\n"
+	"pgscan_khugepaged 0\n"
+	"pgscan_proactive 0\n"
+	"pgscan_direct_throttle 0\n"
+	"pgscan_anon 0\n"
+	"pgscan_file 0\n"
+	"pgsteal_anon 0\n"
+	"pgsteal_file 0\n"
+	"zone_reclaim_success 0\n"
+	"zone_reclaim_failed 0\n"
+	"pginodesteal 0\n"
+	"slabs_scanned 161\n"
+	"kswapd_inodesteal 0\n"
+	"kswapd_low_wmark_hit_quickly 0\n"
+	"kswapd_high_wmark_hit_quickly 0\n"
+	"pageoutrun 0\n"
+	"pgrotated 10\n"
+	"drop_pagecache 1\n"
+	"drop_slab 2\n"
+	"oom_kill 0\n"
+	"numa_pte_updates 0\n"
+	"numa_huge_pte_updates 0\n"
+	"numa_hint_faults 0\n"
+	"numa_hint_faults_local 0\n"
+	"numa_pages_migrated 0\n"
+	"pgmigrate_success 0\n"
+	"pgmigrate_fail 0\n"
+	"thp_migration_success 0\n"
+	"thp_migration_fail 0\n"
+	"thp_migration_split 0\n"
+	"compact_migrate_scanned 0\n"
+	"compact_free_scanned 0\n"
+	"compact_isolated 0\n"
+	"compact_stall 0\n"
+	"compact_fail 0\n"
+	"compact_success 0\n"
+	"compact_daemon_wake 0\n"
+	"compact_daemon_migrate_scanned 0\n"
+	"compact_daemon_free_scanned 0\n"
+	"htlb_buddy_alloc_success 0\n"
+	"htlb_buddy_alloc_fail 0\n"
+	"unevictable_pgs_culled 32930\n"
+	"unevictable_pgs_scanned 0\n"
+	"unevictable_pgs_rescued 28603\n"
+	"unevictable_pgs_mlocked 32590\n"
+	"unevictable_pgs_munlocked 28865\n"
+	"unevictable_pgs_cleared 0\n"
+	"unevictable_pgs_stranded 0\n"
+	"thp_fault_alloc 0\n"
+	"thp_fault_fallback 0\n"
+	"thp_fault_fallback_charge 0\n"
+	"thp_collapse_alloc 0\n"
+	"thp_collapse_alloc_failed 0\n"
+	"thp_file_alloc 0\n"
+	"thp_file_fallback 0\n"
+	"thp_file_fallback_charge 0\n"
+	"thp_file_mapped 0\n"
+	"thp_split_page 0\n"
+	"thp_split_page_failed 0\n"
+	"thp_deferred_split_page 0\n"
+	"thp_underused_split_page 0\n"
+	"thp_split_pmd 0\n"
+	"thp_scan_exceed_none_pte 0\n"
+	"thp_scan_exceed_swap_pte 0\n"
+	"thp_scan_exceed_share_pte 0\n"
+	"thp_split_pud 0\n"
+	"thp_zero_page_alloc 0\n"
+	"thp_zero_page_alloc_failed 0\n"
+	"thp_swpout 0\n"
+	"thp_swpout_fallback 0\n"
+	"balloon_inflate 0\n"
+	"balloon_deflate 0\n"
+	"balloon_migrate 0\n"
+	"swap_ra 0\n"
+	"swap_ra_hit 0\n"
+	"swpin_zero 0\n"
+	"swpout_zero 0\n"
+	"ksm_swpin_copy 0\n"
+	"cow_ksm 0\n"
+	"zswpin 0\n"
+	"zswpout 0\n"
+	"zswpwb 0\n"
+	"direct_map_level2_splits 4\n"
+	"direct_map_level3_splits 0\n"
+	"direct_map_level2_collapses 0\n"
+	"direct_map_level3_collapses 0\n"
+	"nr_unstable 0\n";
+
+static const char snmp_sample[] =
+	"Ip: Forwarding DefaultTTL InReceives InHdrErrors InAddrErrors ForwDatagrams InUnknownPro"
+	"tos InDiscards InDelivers OutRequests OutDiscards OutNoRoutes ReasmTimeout ReasmReqds Re"
+	"asmOKs ReasmFails FragOKs FragFails FragCreates OutTransmits\n"
+	"Ip: 2 64 868 0 0 0 0 0 868 693 0 0 0 0 0 0 0 0 0 693\n"
+	"Icmp: InMsgs InErrors InCsumErrors InDestUnreachs InTimeExcds InParmProbs InSrcQuenchs I"
+	"nRedirects InEchos InEchoReps InTimestamps InTimestampReps InAddrMasks InAddrMaskReps Ou"
+	"tMsgs OutErrors OutRateLimitGlobal OutRateLimitHost OutDestUnreachs OutTimeExcds OutParm"
+	"Probs OutSrcQuenchs OutRedirects OutEchos OutEchoReps OutTimestamps OutTimestampReps Out"
+	"AddrMasks OutAddrMaskReps\n"
+	"Icmp: 1 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"IcmpMsg: InType3\n"
+	"IcmpMsg: 1\n"
+	"Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabReset"
+	"s CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+	"Tcp: 1 200 120000 -1 13 3 0 0 0 841 667 0 0 2 0\n"
+	"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors Ig"
+	"noredMulti MemErrors\n"
+	"Udp: 26 0 0 27 0 0 0 0 0\n"
+	"UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumError"
+	"s IgnoredMulti MemErrors\n"
+	"UdpLite: 0 0 0 0 0 0 0 0 0\n";
+
+static const char netstat_sample[] =
+	"TcpExt: SyncookiesSent SyncookiesRecv SyncookiesFailed EmbryonicRsts PruneCalled RcvPrun"
+	"ed OfoPruned OutOfWindowIcmps LockDroppedIcmps ArpFilter TW TWRecycled TWKilled PAWSActi"
+	"ve PAWSEstab BeyondWindow TSEcrRejected PAWSOldAck PAWSTimewait DelayedACKs DelayedACKLo"
+	"cked DelayedACKLost ListenOverflows ListenDrops TCPHPHits TCPPureAcks TCPHPAcks TCPRenoR"
+	"ecovery TCPSackRecovery TCPSACKReneging TCPSACKReorder TCPRenoReorder TCPTSReorder TCPFu"
+	"llUndo TCPPartialUndo TCPDSACKUndo TCPLossUndo TCPLostRetransmit TCPRenoFailures TCPSack"
+	"Failures TCPLossFailures TCPFastRetrans TCPSlowStartRetrans TCPTimeouts TCPLossProbes TC"
+	"PLossProbeRecovery TCPRenoRecoveryFail TCPSackRecoveryFail TCPRcvCollapsed TCPBacklogCoa"
+	"lesce TCPDSACKOldSent TCPDSACKOfoSent TCPDSACKRecv TCPDSACKOfoRecv TCPAbortOnData TCPAbo"
+	"rtOnClose TCPAbortOnMemory TCPAbortOnTimeout TCPAbortOnLinger TCPAbortFailed TCPMemoryPr"
+	"essures TCPMemoryPressuresChrono TCPSACKDiscard TCPDSACKIgnoredOld TCPDSACKIgnoredNoUndo"
+	" TCPSpuriousRTOs TCPMD5NotFound TCPMD5Unexpected TCPMD5Failure TCPSackShifted TCPSackMer"
+	"ged TCPSackShiftFallback TCPBacklogDrop PFMemallocDrop TCPMinTTLDrop TCPDeferAcceptDrop "
+	"IPReversePathFilter TCPTimeWaitOverflow TCPReqQFullDoCookies TCPReqQFullDrop TCPRetransF"
+	"ail TCPRcvCoalesce TCPOFOQueue TCPOFODrop TCPOFOMerge TCPChallengeACK TCPSYNChallenge TC"
+	"PFastOpenActive TCPFastOpenActiveFail TCPFastOpenPassive TCPFastOpenPassiveFail TCPFastO"
+	"penListenOverflow TCPFastOpenCookieReqd TCPFastOpenBlackhole TCPSpuriousRtxHostQueues Bu"
+	"syPollRxPackets TCPAutoCorking TCPFromZeroWindowAdv TCPToZeroWindowAdv TCPWantZeroWindow"
+	"Adv TCPSynRetrans TCPOrigDataSent TCPHystartTrainDetect TCPHystartTrainCwnd TCPHystartDe"
+	"layDetect TCPHystartDelayCwnd TCPACKSkippedSynRecv TCPACKSkippedPAWS TCPACKSkippedSeq TC"
+	"PACKSkippedFinWait2 TCPACKSkippedTimeWait TCPACKSkippedChallenge TCPWinProbe TCPKeepAliv"
+	"e TCPMTUPFail TCPMTUPSuccess TCPDelivered TCPDeliveredCE TCPAckCompressed TCPZeroWindowD"
+	"rop TCPRcvQDrop TCPWqueueTooBig TCPFastOpenPassiveAltKey TcpTimeoutRehash TcpDuplicateDa"
+	"taRehash TCPDSACKRecvSegs TCPDSACKIgnoredDubious TCPMigrateReqSuccess TCPMigrateReqFailu"
+	"re TCPPLBRehash TCPAORequired TCPAOBad TCPAOKeyNotFound TCPAOGood TCPAODroppedIcmps\n"
+	"TcpExt: 0 0 0 0 0 0 0 0 0 0 13 0 0 0 0 0 0 0 0 0 0 0 0 0 3 18 16 0 0 0 0 0 0 0 0 0 0 0 0"
+	" 0 0 0 0 2 0 0 0 0 0 2 0 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 247"
+	" 0 0 0 0 0 0 0 0 0 0 0 0 2 0 2 0 0 0 0 45 0 0 0 0 0 0 0 0 0 0 0 0 0 0 57 0 0 0 0 0 0 2 0"
+	" 0 0 0 0 0 0 0 0 0 0\n"
+	"IpExt: InNoRoutes InTruncatedPkts InMcastPkts OutMcastPkts InBcastPkts OutBcastPkts InOc"
+	"tets OutOctets InMcastOctets OutMcastOctets InBcastOctets OutBcastOctets InCsumErrors In"
+	"NoECTPkts InECT1Pkts InECT0Pkts InCEPkts ReasmOverlaps\n"
+	"IpExt: 0 0 0 0 0 0 20708281 43939 0 0 0 0 0 868 0 0 0 0\n"
+	"MPTcpExt: MPCapableSYNRX MPCapableSYNTX MPCapableSYNACKRX MPCapableACKRX MPCapableFallba"
+	"ckACK MPCapableFallbackSYNACK MPCapableSYNTXDrop MPCapableSYNTXDisabled MPCapableEndpAtt"
+	"empt MPFallbackTokenInit MPTCPRetrans MPJoinNoTokenFound MPJoinSynRx MPJoinSynBackupRx M"
+	"PJoinSynAckRx MPJoinSynAckBackupRx MPJoinSynAckHMacFailure MPJoinAckRx MPJoinAckHMacFail"
+	"ure MPJoinRejected MPJoinSynTx MPJoinSynTxCreatSkErr MPJoinSynTxBindErr MPJoinSynTxConne"
+	"ctErr DSSNotMatching DSSCorruptionFallback DSSCorruptionReset InfiniteMapTx InfiniteMapR"
+	"x DSSNoMatchTCP DataCsumErr OFOQueueTail OFOQueue OFOMerge NoDSSInWindow DuplicateData A"
+	"ddAddr AddAddrTx AddAddrTxDrop EchoAdd EchoAddTx EchoAddTxDrop PortAdd AddAddrDrop MPJoi"
+	"nPortSynRx MPJoinPortSynAckRx MPJoinPortAckRx MismatchPortSynRx MismatchPortAckRx RmAddr"
+	" RmAddrDrop RmAddrTx RmAddrTxDrop RmSubflow MPPrioTx MPPrioRx MPFailTx MPFailRx MPFastcl"
+	"oseTx MPFastcloseRx MPRstTx MPRstRx SubflowStale SubflowRecover SndWndShared RcvWndShare"
+	"d RcvWndConflictUpdate RcvWndConflict MPCurrEstab Blackhole MPCapableDataFallback MD5Sig"
+	"Fallback DssFallback SimultConnectFallback FallbackFailed WinProbe\n"
+	"MPTcpExt: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+
+static const char diskstats_sample[] =
+	"   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"   7       1 loop1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"   7       2 loop2 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"   7       3 loop3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"   7       4 loop4 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"   7       5 loop5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"   7       6 loop6 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	"   7       7 loop7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+	" 254       0 vda 27224 5098 1897690 7297 4496 5772 436960 2405 0 5364 10161 4248 16 1320"
+	"80 422 652 36\n"
+	" 253       0 zram0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+
+static const char netdev_sample[] =
+	"Inter-|   Receive                                                |  Transmit\n"
+	" face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs "
+	"drop fifo colls carrier compressed\n"
+	"    lo:    3319      30    0    0    0     0          0         0     3319      30    0 "
+	"   0    0     0       0          0\n"
+	"  ifb0:       0       0    0    0    0     0          0         0        0       0    0 "
+	"   0    0     0       0          0\n"
+	"  ifb1:       0       0    0    0    0     0          0         0        0       0    0 "
+	"   0    0     0       0          0\n"
+	"  eth0: 20717186     844    0    0    0     0          0         0    50912     674    0"
+	"    0    0     0       0          0\n";
+
+static const char file_nr_sample[] =
+	"465\t0\t2465610\n";
+
+static const char pid_stat_sample[] =
+	"1 (process_api) S 0 0 0 0 -1 4194560 43709 366394 69 195 64 167 1630 416 20 0 12 0 10 43"
+	"429888 3724 18446744073709551615 1 1 0 0 0 0 0 4096 1088 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 "
+	"0 0 0\n";
+
+static const char pid_status_sample[] =
+	"Name:\tprocess_api\n"
+	"Umask:\t0022\n"
+	"State:\tS (sleeping)\n"
+	"Tgid:\t1\n"
+	"Ngid:\t0\n"
+	"Pid:\t1\n"
+	"PPid:\t0\n"
+	"TracerPid:\t0\n"
+	"Uid:\t0\t0\t0\t0\n"
+	"Gid:\t0\t0\t0\t0\n"
+	"FDSize:\t512\n"
+	"Groups:\t \n"
+	"NStgid:\t1\n"
+	"NSpid:\t1\n"
+	"NSpgid:\t0\n"
+	"NSsid:\t0\n"
+	"Kthread:\t0\n"
+	"VmPeak:\t   50336 kB\n"
+	"VmSize:\t   42412 kB\n"
+	"VmLck:\t   42380 kB\n"
+	"VmPin:\t       0 kB\n"
+	"VmHWM:\t   24784 kB\n"
+	"VmRSS:\t   14908 kB\n"
+	"RssAnon:\t    6028 kB\n"
+	"RssFile:\t       8 kB\n"
+	"RssShmem:\t    8872 kB\n"
+	"VmData:\t   32400 kB\n"
+	"VmStk:\t     132 kB\n"
+	"VmExe:\t    7788 kB\n"
+	"VmLib:\t       8 kB\n"
+	"VmPTE:\t     120 kB\n"
+	"VmSwap:\t       0 kB\n"
+	"HugetlbPages:\t       0 kB\n"
+	"CoreDumping:\t0\n"
+	"THP_enabled:\t1\n"
+	"untag_mask:\t0xffffffffffffffff\n"
+	"Threads:\t12\n"
+	"SigQ:\t0/96343\n"
+	"SigPnd:\t0000000000000000\n"
+	"ShdPnd:\t0000000000000000\n"
+	"SigBlk:\t0000000000000000\n"
+	"SigIgn:\t0000000000001000\n"
+	"SigCgt:\t0000000000000440\n"
+	"CapInh:\t0000000000000000\n"
+	"CapPrm:\t000001ffffffffff\n"
+	"CapEff:\t000001ffffffffff\n"
+	"CapBnd:\t000001fffeffffff\n"
+	"CapAmb:\t0000000000000000\n"
+	"NoNewPrivs:\t0\n"
+	"Seccomp:\t0\n"
+	"Seccomp_filters:\t0\n"
+	"Speculation_Store_Bypass:\tthread vulnerable\n"
+	"SpeculationIndirectBranch:\tconditional enabled\n"
+	"Cpus_allowed:\t3\n"
+	"Cpus_allowed_list:\t0-1\n"
+	"Mems_allowed:\t00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,0"
+	"0000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000"
+	",00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,00000000,000000"
+	"00,00000000,00000000,00000000,00000001\n"
+	"Mems_allowed_list:\t0\n"
+	"voluntary_ctxt_switches:\t332\n"
+	"nonvoluntary_ctxt_switches:\t25\n";
+
+static const char pid_io_sample[] =
+	"rchar: 1785941\n"
+	"wchar: 101691\n"
+	"syscr: 672\n"
+	"syscw: 30\n"
+	"read_bytes: 0\n"
+	"write_bytes: 102400\n"
+	"cancelled_write_bytes: 0\n";
+
+static const char limits_sample[] =
+	"Limit                     Soft Limit           Hard Limit           Units     \n"
+	"Max cpu time              unlimited            unlimited            seconds   \n"
+	"Max file size             unlimited            unlimited            bytes     \n"
+	"Max data size             unlimited            unlimited            bytes     \n"
+	"Max stack size            8388608              unlimited            bytes     \n"
+	"Max core file size        0                    unlimited            bytes     \n"
+	"Max resident set          unlimited            unlimited            bytes     \n"
+	"Max processes             96343                96343                processes \n"
+	"Max open files            20000                20000                files     \n"
+	"Max locked memory         unlimited            unlimited            bytes     \n"
+	"Max address space         unlimited            unlimited            bytes     \n"
+	"Max file locks            unlimited            unlimited            locks     \n"
+	"Max pending signals       96343                96343                signals   \n"
+	"Max msgqueue size         819200               819200               bytes     \n"
+	"Max nice priority         0                    0                    \n"
+	"Max realtime priority     0                    0                    \n"
+	"Max realtime timeout      unlimited            unlimited            us        \n";
+
+/* Block devices of older kernels: 14 fields (< 4.18), 18 (4.18 to 5.4), 20 (5.5 on). */
+static const char diskstats_old[] =
+	"   8       0 sda 104 19 8026 156 3 1 32 8 0 96 164\n"
+	"   8       1 sda1 50 9 4000 70 1 0 8 2 0 40 72 7 0 56 3\n"
+	" 259       0 nvme0n1 146623 18 11003366 56419 1082405 1086014 42342810 1165862 0 "
+	"543268 1245426 11 12 13 14 15 16\n";
+
+/* ---- helpers ---- */
+
+/* A heap copy of exactly n bytes: ASan flags a parser that reads s[n]. */
+static char *dup_exact(const char *s, size_t n)
+{
+	char *b = malloc(n);
+
+	if (!b && n)
+		abort();
+	if (n)
+		memcpy(b, s, n);
+	return b;
+}
+
+/* Offset just past the '\n' of the line holding needle. */
+static size_t line_end(const char *s, const char *needle)
+{
+	const char *p = strstr(s, needle), *nl;
+
+	if (!p)
+		abort();
+	nl = strchr(p + 1, '\n');
+	if (!nl)
+		abort();
+	return nl - s + 1;
+}
+
+static size_t count_lines(const char *s, size_t n)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += s[i] == '\n';
+	return c;
+}
+
+struct kv_pair {
+	char key[64];
+	char val[64];
+};
+
+struct kv_list {
+	struct kv_pair pair[512];
+	int n;
+	int dropped;  /* key or value too long for the list: must stay 0 */
+	int stop_at;  /* when non-zero, the n-th pair returns 42 */
+};
+
+static int kv_collect(const char *key, size_t klen, const char *val, size_t vlen, void *arg)
+{
+	struct kv_list *l = arg;
+
+	if (l->n == (int)ARRAY_SIZE(l->pair) || klen >= 64 || vlen >= 64) {
+		l->dropped++;
+		return 0;
+	}
+	memcpy(l->pair[l->n].key, key, klen);
+	l->pair[l->n].key[klen] = '\0';
+	memcpy(l->pair[l->n].val, val, vlen);
+	l->pair[l->n].val[vlen] = '\0';
+	l->n++;
+	return l->stop_at && l->n == l->stop_at ? 42 : 0;
+}
+
+static const char *kv_find(const struct kv_list *l, const char *key)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->pair[i].key, key))
+			return l->pair[i].val;
+	return NULL;
+}
+
+/* Whether part's pairs are the first part->n pairs of full. */
+static int kv_is_prefix(const struct kv_list *part, const struct kv_list *full)
+{
+	int i;
+
+	if (part->n > full->n)
+		return 0;
+	for (i = 0; i < part->n; i++)
+		if (strcmp(part->pair[i].key, full->pair[i].key) ||
+		    strcmp(part->pair[i].val, full->pair[i].val))
+			return 0;
+	return 1;
+}
+
+static struct kv_list *kv_list_new(void)
+{
+	struct kv_list *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		abort();
+	return l;
+}
+
+struct disk_list {
+	struct diskstat d[32];
+	int n;
+	int stop_at;
+};
+
+static int disk_collect(const struct diskstat *ds, void *arg)
+{
+	struct disk_list *l = arg;
+
+	if (l->n < (int)ARRAY_SIZE(l->d))
+		l->d[l->n] = *ds;
+	l->n++;
+	return l->stop_at && l->n == l->stop_at ? 7 : 0;
+}
+
+struct netdev_list {
+	struct netdev d[16];
+	int n;
+};
+
+static int netdev_collect(const struct netdev *nd, void *arg)
+{
+	struct netdev_list *l = arg;
+
+	if (l->n < (int)ARRAY_SIZE(l->d))
+		l->d[l->n] = *nd;
+	l->n++;
+	return 0;
+}
+
+/* ---- counter__delta ---- */
+
+static void test_counter_delta(void)
+{
+	int reset = 0;
+
+	is_int(counter__delta(100, 250, &reset), 150, "delta: counter went up");
+	is_int(reset, 0, "delta: no reset flagged when going up");
+	is_int(counter__delta(7, 7, &reset), 0, "delta: unchanged counter");
+	ok(counter__delta(0, UINT64_MAX, &reset) == UINT64_MAX, "delta: full 64-bit range");
+
+	/* A 32-bit counter near the top wraps: 0xfffffff0 -> 0x10 is 0x20 further on. */
+	ok(counter__delta(0xfffffff0u, 0x10, &reset) == 0x20, "delta: 32-bit wrap distance");
+	is_int(reset, 0, "delta: 32-bit wrap is not a reset");
+	ok(counter__delta(UINT32_MAX, 0, &reset) == 1, "delta: wrap from UINT32_MAX to 0 is 1");
+	ok(counter__delta(5, 4, NULL) == UINT32_MAX, "delta: small prev going down is a wrap too");
+
+	/* Past 32 bits a decrease can only be a restart (interface re-created, reboot). */
+	ok(counter__delta(5000000000ull, 12, &reset) == 0, "delta: 64-bit counter backwards is 0");
+	is_int(reset, 1, "delta: 64-bit counter backwards sets reset");
+	reset = 0;
+	ok(counter__delta((uint64_t)UINT32_MAX + 1, (uint64_t)UINT32_MAX, &reset) == 0,
+	   "delta: prev just past 32 bits going down is a reset");
+	is_int(reset, 1, "delta: ... and flags it");
+	ok(counter__delta(UINT64_MAX, 0, NULL) == 0, "delta: reset with NULL flag pointer");
+}
+
+/* ---- parse_kv_u64, parse_kv_i64 ---- */
+
+static void test_kv_numbers(void)
+{
+	static const struct {
+		const char *text;
+		int to_bytes;
+		int rc;
+		uint64_t want;
+	} u[] = {
+		{ "0", 0, 0, 0 },
+		{ "24682416 kB", 0, 0, 24682416 },
+		{ "24682416 kB", 1, 0, 24682416ull * 1024 },
+		{ "1764kB", 1, 0, 1764 * 1024 },
+		{ "  7", 0, 0, 7 },
+		{ "0/96343", 0, 0, 0 },           /* SigQ: the leading integer */
+		{ "12 MB", 1, 0, 12 },            /* only kB is a unit the kernel prints */
+		{ "18446744073709551615", 0, 0, UINT64_MAX },
+		{ "000000000000000000000000042", 0, 0, 42 }, /* long, but fits */
+		{ "18014398509481983 kB", 1, 0, UINT64_MAX - 1023 },
+		{ "18446744073709551616", 0, -EINVAL, 0 },   /* UINT64_MAX + 1 */
+		{ "99999999999999999999", 0, -EINVAL, 0 },   /* 20 digits, too big */
+		{ "123456789012345678901", 0, -EINVAL, 0 },  /* 21 digits */
+		{ "18014398509481984 kB", 1, -EINVAL, 0 },   /* 2^54 kB is 2^64 bytes */
+		{ "18014398509481984 kB", 0, 0, 18014398509481984ull },
+		{ "-1", 0, -EINVAL, 0 },
+		{ "kB", 1, -EINVAL, 0 },
+		{ "S (sleeping)", 0, -EINVAL, 0 },
+		{ "", 0, -EINVAL, 0 },
+	};
+	static const struct {
+		const char *text;
+		int rc;
+		int64_t want;
+	} s[] = {
+		{ "-1", 0, -1 },
+		{ "+5", 0, 5 },
+		{ "812", 0, 812 },
+		{ "9223372036854775807", 0, INT64_MAX },
+		{ "-9223372036854775808", 0, INT64_MIN },
+		{ "9223372036854775808", -EINVAL, 0 },
+		{ "-9223372036854775809", -EINVAL, 0 },
+		{ "-99999999999999999999999", -EINVAL, 0 },
+		{ "-", -EINVAL, 0 },
+		{ "x1", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+	};
+	uint64_t v;
+	int64_t sv;
+	size_t i;
+	char *b;
+
+	for (i = 0; i < ARRAY_SIZE(u); i++) {
+		size_t n = strlen(u[i].text);
+		int rc;
+
+		b = dup_exact(u[i].text, n);
+		v = 0xdead;
+		rc = parse_kv_u64(b, n, u[i].to_bytes, &v);
+		is_int(rc, u[i].rc, "kv_u64 '%s' to_bytes=%d: rc", u[i].text, u[i].to_bytes);
+		if (!u[i].rc)
+			ok(v == u[i].want, "kv_u64 '%s': value %llu", u[i].text,
+			   (unsigned long long)v);
+		else
+			ok(v == 0xdead, "kv_u64 '%s': out untouched on error", u[i].text);
+		free(b);
+	}
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		size_t n = strlen(s[i].text);
+		int rc;
+
+		b = dup_exact(s[i].text, n);
+		sv = 0xdead;
+		rc = parse_kv_i64(b, n, &sv);
+		is_int(rc, s[i].rc, "kv_i64 '%s': rc", s[i].text);
+		if (!s[i].rc)
+			ok(sv == s[i].want, "kv_i64 '%s': value %lld", s[i].text, (long long)sv);
+		free(b);
+	}
+
+	/* vlen bounds the number even when digits follow in memory. */
+	is_int(parse_kv_u64("12345", 3, 0, &v), 0, "kv_u64 stops at vlen");
+	is_int(v, 123, "kv_u64 read only vlen bytes");
+	is_int(parse_kv_u64(NULL, 0, 1, &v), -EINVAL, "kv_u64 NULL, 0");
+	is_int(parse_kv_i64(NULL, 0, &sv), -EINVAL, "kv_i64 NULL, 0");
+}
+
+/* ---- /proc/stat ---- */
+
+static void test_proc_stat_sample(void)
+{
+	struct proc_stat ps;
+
+	is_int(parse_proc_stat(S(stat_sample), &ps), 0, "stat: real sample parses");
+	is_int(ps.total.user, 3897, "stat: total user");
+	is_int(ps.total.system, 1265, "stat: total system");
+	is_int(ps.total.idle, 99828, "stat: total idle");
+	is_int(ps.total.iowait, 517, "stat: total iowait");
+	is_int(ps.total.softirq, 76, "stat: total softirq");
+	is_int(ps.total.steal, 2648, "stat: total steal");
+	is_int(ps.ncpu, 2, "stat: two CPUs");
+	ok(ps.ncpu == 2 && ps.cpu_id[0] == 0 && ps.cpu_id[1] == 1, "stat: cpu ids 0 1");
+	ok(ps.ncpu == 2 && ps.cpu[0].user == 2350 && ps.cpu[1].idle == 50404 &&
+	   ps.cpu[1].steal == 1321, "stat: per-CPU values");
+	is_int(ps.ctxt, 243218, "stat: ctxt");
+	is_int(ps.btime, 1795274377, "stat: btime");
+	is_int(ps.processes, 4502, "stat: processes");
+	is_int(ps.procs_running, 2, "stat: procs_running");
+	is_int(ps.procs_blocked, 0, "stat: procs_blocked");
+	proc_stat__free(&ps);
+	ok(!ps.cpu && !ps.cpu_id && !ps.ncpu, "stat: free clears the arrays");
+	proc_stat__free(&ps);
+	proc_stat__free(NULL);
+	ok(!ps.cpu && !ps.cpu_id && !ps.ncpu, "stat: free twice and free(NULL) are harmless");
+}
+
+static void test_proc_stat_truncation(void)
+{
+	size_t full = sizeof(stat_sample) - 1, len;
+	size_t t_total = line_end(stat_sample, "cpu "), t_cpu0 = line_end(stat_sample, "cpu0 ");
+	size_t t_cpu1 = line_end(stat_sample, "cpu1 "), t_ctxt = line_end(stat_sample, "ctxt ");
+	size_t t_blocked = line_end(stat_sample, "procs_blocked ");
+	int bad = 0;
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(stat_sample, len);
+		struct proc_stat ps;
+		int rc = parse_proc_stat(b, len, &ps);
+		int want_rc = len < t_total ? -EINVAL : 0;
+		int want_ncpu = len >= t_cpu1 ? 2 : len >= t_cpu0 ? 1 : 0;
+		uint64_t want_ctxt = len >= t_ctxt ? 243218 : 0;
+
+		/* "ctxt 243218" cut to "ctxt 2432" must not read as 2432. */
+		if (rc != want_rc || ps.ncpu != want_ncpu || ps.ctxt != want_ctxt ||
+		    (rc == 0 && ps.total.user != 3897) ||
+		    (want_ncpu == 2 && ps.cpu[1].guest_nice != 0) ||
+		    (rc != 0 && (ps.cpu || ps.cpu_id))) {
+			if (!bad)
+				printf("# stat cut at %zu: rc %d ncpu %d ctxt %llu\n", len, rc,
+				       ps.ncpu, (unsigned long long)ps.ctxt);
+			bad++;
+		}
+		proc_stat__free(&ps);
+		free(b);
+	}
+	is_int(bad, 0, "stat: every truncation 0..%zu gives exactly the complete lines", full);
+	ok(t_total < t_cpu0 && t_cpu0 < t_cpu1 && t_cpu1 < t_ctxt && t_ctxt < t_blocked,
+	   "stat: sample line order as expected by the truncation test");
+}
+
+static void test_proc_stat_hostile(void)
+{
+	static const char sparse[] =
+		"cpu  10 0 10 100 0 0 0 0 0 0\n"
+		"cpu0 1 0 1 10 0 0 0 0 0 0\n"
+		"cpu2 2 0 2 20 0 0 0 0 0 0\n"
+		"cpu5 5 0 5 50 0 0 0 0 0 0\n"
+		"cpu1023 1023 0 0 0 0 0 0 0 0 0\n"
+		"cpu4095 4095 0 0 0 0 0 0 0 0 0\n"
+		"intr 1 2 3\n"
+		"ctxt 99\n";
+	/* A 2.6.10 kernel: 7 columns; then lines that are not a kernel's. */
+	static const char odd[] =
+		"cpu  1 2 3 4 5 6 7\n"
+		"cpu0 1 2 3 4 5 6 7\n"
+		"cpu1 1 2 3\n"                                        /* too few columns */
+		"cpu2 1 2 3 18446744073709551616 0 0 0 0 0 0\n"       /* overflow */
+		"cpu3 1 2 3 4x 0\n"                                   /* junk in a number */
+		"cpu99999999999 1 2 3 4 0 0 0 0 0 0\n"                /* id past INT_MAX */
+		"cpu4 9 9 9 9 9 9 9 9 9 9 9 9\n"                      /* future extra columns */
+		"cpu4 8 8 8 8\n"                                      /* repeated id */
+		"cpu1 7 7 7 7\n"                                      /* going down */
+		"cpux 1 2 3 4\n"
+		"ctxt 123456789012345678901234\n"                     /* overflow: left at 0 */
+		"processes 12 13\n"                                   /* trailing junk: left at 0 */
+		"btime 77\n";
+	struct proc_stat ps;
+	char *big, *p;
+	int i, bad = 0, rc;
+
+	is_int(parse_proc_stat(S(sparse), &ps), 0, "stat sparse: parses");
+	is_int(ps.ncpu, 5, "stat sparse: five online CPUs");
+	ok(ps.ncpu == 5 && ps.cpu_id[0] == 0 && ps.cpu_id[1] == 2 && ps.cpu_id[2] == 5 &&
+	   ps.cpu_id[3] == 1023 && ps.cpu_id[4] == 4095, "stat sparse: ids 0 2 5 1023 4095");
+	ok(ps.ncpu == 5 && ps.cpu[2].user == 5 && ps.cpu[2].idle == 50 && ps.cpu[3].user == 1023 &&
+	   ps.cpu[4].user == 4095, "stat sparse: values follow their ids");
+	is_int(ps.ctxt, 99, "stat sparse: ctxt after the CPUs");
+	proc_stat__free(&ps);
+
+	is_int(parse_proc_stat(S(odd), &ps), 0, "stat odd: parses");
+	is_int(ps.total.idle, 4, "stat odd: 7-column total line");
+	is_int(ps.total.softirq, 7, "stat odd: 7th column is softirq");
+	is_int(ps.total.steal, 0, "stat odd: missing steal is 0");
+	is_int(ps.ncpu, 2, "stat odd: only cpu0 and the first cpu4 kept");
+	ok(ps.ncpu == 2 && ps.cpu_id[0] == 0 && ps.cpu_id[1] == 4, "stat odd: ids 0 and 4");
+	ok(ps.ncpu == 2 && ps.cpu[1].guest_nice == 9, "stat odd: extra columns ignored");
+	is_int(ps.ctxt, 0, "stat odd: overflowing ctxt not wrapped, left 0");
+	is_int(ps.processes, 0, "stat odd: processes with junk left 0");
+	is_int(ps.btime, 77, "stat odd: btime");
+	proc_stat__free(&ps);
+
+	/* 6000 CPUs numbered 0, 3, 6, ...: many reallocations. */
+	big = malloc(6000 * 40 + 64);
+	if (!big)
+		abort();
+	p = big + sprintf(big, "cpu  1 2 3 4 5 6 7 8 9 10\n");
+	for (i = 0; i < 6000; i++)
+		p += sprintf(p, "cpu%d %d 0 0 %d 0 0 0 0 0 0\n", i * 3, i, i + 1);
+	rc = parse_proc_stat(big, p - big, &ps);
+	is_int(rc, 0, "stat 6000 CPUs: parses");
+	is_int(ps.ncpu, 6000, "stat 6000 CPUs: all kept");
+	for (i = 0; i < ps.ncpu; i++)
+		bad += ps.cpu_id[i] != i * 3 || ps.cpu[i].user != (uint64_t)i ||
+		       ps.cpu[i].idle != (uint64_t)i + 1;
+	is_int(bad, 0, "stat 6000 CPUs: ids and values intact after growth");
+	is_int(ps.total.guest_nice, 10, "stat 6000 CPUs: total");
+	proc_stat__free(&ps);
+	free(big);
+
+	ps.ncpu = 99;
+	is_int(parse_proc_stat(S("cpu0 1 2 3 4\nctxt 5\n"), &ps), -EINVAL,
+	       "stat: no aggregate cpu line is -EINVAL");
+	ok(ps.ncpu == 0 && !ps.cpu && !ps.cpu_id, "stat: nothing left allocated on error");
+	is_int(parse_proc_stat(S("cpu  1 2 3 4"), &ps), -EINVAL,
+	       "stat: aggregate line without its newline is -EINVAL");
+	is_int(parse_proc_stat("", 0, &ps), -EINVAL, "stat: empty is -EINVAL");
+	is_int(parse_proc_stat(NULL, 0, &ps), -EINVAL, "stat: NULL, 0 is -EINVAL");
+	is_int(parse_proc_stat(S("\n\n\xff\xfe\0\n"), &ps), -EINVAL, "stat: binary junk");
+}
+
+/* ---- /proc/loadavg ---- */
+
+static void test_loadavg(void)
+{
+	size_t full = sizeof(loadavg_sample) - 1, len;
+	struct loadavg la;
+	int bad = 0;
+
+	is_int(parse_loadavg(S(loadavg_sample), &la), 0, "loadavg: real sample");
+	ok(la.load1 == 0.23 && la.load5 == 0.12 && la.load15 == 0.07, "loadavg: 0.23 0.12 0.07");
+	is_int(la.runnable, 4, "loadavg: runnable");
+	is_int(la.threads, 89, "loadavg: threads");
+	is_int(la.last_pid, 4503, "loadavg: last pid");
+
+	/* One line: nothing is known until its '\n'. */
+	for (len = 0; len < full; len++) {
+		char *b = dup_exact(loadavg_sample, len);
+
+		la.load1 = 9;
+		if (parse_loadavg(b, len, &la) != -EINVAL || la.load1 != 0 || la.last_pid != 0)
+			bad++;
+		free(b);
+	}
+	is_int(bad, 0, "loadavg: every truncation is -EINVAL with a zeroed result");
+
+	is_int(parse_loadavg(S("12.5 3 100.125 1/2 3\n"), &la), 0, "loadavg: 0 to 3 decimals");
+	ok(la.load1 == 12.5 && la.load5 == 3.0 && la.load15 == 100.125, "loadavg: their values");
+	is_int(parse_loadavg(S("0.123456789012345678901234 0 0 1/1 1\n"), &la), 0,
+	       "loadavg: more decimals than a double holds");
+	ok(la.load1 > 0.1234567 && la.load1 < 0.1234568, "loadavg: ... rounded, not garbage");
+	is_int(parse_loadavg(S("99999999999999999999.5 0 0 1/1 1\n"), &la), -EINVAL,
+	       "loadavg: overflowing integer part");
+	is_int(parse_loadavg(S("0.20 0.18 0.12 1/80 99999999999999999999\n"), &la), -EINVAL,
+	       "loadavg: overflowing last pid");
+	is_int(parse_loadavg(S("0.20 0.18 0.12 80 11206\n"), &la), -EINVAL, "loadavg: no '/'");
+	is_int(parse_loadavg(S("-0.20 0.18 0.12 1/80 11206\n"), &la), -EINVAL, "loadavg: negative");
+	is_int(parse_loadavg(S("0,20 0,18 0,12 1/80 11206\n"), &la), -EINVAL,
+	       "loadavg: decimal comma (not locale-dependent)");
+	is_int(parse_loadavg(S("0.20 0.18 0.12 1/80 11206"), &la), -EINVAL,
+	       "loadavg: no newline, last pid may be cut");
+	is_int(parse_loadavg(S("0. 0.18 0.12 1/80 11206\n"), &la), -EINVAL, "loadavg: '0.'");
+	is_int(parse_loadavg("", 0, &la), -EINVAL, "loadavg: empty");
+	is_int(parse_loadavg(NULL, 0, &la), -EINVAL, "loadavg: NULL, 0");
+}
+
+/* ---- /proc/pressure ---- */
+
+static void test_pressure(void)
+{
+	size_t full = sizeof(psi_io_sample) - 1, t_some = line_end(psi_io_sample, "some"), len;
+	struct psi psi;
+	int bad = 0;
+
+	is_int(parse_pressure(S(psi_io_sample), &psi), 0, "psi io: real sample");
+	ok(psi.some.present && psi.full.present, "psi io: some and full present");
+	ok(psi.some.avg10 == 0.00 && psi.some.avg300 == 0.21, "psi io: some averages");
+	ok(psi.some.total_us == 3893864, "psi io: some total");
+	ok(psi.full.avg300 == 0.20 && psi.full.total_us == 3776889, "psi io: full values");
+
+	is_int(parse_pressure(S(psi_cpu_sample), &psi), 0, "psi cpu: real sample");
+	ok(psi.some.avg10 == 0.53 && psi.some.avg60 == 0.21 && psi.some.avg300 == 0.23,
+	   "psi cpu: some averages 0.53 0.21 0.23");
+	ok(psi.some.total_us == 3798250, "psi cpu: some total");
+	ok(psi.full.present && psi.full.total_us == 0, "psi cpu: full line of zeros is present");
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(psi_io_sample, len);
+		int rc = parse_pressure(b, len, &psi);
+
+		if (rc != (len < t_some ? -EINVAL : 0) || psi.some.present != (len >= t_some) ||
+		    psi.full.present != (len == full) ||
+		    (psi.some.present && psi.some.total_us != 3893864) ||
+		    (!psi.full.present && psi.full.total_us != 0))
+			bad++;
+		free(b);
+	}
+	is_int(bad, 0, "psi: every truncation gives exactly the complete lines");
+
+	is_int(parse_pressure(S("some total=5 avg300=3.5 avg10=1.25 avg60=2.0\n"), &psi), 0,
+	       "psi: tokens in any order");
+	ok(psi.some.avg10 == 1.25 && psi.some.avg60 == 2.0 && psi.some.avg300 == 3.5 &&
+	   psi.some.total_us == 5 && !psi.full.present, "psi: reordered values, no full line");
+	is_int(parse_pressure(S("some avg10=1.00 avg60=2.00 avg300=3.00 total=4 new=7\n"), &psi), 0,
+	       "psi: unknown token ignored");
+	is_int(parse_pressure(S("full avg10=1.00 avg60=2.00 avg300=3.00 total=4\n"), &psi), 0,
+	       "psi: full alone is enough");
+	ok(!psi.some.present && psi.full.present, "psi: only full present");
+	is_int(parse_pressure(S("some avg10=1.00 avg60=2.00 total=4\n"), &psi), -EINVAL,
+	       "psi: a line missing avg300 is not a reading");
+	is_int(parse_pressure(S("some avg10=0.00 avg60=0.00 avg300=0.00 "
+				"total=18446744073709551616\n"), &psi), -EINVAL,
+	       "psi: overflowing total drops the line");
+	is_int(parse_pressure(S("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\n"
+				"full avg10=x avg60=0.00 avg300=0.00 total=1\n"), &psi), 0,
+	       "psi: a bad full line leaves some");
+	ok(psi.some.present && !psi.full.present, "psi: ... and only some is present");
+	is_int(parse_pressure(S("something avg10=1 avg60=1 avg300=1 total=1\n"), &psi), -EINVAL,
+	       "psi: 'something' is not 'some'");
+	is_int(parse_pressure("", 0, &psi), -EINVAL, "psi: empty");
+	is_int(parse_pressure(NULL, 0, &psi), -EINVAL, "psi: NULL, 0");
+}
+
+/* ---- key/value files ---- */
+
+/* Every cut reports a prefix of the full walk, one pair per complete line. */
+static int kv_truncations(const char *sample, size_t full, const struct kv_list *all,
+			  int pairs_are_lines)
+{
+	struct kv_list *l = kv_list_new();
+	size_t len;
+	int bad = 0;
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(sample, len);
+
+		memset(l, 0, sizeof(*l));
+		if (parse_kv(b, len, kv_collect, l) != 0 || !kv_is_prefix(l, all) ||
+		    (pairs_are_lines && (size_t)l->n != count_lines(sample, len)))
+			bad++;
+		free(b);
+	}
+	free(l);
+	return bad;
+}
+
+static void test_kv(void)
+{
+	struct kv_list *l = kv_list_new();
+	uint64_t v;
+	int rc;
+
+	is_int(parse_kv(S(meminfo_sample), kv_collect, l), 0, "meminfo: real sample");
+	is_int(l->n, 54, "meminfo: 54 keys");
+	is_int(l->dropped, 0, "meminfo: nothing dropped");
+	is_str(l->pair[0].key, "MemTotal", "meminfo: first key");
+	is_str(kv_find(l, "MemTotal"), "24682416 kB", "meminfo: value trimmed");
+	is_str(kv_find(l, "Active(anon)"), "1528 kB", "meminfo: key with parentheses");
+	is_str(kv_find(l, "HugePages_Total"), "0", "meminfo: value without a unit");
+	ok(!parse_kv_u64(kv_find(l, "VmallocTotal"), strlen(kv_find(l, "VmallocTotal")), 1, &v) &&
+	   v == 34359738367ull * 1024, "meminfo: VmallocTotal in bytes");
+	is_int(kv_truncations(meminfo_sample, sizeof(meminfo_sample) - 1, l, 1), 0,
+	       "meminfo: every truncation gives the complete lines, never a cut value");
+
+	memset(l, 0, sizeof(*l));
+	is_int(parse_kv(S(vmstat_sample), kv_collect, l), 0, "vmstat: real sample");
+	is_int(l->n, 192, "vmstat: 192 keys");
+	is_str(kv_find(l, "nr_free_pages"), "813152", "vmstat: first counter");
+	is_str(kv_find(l, "pgmajfault"), "705", "vmstat: pgmajfault");
+	is_str(l->pair[191].key, "nr_unstable", "vmstat: last key");
+	is_int(kv_truncations(vmstat_sample, sizeof(vmstat_sample) - 1, l, 1), 0,
+	       "vmstat: every truncation gives the complete lines");
+
+	memset(l, 0, sizeof(*l));
+	l->stop_at = 3;
+	is_int(parse_kv(S(meminfo_sample), kv_collect, l), 42, "kv: callback's return stops it");
+	is_int(l->n, 3, "kv: no call after the stop");
+
+	memset(l, 0, sizeof(*l));
+	rc = parse_kv(S("\n\nA:\t1\n   \nNoValue:\nNoValue2:   \t\nB 2  \n:lonely\n"
+			"  Indented:  x y  \nlast: 5"), kv_collect, l);
+	is_int(rc, 0, "kv: odd lines");
+	is_int(l->n, 3, "kv: blank, valueless, keyless and unterminated lines skipped");
+	is_str(kv_find(l, "A"), "1", "kv: 'A:\\t1'");
+	is_str(kv_find(l, "B"), "2", "kv: 'B 2' with trailing blanks");
+	is_str(kv_find(l, "Indented"), "x y", "kv: inner blanks kept");
+	ok(!kv_find(l, "last"), "kv: line without '\\n' not reported (may be cut)");
+	is_int(parse_kv("", 0, kv_collect, l), 0, "kv: empty is 0");
+	is_int(parse_kv(NULL, 0, kv_collect, l), 0, "kv: NULL, 0 is 0");
+	free(l);
+}
+
+static void test_snmp(void)
+{
+	struct kv_list *all = kv_list_new(), *l = kv_list_new();
+	size_t full, len, t_ip, t_icmp;
+	int64_t sv;
+	int bad = 0;
+
+	is_int(parse_snmp(S(snmp_sample), kv_collect, all), 0, "snmp: real sample");
+	is_int(all->n, 83, "snmp: 83 counters (sum of the groups)");
+	is_int(all->dropped, 0, "snmp: nothing dropped");
+	is_str(all->pair[0].key, "Ip.Forwarding", "snmp: first key");
+	is_str(all->pair[0].val, "2", "snmp: Ip.Forwarding");
+	is_str(kv_find(all, "Tcp.RetransSegs"), "0", "snmp: Tcp.RetransSegs");
+	is_str(kv_find(all, "Tcp.InSegs"), "841", "snmp: Tcp.InSegs");
+	is_str(kv_find(all, "Tcp.MaxConn"), "-1", "snmp: Tcp.MaxConn text");
+	ok(!parse_kv_i64(S("-1"), &sv) && sv == -1, "snmp: Tcp.MaxConn is -1 as i64");
+	is_str(kv_find(all, "IcmpMsg.InType3"), "1", "snmp: one-column group");
+	is_str(kv_find(all, "UdpLite.MemErrors"), "0", "snmp: last key");
+
+	full = sizeof(snmp_sample) - 1;
+	t_ip = line_end(snmp_sample, "Ip: 2");
+	t_icmp = line_end(snmp_sample, "Icmp: 1");
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(snmp_sample, len);
+
+		memset(l, 0, sizeof(*l));
+		if (parse_snmp(b, len, kv_collect, l) != 0 || !kv_is_prefix(l, all) ||
+		    (len < t_ip && l->n != 0) || (len >= t_ip && len < t_icmp && l->n != 20) ||
+		    (len == full && l->n != 83))
+			bad++;
+		free(b);
+	}
+	is_int(bad, 0, "snmp: every truncation reports whole groups, as a prefix");
+
+	memset(all, 0, sizeof(*all));
+	is_int(parse_snmp(S(netstat_sample), kv_collect, all), 0, "netstat: real sample");
+	is_int(all->n, 229, "netstat: 229 counters");
+	is_str(kv_find(all, "TcpExt.TCPTimeouts"), "2", "netstat: TcpExt.TCPTimeouts");
+	is_str(kv_find(all, "TcpExt.TCPOrigDataSent"), "45", "netstat: TcpExt.TCPOrigDataSent");
+	is_str(kv_find(all, "IpExt.InOctets"), "20708281", "netstat: IpExt.InOctets");
+	is_str(all->pair[all->n - 1].key, "MPTcpExt.WinProbe", "netstat: last key");
+	memset(l, 0, sizeof(*l));
+	bad = 0;
+	full = sizeof(netstat_sample) - 1;
+	for (len = 0; len <= full; len += 7) {
+		char *b = dup_exact(netstat_sample, len);
+
+		memset(l, 0, sizeof(*l));
+		if (parse_snmp(b, len, kv_collect, l) != 0 || !kv_is_prefix(l, all))
+			bad++;
+		free(b);
+	}
+	is_int(bad, 0, "netstat: truncations every 7 bytes report a prefix");
+
+	memset(l, 0, sizeof(*l));
+	is_int(parse_snmp(S("Tcp: A B C D E\nTcp: 1 2 3\nUdp: X Y\nUdp: 7 8 9 10\n"), kv_collect,
+			  l), 0, "snmp mismatched counts: parses");
+	is_int(l->n, 5, "snmp mismatched counts: common prefix of each group");
+	is_str(kv_find(l, "Tcp.C"), "3", "snmp mismatched: Tcp.C");
+	ok(!kv_find(l, "Tcp.D"), "snmp mismatched: Tcp.D has no value");
+	is_str(kv_find(l, "Udp.Y"), "8", "snmp mismatched: Udp.Y");
+
+	memset(l, 0, sizeof(*l));
+	is_int(parse_snmp(S("Ip: 2 64\nTcp: A B\nUdp: 1 2\nUdp: X Y\nUdp: 3 4\nno colon\nTcp: Q\n"
+			    "Tcp: 5\nTcp: R\n"), kv_collect, l),
+	       0, "snmp desynchronised: parses");
+	is_int(l->n, 3, "snmp desynchronised: resyncs on the next header");
+	ok(!kv_find(l, "Udp.1") && !kv_find(l, "Ip.2"), "snmp desynchronised: values never names");
+	is_str(kv_find(l, "Udp.Y"), "4", "snmp desynchronised: Udp.Y");
+	is_str(kv_find(l, "Tcp.Q"), "5", "snmp desynchronised: Tcp.Q after a colonless line");
+
+	memset(l, 0, sizeof(*l));
+	{
+		char name[301], buf[700];
+		int n;
+
+		memset(name, 'N', 300);
+		name[300] = '\0';
+		n = sprintf(buf, "Tcp: %s Short\nTcp: 1 2\n", name);
+
+		is_int(parse_snmp(buf, n, kv_collect, l), 0, "snmp: 300-byte name");
+		is_int(l->n, 1, "snmp: over-long name skipped, the next one kept");
+		is_str(kv_find(l, "Tcp.Short"), "2", "snmp: value stays paired with its name");
+	}
+	memset(l, 0, sizeof(*l));
+	is_int(parse_snmp(S("Foo: A B\nFoo: -1 2\n"), kv_collect, l), 0, "snmp: values led by -1");
+	is_str(kv_find(l, "Foo.A"), "-1", "snmp: ... is values, not names");
+
+	memset(l, 0, sizeof(*l));
+	l->stop_at = 2;
+	is_int(parse_snmp(S(snmp_sample), kv_collect, l), 42, "snmp: callback stop returned");
+	is_int(l->n, 2, "snmp: no call after the stop");
+	is_int(parse_snmp("", 0, kv_collect, l), 0, "snmp: empty");
+	is_int(parse_snmp(NULL, 0, kv_collect, l), 0, "snmp: NULL, 0");
+	free(all);
+	free(l);
+}
+
+/* ---- /proc/diskstats ---- */
+
+static int disk_equal(const struct diskstat *a, const struct diskstat *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+static void test_diskstats(void)
+{
+	struct disk_list *all = calloc(1, sizeof(*all)), *l = calloc(1, sizeof(*l));
+	size_t full = sizeof(diskstats_sample) - 1, len;
+	const struct diskstat *d;
+	int bad = 0, i;
+
+	if (!all || !l)
+		abort();
+	is_int(parse_diskstats(S(diskstats_sample), disk_collect, all), 0, "diskstats: sample");
+	is_int(all->n, 10, "diskstats: ten devices");
+	d = &all->d[8];
+	is_str(d->name, "vda", "diskstats: vda");
+	ok(d->major == 254 && d->minor == 0, "diskstats: vda is 254:0");
+	is_int(d->nfields, 17, "diskstats: 20-field line has 17 numbers");
+	ok(d->rd_ios == 27224 && d->rd_merges == 5098 && d->rd_sectors == 1897690 &&
+	   d->rd_ticks == 7297, "diskstats: vda reads");
+	ok(d->wr_ios == 4496 && d->wr_merges == 5772 && d->wr_sectors == 436960 &&
+	   d->wr_ticks == 2405, "diskstats: vda writes");
+	ok(d->in_flight == 0 && d->io_ticks == 5364 && d->time_in_queue == 10161,
+	   "diskstats: vda queue");
+	ok(d->dc_ios == 4248 && d->dc_merges == 16 && d->dc_sectors == 132080 && d->dc_ticks == 422,
+	   "diskstats: vda discards");
+	ok(d->fl_ios == 652 && d->fl_ticks == 36, "diskstats: vda flushes");
+	is_str(all->d[0].name, "loop0", "diskstats: loop0 first");
+	is_str(all->d[9].name, "zram0", "diskstats: zram0 last");
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(diskstats_sample, len);
+
+		memset(l, 0, sizeof(*l));
+		if (parse_diskstats(b, len, disk_collect, l) != 0 ||
+		    (size_t)l->n != count_lines(diskstats_sample, len))
+			bad++;
+		for (i = 0; i < l->n; i++)
+			bad += !disk_equal(&l->d[i], &all->d[i]);
+		free(b);
+	}
+	is_int(bad, 0, "diskstats: every truncation gives the complete lines, unchanged");
+
+	memset(l, 0, sizeof(*l));
+	is_int(parse_diskstats(S(diskstats_old), disk_collect, l), 0, "diskstats old: parses");
+	is_int(l->n, 3, "diskstats old: three lines");
+	is_int(l->d[0].nfields, 11, "diskstats old: 14-field line has 11 numbers");
+	ok(l->d[0].rd_ios == 104 && l->d[0].time_in_queue == 164 && l->d[0].dc_ios == 0 &&
+	   l->d[0].fl_ios == 0, "diskstats old: sda values, no discard or flush");
+	is_int(l->d[1].nfields, 15, "diskstats old: 18-field line has 15 numbers");
+	ok(l->d[1].dc_ios == 7 && l->d[1].dc_ticks == 3 && l->d[1].fl_ios == 0,
+	   "diskstats old: sda1 discards, no flush");
+	is_str(l->d[2].name, "nvme0n1", "diskstats old: nvme0n1");
+	ok(l->d[2].major == 259 && l->d[2].wr_sectors == 42342810 && l->d[2].fl_ticks == 16,
+	   "diskstats old: nvme0n1 20-field values");
+
+	memset(l, 0, sizeof(*l));
+	/*
+	 * Skipped: a 2.6 partition line (4 numbers), 10 numbers, an overflow,
+	 * a negative, junk in the 12th number, a 33-bit major, no name, a
+	 * non-numeric major, and a last line without its '\n'.
+	 */
+	is_int(parse_diskstats(S("   8    1 sda1 50 4000 1 8\n"
+				 "   8    2 sda2 1 2 3 4 5 6 7 8 9 10\n"
+				 "   8    3 sda3 1 2 3 4 5 6 7 8 9 10 18446744073709551616\n"
+				 "   8    4 sda4 1 2 3 4 5 6 7 8 9 10 -1\n"
+				 "   8    9 sda9 1 2 3 4 5 6 7 8 9 10 11 12x\n"
+				 "4294967296 0 big 1 2 3 4 5 6 7 8 9 10 11\n"
+				 "   8    5 sda5 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18\n"
+				 "   8    6\n"
+				 "x y z 1 2 3 4 5 6 7 8 9 10 11\n"
+				 "   8    7 sda7 18446744073709551615 2 3 4 5 6 7 8 9 10 11\n"
+				 "   8    8 sda8 1 2 3 4 5 6 7 8 9 10 11"), disk_collect, l),
+	       0, "diskstats hostile: parses");
+	is_int(l->n, 2, "diskstats hostile: short, overflowing, junk and cut lines skipped");
+	is_str(l->d[0].name, "sda5", "diskstats hostile: 18 numbers kept");
+	is_int(l->d[0].nfields, 18, "diskstats hostile: nfields counts the extra one");
+	is_int(l->d[0].fl_ticks, 17, "diskstats hostile: 17th number is flush ticks");
+	ok(l->d[1].rd_ios == UINT64_MAX, "diskstats hostile: UINT64_MAX itself is fine");
+	{
+		char buf[200];
+		int n = sprintf(buf, "8 0 %070d 1 2 3 4 5 6 7 8 9 10 11\n"
+				"8 1 ok 1 2 3 4 5 6 7 8 9 10 11\n", 1);
+
+		memset(l, 0, sizeof(*l));
+		is_int(parse_diskstats(buf, n, disk_collect, l), 0, "diskstats: 70-byte name");
+		ok(l->n == 1 && !strcmp(l->d[0].name, "ok"), "diskstats: over-long name skipped");
+	}
+	memset(l, 0, sizeof(*l));
+	l->stop_at = 4;
+	is_int(parse_diskstats(S(diskstats_sample), disk_collect, l), 7,
+	       "diskstats: callback stop returned");
+	is_int(l->n, 4, "diskstats: no call after the stop");
+	memset(l, 0, sizeof(*l));
+	is_int(parse_diskstats("", 0, disk_collect, l), 0, "diskstats: empty");
+	is_int(parse_diskstats(NULL, 0, disk_collect, l), 0, "diskstats: NULL, 0");
+	is_int(l->n, 0, "diskstats: empty gives no device");
+	free(all);
+	free(l);
+}
+
+/* ---- /proc/net/dev ---- */
+
+static void test_net_dev(void)
+{
+	struct netdev_list all = { 0 }, l;
+	size_t full = sizeof(netdev_sample) - 1, len;
+	const struct netdev *e;
+	int bad = 0, i;
+
+	is_int(parse_net_dev(S(netdev_sample), netdev_collect, &all), 0, "net/dev: real sample");
+	is_int(all.n, 4, "net/dev: four interfaces, headers skipped");
+	is_str(all.d[0].name, "lo", "net/dev: lo");
+	e = &all.d[3];
+	is_str(e->name, "eth0", "net/dev: eth0");
+	ok(e->rx_bytes == 20717186 && e->rx_packets == 844 && e->rx_multicast == 0,
+	   "net/dev: eth0 receive");
+	ok(e->tx_bytes == 50912 && e->tx_packets == 674 && e->tx_compressed == 0,
+	   "net/dev: eth0 transmit");
+	ok(all.d[0].rx_bytes == 3319 && all.d[0].tx_packets == 30, "net/dev: lo counters");
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(netdev_sample, len);
+		size_t lines = count_lines(netdev_sample, len);
+
+		memset(&l, 0, sizeof(l));
+		if (parse_net_dev(b, len, netdev_collect, &l) != 0 ||
+		    l.n != (lines > 2 ? (int)lines - 2 : 0))
+			bad++;
+		for (i = 0; i < l.n && i < 4; i++)
+			bad += !!memcmp(&l.d[i], &all.d[i], sizeof(l.d[i]));
+		free(b);
+	}
+	is_int(bad, 0, "net/dev: every truncation gives the complete lines, unchanged");
+
+	memset(&l, 0, sizeof(l));
+	is_int(parse_net_dev(S("  eth1:4294967296 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n"
+			       "  eth2: 1 2 3\n"
+			       " bad name: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n"
+			       "  eth3: 1 2 3 4 5 6 7 8 99999999999999999999 10 11 12 13 14 15 16\n"
+			       "    : 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n"
+			       "  eth4: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"),
+			     netdev_collect, &l), 0, "net/dev hostile: parses");
+	is_int(l.n, 1, "net/dev hostile: only the well-formed line");
+	is_str(l.d[0].name, "eth1", "net/dev: no blank after the colon (old kernels)");
+	ok(l.d[0].rx_bytes == 4294967296ull && l.d[0].tx_compressed == 15,
+	   "net/dev: ... values");
+	memset(&l, 0, sizeof(l));
+	is_int(parse_net_dev("", 0, netdev_collect, &l), 0, "net/dev: empty");
+	is_int(parse_net_dev(NULL, 0, netdev_collect, &l), 0, "net/dev: NULL, 0");
+	is_int(l.n, 0, "net/dev: empty gives no interface");
+}
+
+/* ---- /proc/sys/fs/file-nr ---- */
+
+static void test_file_nr(void)
+{
+	size_t full = sizeof(file_nr_sample) - 1, len;
+	struct file_nr fn;
+	int bad = 0;
+
+	is_int(parse_file_nr(S(file_nr_sample), &fn), 0, "file-nr: real sample");
+	ok(fn.allocated == 465 && fn.unused == 0 && fn.max == 2465610, "file-nr: 465 0 2465610");
+	for (len = 0; len < full; len++) {
+		char *b = dup_exact(file_nr_sample, len);
+
+		if (parse_file_nr(b, len, &fn) != -EINVAL || fn.max != 0)
+			bad++;
+		free(b);
+	}
+	is_int(bad, 0, "file-nr: every truncation is -EINVAL");
+	is_int(parse_file_nr(S("1 2 9223372036854775807\n"), &fn), 0, "file-nr: LONG_MAX max");
+	ok(fn.max == INT64_MAX, "file-nr: ... value");
+	is_int(parse_file_nr(S("1\t2\t18446744073709551616\n"), &fn), -EINVAL, "file-nr: overflow");
+	is_int(parse_file_nr(S("1 2\n"), &fn), -EINVAL, "file-nr: two fields");
+	is_int(parse_file_nr(S("1 2 3x\n"), &fn), -EINVAL, "file-nr: junk in a number");
+	is_int(parse_file_nr("", 0, &fn), -EINVAL, "file-nr: empty");
+	is_int(parse_file_nr(NULL, 0, &fn), -EINVAL, "file-nr: NULL, 0");
+}
+
+/* ---- /proc/PID/stat ---- */
+
+/*
+ * Everything after the comm, with a distinct value in each field the parser
+ * keeps: 50 fields as a 6.18 kernel prints them.
+ */
+static const char stat_rest[] =
+	" S 42 43 44 0 -1 4194560 108 109 110 111 112 113 114 115 20 -5 118 0 120 121 122 "
+	"18446744073709551615 124 125 126 127 128 129 130 131 132 133 134 135 136 137 0 0 140 0 0 "
+	"143 144 145 146 147 148 149 150\n";
+
+static size_t build_stat(char *dst, const char *name, size_t nlen)
+{
+	size_t n = 0;
+
+	memcpy(dst, "4321 (", 6);
+	n += 6;
+	memcpy(dst + n, name, nlen);
+	n += nlen;
+	dst[n++] = ')';
+	memcpy(dst + n, stat_rest, sizeof(stat_rest) - 1);
+	return n + sizeof(stat_rest) - 1;
+}
+
+/* Number of fields after the last ')' of s that a blank or '\n' before len closes. */
+static int stat_fields_complete(const char *s, size_t close, size_t len)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = close + 1; i < len; i++) {
+		if ((s[i] == ' ' || s[i] == '\n') && s[i - 1] != ' ' && s[i - 1] != ')')
+			n++;
+		if (s[i] == '\n')
+			break;
+	}
+	return n;
+}
+
+static void test_pid_stat_sample(void)
+{
+	size_t full = sizeof(pid_stat_sample) - 1, close, len;
+	struct pid_stat ps, all;
+	int bad = 0;
+
+	is_int(parse_pid_stat(S(pid_stat_sample), &all), 0, "pid stat: real sample");
+	is_int(all.pid, 1, "pid stat: pid");
+	is_str(all.comm, "process_api", "pid stat: comm");
+	is_int(all.state, 'S', "pid stat: state");
+	is_int(all.ppid, 0, "pid stat: ppid");
+	is_int(all.minflt, 43709, "pid stat: minflt");
+	is_int(all.majflt, 69, "pid stat: majflt");
+	is_int(all.utime, 64, "pid stat: utime");
+	is_int(all.stime, 167, "pid stat: stime");
+	is_int(all.nice, 0, "pid stat: nice");
+	is_int(all.num_threads, 12, "pid stat: threads");
+	is_int(all.starttime, 10, "pid stat: starttime");
+	is_int(all.vsize, 43429888, "pid stat: vsize");
+	is_int(all.rss_pages, 3724, "pid stat: rss");
+	is_int(all.processor, 0, "pid stat: processor");
+	is_int(all.blkio_ticks, 0, "pid stat: blkio ticks");
+	is_int(all.nfields, 50, "pid stat: 50 fields after the comm");
+
+	close = strrchr(pid_stat_sample, ')') - pid_stat_sample;
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(pid_stat_sample, len);
+		int rc = parse_pid_stat(b, len, &ps);
+		int want = len > close ? stat_fields_complete(pid_stat_sample, close, len) : -1;
+
+		if (want < 0) {
+			bad += rc != -EINVAL;
+		} else if (rc != 0 || ps.nfields != want || strcmp(ps.comm, "process_api") ||
+			   ps.pid != 1 || (want >= 1 && ps.state != 'S') ||
+			   ps.rss_pages != (want >= 22 ? all.rss_pages : 0) ||
+			   ps.minflt != (want >= 8 ? all.minflt : 0) ||
+			   ps.vsize != (want >= 21 ? all.vsize : 0)) {
+			if (!bad)
+				printf("# pid stat cut at %zu: rc %d nfields %d want %d\n", len, rc,
+				       ps.nfields, want);
+			bad++;
+		}
+		free(b);
+	}
+	is_int(bad, 0, "pid stat: every truncation keeps exactly the closed fields");
+	/* "... 3724 1844" is not a vsize of 1844: the cut field is left out. */
+	is_int(parse_pid_stat(pid_stat_sample, strstr(pid_stat_sample, "43429888") -
+			      pid_stat_sample + 4, &ps), 0, "pid stat: cut inside vsize");
+	ok(ps.nfields == 20 && ps.vsize == 0 && ps.starttime == 10, "pid stat: ... vsize left out");
+}
+
+static void test_pid_stat_hostile(void)
+{
+	static const char long_name[] =
+		"0123456789012345678901234567890123456789012345678901234567890123456789";
+	/* The first 63 bytes of long_name. */
+	static const char comm63[] =
+		"012345678901234567890123456789012345678901234567890123456789012";
+	static const struct {
+		const char *name;
+		size_t len;
+		const char *want;
+	} names[] = {
+		{ S("a) S 1 (b"), "a) S 1 (b" },
+		{ S("my prog name"), "my prog name" },
+		{ S(" lead and trail "), " lead and trail " },
+		{ S("a\nb"), "a\nb" },
+		{ S("<img src=x onerror=alert(1)>"), "<img src=x onerror=alert(1)>" },
+		{ S("[x](javascript:alert(1))"), "[x](javascript:alert(1))" },
+		{ S("a|b"), "a|b" },
+		/* Invalid UTF-8: a stray byte, a bad continuation, an overlong '/', a surrogate. */
+		{ S("\xff\xfe\xc3\x28\xc0\xaf\xed\xa0\x80"),
+		  "\xff\xfe\xc3\x28\xc0\xaf\xed\xa0\x80" },
+		{ S(")"), ")" },
+		{ S("(("), "((" },
+		{ S(") 0 0 ("), ") 0 0 (" },
+		{ S(""), "" },
+		/* 63 bytes fit; 64 and more are cut to 63 and still NUL-terminated. */
+		{ long_name, 63, comm63 },
+		{ long_name, 64, comm63 },
+		{ S(long_name), comm63 },
+	};
+	char buf[512];
+	struct pid_stat ps;
+	size_t i, n, len, close;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		char *b;
+		int rc, bad = 0;
+
+		n = build_stat(buf, names[i].name, names[i].len);
+		b = dup_exact(buf, n);
+		rc = parse_pid_stat(b, n, &ps);
+		free(b);
+		is_int(rc, 0, "pid stat name #%zu: parses", i);
+		is_str(ps.comm, names[i].want, "pid stat name #%zu: comm byte for byte", i);
+		ok(ps.pid == 4321 && ps.state == 'S' && ps.ppid == 42 && ps.nfields == 50,
+		   "pid stat name #%zu: pid, state, ppid, nfields", i);
+		ok(ps.minflt == 108 && ps.majflt == 110 && ps.utime == 112 && ps.stime == 113 &&
+		   ps.nice == -5 && ps.num_threads == 118 && ps.starttime == 120 &&
+		   ps.vsize == 121 && ps.rss_pages == 122 && ps.processor == 137 &&
+		   ps.blkio_ticks == 140, "pid stat name #%zu: every kept field in place", i);
+
+		/*
+		 * Cut inside the comm, the last ')' present may be one of the name's:
+		 * such a parse must either fail or stop within the two fields that
+		 * "a) S 1 (b" can fake. Once the real ')' is in, the comm is exact.
+		 */
+		close = 6 + names[i].len;
+		for (len = 0; len <= n; len++) {
+			b = dup_exact(buf, len);
+			rc = parse_pid_stat(b, len, &ps);
+			if (len > close && (rc || strcmp(ps.comm, names[i].want)))
+				bad++;
+			if (!rc && strcmp(ps.comm, names[i].want) && ps.nfields > 2)
+				bad++;
+			free(b);
+		}
+		is_int(bad, 0, "pid stat name #%zu: every truncation safe", i);
+	}
+
+	/* Embedded NUL: kept as a byte (the C string then ends early). */
+	n = build_stat(buf, "a\0b", 3);
+	is_int(parse_pid_stat(buf, n, &ps), 0, "pid stat: NUL in the comm");
+	ok(!memcmp(ps.comm, "a\0b\0", 4) && ps.ppid == 42, "pid stat: ... bytes after it kept");
+
+	/*
+	 * A name that itself looks like fields, cut before its real ')', cannot
+	 * be told from a short line; only nfields (3, not 50) gives it away.
+	 */
+	n = build_stat(buf, "x) R 7 8 9", 10);
+	is_int(parse_pid_stat(buf, strlen("4321 (x) R 7 8 9"), &ps), 0,
+	       "pid stat: cut inside a field-like comm");
+	ok(!strcmp(ps.comm, "x") && ps.nfields == 3 && ps.ppid == 7,
+	   "pid stat: ... looks like a short line (nfields 3)");
+
+	is_int(parse_pid_stat(S("4321 (no close S 1 2 3\n"), &ps), -EINVAL, "pid stat: no ')'");
+	is_int(parse_pid_stat(S("4321 no open) S 1 2 3\n"), &ps), -EINVAL, "pid stat: no '('");
+	is_int(parse_pid_stat(S("4321 )x( S 1 2 3\n"), &ps), -EINVAL, "pid stat: ')' before '('");
+	is_int(parse_pid_stat(S("43a1 (x) S 1 2 3\n"), &ps), -EINVAL, "pid stat: junk pid");
+	is_int(parse_pid_stat(S("4294967296 (x) S 1 2 3\n"), &ps), -EINVAL, "pid stat: huge pid");
+	is_int(parse_pid_stat(S("(x) S 1 2 3\n"), &ps), -EINVAL, "pid stat: no pid");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 3 4 5 6 18446744073709551616 1\n"), &ps), -EINVAL,
+	       "pid stat: overflowing minflt");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 3 4 5 6 123456789012345678901234567890\n"), &ps),
+	       -EINVAL, "pid stat: overflowing field cut at the end");
+	is_int(parse_pid_stat(S("1 (x) S 2147483648 2\n"), &ps), -EINVAL, "pid stat: huge ppid");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 3 4 5 6 -7 8\n"), &ps), -EINVAL,
+	       "pid stat: negative minflt");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 "
+				"-9223372036854775808 1\n"), &ps),
+	       0, "pid stat: nice at INT64_MIN");
+	ok(ps.nice == INT64_MIN && ps.nfields == 18, "pid stat: ... value");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 three 4\n"), &ps), -EINVAL, "pid stat: word field");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 3x 4\n"), &ps), -EINVAL, "pid stat: '3x'");
+	is_int(parse_pid_stat(S("1 (x) Sl 1 2\n"), &ps), -EINVAL, "pid stat: two-letter state");
+	is_int(parse_pid_stat(S("1 (x)\n"), &ps), 0, "pid stat: nothing after the comm");
+	ok(ps.nfields == 0 && ps.state == 0 && !strcmp(ps.comm, "x"), "pid stat: ... nfields 0");
+	is_int(parse_pid_stat(S("1 (x) S 1 -"), &ps), 0, "pid stat: cut after a minus sign");
+	is_int(ps.nfields, 2, "pid stat: ... the '-' is not a field");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 "
+				"22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41\n"),
+			      &ps), 0, "pid stat: 2.6.24-era 44-field line");
+	ok(ps.nfields == 42 && ps.processor == 36 && ps.blkio_ticks == 39,
+	   "pid stat: ... processor and blkio ticks");
+	is_int(parse_pid_stat(S("1 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 "
+				"22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37\n"), &ps), 0,
+	       "pid stat: line without delayacct");
+	ok(ps.nfields == 38 && ps.blkio_ticks == 0, "pid stat: ... blkio ticks 0");
+	is_int(parse_pid_stat("", 0, &ps), -EINVAL, "pid stat: empty");
+	is_int(parse_pid_stat(NULL, 0, &ps), -EINVAL, "pid stat: NULL, 0");
+}
+
+/* ---- /proc/PID/status ---- */
+
+static void test_pid_status(void)
+{
+	static const struct {
+		const char *line;
+		const char *want;
+	} names[] = {
+		{ "Name:\ta) S 1 (b\n", "a) S 1 (b" },
+		{ "Name:\tmy prog \n", "my prog " },             /* blanks belong to the name */
+		{ "Name:\ta\\nb\n", "a\\nb" },                    /* the kernel escapes '\n' */
+		{ "Name:\t<img src=x onerror=alert(1)>\n", "<img src=x onerror=alert(1)>" },
+		{ "Name:\t[x](javascript:alert(1))\n", "[x](javascript:alert(1))" },
+		{ "Name:\ta|b\n", "a|b" },
+		{ "Name:\t\xff\xfe\xc3\x28\n", "\xff\xfe\xc3\x28" },
+		{ "Name:\t \n", " " },
+		{ "Name:\t0123456789012345678901234567890123456789012345678901234567890123\n",
+		  "012345678901234567890123456789012345678901234567890123456789012" },
+		{ "Name:\n", "" },
+		{ "Name:\tkworker/u8:0-ext4-rsv-conversion-and-then-some-more-text-to-pass-63\n",
+		  "kworker/u8:0-ext4-rsv-conversion-and-then-some-more-text-to-pas" },
+	};
+	size_t full = sizeof(pid_status_sample) - 1, len, i;
+	size_t t_name = line_end(pid_status_sample, "Name:");
+	size_t t_uid = line_end(pid_status_sample, "Uid:");
+	size_t t_rss = line_end(pid_status_sample, "VmRSS:");
+	size_t t_vol = line_end(pid_status_sample, "\nvoluntary_ctxt");
+	size_t t_nonvol = line_end(pid_status_sample, "nonvoluntary_ctxt");
+	struct pid_status st;
+	int bad = 0;
+
+	is_int(parse_pid_status(S(pid_status_sample), &st), 0, "status: real sample");
+	is_str(st.name, "process_api", "status: name");
+	is_int(st.state, 'S', "status: state");
+	is_int(st.ppid, 0, "status: ppid");
+	is_int(st.uid, 0, "status: real uid");
+	is_int(st.threads, 12, "status: threads");
+	is_int(st.vm_rss_kb, 14908, "status: VmRSS kB");
+	ok(st.vol_ctxt == 332 && st.nonvol_ctxt == 25 && st.has_ctxt, "status: context switches");
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(pid_status_sample, len);
+		int rc = parse_pid_status(b, len, &st);
+
+		if (rc != (len < t_name ? -EINVAL : 0) ||
+		    strcmp(st.name, len >= t_name ? "process_api" : "") ||
+		    st.uid != (len >= t_uid ? 0 : -1) ||
+		    st.vm_rss_kb != (len >= t_rss ? 14908 : 0) ||
+		    st.vol_ctxt != (len >= t_vol ? 332 : 0) || st.has_ctxt != (len >= t_nonvol))
+			bad++;
+		free(b);
+	}
+	is_int(bad, 0, "status: every truncation gives the complete lines");
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		char buf[256];
+		int n = snprintf(buf, sizeof(buf), "%sState:\tR (running)\nPPid:\t7\n",
+				 names[i].line);
+
+		is_int(parse_pid_status(buf, n, &st), 0, "status name #%zu: parses", i);
+		is_str(st.name, names[i].want, "status name #%zu: byte for byte", i);
+		ok(st.state == 'R' && st.ppid == 7, "status name #%zu: following fields", i);
+	}
+
+	/* A kernel thread: no VmRSS; a process without its ctxt lines; odd values. */
+	is_int(parse_pid_status(S("Name:\tkthreadd\nState:\tS (sleeping)\nPPid:\t0\n"
+				  "Uid:\t4294967296\t0\t0\t0\nThreads:\t1\n"
+				  "voluntary_ctxt_switches:\t5\n"), &st),
+	       0, "status: sparse fields");
+	ok(st.vm_rss_kb == 0 && st.uid == -1 && st.vol_ctxt == 5 && !st.has_ctxt,
+	   "status: missing VmRSS 0, bad uid -1, one ctxt line is not has_ctxt");
+	is_int(parse_pid_status(S("Uid:\t1000\t1001\t1002\t1003\nPPid:\t99999999999\n"), &st), 0,
+	       "status: uid only");
+	ok(st.uid == 1000 && st.ppid == 0 && st.name[0] == 0, "status: first uid is the real one");
+	is_int(parse_pid_status(S("Foo:\t1\nBar:\t2\n"), &st), -EINVAL, "status: no known field");
+	is_int(st.uid, -1, "status: uid -1 when absent");
+	is_int(parse_pid_status("", 0, &st), -EINVAL, "status: empty");
+	is_int(parse_pid_status(NULL, 0, &st), -EINVAL, "status: NULL, 0");
+}
+
+/* ---- /proc/PID/io ---- */
+
+static void test_pid_io(void)
+{
+	size_t full = sizeof(pid_io_sample) - 1, len;
+	struct pid_io io, all;
+	int bad = 0;
+
+	is_int(parse_pid_io(S(pid_io_sample), &all), 0, "io: real sample");
+	ok(all.rchar == 1785941 && all.wchar == 101691 && all.syscr == 672 && all.syscw == 30,
+	   "io: chars and syscalls");
+	ok(all.read_bytes == 0 && all.write_bytes == 102400 && all.cancelled_write_bytes == 0,
+	   "io: storage bytes");
+	is_int(all.present, 1, "io: present");
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(pid_io_sample, len);
+		size_t lines = count_lines(pid_io_sample, len);
+		int rc = parse_pid_io(b, len, &io);
+
+		if (rc != (lines ? 0 : -EINVAL) || io.present != (len == full) ||
+		    io.rchar != (lines >= 1 ? all.rchar : 0) ||
+		    io.write_bytes != (lines >= 6 ? all.write_bytes : 0))
+			bad++;
+		free(b);
+	}
+	is_int(bad, 0, "io: every truncation: complete lines only, present only when whole");
+
+	is_int(parse_pid_io(S("rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: 4\nread_bytes: 5\n"
+			      "write_bytes: 18446744073709551616\n"
+			      "cancelled_write_bytes: 7\n"), &io),
+	       0, "io: overflowing write_bytes");
+	ok(io.write_bytes == 0 && !io.present && io.cancelled_write_bytes == 7,
+	   "io: ... that field missing, not present");
+	is_int(parse_pid_io(S("foo: 1\n"), &io), -EINVAL, "io: no known key");
+	is_int(parse_pid_io("", 0, &io), -EINVAL, "io: empty");
+	is_int(parse_pid_io(NULL, 0, &io), -EINVAL, "io: NULL, 0");
+	is_int(io.present, 0, "io: empty is not present");
+}
+
+/* ---- /proc/PID/limits ---- */
+
+static void test_pid_limits(void)
+{
+	size_t full = sizeof(limits_sample) - 1, t = line_end(limits_sample, "Max open files"), len;
+	uint64_t soft, hard;
+	int bad = 0;
+
+	is_int(parse_pid_limits_nofile(S(limits_sample), &soft, &hard), 0, "limits: real sample");
+	ok(soft == 20000 && hard == 20000, "limits: 20000 20000");
+
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(limits_sample, len);
+		int rc;
+
+		soft = hard = 1;
+		rc = parse_pid_limits_nofile(b, len, &soft, &hard);
+		if (len < t)
+			bad += rc != -EINVAL || soft != 1 || hard != 1;
+		else
+			bad += rc != 0 || soft != 20000 || hard != 20000;
+		free(b);
+	}
+	is_int(bad, 0, "limits: -EINVAL until the line is complete, then exact");
+
+	is_int(parse_pid_limits_nofile(S("Limit                     Soft Limit           Hard Limit"
+					 "           Units     \n"
+					 "Max open files            1024                 unlimited"
+					 "            files     \n"), &soft, &hard),
+	       0, "limits: unlimited hard");
+	ok(soft == 1024 && hard == UINT64_MAX, "limits: unlimited is UINT64_MAX");
+	is_int(parse_pid_limits_nofile(S("Max open files unlimited unlimited files\n"), &soft,
+				       &hard), 0, "limits: both unlimited");
+	ok(soft == UINT64_MAX && hard == UINT64_MAX, "limits: ... values");
+	is_int(parse_pid_limits_nofile(S("Max open files 18446744073709551616 1 files\n"), &soft,
+				       &hard), -EINVAL, "limits: overflow");
+	is_int(parse_pid_limits_nofile(S("Max open files 1024 unlimitedX files\n"), &soft, &hard),
+	       -EINVAL, "limits: 'unlimitedX'");
+	is_int(parse_pid_limits_nofile(S("Max open files 1024\n"), &soft, &hard), -EINVAL,
+	       "limits: hard missing");
+	is_int(parse_pid_limits_nofile(S("Max open filesystems 1 2 x\n"), &soft, &hard), -EINVAL,
+	       "limits: 'Max open filesystems' is another line");
+	is_int(parse_pid_limits_nofile(S("Max open files"), &soft, &hard), -EINVAL,
+	       "limits: label alone");
+	is_int(parse_pid_limits_nofile("", 0, &soft, &hard), -EINVAL, "limits: empty");
+	is_int(parse_pid_limits_nofile(NULL, 0, &soft, &hard), -EINVAL, "limits: NULL, 0");
+}
+
+/* ---- mutated samples through every parser ---- */
+
+static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
+
+/* xorshift64: fixed seed, so a failure reproduces. */
+static uint64_t fuzz_next(void)
+{
+	fuzz_state ^= fuzz_state << 13;
+	fuzz_state ^= fuzz_state >> 7;
+	fuzz_state ^= fuzz_state << 17;
+	return fuzz_state;
+}
+
+static int fuzz_kv_check(const char *key, size_t klen, const char *val, size_t vlen, void *arg)
+{
+	int *bad = arg;
+
+	*bad += !klen || !vlen || memchr(key, '\n', klen) || memchr(val, '\n', vlen) ||
+		val[0] == ' ' || val[vlen - 1] == ' ';
+	return 0;
+}
+
+static int fuzz_disk_check(const struct diskstat *ds, void *arg)
+{
+	int *bad = arg;
+
+	*bad += ds->nfields < 11 || !ds->name[0] || !memchr(ds->name, '\0', sizeof(ds->name));
+	return 0;
+}
+
+static int fuzz_netdev_check(const struct netdev *nd, void *arg)
+{
+	int *bad = arg;
+
+	*bad += !nd->name[0] || !memchr(nd->name, '\0', sizeof(nd->name));
+	return 0;
+}
+
+static int fuzz_one(const char *b, size_t len)
+{
+	struct proc_stat ps;
+	struct loadavg la;
+	struct psi psi;
+	struct file_nr fn;
+	struct pid_stat st;
+	struct pid_status pst;
+	struct pid_io io;
+	uint64_t soft, hard;
+	int bad = 0, i;
+
+	if (!parse_proc_stat(b, len, &ps)) {
+		for (i = 1; i < ps.ncpu; i++)
+			bad += ps.cpu_id[i] <= ps.cpu_id[i - 1];
+	} else {
+		bad += ps.cpu || ps.cpu_id || ps.ncpu;
+	}
+	proc_stat__free(&ps);
+	if (!parse_loadavg(b, len, &la))
+		bad += !(la.load1 >= 0 && la.load5 >= 0 && la.load15 >= 0);
+	if (!parse_pressure(b, len, &psi))
+		bad += !psi.some.present && !psi.full.present;
+	parse_kv(b, len, fuzz_kv_check, &bad);
+	parse_snmp(b, len, fuzz_kv_check, &bad);
+	parse_diskstats(b, len, fuzz_disk_check, &bad);
+	parse_net_dev(b, len, fuzz_netdev_check, &bad);
+	parse_file_nr(b, len, &fn);
+	if (!parse_pid_stat(b, len, &st))
+		bad += !memchr(st.comm, '\0', sizeof(st.comm)) || st.nfields < 0;
+	parse_pid_status(b, len, &pst);
+	bad += !memchr(pst.name, '\0', sizeof(pst.name));
+	if (!parse_pid_io(b, len, &io))
+		bad += io.present != 0 && io.present != 1;
+	parse_pid_limits_nofile(b, len, &soft, &hard);
+	return bad;
+}
+
+static void test_fuzz(void)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+	} seeds[] = {
+		{ S(stat_sample) },     { S(loadavg_sample) },   { S(psi_io_sample) },
+		{ S(meminfo_sample) },  { S(snmp_sample) },      { S(diskstats_sample) },
+		{ S(diskstats_old) },   { S(netdev_sample) },    { S(file_nr_sample) },
+		{ S(pid_stat_sample) }, { S(pid_status_sample) }, { S(pid_io_sample) },
+		{ S(limits_sample) },
+	};
+	/* Bytes the formats hinge on, plus a few that no format expects. */
+	static const char special[] = "\n\t ():-=/.0123456789kB\xff\x80";
+	int i, k, bad = 0;
+
+	for (i = 0; i < 2600; i++) {
+		size_t n = seeds[i % ARRAY_SIZE(seeds)].n, len = n;
+		char *b = dup_exact(seeds[i % ARRAY_SIZE(seeds)].s, n);
+		int nmut = 1 + fuzz_next() % 6;
+
+		for (k = 0; k < nmut; k++) {
+			uint64_t r = fuzz_next();
+			size_t at = r % n;
+
+			if ((r >> 32) % 4 == 0)
+				b[at] = (char)(r >> 40);
+			else
+				b[at] = special[(r >> 40) % (sizeof(special) - 1)];
+		}
+		/* Half the time also cut it short. */
+		if (fuzz_next() % 2)
+			len = fuzz_next() % (n + 1);
+		bad += fuzz_one(b, len);
+		free(b);
+	}
+	is_int(bad, 0, "fuzz: 2600 mutated samples through every parser keep their invariants");
+}
+
+int main(void)
+{
+	test_counter_delta();
+	test_kv_numbers();
+	test_proc_stat_sample();
+	test_proc_stat_truncation();
+	test_proc_stat_hostile();
+	test_loadavg();
+	test_pressure();
+	test_kv();
+	test_snmp();
+	test_diskstats();
+	test_net_dev();
+	test_file_nr();
+	test_pid_stat_sample();
+	test_pid_stat_hostile();
+	test_pid_status();
+	test_pid_io();
+	test_pid_limits();
+	test_fuzz();
+	return tap_done();
+}
