@@ -1,0 +1,39 @@
+--- Formatting helpers for summaries and evidence tables.
+local fmt = {}
+
+function fmt.pct(x)
+  if x == nil then return "?" end
+  return string.format("%.1f%%", x)
+end
+
+function fmt.bytes(n)
+  if n == nil then return "?" end
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local i = 1
+  while math.abs(n) >= 1024 and i < #units do
+    n = n / 1024
+    i = i + 1
+  end
+  if i == 1 then return string.format("%d B", math.floor(n)) end
+  return string.format("%.1f %s", n, units[i])
+end
+
+function fmt.rate(n, unit)
+  if n == nil then return "?" end
+  return string.format("%.1f %s/s", n, unit or "")
+end
+
+function fmt.num(n)
+  if n == nil then return "?" end
+  if math.type(n) == "integer" or n == math.floor(n) and math.abs(n) < 1e15 then
+    return string.format("%d", math.floor(n))
+  end
+  return string.format("%.3g", n)
+end
+
+--- "comm (pid N)"
+function fmt.task(t)
+  return string.format("%s (pid %d)", t.comm, t.pid)
+end
+
+return fmt

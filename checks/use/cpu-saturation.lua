@@ -1,0 +1,79 @@
+--- CPU saturation: are runnable threads waiting for a CPU?
+local fmt = require("fmt")
+local tasks = require("tasks")
+local cpu = require("cpu")
+
+return {
+  id = "use.cpu-saturation",
+  title = "CPU saturation",
+  methodology = "use", resource = "cpu", metric = "saturation",
+  tags = { "default", "proc" },
+  collect = { "proc.stat", "proc.loadavg", "proc.pressure", "proc.pids" },
+  args = {
+    warn_runnable = { type = "number", default = 1.5, help = "runnable threads per CPU that warns" },
+    crit_runnable = { type = "number", default = 3, help = "runnable threads per CPU that is critical" },
+    warn_psi_pct = { type = "number", default = 10, help = "% of the window some task waited for a CPU" },
+    crit_psi_pct = { type = "number", default = 40, help = "critical PSI cpu some %" },
+  },
+
+  run = function(ctx, args)
+    local ncpu = ctx.host.cpus
+    local stat, why = ctx.proc.stat()
+    local saturated = false
+    if stat and ncpu > 0 then
+      -- procs_running counts the reader too: sonde itself was running at each read.
+      local per, sum = {}, 0
+      for i, s in ipairs(stat.total) do
+        per[i] = math.max(s.procs_running - 1, 0)
+        sum = sum + per[i]
+      end
+      local mean = sum / #per
+      ctx:metric("runnable_per_cpu", mean / ncpu, { unit = "ratio", warn = args.warn_runnable, crit = args.crit_runnable })
+      ctx:metric("runnable_max", stat.total:max("procs_running") - 1, { unit = "threads" })
+      ctx:series("Runnable threads (procs_running, sonde excluded)", per, { unit = "threads", step = ctx.window.interval })
+      saturated = mean / ncpu >= args.warn_runnable
+    else
+      ctx:unknown("runnable_per_cpu", why or "CPU count unknown")
+    end
+
+    local la = ctx.proc.loadavg()
+    if la then
+      ctx:metric("load1_per_cpu", la:last("load1") / math.max(ncpu, 1), { unit = "ratio" })
+    end
+
+    local psi, pwhy = ctx.proc.pressure("cpu")
+    if psi and psi:seconds() > 0 and psi:delta("some_total") then
+      local pct = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
+      ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct })
+      saturated = saturated or pct >= args.warn_psi_pct
+    else
+      ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
+    end
+
+    local list = ctx.proc.tasks()
+    if list and stat then
+      local hz = ctx.host.clk_tck
+      local b = cpu.breakdown(stat.total)
+      local busy_s = (b.total - b.idle - b.iowait) / hz
+      local top = tasks.top(list, function(t) return tasks.cpu_seconds(t, hz) end, 5)
+      local rows = {}
+      for _, e in ipairs(top) do
+        rows[#rows + 1] = { e.task.pid, e.task.comm, string.format("%.2f", e.value),
+                            fmt.pct(100 * e.value / math.max(ctx.window.seconds, 1e-9)),
+                            e.task.nonvol_ctxt or "", e.task.cmdline }
+      end
+      ctx:table { title = "Top processes by CPU time", columns = { "pid", "process", "CPU s", "of one CPU", "involuntary switches", "command" }, rows = rows }
+      if saturated then
+        tasks.blame(ctx, top, busy_s, 3)
+        ctx:next("run-queue latency per task and a CPU profile (drill-down), or pidstat -w 1 for who waits")
+      end
+    end
+    if stat then
+      local mean = 0
+      for _, s in ipairs(stat.total) do mean = mean + math.max(s.procs_running - 1, 0) end
+      mean = mean / #stat.total
+      ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s",
+        mean, ncpu, mean / math.max(ncpu, 1), saturated and ": threads wait for a CPU" or ""))
+    end
+  end,
+}

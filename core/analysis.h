@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the checks see: the capture streams of one window (from this run or
+ * from a bundle), plus the facts derived once from them in C (host, run,
+ * per-process summaries). Nothing here touches the live host.
+ */
+#ifndef SONDE_ANALYSIS_H
+#define SONDE_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "capture.h"
+
+struct task_summary {
+	int pid, ppid;
+	uint64_t starttime;       /* ticks after boot: with pid, the identity of a process */
+	char comm[64];
+	char *cmdline;            /* NUL-separated argv joined with spaces; may be NULL */
+	char state;               /* last seen */
+	int64_t uid;              /* -1 unknown */
+	int kernel_thread;        /* no cmdline and a child of kthreadd (pid 2) or pid 2 itself */
+	int started, exited;      /* appeared / vanished during the window */
+	double first_t, last_t;   /* seconds after the window start */
+	uint64_t utime, stime;    /* ticks during the window */
+	uint64_t minflt, majflt;  /* during the window */
+	uint64_t blkio_ticks;     /* during the window */
+	uint64_t threads, rss_bytes;
+	int processor;
+	int has_io;               /* /proc/PID/io readable at both ends */
+	uint64_t read_bytes, write_bytes, rchar, wchar, syscr, syscw;
+	int has_ctxt;
+	uint64_t vol_ctxt, nonvol_ctxt;
+	int64_t fds;              /* -1 unknown */
+	uint64_t nofile_soft, nofile_hard; /* 0 unknown, UINT64_MAX unlimited */
+};
+
+struct analysis {
+	struct capture_set cs;
+	/* the run (raw/sonde.cap, record "sonde:run") */
+	char version[32];
+	double window_s, interval_s, elapsed_s;
+	int64_t start_wall_ns, end_wall_ns, start_mono_ns, end_mono_ns;
+	uint32_t samples;
+	int partial;
+	char stop_reason[64];
+	long clk_tck, page_size;
+	/* the host (raw/host.cap) */
+	char hostname[256], kernel[256], virt[128];
+	int cpus;
+	uint64_t mem_total, threads_max, pid_max, nr_open;
+	double uptime_start;
+	/* per-process summaries, built on first use */
+	struct task_summary *tasks;
+	size_t ntasks;
+	int tasks_built;
+};
+
+/* Load raw_dir's streams and derive the facts. Returns 0 or -errno with errbuf. */
+int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_t errlen);
+void analysis__close(struct analysis *an);
+/* Seconds after the window start of a record. */
+double analysis__t(const struct analysis *an, const struct capture_rec *r);
+/* Build (once) and return the per-process summaries; -ENOENT when proc.pids was not collected. */
+int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n);
+
+#endif

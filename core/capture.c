@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Capture streams: writer (collectors, during the window) and reader (the
+ * analysis, from a fresh run or from a bundle). Format in capture.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+
+/* A capture stream larger than this is refused when loading (bounded memory). */
+#define CAPTURE_STREAM_MAX (512u << 20)
+
+int capture_writer__open(struct capture_writer *w, const char *raw_dir, const char *stream)
+{
+	char path[4096];
+	int fd;
+
+	memset(w, 0, sizeof(*w));
+	if (snprintf(path, sizeof(path), "%s/%s.cap", raw_dir, stream) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	w->path = strdup(path);
+	if (fputs(CAPTURE_MAGIC, w->f) == EOF)
+		w->err = -EIO;
+	return 0;
+}
+
+static int path_ok(const char *path)
+{
+	return path && *path && !strchr(path, '\n') && strlen(path) < 1024;
+}
+
+int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, const void *buf, size_t len, int truncated)
+{
+	if (!w->f)
+		return -EBADF;
+	if (!path_ok(path))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (fprintf(w->f, "@ %" PRIu32 " %" PRId64 " %" PRId64 " %zu %c %s\n", seq, wall_ns, mono_ns,
+		    len, truncated ? 't' : '-', path) < 0 ||
+	    (len && fwrite(buf, 1, len, w->f) != len) || fputc('\n', w->f) == EOF) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	w->bytes += len;
+	w->records++;
+	return 0;
+}
+
+int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			  const char *path, int err)
+{
+	if (!w->f)
+		return -EBADF;
+	if (!path_ok(path))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (fprintf(w->f, "! %" PRIu32 " %" PRId64 " %" PRId64 " %d - %s\n", seq, wall_ns, mono_ns,
+		    err < 0 ? -err : err, path) < 0) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	w->records++;
+	return 0;
+}
+
+int capture_writer__close(struct capture_writer *w)
+{
+	int err = w->err;
+
+	if (w->f) {
+		if (fflush(w->f) == EOF && !err)
+			err = errno ? -errno : -EIO;
+		if (fclose(w->f) == EOF && !err)
+			err = errno ? -errno : -EIO;
+	}
+	free(w->path);
+	memset(w, 0, sizeof(*w));
+	return err;
+}
+
+/* ---- reader ---- */
+
+/* Bounded decimal scanner: digits up to the next blank, no sign unless allowed. */
+static int scan_num(const char **p, const char *end, int allow_sign, int64_t *out)
+{
+	const char *s = *p;
+	int neg = 0;
+	uint64_t v = 0;
+	int nd = 0;
+
+	if (allow_sign && s < end && *s == '-') {
+		neg = 1;
+		s++;
+	}
+	while (s < end && *s >= '0' && *s <= '9') {
+		if (++nd > 19)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+		s++;
+	}
+	if (!nd || s >= end || *s != ' ')
+		return -EINVAL;
+	if (v > INT64_MAX)
+		return -EINVAL;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	*p = s + 1;
+	return 0;
+}
+
+static void set_err(char *errbuf, size_t errlen, const char *name, size_t off, const char *what)
+{
+	if (errbuf && errlen)
+		snprintf(errbuf, errlen, "%s: malformed capture at byte %zu: %s", name, off, what);
+}
+
+int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
+			  size_t errlen)
+{
+	size_t maglen = strlen(CAPTURE_MAGIC), cap = 0;
+	const char *end = text + len;
+	char *p;
+
+	st->text = text;
+	st->text_len = len;
+	st->rec = NULL;
+	st->n = 0;
+	if (len < maglen || memcmp(text, CAPTURE_MAGIC, maglen)) {
+		set_err(errbuf, errlen, st->name, 0, "not a sonde capture stream");
+		return -EINVAL;
+	}
+	p = text + maglen;
+	while (p < end) {
+		struct capture_rec r = { 0 };
+		const char *q = p;
+		int64_t seq, wall, mono, num;
+		char kind = *q, flag;
+		char *nl;
+
+		if ((kind != '@' && kind != '!') || q + 2 > end || q[1] != ' ')
+			goto bad;
+		q += 2;
+		if (scan_num(&q, end, 0, &seq) || seq > UINT32_MAX || scan_num(&q, end, 1, &wall) ||
+		    scan_num(&q, end, 1, &mono) || scan_num(&q, end, 0, &num))
+			goto bad_or_short;
+		if (q + 2 > end || q[1] != ' ')
+			goto bad_or_short;
+		flag = q[0];
+		q += 2;
+		nl = memchr(q, '\n', (size_t)(end - q));
+		if (!nl)
+			break; /* header cut short: a killed run; keep what came before */
+		if (nl == q)
+			goto bad;
+		*nl = '\0';
+		r.seq = (uint32_t)seq;
+		r.wall_ns = wall;
+		r.mono_ns = mono;
+		r.path = q;
+		if (kind == '!') {
+			r.err = num > 4095 || num <= 0 ? EIO : (int)num;
+			p = nl + 1;
+		} else {
+			if (flag != '-' && flag != 't')
+				goto bad;
+			r.truncated = flag == 't';
+			if ((uint64_t)num > (uint64_t)(end - (nl + 1)) ||
+			    (uint64_t)num + 1 > (uint64_t)(end - (nl + 1)))
+				break; /* payload cut short */
+			r.data = nl + 1;
+			r.len = (size_t)num;
+			if (r.data[r.len] != '\n')
+				goto bad;
+			/* The trailing newline becomes a NUL: payloads are C strings too. */
+			((char *)r.data)[r.len] = '\0';
+			p = (char *)r.data + r.len + 1;
+		}
+		if (st->n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct capture_rec *nr = realloc(st->rec, ncap * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			st->rec = nr;
+			cap = ncap;
+		}
+		st->rec[st->n++] = r;
+		continue;
+bad_or_short:
+		/* A header line with no newline yet is a killed run's tail, not corruption. */
+		if (!memchr(p, '\n', (size_t)(end - p)))
+			break;
+bad:
+		set_err(errbuf, errlen, st->name, (size_t)(p - text), "bad record header");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int read_file_bounded(int dirfd, const char *name, char **out, size_t *outlen)
+{
+	struct stat sb;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd, err = 0;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if ((uint64_t)sb.st_size > CAPTURE_STREAM_MAX) {
+		err = -EFBIG;
+		goto cleanup;
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*outlen = got;
+	buf = NULL;
+cleanup:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+static int stream_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct capture_stream *)a)->name,
+		      ((const struct capture_stream *)b)->name);
+}
+
+int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf, size_t errlen)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 0;
+	int err = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	d = opendir(raw_dir);
+	if (!d) {
+		err = -errno;
+		if (errbuf)
+			snprintf(errbuf, errlen, "%s: %s", raw_dir, strerror(-err));
+		return err;
+	}
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+		struct capture_stream st = { 0 };
+		char *text = NULL;
+		size_t len = 0;
+
+		if (nl <= 4 || strcmp(de->d_name + nl - 4, ".cap") || de->d_name[0] == '.')
+			continue;
+		err = read_file_bounded(dirfd(d), de->d_name, &text, &len);
+		if (err) {
+			if (errbuf)
+				snprintf(errbuf, errlen, "%s/%s: %s", raw_dir, de->d_name,
+					 err == -EFBIG ? "capture stream too large" : strerror(-err));
+			goto cleanup;
+		}
+		st.name = strndup(de->d_name, nl - 4);
+		if (!st.name) {
+			free(text);
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		err = capture_stream__parse(&st, text, len, errbuf, errlen);
+		if (cs->n == cap && !err) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct capture_stream *ns = realloc(cs->s, ncap * sizeof(*ns));
+
+			if (!ns)
+				err = -ENOMEM;
+			else {
+				cs->s = ns;
+				cap = ncap;
+			}
+		}
+		if (err) {
+			free(st.name);
+			free(st.text);
+			free(st.rec);
+			goto cleanup;
+		}
+		cs->s[cs->n++] = st;
+	}
+	if (cs->n)
+		qsort(cs->s, cs->n, sizeof(*cs->s), stream_cmp);
+cleanup:
+	closedir(d);
+	if (err)
+		capture_set__free(cs);
+	return err;
+}
+
+void capture_set__free(struct capture_set *cs)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		free(cs->s[i].name);
+		free(cs->s[i].text);
+		free(cs->s[i].rec);
+	}
+	free(cs->s);
+	memset(cs, 0, sizeof(*cs));
+}
+
+const struct capture_stream *capture_set__stream(const struct capture_set *cs, const char *name)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (!strcmp(cs->s[i].name, name))
+			return &cs->s[i];
+	return NULL;
+}
+
+size_t capture_stream__each(const struct capture_stream *st, const char *path,
+			    void (*fn)(const struct capture_rec *r, void *arg), void *arg)
+{
+	size_t count = 0;
+
+	if (!st)
+		return 0;
+	for (size_t i = 0; i < st->n; i++) {
+		if (strcmp(st->rec[i].path, path))
+			continue;
+		if (fn)
+			fn(&st->rec[i], arg);
+		count++;
+	}
+	return count;
+}
+
+const struct capture_rec *capture_stream__last(const struct capture_stream *st, const char *path)
+{
+	if (!st)
+		return NULL;
+	for (size_t i = st->n; i-- > 0;)
+		if (!strcmp(st->rec[i].path, path))
+			return &st->rec[i];
+	return NULL;
+}

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Lua host: loads methodologies and checks (embedded, plus a user's
+ * --checks DIR), validates them, and runs each check in a fresh sandboxed
+ * Lua 5.4 state with an instruction, wall-clock and memory budget.
+ */
+#ifndef SONDE_ENGINE_H
+#define SONDE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+enum status { ST_OK, ST_WARN, ST_CRIT, ST_UNKNOWN, ST_SKIP, ST_ERROR };
+const char *status__name(enum status st);
+/* How bad, for the matrix and ranking: crit > warn > error > unknown > ok > skip. */
+int status__rank(enum status st);
+
+struct strv {
+	char **v;
+	size_t n;
+};
+
+struct methodology {
+	char *id, *title, *description;
+	int order;
+	struct strv resources, metrics, tags;
+	struct strv na_cells;   /* "fd.saturation" ... */
+	struct strv na_reasons; /* parallel to na_cells */
+};
+
+enum arg_type { ARG_NUMBER, ARG_STRING, ARG_BOOLEAN };
+
+struct check_arg {
+	char *name, *help;
+	enum arg_type type;
+	double num;
+	char *str;
+	int boolean;
+};
+
+struct check_def {
+	char *id, *title, *description;
+	char *methodology, *resource, *metric;
+	struct strv tags, collect;
+	struct check_arg *args;
+	size_t nargs;
+	char *origin; /* "checks/use/cpu-saturation.lua" or the user's file path */
+	char *source;
+	size_t source_len;
+	int user;     /* from --checks DIR */
+};
+
+struct lib_source {
+	char *name, *origin, *source;
+	size_t source_len;
+};
+
+struct catalog {
+	struct methodology *meth;
+	size_t nmeth;
+	struct check_def *checks; /* in run order: methodology, resource, metric, id */
+	size_t nchecks;
+	struct lib_source *libs;
+	size_t nlibs;
+	char *css; /* reports/report.css */
+};
+
+/* Load and validate everything; the first problem is a one-line error naming file and field. */
+int catalog__load(struct catalog *cat, const char *user_dir, char *errbuf, size_t errlen);
+void catalog__free(struct catalog *cat);
+const struct methodology *catalog__methodology(const struct catalog *cat, const char *id);
+const struct check_def *catalog__check(const struct catalog *cat, const char *id);
+/* "--set ID.ARG=VALUE": validated against the check's declared args. */
+int catalog__set_arg(struct catalog *cat, const char *assignment, char *errbuf, size_t errlen);
+
+/* ---- results ---- */
+
+struct metric {
+	char *name, *instance, *unit;
+	double value;
+	int has_warn, has_crit, lower_is_worse;
+	double warn, crit;
+	enum status st;
+};
+
+struct unknown_metric {
+	char *name, *reason;
+};
+
+struct culprit {
+	int pid;
+	char *comm, *cmdline;
+	double share;
+};
+
+enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE };
+
+struct evidence {
+	enum evidence_kind kind;
+	char *title, *unit;
+	struct strv columns;
+	char ***rows; /* nrows x columns.n strings */
+	size_t nrows;
+	double *values; /* series */
+	size_t nvalues;
+	double step_s;  /* series: seconds between values */
+};
+
+struct check_result {
+	const struct check_def *def;
+	enum status st;
+	struct metric *metrics;
+	size_t nmetrics;
+	struct unknown_metric *unknowns;
+	size_t nunknowns;
+	struct culprit *culprits;
+	size_t nculprits;
+	struct evidence *evidence;
+	size_t nevidence;
+	struct strv next;
+	char *summary;
+	char *error, *traceback;
+	double elapsed_ms;
+	size_t mem_peak;
+	uint64_t instructions;
+	double score; /* how far past its threshold the worst metric is (ranking) */
+};
+
+struct engine_limits {
+	size_t mem_bytes;
+	uint64_t instructions;
+	double wall_s;
+};
+
+extern const struct engine_limits engine_default_limits;
+
+/*
+ * Run one check over the analysis in a fresh sandboxed state. Never fails the
+ * caller: errors, budget overruns and bad results become ST_ERROR with a
+ * reason (and a traceback where Lua has one).
+ */
+void engine__run_check(const struct catalog *cat, const struct check_def *def,
+		       struct analysis *an, const struct engine_limits *lim,
+		       struct check_result *out);
+void check_result__free(struct check_result *r);
+
+/* Run a chunk of Lua in the sandbox (tests and `sonde list`): 0, or -1 with errbuf. */
+int engine__eval_sandboxed(const struct catalog *cat, const char *chunk, size_t len,
+			   const char *name, const struct engine_limits *lim, char *errbuf,
+			   size_t errlen);
+
+void strv__push(struct strv *sv, const char *s);
+void strv__free(struct strv *sv);
+int strv__has(const struct strv *sv, const char *s);
+
+#endif

@@ -1,0 +1,1079 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ctx.proc: what the checks read. Every function builds Lua values from the
+ * capture streams (never from the live host) through the C parsers; a file
+ * that was not collected, or could not be read on the host, gives
+ * nil, reason, so that the check can report a known unknown.
+ *
+ * A series is an array of samples ({t = seconds since the window start,
+ * field = value, ...}) whose metatable carries the methods below; delta and
+ * rate treat fields as cumulative counters (wraps and resets handled by
+ * counter__delta), the others as gauges.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "analysis.h"
+#include "lua_modules.h"
+#include "parse.h"
+
+#define SERIES_MT "sonde.series"
+
+static struct analysis *proc_analysis(lua_State *L)
+{
+	return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+static void push_u64(lua_State *L, uint64_t v)
+{
+	if (v <= (uint64_t)LUA_MAXINTEGER)
+		lua_pushinteger(L, (lua_Integer)v);
+	else
+		lua_pushnumber(L, (lua_Number)v);
+}
+
+static void set_u64(lua_State *L, const char *k, uint64_t v)
+{
+	push_u64(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* ---- series methods ---- */
+
+/* Value of field f in sample i (1-based) as a double; 0 when absent. */
+static int sample_value(lua_State *L, int s, lua_Integer i, const char *f, double *v,
+			uint64_t *u)
+{
+	int ok;
+
+	lua_rawgeti(L, s, i);
+	lua_getfield(L, -1, f);
+	ok = lua_isnumber(L, -1);
+	if (ok) {
+		if (lua_isinteger(L, -1)) {
+			lua_Integer x = lua_tointeger(L, -1);
+
+			*u = (uint64_t)x;
+			*v = (double)x;
+		} else {
+			*v = lua_tonumber(L, -1);
+			*u = *v > 0 ? (uint64_t)*v : 0;
+		}
+	}
+	lua_pop(L, 2);
+	return ok;
+}
+
+static double sample_t(lua_State *L, int s, lua_Integer i)
+{
+	double t;
+
+	lua_rawgeti(L, s, i);
+	lua_getfield(L, -1, "t");
+	t = lua_tonumber(L, -1);
+	lua_pop(L, 2);
+	return t;
+}
+
+enum agg { AGG_FIRST, AGG_LAST, AGG_MAX, AGG_MIN, AGG_MEAN };
+
+static int series_agg(lua_State *L, enum agg how)
+{
+	const char *f = luaL_checkstring(L, 2);
+	lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+	double acc = 0, v;
+	uint64_t u;
+	int found = 0;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	for (lua_Integer i = 1; i <= n; i++) {
+		if (!sample_value(L, 1, i, f, &v, &u))
+			continue;
+		if (how == AGG_FIRST) {
+			acc = v;
+			found = 1;
+			break;
+		}
+		if (!found || how == AGG_LAST || (how == AGG_MAX && v > acc) ||
+		    (how == AGG_MIN && v < acc))
+			acc = how == AGG_MEAN ? acc + v : v;
+		else if (how == AGG_MEAN)
+			acc += v;
+		found++;
+	}
+	if (!found) {
+		lua_pushnil(L);
+		return 1;
+	}
+	lua_pushnumber(L, how == AGG_MEAN ? acc / found : acc);
+	return 1;
+}
+
+static int series_first(lua_State *L) { return series_agg(L, AGG_FIRST); }
+static int series_last(lua_State *L) { return series_agg(L, AGG_LAST); }
+static int series_max(lua_State *L) { return series_agg(L, AGG_MAX); }
+static int series_min(lua_State *L) { return series_agg(L, AGG_MIN); }
+static int series_mean(lua_State *L) { return series_agg(L, AGG_MEAN); }
+
+/*
+ * Walk consecutive pairs of samples that both carry f; for each, the counter
+ * increase and the time between them. Returns the number of pairs.
+ */
+static int series_walk(lua_State *L, const char *f, int per_interval, int as_rate)
+{
+	lua_Integer n = (lua_Integer)lua_rawlen(L, 1), out = 0;
+	double total = 0, t0 = 0, tprev = 0, vd;
+	uint64_t prev = 0, cur;
+	int have = 0, pairs = 0;
+
+	if (per_interval)
+		lua_createtable(L, (int)(n > 0 ? n - 1 : 0), 0);
+	for (lua_Integer i = 1; i <= n; i++) {
+		double t = sample_t(L, 1, i);
+
+		if (!sample_value(L, 1, i, f, &vd, &cur))
+			continue;
+		if (have) {
+			uint64_t d = counter__delta(prev, cur, NULL);
+			double dt = t - tprev;
+
+			total += (double)d;
+			pairs++;
+			if (per_interval) {
+				lua_pushnumber(L, as_rate ? (dt > 0 ? (double)d / dt : 0) : (double)d);
+				lua_rawseti(L, -2, ++out);
+			}
+		} else {
+			t0 = t;
+		}
+		prev = cur;
+		tprev = t;
+		have = 1;
+	}
+	if (per_interval)
+		return pairs;
+	if (!pairs) {
+		lua_pushnil(L);
+		return 0;
+	}
+	if (as_rate)
+		lua_pushnumber(L, tprev > t0 ? total / (tprev - t0) : 0);
+	else
+		lua_pushnumber(L, total);
+	return pairs;
+}
+
+static int series_delta(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	series_walk(L, luaL_checkstring(L, 2), 0, 0);
+	return 1;
+}
+
+static int series_rate(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	series_walk(L, luaL_checkstring(L, 2), 0, 1);
+	return 1;
+}
+
+static int series_deltas(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	series_walk(L, luaL_checkstring(L, 2), 1, 0);
+	return 1;
+}
+
+static int series_rates(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TTABLE);
+	series_walk(L, luaL_checkstring(L, 2), 1, 1);
+	return 1;
+}
+
+static int series_values(lua_State *L)
+{
+	const char *f = luaL_checkstring(L, 2);
+	lua_Integer n = (lua_Integer)lua_rawlen(L, 1), out = 0;
+	double v;
+	uint64_t u;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_createtable(L, (int)n, 0);
+	for (lua_Integer i = 1; i <= n; i++)
+		if (sample_value(L, 1, i, f, &v, &u)) {
+			lua_pushnumber(L, v);
+			lua_rawseti(L, -2, ++out);
+		}
+	return 1;
+}
+
+static int series_seconds(lua_State *L)
+{
+	lua_Integer n = (lua_Integer)lua_rawlen(L, 1);
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_pushnumber(L, n >= 2 ? sample_t(L, 1, n) - sample_t(L, 1, 1) : 0);
+	return 1;
+}
+
+static const luaL_Reg series_methods[] = {
+	{ "first", series_first }, { "last", series_last },     { "max", series_max },
+	{ "min", series_min },     { "mean", series_mean },     { "delta", series_delta },
+	{ "rate", series_rate },   { "deltas", series_deltas }, { "rates", series_rates },
+	{ "values", series_values }, { "seconds", series_seconds }, { NULL, NULL },
+};
+
+static void set_series_mt(lua_State *L)
+{
+	if (luaL_newmetatable(L, SERIES_MT)) {
+		luaL_newlib(L, series_methods);
+		lua_setfield(L, -2, "__index");
+		lua_pushstring(L, "series");
+		lua_setfield(L, -2, "__name");
+	}
+	lua_setmetatable(L, -2);
+}
+
+/* ---- building series ---- */
+
+static const char *err_reason(lua_State *L, const char *path, int err, const char *hint)
+{
+	return lua_pushfstring(L, "%s: %s%s%s", path, strerror(err), hint ? " — " : "",
+			       hint ? hint : "");
+}
+
+/*
+ * nil, reason for a path with no readable record: the host's own error when
+ * the read failed there, else "not collected".
+ */
+static int push_missing(lua_State *L, const struct capture_stream *st, const char *stream,
+			const char *path, const char *hint)
+{
+	lua_pushnil(L);
+	if (!st) {
+		lua_pushfstring(L, "%s was not collected in this run", stream);
+		return 2;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		if (st->rec[i].err && !strcmp(st->rec[i].path, path)) {
+			err_reason(L, path, st->rec[i].err, hint);
+			return 2;
+		}
+	lua_pushfstring(L, "%s: not in the captures", path);
+	return 2;
+}
+
+typedef int (*sample_fn)(lua_State *L, const struct capture_rec *r, void *arg);
+
+/* Series of every readable record of path: one table per record, filled by fn. */
+static int push_series(lua_State *L, const char *stream, const char *path, const char *hint,
+		       sample_fn fn, void *arg)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, stream);
+	lua_Integer n = 0;
+
+	if (!st)
+		return push_missing(L, st, stream, path, hint);
+	lua_newtable(L);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+
+		if (r->err || strcmp(r->path, path))
+			continue;
+		lua_newtable(L);
+		if (fn(L, r, arg)) {
+			lua_pop(L, 1);
+			continue; /* unparsable sample: skipped, the others stand */
+		}
+		set_num(L, "t", analysis__t(an, r));
+		lua_rawseti(L, -2, ++n);
+	}
+	if (!n) {
+		lua_pop(L, 1);
+		return push_missing(L, st, stream, path, hint);
+	}
+	set_series_mt(L);
+	return 1;
+}
+
+/* kv files: every numeric value as a field. */
+struct kv_opts {
+	lua_State *L;
+	int to_bytes;
+};
+
+static int kv_field(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	struct kv_opts *o = arg;
+	char key[128];
+	uint64_t u;
+
+	if (kl == 0 || kl >= sizeof(key) || parse_kv_u64(v, vl, o->to_bytes, &u))
+		return 0;
+	memcpy(key, k, kl);
+	key[kl] = '\0';
+	push_u64(o->L, u);
+	lua_setfield(o->L, -2, key);
+	return 0;
+}
+
+static int sample_kv(lua_State *L, const struct capture_rec *r, void *arg)
+{
+	struct kv_opts o = { L, arg != NULL };
+
+	return parse_kv(r->data, r->len, kv_field, &o) < 0;
+}
+
+static int sample_snmp(lua_State *L, const struct capture_rec *r, void *arg)
+{
+	struct kv_opts o = { L, 0 };
+
+	return parse_snmp(r->data, r->len, kv_field, &o) < 0;
+}
+
+static void set_cpu_times(lua_State *L, const struct cpu_times *c)
+{
+	set_u64(L, "user", c->user);
+	set_u64(L, "nice", c->nice);
+	set_u64(L, "system", c->system);
+	set_u64(L, "idle", c->idle);
+	set_u64(L, "iowait", c->iowait);
+	set_u64(L, "irq", c->irq);
+	set_u64(L, "softirq", c->softirq);
+	set_u64(L, "steal", c->steal);
+	set_u64(L, "guest", c->guest);
+	set_u64(L, "guest_nice", c->guest_nice);
+}
+
+/* ctx.proc.stat() -> { total = series, cpus = { series, ... (each with .id) }, ncpu = n } */
+static int proc_stat(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.stat");
+	int ncpu_max = 0, nsamples = 0, ids[4096];
+
+	if (!st)
+		return push_missing(L, st, "proc.stat", "/proc/stat", NULL);
+	lua_newtable(L);        /* result */
+	lua_newtable(L);        /* total series */
+	lua_newtable(L);        /* cpu id -> series */
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+		struct proc_stat ps = { 0 };
+		double t = analysis__t(an, r);
+
+		if (r->err || strcmp(r->path, "/proc/stat") || parse_proc_stat(r->data, r->len, &ps))
+			continue;
+		nsamples++;
+		lua_newtable(L);
+		set_num(L, "t", t);
+		set_cpu_times(L, &ps.total);
+		set_u64(L, "ctxt", ps.ctxt);
+		set_u64(L, "processes", ps.processes);
+		set_u64(L, "procs_running", ps.procs_running);
+		set_u64(L, "procs_blocked", ps.procs_blocked);
+		lua_rawseti(L, -3, nsamples);
+		for (int c = 0; c < ps.ncpu; c++) {
+			int id = ps.cpu_id[c];
+
+			if (lua_rawgeti(L, -1, id + 1) == LUA_TNIL) {
+				lua_pop(L, 1);
+				lua_newtable(L);
+				lua_pushvalue(L, -1);
+				lua_rawseti(L, -3, id + 1);
+				if (ncpu_max < (int)(sizeof(ids) / sizeof(ids[0])))
+					ids[ncpu_max++] = id;
+			}
+			lua_newtable(L);
+			set_num(L, "t", t);
+			set_cpu_times(L, &ps.cpu[c]);
+			lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+			lua_pop(L, 1);
+		}
+		proc_stat__free(&ps);
+	}
+	if (!nsamples) {
+		lua_pop(L, 3);
+		return push_missing(L, st, "proc.stat", "/proc/stat", NULL);
+	}
+	/* cpus as a dense array in id order, each series knowing its CPU number. */
+	lua_newtable(L);
+	for (int a = 0; a < ncpu_max; a++)
+		for (int b = a + 1; b < ncpu_max; b++)
+			if (ids[b] < ids[a]) {
+				int x = ids[a];
+
+				ids[a] = ids[b];
+				ids[b] = x;
+			}
+	for (int k = 0; k < ncpu_max; k++) {
+		lua_rawgeti(L, -2, ids[k] + 1);
+		set_series_mt(L);
+		lua_pushinteger(L, ids[k]);
+		lua_setfield(L, -2, "id");
+		lua_rawseti(L, -2, k + 1);
+	}
+	lua_setfield(L, -4, "cpus");
+	lua_pop(L, 1);
+	set_series_mt(L);
+	lua_setfield(L, -2, "total");
+	lua_pushinteger(L, ncpu_max);
+	lua_setfield(L, -2, "ncpu");
+	return 1;
+}
+
+static int sample_loadavg(lua_State *L, const struct capture_rec *r, void *arg)
+{
+	struct loadavg la;
+
+	if (parse_loadavg(r->data, r->len, &la))
+		return -1;
+	set_num(L, "load1", la.load1);
+	set_num(L, "load5", la.load5);
+	set_num(L, "load15", la.load15);
+	set_u64(L, "runnable", la.runnable);
+	set_u64(L, "threads", la.threads);
+	return 0;
+}
+
+static int proc_loadavg(lua_State *L)
+{
+	return push_series(L, "proc.loadavg", "/proc/loadavg", NULL, sample_loadavg, NULL);
+}
+
+static int proc_meminfo(lua_State *L)
+{
+	return push_series(L, "proc.meminfo", "/proc/meminfo", NULL, sample_kv, (void *)1);
+}
+
+static int proc_vmstat(lua_State *L)
+{
+	return push_series(L, "proc.vmstat", "/proc/vmstat", NULL, sample_kv, NULL);
+}
+
+static int sample_pressure(lua_State *L, const struct capture_rec *r, void *arg)
+{
+	struct psi p;
+
+	if (parse_pressure(r->data, r->len, &p))
+		return -1;
+	if (p.some.present) {
+		set_num(L, "some_avg10", p.some.avg10);
+		set_num(L, "some_avg60", p.some.avg60);
+		set_num(L, "some_avg300", p.some.avg300);
+		set_u64(L, "some_total", p.some.total_us);
+	}
+	if (p.full.present) {
+		set_num(L, "full_avg10", p.full.avg10);
+		set_num(L, "full_avg60", p.full.avg60);
+		set_num(L, "full_avg300", p.full.avg300);
+		set_u64(L, "full_total", p.full.total_us);
+	}
+	return 0;
+}
+
+/* ctx.proc.pressure("cpu"|"memory"|"io") */
+static int proc_pressure(lua_State *L)
+{
+	static const char *const res[] = { "cpu", "memory", "io", NULL };
+	int i = luaL_checkoption(L, 1, NULL, res);
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/pressure/%s", res[i]);
+	return push_series(L, "proc.pressure", path,
+			   "pressure stall information needs a kernel with CONFIG_PSI (and not psi=0)",
+			   sample_pressure, NULL);
+}
+
+static int proc_snmp(lua_State *L)
+{
+	/* snmp and netstat merged per round: both are "Proto.Counter" keys. */
+	int n = push_series(L, "proc.snmp", "/proc/net/snmp", NULL, sample_snmp, NULL);
+
+	if (n != 1)
+		return n;
+	{
+		struct analysis *an = proc_analysis(L);
+		const struct capture_stream *st = capture_set__stream(&an->cs, "proc.snmp");
+		lua_Integer len = (lua_Integer)lua_rawlen(L, -1), k = 0;
+
+		for (size_t i = 0; i < st->n && k < len; i++) {
+			const struct capture_rec *r = &st->rec[i];
+			struct kv_opts o = { L, 0 };
+
+			if (r->err || strcmp(r->path, "/proc/net/netstat"))
+				continue;
+			/* Pair netstat with the snmp sample of the same round. */
+			for (lua_Integer j = 1; j <= len; j++) {
+				double t = sample_t(L, -1, j);
+
+				if (fabs(t - analysis__t(an, r)) < 0.5) {
+					lua_rawgeti(L, -1, j);
+					parse_snmp(r->data, r->len, kv_field, &o);
+					lua_pop(L, 1);
+					k++;
+					break;
+				}
+			}
+		}
+	}
+	return 1;
+}
+
+static int sample_filenr(lua_State *L, const struct capture_rec *r, void *arg)
+{
+	struct file_nr f;
+
+	if (parse_file_nr(r->data, r->len, &f))
+		return -1;
+	set_u64(L, "allocated", f.allocated);
+	set_u64(L, "unused", f.unused);
+	set_u64(L, "max", f.max);
+	return 0;
+}
+
+static int proc_filenr(lua_State *L)
+{
+	return push_series(L, "proc.filenr", "/proc/sys/fs/file-nr", NULL, sample_filenr, NULL);
+}
+
+/* ---- disks ---- */
+
+struct disk_walk {
+	lua_State *L;
+	double t;
+};
+
+static int disk_sample(const struct diskstat *d, void *arg)
+{
+	struct disk_walk *w = arg;
+	lua_State *L = w->L;
+
+	if (lua_getfield(L, -1, d->name) == LUA_TNIL) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		set_series_mt(L);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, d->name);
+	}
+	lua_newtable(L);
+	set_num(L, "t", w->t);
+	set_u64(L, "rd_ios", d->rd_ios);
+	set_u64(L, "rd_merges", d->rd_merges);
+	set_u64(L, "rd_sectors", d->rd_sectors);
+	set_u64(L, "rd_ticks", d->rd_ticks);
+	set_u64(L, "wr_ios", d->wr_ios);
+	set_u64(L, "wr_merges", d->wr_merges);
+	set_u64(L, "wr_sectors", d->wr_sectors);
+	set_u64(L, "wr_ticks", d->wr_ticks);
+	set_u64(L, "in_flight", d->in_flight);
+	set_u64(L, "io_ticks", d->io_ticks);
+	set_u64(L, "time_in_queue", d->time_in_queue);
+	set_u64(L, "dc_ios", d->dc_ios);
+	set_u64(L, "dc_sectors", d->dc_sectors);
+	set_u64(L, "dc_ticks", d->dc_ticks);
+	set_u64(L, "fl_ios", d->fl_ios);
+	set_u64(L, "fl_ticks", d->fl_ticks);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pop(L, 1);
+	return 0;
+}
+
+/* ctx.proc.diskstats() -> { [name] = series } (partitions included; see disks()) */
+static int proc_diskstats(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.diskstats");
+	int n = 0;
+
+	if (!st)
+		return push_missing(L, st, "proc.diskstats", "/proc/diskstats", NULL);
+	lua_newtable(L);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+		struct disk_walk w = { L, analysis__t(an, r) };
+
+		if (r->err || strcmp(r->path, "/proc/diskstats"))
+			continue;
+		parse_diskstats(r->data, r->len, disk_sample, &w);
+		n++;
+	}
+	if (!n) {
+		lua_pop(L, 1);
+		return push_missing(L, st, "proc.diskstats", "/proc/diskstats", NULL);
+	}
+	return 1;
+}
+
+/* The text of the first/last readable record of path, trimmed; NULL when none. */
+static const struct capture_rec *rec_of(const struct capture_stream *st, const char *path,
+					int last)
+{
+	const struct capture_rec *found = NULL;
+
+	for (size_t i = 0; st && i < st->n; i++)
+		if (!strcmp(st->rec[i].path, path)) {
+			found = &st->rec[i];
+			if (!last)
+				break;
+		}
+	return found;
+}
+
+static void set_text(lua_State *L, const char *k, const struct capture_rec *r)
+{
+	size_t n;
+
+	if (!r || r->err)
+		return;
+	n = r->len;
+	while (n && (r->data[n - 1] == '\n' || r->data[n - 1] == ' '))
+		n--;
+	lua_pushlstring(L, r->data, n);
+	lua_setfield(L, -2, k);
+}
+
+static void set_rec_u64(lua_State *L, const char *k, const struct capture_rec *r)
+{
+	uint64_t v;
+
+	if (r && !r->err && !parse_kv_u64(r->data, r->len, 0, &v))
+		set_u64(L, k, v);
+}
+
+/* Each name listed in a "/sys/block"-style record (one per line). */
+static int each_listed(lua_State *L, const struct capture_rec *list,
+		       void (*fn)(lua_State *L, const char *name, void *arg), void *arg)
+{
+	const char *p, *end;
+
+	if (!list || list->err)
+		return 0;
+	for (p = list->data, end = list->data + list->len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char name[128];
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (l && l < sizeof(name)) {
+			memcpy(name, p, l);
+			name[l] = '\0';
+			fn(L, name, arg);
+		}
+		p += l + 1;
+	}
+	return 1;
+}
+
+static void disk_info(lua_State *L, const char *name, void *arg)
+{
+	const struct capture_stream *st = arg;
+	struct analysis *an = proc_analysis(L);
+	char path[256];
+	const struct capture_rec *r0, *r1;
+	lua_Integer n = 0;
+
+	lua_newtable(L);
+#define DISK_PATH(f) (snprintf(path, sizeof(path), "/sys/block/%s/%s", name, f), path)
+	r0 = rec_of(st, DISK_PATH("queue/rotational"), 0);
+	if (r0 && !r0->err) {
+		lua_pushboolean(L, r0->len && r0->data[0] == '1');
+		lua_setfield(L, -2, "rotational");
+	}
+	set_rec_u64(L, "nr_requests", rec_of(st, DISK_PATH("queue/nr_requests"), 0));
+	set_rec_u64(L, "logical_block_size", rec_of(st, DISK_PATH("queue/logical_block_size"), 0));
+	set_rec_u64(L, "max_sectors_kb", rec_of(st, DISK_PATH("queue/max_sectors_kb"), 0));
+	set_text(L, "scheduler", rec_of(st, DISK_PATH("queue/scheduler"), 0));
+	r0 = rec_of(st, DISK_PATH("size"), 0);
+	{
+		uint64_t sectors;
+
+		if (r0 && !r0->err && !parse_kv_u64(r0->data, r0->len, 0, &sectors))
+			set_u64(L, "size_bytes", sectors * 512);
+	}
+	r0 = rec_of(st, DISK_PATH("device/ioerr_cnt"), 0);
+	r1 = rec_of(st, DISK_PATH("device/ioerr_cnt"), 1);
+	if (r0 && !r0->err && r1 && !r1->err) {
+		/* ioerr_cnt is hex ("0x1f"). */
+		set_num(L, "ioerr_first", (double)strtoull(r0->data, NULL, 0));
+		set_num(L, "ioerr_last", (double)strtoull(r1->data, NULL, 0));
+	} else if (r0) {
+		lua_pushfstring(L, "%s: %s", DISK_PATH("device/ioerr_cnt"),
+				r0->err ? strerror(r0->err) : "read once only");
+		lua_setfield(L, -2, "ioerr_reason");
+	}
+	lua_newtable(L); /* inflight series */
+	DISK_PATH("inflight");
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+		unsigned long long rd, wr;
+
+		if (r->err || strcmp(r->path, path) || sscanf(r->data, "%llu %llu", &rd, &wr) != 2)
+			continue;
+		lua_newtable(L);
+		set_num(L, "t", analysis__t(an, r));
+		set_u64(L, "read", rd);
+		set_u64(L, "write", wr);
+		lua_rawseti(L, -2, ++n);
+	}
+	set_series_mt(L);
+	lua_setfield(L, -2, "inflight");
+#undef DISK_PATH
+	lua_setfield(L, -2, name);
+}
+
+/* ctx.proc.disks() -> { [name] = { rotational, nr_requests, scheduler, inflight = series, ... } } */
+static int proc_disks(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.diskstats");
+	const struct capture_rec *list = rec_of(st, "/sys/block", 0);
+
+	if (!list)
+		return push_missing(L, st, "proc.diskstats", "/sys/block", NULL);
+	lua_newtable(L);
+	each_listed(L, list, disk_info, (void *)st);
+	return 1;
+}
+
+/* ---- network interfaces ---- */
+
+static int net_sample(const struct netdev *d, void *arg)
+{
+	struct disk_walk *w = arg;
+	lua_State *L = w->L;
+
+	if (lua_getfield(L, -1, d->name) == LUA_TNIL) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		set_series_mt(L);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, -3, d->name);
+	}
+	lua_newtable(L);
+	set_num(L, "t", w->t);
+	set_u64(L, "rx_bytes", d->rx_bytes);
+	set_u64(L, "rx_packets", d->rx_packets);
+	set_u64(L, "rx_errs", d->rx_errs);
+	set_u64(L, "rx_drop", d->rx_drop);
+	set_u64(L, "rx_fifo", d->rx_fifo);
+	set_u64(L, "rx_frame", d->rx_frame);
+	set_u64(L, "tx_bytes", d->tx_bytes);
+	set_u64(L, "tx_packets", d->tx_packets);
+	set_u64(L, "tx_errs", d->tx_errs);
+	set_u64(L, "tx_drop", d->tx_drop);
+	set_u64(L, "tx_fifo", d->tx_fifo);
+	set_u64(L, "tx_colls", d->tx_colls);
+	set_u64(L, "tx_carrier", d->tx_carrier);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pop(L, 1);
+	return 0;
+}
+
+/* ctx.proc.netdev() -> { [ifname] = series } */
+static int proc_netdev(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.netdev");
+	int n = 0;
+
+	if (!st)
+		return push_missing(L, st, "proc.netdev", "/proc/net/dev", NULL);
+	lua_newtable(L);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+		struct disk_walk w = { L, analysis__t(an, r) };
+
+		if (r->err || strcmp(r->path, "/proc/net/dev"))
+			continue;
+		parse_net_dev(r->data, r->len, net_sample, &w);
+		n++;
+	}
+	if (!n) {
+		lua_pop(L, 1);
+		return push_missing(L, st, "proc.netdev", "/proc/net/dev", NULL);
+	}
+	return 1;
+}
+
+/* ctx.proc.interfaces() -> { [ifname] = { speed_mbps | speed_reason, operstate, mtu, type } } */
+static int proc_interfaces(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.netdev");
+
+	if (!st)
+		return push_missing(L, st, "proc.netdev", "/sys/class/net", NULL);
+	lua_newtable(L);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+		const char *p = r->path, *slash, *file;
+		char name[128];
+		int64_t v;
+
+		if (strncmp(p, "/sys/class/net/", 15))
+			continue;
+		p += 15;
+		slash = strchr(p, '/');
+		if (!slash || (size_t)(slash - p) >= sizeof(name))
+			continue;
+		memcpy(name, p, (size_t)(slash - p));
+		name[slash - p] = '\0';
+		file = slash + 1;
+		if (lua_getfield(L, -1, name) == LUA_TNIL) {
+			lua_pop(L, 1);
+			lua_newtable(L);
+			lua_pushvalue(L, -1);
+			lua_setfield(L, -3, name);
+		}
+		if (!strcmp(file, "speed")) {
+			/* EINVAL (link down, virtual device) and -1 both mean "no speed". */
+			if (!r->err && !parse_kv_i64(r->data, r->len, &v) && v > 0)
+				set_num(L, "speed_mbps", (double)v);
+			else {
+				lua_pushfstring(L, "%s: %s", r->path,
+						r->err ? strerror(r->err) :
+							 "the driver reports no link speed");
+				lua_setfield(L, -2, "speed_reason");
+			}
+		} else if (!strcmp(file, "mtu") || !strcmp(file, "type")) {
+			set_rec_u64(L, file, r);
+		} else {
+			set_text(L, file, r);
+		}
+		lua_pop(L, 1);
+	}
+	return 1;
+}
+
+/* ---- interrupts, kernel log ---- */
+
+struct irq_walk {
+	lua_State *L;
+	const char *field;
+};
+
+static int irq_line(const char *name, size_t nl, const char *desc, size_t dl, uint64_t total,
+		    void *arg)
+{
+	struct irq_walk *w = arg;
+	lua_State *L = w->L;
+
+	lua_pushlstring(L, name, nl);
+	if (lua_rawget(L, -2) == LUA_TNIL) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushlstring(L, desc, dl);
+		lua_setfield(L, -2, "desc");
+		lua_pushlstring(L, name, nl);
+		lua_pushvalue(L, -2);
+		lua_rawset(L, -4);
+	}
+	set_u64(L, w->field, total);
+	lua_pop(L, 1);
+	return 0;
+}
+
+/* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) */
+static int proc_interrupts(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.interrupts");
+	const struct capture_rec *r0 = rec_of(st, "/proc/interrupts", 0);
+	const struct capture_rec *r1 = rec_of(st, "/proc/interrupts", 1);
+	struct irq_walk w = { L, "first" };
+
+	if (!r0 || r0->err)
+		return push_missing(L, st, "proc.interrupts", "/proc/interrupts", NULL);
+	lua_newtable(L);
+	parse_interrupts(r0->data, r0->len, irq_line, &w);
+	if (r1 && !r1->err) {
+		w.field = "last";
+		parse_interrupts(r1->data, r1->len, irq_line, &w);
+	}
+	return 1;
+}
+
+/* ctx.proc.kernel_log() -> { "line", ... } (OOM-related records only) */
+static int proc_kernel_log(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, "kernel.log");
+	const struct capture_rec *r = rec_of(st, "/dev/kmsg", 1);
+	const char *p, *end;
+	lua_Integer n = 0;
+
+	if (!r || r->err)
+		return push_missing(L, st, "kernel.log", "/dev/kmsg",
+				    "reading the kernel log needs root (or kernel.dmesg_restrict=0)");
+	lua_newtable(L);
+	for (p = r->data, end = r->data + r->len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (l) {
+			lua_pushlstring(L, p, l);
+			lua_rawseti(L, -2, ++n);
+		}
+		p += l + 1;
+	}
+	return 1;
+}
+
+/* ---- processes ---- */
+
+static void push_task(lua_State *L, const struct analysis *an, const struct task_summary *t)
+{
+	double secs = an->elapsed_s > 0 ? an->elapsed_s : 1;
+
+	lua_createtable(L, 0, 32);
+	lua_pushinteger(L, t->pid);
+	lua_setfield(L, -2, "pid");
+	lua_pushinteger(L, t->ppid);
+	lua_setfield(L, -2, "ppid");
+	lua_pushstring(L, t->comm);
+	lua_setfield(L, -2, "comm");
+	lua_pushstring(L, t->cmdline && *t->cmdline ? t->cmdline : "");
+	lua_setfield(L, -2, "cmdline");
+	lua_pushlstring(L, &t->state, 1);
+	lua_setfield(L, -2, "state");
+	if (t->uid >= 0) {
+		lua_pushinteger(L, t->uid);
+		lua_setfield(L, -2, "uid");
+	}
+	lua_pushboolean(L, t->kernel_thread);
+	lua_setfield(L, -2, "kernel_thread");
+	lua_pushboolean(L, t->started);
+	lua_setfield(L, -2, "started");
+	lua_pushboolean(L, t->exited);
+	lua_setfield(L, -2, "exited");
+	set_num(L, "first_t", t->first_t);
+	set_num(L, "last_t", t->last_t);
+	set_u64(L, "utime", t->utime);
+	set_u64(L, "stime", t->stime);
+	/* Fraction of one CPU over the window (1.0 = one CPU busy for the whole window). */
+	set_num(L, "cpu_share", (double)(t->utime + t->stime) / (double)an->clk_tck / secs);
+	set_u64(L, "minflt", t->minflt);
+	set_u64(L, "majflt", t->majflt);
+	set_num(L, "blkio_delay_s", (double)t->blkio_ticks / (double)an->clk_tck);
+	set_u64(L, "threads", t->threads);
+	set_u64(L, "rss_bytes", t->rss_bytes);
+	lua_pushinteger(L, t->processor);
+	lua_setfield(L, -2, "processor");
+	if (t->has_io) {
+		set_u64(L, "read_bytes", t->read_bytes);
+		set_u64(L, "write_bytes", t->write_bytes);
+		set_u64(L, "rchar", t->rchar);
+		set_u64(L, "wchar", t->wchar);
+		set_u64(L, "syscr", t->syscr);
+		set_u64(L, "syscw", t->syscw);
+	}
+	if (t->has_ctxt) {
+		set_u64(L, "vol_ctxt", t->vol_ctxt);
+		set_u64(L, "nonvol_ctxt", t->nonvol_ctxt);
+	}
+	if (t->fds >= 0) {
+		lua_pushinteger(L, t->fds);
+		lua_setfield(L, -2, "fds");
+	}
+	if (t->nofile_soft) {
+		set_num(L, "nofile_soft", t->nofile_soft == UINT64_MAX ? HUGE_VAL :
+									 (double)t->nofile_soft);
+		set_num(L, "nofile_hard", t->nofile_hard == UINT64_MAX ? HUGE_VAL :
+									 (double)t->nofile_hard);
+	}
+}
+
+/* ctx.proc.tasks() -> { task, ... }: one per process seen in the window */
+static int proc_tasks(lua_State *L)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct task_summary *t;
+	size_t n;
+	int err = analysis__tasks(an, &t, &n);
+
+	if (err == -ENOENT)
+		return push_missing(L, NULL, "proc.pids", "/proc/PID/stat", NULL);
+	if (err)
+		return luaL_error(L, "tasks: %s", strerror(-err));
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		push_task(L, an, &t[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	return 1;
+}
+
+static int sample_pid_stat(lua_State *L, const struct capture_rec *r, void *arg)
+{
+	struct pid_stat ps;
+
+	if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
+		return -1;
+	set_u64(L, "utime", ps.utime);
+	set_u64(L, "stime", ps.stime);
+	set_u64(L, "minflt", ps.minflt);
+	set_u64(L, "majflt", ps.majflt);
+	set_u64(L, "threads", ps.num_threads);
+	set_u64(L, "rss_pages", ps.rss_pages);
+	lua_pushinteger(L, ps.processor);
+	lua_setfield(L, -2, "processor");
+	lua_pushlstring(L, &ps.state, 1);
+	lua_setfield(L, -2, "state");
+	return 0;
+}
+
+/* ctx.proc.task_series(pid) -> series of /proc/PID/stat (utime, stime, state, processor...) */
+static int proc_task_series(lua_State *L)
+{
+	lua_Integer pid = luaL_checkinteger(L, 1);
+	char path[64];
+
+	luaL_argcheck(L, pid > 0 && pid < (1 << 30), 1, "not a pid");
+	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
+	return push_series(L, "proc.pids", path, NULL, sample_pid_stat, NULL);
+}
+
+static const luaL_Reg proc_functions[] = {
+	{ "stat", proc_stat },
+	{ "loadavg", proc_loadavg },
+	{ "meminfo", proc_meminfo },
+	{ "vmstat", proc_vmstat },
+	{ "pressure", proc_pressure },
+	{ "snmp", proc_snmp },
+	{ "filenr", proc_filenr },
+	{ "diskstats", proc_diskstats },
+	{ "disks", proc_disks },
+	{ "netdev", proc_netdev },
+	{ "interfaces", proc_interfaces },
+	{ "interrupts", proc_interrupts },
+	{ "kernel_log", proc_kernel_log },
+	{ "tasks", proc_tasks },
+	{ "task_series", proc_task_series },
+	{ NULL, NULL },
+};
+
+/* Expects the analysis as a light userdata on top; replaces it with the module. */
+int luaopen_sonde_proc(lua_State *L)
+{
+	void *an = lua_touserdata(L, -1);
+
+	lua_pop(L, 1);
+	luaL_newlibtable(L, proc_functions);
+	lua_pushlightuserdata(L, an);
+	luaL_setfuncs(L, proc_functions, 1);
+	return 1;
+}

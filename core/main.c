@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sonde: the command line. One static table of commands; each command parses
+ * its own options. Exit status: 0 the run completed (whatever it found),
+ * 1 the run failed, 2 usage error, 3 a finding reached --fail-on.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "bundle.h"
+#include "collect.h"
+#include "engine.h"
+#include "html.h"
+#include "json.h"
+#include "report.h"
+
+#define EXIT_RUN_FAILED 1
+#define EXIT_USAGE 2
+#define EXIT_FAIL_ON 3
+#define MANIFEST_SCHEMA "sonde.manifest/1"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static void die_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void die_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sonde: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'sonde %s--help')\n", cmd ? cmd : "");
+	exit(EXIT_USAGE);
+}
+
+/* ---- options shared by run and analyze ---- */
+
+struct opts {
+	const char *cmd;
+	double window_s, interval_s;
+	const char *out_dir;
+	const char *checks_dir;
+	const char *root;
+	int json;
+	enum status fail_on; /* ST_OK: never */
+	struct strv only_checks, tags, sets;
+	int progress; /* -1 auto */
+	char *command_line;
+};
+
+static double parse_seconds(const char *cmd, const char *opt, const char *s, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(v))
+		die_usage(cmd, "%s '%s': not a number of seconds", opt, s);
+	if (v <= 0)
+		die_usage(cmd, "%s %s: must be more than 0 seconds", opt, s);
+	if (v > max)
+		die_usage(cmd, "%s %s: at most %g seconds", opt, s, max);
+	return v;
+}
+
+static char *join_argv(int argc, char **argv)
+{
+	struct strbuf sb = { 0 };
+
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strbuf__puts(&sb, " ");
+		strbuf__puts(&sb, argv[i]);
+	}
+	return sb.buf ? sb.buf : strdup("");
+}
+
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS };
+
+static const struct option long_opts[] = {
+	{ "window", required_argument, NULL, 'w' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "fail-on", required_argument, NULL, 'f' },
+	{ "checks", required_argument, NULL, 'C' },
+	{ "check", required_argument, NULL, 'c' },
+	{ "tag", required_argument, NULL, 't' },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed,
+		      void (*help)(void))
+{
+	int c;
+
+	o->window_s = 10;
+	o->interval_s = 1;
+	o->out_dir = NULL;
+	o->progress = -1;
+	o->fail_on = ST_OK;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "w:i:o:jf:C:c:t:h", long_opts, NULL)) != -1) {
+		if (c != '?' && c != 'h' && c < 256 && !strchr(allowed, c))
+			die_usage(o->cmd, "'%s' does not take %s", o->cmd, argv[optind - 1]);
+		switch (c) {
+		case 'w':
+			o->window_s = parse_seconds(o->cmd, "--window", optarg, 3600);
+			break;
+		case 'i':
+			o->interval_s = parse_seconds(o->cmd, "--interval", optarg, 3600);
+			break;
+		case 'o':
+			o->out_dir = optarg;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "warn"))
+				o->fail_on = ST_WARN;
+			else if (!strcmp(optarg, "crit"))
+				o->fail_on = ST_CRIT;
+			else
+				die_usage(o->cmd, "--fail-on '%s': expected warn or crit", optarg);
+			break;
+		case 'C':
+			o->checks_dir = optarg;
+			break;
+		case 'c':
+			strv__push(&o->only_checks, optarg);
+			break;
+		case 't':
+			strv__push(&o->tags, optarg);
+			break;
+		case OPT_SET:
+			strv__push(&o->sets, optarg);
+			break;
+		case OPT_ROOT:
+			o->root = optarg;
+			break;
+		case OPT_NO_PROGRESS:
+			o->progress = 0;
+			break;
+		case OPT_PROGRESS:
+			o->progress = 1;
+			break;
+		case 'h':
+			help();
+			exit(0);
+		default:
+			if (optopt && strchr("wiofCct", optopt))
+				die_usage(o->cmd, "%s needs a value", argv[optind - 1]);
+			die_usage(o->cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (o->interval_s > o->window_s)
+		die_usage(o->cmd, "--interval %g is longer than --window %g", o->interval_s,
+			  o->window_s);
+	if (o->window_s / o->interval_s > 100000)
+		die_usage(o->cmd, "--interval %g: more than 100000 samples in the window",
+			  o->interval_s);
+	return optind;
+}
+
+static void check_out_dir(const struct opts *o, const char *dir)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb))
+		die_usage(o->cmd, "--out %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		die_usage(o->cmd, "--out %s: not a directory", dir);
+	if (access(dir, W_OK | X_OK))
+		die_usage(o->cmd, "--out %s: not writable: %s", dir, strerror(errno));
+}
+
+static void load_catalog(struct opts *o, struct catalog *cat)
+{
+	char err[1024];
+
+	if (catalog__load(cat, o->checks_dir, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s\n", err);
+		exit(EXIT_USAGE);
+	}
+	for (size_t i = 0; i < o->sets.n; i++)
+		if (catalog__set_arg(cat, o->sets.v[i], err, sizeof(err)))
+			die_usage(o->cmd, "%s", err);
+}
+
+/* The checks this run executes, in catalog (run) order. */
+static const struct check_def **select_checks(struct opts *o, const struct catalog *cat, size_t *n)
+{
+	const struct check_def **sel = calloc(cat->nchecks + 1, sizeof(*sel));
+
+	*n = 0;
+	if (!sel)
+		return NULL;
+	for (size_t i = 0; i < o->only_checks.n; i++)
+		if (!catalog__check(cat, o->only_checks.v[i]))
+			die_usage(o->cmd, "--check %s: no such check (see 'sonde list')",
+				  o->only_checks.v[i]);
+	for (size_t i = 0; i < cat->nchecks; i++) {
+		const struct check_def *d = &cat->checks[i];
+		int take;
+
+		if (o->only_checks.n)
+			take = strv__has(&o->only_checks, d->id);
+		else if (o->tags.n) {
+			take = 0;
+			for (size_t k = 0; k < o->tags.n; k++)
+				take |= strv__has(&d->tags, o->tags.v[k]);
+		} else
+			take = strv__has(&d->tags, "default") || d->user;
+		if (take)
+			sel[(*n)++] = d;
+	}
+	if (!*n)
+		die_usage(o->cmd, "no check selected");
+	return sel;
+}
+
+/* ---- writing the bundle ---- */
+
+static int write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char path[4096];
+	int fd, err = 0;
+	size_t off = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+static int remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return unlink(path);
+	while ((de = readdir(d))) {
+		char sub[4096];
+		struct stat sb;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		if (!lstat(sub, &sb) && S_ISDIR(sb.st_mode))
+			remove_tree(sub);
+		else
+			unlink(sub);
+	}
+	closedir(d);
+	return rmdir(path);
+}
+
+/* compact: 20261121T153000Z (file names), else 2026-11-21T15:30:00Z */
+static void iso_time(int64_t ns, char *buf, size_t len, int compact)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	if (compact)
+		strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int write_manifest(const char *stage, const struct run_report *rr, char *err, size_t errlen)
+{
+	struct bundle_list bl = { 0 };
+	struct json j = { .pretty = 1 };
+	const struct analysis *an = rr->an;
+	char t[64];
+	int rc;
+
+	rc = bundle__scan(stage, &bl);
+	if (rc) {
+		snprintf(err, errlen, "listing %s: %s", stage, strerror(-rc));
+		return rc;
+	}
+	json__begin_object(&j);
+	json__key(&j, "schema");
+	json__string(&j, MANIFEST_SCHEMA);
+	json__key(&j, "sonde_version");
+	json__string(&j, SONDE_VERSION);
+	json__key(&j, "command");
+	json__string(&j, rr->command ? rr->command : "");
+	json__key(&j, "host");
+	json__begin_object(&j);
+	json__key(&j, "hostname");
+	json__string(&j, an->hostname);
+	json__key(&j, "kernel");
+	json__string(&j, an->kernel);
+	json__key(&j, "cpus");
+	json__int(&j, an->cpus);
+	json__key(&j, "mem_total_bytes");
+	json__int(&j, (int64_t)an->mem_total);
+	json__key(&j, "virtualization");
+	if (an->virt[0])
+		json__string(&j, an->virt);
+	else
+		json__null(&j);
+	json__end_object(&j);
+	iso_time(an->start_wall_ns, t, sizeof(t), 0);
+	json__key(&j, "start");
+	json__string(&j, t);
+	iso_time(an->end_wall_ns, t, sizeof(t), 0);
+	json__key(&j, "end");
+	json__string(&j, t);
+	json__key(&j, "partial");
+	json__bool(&j, an->partial);
+	json__key(&j, "files");
+	json__begin_array(&j);
+	for (size_t i = 0; i < bl.n; i++) {
+		json__begin_object(&j);
+		json__key(&j, "path");
+		json__string(&j, bl.m[i].path);
+		json__key(&j, "size");
+		json__int(&j, (int64_t)bl.m[i].size);
+		json__key(&j, "sha256");
+		json__string(&j, bl.m[i].sha256);
+		json__end_object(&j);
+	}
+	json__end_array(&j);
+	json__end_object(&j);
+	strbuf__puts(&j.out, "\n");
+	bundle_list__free(&bl);
+	rc = j.out.oom ? -ENOMEM : write_file(stage, "manifest.json", j.out.buf, j.out.len);
+	if (rc)
+		snprintf(err, errlen, "writing manifest.json: %s", strerror(-rc));
+	strbuf__free(&j.out);
+	return rc;
+}
+
+/* Host names become part of a file name: keep [A-Za-z0-9.-] only. */
+static void bundle_path(const char *dir, const struct analysis *an, char *out, size_t len)
+{
+	char host[64], t[32];
+	size_t k = 0;
+	struct stat sb;
+
+	for (const char *p = an->hostname; *p && k + 1 < sizeof(host); p++)
+		host[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || *p == '.' || *p == '-') ? *p : '_';
+	host[k] = '\0';
+	if (!k)
+		snprintf(host, sizeof(host), "unknown");
+	iso_time(an->start_wall_ns, t, sizeof(t), 1);
+	snprintf(out, len, "%s/sonde-%s-%s.tar.xz", dir, host, t);
+	for (int n = 2; !lstat(out, &sb) && n < 1000; n++)
+		snprintf(out, len, "%s/sonde-%s-%s-%d.tar.xz", dir, host, t, n);
+}
+
+/* ---- analysis shared by run and analyze ---- */
+
+struct outcome {
+	struct run_report rr;
+	struct check_result *res;
+	char bundle[4096];
+};
+
+static void run_checks(const struct catalog *cat, const struct check_def **sel, size_t nsel,
+		       struct analysis *an, struct outcome *oc)
+{
+	oc->res = calloc(nsel + 1, sizeof(*oc->res));
+	if (!oc->res) {
+		fprintf(stderr, "sonde: out of memory\n");
+		exit(EXIT_RUN_FAILED);
+	}
+	for (size_t i = 0; i < nsel; i++)
+		engine__run_check(cat, sel[i], an, &engine_default_limits, &oc->res[i]);
+	oc->rr.cat = cat;
+	oc->rr.an = an;
+	oc->rr.res = oc->res;
+	oc->rr.nres = nsel;
+	report__rank(&oc->rr);
+}
+
+static void measure_cost(struct run_cost *c)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	c->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	c->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	c->peak_rss_kb = ru.ru_maxrss;
+}
+
+/* findings.json, report.md, report.html, manifest.json into stage; then the bundle. */
+static int write_reports(const char *stage, struct outcome *oc, const char *out_dir, char *err,
+			 size_t errlen)
+{
+	struct strbuf js = { 0 }, md = { 0 };
+	char *html = NULL, title[300];
+	int rc;
+
+	if (out_dir) {
+		bundle_path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
+		oc->rr.bundle_name = strrchr(oc->bundle, '/') + 1;
+	}
+	measure_cost(&oc->rr.cost);
+	report__json(&oc->rr, &js);
+	report__markdown(&oc->rr, &md);
+	snprintf(title, sizeof(title), "sonde report: %s", oc->rr.an->hostname);
+	html = html__render_page(md.buf ? md.buf : "", md.len, title, oc->rr.cat->css);
+	if (js.oom || md.oom || !html) {
+		snprintf(err, errlen, "building the report: out of memory");
+		rc = -ENOMEM;
+		goto cleanup;
+	}
+	if ((rc = write_file(stage, "findings.json", js.buf, js.len)) ||
+	    (rc = write_file(stage, "report.md", md.buf, md.len)) ||
+	    (rc = write_file(stage, "report.html", html, strlen(html)))) {
+		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
+		goto cleanup;
+	}
+	if ((rc = write_manifest(stage, &oc->rr, err, errlen)))
+		goto cleanup;
+	if (out_dir)
+		rc = bundle__write(stage, oc->bundle, err, errlen);
+cleanup:
+	strbuf__free(&js);
+	strbuf__free(&md);
+	free(html);
+	return rc;
+}
+
+static int finish(struct opts *o, struct outcome *oc, const char *stage)
+{
+	enum status worst = report__worst(&oc->rr);
+	char path[4096];
+
+	if (o->json) {
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/findings.json", stage);
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			char chunk[65536];
+
+			while ((len = fread(chunk, 1, sizeof(chunk), f)) > 0)
+				fwrite(chunk, 1, len, stdout);
+			fclose(f);
+		}
+	} else {
+		report__terminal(&oc->rr, stdout, isatty(STDOUT_FILENO));
+		if (oc->bundle[0])
+			printf("Bundle: %s\n", oc->bundle);
+	}
+	fflush(stdout);
+	if (o->fail_on != ST_OK && status__rank(worst) >= status__rank(o->fail_on))
+		return EXIT_FAIL_ON;
+	return 0;
+}
+
+static void free_outcome(struct outcome *oc)
+{
+	for (size_t i = 0; i < oc->rr.nres; i++)
+		check_result__free(&oc->res[i]);
+	free(oc->res);
+	free(oc->rr.rank);
+}
+
+/* ---- commands ---- */
+
+static void run_help(void)
+{
+	printf("usage: sonde run [options]\n\n"
+	       "Observe this host for one window, run the checks over what was captured,\n"
+	       "print the verdict and write a bundle (report.md, report.html, findings.json,\n"
+	       "manifest.json and the raw captures) named sonde-HOST-UTCTIME.tar.xz, mode 0600.\n\n"
+	       "  -w, --window SECONDS   length of the observation window (default 10)\n"
+	       "  -i, --interval SECONDS sampling interval inside the window (default 1)\n"
+	       "  -o, --out DIR          where the bundle goes (default: the current directory)\n"
+	       "  -j, --json             print findings.json on stdout instead of the summary\n"
+	       "  -f, --fail-on LEVEL    exit 3 when a finding is at least LEVEL (warn or crit)\n"
+	       "  -C, --checks DIR       also load DIR/<methodology>/*.lua (and DIR/lib/*.lua);\n"
+	       "                         checks from DIR always run\n"
+	       "  -c, --check ID         run only this check (repeatable; see 'sonde list')\n"
+	       "  -t, --tag TAG          run the checks with this tag (default: 'default')\n"
+	       "      --set ID.ARG=VAL   set a check argument, e.g. use.cpu-saturation.warn_runnable=2\n"
+	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n\n"
+	       "Ctrl-C ends the window early: the checks run on what was captured so far and\n"
+	       "the bundle is written, marked partial. A second Ctrl-C exits at once.\n\n"
+	       "Exit status: 0 the run completed (whatever it found), 1 the run failed,\n"
+	       "2 usage error, 3 a finding reached --fail-on.\n");
+}
+
+static void analyze_help(void)
+{
+	printf("usage: sonde analyze DIR [options]\n\n"
+	       "Run the checks again over captures taken earlier: DIR is an extracted bundle\n"
+	       "(holding raw/) or a raw/ directory itself. Nothing is read from this host.\n\n"
+	       "  -j, --json             print findings.json instead of the summary\n"
+	       "  -o, --out DIR          also write a new bundle there\n"
+	       "  -f, --fail-on LEVEL    exit 3 when a finding is at least LEVEL (warn or crit)\n"
+	       "  -C, --checks DIR       also load the checks in DIR\n"
+	       "  -c, --check ID         run only this check (repeatable)\n"
+	       "  -t, --tag TAG          run the checks with this tag\n"
+	       "      --set ID.ARG=VAL   set a check argument\n");
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct opts o = { .cmd = "run " };
+	struct catalog cat;
+	const struct check_def **sel;
+	size_t nsel;
+	struct strv names = { 0 };
+	char stage[4096], raw[4200], err[1024];
+	struct window_opts wo = { 0 };
+	struct window_result wr;
+	struct analysis an;
+	struct outcome oc = { 0 };
+	struct sigaction sa = { 0 };
+	int rc, code;
+
+	o.command_line = join_argv(argc + 1, argv - 1);
+	if (parse_opts(&o, argc, argv, "wiojfCct", run_help) < argc)
+		die_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
+	if (!o.out_dir)
+		o.out_dir = ".";
+	check_out_dir(&o, o.out_dir);
+	load_catalog(&o, &cat);
+	sel = select_checks(&o, &cat, &nsel);
+	for (size_t i = 0; i < nsel; i++)
+		for (size_t k = 0; k < sel[i]->collect.n; k++)
+			if (!strv__has(&names, sel[i]->collect.v[k]))
+				strv__push(&names, sel[i]->collect.v[k]);
+	{
+		/* NULL-terminated list for the window. */
+		char **v = realloc(names.v, (names.n + 1) * sizeof(*v));
+
+		if (!v) {
+			fprintf(stderr, "sonde: out of memory\n");
+			return EXIT_RUN_FAILED;
+		}
+		names.v = v;
+		names.v[names.n] = NULL;
+	}
+
+	snprintf(stage, sizeof(stage), "%s/.sonde-run-XXXXXX", o.out_dir);
+	if (!mkdtemp(stage)) {
+		fprintf(stderr, "sonde: cannot create a working directory in %s: %s\n", o.out_dir,
+			strerror(errno));
+		return EXIT_RUN_FAILED;
+	}
+	snprintf(raw, sizeof(raw), "%s/raw", stage);
+	if (mkdir(raw, 0700)) {
+		fprintf(stderr, "sonde: %s: %s\n", raw, strerror(errno));
+		remove_tree(stage);
+		return EXIT_RUN_FAILED;
+	}
+
+	/* First Ctrl-C/TERM ends the window; SA_RESETHAND lets a second one kill at once. */
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	wo.root = o.root ? o.root : "";
+	wo.raw_dir = raw;
+	wo.window_s = o.window_s;
+	wo.interval_s = o.interval_s;
+	wo.names = (const char *const *)names.v;
+	wo.progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) :
+					 o.progress;
+	wo.stop = &stop_requested;
+	rc = window__observe(&wo, &wr, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sonde: observing: %s (captures kept in %s)\n", err, stage);
+		return EXIT_RUN_FAILED;
+	}
+	if (wo.progress)
+		fprintf(stderr, "  analyzing: %zu checks over %u samples...\r", nsel, wr.samples);
+
+	rc = analysis__open(&an, raw, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sonde: reading the captures: %s (kept in %s)\n", err, stage);
+		return EXIT_RUN_FAILED;
+	}
+	{
+		int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+
+		run_checks(&cat, sel, nsel, &an, &oc);
+		oc.rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	}
+	if (wo.progress)
+		fputs("\r\033[K", stderr);
+	oc.rr.command = o.command_line;
+	oc.rr.cost.reads = wr.reads;
+	oc.rr.cost.read_bytes = wr.read_bytes;
+	oc.rr.cost.read_errors = wr.read_errors;
+	oc.rr.cost.capture_bytes = wr.capture_bytes;
+	rc = write_reports(stage, &oc, o.out_dir, err, sizeof(err));
+	if (rc) {
+		/* The captures are the evidence: keep them where the user can get them. */
+		fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err, stage);
+		return EXIT_RUN_FAILED;
+	}
+	code = finish(&o, &oc, stage);
+	remove_tree(stage);
+	free_outcome(&oc);
+	analysis__close(&an);
+	free(sel);
+	catalog__free(&cat);
+	strv__free(&names);
+	free(o.command_line);
+	return code;
+}
+
+/* An extracted bundle (DIR/raw) or a raw directory itself. */
+static void find_raw(const struct opts *o, const char *dir, char *raw, size_t len)
+{
+	struct stat sb;
+
+	snprintf(raw, len, "%s/raw", dir);
+	if (!stat(raw, &sb) && S_ISDIR(sb.st_mode))
+		return;
+	snprintf(raw, len, "%s/sonde.cap", dir);
+	if (!stat(raw, &sb)) {
+		snprintf(raw, len, "%s", dir);
+		return;
+	}
+	if (stat(dir, &sb))
+		die_usage(o->cmd, "%s: %s", dir, strerror(errno));
+	die_usage(o->cmd, "%s: no captures here (expected DIR/raw/sonde.cap or DIR/sonde.cap)", dir);
+}
+
+static int cmd_analyze(int argc, char **argv)
+{
+	struct opts o = { .cmd = "analyze " };
+	struct catalog cat;
+	const struct check_def **sel;
+	size_t nsel;
+	char raw[4200], stage[4096], err[1024];
+	struct analysis an;
+	struct outcome oc = { 0 };
+	const char *dir;
+	int idx, code;
+
+	o.command_line = join_argv(argc + 1, argv - 1);
+	/* getopt permutes: options may come before or after DIR. */
+	idx = parse_opts(&o, argc, argv, "ojfCct", analyze_help);
+	if (idx >= argc)
+		die_usage(o.cmd, "which captures? sonde analyze DIR");
+	if (idx + 1 < argc)
+		die_usage(o.cmd, "unexpected argument '%s'", argv[idx + 1]);
+	dir = argv[idx];
+	find_raw(&o, dir, raw, sizeof(raw));
+	if (o.out_dir)
+		check_out_dir(&o, o.out_dir);
+	load_catalog(&o, &cat);
+	sel = select_checks(&o, &cat, &nsel);
+	if (analysis__open(&an, raw, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s\n", err);
+		return EXIT_RUN_FAILED;
+	}
+	{
+		int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+
+		run_checks(&cat, sel, nsel, &an, &oc);
+		oc.rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	}
+	oc.rr.command = o.command_line;
+
+	/* The new reports need a staging dir that holds the same raw/ (linked, not copied). */
+	snprintf(stage, sizeof(stage), "%s/.sonde-analyze-XXXXXX", o.out_dir ? o.out_dir : "/tmp");
+	if (!mkdtemp(stage)) {
+		fprintf(stderr, "sonde: cannot create a working directory: %s\n", strerror(errno));
+		return EXIT_RUN_FAILED;
+	}
+	{
+		char link_path[4200], abs_raw[4096];
+
+		snprintf(link_path, sizeof(link_path), "%s/raw", stage);
+		if (!realpath(raw, abs_raw) || mkdir(link_path, 0700)) {
+			fprintf(stderr, "sonde: %s: %s\n", raw, strerror(errno));
+			remove_tree(stage);
+			return EXIT_RUN_FAILED;
+		}
+		/* Copy the capture streams so the new bundle is self-contained. */
+		for (size_t i = 0; i < an.cs.n; i++) {
+			char name[300];
+
+			snprintf(name, sizeof(name), "raw/%s.cap", an.cs.s[i].name);
+			if (write_file(stage, name, an.cs.s[i].text, an.cs.s[i].text_len)) {
+				fprintf(stderr, "sonde: copying %s: %s\n", name, strerror(errno));
+				remove_tree(stage);
+				return EXIT_RUN_FAILED;
+			}
+		}
+	}
+	if (write_reports(stage, &oc, o.out_dir, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s\n", err);
+		remove_tree(stage);
+		return EXIT_RUN_FAILED;
+	}
+	code = finish(&o, &oc, stage);
+	remove_tree(stage);
+	free_outcome(&oc);
+	analysis__close(&an);
+	free(sel);
+	catalog__free(&cat);
+	free(o.command_line);
+	return code;
+}
+
+static void list_help(void)
+{
+	printf("usage: sonde list [--checks DIR]\n\n"
+	       "Every check (id, methodology, resource, metric, tags) and whether this host can\n"
+	       "feed it, then every collector and whether it works here (and if not, why).\n");
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct opts o = { .cmd = "list " };
+	struct catalog cat;
+	const char *root;
+
+	if (parse_opts(&o, argc, argv, "C", list_help) < argc)
+		die_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
+	load_catalog(&o, &cat);
+	root = o.root ? o.root : "";
+	printf("%-28s %-12s %-9s %-12s %-20s %s\n", "CHECK", "METHODOLOGY", "RESOURCE", "METRIC",
+	       "TAGS", "AVAILABLE HERE");
+	for (size_t i = 0; i < cat.nchecks; i++) {
+		const struct check_def *d = &cat.checks[i];
+		char tags[128] = "", avail[512] = "yes";
+		size_t t = 0;
+
+		for (size_t k = 0; k < d->tags.n && t + 2 < sizeof(tags); k++)
+			t += (size_t)snprintf(tags + t, sizeof(tags) - t, "%s%s", k ? "," : "",
+					      d->tags.v[k]);
+		for (size_t k = 0; k < d->collect.n; k++) {
+			const struct collector *c = collector__find(d->collect.v[k]);
+			char why[400];
+
+			if (c && c->probe && c->probe(root, why, sizeof(why))) {
+				snprintf(avail, sizeof(avail), "partly: %s", why);
+				break;
+			}
+		}
+		printf("%-28s %-12s %-9s %-12s %-20s %s\n", d->id, d->methodology, d->resource,
+		       d->metric, tags, avail);
+	}
+	printf("\n%-16s %-52s %s\n", "COLLECTOR", "WHAT", "WORKS HERE");
+	for (const struct collector *const *c = collectors; *c; c++) {
+		char why[400] = "";
+		int bad = (*c)->probe && (*c)->probe(root, why, sizeof(why));
+
+		printf("%-16s %-52s %s\n", (*c)->name, (*c)->what, bad ? why : "yes");
+	}
+	catalog__free(&cat);
+	return 0;
+}
+
+static void main_help(void)
+{
+	printf("usage: sonde COMMAND [options]\n\n"
+	       "sonde finds the bottleneck of a Linux host in one short observation window:\n"
+	       "it samples /proc and /sys, runs USE-method and workload checks (Lua) over\n"
+	       "the captures, prints the verdict and writes a bundle with the report and\n"
+	       "the raw evidence.\n\n"
+	       "commands:\n"
+	       "  run        observe this host and report (sonde run --help)\n"
+	       "  analyze    run the checks again over captures taken earlier\n"
+	       "  list       the checks and collectors, and what this host can provide\n"
+	       "  help       this text; 'sonde help COMMAND' for a command\n"
+	       "  version    print the version\n\n"
+	       "examples:\n"
+	       "  sonde run                         10 s window, verdict on the terminal\n"
+	       "  sonde run -w 5 -o /var/tmp --json  findings.json on stdout\n"
+	       "  sonde run --fail-on crit          for cron/CI: exit 3 on a critical finding\n");
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	printf("sonde %s\n", SONDE_VERSION);
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	void (*help)(void);
+} commands[] = {
+	{ "run", cmd_run, run_help },
+	{ "analyze", cmd_analyze, analyze_help },
+	{ "list", cmd_list, list_help },
+	{ "help", cmd_help, main_help },
+	{ "version", cmd_version, NULL },
+	{ NULL, NULL, NULL },
+};
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc > 1)
+		for (const struct command *c = commands; c->name; c++)
+			if (!strcmp(c->name, argv[1]) && c->help) {
+				c->help();
+				return 0;
+			}
+	main_help();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		main_help();
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_help();
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version(0, NULL);
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			return c->fn(argc - 1, argv + 1);
+	die_usage(NULL, "unknown command '%s'", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,942 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Findings, the USE matrix, and their three renderings: findings.json for
+ * machines, report.md for people (report.html is cmark's rendering of it),
+ * and the terminal summary. Every string that came from the host (process
+ * names, command lines, device names) is escaped for its target: JSON
+ * escaping, Markdown escaping (html.h md__escape), or control characters
+ * replaced on the terminal.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "html.h"
+#include "report.h"
+
+/* ---- ranking ---- */
+
+static const struct report_ctx {
+	const struct run_report *rr;
+} *rank_ctx;
+
+static int meth_order(const struct catalog *cat, const char *id)
+{
+	const struct methodology *m = catalog__methodology(cat, id);
+
+	return m ? m->order : 0;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct run_report *rr = rank_ctx->rr;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const struct check_result *x = &rr->res[ia], *y = &rr->res[ib];
+	int sx = status__rank(x->st), sy = status__rank(y->st);
+	int mx, my;
+
+	if (sx != sy)
+		return sy - sx;
+	/* USE findings before workload ones at equal severity: they name a resource. */
+	mx = meth_order(rr->cat, x->def->methodology);
+	my = meth_order(rr->cat, y->def->methodology);
+	if (mx != my)
+		return mx - my;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
+int report__rank(struct run_report *rr)
+{
+	struct report_ctx c = { rr };
+
+	free(rr->rank);
+	rr->nrank = 0;
+	rr->rank = calloc(rr->nres + 1, sizeof(*rr->rank));
+	if (!rr->rank)
+		return -1;
+	for (size_t i = 0; i < rr->nres; i++)
+		if (rr->res[i].st == ST_WARN || rr->res[i].st == ST_CRIT)
+			rr->rank[rr->nrank++] = i;
+	rank_ctx = &c;
+	qsort(rr->rank, rr->nrank, sizeof(*rr->rank), cmp_rank);
+	rank_ctx = NULL;
+	return 0;
+}
+
+enum status report__worst(const struct run_report *rr)
+{
+	return rr->nrank ? rr->res[rr->rank[0]].st : ST_OK;
+}
+
+/* The metric that decided the status (worst, then furthest past its threshold). */
+static const struct metric *worst_metric(const struct check_result *r)
+{
+	const struct metric *w = NULL;
+
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct metric *m = &r->metrics[i];
+
+		if (!w || status__rank(m->st) > status__rank(w->st))
+			w = m;
+	}
+	return w;
+}
+
+static void fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	const char *u = unit ? unit : "";
+
+	if (!strcmp(u, "%"))
+		snprintf(buf, len, "%.1f%%", v);
+	else if (!strcmp(u, "bytes")) {
+		const char *sfx[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+		int k = 0;
+
+		while (fabs(v) >= 1024 && k < 4)
+			v /= 1024, k++;
+		snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", v, sfx[k]);
+	} else if (!strcmp(u, "ratio"))
+		snprintf(buf, len, "%.2f", v);
+	else if (*u)
+		snprintf(buf, len, "%.4g %s", v, u);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+/* A finding's sentence: the check's own summary, else its deciding metric. */
+static void finding_summary(const struct check_result *r, char *buf, size_t len)
+{
+	const struct metric *m;
+	char v[64], t[64];
+
+	if (r->summary) {
+		snprintf(buf, len, "%s", r->summary);
+		return;
+	}
+	m = worst_metric(r);
+	if (!m) {
+		snprintf(buf, len, "%s: %s", r->def->title, status__name(r->st));
+		return;
+	}
+	fmt_value(v, sizeof(v), m->value, m->unit);
+	fmt_value(t, sizeof(t), m->st == ST_CRIT ? m->crit : m->warn, m->unit);
+	snprintf(buf, len, "%s: %s%s%s is %s (%s at %s)", r->def->title, m->name,
+		 m->instance ? " on " : "", m->instance ? m->instance : "", v,
+		 status__name(m->st), t);
+}
+
+static void culprit_text(const struct culprit *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s (pid %d, %.0f%%)", c->comm, c->pid, c->share * 100);
+}
+
+void report__verdict(const struct run_report *rr, char *buf, size_t len)
+{
+	const struct check_result *r;
+	char sum[512], cul[160];
+	size_t unknowns = 0;
+
+	for (size_t i = 0; i < rr->nres; i++)
+		unknowns += rr->res[i].nunknowns;
+	if (!rr->nrank) {
+		snprintf(buf, len,
+			 "No bottleneck found: no check crossed a warning threshold over the %.1f s window "
+			 "(%zu known unknowns).",
+			 rr->an->elapsed_s, unknowns);
+		return;
+	}
+	r = &rr->res[rr->rank[0]];
+	finding_summary(r, sum, sizeof(sum));
+	if (r->nculprits) {
+		culprit_text(&r->culprits[0], cul, sizeof(cul));
+		snprintf(buf, len, "The bottleneck is %s %s (%s): %s; culprit: %s.", r->def->resource,
+			 r->def->metric, status__name(r->st), sum, cul);
+	} else {
+		snprintf(buf, len, "The bottleneck is %s %s (%s): %s.", r->def->resource,
+			 r->def->metric, status__name(r->st), sum);
+	}
+}
+
+/* ---- USE matrix ---- */
+
+struct cell {
+	enum status st;
+	const struct check_result *decider;
+	int na;
+	const char *na_reason;
+	int has_check;
+};
+
+static struct cell matrix_cell(const struct run_report *rr, const struct methodology *m,
+			       const char *resource, const char *metric)
+{
+	struct cell c = { .st = ST_UNKNOWN };
+	char key[128];
+
+	snprintf(key, sizeof(key), "%s.%s", resource, metric);
+	for (size_t i = 0; i < m->na_cells.n; i++)
+		if (!strcmp(m->na_cells.v[i], key)) {
+			c.na = 1;
+			c.na_reason = m->na_reasons.v[i];
+			c.st = ST_SKIP;
+			return c;
+		}
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		if (strcmp(r->def->methodology, m->id) || strcmp(r->def->resource, resource) ||
+		    strcmp(r->def->metric, metric))
+			continue;
+		if (!c.has_check || status__rank(r->st) > status__rank(c.st) ||
+		    (c.st == ST_UNKNOWN && r->st == ST_OK)) {
+			c.st = r->st;
+			c.decider = r;
+		}
+		c.has_check = 1;
+	}
+	return c;
+}
+
+/* ---- JSON ---- */
+
+static void json_time(struct json *j, const char *key, int64_t ns)
+{
+	char buf[64];
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json__key(j, key);
+	json__string(j, buf);
+}
+
+static void json_kv_str(struct json *j, const char *k, const char *v)
+{
+	json__key(j, k);
+	if (v)
+		json__string(j, v);
+	else
+		json__null(j);
+}
+
+static void json_kv_num(struct json *j, const char *k, double v)
+{
+	json__key(j, k);
+	json__number(j, v);
+}
+
+static void json_culprits(struct json *j, const struct check_result *r)
+{
+	json__key(j, "culprits");
+	json__begin_array(j);
+	for (size_t i = 0; i < r->nculprits; i++) {
+		json__begin_object(j);
+		json__key(j, "pid");
+		json__int(j, r->culprits[i].pid);
+		json_kv_str(j, "comm", r->culprits[i].comm);
+		json_kv_num(j, "share", r->culprits[i].share);
+		if (r->culprits[i].cmdline)
+			json_kv_str(j, "cmdline", r->culprits[i].cmdline);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+static void json_metric(struct json *j, const struct metric *m)
+{
+	json__begin_object(j);
+	json_kv_str(j, "name", m->name);
+	json_kv_num(j, "value", m->value);
+	if (m->unit)
+		json_kv_str(j, "unit", m->unit);
+	if (m->instance)
+		json_kv_str(j, "instance", m->instance);
+	if (m->has_warn)
+		json_kv_num(j, "warn", m->warn);
+	if (m->has_crit)
+		json_kv_num(j, "crit", m->crit);
+	if (m->lower_is_worse) {
+		json__key(j, "lower_is_worse");
+		json__bool(j, 1);
+	}
+	json_kv_str(j, "status", status__name(m->st));
+	json__end_object(j);
+}
+
+static void json_evidence(struct json *j, const struct evidence *e)
+{
+	static const char *const kinds[] = { "table", "series", "note" };
+
+	json__begin_object(j);
+	json_kv_str(j, "kind", kinds[e->kind]);
+	json_kv_str(j, "title", e->title);
+	if (e->kind == EV_TABLE) {
+		json__key(j, "columns");
+		json__begin_array(j);
+		for (size_t c = 0; c < e->columns.n; c++)
+			json__string(j, e->columns.v[c]);
+		json__end_array(j);
+		json__key(j, "rows");
+		json__begin_array(j);
+		for (size_t r = 0; r < e->nrows; r++) {
+			json__begin_array(j);
+			for (size_t c = 0; c < e->columns.n; c++)
+				json__string(j, e->rows[r][c] ? e->rows[r][c] : "");
+			json__end_array(j);
+		}
+		json__end_array(j);
+	} else if (e->kind == EV_SERIES) {
+		if (e->unit)
+			json_kv_str(j, "unit", e->unit);
+		json_kv_num(j, "step_seconds", e->step_s);
+		json__key(j, "values");
+		json__begin_array(j);
+		for (size_t i = 0; i < e->nvalues; i++)
+			json__number(j, e->values[i]);
+		json__end_array(j);
+	}
+	json__end_object(j);
+}
+
+void report__json(const struct run_report *rr, struct strbuf *out)
+{
+	struct json j = { .pretty = 1 };
+	const struct analysis *an = rr->an;
+	char verdict[1024];
+
+	json__begin_object(&j);
+	json_kv_str(&j, "schema", FINDINGS_SCHEMA);
+	json__key(&j, "sonde");
+	json__begin_object(&j);
+	json_kv_str(&j, "version", SONDE_VERSION);
+	json_kv_str(&j, "captured_by", an->version[0] ? an->version : NULL);
+	json__end_object(&j);
+
+	json__key(&j, "host");
+	json__begin_object(&j);
+	json_kv_str(&j, "hostname", an->hostname);
+	json_kv_str(&j, "kernel", an->kernel);
+	json__key(&j, "cpus");
+	json__int(&j, an->cpus);
+	json__key(&j, "mem_total_bytes");
+	json__int(&j, (int64_t)an->mem_total);
+	json_kv_str(&j, "virtualization", an->virt[0] ? an->virt : NULL);
+	json__end_object(&j);
+
+	json__key(&j, "window");
+	json__begin_object(&j);
+	json_time(&j, "start", an->start_wall_ns);
+	json_time(&j, "end", an->end_wall_ns);
+	json_kv_num(&j, "seconds", an->elapsed_s);
+	json_kv_num(&j, "requested_seconds", an->window_s);
+	json_kv_num(&j, "interval_seconds", an->interval_s);
+	json__key(&j, "samples");
+	json__int(&j, an->samples);
+	json__key(&j, "partial");
+	json__bool(&j, an->partial);
+	json_kv_str(&j, "stop_reason", an->stop_reason);
+	json__end_object(&j);
+
+	report__verdict(rr, verdict, sizeof(verdict));
+	json_kv_str(&j, "verdict", verdict);
+	json_kv_str(&j, "worst", status__name(report__worst(rr)));
+
+	json__key(&j, "findings");
+	json__begin_array(&j);
+	for (size_t k = 0; k < rr->nrank; k++) {
+		const struct check_result *r = &rr->res[rr->rank[k]];
+		char sum[1024];
+
+		finding_summary(r, sum, sizeof(sum));
+		json__begin_object(&j);
+		json__key(&j, "rank");
+		json__int(&j, (int64_t)k + 1);
+		json_kv_str(&j, "check", r->def->id);
+		json_kv_str(&j, "methodology", r->def->methodology);
+		json_kv_str(&j, "resource", r->def->resource);
+		json_kv_str(&j, "metric", r->def->metric);
+		json_kv_str(&j, "severity", status__name(r->st));
+		json_kv_str(&j, "summary", sum);
+		json_culprits(&j, r);
+		json__key(&j, "evidence");
+		json__begin_array(&j);
+		for (size_t i = 0; i < r->nmetrics; i++)
+			if (r->metrics[i].st == ST_WARN || r->metrics[i].st == ST_CRIT)
+				json_metric(&j, &r->metrics[i]);
+		json__end_array(&j);
+		json__key(&j, "next");
+		json__begin_array(&j);
+		for (size_t i = 0; i < r->next.n; i++)
+			json__string(&j, r->next.v[i]);
+		json__end_array(&j);
+		json__end_object(&j);
+	}
+	json__end_array(&j);
+
+	json__key(&j, "use_matrix");
+	json__begin_object(&j);
+	{
+		const struct methodology *m = catalog__methodology(rr->cat, "use");
+
+		for (size_t ri = 0; m && ri < m->resources.n; ri++) {
+			json__key(&j, m->resources.v[ri]);
+			json__begin_object(&j);
+			for (size_t mi = 0; mi < m->metrics.n; mi++) {
+				struct cell c = matrix_cell(rr, m, m->resources.v[ri],
+							    m->metrics.v[mi]);
+
+				json__key(&j, m->metrics.v[mi]);
+				json__begin_object(&j);
+				json_kv_str(&j, "status", c.na ? "n/a" : status__name(c.st));
+				if (c.na)
+					json_kv_str(&j, "reason", c.na_reason);
+				else if (!c.has_check)
+					json_kv_str(&j, "reason", "no check selected for this cell");
+				if (c.decider)
+					json_kv_str(&j, "check", c.decider->def->id);
+				json__end_object(&j);
+			}
+			json__end_object(&j);
+		}
+	}
+	json__end_object(&j);
+
+	json__key(&j, "unknowns");
+	json__begin_array(&j);
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nunknowns; k++) {
+			json__begin_object(&j);
+			json_kv_str(&j, "check", rr->res[i].def->id);
+			json_kv_str(&j, "resource", rr->res[i].def->resource);
+			json_kv_str(&j, "metric", rr->res[i].unknowns[k].name);
+			json_kv_str(&j, "reason", rr->res[i].unknowns[k].reason);
+			json__end_object(&j);
+		}
+	json__end_array(&j);
+
+	json__key(&j, "checks");
+	json__begin_array(&j);
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		json__begin_object(&j);
+		json_kv_str(&j, "id", r->def->id);
+		json_kv_str(&j, "title", r->def->title);
+		json_kv_str(&j, "methodology", r->def->methodology);
+		json_kv_str(&j, "resource", r->def->resource);
+		json_kv_str(&j, "metric", r->def->metric);
+		json_kv_str(&j, "status", status__name(r->st));
+		if (r->summary)
+			json_kv_str(&j, "summary", r->summary);
+		json__key(&j, "metrics");
+		json__begin_array(&j);
+		for (size_t k = 0; k < r->nmetrics; k++)
+			json_metric(&j, &r->metrics[k]);
+		json__end_array(&j);
+		json__key(&j, "unknowns");
+		json__begin_array(&j);
+		for (size_t k = 0; k < r->nunknowns; k++) {
+			json__begin_object(&j);
+			json_kv_str(&j, "metric", r->unknowns[k].name);
+			json_kv_str(&j, "reason", r->unknowns[k].reason);
+			json__end_object(&j);
+		}
+		json__end_array(&j);
+		json_culprits(&j, r);
+		json__key(&j, "evidence");
+		json__begin_array(&j);
+		for (size_t k = 0; k < r->nevidence; k++)
+			json_evidence(&j, &r->evidence[k]);
+		json__end_array(&j);
+		if (r->error) {
+			json_kv_str(&j, "error", r->error);
+			json_kv_str(&j, "traceback", r->traceback);
+		}
+		json_kv_num(&j, "elapsed_ms", r->elapsed_ms);
+		json__key(&j, "mem_peak_bytes");
+		json__int(&j, (int64_t)r->mem_peak);
+		json__key(&j, "instructions");
+		json__int(&j, (int64_t)r->instructions);
+		json__end_object(&j);
+	}
+	json__end_array(&j);
+
+	json__key(&j, "cost");
+	json__begin_object(&j);
+	json_kv_num(&j, "cpu_seconds", rr->cost.user_s + rr->cost.sys_s);
+	json_kv_num(&j, "user_seconds", rr->cost.user_s);
+	json_kv_num(&j, "system_seconds", rr->cost.sys_s);
+	json__key(&j, "peak_rss_bytes");
+	json__int(&j, (int64_t)rr->cost.peak_rss_kb * 1024);
+	json_kv_num(&j, "analysis_ms", rr->cost.analysis_ms);
+	json__key(&j, "reads");
+	json__int(&j, (int64_t)rr->cost.reads);
+	json__key(&j, "captured_bytes");
+	json__int(&j, (int64_t)rr->cost.capture_bytes);
+	json__end_object(&j);
+	json__end_object(&j);
+	strbuf__append(&j.out, "\n", 1);
+	*out = j.out;
+}
+
+/* ---- Markdown ---- */
+
+static void md_text(struct strbuf *sb, const char *s)
+{
+	char *e = md__escape(s ? s : "", s ? strlen(s) : 0);
+
+	if (e)
+		strbuf__puts(sb, e);
+	free(e);
+}
+
+static const char *const spark[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+
+static void md_series(struct strbuf *sb, const struct evidence *e)
+{
+	double lo = INFINITY, hi = -INFINITY, sum = 0;
+	size_t n = 0;
+	char a[48], b[48], c[48];
+
+	for (size_t i = 0; i < e->nvalues; i++)
+		if (isfinite(e->values[i])) {
+			lo = fmin(lo, e->values[i]);
+			hi = fmax(hi, e->values[i]);
+			sum += e->values[i];
+			n++;
+		}
+	strbuf__puts(sb, "- ");
+	md_text(sb, e->title);
+	strbuf__puts(sb, ": `");
+	for (size_t i = 0; i < e->nvalues; i++) {
+		int k = 0;
+
+		if (!isfinite(e->values[i])) {
+			strbuf__puts(sb, " ");
+			continue;
+		}
+		if (hi > lo)
+			k = (int)((e->values[i] - lo) / (hi - lo) * 7.999);
+		strbuf__puts(sb, spark[k < 0 ? 0 : k > 7 ? 7 : k]);
+	}
+	strbuf__puts(sb, "`");
+	if (n) {
+		fmt_value(a, sizeof(a), lo, e->unit);
+		fmt_value(b, sizeof(b), sum / (double)n, e->unit);
+		fmt_value(c, sizeof(c), hi, e->unit);
+		strbuf__printf(sb, " min ");
+		md_text(sb, a);
+		strbuf__printf(sb, ", mean ");
+		md_text(sb, b);
+		strbuf__printf(sb, ", max ");
+		md_text(sb, c);
+		strbuf__printf(sb, " (every %.4g s)", e->step_s);
+	}
+	strbuf__puts(sb, "\n");
+}
+
+static void md_table_row(struct strbuf *sb, char *const *cells, size_t n)
+{
+	strbuf__puts(sb, "|");
+	for (size_t c = 0; c < n; c++) {
+		strbuf__puts(sb, " ");
+		md_text(sb, cells[c]);
+		strbuf__puts(sb, " |");
+	}
+	strbuf__puts(sb, "\n");
+}
+
+static void md_evidence(struct strbuf *sb, const struct check_result *r)
+{
+	int in_list = 0;
+
+	for (size_t i = 0; i < r->nevidence; i++) {
+		const struct evidence *e = &r->evidence[i];
+
+		if (e->kind == EV_SERIES) {
+			if (!in_list)
+				strbuf__puts(sb, "\n");
+			md_series(sb, e);
+			in_list = 1;
+			continue;
+		}
+		in_list = 0;
+		if (e->kind == EV_NOTE) {
+			strbuf__puts(sb, "\n");
+			md_text(sb, e->title);
+			strbuf__puts(sb, "\n");
+			continue;
+		}
+		if (e->title) {
+			strbuf__puts(sb, "\n**");
+			md_text(sb, e->title);
+			strbuf__puts(sb, "**\n");
+		}
+		if (!e->columns.n)
+			continue;
+		strbuf__puts(sb, "\n");
+		md_table_row(sb, e->columns.v, e->columns.n);
+		strbuf__puts(sb, "|");
+		for (size_t c = 0; c < e->columns.n; c++)
+			strbuf__puts(sb, "---|");
+		strbuf__puts(sb, "\n");
+		for (size_t k = 0; k < e->nrows; k++)
+			md_table_row(sb, e->rows[k], e->columns.n);
+	}
+}
+
+static void md_metrics(struct strbuf *sb, const struct check_result *r)
+{
+	char v[64], w[64], c[64];
+
+	if (!r->nmetrics)
+		return;
+	strbuf__puts(sb, "\n| metric | value | warn | crit | status |\n|---|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct metric *m = &r->metrics[i];
+
+		fmt_value(v, sizeof(v), m->value, m->unit);
+		if (m->has_warn)
+			fmt_value(w, sizeof(w), m->warn, m->unit);
+		if (m->has_crit)
+			fmt_value(c, sizeof(c), m->crit, m->unit);
+		strbuf__puts(sb, "| ");
+		md_text(sb, m->name);
+		if (m->instance) {
+			strbuf__puts(sb, " (");
+			md_text(sb, m->instance);
+			strbuf__puts(sb, ")");
+		}
+		strbuf__puts(sb, " | ");
+		md_text(sb, v);
+		strbuf__puts(sb, " | ");
+		md_text(sb, m->has_warn ? w : "");
+		strbuf__puts(sb, " | ");
+		md_text(sb, m->has_crit ? c : "");
+		strbuf__printf(sb, " | %s |\n", status__name(m->st));
+	}
+}
+
+static void md_culprits(struct strbuf *sb, const struct check_result *r)
+{
+	if (!r->nculprits)
+		return;
+	strbuf__puts(sb, "\n| pid | process | share | command line |\n|---:|---|---:|---|\n");
+	for (size_t i = 0; i < r->nculprits; i++) {
+		const struct culprit *c = &r->culprits[i];
+		char share[32];
+
+		snprintf(share, sizeof(share), "%.1f%%", c->share * 100);
+		strbuf__printf(sb, "| %d | ", c->pid);
+		md_text(sb, c->comm);
+		strbuf__puts(sb, " | ");
+		md_text(sb, share);
+		strbuf__puts(sb, " | ");
+		md_text(sb, c->cmdline ? c->cmdline : "");
+		strbuf__puts(sb, " |\n");
+	}
+}
+
+static void md_cell(struct strbuf *sb, const struct cell *c)
+{
+	const struct metric *m;
+	char v[64];
+
+	if (c->na) {
+		strbuf__puts(sb, "n/a");
+		return;
+	}
+	strbuf__puts(sb, status__name(c->st));
+	if (c->decider && (m = worst_metric(c->decider))) {
+		fmt_value(v, sizeof(v), m->value, m->unit);
+		strbuf__puts(sb, " ");
+		md_text(sb, v);
+	}
+}
+
+void report__markdown(const struct run_report *rr, struct strbuf *sb)
+{
+	const struct analysis *an = rr->an;
+	const struct methodology *use = catalog__methodology(rr->cat, "use");
+	char verdict[1024], when[64];
+	time_t s = (time_t)(an->start_wall_ns / 1000000000);
+	struct tm tm;
+	size_t nunk = 0, nerr = 0;
+
+	gmtime_r(&s, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	strbuf__puts(sb, "# sonde report: ");
+	md_text(sb, an->hostname[0] ? an->hostname : "unknown host");
+	strbuf__puts(sb, "\n\n");
+	strbuf__printf(sb, "%s · %.1f s window (%u samples, every %.3g s)%s · kernel ", when,
+		       an->elapsed_s, an->samples, an->interval_s,
+		       an->partial ? " · **partial: the window was cut short**" : "");
+	md_text(sb, an->kernel);
+	strbuf__printf(sb, " · %d CPUs · ", an->cpus);
+	{
+		char mem[64];
+
+		fmt_value(mem, sizeof(mem), (double)an->mem_total, "bytes");
+		md_text(sb, mem);
+	}
+	if (an->virt[0]) {
+		strbuf__puts(sb, " · ");
+		md_text(sb, an->virt);
+	}
+	strbuf__puts(sb, "\n\n## Verdict\n\n**");
+	report__verdict(rr, verdict, sizeof(verdict));
+	md_text(sb, verdict);
+	strbuf__puts(sb, "**\n");
+
+	if (use) {
+		strbuf__puts(sb, "\n## USE matrix\n\n| resource |");
+		for (size_t mi = 0; mi < use->metrics.n; mi++)
+			strbuf__printf(sb, " %s |", use->metrics.v[mi]);
+		strbuf__puts(sb, "\n|---|");
+		for (size_t mi = 0; mi < use->metrics.n; mi++)
+			strbuf__puts(sb, "---|");
+		strbuf__puts(sb, "\n");
+		for (size_t ri = 0; ri < use->resources.n; ri++) {
+			strbuf__printf(sb, "| %s |", use->resources.v[ri]);
+			for (size_t mi = 0; mi < use->metrics.n; mi++) {
+				struct cell c = matrix_cell(rr, use, use->resources.v[ri],
+							    use->metrics.v[mi]);
+
+				strbuf__puts(sb, " ");
+				md_cell(sb, &c);
+				strbuf__puts(sb, " |");
+			}
+			strbuf__puts(sb, "\n");
+		}
+	}
+
+	strbuf__puts(sb, "\n## Findings\n");
+	if (!rr->nrank)
+		strbuf__puts(sb, "\nNo check crossed a warning threshold.\n");
+	for (size_t k = 0; k < rr->nrank; k++) {
+		const struct check_result *r = &rr->res[rr->rank[k]];
+		char sum[1024];
+
+		finding_summary(r, sum, sizeof(sum));
+		strbuf__printf(sb, "\n### %zu. %s: ", k + 1, status__name(r->st));
+		md_text(sb, r->def->title);
+		strbuf__puts(sb, " (");
+		md_text(sb, r->def->id);
+		strbuf__puts(sb, ")\n\n");
+		md_text(sb, sum);
+		strbuf__puts(sb, "\n");
+		md_culprits(sb, r);
+		md_metrics(sb, r);
+		md_evidence(sb, r);
+		if (r->next.n) {
+			strbuf__puts(sb, "\nNext:\n\n");
+			for (size_t i = 0; i < r->next.n; i++) {
+				strbuf__puts(sb, "- ");
+				md_text(sb, r->next.v[i]);
+				strbuf__puts(sb, "\n");
+			}
+		}
+	}
+
+	strbuf__puts(sb, "\n## Workload\n");
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		if (strcmp(r->def->methodology, "workload") || r->st == ST_ERROR)
+			continue;
+		strbuf__puts(sb, "\n### ");
+		md_text(sb, r->def->title);
+		strbuf__puts(sb, "\n");
+		if (r->summary) {
+			strbuf__puts(sb, "\n");
+			md_text(sb, r->summary);
+			strbuf__puts(sb, "\n");
+		}
+		md_evidence(sb, r);
+	}
+
+	strbuf__puts(sb, "\n## USE details\n");
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		if (strcmp(r->def->methodology, "use") || r->st == ST_WARN || r->st == ST_CRIT ||
+		    r->st == ST_ERROR)
+			continue;
+		strbuf__printf(sb, "\n### %s: ", status__name(r->st));
+		md_text(sb, r->def->title);
+		strbuf__puts(sb, "\n");
+		if (r->summary) {
+			strbuf__puts(sb, "\n");
+			md_text(sb, r->summary);
+			strbuf__puts(sb, "\n");
+		}
+		md_metrics(sb, r);
+		md_evidence(sb, r);
+	}
+
+	for (size_t i = 0; i < rr->nres; i++)
+		nunk += rr->res[i].nunknowns;
+	strbuf__puts(sb, "\n## Known unknowns\n\n");
+	if (!nunk)
+		strbuf__puts(sb, "None: every metric the checks asked for was measured.\n");
+	else
+		strbuf__puts(sb, "| check | metric | why it is unknown here |\n|---|---|---|\n");
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nunknowns; k++) {
+			strbuf__puts(sb, "| ");
+			md_text(sb, rr->res[i].def->id);
+			strbuf__puts(sb, " | ");
+			md_text(sb, rr->res[i].unknowns[k].name);
+			strbuf__puts(sb, " | ");
+			md_text(sb, rr->res[i].unknowns[k].reason);
+			strbuf__puts(sb, " |\n");
+		}
+
+	strbuf__puts(sb, "\n## Appendix\n\n### Checks\n\n"
+			 "| check | status | time (ms) | Lua memory peak | instructions |\n"
+			 "|---|---|---:|---:|---:|\n");
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		strbuf__puts(sb, "| ");
+		md_text(sb, r->def->id);
+		strbuf__printf(sb, " | %s | %.1f | %zu KiB | %llu |\n", status__name(r->st),
+			       r->elapsed_ms, r->mem_peak / 1024,
+			       (unsigned long long)r->instructions);
+		nerr += r->st == ST_ERROR;
+	}
+	if (nerr) {
+		strbuf__puts(sb, "\n### Check errors\n");
+		for (size_t i = 0; i < rr->nres; i++) {
+			const struct check_result *r = &rr->res[i];
+
+			if (r->st != ST_ERROR)
+				continue;
+			strbuf__puts(sb, "\n**");
+			md_text(sb, r->def->id);
+			strbuf__puts(sb, "** (");
+			md_text(sb, r->def->origin);
+			strbuf__puts(sb, "): ");
+			md_text(sb, r->error);
+			strbuf__puts(sb, "\n");
+			if (r->traceback) {
+				/* A fence longer than any backtick run inside keeps the block closed. */
+				strbuf__puts(sb, "\n~~~~~~~~~~\n");
+				for (const char *p = r->traceback; *p; p++)
+					strbuf__append(sb, (*p == '~') ? "-" : p, 1);
+				strbuf__puts(sb, "\n~~~~~~~~~~\n");
+			}
+		}
+	}
+	strbuf__puts(sb, "\n### This run\n\n");
+	strbuf__puts(sb, "- command: `");
+	for (const char *p = rr->command ? rr->command : ""; *p; p++)
+		strbuf__append(sb, (*p == '`' || (unsigned char)*p < 0x20) ? "'" : p, 1);
+	strbuf__puts(sb, "`\n");
+	strbuf__printf(sb, "- sonde %s; window stop: ", SONDE_VERSION);
+	md_text(sb, an->stop_reason);
+	strbuf__printf(sb, "\n- sonde's own cost: %.3f s CPU (%.3f user, %.3f system), peak RSS %.1f MiB, "
+			   "analysis %.1f ms\n",
+		       rr->cost.user_s + rr->cost.sys_s, rr->cost.user_s, rr->cost.sys_s,
+		       (double)rr->cost.peak_rss_kb / 1024, rr->cost.analysis_ms);
+	if (rr->cost.reads)
+		strbuf__printf(sb, "- %llu reads of /proc and /sys (%llu failed: processes that "
+				   "exited, files this host lacks), %.1f MiB captured under raw/\n",
+			       (unsigned long long)rr->cost.reads,
+			       (unsigned long long)rr->cost.read_errors,
+			       (double)rr->cost.capture_bytes / (1 << 20));
+	if (rr->bundle_name) {
+		strbuf__puts(sb, "- bundle: ");
+		md_text(sb, rr->bundle_name);
+		strbuf__puts(sb, "\n");
+	}
+}
+
+/* ---- terminal ---- */
+
+/* Host-provided text on a terminal: no escape sequences get through. */
+static void tty_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s, f);
+}
+
+static const char *st_color(enum status st, int color)
+{
+	if (!color)
+		return "";
+	switch (st) {
+	case ST_CRIT:
+		return "\033[1;31m";
+	case ST_WARN:
+		return "\033[33m";
+	case ST_OK:
+		return "\033[32m";
+	case ST_ERROR:
+		return "\033[35m";
+	default:
+		return "\033[2m";
+	}
+}
+
+void report__terminal(const struct run_report *rr, FILE *f, int color)
+{
+	const struct methodology *use = catalog__methodology(rr->cat, "use");
+	const char *reset = color ? "\033[0m" : "", *bold = color ? "\033[1m" : "";
+	char verdict[1024];
+	size_t nunk = 0, nerr = 0;
+
+	fprintf(f, "sonde %s · ", SONDE_VERSION);
+	tty_text(f, rr->an->hostname);
+	fprintf(f, " · %.1f s window, %u samples%s\n\n", rr->an->elapsed_s, rr->an->samples,
+		rr->an->partial ? " (partial: cut short)" : "");
+	report__verdict(rr, verdict, sizeof(verdict));
+	fprintf(f, "%sVerdict:%s ", bold, reset);
+	tty_text(f, verdict);
+	fputs("\n\n", f);
+	if (use) {
+		fprintf(f, "%-10s", "USE");
+		for (size_t mi = 0; mi < use->metrics.n; mi++)
+			fprintf(f, "  %-12s", use->metrics.v[mi]);
+		fputc('\n', f);
+		for (size_t ri = 0; ri < use->resources.n; ri++) {
+			fprintf(f, "  %-8s", use->resources.v[ri]);
+			for (size_t mi = 0; mi < use->metrics.n; mi++) {
+				struct cell c = matrix_cell(rr, use, use->resources.v[ri],
+							    use->metrics.v[mi]);
+				const char *w = c.na ? "n/a" : status__name(c.st);
+
+				fprintf(f, "  %s%-12s%s", st_color(c.st, color), w, reset);
+			}
+			fputc('\n', f);
+		}
+	}
+	if (rr->nrank > 1) {
+		fputs("\nOther findings:\n", f);
+		for (size_t k = 1; k < rr->nrank; k++) {
+			const struct check_result *r = &rr->res[rr->rank[k]];
+			char sum[1024];
+
+			finding_summary(r, sum, sizeof(sum));
+			fprintf(f, "  %zu. %s%-4s%s ", k + 1, st_color(r->st, color),
+				status__name(r->st), reset);
+			tty_text(f, sum);
+			fputc('\n', f);
+		}
+	}
+	for (size_t i = 0; i < rr->nres; i++) {
+		nunk += rr->res[i].nunknowns;
+		nerr += rr->res[i].st == ST_ERROR;
+	}
+	fprintf(f, "\n%zu checks", rr->nres);
+	if (nerr)
+		fprintf(f, ", %s%zu failed%s (see the report's appendix)", st_color(ST_ERROR, color),
+			nerr, reset);
+	fprintf(f, "; %zu known unknowns (metrics this host cannot show, with the reason, in the "
+		   "report)\n",
+		nunk);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report: ranking of findings, the USE matrix, findings.json (the machine
+ * contract, docs/findings-schema.md), report.md (for people; report.html is
+ * rendered from it) and the short terminal summary.
+ */
+#ifndef SONDE_REPORT_H
+#define SONDE_REPORT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "engine.h"
+#include "json.h"
+
+#define FINDINGS_SCHEMA "sonde.findings/1"
+
+struct run_cost {
+	double user_s, sys_s;      /* sonde's own CPU time, whole run */
+	long peak_rss_kb;
+	double analysis_ms;
+	uint64_t reads, read_bytes, read_errors, capture_bytes;
+};
+
+struct run_report {
+	const struct catalog *cat;
+	struct analysis *an;
+	struct check_result *res; /* in run order */
+	size_t nres;
+	size_t *rank;             /* indices into res of warn/crit results, most important first */
+	size_t nrank;
+	const char *command;      /* the command line, for the appendix */
+	const char *bundle_name;  /* file name of the bundle, or NULL */
+	struct run_cost cost;
+};
+
+/* Rank the findings (severity, then how far past the threshold, then run order). */
+int report__rank(struct run_report *rr);
+/* Highest severity among findings: ST_OK when none. */
+enum status report__worst(const struct run_report *rr);
+/* One sentence: the bottleneck and its culprit, or that none was found. */
+void report__verdict(const struct run_report *rr, char *buf, size_t len);
+
+void report__json(const struct run_report *rr, struct strbuf *out);
+void report__markdown(const struct run_report *rr, struct strbuf *out);
+void report__terminal(const struct run_report *rr, FILE *f, int color);
+
+#endif
