@@ -85,6 +85,8 @@ static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *ar
 		an->clk_tck = atol(val);
 	else if (KEY("page_size"))
 		an->page_size = atol(val);
+	else if (KEY("pid"))
+		an->sonde_pid = atoi(val);
 #undef KEY
 	return 0;
 }
@@ -468,6 +470,7 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 			s->has_ctxt = 0;
 			s->vol_ctxt = s->nonvol_ctxt = 0;
 		}
+		s->self = s->pid == an->sonde_pid && !strcmp(s->comm, "sonde");
 		s->kernel_thread = (s->pid == 2 || s->ppid == 2) &&
 				   (!s->cmdline || !s->cmdline[0]);
 		t->s.cmdline = NULL; /* ownership moved */

@@ -20,6 +20,7 @@ struct task_summary {
 	int64_t uid;              /* -1 unknown */
 	int kernel_thread;        /* no cmdline and a child of kthreadd (pid 2) or pid 2 itself */
 	int started, exited;      /* appeared / vanished during the window */
+	int self;                 /* sonde itself, the observer */
 	double first_t, last_t;   /* seconds after the window start */
 	uint64_t utime, stime;    /* ticks during the window */
 	uint64_t minflt, majflt;  /* during the window */
@@ -44,6 +45,7 @@ struct analysis {
 	int partial;
 	char stop_reason[64];
 	long clk_tck, page_size;
+	int sonde_pid;            /* the observer itself: left out of rankings */
 	/* the host (raw/host.cap) */
 	char hostname[256], kernel[256], virt[128];
 	int cpus;

@@ -683,10 +683,11 @@ static void write_run_facts(struct reader *rd, struct capture_writer *w, const s
 		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
 		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
 		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
-		     "page_size: %ld\n",
+		     "page_size: %ld\npid: %ld\n",
 		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
 		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
-		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE));
+		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
+		     (long)getpid());
 	tee_text(rd, w, "sonde:run", txt, (size_t)n);
 }
 

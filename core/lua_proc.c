@@ -956,6 +956,8 @@ static void push_task(lua_State *L, const struct analysis *an, const struct task
 	}
 	lua_pushboolean(L, t->kernel_thread);
 	lua_setfield(L, -2, "kernel_thread");
+	lua_pushboolean(L, t->self);
+	lua_setfield(L, -2, "self");
 	lua_pushboolean(L, t->started);
 	lua_setfield(L, -2, "started");
 	lua_pushboolean(L, t->exited);

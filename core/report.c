@@ -485,13 +485,36 @@ void report__json(const struct run_report *rr, struct strbuf *out)
 
 /* ---- Markdown ---- */
 
-static void md_text(struct strbuf *sb, const char *s)
+static void md_text_n(struct strbuf *sb, const char *s, size_t n)
 {
-	char *e = md__escape(s ? s : "", s ? strlen(s) : 0);
+	char *e = md__escape(s ? s : "", s ? n : 0);
 
 	if (e)
 		strbuf__puts(sb, e);
 	free(e);
+}
+
+static void md_text(struct strbuf *sb, const char *s)
+{
+	md_text_n(sb, s, s ? strlen(s) : 0);
+}
+
+/* Table cells stay readable: long command lines are cut (at a UTF-8 boundary) with a mark. */
+#define MD_CELL_MAX 160
+
+static void md_cell_text(struct strbuf *sb, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n <= MD_CELL_MAX) {
+		md_text_n(sb, s, n);
+		return;
+	}
+	n = MD_CELL_MAX;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	md_text_n(sb, s, n);
+	strbuf__puts(sb, " …");
 }
 
 static const char *const spark[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
@@ -544,7 +567,7 @@ static void md_table_row(struct strbuf *sb, char *const *cells, size_t n)
 	strbuf__puts(sb, "|");
 	for (size_t c = 0; c < n; c++) {
 		strbuf__puts(sb, " ");
-		md_text(sb, cells[c]);
+		md_cell_text(sb, cells[c]);
 		strbuf__puts(sb, " |");
 	}
 	strbuf__puts(sb, "\n");
@@ -636,7 +659,7 @@ static void md_culprits(struct strbuf *sb, const struct check_result *r)
 		strbuf__puts(sb, " | ");
 		md_text(sb, share);
 		strbuf__puts(sb, " | ");
-		md_text(sb, c->cmdline ? c->cmdline : "");
+		md_cell_text(sb, c->cmdline ? c->cmdline : "");
 		strbuf__puts(sb, " |\n");
 	}
 }
@@ -653,6 +676,12 @@ static void md_cell(struct strbuf *sb, const struct cell *c)
 	strbuf__puts(sb, status__name(c->st));
 	if (c->decider && (m = worst_metric(c->decider))) {
 		fmt_value(v, sizeof(v), m->value, m->unit);
+		strbuf__puts(sb, " ");
+		md_text(sb, m->name);
+		if (m->instance) {
+			strbuf__puts(sb, " ");
+			md_text(sb, m->instance);
+		}
 		strbuf__puts(sb, " ");
 		md_text(sb, v);
 	}

@@ -1,11 +1,12 @@
 --- Helpers over ctx.proc.tasks(): ranking processes and naming culprits.
 local tasks = {}
 
---- The n tasks with the largest key(t) > 0, largest first.
+--- The n tasks with the largest key(t) > 0, largest first. sonde itself
+-- (the observer, t.self) is never ranked: its cost is in the report's appendix.
 function tasks.top(list, key, n)
   local picked = {}
   for _, t in ipairs(list) do
-    local v = key(t)
+    local v = not t.self and key(t)
     if v and v > 0 then picked[#picked + 1] = { task = t, value = v } end
   end
   table.sort(picked, function(a, b)

@@ -42,8 +42,10 @@ return {
     end
 
     local psi, pwhy = ctx.proc.pressure("cpu")
+    local psi_pct
     if psi and psi:seconds() > 0 and psi:delta("some_total") then
       local pct = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
+      psi_pct = pct
       ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct })
       saturated = saturated or pct >= args.warn_psi_pct
     else
@@ -72,8 +74,9 @@ return {
       local mean = 0
       for _, s in ipairs(stat.total) do mean = mean + math.max(s.procs_running - 1, 0) end
       mean = mean / #stat.total
-      ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s",
-        mean, ncpu, mean / math.max(ncpu, 1), saturated and ": threads wait for a CPU" or ""))
+      local psi_txt = psi_pct and string.format("; some thread waited for a CPU %s of the time (PSI)", fmt.pct(psi_pct)) or ""
+      ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s%s",
+        mean, ncpu, mean / math.max(ncpu, 1), psi_txt, saturated and ": threads wait for a CPU" or ""))
     end
   end,
 }
