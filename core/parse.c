@@ -1060,3 +1060,90 @@ uint64_t counter__delta(uint64_t prev, uint64_t cur, int *reset)
 		*reset = 1;
 	return 0;
 }
+
+/* ---- /proc/interrupts ---- */
+
+/*
+ * The header "           CPU0       CPU1       " names one column per online
+ * CPU; 0 when the line is anything else.
+ */
+static size_t parse_irq_header(const char *p, const char *le)
+{
+	size_t ncols = 0;
+
+	for (;;) {
+		const char *w = parse_skip_blanks(p, le), *we = parse_token_end(w, le), *d;
+
+		if (w == le)
+			return ncols;
+		if (we - w < 4 || memcmp(w, "CPU", 3))
+			return 0;
+		for (d = w + 3; d < we; d++)
+			if (!parse_is_digit(*d))
+				return 0;
+		ncols++;
+		p = we;
+	}
+}
+
+/*
+ * "  0:         44          0   IO-APIC   2-edge      timer"
+ * "MCE:          0          0   Machine check exceptions"
+ * "ERR:          0"
+ *
+ * A line has one count per header column, except the global ones (x86
+ * ERR/MIS, arm "Err") printed as a single count with nothing after it. The
+ * counts are read up to the column count only: the description is free text
+ * (chip, hwirq, action names) and a digit there is not a count. A line of any
+ * other shape (CPU hotplug between two reads of the seq_file changes the
+ * column count, or the text is not /proc/interrupts) is skipped rather than
+ * summed over the wrong CPUs, and so is a line with a count or a sum that
+ * does not fit in 64 bits: a partial or clamped sum would read as a counter
+ * reset at the next reading. The kernel's per-CPU counts are unsigned int, so
+ * the sum of real ones always fits.
+ */
+int parse_interrupts(const char *buf, size_t len, interrupts_fn fn, void *arg)
+{
+	const char *pos, *end, *ls, *le;
+	size_t ncols;
+	int ret;
+
+	if (!buf || !len)
+		return -EINVAL;
+	pos = buf;
+	end = buf + len;
+	if (!parse_next_line(&pos, end, &ls, &le))
+		return -EINVAL;
+	ncols = parse_irq_header(ls, le);
+	if (!ncols)
+		return -EINVAL;
+	while (parse_next_line(&pos, end, &ls, &le)) {
+		const char *colon = memchr(ls, ':', le - ls), *name, *p, *de;
+		uint64_t total = 0, v;
+		size_t cols;
+		bool wraps = false;
+
+		if (!colon)
+			continue;
+		name = parse_skip_blanks(ls, colon);
+		if (name == colon || parse_token_end(name, colon) != colon)
+			continue;
+		p = colon + 1;
+		for (cols = 0; cols < ncols; cols++) {
+			if (parse_scan_u64_field(&p, le, &v))
+				break;
+			wraps |= v > UINT64_MAX - total;
+			total += v;
+		}
+		p = parse_skip_blanks(p, le);
+		if (wraps || (cols != ncols && !(cols == 1 && p == le)))
+			continue;
+		de = le;
+		while (de > p && parse_is_blank(de[-1]))
+			de--;
+		ret = fn(name, colon - name, p, de - p, total, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -518,6 +518,84 @@ static const char diskstats_old[] =
 	" 259       0 nvme0n1 146623 18 11003366 56419 1082405 1086014 42342810 1165862 0 "
 	"543268 1245426 11 12 13 14 15 16\n";
 
+/* /proc/interrupts of the same VM (x86_64, 6.18, 2 CPUs): no MCE line there. */
+static const char irq_sample[] =
+	"           CPU0       CPU1       \n"
+	" 24:          1          0  IO-APIC   5-edge      ACPI:Ged\n"
+	" 25:          0          1  IO-APIC   6-edge      ACPI:Ged\n"
+	" 26:          0         16  IO-APIC   4-edge      ttyS0\n"
+	" 28:          0          0 PCI-MSIX-0000:00:01.0   0-edge      virtio0-config\n"
+	" 29:          0          0 PCI-MSIX-0000:00:01.0   1-edge      virtio0-inflate\n"
+	" 30:          0          0 PCI-MSIX-0000:00:01.0   2-edge      virtio0-deflate\n"
+	" 31:          0        238 PCI-MSIX-0000:00:01.0   3-edge      virtio0-stats\n"
+	" 32:         65          0 PCI-MSIX-0000:00:01.0   4-edge      virtio0-reporting_vq\n"
+	" 33:          0          0 PCI-MSIX-0000:00:05.0   0-edge      virtio4-config\n"
+	" 34:         32          0 PCI-MSIX-0000:00:05.0   1-edge      virtio4-input\n"
+	" 35:          0          1 PCI-MSIX-0000:00:02.0   0-edge      virtio1-config\n"
+	" 36:          0      60362 PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0\n"
+	" 37:          0          0 PCI-MSIX-0000:00:03.0   0-edge      virtio2-config\n"
+	" 38:          0       2168 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0\n"
+	" 39:       1717          0 PCI-MSIX-0000:00:03.0   2-edge      virtio2-output.0\n"
+	" 40:          0          0 PCI-MSIX-0000:00:04.0   0-edge      virtio3-config\n"
+	" 41:       1990          0 PCI-MSIX-0000:00:04.0   1-edge      virtio3-rx\n"
+	" 42:          0       7647 PCI-MSIX-0000:00:04.0   2-edge      virtio3-tx\n"
+	" 43:          1          0 PCI-MSIX-0000:00:04.0   3-edge      virtio3-event\n"
+	"NMI:          0          0   Non-maskable interrupts\n"
+	"LOC:     117352     115287   Local timer interrupts\n"
+	"SPU:          0          0   Spurious interrupts\n"
+	"PMI:          0          0   Performance monitoring interrupts\n"
+	"IWI:          0          1   IRQ work interrupts\n"
+	"RTR:          0          0   APIC ICR read retries\n"
+	"RES:      44465      40262   Rescheduling interrupts\n"
+	"CAL:      73975      44357   Function call interrupts\n"
+	"TLB:       4168       4138   TLB shootdowns\n"
+	"TRM:          0          0   Thermal event interrupts\n"
+	"HYP:          2          2   Hypervisor callback interrupts\n"
+	"ERR:          0\n"
+	"MIS:          0\n"
+	"PIN:          0          0   Posted-interrupt notification event\n"
+	"NPI:          0          0   Nested posted-interrupt event\n"
+	"PIW:          0          0   Posted-interrupt wakeup event\n";
+
+/*
+ * /proc/interrupts of a 4-CPU Intel x86_64 host, written for this test in the
+ * kernel's layout (header "%*s" then "CPU%-8d"; counts "%10u"): IRQs with
+ * several actions and a ':' in the description, MSI vectors, the machine check
+ * lines (one MCE taken on CPU2), and the single-count ERR/MIS lines.
+ */
+static const char irq_mce_sample[] =
+	"            CPU0       CPU1       CPU2       CPU3       \n"
+	"   0:         34          0          0          0   IO-APIC   2-edge      timer\n"
+	"   1:          0          0          0          9   IO-APIC   1-edge      i8042\n"
+	"   8:          0          1          0          0   IO-APIC   8-edge      rtc0\n"
+	"   9:          0         12          0          0   IO-APIC   9-fasteoi   acpi\n"
+	"  16:          0          0         25          0   IO-APIC  16-fasteoi   "
+	"ehci_hcd:usb1, i801_smbus\n"
+	" 120:          0          0          0          0   DMAR-MSI   0-edge      dmar0\n"
+	" 122:     402213          0          0      17311   IR-PCI-MSI 327680-edge      xhci_hcd\n"
+	" 123:          0    9482117          0          0   IR-PCI-MSI 520192-edge      "
+	"enp0s31f6\n"
+	" 124:          0          0   31337001          0   IR-PCI-MSI 1048576-edge      nvme0q0\n"
+	"NMI:        112        108         97        103   Non-maskable interrupts\n"
+	"LOC:   48213377   47109821   46822190   47532614   Local timer interrupts\n"
+	"SPU:          0          0          0          0   Spurious interrupts\n"
+	"PMI:        112        108         97        103   Performance monitoring interrupts\n"
+	"IWI:       2331       1982       2107       1876   IRQ work interrupts\n"
+	"RTR:          0          0          0          0   APIC ICR read retries\n"
+	"RES:    1820334    1766521    1703390    1689112   Rescheduling interrupts\n"
+	"CAL:     423311     498812     455103     467734   Function call interrupts\n"
+	"TLB:     201334     198876     203311     199904   TLB shootdowns\n"
+	"TRM:          0          0          0          0   Thermal event interrupts\n"
+	"THR:          0          0          0          0   Threshold APIC interrupts\n"
+	"DFR:          0          0          0          0   Deferred Error APIC interrupts\n"
+	"MCE:          0          0          1          0   Machine check exceptions\n"
+	"MCP:       1607       1607       1607       1607   Machine check polls\n"
+	"ERR:          0\n"
+	"MIS:          0\n"
+	"PIN:          0          0          0          0   Posted-interrupt notification event\n"
+	"NPI:          0          0          0          0   Nested posted-interrupt event\n"
+	"PIW:          0          0          0          0   Posted-interrupt wakeup event\n";
+
 /* ---- helpers ---- */
 
 /* A heap copy of exactly n bytes: ASan flags a parser that reads s[n]. */
@@ -1736,6 +1814,250 @@ static void test_pid_limits(void)
 	is_int(parse_pid_limits_nofile(NULL, 0, &soft, &hard), -EINVAL, "limits: NULL, 0");
 }
 
+/* ---- /proc/interrupts ---- */
+
+struct irq_rec {
+	char name[16];
+	char desc[96];
+	uint64_t total;
+};
+
+struct irq_list {
+	int n;
+	int stop_at; /* return 7 from this call on (1-based), 0: never */
+	int bad;     /* name or desc that does not fit the record, or a malformed one */
+	struct irq_rec r[64];
+};
+
+static int irq_collect(const char *name, size_t nlen, const char *desc, size_t dlen,
+		       uint64_t total, void *arg)
+{
+	struct irq_list *l = arg;
+	struct irq_rec *r;
+
+	if (l->n >= (int)ARRAY_SIZE(l->r) || nlen >= sizeof(r->name) || dlen >= sizeof(r->desc)) {
+		l->bad++;
+		return 0;
+	}
+	r = &l->r[l->n++];
+	memcpy(r->name, name, nlen);
+	r->name[nlen] = '\0';
+	memcpy(r->desc, desc, dlen);
+	r->desc[dlen] = '\0';
+	r->total = total;
+	if (l->stop_at && l->n >= l->stop_at)
+		return 7;
+	return 0;
+}
+
+static const struct irq_rec *irq_find(const struct irq_list *l, const char *name)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->r[i].name, name))
+			return &l->r[i];
+	return NULL;
+}
+
+static int irq_equal(const struct irq_rec *a, const struct irq_rec *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->desc, b->desc) && a->total == b->total;
+}
+
+/*
+ * Every cut of the sample: -EINVAL without a call until the header's '\n' is
+ * there, then exactly the complete lines, each as in the whole file.
+ */
+static int irq_truncations(const char *sample, size_t full, const struct irq_list *all)
+{
+	struct irq_list *l = calloc(1, sizeof(*l));
+	size_t hdr = strchr(sample, '\n') - sample + 1, len;
+	int bad = 0, i;
+
+	if (!l)
+		abort();
+	for (len = 0; len <= full; len++) {
+		char *b = dup_exact(sample, len);
+		int ret;
+
+		memset(l, 0, sizeof(*l));
+		ret = parse_interrupts(b, len, irq_collect, l);
+		if (len < hdr) {
+			bad += ret != -EINVAL || l->n != 0;
+		} else {
+			bad += ret != 0 || l->bad || (size_t)l->n != count_lines(sample, len) - 1;
+			for (i = 0; i < l->n; i++)
+				bad += !irq_equal(&l->r[i], &all->r[i]);
+		}
+		free(b);
+	}
+	free(l);
+	return bad;
+}
+
+static void test_interrupts(void)
+{
+	struct irq_list *all = calloc(1, sizeof(*all)), *l = calloc(1, sizeof(*l));
+	const struct irq_rec *r;
+	char buf[512];
+	int n;
+
+	if (!all || !l)
+		abort();
+
+	/* This VM's file. */
+	is_int(parse_interrupts(S(irq_sample), irq_collect, all), 0, "irq: VM sample");
+	is_int(all->n, (int)count_lines(S(irq_sample)) - 1, "irq: VM every line after the header");
+	is_int(all->bad, 0, "irq: VM names and descriptions well formed");
+	is_str(all->r[0].name, "24", "irq: VM first line is IRQ 24");
+	is_str(all->r[0].desc, "IO-APIC   5-edge      ACPI:Ged",
+	       "irq: VM description trimmed, inner blanks and ':' kept");
+	r = irq_find(all, "36");
+	ok(r && r->total == 60362 &&
+	   !strcmp(r->desc, "PCI-MSIX-0000:00:02.0   1-edge      virtio1-req.0"),
+	   "irq: VM IRQ 36 sums both CPUs; chip one blank after the last count");
+	r = irq_find(all, "LOC");
+	ok(r && r->total == 117352 + 115287 && !strcmp(r->desc, "Local timer interrupts"),
+	   "irq: VM LOC");
+	r = irq_find(all, "ERR");
+	ok(r && r->total == 0 && !r->desc[0], "irq: VM ERR single count, empty description");
+	ok(!irq_find(all, "MCE"), "irq: VM has no MCE line");
+	is_str(all->r[all->n - 1].name, "PIW", "irq: VM last line PIW");
+	is_int(irq_truncations(irq_sample, sizeof(irq_sample) - 1, all), 0,
+	       "irq: VM every truncation 0..%zu: -EINVAL before the header, then complete lines",
+	       sizeof(irq_sample) - 1);
+
+	/* The 4-CPU host with a machine check. */
+	memset(all, 0, sizeof(*all));
+	is_int(parse_interrupts(S(irq_mce_sample), irq_collect, all), 0, "irq: 4-CPU sample");
+	is_int(all->n, (int)count_lines(S(irq_mce_sample)) - 1, "irq: 4-CPU every line");
+	is_int(all->bad, 0, "irq: 4-CPU names and descriptions well formed");
+	r = irq_find(all, "MCE");
+	ok(r && r->total == 1 && !strcmp(r->desc, "Machine check exceptions"),
+	   "irq: 4-CPU MCE sums to the one exception");
+	r = irq_find(all, "MCP");
+	ok(r && r->total == 4 * 1607 && !strcmp(r->desc, "Machine check polls"), "irq: 4-CPU MCP");
+	r = irq_find(all, "LOC");
+	ok(r && r->total == 48213377ull + 47109821 + 46822190 + 47532614, "irq: 4-CPU LOC sum");
+	r = irq_find(all, "16");
+	ok(r && r->total == 25 &&
+	   !strcmp(r->desc, "IO-APIC  16-fasteoi   ehci_hcd:usb1, i801_smbus"),
+	   "irq: 4-CPU shared IRQ 16, description with ':' and ','");
+	r = irq_find(all, "124");
+	ok(r && r->total == 31337001 && !strcmp(r->desc, "IR-PCI-MSI 1048576-edge      nvme0q0"),
+	   "irq: 4-CPU the hwirq number in the description is not a count");
+	r = irq_find(all, "MIS");
+	ok(r && r->total == 0 && !r->desc[0], "irq: 4-CPU MIS single count");
+	is_int(irq_truncations(irq_mce_sample, sizeof(irq_mce_sample) - 1, all), 0,
+	       "irq: 4-CPU every truncation 0..%zu: -EINVAL before the header, then complete lines",
+	       sizeof(irq_mce_sample) - 1);
+
+	/* Overflow: a count that does not fit, or a sum that would wrap, drops its line only. */
+	memset(l, 0, sizeof(*l));
+	is_int(parse_interrupts(S("      CPU0   CPU1\n"
+				  "  1:  18446744073709551615  0  IO-APIC  1-edge  max\n"
+				  "  2:  18446744073709551616  0  IO-APIC  2-edge  over0\n"
+				  "  3:  5  18446744073709551616  IO-APIC  3-edge  over1\n"
+				  "  4:  18446744073709551615  1  IO-APIC  4-edge  wraps\n"
+				  "  5:  18446744073709551615  1\n"
+				  "  6:  99999999999999999999999999999  0  IO-APIC  6-edge  long\n"
+				  "ERR:  18446744073709551616\n"
+				  "MIS:  18446744073709551615\n"
+				  "  7:  4294967295  4294967295  IO-APIC  7-edge  u32max\n"),
+				irq_collect, l),
+	       0, "irq overflow: parses");
+	is_int(l->n, 3, "irq overflow: only the lines that fit are reported");
+	ok(l->n == 3 && !strcmp(l->r[0].name, "1") && l->r[0].total == UINT64_MAX,
+	   "irq overflow: UINT64_MAX itself is a count");
+	ok(l->n == 3 && !strcmp(l->r[1].name, "MIS") && l->r[1].total == UINT64_MAX,
+	   "irq overflow: single-count UINT64_MAX kept");
+	ok(l->n == 3 && !strcmp(l->r[2].name, "7") && l->r[2].total == 2ull * UINT32_MAX,
+	   "irq overflow: u32 counts summed in 64 bits");
+	ok(!irq_find(l, "5"), "irq overflow: a wrapping sum is not read as a single count");
+
+	/* Lines of the wrong shape. */
+	memset(l, 0, sizeof(*l));
+	is_int(parse_interrupts(S("           CPU0       CPU1       CPU2\r\n"
+				  "  0:  1  2  3   IO-APIC   2-edge   timer  \r\n"
+				  "  1:  1  2      IO-APIC   1-edge   two-of-three\n"
+				  "  2:  1         lone-count-with-text\n"
+				  "  3:  1  2  3  4  extra-number-is-text\n"
+				  "  4:  1  2x 3   junk-in-a-count\n"
+				  "  5:  1  -2 3   negative\n"
+				  "a b:  1  2  3   blank-in-name\n"
+				  "   :  1  2  3   no-name\n"
+				  "  no colon 1 2 3\n"
+				  "  6:\n"
+				  "  7:  1  2  3\n"
+				  "ERR:  4  \r\n"
+				  "\n"
+				  "  8:  1  2  3   cut"),
+				irq_collect, l),
+	       0, "irq shapes: parses");
+	is_int(l->n, 4, "irq shapes: four lines reported");
+	ok(l->n == 4 && !strcmp(l->r[0].name, "0") && l->r[0].total == 6 &&
+	   !strcmp(l->r[0].desc, "IO-APIC   2-edge   timer"),
+	   "irq shapes: CRLF and trailing blanks trimmed from the description");
+	ok(l->n == 4 && !strcmp(l->r[1].name, "3") && l->r[1].total == 6 &&
+	   !strcmp(l->r[1].desc, "4  extra-number-is-text"),
+	   "irq shapes: counts stop at the header's column count");
+	ok(l->n == 4 && !strcmp(l->r[2].name, "7") && l->r[2].total == 6 && !l->r[2].desc[0],
+	   "irq shapes: no description is an empty one");
+	ok(l->n == 4 && !strcmp(l->r[3].name, "ERR") && l->r[3].total == 4 && !l->r[3].desc[0],
+	   "irq shapes: single count with trailing blanks");
+	ok(!irq_find(l, "1") && !irq_find(l, "2"),
+	   "irq shapes: fewer counts than CPUs (other than a lone count) skipped");
+	ok(!irq_find(l, "8"), "irq shapes: last line without '\\n' ignored");
+
+	/* The header. */
+	memset(l, 0, sizeof(*l));
+	is_int(parse_interrupts(NULL, 0, irq_collect, l), -EINVAL, "irq: NULL, 0 is no header");
+	is_int(parse_interrupts("", 0, irq_collect, l), -EINVAL, "irq: empty is no header");
+	is_int(parse_interrupts(S("           CPU0       CPU1       "), irq_collect, l), -EINVAL,
+	       "irq: header without its '\\n' is a cut read");
+	is_int(parse_interrupts(S("  0:  1  2  IO-APIC  timer\nLOC:  1  2  Local\n"), irq_collect,
+				l), -EINVAL, "irq: no header line");
+	is_int(parse_interrupts(S("\n           CPU0\n  0:  1  timer\n"), irq_collect, l), -EINVAL,
+	       "irq: header must be the first line");
+	is_int(parse_interrupts(S("   CPU0   CPUs\n  0:  1  2  timer\n"), irq_collect, l), -EINVAL,
+	       "irq: 'CPUs' is not a column");
+	is_int(parse_interrupts(S("   CPU0   CPU\n  0:  1  2  timer\n"), irq_collect, l), -EINVAL,
+	       "irq: 'CPU' without a number is not a column");
+	is_int(parse_interrupts(S("   CPU0   x\n  0:  1  2  timer\n"), irq_collect, l), -EINVAL,
+	       "irq: another word in the header");
+	is_int(l->n, 0, "irq: no callback without a header");
+	is_int(parse_interrupts(S("   CPU0   CPU1\n"), irq_collect, l), 0, "irq: header alone");
+	is_int(l->n, 0, "irq: header alone gives no line");
+	/* Offline CPUs leave gaps in the numbering; the columns are the words. */
+	is_int(parse_interrupts(S("   CPU0   CPU2   CPU7\nLOC:  1  2  3  Local timer\n"),
+				irq_collect, l), 0, "irq: sparse CPU numbers");
+	ok(l->n == 1 && l->r[0].total == 6, "irq: sparse CPU numbers, three columns");
+
+	/* A wide header: nothing is sized by the column count. */
+	{
+		size_t k, off = 0;
+
+		for (k = 0; k < 40; k++)
+			off += sprintf(buf + off, " CPU%zu", k);
+		off += sprintf(buf + off, "\nLOC: 1 1 1 Local\nERR: 3\n");
+		n = (int)off;
+		memset(l, 0, sizeof(*l));
+		is_int(parse_interrupts(buf, n, irq_collect, l), 0, "irq: 40 columns");
+		ok(l->n == 1 && !strcmp(l->r[0].name, "ERR") && l->r[0].total == 3,
+		   "irq: 40 columns, a 3-count line skipped, ERR kept");
+	}
+
+	/* The callback's stop. */
+	memset(l, 0, sizeof(*l));
+	l->stop_at = 3;
+	is_int(parse_interrupts(S(irq_mce_sample), irq_collect, l), 7,
+	       "irq: callback stop returned");
+	is_int(l->n, 3, "irq: no call after the stop");
+	free(all);
+	free(l);
+}
+
 /* ---- mutated samples through every parser ---- */
 
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
@@ -1774,6 +2096,19 @@ static int fuzz_netdev_check(const struct netdev *nd, void *arg)
 	return 0;
 }
 
+static int fuzz_irq_check(const char *name, size_t nlen, const char *desc, size_t dlen,
+			  uint64_t total, void *arg)
+{
+	int *bad = arg;
+	size_t i;
+
+	*bad += !nlen || (dlen && (desc[0] == ' ' || desc[dlen - 1] == ' ')) ||
+		memchr(desc, '\n', dlen) || memchr(name, ':', nlen);
+	for (i = 0; i < nlen; i++)
+		*bad += name[i] == ' ' || name[i] == '\t' || name[i] == '\n';
+	return 0;
+}
+
 static int fuzz_one(const char *b, size_t len)
 {
 	struct proc_stat ps;
@@ -1809,6 +2144,7 @@ static int fuzz_one(const char *b, size_t len)
 	if (!parse_pid_io(b, len, &io))
 		bad += io.present != 0 && io.present != 1;
 	parse_pid_limits_nofile(b, len, &soft, &hard);
+	parse_interrupts(b, len, fuzz_irq_check, &bad);
 	return bad;
 }
 
@@ -1822,7 +2158,7 @@ static void test_fuzz(void)
 		{ S(meminfo_sample) },  { S(snmp_sample) },      { S(diskstats_sample) },
 		{ S(diskstats_old) },   { S(netdev_sample) },    { S(file_nr_sample) },
 		{ S(pid_stat_sample) }, { S(pid_status_sample) }, { S(pid_io_sample) },
-		{ S(limits_sample) },
+		{ S(limits_sample) },   { S(irq_sample) },       { S(irq_mce_sample) },
 	};
 	/* Bytes the formats hinge on, plus a few that no format expects. */
 	static const char special[] = "\n\t ():-=/.0123456789kB\xff\x80";
@@ -1870,6 +2206,7 @@ int main(void)
 	test_pid_status();
 	test_pid_io();
 	test_pid_limits();
+	test_interrupts();
 	test_fuzz();
 	return tap_done();
 }
