@@ -553,25 +553,40 @@ static int proc_filenr(lua_State *L)
 
 /* ---- disks ---- */
 
-struct disk_walk {
+struct keyed_walk {
 	lua_State *L;
 	double t;
 };
 
-static int disk_sample(const struct diskstat *d, void *arg)
+/*
+ * Files with one line per device (diskstats, net/dev) become { [name] = series }:
+ * push a new sample table for name at time t; keyed_sample_end files it.
+ */
+static void keyed_sample_begin(lua_State *L, const char *name, double t)
 {
-	struct disk_walk *w = arg;
-	lua_State *L = w->L;
-
-	if (lua_getfield(L, -1, d->name) == LUA_TNIL) {
+	if (lua_getfield(L, -1, name) == LUA_TNIL) {
 		lua_pop(L, 1);
 		lua_newtable(L);
 		set_series_mt(L);
 		lua_pushvalue(L, -1);
-		lua_setfield(L, -3, d->name);
+		lua_setfield(L, -3, name);
 	}
 	lua_newtable(L);
-	set_num(L, "t", w->t);
+	set_num(L, "t", t);
+}
+
+static void keyed_sample_end(lua_State *L)
+{
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pop(L, 1);
+}
+
+static int disk_sample(const struct diskstat *d, void *arg)
+{
+	struct keyed_walk *w = arg;
+	lua_State *L = w->L;
+
+	keyed_sample_begin(L, d->name, w->t);
 	set_u64(L, "rd_ios", d->rd_ios);
 	set_u64(L, "rd_merges", d->rd_merges);
 	set_u64(L, "rd_sectors", d->rd_sectors);
@@ -588,35 +603,48 @@ static int disk_sample(const struct diskstat *d, void *arg)
 	set_u64(L, "dc_ticks", d->dc_ticks);
 	set_u64(L, "fl_ios", d->fl_ios);
 	set_u64(L, "fl_ticks", d->fl_ticks);
-	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-	lua_pop(L, 1);
+	keyed_sample_end(L);
 	return 0;
+}
+
+typedef void (*keyed_parse_fn)(const struct capture_rec *r, struct keyed_walk *w);
+
+/* { [name] = series } from every readable record of path in stream. */
+static int push_keyed_series(lua_State *L, const char *stream, const char *path,
+			     keyed_parse_fn parse)
+{
+	struct analysis *an = proc_analysis(L);
+	const struct capture_stream *st = capture_set__stream(&an->cs, stream);
+	int n = 0;
+
+	if (!st)
+		return push_missing(L, st, stream, path, NULL);
+	lua_newtable(L);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+		struct keyed_walk w = { L, analysis__t(an, r) };
+
+		if (r->err || strcmp(r->path, path))
+			continue;
+		parse(r, &w);
+		n++;
+	}
+	if (!n) {
+		lua_pop(L, 1);
+		return push_missing(L, st, stream, path, NULL);
+	}
+	return 1;
+}
+
+static void parse_disks(const struct capture_rec *r, struct keyed_walk *w)
+{
+	parse_diskstats(r->data, r->len, disk_sample, w);
 }
 
 /* ctx.proc.diskstats() -> { [name] = series } (partitions included; see disks()) */
 static int proc_diskstats(lua_State *L)
 {
-	struct analysis *an = proc_analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.diskstats");
-	int n = 0;
-
-	if (!st)
-		return push_missing(L, st, "proc.diskstats", "/proc/diskstats", NULL);
-	lua_newtable(L);
-	for (size_t i = 0; i < st->n; i++) {
-		const struct capture_rec *r = &st->rec[i];
-		struct disk_walk w = { L, analysis__t(an, r) };
-
-		if (r->err || strcmp(r->path, "/proc/diskstats"))
-			continue;
-		parse_diskstats(r->data, r->len, disk_sample, &w);
-		n++;
-	}
-	if (!n) {
-		lua_pop(L, 1);
-		return push_missing(L, st, "proc.diskstats", "/proc/diskstats", NULL);
-	}
-	return 1;
+	return push_keyed_series(L, "proc.diskstats", "/proc/diskstats", parse_disks);
 }
 
 /* The text of the first/last readable record of path, trimmed; NULL when none. */
@@ -753,18 +781,10 @@ static int proc_disks(lua_State *L)
 
 static int net_sample(const struct netdev *d, void *arg)
 {
-	struct disk_walk *w = arg;
+	struct keyed_walk *w = arg;
 	lua_State *L = w->L;
 
-	if (lua_getfield(L, -1, d->name) == LUA_TNIL) {
-		lua_pop(L, 1);
-		lua_newtable(L);
-		set_series_mt(L);
-		lua_pushvalue(L, -1);
-		lua_setfield(L, -3, d->name);
-	}
-	lua_newtable(L);
-	set_num(L, "t", w->t);
+	keyed_sample_begin(L, d->name, w->t);
 	set_u64(L, "rx_bytes", d->rx_bytes);
 	set_u64(L, "rx_packets", d->rx_packets);
 	set_u64(L, "rx_errs", d->rx_errs);
@@ -778,35 +798,19 @@ static int net_sample(const struct netdev *d, void *arg)
 	set_u64(L, "tx_fifo", d->tx_fifo);
 	set_u64(L, "tx_colls", d->tx_colls);
 	set_u64(L, "tx_carrier", d->tx_carrier);
-	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-	lua_pop(L, 1);
+	keyed_sample_end(L);
 	return 0;
+}
+
+static void parse_ifaces(const struct capture_rec *r, struct keyed_walk *w)
+{
+	parse_net_dev(r->data, r->len, net_sample, w);
 }
 
 /* ctx.proc.netdev() -> { [ifname] = series } */
 static int proc_netdev(lua_State *L)
 {
-	struct analysis *an = proc_analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.netdev");
-	int n = 0;
-
-	if (!st)
-		return push_missing(L, st, "proc.netdev", "/proc/net/dev", NULL);
-	lua_newtable(L);
-	for (size_t i = 0; i < st->n; i++) {
-		const struct capture_rec *r = &st->rec[i];
-		struct disk_walk w = { L, analysis__t(an, r) };
-
-		if (r->err || strcmp(r->path, "/proc/net/dev"))
-			continue;
-		parse_net_dev(r->data, r->len, net_sample, &w);
-		n++;
-	}
-	if (!n) {
-		lua_pop(L, 1);
-		return push_missing(L, st, "proc.netdev", "/proc/net/dev", NULL);
-	}
-	return 1;
+	return push_keyed_series(L, "proc.netdev", "/proc/net/dev", parse_ifaces);
 }
 
 /* ctx.proc.interfaces() -> { [ifname] = { speed_mbps | speed_reason, operstate, mtu, type } } */

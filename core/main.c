@@ -64,6 +64,7 @@ struct opts {
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
+	int progress_shown;
 	char *command_line;
 };
 
@@ -271,6 +272,35 @@ static int write_file(const char *dir, const char *name, const char *data, size_
 	}
 	if (close(fd) && !err)
 		err = -errno;
+	return err;
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return -errno;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write(out, buf, (size_t)n) != n) {
+			err = errno ? -errno : -EIO;
+			break;
+		}
+	}
+	if (close(out) && !err)
+		err = -errno;
+	close(in);
 	return err;
 }
 
@@ -507,6 +537,50 @@ static void free_outcome(struct outcome *oc)
 	free(oc->rr.rank);
 }
 
+/*
+ * The part run and analyze share: the checks over the analysis, the reports
+ * into stage (and the bundle into out_dir when set), the summary or the JSON.
+ * On a failure to write, stage is kept when it holds this run's only copy of
+ * the captures (keep_on_error), else removed.
+ */
+static int report_and_finish(struct opts *o, const struct catalog *cat,
+			     const struct check_def **sel, size_t nsel, struct analysis *an,
+			     const char *stage, const struct window_result *wr, int keep_on_error)
+{
+	struct outcome oc = { 0 };
+	char err[1024];
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+	int code;
+
+	run_checks(cat, sel, nsel, an, &oc);
+	oc.rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	oc.rr.command = o->command_line;
+	if (wr) {
+		oc.rr.cost.reads = wr->reads;
+		oc.rr.cost.read_bytes = wr->read_bytes;
+		oc.rr.cost.read_errors = wr->read_errors;
+		oc.rr.cost.capture_bytes = wr->capture_bytes;
+	}
+	if (o->progress_shown)
+		fputs("\r\033[K", stderr);
+	if (write_reports(stage, &oc, o->out_dir, err, sizeof(err))) {
+		if (keep_on_error) {
+			/* The captures are the evidence: keep them where the user can get them. */
+			fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err,
+				stage);
+		} else {
+			fprintf(stderr, "sonde: %s\n", err);
+			remove_tree(stage);
+		}
+		free_outcome(&oc);
+		return EXIT_RUN_FAILED;
+	}
+	code = finish(o, &oc, stage);
+	remove_tree(stage);
+	free_outcome(&oc);
+	return code;
+}
+
 /* ---- commands ---- */
 
 static void run_help(void)
@@ -557,7 +631,6 @@ static int cmd_run(int argc, char **argv)
 	struct window_opts wo = { 0 };
 	struct window_result wr;
 	struct analysis an;
-	struct outcome oc = { 0 };
 	struct sigaction sa = { 0 };
 	int rc, code;
 
@@ -626,28 +699,8 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "sonde: reading the captures: %s (kept in %s)\n", err, stage);
 		return EXIT_RUN_FAILED;
 	}
-	{
-		int64_t t0 = clock__ns(CLOCK_MONOTONIC);
-
-		run_checks(&cat, sel, nsel, &an, &oc);
-		oc.rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
-	}
-	if (wo.progress)
-		fputs("\r\033[K", stderr);
-	oc.rr.command = o.command_line;
-	oc.rr.cost.reads = wr.reads;
-	oc.rr.cost.read_bytes = wr.read_bytes;
-	oc.rr.cost.read_errors = wr.read_errors;
-	oc.rr.cost.capture_bytes = wr.capture_bytes;
-	rc = write_reports(stage, &oc, o.out_dir, err, sizeof(err));
-	if (rc) {
-		/* The captures are the evidence: keep them where the user can get them. */
-		fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err, stage);
-		return EXIT_RUN_FAILED;
-	}
-	code = finish(&o, &oc, stage);
-	remove_tree(stage);
-	free_outcome(&oc);
+	o.progress_shown = wo.progress;
+	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, &wr, 1);
 	analysis__close(&an);
 	free(sel);
 	catalog__free(&cat);
@@ -682,7 +735,6 @@ static int cmd_analyze(int argc, char **argv)
 	size_t nsel;
 	char raw[4200], stage[4096], err[1024];
 	struct analysis an;
-	struct outcome oc = { 0 };
 	const char *dir;
 	int idx, code;
 
@@ -703,49 +755,37 @@ static int cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "sonde: %s\n", err);
 		return EXIT_RUN_FAILED;
 	}
-	{
-		int64_t t0 = clock__ns(CLOCK_MONOTONIC);
-
-		run_checks(&cat, sel, nsel, &an, &oc);
-		oc.rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
-	}
-	oc.rr.command = o.command_line;
-
 	/* The new reports need a staging dir that holds the same raw/ (linked, not copied). */
 	snprintf(stage, sizeof(stage), "%s/.sonde-analyze-XXXXXX", o.out_dir ? o.out_dir : "/tmp");
 	if (!mkdtemp(stage)) {
 		fprintf(stderr, "sonde: cannot create a working directory: %s\n", strerror(errno));
 		return EXIT_RUN_FAILED;
 	}
+	/* The new bundle holds the same captures, byte for byte, read from the files again. */
 	{
-		char link_path[4200], abs_raw[4096];
+		char dst[4200];
 
-		snprintf(link_path, sizeof(link_path), "%s/raw", stage);
-		if (!realpath(raw, abs_raw) || mkdir(link_path, 0700)) {
-			fprintf(stderr, "sonde: %s: %s\n", raw, strerror(errno));
+		snprintf(dst, sizeof(dst), "%s/raw", stage);
+		if (mkdir(dst, 0700)) {
+			fprintf(stderr, "sonde: %s: %s\n", dst, strerror(errno));
 			remove_tree(stage);
 			return EXIT_RUN_FAILED;
 		}
-		/* Copy the capture streams so the new bundle is self-contained. */
 		for (size_t i = 0; i < an.cs.n; i++) {
-			char name[300];
+			char src[4400];
+			int cerr;
 
-			snprintf(name, sizeof(name), "raw/%s.cap", an.cs.s[i].name);
-			if (write_file(stage, name, an.cs.s[i].text, an.cs.s[i].text_len)) {
-				fprintf(stderr, "sonde: copying %s: %s\n", name, strerror(errno));
+			snprintf(src, sizeof(src), "%s/%s.cap", raw, an.cs.s[i].name);
+			snprintf(dst, sizeof(dst), "%s/raw/%s.cap", stage, an.cs.s[i].name);
+			cerr = copy_file(src, dst);
+			if (cerr) {
+				fprintf(stderr, "sonde: copying %s: %s\n", src, strerror(-cerr));
 				remove_tree(stage);
 				return EXIT_RUN_FAILED;
 			}
 		}
 	}
-	if (write_reports(stage, &oc, o.out_dir, err, sizeof(err))) {
-		fprintf(stderr, "sonde: %s\n", err);
-		remove_tree(stage);
-		return EXIT_RUN_FAILED;
-	}
-	code = finish(&o, &oc, stage);
-	remove_tree(stage);
-	free_outcome(&oc);
+	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, NULL, 0);
 	analysis__close(&an);
 	free(sel);
 	catalog__free(&cat);

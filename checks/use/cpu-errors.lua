@@ -17,11 +17,14 @@ return {
       ctx:unknown("machine_checks", "/proc/interrupts has no MCE line: this architecture or kernel does not count machine checks there (rasdaemon/mcelog, or EDAC, would)")
       return
     end
-    if mce.last then
-      ctx:metric("machine_checks", mce.last - mce.first, { warn = 1, crit = 10 })
+    if not (mce.first and mce.last) then
+      ctx:unknown("machine_checks", "the MCE line was readable at only one end of the window")
+      if mce.first or mce.last then ctx:metric("machine_checks_since_boot", mce.last or mce.first, { }) end
+      return
     end
-    ctx:metric("machine_checks_since_boot", mce.last or mce.first, { })
+    ctx:metric("machine_checks", mce.last - mce.first, { warn = 1, crit = 10 })
+    ctx:metric("machine_checks_since_boot", mce.last, { })
     ctx:summary(string.format("%d machine check exceptions during the window, %d since boot",
-      (mce.last or mce.first) - mce.first, mce.last or mce.first))
+      mce.last - mce.first, mce.last))
   end,
 }
