@@ -157,7 +157,9 @@ int capture_stream__parse(struct capture_stream *st, char *text, size_t len, cha
 		char kind = *q, flag;
 		char *nl;
 
-		if ((kind != '@' && kind != '!') || q + 2 > end || q[1] != ' ')
+		if (q + 2 > end)
+			break; /* a record header cut after its first byte */
+		if ((kind != '@' && kind != '!') || q[1] != ' ')
 			goto bad;
 		q += 2;
 		if (scan_num(&q, end, 0, &seq) || seq > UINT32_MAX || scan_num(&q, end, 1, &wall) ||

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Capture streams (write, read back, hostile and cut-short input) and the
+ * per-process summaries derived from them (pid reuse, processes that start
+ * or exit during the window, counters that go backwards).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "capture.h"
+#include "tap.h"
+
+static char tmpdir[] = "/tmp/sonde-test-capture-XXXXXX";
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+static int parse_copy(const char *text, size_t len, struct capture_stream *st, char *err,
+		      size_t errlen)
+{
+	char *copy = malloc(len + 1);
+
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	memset(st, 0, sizeof(*st));
+	st->name = "test";
+	return capture_stream__parse(st, copy, len, err, errlen);
+}
+
+static void free_stream(struct capture_stream *st)
+{
+	free(st->text);
+	free(st->rec);
+}
+
+static void test_roundtrip(void)
+{
+	struct capture_writer w;
+	struct capture_set cs;
+	const struct capture_stream *st;
+	const char hostile[] = "1 (a) S 1 (b\n@ 0 0 0 5 - /x\nzzzzz) R 1\0tail";
+	char err[256], path[512], *text;
+	size_t len = 0;
+	int rc;
+
+	rc = capture_writer__open(&w, tmpdir, "t.one");
+	is_int(rc, 0, "writer opens raw/t.one.cap");
+	is_int(capture_writer__record(&w, 0, 100, 10, "/proc/1/stat", hostile, sizeof(hostile) - 1, 0),
+	       0, "a payload that looks like a record header is written as data");
+	is_int(capture_writer__error(&w, 0, 101, 11, "/proc/pressure/cpu", ENOENT), 0,
+	       "a failed read is recorded");
+	is_int(capture_writer__record(&w, 1, 200, 20, "/proc/loadavg", "", 0, 1), 0,
+	       "an empty, truncated payload is written");
+	is_int(capture_writer__record(&w, 1, 200, 20, "bad\npath", "x", 1, 0), -EINVAL,
+	       "a path with a newline is refused");
+	is_int(capture_writer__close(&w), 0, "writer closes cleanly");
+
+	rc = capture_set__load(&cs, tmpdir, err, sizeof(err));
+	is_int(rc, 0, "the stream loads back");
+	st = capture_set__stream(&cs, "t.one");
+	ok(st != NULL, "stream found by collector name");
+	if (!st)
+		return;
+	is_int(st->n, 3, "three records");
+	is_str(st->rec[0].path, "/proc/1/stat", "path of the first record");
+	is_int(st->rec[0].len, sizeof(hostile) - 1, "payload length kept, embedded NUL included");
+	ok(!memcmp(st->rec[0].data, hostile, sizeof(hostile) - 1), "payload bytes identical");
+	is_int(st->rec[1].err, ENOENT, "errno of the failed read kept");
+	is_int(st->rec[2].truncated, 1, "truncation flag kept");
+	is_int(st->rec[2].seq, 1, "sample round kept");
+	is_int(st->rec[2].mono_ns, 20, "monotonic time kept");
+	ok(capture_stream__last(st, "/proc/loadavg") == &st->rec[2], "last record of a path");
+	is_int(capture_stream__each(st, "/proc/1/stat", NULL, NULL), 1, "records of one path counted");
+	capture_set__free(&cs);
+
+	/* Cut the file at every offset: complete records stay, nothing crashes. */
+	snprintf(path, sizeof(path), "%s/t.one.cap", tmpdir);
+	text = slurp(path, &len);
+	ok(text != NULL, "stream file read back");
+	{
+		int crashes = 0, shrink_ok = 1;
+		size_t prev = 0;
+
+		for (size_t cut = strlen(CAPTURE_MAGIC); cut <= len; cut++) {
+			struct capture_stream s2;
+
+			rc = parse_copy(text, cut, &s2, err, sizeof(err));
+			if (rc)
+				crashes++;
+			if (s2.n < prev)
+				shrink_ok = 0;
+			prev = s2.n;
+			free_stream(&s2);
+		}
+		is_int(crashes, 0, "every prefix of a stream parses (a killed run's tail is dropped)");
+		ok(shrink_ok, "a longer prefix never yields fewer records");
+	}
+	free(text);
+	unlink(path);
+}
+
+static void test_hostile(void)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{ "not a capture\n", "wrong magic" },
+		{ CAPTURE_MAGIC "# 0 0 0 1 - /x\nx\n", "unknown record kind" },
+		{ CAPTURE_MAGIC "@ 0 0 0 1 ? /x\nx\n", "unknown flag" },
+		{ CAPTURE_MAGIC "@ x 0 0 1 - /x\nx\n", "non-numeric round" },
+		{ CAPTURE_MAGIC "@ 99999999999 0 0 1 - /x\nx\n", "round beyond 32 bits" },
+		{ CAPTURE_MAGIC "@ 0 0 0 1 - /x\nxy\n", "payload longer than its length" },
+		{ CAPTURE_MAGIC "@ 0 0 0 99999999999999999999999 - /x\nx\n", "length overflow" },
+		{ CAPTURE_MAGIC "@ 0 0 0 1 - \nx\n", "empty path" },
+	};
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct capture_stream st;
+		int rc = parse_copy(bad[i].text, strlen(bad[i].text), &st, err, sizeof(err));
+
+		ok(rc == -EINVAL && strstr(err, "test:"), "refused with a message naming the stream: %s",
+		   bad[i].why);
+		free_stream(&st);
+	}
+	{
+		/* A length that runs past the end is a cut write, not corruption. */
+		const char *t = CAPTURE_MAGIC "@ 0 0 0 1 - /a\na\n@ 0 0 0 500 - /b\nshort";
+		struct capture_stream st;
+
+		is_int(parse_copy(t, strlen(t), &st, err, sizeof(err)), 0,
+		       "a payload cut short ends the stream");
+		is_int(st.n, 1, "and the complete record before it is kept");
+		free_stream(&st);
+	}
+}
+
+/* ---- tasks ---- */
+
+static void stat_line(char *buf, size_t len, int pid, const char *comm, int ppid, unsigned long ut,
+		      unsigned long st, unsigned long start)
+{
+	snprintf(buf, len,
+		 "%d (%s) R %d 1 1 0 -1 4194304 10 0 0 0 %lu %lu 0 0 20 0 1 0 %lu 1000000 100 "
+		 "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
+		 pid, comm, ppid, ut, st, start);
+}
+
+static void rec(struct capture_writer *w, uint32_t seq, const char *path, const char *text)
+{
+	/* one second per round, from mono 1e9 */
+	capture_writer__record(w, seq, 1700000000000000000LL + seq * 1000000000LL,
+			       1000000000LL + seq * 1000000000LL, path, text, strlen(text), 0);
+}
+
+static void test_tasks(void)
+{
+	char dir[600], raw[700], line[512], err[256];
+	struct capture_writer w;
+	struct analysis an;
+	const struct task_summary *t;
+	size_t n;
+	int found_old = 0, found_new = 0;
+
+	snprintf(dir, sizeof(dir), "%s/tasks", tmpdir);
+	snprintf(raw, sizeof(raw), "%s/raw", dir);
+	mkdir(dir, 0700);
+	mkdir(raw, 0700);
+
+	capture_writer__open(&w, raw, "sonde");
+	{
+		const char *facts = "version: test\nwindow_s: 2\ninterval_s: 1\n"
+				    "start_wall_ns: 1700000000000000000\nend_wall_ns: 1700000002000000000\n"
+				    "start_mono_ns: 1000000000\nend_mono_ns: 3000000000\nsamples: 3\n"
+				    "partial: 0\nstop_reason: complete\nclk_tck: 100\npage_size: 4096\n"
+				    "pid: 77\n";
+		rec(&w, 2, "sonde:run", facts);
+	}
+	capture_writer__close(&w);
+	capture_writer__open(&w, raw, "host");
+	rec(&w, 0, "/proc/uptime", "1000.00 1900.00\n");
+	capture_writer__close(&w);
+
+	capture_writer__open(&w, raw, "proc.pids");
+	/* pid 10 runs all window: 300 ticks in the window (from 100 to 400). */
+	stat_line(line, sizeof(line), 10, "a) S 1 (b", 1, 100, 0, 500);
+	rec(&w, 0, "/proc/10/stat", line);
+	capture_writer__record(&w, 0, 1700000000000000000LL, 1000000000LL, "/proc/10/cmdline",
+			       "worker\0--flag\0", 14, 0);
+	stat_line(line, sizeof(line), 10, "a) S 1 (b", 1, 250, 0, 500);
+	rec(&w, 1, "/proc/10/stat", line);
+	stat_line(line, sizeof(line), 10, "a) S 1 (b", 1, 400, 0, 500);
+	rec(&w, 2, "/proc/10/stat", line);
+	rec(&w, 2, "/proc/10/fd", "0\n1\n2\n");
+	rec(&w, 2, "/proc/10/limits",
+	    "Limit                     Soft Limit           Hard Limit           Units     \n"
+	    "Max open files            1024                 4096                 files     \n");
+	/* pid 20 exits after round 0. */
+	stat_line(line, sizeof(line), 20, "gone", 1, 50, 5, 600);
+	rec(&w, 0, "/proc/20/stat", line);
+	/* pid 30 is reused: an old process (start 700) then a new one born in the window. */
+	stat_line(line, sizeof(line), 30, "old", 1, 10, 0, 700);
+	rec(&w, 0, "/proc/30/stat", line);
+	stat_line(line, sizeof(line), 30, "new", 1, 20, 0, 100050); /* 1000.5 s after boot */
+	rec(&w, 2, "/proc/30/stat", line);
+	/* pid 77 is sonde itself. */
+	stat_line(line, sizeof(line), 77, "sonde", 1, 1, 1, 800);
+	rec(&w, 0, "/proc/77/stat", line);
+	rec(&w, 2, "/proc/77/stat", line);
+	/* pid 40: counters go backwards (a reset): no huge number. */
+	stat_line(line, sizeof(line), 40, "reset", 1, 5000000000ULL, 0, 900);
+	rec(&w, 0, "/proc/40/stat", line);
+	stat_line(line, sizeof(line), 40, "reset", 1, 10, 0, 900);
+	rec(&w, 2, "/proc/40/stat", line);
+	/* garbage and a failed read are skipped */
+	rec(&w, 1, "/proc/50/stat", "garbage without parens\n");
+	capture_writer__error(&w, 1, 0, 2000000000LL, "/proc/60/stat", ESRCH);
+	capture_writer__close(&w);
+
+	is_int(analysis__open(&an, raw, err, sizeof(err)), 0, "analysis opens the hand-made captures");
+	is_int(analysis__tasks(&an, &t, &n), 0, "tasks built");
+	is_int(n, 6, "six processes (pid 30 counted twice: reused), garbage skipped");
+	for (size_t i = 0; i < n; i++) {
+		const struct task_summary *s = &t[i];
+
+		if (s->pid == 10) {
+			is_str(s->comm, "a) S 1 (b", "hostile comm kept whole");
+			is_int(s->utime, 300, "utime over the window");
+			is_int(s->started, 0, "present from the start");
+			is_int(s->exited, 0, "present at the end");
+			is_int(s->fds, 3, "fd count from the listing");
+			is_int(s->nofile_soft, 1024, "RLIMIT_NOFILE soft");
+			is_str(s->cmdline, "worker --flag", "argv joined with spaces");
+		} else if (s->pid == 20) {
+			is_int(s->exited, 1, "a process gone after round 0 is marked exited");
+			is_int(s->utime, 0, "a process seen once did nothing measurable");
+		} else if (s->pid == 30 && s->starttime == 700) {
+			found_old = 1;
+			is_int(s->exited, 1, "the first owner of a reused pid exited");
+		} else if (s->pid == 30) {
+			found_new = 1;
+			is_int(s->started, 1, "the second owner started in the window");
+			is_int(s->utime, 20, "born in the window: counted from zero");
+			is_str(s->comm, "new", "its own name");
+		} else if (s->pid == 77) {
+			is_int(s->self, 1, "sonde itself is marked as the observer");
+		} else if (s->pid == 40) {
+			is_int(s->utime, 0, "a counter that went backwards gives 0, not a wrap to 2^64");
+		}
+	}
+	ok(found_old && found_new, "pid reuse gives two processes");
+	is_int(an.clk_tck, 100, "run facts: clk_tck");
+	ok(an.elapsed_s > 1.99 && an.elapsed_s < 2.01, "run facts: elapsed from the monotonic clock");
+	analysis__close(&an);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_roundtrip();
+	test_hostile();
+	test_tasks();
+	{
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		ok(system(cmd) == 0, "temporary files removed");
+	}
+	return tap_done();
+}
