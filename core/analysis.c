@@ -80,7 +80,7 @@ static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *ar
 	else if (KEY("partial"))
 		an->partial = atoi(val) != 0;
 	else if (KEY("stop_reason"))
-		snprintf(an->stop_reason, sizeof(an->stop_reason), "%s", val);
+		snprintf(an->stop_reason, sizeof(an->stop_reason), "%.63s", val);
 	else if (KEY("clk_tck"))
 		an->clk_tck = atol(val);
 	else if (KEY("page_size"))

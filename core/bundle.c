@@ -485,7 +485,48 @@ static int bundle_tmp_path(const char *final_path, char dir[PATH_MAX], char tmp[
 	return n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-int bundle__write(const char *stage_dir, const char *final_path, char *errbuf, size_t errlen)
+/*
+ * Move the finished temporary to final_path without ever replacing a file:
+ * two runs started in the same second pick the same name, and the second must
+ * not destroy the first's bundle. On a clash, "-2", "-3", ... go before the
+ * extension and final_path is updated to the name actually used.
+ */
+static int bundle_publish(const char *tmp, char *final_path, size_t final_size)
+{
+	char stem[PATH_MAX];
+	const char *ext = "";
+	size_t fl = strlen(final_path);
+
+	if (fl >= sizeof(stem))
+		return -ENAMETOOLONG;
+	memcpy(stem, final_path, fl + 1);
+	if (fl > 7 && !strcmp(final_path + fl - 7, ".tar.xz")) {
+		stem[fl - 7] = '\0';
+		ext = ".tar.xz";
+	}
+	for (int n = 1; n < 1000; n++) {
+		if (n > 1 && snprintf(final_path, final_size, "%s-%d%s", stem, n, ext) >=
+				     (int)final_size)
+			return -ENAMETOOLONG;
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, final_path, RENAME_NOREPLACE))
+			return 0;
+		if (errno == EEXIST)
+			continue;
+		if (errno != EINVAL && errno != ENOSYS)
+			return -errno;
+		/* A file system without RENAME_NOREPLACE: link(2) refuses to replace too. */
+		if (!link(tmp, final_path)) {
+			unlink(tmp);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int bundle__write(const char *stage_dir, char *final_path, size_t final_size, char *errbuf,
+		  size_t errlen)
 {
 	struct bundle_list bl = { 0 };
 	struct archive *a = NULL;
@@ -601,8 +642,8 @@ int bundle__write(const char *stage_dir, const char *final_path, char *errbuf, s
 		goto cleanup;
 	}
 
-	if (rename(tmp, final_path)) {
-		err = -errno;
+	err = bundle_publish(tmp, final_path, final_size);
+	if (err) {
 		bundle_errf(errbuf, errlen, "renaming %s to %s: %s", tmp, final_path,
 			    strerror(-err));
 		goto cleanup;

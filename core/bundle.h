@@ -35,9 +35,12 @@ void bundle_list__free(struct bundle_list *bl);
  * sorted) into a tar.xz at final_path. The archive is written to a temporary
  * name in the same directory with mode 0600, fsynced, and renamed to
  * final_path only when complete; on any failure the temporary file is removed
- * and final_path is untouched. errbuf receives a one-line reason on failure.
+ * and final_path is untouched. An existing file is never replaced: the name
+ * gets "-2", "-3", ... before ".tar.xz" and final_path (final_size bytes) is
+ * updated to the name used. errbuf receives a one-line reason on failure.
  * Returns 0 or -errno.
  */
-int bundle__write(const char *stage_dir, const char *final_path, char *errbuf, size_t errlen);
+int bundle__write(const char *stage_dir, char *final_path, size_t final_size, char *errbuf,
+		  size_t errlen);
 
 #endif

@@ -983,7 +983,7 @@ static int load_user_dir(struct catalog *cat, const char *udir, char *err, size_
 				continue;
 			list_lua(path, &files);
 			for (size_t k = 0; k < files.n && !rc; k++) {
-				char file[4096], rel[512], name[80];
+				char file[4400], rel[512], name[80];
 				char *src = NULL;
 				size_t len = 0;
 

@@ -412,7 +412,6 @@ static void bundle_path(const char *dir, const struct analysis *an, char *out, s
 {
 	char host[64], t[32];
 	size_t k = 0;
-	struct stat sb;
 
 	for (const char *p = an->hostname; *p && k + 1 < sizeof(host); p++)
 		host[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -421,9 +420,8 @@ static void bundle_path(const char *dir, const struct analysis *an, char *out, s
 	if (!k)
 		snprintf(host, sizeof(host), "unknown");
 	iso_time(an->start_wall_ns, t, sizeof(t), 1);
+	/* A clash with an existing bundle is resolved when it is published (bundle__write). */
 	snprintf(out, len, "%s/sonde-%s-%s.tar.xz", dir, host, t);
-	for (int n = 2; !lstat(out, &sb) && n < 1000; n++)
-		snprintf(out, len, "%s/sonde-%s-%s-%d.tar.xz", dir, host, t, n);
 }
 
 /* ---- analysis shared by run and analyze ---- */
@@ -471,7 +469,6 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 
 	if (out_dir) {
 		bundle_path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
-		oc->rr.bundle_name = strrchr(oc->bundle, '/') + 1;
 	}
 	measure_cost(&oc->rr.cost);
 	report__json(&oc->rr, &js);
@@ -492,7 +489,7 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 	if ((rc = write_manifest(stage, &oc->rr, err, errlen)))
 		goto cleanup;
 	if (out_dir)
-		rc = bundle__write(stage, oc->bundle, err, errlen);
+		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
 cleanup:
 	strbuf__free(&js);
 	strbuf__free(&md);
@@ -518,6 +515,8 @@ static int finish(struct opts *o, struct outcome *oc, const char *stage)
 				fwrite(chunk, 1, len, stdout);
 			fclose(f);
 		}
+		if (oc->bundle[0])
+			fprintf(stderr, "sonde: bundle written: %s\n", oc->bundle);
 	} else {
 		report__terminal(&oc->rr, stdout, isatty(STDOUT_FILENO));
 		if (oc->bundle[0])

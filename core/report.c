@@ -878,11 +878,8 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 			       (unsigned long long)rr->cost.reads,
 			       (unsigned long long)rr->cost.read_errors,
 			       (double)rr->cost.capture_bytes / (1 << 20));
-	if (rr->bundle_name) {
-		strbuf__puts(sb, "- bundle: ");
-		md_text(sb, rr->bundle_name);
-		strbuf__puts(sb, "\n");
-	}
+	strbuf__puts(sb, "- sonde's own cost above is counted up to this report: writing and "
+			 "compressing the bundle comes after it\n");
 }
 
 /* ---- terminal ---- */

@@ -30,7 +30,6 @@ struct run_report {
 	size_t *rank;             /* indices into res of warn/crit results, most important first */
 	size_t nrank;
 	const char *command;      /* the command line, for the appendix */
-	const char *bundle_name;  /* file name of the bundle, or NULL */
 	struct run_cost cost;
 };
 

@@ -140,6 +140,15 @@ static void rm_tree(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* bundle__write with a name that may not be changed in place (a literal or a fixed buffer). */
+static int bw(const char *stage, const char *final, char *errbuf, size_t errlen)
+{
+	char name[PATH_MAX];
+
+	snprintf(name, sizeof(name), "%s", final);
+	return bundle__write(stage, name, sizeof(name), errbuf, errlen);
+}
+
 static int path_exists(const char *path)
 {
 	struct stat st;
@@ -305,7 +314,7 @@ static void test_write_bare_name(const char *stage, const char *out)
 		ok(0, "chdir to %s", out);
 		goto cleanup;
 	}
-	err = bundle__write(stage, "bare.tar.xz", errbuf, sizeof(errbuf));
+	err = bw(stage, "bare.tar.xz", errbuf, sizeof(errbuf));
 	is_int(err, 0, "write to a bare file name succeeds");
 	ok(path_exists("bare.tar.xz"), "bare-name bundle is in the cwd");
 	unlink("bare.tar.xz");
@@ -330,7 +339,7 @@ static void test_write(const char *stage, const char *out)
 
 	/* A restrictive umask would give 0400; the bundle must still end up 0600. */
 	old = umask(0277);
-	err = bundle__write(stage, final, errbuf, sizeof(errbuf));
+	err = bw(stage, final, errbuf, sizeof(errbuf));
 	umask(old);
 	is_int(err, 0, "bundle__write succeeds");
 	is_str(errbuf, "", "no error message on success");
@@ -384,15 +393,27 @@ static void test_write(const char *stage, const char *out)
 	ok(!stat(path, &st) && st.st_mtime == FIXED_MTIME, "member keeps the file's mtime");
 	rm_tree(xdir);
 
-	/* A second write replaces the first through the rename. */
-	err = bundle__write(stage, final, errbuf, sizeof(errbuf));
-	is_int(err, 0, "rewriting over an existing bundle succeeds");
+	/* A second write under the same name never replaces the first: it gets "-2". */
+	{
+		char second[PATH_MAX];
+		struct stat st1, st2;
+
+		snprintf(second, sizeof(second), "%s", final);
+		stat(final, &st1);
+		err = bundle__write(stage, second, sizeof(second), errbuf, sizeof(errbuf));
+		is_int(err, 0, "a second bundle under a taken name is written");
+		ok(strlen(second) > 9 && !strcmp(second + strlen(second) - 9, "-2.tar.xz"),
+		   "under the next free name: %s", second);
+		ok(!stat(final, &st2) && st1.st_ino == st2.st_ino, "the first bundle is untouched");
+		unlink(second);
+	}
 	is_int(count_others(out, "sonde-test.tar.xz"), 0, "still no temporary left");
+	unlink(final);
 
 	/* A leftover temporary with our pid (an earlier run killed mid-write) must not block us. */
 	snprintf(path, sizeof(path), "%s/.sonde-test.tar.xz.tmp.%d", out, (int)getpid());
 	write_file(path, "stale", 5);
-	err = bundle__write(stage, final, errbuf, sizeof(errbuf));
+	err = bw(stage, final, errbuf, sizeof(errbuf));
 	is_int(err, 0, "write succeeds over a stale temporary of ours");
 	is_int(count_others(out, "sonde-test.tar.xz"), 0, "stale temporary gone");
 
@@ -408,16 +429,16 @@ static void test_failures(const char *stage, const char *out, const char *stage2
 	int err;
 
 	snprintf(final, sizeof(final), "%s/no/such/dir/b.tar.xz", out);
-	err = bundle__write(stage, final, errbuf, sizeof(errbuf));
+	err = bw(stage, final, errbuf, sizeof(errbuf));
 	is_int(err, -ENOENT, "write into a missing directory is -ENOENT");
 	ok(errbuf[0] && !strchr(errbuf, '\n'), "with a one-line message");
 	printf("#   errbuf: %s\n", errbuf);
 	ok(!path_exists(final), "and no bundle");
 
-	err = bundle__write(stage, final, NULL, 0);
+	err = bw(stage, final, NULL, 0);
 	is_int(err, -ENOENT, "a NULL errbuf is allowed");
 
-	err = bundle__write(stage, "/tmp/", errbuf, sizeof(errbuf));
+	err = bw(stage, "/tmp/", errbuf, sizeof(errbuf));
 	is_int(err, -EISDIR, "a path ending in '/' is refused");
 
 	/* Same tree without manifest.json; an old bundle at final_path must survive. */
@@ -432,7 +453,7 @@ static void test_failures(const char *stage, const char *out, const char *stage2
 	snprintf(final, sizeof(final), "%s/old.tar.xz", out);
 	write_file(final, "old bundle", 10);
 
-	err = bundle__write(stage2, final, errbuf, sizeof(errbuf));
+	err = bw(stage2, final, errbuf, sizeof(errbuf));
 	is_int(err, -ENOENT, "write without manifest.json fails with -ENOENT");
 	ok(strstr(errbuf, "manifest.json") != NULL, "message names manifest.json");
 	printf("#   errbuf: %s\n", errbuf);
@@ -443,7 +464,7 @@ static void test_failures(const char *stage, const char *out, const char *stage2
 	unlink(final);
 	rm_tree(stage2);
 
-	err = bundle__write("/nonexistent/stage", final, errbuf, sizeof(errbuf));
+	err = bw("/nonexistent/stage", final, errbuf, sizeof(errbuf));
 	is_int(err, -ENOENT, "missing staging dir is -ENOENT");
 	ok(!path_exists(final), "and no bundle");
 }
@@ -494,7 +515,7 @@ static void test_enospc(const char *base)
 	}
 
 	snprintf(final, sizeof(final), "%s/full.tar.xz", mnt);
-	err = bundle__write(stage, final, errbuf, sizeof(errbuf));
+	err = bw(stage, final, errbuf, sizeof(errbuf));
 	is_int(err, -ENOSPC, "1 MiB of random data into a 64 KiB tmpfs is -ENOSPC");
 	is_str(errbuf, "writing raw/proc.pids.cap: No space left on device",
 	       "message names the member and the reason");
@@ -541,7 +562,7 @@ static void test_shrink(const char *base)
 	}
 	mounted = 1;
 
-	err = bundle__write(stage, final, errbuf, sizeof(errbuf));
+	err = bw(stage, final, errbuf, sizeof(errbuf));
 	is_int(err, -EIO, "a member shorter than its stat size fails with -EIO");
 	is_str(errbuf, "reading cpu.online: file shrank while archiving",
 	       "message names the member");
