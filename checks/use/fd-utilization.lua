@@ -32,7 +32,8 @@ return {
       end
     end
     if #ranked == 0 then
-      ctx:unknown("process_pct", "no process had both its fd table and its limits readable at the end of the window (needs root, or hidepid)")
+      ctx:unknown("process_pct", "no process had both its fd table and its limits readable at the end of the window "
+        .. "(limits are read for processes with 16 or more open fds; reading others' fd tables needs root)")
       return
     end
     table.sort(ranked, function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
