@@ -33,11 +33,16 @@ return {
     local by_cs = tasks.top(list, function(t) return (t.vol_ctxt or 0) + (t.nonvol_ctxt or 0) end, args.top)
     table_of(ctx, "By context switches (voluntary + involuntary)", by_cs, "switches", fmt.num)
 
-    local started, exited, kthreads = 0, 0, 0
+    local started, exited, kthreads, no_io = 0, 0, 0, 0
     for _, t in ipairs(list) do
+      if t.read_bytes == nil and not t.exited and not t.started then no_io = no_io + 1 end
       if t.started then started = started + 1 end
       if t.exited then exited = exited + 1 end
       if t.kernel_thread then kthreads = kthreads + 1 end
+    end
+    if no_io > 0 then
+      ctx:unknown("io_bytes", string.format("/proc/PID/io was unreadable for %d of %d processes "
+        .. "(permission denied: another user's process when not root, or a non-dumpable one): the I/O ranking covers the others only", no_io, #list))
     end
     ctx:metric("processes", #list, { })
     ctx:metric("started_in_window", started, { })
