@@ -10,15 +10,27 @@
  * unwinds all the way out. Only an allow-list of the standard library is
  * reachable, through an environment table whose metatable makes reading or
  * writing an undeclared global an error.
+ *
+ * Lua runs message handlers (after an error raised by a hook) and __gc
+ * finalizers with hooks off, and its pattern matcher is C code the hook never
+ * interrupts; so xpcall handlers are skipped once a check is doomed, __gc is
+ * refused, and beyond all that each check runs in a child process that the
+ * parent kills when its wall-clock budget is past (engine__run_check).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -27,6 +39,7 @@
 #include "collect.h"
 #include "embedded.h"
 #include "engine.h"
+#include "json.h"
 #include "lua_modules.h"
 
 const struct engine_limits engine_default_limits = {
@@ -206,6 +219,53 @@ static int sandbox_load(lua_State *L)
 	return 1;
 }
 
+/* The user's handler runs only for ordinary errors: after a budget stop, Lua would run it
+ * with hooks off, where nothing could stop it. */
+static int sandbox_xpcall_msgh(lua_State *L)
+{
+	if (budget_of(L)->doomed)
+		return 1; /* keep the error as it is */
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
+static int sandbox_xpcall(lua_State *L)
+{
+	int n = lua_gettop(L), st;
+
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 2);
+	lua_pushcclosure(L, sandbox_xpcall_msgh, 1);
+	lua_replace(L, 2);
+	lua_pushboolean(L, 1);
+	lua_pushvalue(L, 1);
+	lua_rotate(L, 3, 2); /* f, msgh, true, f, args... */
+	st = lua_pcall(L, n - 2, LUA_MULTRET, 2);
+	if (st != LUA_OK) {
+		lua_pushboolean(L, 0);
+		lua_pushvalue(L, -2);
+		return 2;
+	}
+	return lua_gettop(L) - 2;
+}
+
+/* Finalizers run with hooks off (nothing could stop a looping one): refused. */
+static int sandbox_setmetatable(lua_State *L)
+{
+	if (lua_istable(L, 2)) {
+		lua_pushliteral(L, "__gc");
+		if (lua_rawget(L, 2) != LUA_TNIL)
+			return luaL_error(L, "__gc finalizers are not allowed in checks");
+		lua_pop(L, 1);
+	}
+	lua_getfield(L, LUA_REGISTRYINDEX, "sonde.setmetatable");
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
 static int valid_lib_name(const char *s)
 {
 	if (!*s || strlen(s) > 64)
@@ -258,9 +318,9 @@ static int sandbox_require(lua_State *L)
 }
 
 static const char *const base_allowed[] = {
-	"assert", "error",  "getmetatable", "ipairs",   "next",     "pairs",  "pcall",
-	"rawequal", "rawget", "rawlen",     "select",   "setmetatable", "tonumber", "tostring",
-	"type",     "xpcall", "_VERSION",   NULL,
+	"assert", "error",  "getmetatable", "ipairs", "next",     "pairs",    "pcall",
+	"rawequal", "rawget", "rawlen",     "select", "tonumber", "tostring", "type",
+	"_VERSION", NULL,
 };
 static const char *const os_allowed[] = { "time", "clock", "date", "difftime", NULL };
 
@@ -303,6 +363,12 @@ static lua_State *sandbox__new(const struct catalog *cat, struct budget *b,
 	lua_pop(L, 1);
 	lua_pushcfunction(L, sandbox_rawset);
 	lua_setfield(L, env, "rawset");
+	lua_pushcfunction(L, sandbox_xpcall);
+	lua_setfield(L, env, "xpcall");
+	lua_getglobal(L, "setmetatable");
+	lua_setfield(L, LUA_REGISTRYINDEX, "sonde.setmetatable");
+	lua_pushcfunction(L, sandbox_setmetatable);
+	lua_setfield(L, env, "setmetatable");
 	lua_pushcfunction(L, sandbox_load);
 	lua_setfield(L, env, "load");
 	lua_pushcfunction(L, sandbox_require);
@@ -1187,46 +1253,6 @@ int catalog__set_arg(struct catalog *cat, const char *as, char *err, size_t errl
 
 /* ---- running a check ---- */
 
-void check_result__free(struct check_result *r)
-{
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		free(r->metrics[i].name);
-		free(r->metrics[i].instance);
-		free(r->metrics[i].unit);
-	}
-	free(r->metrics);
-	for (size_t i = 0; i < r->nunknowns; i++) {
-		free(r->unknowns[i].name);
-		free(r->unknowns[i].reason);
-	}
-	free(r->unknowns);
-	for (size_t i = 0; i < r->nculprits; i++) {
-		free(r->culprits[i].comm);
-		free(r->culprits[i].cmdline);
-	}
-	free(r->culprits);
-	for (size_t i = 0; i < r->nevidence; i++) {
-		struct evidence *e = &r->evidence[i];
-
-		free(e->title);
-		free(e->unit);
-		for (size_t k = 0; k < e->nrows; k++) {
-			for (size_t c = 0; c < e->columns.n; c++)
-				free(e->rows[k][c]);
-			free(e->rows[k]);
-		}
-		free(e->rows);
-		strv__free(&e->columns);
-		free(e->values);
-	}
-	free(r->evidence);
-	strv__free(&r->next);
-	free(r->summary);
-	free(r->error);
-	free(r->traceback);
-	memset(r, 0, sizeof(*r));
-}
-
 static void push_args(lua_State *L, const struct check_def *d)
 {
 	lua_createtable(L, 0, (int)d->nargs);
@@ -1277,9 +1303,10 @@ static void derive_status(struct check_result *out)
 	out->score = score;
 }
 
-void engine__run_check(const struct catalog *cat, const struct check_def *def,
-		       struct analysis *an, const struct engine_limits *lim,
-		       struct check_result *out)
+/* Run one check in this process (the child, see engine__run_check). */
+static void run_check_here(const struct catalog *cat, const struct check_def *def,
+			   struct analysis *an, const struct engine_limits *lim,
+			   struct check_result *out)
 {
 	struct budget b;
 	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
@@ -1328,6 +1355,125 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 	out->mem_peak = b.peak;
 	sandbox__close(L);
 	out->elapsed_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+}
+
+/* How far past its own wall budget a check's process may go before it is killed from outside. */
+#define WATCHDOG_GRACE_S 1.0
+/* A result larger than this is not a result. */
+#define RESULT_MAX (64u << 20)
+
+static void set_failure(struct check_result *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_failure(struct check_result *out, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	check_result__free(out);
+	out->st = ST_ERROR;
+	out->error = strdup(msg);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Each check runs in a child process: the hook and the allocator stop what Lua
+ * can stop, and the parent's watchdog kills what it cannot (a pathological
+ * pattern match is C code that never returns to the hook). A crash in a check
+ * is contained the same way. The child inherits the captures copy-on-write
+ * and sends its result back through a pipe (check_result__encode).
+ */
+void engine__run_check(const struct catalog *cat, const struct check_def *def,
+		       struct analysis *an, const struct engine_limits *lim,
+		       struct check_result *out)
+{
+	const struct task_summary *tasks;
+	struct strbuf buf = { 0 };
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC), deadline;
+	size_t ntasks;
+	int fds[2], status = 0, killed = 0;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	/* Built once here, so that children share them instead of each building its own. */
+	analysis__tasks(an, &tasks, &ntasks);
+	if (pipe2(fds, O_CLOEXEC)) {
+		run_check_here(cat, def, an, lim, out);
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		run_check_here(cat, def, an, lim, out);
+		return;
+	}
+	if (pid == 0) {
+		struct check_result r;
+		struct strbuf sb = { 0 };
+
+		close(fds[0]);
+		run_check_here(cat, def, an, lim, &r);
+		check_result__encode(&r, &sb);
+		_exit(sb.oom || write_all(fds[1], sb.buf, sb.len) ? 2 : 0);
+	}
+	close(fds[1]);
+	deadline = t0 + (int64_t)((lim->wall_s + WATCHDOG_GRACE_S) * 1e9);
+	for (;;) {
+		int64_t now = clock__ns(CLOCK_MONOTONIC);
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		char chunk[65536];
+		ssize_t n;
+		int rc;
+
+		if (now >= deadline || buf.len > RESULT_MAX) {
+			kill(pid, SIGKILL);
+			killed = 1;
+			break;
+		}
+		rc = poll(&p, 1, (int)((deadline - now) / 1000000 + 1));
+		if (rc <= 0)
+			continue; /* timeout or EINTR: the deadline test decides */
+		n = read(fds[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		strbuf__append(&buf, chunk, (size_t)n);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (killed)
+		set_failure(out, "stopped from outside after %.1f s: stuck where the Lua hook cannot "
+				 "reach (a pathological pattern match, or a long C call)",
+			    (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	else if (WIFSIGNALED(status))
+		set_failure(out, "the check's process died: %s", strsignal(WTERMSIG(status)));
+	else if (buf.oom || check_result__decode(out, buf.buf, buf.len))
+		set_failure(out, "the check's process returned no readable result (exit status %d)",
+			    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	out->def = def;
+	if (out->st == ST_ERROR && !out->elapsed_ms)
+		out->elapsed_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	strbuf__free(&buf);
 }
 
 int engine__eval_sandboxed(const struct catalog *cat, const char *chunk, size_t len,

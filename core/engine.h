@@ -137,14 +137,21 @@ struct engine_limits {
 extern const struct engine_limits engine_default_limits;
 
 /*
- * Run one check over the analysis in a fresh sandboxed state. Never fails the
- * caller: errors, budget overruns and bad results become ST_ERROR with a
+ * Run one check over the analysis in a fresh sandboxed state, in a child
+ * process the caller kills past the wall budget. Never fails the caller:
+ * errors, budget overruns, crashes and bad results become ST_ERROR with a
  * reason (and a traceback where Lua has one).
  */
 void engine__run_check(const struct catalog *cat, const struct check_def *def,
 		       struct analysis *an, const struct engine_limits *lim,
 		       struct check_result *out);
 void check_result__free(struct check_result *r);
+
+struct strbuf;
+/* The wire form a check's child process sends its result in (check_result.c). */
+void check_result__encode(const struct check_result *r, struct strbuf *sb);
+/* Bounded decoding of untrusted bytes: 0, or -EINVAL with r left empty. */
+int check_result__decode(struct check_result *r, const void *buf, size_t len);
 
 /* Run a chunk of Lua in the sandbox (tests and `sonde list`): 0, or -1 with errbuf. */
 int engine__eval_sandboxed(const struct catalog *cat, const char *chunk, size_t len,

@@ -449,14 +449,18 @@ static void run_checks(const struct catalog *cat, const struct check_def **sel, 
 	report__rank(&oc->rr);
 }
 
+/* sonde and the processes its checks ran in (reaped by now). */
 static void measure_cost(struct run_cost *c)
 {
-	struct rusage ru;
+	struct rusage self, kids;
 
-	getrusage(RUSAGE_SELF, &ru);
-	c->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-	c->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	c->peak_rss_kb = ru.ru_maxrss;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	c->user_s = (double)(self.ru_utime.tv_sec + kids.ru_utime.tv_sec) +
+		    (double)(self.ru_utime.tv_usec + kids.ru_utime.tv_usec) / 1e6;
+	c->sys_s = (double)(self.ru_stime.tv_sec + kids.ru_stime.tv_sec) +
+		   (double)(self.ru_stime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+	c->peak_rss_kb = self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss : kids.ru_maxrss;
 }
 
 /* findings.json, report.md, report.html, manifest.json into stage; then the bundle. */
