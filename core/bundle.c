@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -486,6 +487,19 @@ static int bundle_tmp_path(const char *final_path, char dir[PATH_MAX], char tmp[
 }
 
 /*
+ * The temporary being written, for bundle__abort_cleanup: a signal handler may
+ * only unlink a path it can read without locks, so it is kept here.
+ */
+static char inflight_tmp[PATH_MAX];
+static volatile sig_atomic_t inflight_set;
+
+void bundle__abort_cleanup(void)
+{
+	if (inflight_set)
+		unlink(inflight_tmp);
+}
+
+/*
  * Move the finished temporary to final_path without ever replacing a file:
  * two runs started in the same second pick the same name, and the second must
  * not destroy the first's bundle. On a clash, "-2", "-3", ... go before the
@@ -588,6 +602,8 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
 		goto cleanup;
 	}
 	tmp_created = true;
+	memcpy(inflight_tmp, tmp, sizeof(inflight_tmp));
+	inflight_set = 1;
 	/* The umask may have cleared bits of 0600; the bundle holds host details, so be exact. */
 	if (fchmod(fd, 0600)) {
 		err = -errno;
@@ -649,6 +665,7 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
 		goto cleanup;
 	}
 	tmp_created = false;
+	inflight_set = 0;
 
 	/*
 	 * The bundle is complete and in place from here on. A failed directory
@@ -679,6 +696,7 @@ cleanup:
 		close(fd);
 	if (tmp_created)
 		unlink(tmp);
+	inflight_set = 0;
 	if (rootfd >= 0)
 		close(rootfd);
 	free(io);

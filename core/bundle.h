@@ -43,4 +43,10 @@ void bundle_list__free(struct bundle_list *bl);
 int bundle__write(const char *stage_dir, char *final_path, size_t final_size, char *errbuf,
 		  size_t errlen);
 
+/*
+ * Async-signal-safe: remove the temporary of a bundle being written (a second
+ * Ctrl-C during bundle__write exits at once and must not leave it behind).
+ */
+void bundle__abort_cleanup(void);
+
 #endif

@@ -32,11 +32,63 @@
 #define EXIT_FAIL_ON 3
 #define MANIFEST_SCHEMA "sonde.manifest/1"
 
+static int remove_tree(const char *path);
+
 static volatile sig_atomic_t stop_requested;
 
+/* A second signal, or any after the window: leave at once, without a half-written bundle. */
+static void on_abort_signal(int sig)
+{
+	bundle__abort_cleanup();
+	_exit(128 + sig);
+}
+
+static void set_signal_handler(void (*fn)(int))
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* First Ctrl-C/TERM during the window: end it early; the next one aborts. */
 static void on_stop_signal(int sig)
 {
 	stop_requested = sig;
+	set_signal_handler(on_abort_signal);
+}
+
+/*
+ * Staging directories (.sonde-run-PID-XXXXXX) and bundle temporaries
+ * (.NAME.tmp.PID) left in dir by a run that was killed: removed when that
+ * process is gone.
+ */
+static void remove_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *p = NULL;
+		char path[4096];
+		long pid;
+
+		if (!strncmp(de->d_name, ".sonde-run-", 11))
+			p = de->d_name + 11;
+		else if (!strncmp(de->d_name, ".sonde-", 7) && strstr(de->d_name, ".tmp."))
+			p = strstr(de->d_name, ".tmp.") + 5;
+		if (!p || (pid = strtol(p, NULL, 10)) <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		remove_tree(path);
+	}
+	closedir(d);
 }
 
 static void die_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -48,7 +100,10 @@ static void die_usage(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'sonde %s--help')\n", cmd ? cmd : "");
+	/* One hint per line: a message that already points somewhere keeps its own. */
+	if (!strstr(fmt, "(see "))
+		fprintf(stderr, " (see 'sonde %s%s--help')", cmd ? cmd : "", cmd ? " " : "");
+	fputc('\n', stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -127,9 +182,19 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 	o->fail_on = ST_OK;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "w:i:o:jf:C:c:t:h", long_opts, NULL)) != -1) {
+	for (;;) {
+		int li = -1;
+		char optname[32];
+
+		c = getopt_long(argc, argv, "w:i:o:jf:C:c:t:h", long_opts, &li);
+		if (c == -1)
+			break;
+		if (li >= 0)
+			snprintf(optname, sizeof(optname), "--%s", long_opts[li].name);
+		else
+			snprintf(optname, sizeof(optname), "-%c", c);
 		if (c != '?' && c != 'h' && c < 256 && !strchr(allowed, c))
-			die_usage(o->cmd, "'%s' does not take %s", o->cmd, argv[optind - 1]);
+			die_usage(o->cmd, "'sonde %s' does not take %s", o->cmd, optname);
 		switch (c) {
 		case 'w':
 			o->window_s = parse_seconds(o->cmd, "--window", optarg, 3600);
@@ -598,13 +663,14 @@ static void run_help(void)
 	       "  -j, --json             print findings.json on stdout instead of the summary\n"
 	       "  -f, --fail-on LEVEL    exit 3 when a finding is at least LEVEL (warn or crit)\n"
 	       "  -C, --checks DIR       also load DIR/<methodology>/*.lua (and DIR/lib/*.lua);\n"
-	       "                         checks from DIR always run\n"
+	       "                         they run with the default set unless --check selects\n"
 	       "  -c, --check ID         run only this check (repeatable; see 'sonde list')\n"
 	       "  -t, --tag TAG          run the checks with this tag (default: 'default')\n"
 	       "      --set ID.ARG=VAL   set a check argument, e.g. use.cpu-saturation.warn_runnable=2\n"
 	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n\n"
 	       "Ctrl-C ends the window early: the checks run on what was captured so far and\n"
-	       "the bundle is written, marked partial. A second Ctrl-C exits at once.\n\n"
+	       "the bundle is written, marked partial. A second Ctrl-C (or one after the\n"
+	       "window) exits at once; the next run removes what it left.\n\n"
 	       "Exit status: 0 the run completed (whatever it found), 1 the run failed,\n"
 	       "2 usage error, 3 a finding reached --fail-on.\n");
 }
@@ -625,7 +691,7 @@ static void analyze_help(void)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct opts o = { .cmd = "run " };
+	struct opts o = { .cmd = "run" };
 	struct catalog cat;
 	const struct check_def **sel;
 	size_t nsel;
@@ -634,7 +700,6 @@ static int cmd_run(int argc, char **argv)
 	struct window_opts wo = { 0 };
 	struct window_result wr;
 	struct analysis an;
-	struct sigaction sa = { 0 };
 	int rc, code;
 
 	o.command_line = join_argv(argc + 1, argv - 1);
@@ -661,7 +726,8 @@ static int cmd_run(int argc, char **argv)
 		names.v[names.n] = NULL;
 	}
 
-	snprintf(stage, sizeof(stage), "%s/.sonde-run-XXXXXX", o.out_dir);
+	remove_stale(o.out_dir);
+	snprintf(stage, sizeof(stage), "%s/.sonde-run-%d-XXXXXX", o.out_dir, (int)getpid());
 	if (!mkdtemp(stage)) {
 		fprintf(stderr, "sonde: cannot create a working directory in %s: %s\n", o.out_dir,
 			strerror(errno));
@@ -674,12 +740,7 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 	}
 
-	/* First Ctrl-C/TERM ends the window; SA_RESETHAND lets a second one kill at once. */
-	sa.sa_handler = on_stop_signal;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	set_signal_handler(on_stop_signal);
 
 	wo.root = o.root ? o.root : "";
 	wo.raw_dir = raw;
@@ -690,6 +751,8 @@ static int cmd_run(int argc, char **argv)
 					 o.progress;
 	wo.stop = &stop_requested;
 	rc = window__observe(&wo, &wr, err, sizeof(err));
+	/* From here a signal means "stop now": the checks and the bundle take a second or less. */
+	set_signal_handler(on_abort_signal);
 	if (rc) {
 		fprintf(stderr, "sonde: observing: %s (captures kept in %s)\n", err, stage);
 		return EXIT_RUN_FAILED;
@@ -732,7 +795,7 @@ static void find_raw(const struct opts *o, const char *dir, char *raw, size_t le
 
 static int cmd_analyze(int argc, char **argv)
 {
-	struct opts o = { .cmd = "analyze " };
+	struct opts o = { .cmd = "analyze" };
 	struct catalog cat;
 	const struct check_def **sel;
 	size_t nsel;
@@ -805,7 +868,7 @@ static void list_help(void)
 
 static int cmd_list(int argc, char **argv)
 {
-	struct opts o = { .cmd = "list " };
+	struct opts o = { .cmd = "list" };
 	struct catalog cat;
 	const char *root;
 
