@@ -365,9 +365,15 @@ static void push_window(lua_State *L, const struct analysis *an)
 	lua_setfield(L, -2, "partial");
 	lua_pushnumber(L, (double)an->start_wall_ns / 1e9);
 	lua_setfield(L, -2, "start");
-	/* Seconds since boot at the window start: kernel log timestamps compare to it. */
 	lua_pushnumber(L, an->uptime_start);
 	lua_setfield(L, -2, "uptime_start");
+	/*
+	 * CLOCK_MONOTONIC at the window start, in seconds: kernel log timestamps
+	 * (/dev/kmsg) come from the same clock, which, unlike uptime, does not
+	 * count time the machine was suspended.
+	 */
+	lua_pushnumber(L, (double)an->start_mono_ns / 1e9);
+	lua_setfield(L, -2, "kernel_clock_start");
 }
 
 void lua_modules__push_ctx(lua_State *L, struct analysis *an, struct check_result *res)

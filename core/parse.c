@@ -1045,16 +1045,23 @@ int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_
 
 /* ---- counters ---- */
 
+/* A 32-bit wrap needs the old value in the top sixteenth, the new one in the bottom. */
+#define WRAP_NEAR_TOP 0xf0000000u
+#define WRAP_NEAR_BOTTOM 0x10000000u
+
 uint64_t counter__delta(uint64_t prev, uint64_t cur, int *reset)
 {
 	if (cur >= prev)
 		return cur - prev;
 	/*
 	 * Some counters are still 32 bits wide in the kernel (several
-	 * /proc/net/snmp ones on 32-bit hosts, driver stats) and wrap; one that
-	 * ever held more than 32 bits cannot have wrapped, so it restarted.
+	 * /proc/net/snmp ones on 32-bit hosts, driver stats) and wrap: only a
+	 * value near the top of the 32-bit range going to one near the bottom
+	 * is such a wrap. Anything else going down restarted or went backwards
+	 * (proc(5): iowait can decrease; 700 -> 699 is not 4 billion ticks of
+	 * work), and contributes nothing.
 	 */
-	if (prev <= UINT32_MAX)
+	if (prev <= UINT32_MAX && prev >= WRAP_NEAR_TOP && cur < WRAP_NEAR_BOTTOM)
 		return cur + ((uint64_t)1 << 32) - prev;
 	if (reset)
 		*reset = 1;

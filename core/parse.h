@@ -142,9 +142,10 @@ int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_
 
 /*
  * The increase of a cumulative counter between two readings. A counter that
- * went backwards is either a 32-bit counter that wrapped (prev fits in 32
- * bits: the wrapped distance is returned) or a reset (the counter restarted:
- * 0 is returned and *reset is set). reset may be NULL.
+ * went backwards is either a 32-bit counter that wrapped (prev near the top
+ * of the 32-bit range, cur near the bottom: the wrapped distance is
+ * returned) or a reset or backward step (0 is returned and *reset is set).
+ * reset may be NULL.
  */
 uint64_t counter__delta(uint64_t prev, uint64_t cur, int *reset);
 

@@ -35,7 +35,7 @@ return {
       ctx:unknown("kernel_io_errors", why)
       return
     end
-    local boot0 = ctx.window.uptime_start or 0
+    local boot0 = ctx.window.kernel_clock_start or 0
     local n, rows = 0, {}
     for _, line in ipairs(log) do
       local usec, text = line:match("^%d+,%d+,(%d+),[^;]*;(.*)$")

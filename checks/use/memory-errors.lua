@@ -21,7 +21,7 @@ return {
       ctx:unknown("oom_victims", lwhy)
     else
       local rows = {}
-      local boot0 = ctx.window.uptime_start or 0
+      local boot0 = ctx.window.kernel_clock_start or 0
       for _, line in ipairs(log) do
         -- /dev/kmsg record: "prio,seq,usec,flags;text"
         local usec, text = line:match("^%d+,%d+,(%d+),[^;]*;(.*)$")

@@ -739,7 +739,14 @@ static void test_counter_delta(void)
 	ok(counter__delta(0xfffffff0u, 0x10, &reset) == 0x20, "delta: 32-bit wrap distance");
 	is_int(reset, 0, "delta: 32-bit wrap is not a reset");
 	ok(counter__delta(UINT32_MAX, 0, &reset) == 1, "delta: wrap from UINT32_MAX to 0 is 1");
-	ok(counter__delta(5, 4, NULL) == UINT32_MAX, "delta: small prev going down is a wrap too");
+	reset = 0;
+	ok(counter__delta(5, 4, &reset) == 0, "delta: a small counter stepping back is not a wrap");
+	is_int(reset, 1, "delta: ... it is flagged as a reset");
+	reset = 0;
+	ok(counter__delta(700, 699, &reset) == 0, "delta: /proc/stat iowait 700 -> 699 adds nothing");
+	ok(counter__delta(0x80000000u, 0x10, NULL) == 0, "delta: mid-range down to small is a reset");
+	ok(counter__delta(0xfffffff0u, 0x20000000u, NULL) == 0,
+	   "delta: from the top to mid-range is not a plausible wrap");
 
 	/* Past 32 bits a decrease can only be a restart (interface re-created, reboot). */
 	ok(counter__delta(5000000000ull, 12, &reset) == 0, "delta: 64-bit counter backwards is 0");
