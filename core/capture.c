@@ -46,6 +46,82 @@ static int path_ok(const char *path)
 	return path && *path && !strchr(path, '\n') && strlen(path) < 1024;
 }
 
+/* Payloads above this are always written in full (bounds the memory kept per path). */
+#define REPEAT_MAX 4096
+
+static uint64_t path_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of path (existing or empty); NULL when the table cannot grow. */
+static struct capture_last *last_slot(struct capture_writer *w, const char *path)
+{
+	size_t i;
+
+	if ((w->last_n + 1) * 2 > w->last_cap) {
+		size_t ncap = w->last_cap ? w->last_cap * 2 : 1024;
+		struct capture_last *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t k = 0; k < w->last_cap; k++) {
+			if (!w->last[k].path)
+				continue;
+			for (i = path_hash(w->last[k].path) & (ncap - 1); n[i].path; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = w->last[k];
+		}
+		free(w->last);
+		w->last = n;
+		w->last_cap = ncap;
+	}
+	for (i = path_hash(path) & (w->last_cap - 1); w->last[i].path; i = (i + 1) & (w->last_cap - 1))
+		if (!strcmp(w->last[i].path, path))
+			return &w->last[i];
+	return &w->last[i];
+}
+
+/* Remember buf as path's last payload; returns 1 when it equals the previous one. */
+static int last_same(struct capture_writer *w, const char *path, const void *buf, size_t len)
+{
+	struct capture_last *l = last_slot(w, path);
+	char *copy;
+
+	if (!l)
+		return 0;
+	if (l->path && l->len == len && (!len || !memcmp(l->data, buf, len)))
+		return 1;
+	if (!l->path) {
+		l->path = strdup(path);
+		if (!l->path)
+			return 0;
+		w->last_n++;
+	}
+	copy = len ? realloc(l->data, len) : l->data;
+	if (len && !copy) {
+		l->len = SIZE_MAX;
+		return 0;
+	}
+	if (len)
+		memcpy(copy, buf, len);
+	l->data = copy;
+	l->len = len;
+	return 0;
+}
+
+static void last_forget(struct capture_writer *w, const char *path)
+{
+	struct capture_last *l = w->last_cap ? last_slot(w, path) : NULL;
+
+	if (l && l->path)
+		l->len = SIZE_MAX;
+}
+
 int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			   const char *path, const void *buf, size_t len, int truncated)
 {
@@ -55,6 +131,17 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len)) {
+		if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns,
+			    mono_ns, len, path) < 0) {
+			w->err = errno ? -errno : -EIO;
+			return w->err;
+		}
+		w->records++;
+		return 0;
+	}
+	if (truncated || len > REPEAT_MAX)
+		last_forget(w, path);
 	if (fprintf(w->f, "@ %" PRIu32 " %" PRId64 " %" PRId64 " %zu %c %s\n", seq, wall_ns, mono_ns,
 		    len, truncated ? 't' : '-', path) < 0 ||
 	    (len && fwrite(buf, 1, len, w->f) != len) || fputc('\n', w->f) == EOF) {
@@ -75,6 +162,7 @@ int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_n
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	last_forget(w, path);
 	if (fprintf(w->f, "! %" PRIu32 " %" PRId64 " %" PRId64 " %d - %s\n", seq, wall_ns, mono_ns,
 		    err < 0 ? -err : err, path) < 0) {
 		w->err = errno ? -errno : -EIO;
@@ -94,6 +182,11 @@ int capture_writer__close(struct capture_writer *w)
 		if (fclose(w->f) == EOF && !err)
 			err = errno ? -errno : -EIO;
 	}
+	for (size_t i = 0; i < w->last_cap; i++) {
+		free(w->last[i].path);
+		free(w->last[i].data);
+	}
+	free(w->last);
 	free(w->path);
 	memset(w, 0, sizeof(*w));
 	return err;
@@ -134,11 +227,48 @@ static void set_err(char *errbuf, size_t errlen, const char *name, size_t off, c
 		snprintf(errbuf, errlen, "%s: malformed capture at byte %zu: %s", name, off, what);
 }
 
+/* path -> index of its last record with data, while parsing ('=' records refer to it) */
+struct path_index {
+	size_t *slot; /* index + 1; 0 is empty */
+	size_t cap, n;
+};
+
+static size_t *path_index__slot(struct path_index *ix, const struct capture_rec *rec,
+				const char *path)
+{
+	size_t i;
+
+	if ((ix->n + 1) * 2 > ix->cap) {
+		size_t ncap = ix->cap ? ix->cap * 2 : 1024;
+		size_t *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t k = 0; k < ix->cap; k++) {
+			if (!ix->slot[k])
+				continue;
+			for (i = path_hash(rec[ix->slot[k] - 1].path) & (ncap - 1); n[i];
+			     i = (i + 1) & (ncap - 1))
+				;
+			n[i] = ix->slot[k];
+		}
+		free(ix->slot);
+		ix->slot = n;
+		ix->cap = ncap;
+	}
+	for (i = path_hash(path) & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+		if (!strcmp(rec[ix->slot[i] - 1].path, path))
+			return &ix->slot[i];
+	return &ix->slot[i];
+}
+
 int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
 			  size_t errlen)
 {
 	size_t maglen = strlen(CAPTURE_MAGIC), cap = 0;
 	const char *end = text + len;
+	struct path_index ix = { 0 };
+	int rc = 0;
 	char *p;
 
 	st->text = text;
@@ -159,7 +289,7 @@ int capture_stream__parse(struct capture_stream *st, char *text, size_t len, cha
 
 		if (q + 2 > end)
 			break; /* a record header cut after its first byte */
-		if ((kind != '@' && kind != '!') || q[1] != ' ')
+		if ((kind != '@' && kind != '!' && kind != '=') || q[1] != ' ')
 			goto bad;
 		q += 2;
 		if (scan_num(&q, end, 0, &seq) || seq > UINT32_MAX || scan_num(&q, end, 1, &wall) ||
@@ -182,6 +312,26 @@ int capture_stream__parse(struct capture_stream *st, char *text, size_t len, cha
 		if (kind == '!') {
 			r.err = num > 4095 || num <= 0 ? EIO : (int)num;
 			p = nl + 1;
+		} else if (kind == '=') {
+			/* The same bytes as this path's previous read (see capture_writer__record). */
+			size_t *slot = path_index__slot(&ix, st->rec, r.path);
+			const struct capture_rec *prev;
+
+			if (!slot) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			prev = *slot ? &st->rec[*slot - 1] : NULL;
+			if (!prev || prev->err || (int64_t)prev->len != num) {
+				set_err(errbuf, errlen, st->name, (size_t)(p - text),
+					"a repeat record with no matching earlier read");
+				rc = -EINVAL;
+				goto out;
+			}
+			r.data = prev->data;
+			r.len = prev->len;
+			r.truncated = prev->truncated;
+			p = nl + 1;
 		} else {
 			if (flag != '-' && flag != 't')
 				goto bad;
@@ -201,12 +351,26 @@ int capture_stream__parse(struct capture_stream *st, char *text, size_t len, cha
 			size_t ncap = cap ? cap * 2 : 64;
 			struct capture_rec *nr = realloc(st->rec, ncap * sizeof(*nr));
 
-			if (!nr)
-				return -ENOMEM;
+			if (!nr) {
+				rc = -ENOMEM;
+				goto out;
+			}
 			st->rec = nr;
 			cap = ncap;
 		}
 		st->rec[st->n++] = r;
+		/* Failed reads are indexed too: a repeat can never refer past one. */
+		{
+			size_t *slot = path_index__slot(&ix, st->rec, r.path);
+
+			if (!slot) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			if (!*slot)
+				ix.n++;
+			*slot = st->n;
+		}
 		continue;
 bad_or_short:
 		/* A header line with no newline yet is a killed run's tail, not corruption. */
@@ -214,9 +378,12 @@ bad_or_short:
 			break;
 bad:
 		set_err(errbuf, errlen, st->name, (size_t)(p - text), "bad record header");
-		return -EINVAL;
+		rc = -EINVAL;
+		goto out;
 	}
-	return 0;
+out:
+	free(ix.slot);
+	return rc;
 }
 
 static int read_file_bounded(int dirfd, const char *name, char **out, size_t *outlen)

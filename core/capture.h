@@ -7,11 +7,14 @@
  *
  *   sonde-capture 1\n
  *   @ <seq> <wall_ns> <mono_ns> <len> <flags> <path>\n<len bytes>\n
+ *   = <seq> <wall_ns> <mono_ns> <len> - <path>\n
  *   ! <seq> <wall_ns> <mono_ns> <errno> - <path>\n
  *
  * '@' is a successful read (flags: '-' or 't' when the read was cut at the
- * capture cap), '!' a failed one (so "why is this unknown" survives into the
- * bundle). seq is the sample round (0 = first sample of the window), wall_ns
+ * capture cap), '=' a successful read whose bytes are exactly those of the
+ * previous read of the same path in this stream (an idle process's stat, read
+ * every round: most of a capture otherwise), '!' a failed one (so "why is
+ * this unknown" survives into the bundle). seq is the sample round (0 = first sample of the window), wall_ns
  * is CLOCK_REALTIME and mono_ns CLOCK_MONOTONIC at the read. The payload is
  * length-prefixed, so any byte a hostile process puts in its name is data,
  * never structure. Paths never contain '\n' (the writer refuses them).
@@ -25,9 +28,18 @@
 
 #define CAPTURE_MAGIC "sonde-capture 1\n"
 
+/* The last payload written per path, to write exact repeats as '=' records. */
+struct capture_last {
+	char *path;
+	char *data;
+	size_t len; /* SIZE_MAX: the last read of this path failed */
+};
+
 struct capture_writer {
 	FILE *f;
 	char *path;
+	struct capture_last *last; /* open addressing on the path */
+	size_t last_cap, last_n;
 	uint64_t bytes;   /* payload bytes written */
 	uint64_t records; /* records written, errors included */
 	int err;          /* first write error (-errno), sticky */

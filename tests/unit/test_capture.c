@@ -159,6 +159,69 @@ static void test_hostile(void)
 	}
 }
 
+static void test_repeats(void)
+{
+	struct capture_writer w;
+	struct capture_set cs;
+	const struct capture_stream *st;
+	char err[256], path[512], *text;
+	size_t len = 0;
+	const char *a = "1 (sleep) S 1 1 1 0 -1 0 0 0 0 0 0 0\n", *b = "2 (busy) R 1\n";
+
+	capture_writer__open(&w, tmpdir, "t.rep");
+	capture_writer__record(&w, 0, 1, 1, "/proc/1/stat", a, strlen(a), 0);
+	capture_writer__record(&w, 0, 1, 1, "/proc/2/stat", b, strlen(b), 0);
+	capture_writer__record(&w, 1, 2, 2, "/proc/1/stat", a, strlen(a), 0); /* repeat */
+	capture_writer__record(&w, 1, 2, 2, "/proc/2/stat", "2 (busy) R 2\n", 13, 0);
+	capture_writer__error(&w, 2, 3, 3, "/proc/1/stat", ESRCH);
+	capture_writer__record(&w, 3, 4, 4, "/proc/1/stat", a, strlen(a), 0); /* after a failure */
+	capture_writer__record(&w, 4, 5, 5, "/proc/1/stat", a, strlen(a), 0); /* repeat again */
+	capture_writer__record(&w, 4, 5, 5, "/proc/3/stat", "", 0, 0);
+	capture_writer__record(&w, 5, 6, 6, "/proc/3/stat", "", 0, 0); /* empty repeat */
+	is_int(capture_writer__close(&w), 0, "repeat stream written");
+	snprintf(path, sizeof(path), "%s/t.rep.cap", tmpdir);
+	text = slurp(path, &len);
+	{
+		int reps = 0;
+
+		for (char *q = text; q && (q = strstr(q, "\n= ")); q++)
+			reps++;
+		is_int(reps, 3, "exact repeats are written as '=' records (not after a failed read)");
+	}
+	free(text);
+	is_int(capture_set__load(&cs, tmpdir, err, sizeof(err)), 0, "repeat stream loads");
+	st = capture_set__stream(&cs, "t.rep");
+	ok(st && st->n == 9, "every read is a record");
+	if (st && st->n == 9) {
+		is_int(st->rec[2].len, strlen(a), "a repeat has the bytes of the earlier read");
+		ok(!memcmp(st->rec[2].data, a, strlen(a)), "... byte for byte");
+		is_int(st->rec[2].seq, 1, "... and its own round");
+		is_int(st->rec[3].len, 13, "a changed payload is written in full");
+		is_int(st->rec[6].len, strlen(a), "a repeat after a repeat resolves");
+		is_int(st->rec[8].len, 0, "an empty payload repeats");
+	}
+	capture_set__free(&cs);
+	unlink(path);
+
+	{
+		struct capture_stream s2;
+		const char *orphan = CAPTURE_MAGIC "= 0 0 0 3 - /x\n";
+		const char *mismatch = CAPTURE_MAGIC "@ 0 0 0 1 - /x\nx\n= 1 0 0 2 - /x\n";
+		const char *after_err = CAPTURE_MAGIC "@ 0 0 0 1 - /x\nx\n! 1 0 0 3 - /x\n= 2 0 0 1 - /x\n";
+
+		ok(parse_copy(orphan, strlen(orphan), &s2, err, sizeof(err)) == -EINVAL &&
+			   strstr(err, "repeat"),
+		   "a repeat with no earlier read is refused: %s", err);
+		free_stream(&s2);
+		ok(parse_copy(mismatch, strlen(mismatch), &s2, err, sizeof(err)) == -EINVAL,
+		   "a repeat whose length differs from the earlier read is refused");
+		free_stream(&s2);
+		ok(parse_copy(after_err, strlen(after_err), &s2, err, sizeof(err)) == -EINVAL,
+		   "a repeat of a failed read is refused");
+		free_stream(&s2);
+	}
+}
+
 /* ---- tasks ---- */
 
 static void stat_line(char *buf, size_t len, int pid, const char *comm, int ppid, unsigned long ut,
@@ -286,6 +349,7 @@ int main(void)
 	}
 	test_roundtrip();
 	test_hostile();
+	test_repeats();
 	test_tasks();
 	{
 		char cmd[256];
