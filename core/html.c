@@ -64,39 +64,6 @@ struct src_lines {
 	size_t nr;
 };
 
-/* Same strict ranges as json.c (Unicode table 3-7); 0 if s[0] starts none. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0;
-
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
 
 static int is_ascii_punct(unsigned char c)
 {
@@ -146,7 +113,7 @@ static void html_escape(struct strbuf *sb, const char *s, size_t n)
 			if (c < 0x20 || c == 0x7f) {
 				strbuf__append(sb, " ", 1);
 			} else if (c >= 0x80) {
-				len = utf8_seq_len(p + i, n - i);
+				len = utf8__seq_len(p + i, n - i);
 				if (!len) {
 					strbuf__append(sb, "\xef\xbf\xbd", 3);
 				} else {
@@ -187,7 +154,7 @@ char *md__escape(const char *s, size_t n)
 			strbuf__append(&out, s + i, 1);
 			i++;
 		} else {
-			len = utf8_seq_len(p + i, n - i);
+			len = utf8__seq_len(p + i, n - i);
 			if (!len) {
 				strbuf__append(&out, "\xef\xbf\xbd", 3);
 				i++;

@@ -117,7 +117,7 @@ void strbuf__free(struct strbuf *sb)
  * 3-7, which excludes overlong forms, surrogates (U+D800..U+DFFF) and
  * anything above U+10FFFF by constraining the second byte.
  */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
+size_t utf8__seq_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t len, i;
@@ -174,7 +174,7 @@ void json__escape(struct strbuf *sb, const char *s, size_t n)
 		const char *rep = NULL;
 
 		if (c >= 0x80) {
-			len = utf8_seq_len(p + i, n - i);
+			len = utf8__seq_len(p + i, n - i);
 			if (len == 0) {
 				/* One U+FFFD per offending byte, then resync. */
 				FLUSH_RUN();

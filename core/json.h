@@ -39,6 +39,11 @@ void json__number(struct json *j, double v);
 void json__int(struct json *j, int64_t v);
 void json__bool(struct json *j, int v);
 void json__null(struct json *j);
+/*
+ * Length of the well-formed UTF-8 sequence at s (n bytes available), or 0 when
+ * s[0] starts none (overlongs, surrogates, beyond U+10FFFF, cut sequences).
+ */
+size_t utf8__seq_len(const unsigned char *s, size_t n);
 /* Append the escaped form of s (without quotes) to sb. */
 void json__escape(struct strbuf *sb, const char *s, size_t n);
 
