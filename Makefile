@@ -10,7 +10,7 @@ PKGS := lua5.4 libcmark libarchive
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
-	    xz-utils sysstat jq perl util-linux procps
+	    xz-utils sysstat jq perl util-linux mount procps time
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
