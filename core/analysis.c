@@ -221,6 +221,7 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 
 struct task_build {
 	struct task_summary s;
+	const char *stat_data;    /* payload of the last stat parsed: a repeat ('=') shares it */
 	uint32_t first_seq, last_seq;
 	int have_first_io, have_last_io;
 	struct pid_io io0, io1;
@@ -336,6 +337,12 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 		if (!strcmp(file, "stat")) {
 			struct pid_stat ps;
 
+			/* The same bytes as last round (an idle process): only the time moves. */
+			if (t && r->data == t->stat_data) {
+				t->last_seq = r->seq;
+				t->s.last_t = analysis__t(an, r);
+				continue;
+			}
 			if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
 				continue;
 			if (!t || t->s.starttime != ps.starttime) {
@@ -395,6 +402,7 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 			t->blkio1 = ps.blkio_ticks;
 			t->last_seq = r->seq;
 			t->s.last_t = analysis__t(an, r);
+			t->stat_data = r->data;
 			continue;
 		}
 		if (!t)

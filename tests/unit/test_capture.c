@@ -299,6 +299,11 @@ static void test_tasks(void)
 	rec(&w, 0, "/proc/40/stat", line);
 	stat_line(line, sizeof(line), 40, "reset", 1, 10, 0, 900);
 	rec(&w, 2, "/proc/40/stat", line);
+	/* pid 45 sleeps: the same stat bytes every round, written as repeats. */
+	stat_line(line, sizeof(line), 45, "sleeper", 1, 7, 3, 950);
+	rec(&w, 0, "/proc/45/stat", line);
+	rec(&w, 1, "/proc/45/stat", line);
+	rec(&w, 2, "/proc/45/stat", line);
 	/* garbage and a failed read are skipped */
 	rec(&w, 1, "/proc/50/stat", "garbage without parens\n");
 	capture_writer__error(&w, 1, 0, 2000000000LL, "/proc/60/stat", ESRCH);
@@ -306,7 +311,7 @@ static void test_tasks(void)
 
 	is_int(analysis__open(&an, raw, err, sizeof(err)), 0, "analysis opens the hand-made captures");
 	is_int(analysis__tasks(&an, &t, &n), 0, "tasks built");
-	is_int(n, 6, "six processes (pid 30 counted twice: reused), garbage skipped");
+	is_int(n, 7, "seven processes (pid 30 counted twice: reused), garbage skipped");
 	for (size_t i = 0; i < n; i++) {
 		const struct task_summary *s = &t[i];
 
@@ -331,6 +336,11 @@ static void test_tasks(void)
 			is_str(s->comm, "new", "its own name");
 		} else if (s->pid == 77) {
 			is_int(s->self, 1, "sonde itself is marked as the observer");
+		} else if (s->pid == 45) {
+			is_int(s->utime + s->stime, 0, "a sleeper's repeated stat: no CPU in the window");
+			is_int(s->exited, 0, "a repeat in the last round means still alive");
+			ok(s->last_t > 1.99 && s->last_t < 2.01, "a repeat moves the last-seen time");
+			is_str(s->comm, "sleeper", "its name from the first full record");
 		} else if (s->pid == 40) {
 			is_int(s->utime, 0, "a counter that went backwards gives 0, not a wrap to 2^64");
 		}
