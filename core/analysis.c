@@ -227,6 +227,8 @@ struct task_build {
 	struct pid_io io0, io1;
 	int have_ctxt0;
 	uint64_t vol0, nonvol0;
+	int have_sched0, have_sched1;
+	struct pid_schedstat sched0, sched1;
 	uint64_t utime0, stime0, minflt0, majflt0, blkio0;
 	uint64_t utime1, stime1, minflt1, majflt1, blkio1;
 };
@@ -420,6 +422,17 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 			}
 			t->io1 = io;
 			t->have_last_io = 1;
+		} else if (!strcmp(file, "schedstat")) {
+			struct pid_schedstat ss;
+
+			if (parse_pid_schedstat(r->data, r->len, &ss))
+				continue;
+			if (!t->have_sched0 && r->seq == t->first_seq) {
+				t->sched0 = ss;
+				t->have_sched0 = 1;
+			}
+			t->sched1 = ss;
+			t->have_sched1 = 1;
 		} else if (!strcmp(file, "cmdline")) {
 			free(t->s.cmdline);
 			t->s.cmdline = join_cmdline(r->data, r->len);
@@ -456,6 +469,8 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 			t->have_first_io = t->have_last_io;
 			t->vol0 = t->nonvol0 = 0;
 			t->have_ctxt0 = s->has_ctxt;
+			memset(&t->sched0, 0, sizeof(t->sched0));
+			t->have_sched0 = t->have_sched1;
 		}
 		s->utime = counter__delta(t->utime0, t->utime1, NULL);
 		s->stime = counter__delta(t->stime0, t->stime1, NULL);
@@ -470,6 +485,12 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 			s->wchar = counter__delta(t->io0.wchar, t->io1.wchar, NULL);
 			s->syscr = counter__delta(t->io0.syscr, t->io1.syscr, NULL);
 			s->syscw = counter__delta(t->io0.syscw, t->io1.syscw, NULL);
+		}
+		s->has_sched = t->have_sched0 && t->have_sched1;
+		if (s->has_sched) {
+			s->run_ns = counter__delta(t->sched0.run_ns, t->sched1.run_ns, NULL);
+			s->wait_ns = counter__delta(t->sched0.wait_ns, t->sched1.wait_ns, NULL);
+			s->slices = counter__delta(t->sched0.slices, t->sched1.slices, NULL);
 		}
 		if (s->has_ctxt && t->have_ctxt0) {
 			s->vol_ctxt = counter__delta(t->vol0, s->vol_ctxt, NULL);

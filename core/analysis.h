@@ -29,8 +29,10 @@ struct task_summary {
 	int processor;
 	int has_io;               /* /proc/PID/io readable at both ends */
 	uint64_t read_bytes, write_bytes, rchar, wchar, syscr, syscw;
-	int has_ctxt;
+	int has_ctxt;             /* voluntary/involuntary split: both ends of status */
 	uint64_t vol_ctxt, nonvol_ctxt;
+	int has_sched;            /* /proc/PID/schedstat at both ends (the main thread) */
+	uint64_t run_ns, wait_ns, slices;
 	int64_t fds;              /* -1 unknown */
 	uint64_t nofile_soft, nofile_hard; /* 0 unknown, UINT64_MAX unlimited */
 };

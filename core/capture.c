@@ -131,7 +131,9 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	w->last_repeat = 0;
 	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len)) {
+		w->last_repeat = 1;
 		if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns,
 			    mono_ns, len, path) < 0) {
 			w->err = errno ? -errno : -EIO;
@@ -162,6 +164,7 @@ int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_n
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	w->last_repeat = 0;
 	last_forget(w, path);
 	if (fprintf(w->f, "! %" PRIu32 " %" PRId64 " %" PRId64 " %d - %s\n", seq, wall_ns, mono_ns,
 		    err < 0 ? -err : err, path) < 0) {

@@ -42,6 +42,7 @@ struct capture_writer {
 	size_t last_cap, last_n;
 	uint64_t bytes;   /* payload bytes written */
 	uint64_t records; /* records written, errors included */
+	int last_repeat;  /* the last record written was a '=' repeat */
 	int err;          /* first write error (-errno), sticky */
 };
 

@@ -1019,6 +1019,25 @@ static int parse_limit(const char **pp, const char *end, uint64_t *out)
 	return parse_scan_u64_field(pp, end, out);
 }
 
+int parse_pid_schedstat(const char *buf, size_t len, struct pid_schedstat *out)
+{
+	const char *pos = buf, *ls, *le, *p;
+	uint64_t v[3];
+
+	if (!buf || !parse_next_line(&pos, buf + len, &ls, &le))
+		return -EINVAL; /* empty, or cut before its newline */
+	p = ls;
+	for (int i = 0; i < 3; i++) {
+		p = parse_skip_blanks(p, le);
+		if (parse_scan_u64(&p, le, &v[i]) || !parse_at_boundary(p, le))
+			return -EINVAL;
+	}
+	out->run_ns = v[0];
+	out->wait_ns = v[1];
+	out->slices = v[2];
+	return 0;
+}
+
 int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard)
 {
 	static const char label[] = "Max open files";

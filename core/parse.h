@@ -137,6 +137,16 @@ struct pid_io {
 };
 int parse_pid_io(const char *buf, size_t len, struct pid_io *out);
 
+/*
+ * /proc/PID/schedstat: "run_ns wait_ns timeslices\n": time on a CPU, time
+ * runnable but waiting on a run queue (0 on kernels without sched_info
+ * accounting), and the number of times it was scheduled in.
+ */
+struct pid_schedstat {
+	uint64_t run_ns, wait_ns, slices;
+};
+int parse_pid_schedstat(const char *buf, size_t len, struct pid_schedstat *out);
+
 /* /proc/PID/limits: the "Max open files" soft and hard limits; UINT64_MAX for "unlimited". */
 int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard);
 

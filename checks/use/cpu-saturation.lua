@@ -60,11 +60,22 @@ return {
       local top = tasks.top(list, function(t) return tasks.cpu_seconds(t, hz) end, 5)
       local rows = {}
       for _, e in ipairs(top) do
+        local wait = e.task.runq_wait_s
         rows[#rows + 1] = { e.task.pid, e.task.comm, string.format("%.2f", e.value),
                             fmt.pct(100 * e.value / math.max(ctx.window.seconds, 1e-9)),
-                            e.task.nonvol_ctxt or "", e.task.cmdline }
+                            wait and string.format("%.2f", wait) or "?", e.task.cmdline }
       end
-      ctx:table { title = "Top processes by CPU time", columns = { "pid", "process", "CPU s", "of one CPU", "involuntary switches", "command" }, rows = rows }
+      -- run-queue wait: /proc/PID/schedstat, the main thread's time runnable but not running
+      ctx:table { title = "Top processes by CPU time", columns = { "pid", "process", "CPU s", "of one CPU", "waited for a CPU (s)", "command" }, rows = rows }
+      local waiting = tasks.top(list, function(t) return t.runq_wait_s end, 5)
+      if #waiting > 0 then
+        local wrows = {}
+        for _, e in ipairs(waiting) do
+          wrows[#wrows + 1] = { e.task.pid, e.task.comm, string.format("%.2f", e.value),
+                                fmt.pct(100 * e.value / math.max(ctx.window.seconds, 1e-9)) }
+        end
+        ctx:table { title = "Who waited for a CPU (run-queue wait of the main thread)", columns = { "pid", "process", "waited (s)", "of the window" }, rows = wrows }
+      end
       if saturated then
         tasks.blame(ctx, top, busy_s, 3)
         ctx:next("run-queue latency per task and a CPU profile (drill-down), or pidstat -w 1 for who waits")

@@ -30,8 +30,8 @@ return {
       function(v) return fmt.pct(100 * v / secs) end)
     local by_io = tasks.top(list, function(t) return (t.read_bytes or 0) + (t.write_bytes or 0) end, args.top)
     table_of(ctx, "By disk I/O (bytes read + written)", by_io, "I/O", fmt.bytes)
-    local by_cs = tasks.top(list, function(t) return (t.vol_ctxt or 0) + (t.nonvol_ctxt or 0) end, args.top)
-    table_of(ctx, "By context switches (voluntary + involuntary)", by_cs, "switches", fmt.num)
+    local by_cs = tasks.top(list, function(t) return t.switches end, args.top)
+    table_of(ctx, "By context switches (main thread, times scheduled in)", by_cs, "switches", fmt.num)
 
     local started, exited, kthreads, no_io = 0, 0, 0, 0
     for _, t in ipairs(list) do

@@ -279,6 +279,8 @@ static void test_tasks(void)
 	stat_line(line, sizeof(line), 10, "a) S 1 (b", 1, 400, 0, 500);
 	rec(&w, 2, "/proc/10/stat", line);
 	rec(&w, 2, "/proc/10/fd", "0\n1\n2\n");
+	rec(&w, 0, "/proc/10/schedstat", "1000000000 500000000 40\n");
+	rec(&w, 2, "/proc/10/schedstat", "3000000000 2500000000 100\n");
 	rec(&w, 2, "/proc/10/limits",
 	    "Limit                     Soft Limit           Hard Limit           Units     \n"
 	    "Max open files            1024                 4096                 files     \n");
@@ -290,6 +292,7 @@ static void test_tasks(void)
 	rec(&w, 0, "/proc/30/stat", line);
 	stat_line(line, sizeof(line), 30, "new", 1, 20, 0, 100050); /* 1000.5 s after boot */
 	rec(&w, 2, "/proc/30/stat", line);
+	rec(&w, 2, "/proc/30/schedstat", "200000000 7000000 9\n");
 	/* pid 77 is sonde itself. */
 	stat_line(line, sizeof(line), 77, "sonde", 1, 1, 1, 800);
 	rec(&w, 0, "/proc/77/stat", line);
@@ -323,6 +326,9 @@ static void test_tasks(void)
 			is_int(s->fds, 3, "fd count from the listing");
 			is_int(s->nofile_soft, 1024, "RLIMIT_NOFILE soft");
 			is_str(s->cmdline, "worker --flag", "argv joined with spaces");
+			is_int(s->has_sched, 1, "schedstat at both ends");
+			is_int(s->wait_ns, 2000000000, "run-queue wait over the window");
+			is_int(s->slices, 60, "times scheduled in over the window");
 		} else if (s->pid == 20) {
 			is_int(s->exited, 1, "a process gone after round 0 is marked exited");
 			is_int(s->utime, 0, "a process seen once did nothing measurable");
@@ -334,6 +340,7 @@ static void test_tasks(void)
 			is_int(s->started, 1, "the second owner started in the window");
 			is_int(s->utime, 20, "born in the window: counted from zero");
 			is_str(s->comm, "new", "its own name");
+			is_int(s->slices, 9, "born in the window: schedstat counted from zero");
 		} else if (s->pid == 77) {
 			is_int(s->self, 1, "sonde itself is marked as the observer");
 		} else if (s->pid == 45) {

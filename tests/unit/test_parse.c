@@ -758,6 +758,32 @@ static void test_counter_delta(void)
 	ok(counter__delta(UINT64_MAX, 0, NULL) == 0, "delta: reset with NULL flag pointer");
 }
 
+/* ---- parse_pid_schedstat ---- */
+
+static void test_schedstat(void)
+{
+	static const char real[] = "96705466 20009166 396\n";
+	struct pid_schedstat ss;
+	int bad = 0;
+
+	is_int(parse_pid_schedstat(real, strlen(real), &ss), 0, "schedstat: real sample parses");
+	ok(ss.run_ns == 96705466 && ss.wait_ns == 20009166 && ss.slices == 396,
+	   "schedstat: run, wait and timeslices");
+	for (size_t cut = 0; cut < strlen(real); cut++) {
+		char *copy = malloc(cut ? cut : 1);
+
+		memcpy(copy, real, cut);
+		bad += parse_pid_schedstat(copy, cut, &ss) != -EINVAL;
+		free(copy);
+	}
+	is_int(bad, 0, "schedstat: every cut read (no newline yet) is refused, never a smaller number");
+	is_int(parse_pid_schedstat("1 2\n", 4, &ss), -EINVAL, "schedstat: two fields is refused");
+	is_int(parse_pid_schedstat("1 2 x\n", 6, &ss), -EINVAL, "schedstat: a word is refused");
+	is_int(parse_pid_schedstat("1 99999999999999999999 3\n", 25, &ss), -EINVAL,
+	       "schedstat: overflow is refused");
+	is_int(parse_pid_schedstat(NULL, 0, &ss), -EINVAL, "schedstat: NULL");
+}
+
 /* ---- parse_kv_u64, parse_kv_i64 ---- */
 
 static void test_kv_numbers(void)
@@ -2196,6 +2222,7 @@ static void test_fuzz(void)
 
 int main(void)
 {
+	test_schedstat();
 	test_counter_delta();
 	test_kv_numbers();
 	test_proc_stat_sample();
