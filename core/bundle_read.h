@@ -14,7 +14,7 @@ struct bundle_open_limits {
 	uint64_t max_member_bytes; /* one member, counted as read (headers can lie) */
 	uint64_t max_total_bytes;  /* all members, counted as read */
 	uint64_t max_entries;
-	uint64_t max_memory_bytes; /* address space of the extracting process */
+	uint64_t max_memory_bytes; /* address space the extracting process may add to what it has */
 	double max_seconds;        /* the extracting process is killed past this */
 };
 

@@ -21,6 +21,8 @@
 
 #include "analysis.h"
 #include "bundle.h"
+#include "bundle_read.h"
+#include "json_read.h"
 #include "collect.h"
 #include "engine.h"
 #include "html.h"
@@ -115,7 +117,7 @@ struct opts {
 	const char *out_dir;
 	const char *checks_dir;
 	const char *root;
-	int json;
+	int json, md;
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -151,7 +153,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -166,6 +168,7 @@ static const struct option long_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "md", no_argument, NULL, OPT_MD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -236,6 +239,11 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
+			break;
+		case OPT_MD:
+			if (!strchr(allowed, 'm'))
+				die_usage(o->cmd, "'sonde %s' does not take --md", o->cmd);
+			o->md = 1;
 			break;
 		case 'h':
 			help();
@@ -677,9 +685,10 @@ static void run_help(void)
 
 static void analyze_help(void)
 {
-	printf("usage: sonde analyze DIR [options]\n\n"
-	       "Run the checks again over captures taken earlier: DIR is an extracted bundle\n"
-	       "(holding raw/) or a raw/ directory itself. Nothing is read from this host.\n\n"
+	printf("usage: sonde analyze BUNDLE [options]\n\n"
+	       "Run the current checks again over a bundle's captures: BUNDLE is a bundle\n"
+	       "file (opened safely in a private directory), an extracted bundle's directory,\n"
+	       "or a raw/ directory. Nothing is read from this host.\n\n"
 	       "  -j, --json             print findings.json instead of the summary\n"
 	       "  -o, --out DIR          also write a new bundle there\n"
 	       "  -f, --fail-on LEVEL    exit 3 when a finding is at least LEVEL (warn or crit)\n"
@@ -775,6 +784,46 @@ static int cmd_run(int argc, char **argv)
 	return code;
 }
 
+/*
+ * A bundle file is opened into a private directory (bundle__extract: a child
+ * process with memory and time limits, refusing anything a bundle never
+ * holds); a directory is used as it is. *opened tells the caller to remove it.
+ */
+static char opened_bundle_dir[4096];
+
+static void remove_opened_bundle(void)
+{
+	if (opened_bundle_dir[0])
+		bundle__remove_tree(opened_bundle_dir);
+	opened_bundle_dir[0] = '\0';
+}
+
+static void open_bundle(const struct opts *o, const char *path, char *dir, size_t len, int *opened)
+{
+	const char *tmp = getenv("TMPDIR");
+	char err[1024];
+	struct stat sb;
+	int rc;
+
+	*opened = 0;
+	if (stat(path, &sb))
+		die_usage(o->cmd, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(sb.st_mode)) {
+		snprintf(dir, len, "%s", path);
+		return;
+	}
+	rc = bundle__extract(path, tmp && *tmp ? tmp : "/tmp", &bundle_open_default_limits, dir,
+			     len, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sonde: %s: %s\n", path, err);
+		exit(EXIT_RUN_FAILED);
+	}
+	*opened = 1;
+	/* Removed on every way out, early errors included. */
+	snprintf(opened_bundle_dir, sizeof(opened_bundle_dir), "%s", dir);
+	atexit(remove_opened_bundle);
+}
+
 /* An extracted bundle (DIR/raw) or a raw directory itself. */
 static void find_raw(const struct opts *o, const char *dir, char *raw, size_t len)
 {
@@ -799,19 +848,20 @@ static int cmd_analyze(int argc, char **argv)
 	struct catalog cat;
 	const struct check_def **sel;
 	size_t nsel;
-	char raw[4200], stage[4096], err[1024];
+	char raw[4200], stage[4096], err[1024], opened_dir[4096];
 	struct analysis an;
 	const char *dir;
-	int idx, code;
+	int idx, code, opened;
 
 	o.command_line = join_argv(argc + 1, argv - 1);
 	/* getopt permutes: options may come before or after DIR. */
 	idx = parse_opts(&o, argc, argv, "ojfCct", analyze_help);
 	if (idx >= argc)
-		die_usage(o.cmd, "which captures? sonde analyze DIR");
+		die_usage(o.cmd, "which captures? sonde analyze BUNDLE (or an extracted bundle's DIR)");
 	if (idx + 1 < argc)
 		die_usage(o.cmd, "unexpected argument '%s'", argv[idx + 1]);
-	dir = argv[idx];
+	open_bundle(&o, argv[idx], opened_dir, sizeof(opened_dir), &opened);
+	dir = opened_dir;
 	find_raw(&o, dir, raw, sizeof(raw));
 	if (o.out_dir)
 		check_out_dir(&o, o.out_dir);
@@ -857,6 +907,170 @@ static int cmd_analyze(int argc, char **argv)
 	catalog__free(&cat);
 	free(o.command_line);
 	return code;
+}
+
+static void verify_help(void)
+{
+	printf("usage: sonde verify BUNDLE\n\n"
+	       "Open the bundle safely (a private directory; links, devices, paths leaving the\n"
+	       "bundle and oversized members are refused) and check every member against\n"
+	       "manifest.json: nothing missing, nothing extra, sizes and sha256 equal.\n"
+	       "Exit status: 0 verified, 1 refused or a mismatch (named on stderr), 2 usage.\n");
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	struct opts o = { .cmd = "verify" };
+	char dir[4096], err[1024];
+	int idx, opened, rc;
+
+	idx = parse_opts(&o, argc, argv, "", verify_help);
+	if (idx >= argc)
+		die_usage(o.cmd, "which bundle? sonde verify BUNDLE");
+	if (idx + 1 < argc)
+		die_usage(o.cmd, "unexpected argument '%s'", argv[idx + 1]);
+	open_bundle(&o, argv[idx], dir, sizeof(dir), &opened);
+	rc = bundle__verify_dir(dir, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sonde: %s: %s\n", argv[idx], err);
+		return EXIT_RUN_FAILED;
+	}
+	printf("%s: verified: every member matches manifest.json\n", argv[idx]);
+	return 0;
+}
+
+static void show_help(void)
+{
+	printf("usage: sonde show BUNDLE [MEMBER] [--json | --md]\n\n"
+	       "Print a bundle's summary (verdict, USE matrix, findings) from its findings.json,\n"
+	       "or findings.json itself (--json), or report.md (--md), or one MEMBER as it is\n"
+	       "(e.g. raw/proc.stat.cap). The bundle is opened in a private directory that is\n"
+	       "removed afterwards; nothing else is written.\n");
+}
+
+/* Copy a member of the opened bundle to stdout; host text goes to a terminal sanitized. */
+static int print_member(const char *dir, const char *member)
+{
+	char path[8192], buf[65536];
+	int fd, tty = isatty(STDOUT_FILENO);
+	ssize_t n;
+
+	if (!*member || member[0] == '/' || strstr(member, "..")) {
+		fprintf(stderr, "sonde: %s: not a member name\n", member);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, member);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		fprintf(stderr, "sonde: %s: %s\n", member, strerror(errno));
+		return EXIT_RUN_FAILED;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (tty)
+			for (ssize_t i = 0; i < n; i++)
+				if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') ||
+				    buf[i] == 0x7f)
+					buf[i] = '?';
+		fwrite(buf, 1, (size_t)n, stdout);
+	}
+	close(fd);
+	return 0;
+}
+
+static void show_text(const char *s)
+{
+	for (; s && *s; s++)
+		putchar(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
+}
+
+/* The terminal summary, rebuilt from findings.json (read as untrusted). */
+static int show_summary(const char *dir)
+{
+	char path[4200], err[256], *text = NULL;
+	const struct jval *v, *m, *f;
+	struct jval *doc = NULL;
+	size_t len = 0;
+	FILE *fp;
+	double num;
+
+	snprintf(path, sizeof(path), "%s/findings.json", dir);
+	fp = fopen(path, "rb");
+	if (fp) {
+		text = malloc(64u << 20);
+		if (text)
+			len = fread(text, 1, (64u << 20) - 1, fp);
+		fclose(fp);
+	}
+	if (!text || json_read(text, len, &json_read_default_limits, &doc, err, sizeof(err))) {
+		fprintf(stderr, "sonde: findings.json: %s\n", text ? err : strerror(errno));
+		free(text);
+		return EXIT_RUN_FAILED;
+	}
+	v = jval__get(doc, "host");
+	printf("bundle of ");
+	show_text(jval__str(v, "hostname"));
+	m = jval__get(doc, "window");
+	printf(" · %s", jval__str(m, "start") ? jval__str(m, "start") : "?");
+	if (!jval__num(m, "seconds", &num))
+		printf(" · %.1f s window", num);
+	v = jval__get(m, "partial");
+	if (v && v->type == J_BOOL && v->boolean)
+		printf(" (partial)");
+	printf("\n\nVerdict: ");
+	show_text(jval__str(doc, "verdict"));
+	printf("\n");
+	m = jval__get(doc, "use_matrix");
+	if (m && m->type == J_OBJECT) {
+		printf("\n%-10s  %-12s  %-12s  %-12s\n", "USE", "utilization", "saturation", "errors");
+		for (size_t i = 0; i < m->len; i++) {
+			static const char *const cols[] = { "utilization", "saturation", "errors" };
+
+			printf("  %-8.8s", m->keys[i]);
+			for (int c = 0; c < 3; c++) {
+				const char *st = jval__str(jval__get(&m->items[i], cols[c]), "status");
+
+				printf("  %-12.12s", st ? st : "-");
+			}
+			printf("\n");
+		}
+	}
+	f = jval__get(doc, "findings");
+	if (f && f->type == J_ARRAY && f->len) {
+		printf("\nFindings:\n");
+		for (size_t i = 0; i < f->len; i++) {
+			printf("  %zu. %-4s ", i + 1,
+			       jval__str(&f->items[i], "severity") ? jval__str(&f->items[i], "severity") :
+								      "?");
+			show_text(jval__str(&f->items[i], "summary"));
+			printf("\n");
+		}
+	}
+	jval__free(doc);
+	free(text);
+	return 0;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	struct opts o = { .cmd = "show" };
+	char dir[4096];
+	int idx, opened;
+
+	idx = parse_opts(&o, argc, argv, "jm", show_help);
+	if (idx >= argc)
+		die_usage(o.cmd, "which bundle? sonde show BUNDLE [MEMBER]");
+	if (idx + 2 < argc)
+		die_usage(o.cmd, "unexpected argument '%s'", argv[idx + 2]);
+	if ((o.json || o.md) && idx + 1 < argc)
+		die_usage(o.cmd, "give a MEMBER or --json/--md, not both");
+	open_bundle(&o, argv[idx], dir, sizeof(dir), &opened);
+	if (idx + 1 < argc)
+		return print_member(dir, argv[idx + 1]);
+	if (o.json)
+		return print_member(dir, "findings.json");
+	if (o.md)
+		return print_member(dir, "report.md");
+	return show_summary(dir);
 }
 
 static void list_help(void)
@@ -918,7 +1132,9 @@ static void main_help(void)
 	       "the raw evidence.\n\n"
 	       "commands:\n"
 	       "  run        observe this host and report (sonde run --help)\n"
-	       "  analyze    run the checks again over captures taken earlier\n"
+	       "  analyze    run the checks again over a bundle (no live host access)\n"
+	       "  verify     check a bundle's members against its manifest\n"
+	       "  show       print a bundle's summary, report or one member\n"
 	       "  list       the checks and collectors, and what this host can provide\n"
 	       "  help       this text; 'sonde help COMMAND' for a command\n"
 	       "  version    print the version\n\n"
@@ -944,6 +1160,8 @@ static const struct command {
 	{ "run", cmd_run, run_help },
 	{ "analyze", cmd_analyze, analyze_help },
 	{ "list", cmd_list, list_help },
+	{ "verify", cmd_verify, verify_help },
+	{ "show", cmd_show, show_help },
 	{ "help", cmd_help, main_help },
 	{ "version", cmd_version, NULL },
 	{ NULL, NULL, NULL },
