@@ -103,6 +103,9 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		put_f64(sb, m->warn);
 		put_f64(sb, m->crit);
 		put_u64(sb, m->st);
+		put_u64(sb, (uint64_t)m->has_range);
+		put_f64(sb, m->range_lo);
+		put_f64(sb, m->range_hi);
 	}
 	put_u64(sb, r->nunknowns);
 	for (size_t i = 0; i < r->nunknowns; i++) {
@@ -272,6 +275,9 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 		m->warn = get_f64(&rb);
 		m->crit = get_f64(&rb);
 		m->st = get_status(&rb);
+		m->has_range = get_u64(&rb) != 0;
+		m->range_lo = get_f64(&rb);
+		m->range_hi = get_f64(&rb);
 		if (!m->name)
 			m->name = strdup("?");
 	}

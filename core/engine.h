@@ -83,6 +83,8 @@ struct metric {
 	int has_warn, has_crit, lower_is_worse;
 	double warn, crit;
 	enum status st;
+	int has_range;     /* the spread of the per-interval values behind it */
+	double range_lo, range_hi;
 };
 
 struct unknown_metric {

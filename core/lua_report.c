@@ -102,6 +102,26 @@ static int report_metric(lua_State *L)
 		lua_pop(L, 1);
 		m.unit = text_field(L, 4, "unit");
 		m.instance = text_field(L, 4, "instance");
+		/* over = { per-interval values }: their range is the metric's noise (sonde diff) */
+		if (lua_getfield(L, 4, "over") == LUA_TTABLE) {
+			lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+
+			for (lua_Integer i = 1; i <= n && i <= 100000; i++) {
+				double x;
+
+				lua_rawgeti(L, -1, i);
+				x = lua_tonumber(L, -1);
+				lua_pop(L, 1);
+				if (!isfinite(x))
+					continue;
+				if (!m.has_range || x < m.range_lo)
+					m.range_lo = x;
+				if (!m.has_range || x > m.range_hi)
+					m.range_hi = x;
+				m.has_range = 1;
+			}
+		}
+		lua_pop(L, 1);
 	}
 	m.value = v;
 	m.st = ST_OK;

@@ -22,6 +22,8 @@
 #include "analysis.h"
 #include "bundle.h"
 #include "bundle_read.h"
+#include "diff.h"
+#include "embedded.h"
 #include "json_read.h"
 #include "collect.h"
 #include "engine.h"
@@ -117,7 +119,7 @@ struct opts {
 	const char *out_dir;
 	const char *checks_dir;
 	const char *root;
-	int json, md;
+	int json, md, html;
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -153,7 +155,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -169,6 +171,7 @@ static const struct option long_opts[] = {
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "md", no_argument, NULL, OPT_MD },
+	{ "html", no_argument, NULL, OPT_HTML },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -239,6 +242,11 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
+			break;
+		case OPT_HTML:
+			if (!strchr(allowed, 'H'))
+				die_usage(o->cmd, "'sonde %s' does not take --html", o->cmd);
+			o->html = 1;
 			break;
 		case OPT_MD:
 			if (!strchr(allowed, 'm'))
@@ -789,13 +797,15 @@ static int cmd_run(int argc, char **argv)
  * process with memory and time limits, refusing anything a bundle never
  * holds); a directory is used as it is. *opened tells the caller to remove it.
  */
-static char opened_bundle_dir[4096];
+/* Bundles opened by this command (diff opens two), removed at exit. */
+static char opened_bundle_dirs[2][4096];
+static int opened_bundles;
 
 static void remove_opened_bundle(void)
 {
-	if (opened_bundle_dir[0])
-		bundle__remove_tree(opened_bundle_dir);
-	opened_bundle_dir[0] = '\0';
+	for (int i = 0; i < opened_bundles; i++)
+		bundle__remove_tree(opened_bundle_dirs[i]);
+	opened_bundles = 0;
 }
 
 static void open_bundle(const struct opts *o, const char *path, char *dir, size_t len, int *opened)
@@ -820,8 +830,12 @@ static void open_bundle(const struct opts *o, const char *path, char *dir, size_
 	}
 	*opened = 1;
 	/* Removed on every way out, early errors included. */
-	snprintf(opened_bundle_dir, sizeof(opened_bundle_dir), "%s", dir);
-	atexit(remove_opened_bundle);
+	if (opened_bundles < 2) {
+		snprintf(opened_bundle_dirs[opened_bundles], sizeof(opened_bundle_dirs[0]), "%s",
+			 dir);
+		if (!opened_bundles++)
+			atexit(remove_opened_bundle);
+	}
 }
 
 /* An extracted bundle (DIR/raw) or a raw directory itself. */
@@ -1073,6 +1087,46 @@ static int cmd_show(int argc, char **argv)
 	return show_summary(dir);
 }
 
+static void diff_help(void)
+{
+	printf("usage: sonde diff OLD NEW [--json | --md | --html] [--fail-on warn|crit]\n\n"
+	       "What changed between two bundles (of one host, or of two): findings new,\n"
+	       "resolved, persisting, worse and better, and each metric's change judged\n"
+	       "against the spread of its per-interval values in both windows, so that\n"
+	       "noise is not called a regression. OLD and NEW are bundle files (opened\n"
+	       "safely) or extracted bundle directories.\n\n"
+	       "Exit status: 0 compared, 1 a bundle could not be read, 2 usage error,\n"
+	       "3 a new or worse finding reached --fail-on.\n");
+}
+
+static int cmd_diff(int argc, char **argv)
+{
+	struct opts o = { .cmd = "diff" };
+	const struct embedded_file *css = embedded__find("reports/report.css");
+	enum diff_format fmt = DIFF_TEXT;
+	char a[4096], b[4096], err[1024];
+	enum status worst;
+	int idx, opened;
+
+	idx = parse_opts(&o, argc, argv, "jmHf", diff_help);
+	if (argc - idx != 2)
+		die_usage(o.cmd, "which bundles? sonde diff OLD NEW");
+	if (o.json + o.md + o.html > 1)
+		die_usage(o.cmd, "one of --json, --md, --html");
+	fmt = o.json ? DIFF_JSON : o.md ? DIFF_MD : o.html ? DIFF_HTML : DIFF_TEXT;
+	open_bundle(&o, argv[idx], a, sizeof(a), &opened);
+	open_bundle(&o, argv[idx + 1], b, sizeof(b), &opened);
+	if (diff__run(a, b, argv[idx], argv[idx + 1], fmt, css ? css->data : "", stdout, &worst,
+		      err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s\n", err);
+		return EXIT_RUN_FAILED;
+	}
+	fflush(stdout);
+	if (o.fail_on != ST_OK && status__rank(worst) >= status__rank(o.fail_on))
+		return EXIT_FAIL_ON;
+	return 0;
+}
+
 static void list_help(void)
 {
 	printf("usage: sonde list [--checks DIR]\n\n"
@@ -1134,6 +1188,7 @@ static void main_help(void)
 	       "  run        observe this host and report (sonde run --help)\n"
 	       "  analyze    run the checks again over a bundle (no live host access)\n"
 	       "  verify     check a bundle's members against its manifest\n"
+	       "  diff       what changed between two bundles (findings, metrics beyond noise)\n"
 	       "  show       print a bundle's summary, report or one member\n"
 	       "  list       the checks and collectors, and what this host can provide\n"
 	       "  help       this text; 'sonde help COMMAND' for a command\n"
@@ -1161,6 +1216,7 @@ static const struct command {
 	{ "analyze", cmd_analyze, analyze_help },
 	{ "list", cmd_list, list_help },
 	{ "verify", cmd_verify, verify_help },
+	{ "diff", cmd_diff, diff_help },
 	{ "show", cmd_show, show_help },
 	{ "help", cmd_help, main_help },
 	{ "version", cmd_version, NULL },

@@ -263,6 +263,13 @@ static void json_metric(struct json *j, const struct metric *m)
 		json__key(j, "lower_is_worse");
 		json__bool(j, 1);
 	}
+	if (m->has_range) {
+		json__key(j, "range");
+		json__begin_array(j);
+		json__number(j, m->range_lo);
+		json__number(j, m->range_hi);
+		json__end_array(j);
+	}
 	json_kv_str(j, "status", status__name(m->st));
 	json__end_object(j);
 }

@@ -28,7 +28,9 @@ return {
         sum = sum + per[i]
       end
       local mean = sum / #per
-      ctx:metric("runnable_per_cpu", mean / ncpu, { unit = "ratio", warn = args.warn_runnable, crit = args.crit_runnable })
+      local per_cpu = {}
+      for i, v in ipairs(per) do per_cpu[i] = v / ncpu end
+      ctx:metric("runnable_per_cpu", mean / ncpu, { unit = "ratio", warn = args.warn_runnable, crit = args.crit_runnable, over = per_cpu })
       ctx:metric("runnable_max", stat.total:max("procs_running") - 1, { unit = "threads" })
       ctx:series("Runnable threads (procs_running, sonde excluded)", per, { unit = "threads", step = ctx.window.interval })
       saturated = mean / ncpu >= args.warn_runnable
@@ -46,7 +48,9 @@ return {
     if psi and psi:seconds() > 0 and psi:delta("some_total") then
       local pct = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
       psi_pct = pct
-      ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct })
+      local per = {}
+      for i, r in ipairs(psi:rates("some_total")) do per[i] = r / 1e4 end -- us/s -> %
+      ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, over = per })
       saturated = saturated or pct >= args.warn_psi_pct
     else
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")

@@ -28,14 +28,15 @@ return {
       return
     end
     local pct = function(f) return 100 * b[f] / b.total end
-    ctx:metric("busy_pct", 100 * busy, { unit = "%", warn = args.warn_pct, crit = args.crit_pct })
+    local per_interval = cpu.busy_per_interval(stat.total)
+    ctx:metric("busy_pct", 100 * busy, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = per_interval })
     ctx:metric("user_pct", pct("user") + pct("nice"), { unit = "%" })
     ctx:metric("system_pct", pct("system") + pct("irq") + pct("softirq"), { unit = "%" })
     ctx:metric("iowait_pct", pct("iowait"), { unit = "%" })
     if ctx.host.virtualization or b.steal > 0 then
       ctx:metric("steal_pct", pct("steal"), { unit = "%", warn = args.warn_steal_pct })
     end
-    ctx:series("CPU busy % (all CPUs)", cpu.busy_per_interval(stat.total), { unit = "%" })
+    ctx:series("CPU busy % (all CPUs)", per_interval, { unit = "%" })
 
     local rows = {}
     for _, s in ipairs(stat.cpus) do

@@ -29,7 +29,9 @@ return {
         local x = disks.iostat(d.series)
         if x then
           local warn_await = d.info.rotational and args.warn_await_rot_ms or args.warn_await_ms
-          ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue })
+          local q = {}
+          for i, v in ipairs(d.series:rates("time_in_queue")) do q[i] = v / 1000 end
+          ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue, over = q })
           if x.ios > 0 then
             ctx:metric("await_ms", x.await, { unit = "ms", instance = d.name, warn = warn_await, crit = 10 * warn_await })
           end

@@ -29,15 +29,15 @@ return {
     for _, d in ipairs(list) do
       local x = disks.iostat(d.series)
       if x then
-        ctx:metric("busy_pct", x.util_pct, { unit = "%", instance = d.name, warn = args.warn_pct, crit = args.crit_pct })
-        rows[#rows + 1] = { d.name, fmt.pct(x.util_pct), string.format("%.1f", x.r_s), string.format("%.1f", x.w_s),
-                            string.format("%.1f", x.rkb_s), string.format("%.1f", x.wkb_s),
-                            d.info.rotational == nil and "?" or (d.info.rotational and "yes" or "no") }
-        if x.util_pct > worst then worst, worst_name = x.util_pct, d.name end
         local per = {}
         local ticks = d.series:deltas("io_ticks")
         local dt = ctx.window.interval
         for i, v in ipairs(ticks) do per[i] = math.min(100, 100 * v / 1000 / dt) end
+        ctx:metric("busy_pct", x.util_pct, { unit = "%", instance = d.name, warn = args.warn_pct, crit = args.crit_pct, over = per })
+        rows[#rows + 1] = { d.name, fmt.pct(x.util_pct), string.format("%.1f", x.r_s), string.format("%.1f", x.w_s),
+                            string.format("%.1f", x.rkb_s), string.format("%.1f", x.wkb_s),
+                            d.info.rotational == nil and "?" or (d.info.rotational and "yes" or "no") }
+        if x.util_pct > worst then worst, worst_name = x.util_pct, d.name end
         ctx:series(d.name .. " busy %", per, { unit = "%", step = dt })
       end
     end

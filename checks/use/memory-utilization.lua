@@ -30,7 +30,7 @@ return {
       used[i] = 100 * (s.MemTotal - s.MemAvailable) / s.MemTotal
       peak = math.max(peak, used[i])
     end
-    ctx:metric("used_pct", peak, { unit = "%", warn = args.warn_pct, crit = args.crit_pct })
+    ctx:metric("used_pct", peak, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = used })
     ctx:metric("available", mem:min("MemAvailable"), { unit = "bytes" })
     local swap_total = mem:last("SwapTotal") or 0
     if swap_total > 0 then

@@ -28,7 +28,7 @@ return {
         ctx:series(d.name .. " IOPS", iops, { unit = "IO/s", step = ctx.window.interval })
       end
     end
-    ctx:metric("iops", total_iops, { unit = "IO/s" })
+    ctx:metric("iops", total_iops, { unit = "IO/s" }) -- per disk in the series evidence
     if #rows > 0 then
       ctx:table { title = "Disk workload", columns = { "disk", "IOPS", "read", "write", "avg read KB", "avg write KB", "reads" }, rows = rows }
     end

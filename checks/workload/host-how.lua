@@ -20,8 +20,8 @@ return {
     ctx:series("Context switches per second", stat.total:rates("ctxt"), { unit = "/s", step = step })
     ctx:series("Processes created per second", stat.total:rates("processes"), { unit = "/s", step = step })
     local forks = stat.total:rate("processes") or 0
-    ctx:metric("forks_per_s", forks, { unit = "/s" })
-    ctx:metric("context_switches_per_s", stat.total:rate("ctxt") or 0, { unit = "/s" })
+    ctx:metric("forks_per_s", forks, { unit = "/s", over = stat.total:rates("processes") })
+    ctx:metric("context_switches_per_s", stat.total:rate("ctxt") or 0, { unit = "/s", over = stat.total:rates("ctxt") })
 
     -- Short-lived processes: started and gone inside the window (top would miss them).
     local list = ctx.proc.tasks()

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sonde diff: what changed between two bundles' findings (of one host, or of
+ * two): findings new, resolved, persisting, worse, better; and every metric's
+ * delta judged against the spread of its per-interval values in each window,
+ * so that noise is not called a regression.
+ */
+#ifndef SONDE_DIFF_H
+#define SONDE_DIFF_H
+
+#include <stdio.h>
+
+#include "engine.h"
+
+enum diff_format { DIFF_TEXT, DIFF_JSON, DIFF_MD, DIFF_HTML };
+
+#define DIFF_SCHEMA "sonde.diff/1"
+
+/*
+ * Compare the findings.json of two opened bundles (directories), print the
+ * result in fmt to out, and set *worst to the highest severity among findings
+ * that are new or worse (ST_OK when none). Returns 0, or -errno with err.
+ */
+int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
+	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
+	      enum status *worst, char *err, size_t errlen);
+
+#endif

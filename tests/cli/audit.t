@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The scheduled audit script (contrib/systemd/sonde-audit): bundles, retention,
+# the diff of the latest two, and its exit status.
+. tests/lib/tap.sh
+
+command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
+T=$(mktemp -d /tmp/sonde-cli-audit.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export SONDE="$SONDE" SONDE_OUT="$T/audits" SONDE_KEEP=2 SONDE_WINDOW=1
+
+for i in 1 2 3; do
+	contrib/systemd/sonde-audit >"$T/out.$i" 2>&1
+	echo $? >"$T/rc.$i"
+	sleep 1 # distinct bundle times
+done
+ok "the audits ran (exit 0 or 3)" sh -c "grep -Eqx '0|3' '$T/rc.1' && grep -Eqx '0|3' '$T/rc.3'"
+is "$(ls "$SONDE_OUT"/sonde-*.tar.xz | wc -l)" 2 "retention keeps the newest 2 bundles"
+ok "the output folder is private (0700)" sh -c "[ \$(stat -c %a '$SONDE_OUT') = 700 ]"
+is "$(jq -r .schema "$SONDE_OUT/diff-latest.json")" "sonde.diff/1" "the diff of the latest two is there"
+ok "and its Markdown" grep -q "^# sonde diff" "$SONDE_OUT/diff-latest.md"
+is "$(ls "$SONDE_OUT"/*.tmp 2>/dev/null | wc -l)" 0 "no temporary file left"
+SONDE_KEEP=1 contrib/systemd/sonde-audit >/dev/null 2>&1; rc=$?
+is "$rc" 2 "SONDE_KEEP below 2 is refused"
+ok "the timer and service files are well-formed" sh -c \
+	"grep -q '^OnCalendar=daily' contrib/systemd/sonde-audit.timer && grep -q '^ExecStart=/usr/local/lib/sonde/sonde-audit' contrib/systemd/sonde-audit.service"
+
+done_testing

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sonde diff between bundles made from the golden captures (deterministic):
+# an idle host and the same host with four CPU hogs.
+. tests/lib/tap.sh
+
+command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
+T=$(mktemp -d /tmp/sonde-cli-diff.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR" "$T/idle" "$T/hog"
+"$SONDE" analyze tests/checks/all/idle --out "$T/idle" >/dev/null 2>&1
+"$SONDE" analyze tests/checks/use.cpu-saturation/hog --out "$T/hog" >/dev/null 2>&1
+IDLE=$(ls "$T"/idle/sonde-*.tar.xz 2>/dev/null | head -1)
+HOG=$(ls "$T"/hog/sonde-*.tar.xz 2>/dev/null | head -1)
+ok "two bundles to compare" test -f "$IDLE" -a -f "$HOG"
+
+out=$("$SONDE" diff "$IDLE" "$HOG"); rc=$?
+is "$rc" 0 "diff: exit 0 without --fail-on"
+ok "diff: the CPU saturation finding is new" grep -Eq "^  new .*use.cpu-saturation" <<<"$out"
+
+"$SONDE" diff "$IDLE" "$HOG" --json >"$T/d.json"
+is "$(jq -r .schema "$T/d.json")" "sonde.diff/1" "json: versioned schema"
+is "$(jq -r '.findings[] | select(.check=="use.cpu-saturation") | .change' "$T/d.json")" new \
+	"json: use.cpu-saturation is new"
+is "$(jq -r '.metrics[] | select(.check=="use.cpu-utilization" and .name=="busy_pct") | .verdict' "$T/d.json")" \
+	up "json: CPU busy went up beyond the noise of both windows"
+ok "json: worst is warn or crit" sh -c "jq -r .worst '$T/d.json' | grep -Eq 'warn|crit'"
+
+"$SONDE" diff "$IDLE" "$HOG" --fail-on warn >/dev/null; rc=$?
+is "$rc" 3 "--fail-on warn: exit 3 on a new finding"
+
+back=$("$SONDE" diff "$HOG" "$IDLE" --json)
+is "$(jq -r '.findings[] | select(.check=="use.cpu-saturation") | .change' <<<"$back")" resolved \
+	"reversed: the finding is resolved"
+"$SONDE" diff "$HOG" "$IDLE" --fail-on warn >/dev/null; rc=$?
+is "$rc" 0 "--fail-on warn: a resolved finding is not a failure"
+
+same=$("$SONDE" diff "$HOG" "$HOG" --json)
+is "$(jq '[.findings[] | select(.change != "persisting")] | length' <<<"$same")" 0 \
+	"a bundle against itself: every finding persists"
+is "$(jq '[.metrics[] | select(.verdict != "same")] | length' <<<"$same")" 0 \
+	"a bundle against itself: no metric changed"
+
+ok "--md: a Markdown report" sh -c "'$SONDE' diff '$IDLE' '$HOG' --md | head -1 | grep -q '^# sonde diff'"
+"$SONDE" diff "$IDLE" "$HOG" --html >"$T/d.html"
+ok "--html: a table" grep -q "<table" "$T/d.html"
+ok "--html: no script" sh -c "! grep -qi '<script' '$T/d.html'"
+
+"$SONDE" diff "$IDLE" >/dev/null 2>&1; rc=$?
+is "$rc" 2 "one bundle is a usage error"
+"$SONDE" diff "$IDLE" "$T/nope.tar.xz" >/dev/null 2>&1; rc=$?
+is "$rc" 2 "a missing bundle is a usage error"
+is "$(ls -A "$TMPDIR" | wc -l)" 0 "no private directory left behind"
+
+done_testing
