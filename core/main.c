@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "html.h"
 #include "json.h"
+#include "redact.h"
 #include "report.h"
 
 #define EXIT_RUN_FAILED 1
@@ -120,6 +121,7 @@ struct opts {
 	const char *checks_dir;
 	const char *root;
 	int json, md, html;
+	int redact;
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -172,6 +174,7 @@ static const struct option long_opts[] = {
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "md", no_argument, NULL, OPT_MD },
 	{ "html", no_argument, NULL, OPT_HTML },
+	{ "redact", no_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -213,6 +216,9 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			break;
 		case 'j':
 			o->json = 1;
+			break;
+		case 'r':
+			o->redact = 1;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "warn"))
@@ -511,6 +517,7 @@ struct outcome {
 	struct run_report rr;
 	struct check_result *res;
 	char bundle[4096];
+	char map[4200]; /* the redaction map next to the bundle (--redact) */
 };
 
 static void run_checks(const struct catalog *cat, const struct check_def **sel, size_t nsel,
@@ -544,10 +551,24 @@ static void measure_cost(struct run_cost *c)
 	c->peak_rss_kb = self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss : kids.ru_maxrss;
 }
 
-/* findings.json, report.md, report.html, manifest.json into stage; then the bundle. */
-static int write_reports(const char *stage, struct outcome *oc, const char *out_dir, char *err,
-			 size_t errlen)
+/* Next to the bundle, never in it: sonde-HOST-TIME.redaction-map.json. */
+static void map_path(const char *bundle, char *out, size_t len)
 {
+	size_t n = strlen(bundle);
+
+	if (n > 7 && !strcmp(bundle + n - 7, ".tar.xz"))
+		n -= 7;
+	snprintf(out, len, "%.*s.redaction-map.json", (int)n, bundle);
+}
+
+/*
+ * findings.json, report.md, report.html, manifest.json into stage; then the
+ * bundle, and with red (--redact) the redaction map next to it.
+ */
+static int write_reports(const char *stage, struct outcome *oc, const char *out_dir,
+			 struct redactor *red, char *err, size_t errlen)
+{
+	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
 	struct strbuf js = { 0 }, md = { 0 };
 	char *html = NULL, title[300];
 	int rc;
@@ -571,10 +592,31 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
 		goto cleanup;
 	}
+	/*
+	 * The reports were computed from redacted captures; this pass catches
+	 * what came from elsewhere: the command line, a path in a check's error.
+	 * Pseudonyms already in them are kept as they are.
+	 */
+	for (size_t i = 0; red && i < sizeof(reports) / sizeof(*reports); i++)
+		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
+			goto cleanup;
+	/* After redaction: the manifest hashes the files as they go into the bundle. */
 	if ((rc = write_manifest(stage, &oc->rr, err, errlen)))
 		goto cleanup;
 	if (out_dir)
 		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
+	if (!rc && out_dir && red) {
+		char why[400];
+
+		map_path(oc->bundle, oc->map, sizeof(oc->map));
+		rc = redactor__write_map(red, oc->map, why, sizeof(why));
+		if (rc) {
+			snprintf(err, errlen,
+				 "the redacted bundle %.500s is written, but not its map: %s",
+				 oc->bundle, why);
+			oc->map[0] = '\0';
+		}
+	}
 cleanup:
 	strbuf__free(&js);
 	strbuf__free(&md);
@@ -582,7 +624,33 @@ cleanup:
 	return rc;
 }
 
-static int finish(struct opts *o, struct outcome *oc, const char *stage)
+/*
+ * The terminal summary through the redactor: the checks saw only redacted
+ * captures, but a check's error message may quote a path or the command line.
+ */
+static void print_redacted_summary(struct outcome *oc, struct redactor *red)
+{
+	char *buf = NULL, *text = NULL;
+	size_t len = 0, tlen = 0;
+	FILE *mf = open_memstream(&buf, &len);
+
+	if (mf) {
+		report__terminal(&oc->rr, mf, isatty(STDOUT_FILENO));
+		if (fclose(mf))
+			len = 0;
+	}
+	if (buf && len)
+		text = redactor__text(red, buf, len, 0, &tlen);
+	/* Never the unredacted text instead: the bundle and 'sonde show' have it all. */
+	if (text)
+		fwrite(text, 1, tlen, stdout);
+	else
+		fprintf(stderr, "sonde: out of memory for the summary (see 'sonde show BUNDLE')\n");
+	free(text);
+	free(buf);
+}
+
+static int finish(struct opts *o, struct outcome *oc, const char *stage, struct redactor *red)
 {
 	enum status worst = report__worst(&oc->rr);
 	char path[4096];
@@ -602,10 +670,18 @@ static int finish(struct opts *o, struct outcome *oc, const char *stage)
 		}
 		if (oc->bundle[0])
 			fprintf(stderr, "sonde: bundle written: %s\n", oc->bundle);
+		if (oc->map[0])
+			fprintf(stderr, "sonde: redaction map (keep it, never send it): %s\n",
+				oc->map);
 	} else {
-		report__terminal(&oc->rr, stdout, isatty(STDOUT_FILENO));
+		if (red)
+			print_redacted_summary(oc, red);
+		else
+			report__terminal(&oc->rr, stdout, isatty(STDOUT_FILENO));
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
+		if (oc->map[0])
+			printf("Redaction map (keep it, never send it): %s\n", oc->map);
 	}
 	fflush(stdout);
 	if (o->fail_on != ST_OK && status__rank(worst) >= status__rank(o->fail_on))
@@ -625,11 +701,13 @@ static void free_outcome(struct outcome *oc)
  * The part run and analyze share: the checks over the analysis, the reports
  * into stage (and the bundle into out_dir when set), the summary or the JSON.
  * On a failure to write, stage is kept when it holds this run's only copy of
- * the captures (keep_on_error), else removed.
+ * the captures (keep_on_error), else removed. With red, the captures in stage
+ * are already redacted and the reports, the summary and the map follow.
  */
 static int report_and_finish(struct opts *o, const struct catalog *cat,
 			     const struct check_def **sel, size_t nsel, struct analysis *an,
-			     const char *stage, const struct window_result *wr, int keep_on_error)
+			     const char *stage, const struct window_result *wr, int keep_on_error,
+			     struct redactor *red)
 {
 	struct outcome oc = { 0 };
 	char err[1024];
@@ -647,7 +725,7 @@ static int report_and_finish(struct opts *o, const struct catalog *cat,
 	}
 	if (o->progress_shown)
 		fputs("\r\033[K", stderr);
-	if (write_reports(stage, &oc, o->out_dir, err, sizeof(err))) {
+	if (write_reports(stage, &oc, o->out_dir, red, err, sizeof(err))) {
 		if (keep_on_error) {
 			/* The captures are the evidence: keep them where the user can get them. */
 			fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err,
@@ -659,7 +737,7 @@ static int report_and_finish(struct opts *o, const struct catalog *cat,
 		free_outcome(&oc);
 		return EXIT_RUN_FAILED;
 	}
-	code = finish(o, &oc, stage);
+	code = finish(o, &oc, stage, red);
 	remove_tree(stage);
 	free_outcome(&oc);
 	return code;
@@ -683,7 +761,13 @@ static void run_help(void)
 	       "  -c, --check ID         run only this check (repeatable; see 'sonde list')\n"
 	       "  -t, --tag TAG          run the checks with this tag (default: 'default')\n"
 	       "      --set ID.ARG=VAL   set a check argument, e.g. use.cpu-saturation.warn_runnable=2\n"
-	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n\n"
+	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n"
+	       "      --redact           pseudonymize host, domain and user names and IPv4, IPv6\n"
+	       "                         and MAC addresses, drop secrets from command lines, in\n"
+	       "                         every file of the bundle and on the terminal; what each\n"
+	       "                         pseudonym stands for goes next to the bundle, never in\n"
+	       "                         it: NAME.redaction-map.json, mode 0600. What is caught\n"
+	       "                         and what is not: docs/redaction.md\n\n"
 	       "Ctrl-C ends the window early: the checks run on what was captured so far and\n"
 	       "the bundle is written, marked partial. A second Ctrl-C (or one after the\n"
 	       "window) exits at once; the next run removes what it left.\n\n"
@@ -716,11 +800,12 @@ static int cmd_run(int argc, char **argv)
 	char stage[4096], raw[4200], err[1024];
 	struct window_opts wo = { 0 };
 	struct window_result wr;
+	struct redactor *red = NULL;
 	struct analysis an;
 	int rc, code;
 
 	o.command_line = join_argv(argc + 1, argv - 1);
-	if (parse_opts(&o, argc, argv, "wiojfCct", run_help) < argc)
+	if (parse_opts(&o, argc, argv, "wiojfCctr", run_help) < argc)
 		die_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
 	if (!o.out_dir)
 		o.out_dir = ".";
@@ -777,14 +862,44 @@ static int cmd_run(int argc, char **argv)
 	if (wo.progress)
 		fprintf(stderr, "  analyzing: %zu checks over %u samples...\r", nsel, wr.samples);
 
+	/*
+	 * --redact: the captures are redacted before anything reads them, so the
+	 * checks, the reports and the summary see only pseudonyms, and a command
+	 * line cut to fit a table cell is cut after redaction, never in the middle
+	 * of a name or an address (which no rule could then recognise).
+	 */
+	if (o.redact) {
+		char *cmd = NULL;
+
+		err[0] = '\0';
+		red = redactor__new();
+		rc = red ? redactor__learn_dir(red, stage, err, sizeof(err)) : -ENOMEM;
+		if (!rc)
+			rc = redactor__learn(red, o.command_line, strlen(o.command_line),
+					     REDACT_CMDLINE);
+		if (!rc)
+			rc = redactor__apply_dir(red, stage, err, sizeof(err));
+		if (!rc && !(cmd = redactor__text(red, o.command_line, strlen(o.command_line),
+						  REDACT_CMDLINE, NULL)))
+			rc = -ENOMEM;
+		if (rc) {
+			fprintf(stderr, "sonde: redacting the captures: %s (kept in %s)\n",
+				err[0] ? err : strerror(-rc), stage);
+			return EXIT_RUN_FAILED;
+		}
+		free(o.command_line);
+		o.command_line = cmd;
+	}
+
 	rc = analysis__open(&an, raw, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "sonde: reading the captures: %s (kept in %s)\n", err, stage);
 		return EXIT_RUN_FAILED;
 	}
 	o.progress_shown = wo.progress;
-	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, &wr, 1);
+	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, &wr, 1, red);
 	analysis__close(&an);
+	redactor__free(red);
 	free(sel);
 	catalog__free(&cat);
 	strv__free(&names);
@@ -915,7 +1030,7 @@ static int cmd_analyze(int argc, char **argv)
 			}
 		}
 	}
-	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, NULL, 0);
+	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, NULL, 0, NULL);
 	analysis__close(&an);
 	free(sel);
 	catalog__free(&cat);
@@ -951,6 +1066,145 @@ static int cmd_verify(int argc, char **argv)
 	}
 	printf("%s: verified: every member matches manifest.json\n", argv[idx]);
 	return 0;
+}
+
+static void redact_help(void)
+{
+	printf("usage: sonde redact BUNDLE [--out DIR]\n\n"
+	       "Write a redacted copy of a bundle, to send it where the host's names must not\n"
+	       "go. In every member, captures included: host and domain names, user names,\n"
+	       "IPv4, IPv6 and MAC addresses become pseudonyms, the same everywhere (host-1,\n"
+	       "user-1, 10.0.1.7: private stays private, addresses that shared a /24 still do);\n"
+	       "secrets in command lines (--password=..., token=..., Bearer ..., the password\n"
+	       "of scheme://user:pass@host) become REDACTED. The bundle is verified first and\n"
+	       "opened in a private directory; the original is not changed.\n\n"
+	       "  -o, --out DIR   where the copy goes (default: the bundle's directory)\n\n"
+	       "The copy is named after the pseudonymized host. Next to it (never in it) goes\n"
+	       "NAME.redaction-map.json, mode 0600: what each pseudonym stands for. Keep it;\n"
+	       "do not send it. 'sonde run --redact' writes a redacted bundle directly.\n"
+	       "What is and is not caught: docs/redaction.md.\n");
+}
+
+/* A small file (a manifest) read whole; NULL with errno. */
+static char *read_small(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	buf = malloc(max + 1);
+	if (buf) {
+		*len = fread(buf, 1, max, f);
+		buf[*len] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+static int cmd_redact(int argc, char **argv)
+{
+	struct opts o = { .cmd = "redact" };
+	char dir[4096], path[4200], out_dir[4096], bundle[4096], map[4200], err[1024] = "";
+	struct run_report rr = { 0 };
+	struct redactor *red = NULL;
+	struct jval *manifest = NULL;
+	struct analysis an;
+	const char *command;
+	char *text = NULL, *cmd = NULL;
+	int idx, opened, rc, code = EXIT_RUN_FAILED, an_open = 0;
+	struct stat sb;
+	size_t len;
+
+	idx = parse_opts(&o, argc, argv, "o", redact_help);
+	if (idx >= argc)
+		die_usage(o.cmd, "which bundle? sonde redact BUNDLE [--out DIR]");
+	if (idx + 1 < argc)
+		die_usage(o.cmd, "unexpected argument '%s'", argv[idx + 1]);
+	if (stat(argv[idx], &sb))
+		die_usage(o.cmd, "%s: %s", argv[idx], strerror(errno));
+	/* Redacting rewrites every file: only ever a private copy, never someone's directory. */
+	if (S_ISDIR(sb.st_mode))
+		die_usage(o.cmd, "%s: a directory; sonde redact takes a bundle file", argv[idx]);
+	if (o.out_dir) {
+		snprintf(out_dir, sizeof(out_dir), "%s", o.out_dir);
+	} else {
+		const char *slash = strrchr(argv[idx], '/');
+
+		if (!slash)
+			snprintf(out_dir, sizeof(out_dir), ".");
+		else
+			snprintf(out_dir, sizeof(out_dir), "%.*s",
+				 slash == argv[idx] ? 1 : (int)(slash - argv[idx]), argv[idx]);
+	}
+	check_out_dir(&o, out_dir);
+	open_bundle(&o, argv[idx], dir, sizeof(dir), &opened);
+	/* A bundle that does not verify is not laundered into a redacted one that does. */
+	if (bundle__verify_dir(dir, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s: %s\n", argv[idx], err);
+		return EXIT_RUN_FAILED;
+	}
+	/* The command line that made the bundle is in its manifest, not in the captures. */
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	text = read_small(path, 16u << 20, &len);
+	if (!text || json_read(text, len, &json_read_default_limits, &manifest, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s: manifest.json: %s\n", argv[idx],
+			text ? err : strerror(errno));
+		goto cleanup;
+	}
+	command = jval__str(manifest, "command");
+	if (!command)
+		command = "";
+
+	red = redactor__new();
+	rc = red ? redactor__learn_dir(red, dir, err, sizeof(err)) : -ENOMEM;
+	if (!rc)
+		rc = redactor__learn(red, command, strlen(command), REDACT_CMDLINE);
+	if (!rc)
+		rc = redactor__apply_dir(red, dir, err, sizeof(err));
+	if (!rc && !(cmd = redactor__text(red, command, strlen(command), REDACT_CMDLINE, NULL)))
+		rc = -ENOMEM;
+	if (rc) {
+		fprintf(stderr, "sonde: %s: redacting: %s\n", argv[idx],
+			err[0] ? err : strerror(-rc));
+		goto cleanup;
+	}
+	/* The host facts of the new manifest come from the redacted captures, as in a run. */
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/raw", dir);
+	if (analysis__open(&an, path, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s: reading the redacted captures: %s\n", argv[idx], err);
+		goto cleanup;
+	}
+	an_open = 1;
+	rr.an = &an;
+	rr.command = cmd;
+	if (write_manifest(dir, &rr, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s\n", err);
+		goto cleanup;
+	}
+	bundle_path(out_dir, &an, bundle, sizeof(bundle));
+	if (bundle__write(dir, bundle, sizeof(bundle), err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s\n", err);
+		goto cleanup;
+	}
+	map_path(bundle, map, sizeof(map));
+	if (redactor__write_map(red, map, err, sizeof(err))) {
+		fprintf(stderr, "sonde: the redacted bundle %s is written, but not its map: %s\n",
+			bundle, err);
+		goto cleanup;
+	}
+	printf("Bundle: %s\nRedaction map (keep it, never send it): %s\n", bundle, map);
+	code = 0;
+cleanup:
+	if (an_open)
+		analysis__close(&an);
+	redactor__free(red);
+	jval__free(manifest);
+	free(text);
+	free(cmd);
+	return code;
 }
 
 static void show_help(void)
@@ -1188,6 +1442,7 @@ static void main_help(void)
 	       "  run        observe this host and report (sonde run --help)\n"
 	       "  analyze    run the checks again over a bundle (no live host access)\n"
 	       "  verify     check a bundle's members against its manifest\n"
+	       "  redact     a copy of a bundle with names, addresses and secrets pseudonymized\n"
 	       "  diff       what changed between two bundles (findings, metrics beyond noise)\n"
 	       "  show       print a bundle's summary, report or one member\n"
 	       "  list       the checks and collectors, and what this host can provide\n"
@@ -1216,6 +1471,7 @@ static const struct command {
 	{ "analyze", cmd_analyze, analyze_help },
 	{ "list", cmd_list, list_help },
 	{ "verify", cmd_verify, verify_help },
+	{ "redact", cmd_redact, redact_help },
 	{ "diff", cmd_diff, diff_help },
 	{ "show", cmd_show, show_help },
 	{ "help", cmd_help, main_help },
