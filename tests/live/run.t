@@ -149,8 +149,9 @@ is "$(jq -c .use_matrix "$T/analyze.json")" "$(jq -c .use_matrix "$F")" "analyze
 is "$(jq -c .window "$T/analyze.json")" "$(jq -c .window "$F")" "analyze: same window"
 
 # ---- the finding shape, on an analysis with thresholds low enough to fire ----
+# crit at 0: an idle 2 s window can record no busy tick at all, and 0 >= 0 still fires.
 "$SONDE" analyze "$X" --json --set use.cpu-utilization.warn_pct=0 \
-	--set use.cpu-utilization.crit_pct=0.001 >"$T/forced.json" 2>"$T/forced.err"
+	--set use.cpu-utilization.crit_pct=0 >"$T/forced.json" 2>"$T/forced.err"
 is "$?" 0 "analyze with lowered CPU thresholds exits 0"
 jqok "forced: use.cpu-utilization is a crit finding" \
 	'any(.findings[]; .check == "use.cpu-utilization" and .severity == "crit")' "$T/forced.json"
