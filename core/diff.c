@@ -479,7 +479,7 @@ static void build_json(struct json *j, const struct side *o, const struct side *
 
 int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
-	      enum status *worst, char *err, size_t errlen)
+	      enum status *worst, size_t *changes, char *err, size_t errlen)
 {
 	struct side o, n;
 	struct diff d = { 0 };
@@ -498,6 +498,8 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 		goto cleanup;
 	}
 	*worst = d.worst == 2 ? ST_CRIT : d.worst == 1 ? ST_WARN : ST_OK;
+	if (changes)
+		*changes = d.nf - (size_t)counts(&d, CH_PERSISTING) + d.beyond;
 	if (fmt == DIFF_TEXT) {
 		print_text(out, &o, &n, &d);
 	} else if (fmt == DIFF_JSON) {

@@ -18,11 +18,13 @@ enum diff_format { DIFF_TEXT, DIFF_JSON, DIFF_MD, DIFF_HTML };
 
 /*
  * Compare the findings.json of two opened bundles (directories), print the
- * result in fmt to out, and set *worst to the highest severity among findings
- * that are new or worse (ST_OK when none). Returns 0, or -errno with err.
+ * result in fmt to out, set *worst to the highest severity among findings
+ * that are new or worse (ST_OK when none) and *changes (may be NULL) to the
+ * number of findings that did not persist plus metrics beyond noise.
+ * Returns 0, or -errno with err.
  */
 int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
-	      enum status *worst, char *err, size_t errlen);
+	      enum status *worst, size_t *changes, char *err, size_t errlen);
 
 #endif

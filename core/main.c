@@ -704,10 +704,42 @@ static void free_outcome(struct outcome *oc)
  * the captures (keep_on_error), else removed. With red, the captures in stage
  * are already redacted and the reports, the summary and the map follow.
  */
+/*
+ * analyze: the bundle carries the findings of the checks that ran then; with
+ * today's checks they may differ. Say how, or that they are the same.
+ */
+static void print_changes(const char *recorded_dir, const char *stage)
+{
+	char path[4200], err[512], buf[4096];
+	enum status worst;
+	size_t changes = 0, n;
+	struct stat sb;
+	FILE *tmp;
+
+	snprintf(path, sizeof(path), "%s/findings.json", recorded_dir);
+	if (stat(path, &sb))
+		return; /* a bare raw/ directory: nothing recorded to compare with */
+	tmp = tmpfile();
+	if (!tmp)
+		return;
+	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, NULL, tmp,
+		      &worst, &changes, err, sizeof(err))) {
+		printf("\n(cannot compare with the findings recorded in the bundle: %s)\n", err);
+	} else if (!changes) {
+		printf("\nSame findings as recorded in the bundle.\n");
+	} else {
+		printf("\nCompared with the findings recorded in the bundle:\n");
+		rewind(tmp);
+		while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
+			fwrite(buf, 1, n, stdout);
+	}
+	fclose(tmp);
+}
+
 static int report_and_finish(struct opts *o, const struct catalog *cat,
 			     const struct check_def **sel, size_t nsel, struct analysis *an,
 			     const char *stage, const struct window_result *wr, int keep_on_error,
-			     struct redactor *red)
+			     struct redactor *red, const char *recorded_dir)
 {
 	struct outcome oc = { 0 };
 	char err[1024];
@@ -738,6 +770,8 @@ static int report_and_finish(struct opts *o, const struct catalog *cat,
 		return EXIT_RUN_FAILED;
 	}
 	code = finish(o, &oc, stage, red);
+	if (recorded_dir && !o->json)
+		print_changes(recorded_dir, stage);
 	remove_tree(stage);
 	free_outcome(&oc);
 	return code;
@@ -780,7 +814,9 @@ static void analyze_help(void)
 	printf("usage: sonde analyze BUNDLE [options]\n\n"
 	       "Run the current checks again over a bundle's captures: BUNDLE is a bundle\n"
 	       "file (opened safely in a private directory), an extracted bundle's directory,\n"
-	       "or a raw/ directory. Nothing is read from this host.\n\n"
+	       "or a raw/ directory. Nothing is read from this host. Then it says whether the\n"
+	       "findings differ from those recorded in the bundle (newer checks, other\n"
+	       "thresholds), as sonde diff would.\n\n"
 	       "  -j, --json             print findings.json instead of the summary\n"
 	       "  -o, --out DIR          also write a new bundle there\n"
 	       "  -f, --fail-on LEVEL    exit 3 when a finding is at least LEVEL (warn or crit)\n"
@@ -897,7 +933,7 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 	}
 	o.progress_shown = wo.progress;
-	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, &wr, 1, red);
+	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, &wr, 1, red, NULL);
 	analysis__close(&an);
 	redactor__free(red);
 	free(sel);
@@ -1030,7 +1066,7 @@ static int cmd_analyze(int argc, char **argv)
 			}
 		}
 	}
-	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, NULL, 0, NULL);
+	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, NULL, 0, NULL, dir);
 	analysis__close(&an);
 	free(sel);
 	catalog__free(&cat);
@@ -1371,7 +1407,7 @@ static int cmd_diff(int argc, char **argv)
 	open_bundle(&o, argv[idx], a, sizeof(a), &opened);
 	open_bundle(&o, argv[idx + 1], b, sizeof(b), &opened);
 	if (diff__run(a, b, argv[idx], argv[idx + 1], fmt, css ? css->data : "", stdout, &worst,
-		      err, sizeof(err))) {
+		      NULL, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		return EXIT_RUN_FAILED;
 	}

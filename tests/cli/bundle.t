@@ -95,6 +95,15 @@ is "$(jq -c '[.checks[] | [.id, .status]]' "$T/analyze.json")" \
 	"$(jq -c '[.checks[] | [.id, .status]]' "$T/run.json")" "analyze BUNDLE: the run's checks and statuses"
 is "$(jq -c '[.findings[] | .check]' "$T/analyze.json")" \
 	"$(jq -c '[.findings[] | .check]' "$T/run.json")" "analyze BUNDLE: the run's findings, in order"
+out=$("$SONDE" analyze "$B" 2>/dev/null)
+ok "analyze BUNDLE: says the findings are the same as recorded" grep -q "^Same findings as recorded in the bundle" <<<"$out"
+mkdir -p "$T/newer/use"
+cat >"$T/newer/use/always-warn.lua" <<'LUA'
+return { id = "use.always-warn", title = "Always warn", methodology = "use", resource = "cpu",
+  metric = "errors", collect = {}, run = function(ctx) ctx:metric("x", 5, { warn = 1 }) end }
+LUA
+out=$("$SONDE" analyze "$B" --checks "$T/newer" 2>/dev/null)
+ok "analyze with a newer check: says what changed" grep -Eq "^  new .*use.always-warn" <<<"$out"
 mkdir "$T/re"
 "$SONDE" analyze "$B" --out "$T/re" >/dev/null 2>&1
 R=$(ls "$T"/re/sonde-*.tar.xz 2>/dev/null | head -1)
