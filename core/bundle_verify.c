@@ -15,6 +15,7 @@
 
 #include "bundle.h"
 #include "bundle_read.h"
+#include "file.h"
 #include "json_read.h"
 
 #define MANIFEST_MAX (64u << 20)
@@ -22,40 +23,16 @@
 static int read_manifest(const char *dir, char **buf, size_t *len, char *err, size_t errlen)
 {
 	char path[4096];
-	struct stat sb;
-	size_t got = 0;
-	int fd;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		snprintf(err, errlen, "manifest.json: %s", strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > MANIFEST_MAX) {
+	rc = file__read_bounded(AT_FDCWD, path, MANIFEST_MAX, buf, len);
+	if (rc == -EFBIG || rc == -EINVAL || rc == -ELOOP)
 		snprintf(err, errlen, "manifest.json: not a regular file of at most %u MiB",
 			 MANIFEST_MAX >> 20);
-		close(fd);
-		return -EINVAL;
-	}
-	*buf = malloc((size_t)sb.st_size + 1);
-	if (!*buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, *buf + got, (size_t)sb.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	(*buf)[got] = '\0';
-	*len = got;
-	return 0;
+	else if (rc)
+		snprintf(err, errlen, "manifest.json: %s", strerror(-rc));
+	return rc;
 }
 
 struct listed {

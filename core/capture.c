@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "file.h"
 
 /* A capture stream larger than this is refused when loading (bounded memory). */
 #define CAPTURE_STREAM_MAX (512u << 20)
@@ -389,55 +390,6 @@ out:
 	return rc;
 }
 
-static int read_file_bounded(int dirfd, const char *name, char **out, size_t *outlen)
-{
-	struct stat sb;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, err = 0;
-
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb)) {
-		err = -errno;
-		goto cleanup;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		err = -EINVAL;
-		goto cleanup;
-	}
-	if ((uint64_t)sb.st_size > CAPTURE_STREAM_MAX) {
-		err = -EFBIG;
-		goto cleanup;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*outlen = got;
-	buf = NULL;
-cleanup:
-	free(buf);
-	close(fd);
-	return err;
-}
 
 static int stream_cmp(const void *a, const void *b)
 {
@@ -468,7 +420,7 @@ int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf,
 
 		if (nl <= 4 || strcmp(de->d_name + nl - 4, ".cap") || de->d_name[0] == '.')
 			continue;
-		err = read_file_bounded(dirfd(d), de->d_name, &text, &len);
+		err = file__read_bounded(dirfd(d), de->d_name, CAPTURE_STREAM_MAX, &text, &len);
 		if (err) {
 			if (errbuf)
 				snprintf(errbuf, errlen, "%s/%s: %s", raw_dir, de->d_name,

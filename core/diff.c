@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+
 #include "diff.h"
+#include "file.h"
 #include "html.h"
 #include "json.h"
 #include "json_read.h"
@@ -28,27 +31,19 @@ static int side__load(struct side *sd, const char *dir, const char *name, char *
 {
 	char path[4200], jerr[256];
 	size_t len;
-	FILE *f;
+	int rc;
 
 	memset(sd, 0, sizeof(*sd));
 	sd->name = name;
 	snprintf(path, sizeof(path), "%s/findings.json", dir);
-	f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s: findings.json: %s", name, strerror(errno));
-		return -errno;
-	}
-	sd->text = malloc(FINDINGS_MAX);
-	if (!sd->text) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	len = fread(sd->text, 1, FINDINGS_MAX, f);
-	fclose(f);
-	if (len == FINDINGS_MAX ||
-	    json_read(sd->text, len, &json_read_default_limits, &sd->doc, jerr, sizeof(jerr))) {
+	rc = file__read_bounded(AT_FDCWD, path, FINDINGS_MAX, &sd->text, &len);
+	if (rc) {
 		snprintf(err, errlen, "%s: findings.json: %s", name,
-			 len == FINDINGS_MAX ? "too large" : jerr);
+			 rc == -EFBIG ? "too large" : strerror(-rc));
+		return rc;
+	}
+	if (json_read(sd->text, len, &json_read_default_limits, &sd->doc, jerr, sizeof(jerr))) {
+		snprintf(err, errlen, "%s: findings.json: %s", name, jerr);
 		return -EINVAL;
 	}
 	if (!jval__str(sd->doc, "schema") ||

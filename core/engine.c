@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,6 +40,7 @@
 #include "collect.h"
 #include "embedded.h"
 #include "engine.h"
+#include "file.h"
 #include "json.h"
 #include "lua_modules.h"
 
@@ -49,6 +51,8 @@ const struct engine_limits engine_default_limits = {
 };
 
 #define HOOK_EVERY 1000
+/* A check or a lib module larger than this is not a check. */
+#define CHECK_FILE_MAX (4u << 20)
 
 static const char *const status_names[] = { "ok", "warn", "crit", "unknown", "skip", "error" };
 
@@ -495,44 +499,6 @@ static char *dup_n(const char *s, size_t n)
 	return d;
 }
 
-static int read_whole(const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (n + 4096 > cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (4u << 20)) {
-				free(buf);
-				fclose(f);
-				return -EFBIG;
-			}
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
 
 /* The table a file returns; fields read with these, errors name file and field. */
 struct loader {
@@ -1049,12 +1015,15 @@ static int load_user_dir(struct catalog *cat, const char *udir, char *err, size_
 				continue;
 			list_lua(path, &files);
 			for (size_t k = 0; k < files.n && !rc; k++) {
-				char file[4400], rel[512], name[80];
+				char file[4400], rel[512], name[80], real[PATH_MAX];
 				char *src = NULL;
 				size_t len = 0;
 
 				snprintf(file, sizeof(file), "%s/%s", path, files.v[k]);
-				rc = read_whole(file, &src, &len);
+				/* The user's own folder: a symlinked check is fine, so resolve it first. */
+				rc = realpath(file, real) ? file__read_bounded(AT_FDCWD, real,
+									 CHECK_FILE_MAX, &src, &len) :
+							    -errno;
 				if (rc) {
 					snprintf(err, errlen, "%s: %s", file, strerror(-rc));
 					break;

@@ -24,6 +24,7 @@
 #include "bundle_read.h"
 #include "diff.h"
 #include "embedded.h"
+#include "file.h"
 #include "json_read.h"
 #include "collect.h"
 #include "engine.h"
@@ -1294,19 +1295,13 @@ static int show_summary(const char *dir)
 	const struct jval *v, *m, *f;
 	struct jval *doc = NULL;
 	size_t len = 0;
-	FILE *fp;
 	double num;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/findings.json", dir);
-	fp = fopen(path, "rb");
-	if (fp) {
-		text = malloc(64u << 20);
-		if (text)
-			len = fread(text, 1, (64u << 20) - 1, fp);
-		fclose(fp);
-	}
-	if (!text || json_read(text, len, &json_read_default_limits, &doc, err, sizeof(err))) {
-		fprintf(stderr, "sonde: findings.json: %s\n", text ? err : strerror(errno));
+	rc = file__read_bounded(AT_FDCWD, path, 64u << 20, &text, &len);
+	if (rc || json_read(text, len, &json_read_default_limits, &doc, err, sizeof(err))) {
+		fprintf(stderr, "sonde: findings.json: %s\n", rc ? strerror(-rc) : err);
 		free(text);
 		return EXIT_RUN_FAILED;
 	}

@@ -35,6 +35,7 @@
 
 #include "capture.h"
 #include "json.h"
+#include "file.h"
 #include "redact.h"
 
 #define REDACTED "REDACTED"
@@ -1721,51 +1722,6 @@ static int redact_html(struct redactor *r, const char *s, size_t n, struct strbu
 
 /* ---- files ---- */
 
-static int read_all(const char *path, char **out, size_t *outlen)
-{
-	struct stat sb;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb)) {
-		err = -errno;
-		goto cleanup;
-	}
-	if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > REDACT_FILE_MAX) {
-		err = S_ISREG(sb.st_mode) ? -EFBIG : -EINVAL;
-		goto cleanup;
-	}
-	buf = malloc((size_t)sb.st_size + 1);
-	if (!buf) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	while (got < (size_t)sb.st_size) {
-		ssize_t k = read(fd, buf + got, (size_t)sb.st_size - got);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			err = -errno;
-			goto cleanup;
-		}
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*outlen = got;
-	buf = NULL;
-cleanup:
-	free(buf);
-	close(fd);
-	return err;
-}
 
 /* Write data to path through a temporary in the same directory, then rename over it. */
 static int replace_file(const char *path, const char *data, size_t len)
@@ -1837,7 +1793,7 @@ static int capture_file(struct redactor *r, const char *dir, const char *rel, in
 	bl = strlen(base);
 	snprintf(raw_dir, sizeof(raw_dir), "%s/%.*s", dir, (int)(base - rel), rel);
 	snprintf(stream, sizeof(stream), "%.*s", (int)(bl - 4), base);
-	rc = read_all(full, &text, &len);
+	rc = file__read_bounded(AT_FDCWD, full, REDACT_FILE_MAX, &text, &len);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", rel, strerror(-rc));
 		return rc;
@@ -1933,7 +1889,7 @@ static int one_file(struct redactor *r, const char *dir, const char *rel, int le
 	if (ends_with(rel, ".cap"))
 		return capture_file(r, dir, rel, learn, err, errlen);
 	snprintf(full, sizeof(full), "%s/%s", dir, rel);
-	rc = read_all(full, &text, &len);
+	rc = file__read_bounded(AT_FDCWD, full, REDACT_FILE_MAX, &text, &len);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", rel, strerror(-rc));
 		return rc;

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One bounded whole-file reader for captures, manifests, findings, checks and redaction. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "file.h"
+
+int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, size_t *len)
+{
+	struct stat sb;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd, err = 0;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if ((uint64_t)sb.st_size > max) {
+		err = -EFBIG;
+		goto cleanup;
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* The size is the one fstat saw: a file that grows meanwhile is read up to it. */
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	buf = NULL;
+cleanup:
+	free(buf);
+	close(fd);
+	return err;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Reading a whole file that may be hostile: regular files only, never through a symlink, capped. */
+#ifndef SONDE_FILE_H
+#define SONDE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Read path (relative to dirfd; AT_FDCWD for the cwd) into a malloc'ed,
+ * NUL-terminated buffer. -EINVAL for anything but a regular file, -ELOOP for
+ * a symlink, -EFBIG past max bytes, else -errno.
+ */
+int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, size_t *len);
+
+#endif
