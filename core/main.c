@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +58,25 @@ static void set_signal_handler(void (*fn)(int))
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+/*
+ * sonde runs on hosts that are already in trouble: by default it yields the
+ * CPU (nice 10) and the disk (the idle I/O class: its reads of /proc cost no
+ * disk I/O, but writing the bundle does). Failures are ignored: a container
+ * may forbid ioprio_set, and that only means sonde keeps its priority.
+ */
+#define SONDE_NICE 10
+#define IOPRIO_CLASS_IDLE 3
+#define IOPRIO_CLASS_SHIFT 13
+#define IOPRIO_WHO_PROCESS 1
+
+static void lower_priority(void)
+{
+	errno = 0;
+	if (nice(SONDE_NICE) == -1 && errno)
+		return;
+	syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT);
 }
 
 /* First Ctrl-C/TERM during the window: end it early; the next one aborts. */
@@ -122,6 +142,7 @@ struct opts {
 	const char *checks_dir;
 	const char *root;
 	int json, md, html;
+	int normal_priority; /* --priority normal: do not lower sonde's CPU and I/O priority */
 	int redact;
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
@@ -158,7 +179,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -176,6 +197,7 @@ static const struct option long_opts[] = {
 	{ "md", no_argument, NULL, OPT_MD },
 	{ "html", no_argument, NULL, OPT_HTML },
 	{ "redact", no_argument, NULL, 'r' },
+	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -249,6 +271,16 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
+			break;
+		case OPT_PRIORITY:
+			if (!strchr(allowed, 'P'))
+				die_usage(o->cmd, "'sonde %s' does not take --priority", o->cmd);
+			if (!strcmp(optarg, "normal"))
+				o->normal_priority = 1;
+			else if (!strcmp(optarg, "low"))
+				o->normal_priority = 0;
+			else
+				die_usage(o->cmd, "--priority '%s': expected low or normal", optarg);
 			break;
 		case OPT_HTML:
 			if (!strchr(allowed, 'H'))
@@ -795,6 +827,8 @@ static void run_help(void)
 	       "                         they run with the default set unless --check selects\n"
 	       "  -c, --check ID         run only this check (repeatable; see 'sonde list')\n"
 	       "  -t, --tag TAG          run the checks with this tag (default: 'default')\n"
+	       "      --priority low|normal  low (default): nice 10 and the idle I/O class, so\n"
+	       "                         sonde yields to the workload it observes\n"
 	       "      --set ID.ARG=VAL   set a check argument, e.g. use.cpu-saturation.warn_runnable=2\n"
 	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n"
 	       "      --redact           pseudonymize host, domain and user names and IPv4, IPv6\n"
@@ -842,7 +876,7 @@ static int cmd_run(int argc, char **argv)
 	int rc, code;
 
 	o.command_line = join_argv(argc + 1, argv - 1);
-	if (parse_opts(&o, argc, argv, "wiojfCctr", run_help) < argc)
+	if (parse_opts(&o, argc, argv, "wiojfCctrP", run_help) < argc)
 		die_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
 	if (!o.out_dir)
 		o.out_dir = ".";
@@ -880,6 +914,8 @@ static int cmd_run(int argc, char **argv)
 	}
 
 	set_signal_handler(on_stop_signal);
+	if (!o.normal_priority)
+		lower_priority();
 
 	wo.root = o.root ? o.root : "";
 	wo.raw_dir = raw;
