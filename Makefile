@@ -3,6 +3,7 @@
 # `make run` (a run on this host), `make bench` (benchmarks).
 
 VERSION := 0.1.0
+SHELL := /bin/bash
 CC ?= cc
 BUILD := build
 PKGS := lua5.4 libcmark libarchive
@@ -10,7 +11,7 @@ PKGS := lua5.4 libcmark libarchive
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
-	    xz-utils sysstat jq perl util-linux mount procps time
+	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -27,7 +28,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 
-.PHONY: all deps check unit run bench clean
+.PHONY: all deps check unit run bench fuzz fuzz-build clean
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -63,6 +64,38 @@ run: sonde
 
 bench: sonde
 	bench/run-bench.sh
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c) over the parsers and readers of
+# untrusted input; `make fuzz` runs each for FUZZ_SECONDS from the committed
+# seeds (tests/fuzz/corpus/<target>), new inputs go to build/fuzz/ only.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Icore \
+	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_TARGETS := parse capture json_read bundle_verify
+fuzz_parse_SRCS := core/parse.c
+fuzz_capture_SRCS := core/capture.c core/file.c
+fuzz_json_read_SRCS := core/json_read.c core/json.c
+fuzz_bundle_verify_SRCS := core/bundle_verify.c core/bundle.c core/sha256.c core/json_read.c \
+	core/json.c core/file.c
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*.c core/*.h)
+	@mkdir -p $(BUILD)/fuzz
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive -lm
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/fuzz/corpus_$$t; \
+		echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=1024 \
+			-artifact_prefix=$(BUILD)/fuzz/crash-$$t- -print_final_stats=1 \
+			$(BUILD)/fuzz/corpus_$$t tests/fuzz/corpus/$$t 2>&1 | \
+			grep -E '^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|Done)' ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target: every /proc and /sys parser on the same bytes. The parsers
+ * take a length and never a NUL terminator, so the input is copied into a
+ * buffer of exactly its size: ASan sees any read past the end.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static int kv_sink(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	uint64_t u;
+	int64_t i;
+
+	(void)k;
+	(void)kl;
+	(void)arg;
+	parse_kv_u64(v, vl, 1, &u);
+	parse_kv_i64(v, vl, &i);
+	return 0;
+}
+
+static int disk_sink(const struct diskstat *d, void *arg)
+{
+	(void)d;
+	(void)arg;
+	return 0;
+}
+
+static int net_sink(const struct netdev *d, void *arg)
+{
+	(void)d;
+	(void)arg;
+	return 0;
+}
+
+static int irq_sink(const char *n, size_t nl, const char *d, size_t dl, uint64_t t, void *arg)
+{
+	(void)n;
+	(void)nl;
+	(void)d;
+	(void)dl;
+	(void)t;
+	(void)arg;
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size ? size : 1);
+	struct proc_stat ps;
+	struct loadavg la;
+	struct psi psi;
+	struct file_nr fnr;
+	struct pid_stat pst;
+	struct pid_status pss;
+	struct pid_io pio;
+	struct pid_schedstat sch;
+	uint64_t soft, hard;
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	memset(&ps, 0, sizeof(ps));
+	if (!parse_proc_stat(buf, size, &ps))
+		proc_stat__free(&ps);
+	parse_loadavg(buf, size, &la);
+	parse_pressure(buf, size, &psi);
+	parse_kv(buf, size, kv_sink, NULL);
+	parse_snmp(buf, size, kv_sink, NULL);
+	parse_diskstats(buf, size, disk_sink, NULL);
+	parse_net_dev(buf, size, net_sink, NULL);
+	parse_file_nr(buf, size, &fnr);
+	parse_pid_stat(buf, size, &pst);
+	parse_pid_status(buf, size, &pss);
+	parse_pid_io(buf, size, &pio);
+	parse_pid_schedstat(buf, size, &sch);
+	parse_pid_limits_nofile(buf, size, &soft, &hard);
+	parse_interrupts(buf, size, irq_sink, NULL);
+	free(buf);
+	return 0;
+}
