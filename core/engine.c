@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1377,7 +1378,7 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 	int64_t t0 = clock__ns(CLOCK_MONOTONIC), deadline;
 	size_t ntasks;
 	int fds[2], status = 0, killed = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	memset(out, 0, sizeof(*out));
 	/* Built once here, so that children share them instead of each building its own. */
@@ -1387,6 +1388,7 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 		return;
 	}
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
@@ -1398,6 +1400,10 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 		struct check_result r;
 		struct strbuf sb = { 0 };
 
+		/* A check must not outlive a sonde that was killed (kill -9 included). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
 		close(fds[0]);
 		run_check_here(cat, def, an, lim, &r);
 		check_result__encode(&r, &sb);
