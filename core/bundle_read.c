@@ -963,6 +963,14 @@ int bundle__remove_tree(const char *dir)
 		return -EINVAL;
 	/* O_NOFOLLOW: if dir itself is a symlink, what it points to is left alone. */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOTDIR) {
+		struct stat st;
+
+		/* A single regular file (a bundle temporary); a symlink stays refused. */
+		if (lstat(dir, &st) || !S_ISREG(st.st_mode))
+			return -ENOTDIR;
+		return unlink(dir) ? -errno : 0;
+	}
 	if (fd < 0)
 		return -errno;
 	ret = remove_contents(fd, 0);

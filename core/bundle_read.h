@@ -41,7 +41,7 @@ int bundle__extract(const char *path, const char *parent, const struct bundle_op
  */
 int bundle__verify_dir(const char *dir, char *err, size_t errlen);
 
-/* Remove a directory tree without following symlinks. */
+/* Remove a directory tree (or a single regular file) without following symlinks. */
 int bundle__remove_tree(const char *dir);
 
 #endif

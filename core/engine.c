@@ -1065,10 +1065,9 @@ static int check_order(const struct catalog *cat, const struct check_def *d, int
 	return 0;
 }
 
-static const struct catalog *sort_cat;
-
-static int cmp_check(const void *a, const void *b)
+static int cmp_check(const void *a, const void *b, void *arg)
 {
+	const struct catalog *sort_cat = arg;
 	const struct check_def *x = a, *y = b;
 	int xm, xr, xx, ym, yr, yx;
 
@@ -1112,9 +1111,8 @@ int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t e
 	}
 	css = embedded__find("reports/report.css");
 	cat->css = css ? dup_n(css->data, css->len) : strdup("");
-	sort_cat = cat;
 	if (cat->nchecks)
-		qsort(cat->checks, cat->nchecks, sizeof(*cat->checks), cmp_check);
+		qsort_r(cat->checks, cat->nchecks, sizeof(*cat->checks), cmp_check, cat);
 	return 0;
 }
 
@@ -1449,32 +1447,4 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 	if (out->st == ST_ERROR && !out->elapsed_ms)
 		out->elapsed_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	strbuf__free(&buf);
-}
-
-int engine__eval_sandboxed(const struct catalog *cat, const char *chunk, size_t len,
-			   const char *name, const struct engine_limits *lim, char *err,
-			   size_t errlen)
-{
-	struct budget b;
-	lua_State *L = sandbox__new(cat, &b, lim);
-	int st, rc = 0;
-
-	if (!L) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	st = sandbox__load(L, chunk, len, name);
-	if (st == LUA_OK)
-		st = sandbox__pcall(L, 0, 0);
-	if (st != LUA_OK) {
-		const char *m = lua_tostring(L, -1);
-
-		if (b.doomed)
-			snprintf(err, errlen, "%s", b.why);
-		else
-			snprintf(err, errlen, "%.*s", (int)strcspn(m ? m : "?", "\n"), m ? m : "?");
-		rc = -1;
-	}
-	sandbox__close(L);
-	return rc;
 }

@@ -155,11 +155,6 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb);
 /* Bounded decoding of untrusted bytes: 0, or -EINVAL with r left empty. */
 int check_result__decode(struct check_result *r, const void *buf, size_t len);
 
-/* Run a chunk of Lua in the sandbox (tests and `sonde list`): 0, or -1 with errbuf. */
-int engine__eval_sandboxed(const struct catalog *cat, const char *chunk, size_t len,
-			   const char *name, const struct engine_limits *lim, char *errbuf,
-			   size_t errlen);
-
 void strv__push(struct strv *sv, const char *s);
 void strv__free(struct strv *sv);
 int strv__has(const struct strv *sv, const char *s);

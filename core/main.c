@@ -39,8 +39,6 @@
 #define EXIT_FAIL_ON 3
 #define MANIFEST_SCHEMA "sonde.manifest/1"
 
-static int remove_tree(const char *path);
-
 static volatile sig_atomic_t stop_requested;
 
 /* A second signal, or any after the window: leave at once, without a half-written bundle. */
@@ -112,7 +110,7 @@ static void remove_stale(const char *dir)
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		remove_tree(path);
+		bundle__remove_tree(path);
 	}
 	closedir(d);
 }
@@ -424,29 +422,6 @@ static int copy_file(const char *src, const char *dst)
 	return err;
 }
 
-static int remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-
-	if (!d)
-		return unlink(path);
-	while ((de = readdir(d))) {
-		char sub[4096];
-		struct stat sb;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		if (!lstat(sub, &sb) && S_ISDIR(sb.st_mode))
-			remove_tree(sub);
-		else
-			unlink(sub);
-	}
-	closedir(d);
-	return rmdir(path);
-}
-
 /* compact: 20261121T153000Z (file names), else 2026-11-21T15:30:00Z */
 static void iso_time(int64_t ns, char *buf, size_t len, int compact)
 {
@@ -683,24 +658,14 @@ static void print_redacted_summary(struct outcome *oc, struct redactor *red)
 	free(buf);
 }
 
+static int print_member(const char *dir, const char *member);
+
 static int finish(struct opts *o, struct outcome *oc, const char *stage, struct redactor *red)
 {
 	enum status worst = report__worst(&oc->rr);
-	char path[4096];
 
 	if (o->json) {
-		size_t len;
-
-		snprintf(path, sizeof(path), "%s/findings.json", stage);
-		FILE *f = fopen(path, "r");
-
-		if (f) {
-			char chunk[65536];
-
-			while ((len = fread(chunk, 1, sizeof(chunk), f)) > 0)
-				fwrite(chunk, 1, len, stdout);
-			fclose(f);
-		}
+		print_member(stage, "findings.json");
 		if (oc->bundle[0])
 			fprintf(stderr, "sonde: bundle written: %s\n", oc->bundle);
 		if (oc->map[0])
@@ -797,7 +762,7 @@ static int report_and_finish(struct opts *o, const struct catalog *cat,
 				stage);
 		} else {
 			fprintf(stderr, "sonde: %s\n", err);
-			remove_tree(stage);
+			bundle__remove_tree(stage);
 		}
 		free_outcome(&oc);
 		return EXIT_RUN_FAILED;
@@ -805,7 +770,7 @@ static int report_and_finish(struct opts *o, const struct catalog *cat,
 	code = finish(o, &oc, stage, red);
 	if (recorded_dir && !o->json)
 		print_changes(recorded_dir, stage);
-	remove_tree(stage);
+	bundle__remove_tree(stage);
 	free_outcome(&oc);
 	return code;
 }
@@ -909,7 +874,7 @@ static int cmd_run(int argc, char **argv)
 	snprintf(raw, sizeof(raw), "%s/raw", stage);
 	if (mkdir(raw, 0700)) {
 		fprintf(stderr, "sonde: %s: %s\n", raw, strerror(errno));
-		remove_tree(stage);
+		bundle__remove_tree(stage);
 		return EXIT_RUN_FAILED;
 	}
 
@@ -945,19 +910,10 @@ static int cmd_run(int argc, char **argv)
 		char *cmd = NULL;
 
 		err[0] = '\0';
-		red = redactor__new();
-		rc = red ? redactor__learn_dir(red, stage, err, sizeof(err)) : -ENOMEM;
-		if (!rc)
-			rc = redactor__learn(red, o.command_line, strlen(o.command_line),
-					     REDACT_CMDLINE);
-		if (!rc)
-			rc = redactor__apply_dir(red, stage, err, sizeof(err));
-		if (!rc && !(cmd = redactor__text(red, o.command_line, strlen(o.command_line),
-						  REDACT_CMDLINE, NULL)))
-			rc = -ENOMEM;
-		if (rc) {
-			fprintf(stderr, "sonde: redacting the captures: %s (kept in %s)\n",
-				err[0] ? err : strerror(-rc), stage);
+		red = redact__dir(stage, o.command_line, &cmd, err, sizeof(err));
+		if (!red) {
+			fprintf(stderr, "sonde: redacting the captures: %s (kept in %s)\n", err,
+				stage);
 			return EXIT_RUN_FAILED;
 		}
 		free(o.command_line);
@@ -1086,7 +1042,7 @@ static int cmd_analyze(int argc, char **argv)
 		snprintf(dst, sizeof(dst), "%s/raw", stage);
 		if (mkdir(dst, 0700)) {
 			fprintf(stderr, "sonde: %s: %s\n", dst, strerror(errno));
-			remove_tree(stage);
+			bundle__remove_tree(stage);
 			return EXIT_RUN_FAILED;
 		}
 		for (size_t i = 0; i < an.cs.n; i++) {
@@ -1098,7 +1054,7 @@ static int cmd_analyze(int argc, char **argv)
 			cerr = copy_file(src, dst);
 			if (cerr) {
 				fprintf(stderr, "sonde: copying %s: %s\n", src, strerror(-cerr));
-				remove_tree(stage);
+				bundle__remove_tree(stage);
 				return EXIT_RUN_FAILED;
 			}
 		}
@@ -1159,23 +1115,6 @@ static void redact_help(void)
 }
 
 /* A small file (a manifest) read whole; NULL with errno. */
-static char *read_small(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	buf = malloc(max + 1);
-	if (buf) {
-		*len = fread(buf, 1, max, f);
-		buf[*len] = '\0';
-	}
-	fclose(f);
-	return buf;
-}
-
 static int cmd_redact(int argc, char **argv)
 {
 	struct opts o = { .cmd = "redact" };
@@ -1220,27 +1159,19 @@ static int cmd_redact(int argc, char **argv)
 	}
 	/* The command line that made the bundle is in its manifest, not in the captures. */
 	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	text = read_small(path, 16u << 20, &len);
-	if (!text || json_read(text, len, &json_read_default_limits, &manifest, err, sizeof(err))) {
+	rc = file__read_bounded(AT_FDCWD, path, 16u << 20, &text, &len);
+	if (rc || json_read(text, len, &json_read_default_limits, &manifest, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s: manifest.json: %s\n", argv[idx],
-			text ? err : strerror(errno));
+			rc ? strerror(-rc) : err);
 		goto cleanup;
 	}
 	command = jval__str(manifest, "command");
 	if (!command)
 		command = "";
 
-	red = redactor__new();
-	rc = red ? redactor__learn_dir(red, dir, err, sizeof(err)) : -ENOMEM;
-	if (!rc)
-		rc = redactor__learn(red, command, strlen(command), REDACT_CMDLINE);
-	if (!rc)
-		rc = redactor__apply_dir(red, dir, err, sizeof(err));
-	if (!rc && !(cmd = redactor__text(red, command, strlen(command), REDACT_CMDLINE, NULL)))
-		rc = -ENOMEM;
-	if (rc) {
-		fprintf(stderr, "sonde: %s: redacting: %s\n", argv[idx],
-			err[0] ? err : strerror(-rc));
+	red = redact__dir(dir, command, &cmd, err, sizeof(err));
+	if (!red) {
+		fprintf(stderr, "sonde: %s: redacting: %s\n", argv[idx], err);
 		goto cleanup;
 	}
 	/* The host facts of the new manifest come from the redacted captures, as in a run. */

@@ -2095,20 +2095,41 @@ int redactor__write_map(struct redactor *r, const char *path, char *err, size_t 
 	return rc;
 }
 
-int redact__stage(const char *stage, const char *mapping_path, char *err, size_t errlen)
+struct redactor *redact__dir(const char *dir, const char *command, char **command_out,
+			     char *err, size_t errlen)
 {
 	struct redactor *r = redactor__new();
+	int rc = r ? 0 : -ENOMEM;
+
+	if (!rc)
+		rc = redactor__learn_dir(r, dir, err, errlen);
+	if (!rc && command)
+		rc = redactor__learn(r, command, strlen(command), REDACT_CMDLINE);
+	if (!rc)
+		rc = redactor__apply_dir(r, dir, err, errlen);
+	if (!rc && command &&
+	    !(*command_out = redactor__text(r, command, strlen(command), REDACT_CMDLINE, NULL)))
+		rc = -ENOMEM;
+	if (rc) {
+		/* learn_dir and apply_dir name the file; the others only fail for memory */
+		if (!err[0])
+			snprintf(err, errlen, "%s", strerror(-rc));
+		redactor__free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int redact__stage(const char *stage, const char *mapping_path, char *err, size_t errlen)
+{
+	struct redactor *r;
 	int rc;
 
-	if (!r) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	rc = redactor__learn_dir(r, stage, err, errlen);
-	if (!rc)
-		rc = redactor__apply_dir(r, stage, err, errlen);
-	if (!rc)
-		rc = redactor__write_map(r, mapping_path, err, errlen);
+	err[0] = '\0';
+	r = redact__dir(stage, NULL, NULL, err, errlen);
+	if (!r)
+		return -EINVAL;
+	rc = redactor__write_map(r, mapping_path, err, errlen);
 	redactor__free(r);
 	return rc;
 }

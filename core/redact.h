@@ -71,10 +71,17 @@ int redactor__write_map(struct redactor *r, const char *path, char *err, size_t 
 const char *redactor__hostname(struct redactor *r);
 
 /*
- * All of it for one staging directory: learn from every file, rewrite every
- * file but manifest.json (the caller writes a new one: the old hashes are
- * wrong now), write the mapping to mapping_path. 0 or -errno with err.
+ * Redact a staging directory: learn from every file and from command (the
+ * command line that made it, may be NULL), rewrite every file but
+ * manifest.json (the caller writes a new one: the old hashes are wrong now).
+ * Returns the redactor (for the map, and for text printed later) and, when
+ * command is given, its redacted copy in *command_out (malloc'ed); NULL with
+ * err on failure.
  */
+struct redactor *redact__dir(const char *dir, const char *command, char **command_out,
+			     char *err, size_t errlen);
+
+/* redact__dir, then the mapping written to mapping_path. 0 or -errno with err. */
 int redact__stage(const char *stage, const char *mapping_path, char *err, size_t errlen);
 
 #endif

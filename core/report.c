@@ -17,10 +17,6 @@
 
 /* ---- ranking ---- */
 
-static const struct report_ctx {
-	const struct run_report *rr;
-} *rank_ctx;
-
 static int meth_order(const struct catalog *cat, const char *id)
 {
 	const struct methodology *m = catalog__methodology(cat, id);
@@ -28,9 +24,9 @@ static int meth_order(const struct catalog *cat, const char *id)
 	return m ? m->order : 0;
 }
 
-static int cmp_rank(const void *a, const void *b)
+static int cmp_rank(const void *a, const void *b, void *arg)
 {
-	const struct run_report *rr = rank_ctx->rr;
+	const struct run_report *rr = arg;
 	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
 	const struct check_result *x = &rr->res[ia], *y = &rr->res[ib];
 	int sx = status__rank(x->st), sy = status__rank(y->st);
@@ -50,8 +46,6 @@ static int cmp_rank(const void *a, const void *b)
 
 int report__rank(struct run_report *rr)
 {
-	struct report_ctx c = { rr };
-
 	free(rr->rank);
 	rr->nrank = 0;
 	rr->rank = calloc(rr->nres + 1, sizeof(*rr->rank));
@@ -60,9 +54,7 @@ int report__rank(struct run_report *rr)
 	for (size_t i = 0; i < rr->nres; i++)
 		if (rr->res[i].st == ST_WARN || rr->res[i].st == ST_CRIT)
 			rr->rank[rr->nrank++] = i;
-	rank_ctx = &c;
-	qsort(rr->rank, rr->nrank, sizeof(*rr->rank), cmp_rank);
-	rank_ctx = NULL;
+	qsort_r(rr->rank, rr->nrank, sizeof(*rr->rank), cmp_rank, rr);
 	return 0;
 }
 
