@@ -11,7 +11,8 @@ PKGS := lua5.4 libcmark libarchive
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
-	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev
+	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -19,7 +20,16 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
 	  -DSONDE_VERSION='"$(VERSION)"' -Icore -I$(BUILD)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS += $(PKG_LIBS) -lm
+LDLIBS += $(PKG_LIBS) -lbpf -lelf -lz -lm
+
+# BPF tools: bpf/<tool>.bpf.c -> build/bpf/<tool>.bpf.o -> build/bpf/<tool>.skel.h,
+# compiled once for every kernel (CO-RE) against the committed bpf/vmlinux.h
+# (`make vmlinux` regenerates it from this host's BTF).
+BPF_CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 
 CORE_SRCS := $(filter-out core/main.c,$(wildcard core/*.c))
 CORE_OBJS := $(patsubst core/%.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/embedded.o
@@ -28,14 +38,32 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 
-.PHONY: all deps check unit run bench fuzz fuzz-build clean
+.PHONY: all deps check unit run bench fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: core/%.c $(wildcard core/*.h) | $(BUILD)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Ibpf -c -o $@ $<
+
+# A tool's C side includes its skeleton (a static pattern rule: the generic
+# one above would otherwise win, the skeleton not existing yet).
+TRACE_OBJS := $(patsubst core/trace_%.c,$(BUILD)/trace_%.o,$(wildcard core/trace_*.c))
+$(TRACE_OBJS): $(BUILD)/trace_%.o: core/trace_%.c $(BUILD)/bpf/%.skel.h bpf/%.h $(wildcard core/*.h) | $(BUILD)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/sonde.bpf.h bpf/vmlinux.h
+	@mkdir -p $(BUILD)/bpf
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Ibpf -c $< -o $@.tmp
+	llvm-strip -g $@.tmp -o $@
+	rm -f $@.tmp
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
 
 # checks/, methodologies/ and reports/ are compiled into the binary, so the
 # single file works anywhere.

@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+
 #include "analysis.h"
+#include "file.h"
+#include "json_read.h"
 #include "parse.h"
 
 double analysis__t(const struct analysis *an, const struct capture_rec *r)
@@ -194,6 +198,7 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 	int err;
 
 	memset(an, 0, sizeof(*an));
+	snprintf(an->raw_dir, sizeof(an->raw_dir), "%s", raw_dir);
 	err = capture_set__load(&an->cs, raw_dir, errbuf, errlen);
 	if (err)
 		return err;
@@ -517,8 +522,164 @@ cleanup:
 	return err;
 }
 
+/* ---- BPF tools ---- */
+
+#define BPF_DOC_MAX (32u << 20)
+
+static int doc_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct bpf_doc *)a)->name, ((const struct bpf_doc *)b)->name);
+}
+
+static void load_bpf_docs(struct analysis *an)
+{
+	static const struct json_read_limits lim = {
+		.max_bytes = BPF_DOC_MAX, .max_depth = 16, .max_items = 4u << 20,
+		.max_string = 64u << 10,
+	};
+	char dir[4200];
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 0;
+
+	an->bpf_loaded = 1;
+	snprintf(dir, sizeof(dir), "%s/bpf", an->raw_dir);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+		struct bpf_doc *bd;
+		char *text = NULL, err[256];
+		size_t len = 0;
+		int rc;
+
+		if (de->d_name[0] == '.' || nl <= 5 || nl - 5 >= sizeof(bd->name) ||
+		    strcmp(de->d_name + nl - 5, ".json"))
+			continue;
+		if (an->nbpf == cap) {
+			struct bpf_doc *n = realloc(an->bpf, (cap = cap ? cap * 2 : 16) * sizeof(*n));
+
+			if (!n)
+				break;
+			an->bpf = n;
+		}
+		bd = &an->bpf[an->nbpf++];
+		memset(bd, 0, sizeof(*bd));
+		memcpy(bd->name, de->d_name, nl - 5);
+		rc = file__read_bounded(dirfd(d), de->d_name, BPF_DOC_MAX, &text, &len);
+		if (rc) {
+			snprintf(bd->why, sizeof(bd->why), "raw/bpf/%s: %s", de->d_name,
+				 rc == -EFBIG ? "too large" : strerror(-rc));
+			continue;
+		}
+		rc = json_read(text, len, &lim, &bd->doc, err, sizeof(err));
+		free(text);
+		if (rc)
+			snprintf(bd->why, sizeof(bd->why), "raw/bpf/%s is not valid JSON: %s",
+				 de->d_name, err);
+		else if (bd->doc->type != J_OBJECT ||
+			 !jval__str(bd->doc, "schema") ||
+			 strcmp(jval__str(bd->doc, "schema"), "sonde.bpf/1")) {
+			snprintf(bd->why, sizeof(bd->why),
+				 "raw/bpf/%s is not a sonde.bpf/1 document", de->d_name);
+			jval__free(bd->doc);
+			bd->doc = NULL;
+		}
+	}
+	closedir(d);
+	if (an->nbpf)
+		qsort(an->bpf, an->nbpf, sizeof(*an->bpf), doc_by_name);
+}
+
+const struct jval *analysis__bpf(struct analysis *an, const char *name, char *why, size_t whylen)
+{
+	const struct jval *data;
+	const char *status, *reason;
+
+	if (!an->bpf_loaded)
+		load_bpf_docs(an);
+	for (size_t i = 0; i < an->nbpf; i++) {
+		if (strcmp(an->bpf[i].name, name))
+			continue;
+		if (!an->bpf[i].doc) {
+			snprintf(why, whylen, "%s", an->bpf[i].why);
+			return NULL;
+		}
+		status = jval__str(an->bpf[i].doc, "status");
+		reason = jval__str(an->bpf[i].doc, "reason");
+		data = jval__get(an->bpf[i].doc, "data");
+		if (!status || strcmp(status, "ok") || !data || data->type != J_OBJECT) {
+			snprintf(why, whylen, "BPF tool %s did not run: %s", name,
+				 reason ? reason : "no reason recorded");
+			return NULL;
+		}
+		return an->bpf[i].doc;
+	}
+	snprintf(why, whylen,
+		 "BPF tool %s was not run in this window (raw/bpf/%s.json is absent: no check "
+		 "asked for it, or the capture predates it)",
+		 name, name);
+	return NULL;
+}
+
+static double num_or(const struct jval *v, const char *key, double def)
+{
+	double d;
+
+	return jval__num(v, key, &d) ? def : d;
+}
+
+int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n)
+{
+	if (!an->bpf_loaded)
+		load_bpf_docs(an);
+	if (!an->tools && an->nbpf) {
+		an->tools = calloc(an->nbpf, sizeof(*an->tools));
+		if (!an->tools)
+			return -ENOMEM;
+		for (size_t i = 0; i < an->nbpf; i++) {
+			struct tool_summary *t = &an->tools[an->ntools++];
+			const struct jval *doc = an->bpf[i].doc, *cost;
+			const char *s;
+
+			snprintf(t->name, sizeof(t->name), "%s", an->bpf[i].name);
+			if (!doc) {
+				snprintf(t->status, sizeof(t->status), "unreadable");
+				snprintf(t->reason, sizeof(t->reason), "%s", an->bpf[i].why);
+				continue;
+			}
+			s = jval__str(doc, "status");
+			snprintf(t->status, sizeof(t->status), "%s", s ? s : "?");
+			s = jval__str(doc, "reason");
+			snprintf(t->reason, sizeof(t->reason), "%s", s ? s : "");
+			s = jval__str(doc, "attach");
+			snprintf(t->attach, sizeof(t->attach), "%s", s ? s : "");
+			t->runs = (uint64_t)num_or(doc, "runs", 0);
+			t->drops = (uint64_t)num_or(doc, "drops", 0);
+			t->setup_ms = num_or(doc, "setup_ms", 0);
+			t->teardown_ms = num_or(doc, "teardown_ms", 0);
+			t->traced_from_s = num_or(doc, "traced_from_s", 0);
+			t->traced_to_s = num_or(doc, "traced_to_s", 0);
+			cost = jval__get(doc, "cost");
+			if (cost && cost->type == J_OBJECT) {
+				t->cpu_ns = num_or(cost, "cpu_ns", 0);
+				s = jval__str(cost, "source");
+				snprintf(t->cost_source, sizeof(t->cost_source), "%s", s ? s : "");
+			}
+		}
+	}
+	*out = an->tools;
+	*n = an->ntools;
+	return 0;
+}
+
 void analysis__close(struct analysis *an)
 {
+	for (size_t i = 0; i < an->nbpf; i++)
+		jval__free(an->bpf[i].doc);
+	free(an->bpf);
+	free(an->tools);
 	for (size_t i = 0; i < an->ntasks; i++)
 		free(an->tasks[i].cmdline);
 	free(an->tasks);

@@ -37,8 +37,21 @@ struct task_summary {
 	uint64_t nofile_soft, nofile_hard; /* 0 unknown, UINT64_MAX unlimited */
 };
 
+/* One BPF tool of the window (raw/bpf/<tool>.json), for the report's appendix. */
+struct tool_summary {
+	char name[32], status[16], attach[16];
+	char reason[512];          /* why it did not run ("" when it did) */
+	uint64_t runs, drops;
+	double cpu_ns;             /* its own cost; cost_source says how it was obtained */
+	char cost_source[16];
+	double setup_ms, teardown_ms, traced_from_s, traced_to_s;
+};
+
+struct jval;
+
 struct analysis {
 	struct capture_set cs;
+	char raw_dir[4096];
 	/* the run (raw/sonde.cap, record "sonde:run") */
 	char version[32];
 	double window_s, interval_s, elapsed_s;
@@ -57,6 +70,16 @@ struct analysis {
 	struct task_summary *tasks;
 	size_t ntasks;
 	int tasks_built;
+	/* BPF tools: raw/bpf/<tool>.json, parsed on first use */
+	struct bpf_doc {
+		char name[32];
+		struct jval *doc;      /* NULL: could not be read, see why */
+		char why[512];
+	} *bpf;
+	size_t nbpf;
+	int bpf_loaded;
+	struct tool_summary *tools;
+	size_t ntools;
 };
 
 /* Load raw_dir's streams and derive the facts. Returns 0 or -errno with errbuf. */
@@ -66,5 +89,13 @@ void analysis__close(struct analysis *an);
 double analysis__t(const struct analysis *an, const struct capture_rec *r);
 /* Build (once) and return the per-process summaries; -ENOENT when proc.pids was not collected. */
 int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n);
+
+/*
+ * The document of BPF tool name (raw/bpf/<name>.json), or NULL with the
+ * reason in why: not collected in this window, unreadable, or malformed.
+ */
+const struct jval *analysis__bpf(struct analysis *an, const char *name, char *why, size_t whylen);
+/* Every BPF tool file of the window, summarized (in name order). */
+int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n);
 
 #endif

@@ -39,6 +39,7 @@
 #include <lualib.h>
 
 #include "collect.h"
+#include "trace.h"
 #include "embedded.h"
 #include "engine.h"
 #include "file.h"
@@ -873,6 +874,12 @@ static int load_check(struct catalog *cat, const char *origin, const char *rel, 
 
 		for (const struct collector *const *c = collectors; *c; c++)
 			strv__push(&known_collectors, (*c)->name);
+		for (const struct trace_tool *const *tt = trace_tools; *tt; tt++) {
+			char nm[64];
+
+			snprintf(nm, sizeof(nm), "bpf.%s", (*tt)->name);
+			strv__push(&known_collectors, nm);
+		}
 		rc = field_strv(&ld, t, "collect", &d.collect, &known_collectors, "the collectors");
 		strv__free(&known_collectors);
 		if (rc)

@@ -386,6 +386,12 @@ void json__int(struct json *j, int64_t v)
 	strbuf__printf(&j->out, "%" PRId64, v);
 }
 
+void json__raw(struct json *j, const char *text, size_t n)
+{
+	json__prefix(j);
+	strbuf__append(&j->out, text, n);
+}
+
 void json__bool(struct json *j, int v)
 {
 	json__prefix(j);

@@ -39,6 +39,8 @@ void json__number(struct json *j, double v);
 void json__int(struct json *j, int64_t v);
 void json__bool(struct json *j, int v);
 void json__null(struct json *j);
+/* A value already serialized by another writer (trusted text only: written as is). */
+void json__raw(struct json *j, const char *text, size_t n);
 /*
  * Length of the well-formed UTF-8 sequence at s (n bytes available), or 0 when
  * s[0] starts none (overlongs, surrogates, beyond U+10FFFF, cut sequences).

@@ -28,6 +28,7 @@
 #include "file.h"
 #include "json_read.h"
 #include "collect.h"
+#include "trace.h"
 #include "engine.h"
 #include "html.h"
 #include "json.h"
@@ -142,6 +143,7 @@ struct opts {
 	int json, md, html;
 	int normal_priority; /* --priority normal: do not lower sonde's CPU and I/O priority */
 	int redact;
+	int no_bpf;          /* --no-bpf: no BPF tool is loaded; their cells are known unknowns */
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -177,7 +179,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -196,6 +198,7 @@ static const struct option long_opts[] = {
 	{ "html", no_argument, NULL, OPT_HTML },
 	{ "redact", no_argument, NULL, 'r' },
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
+	{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -266,6 +269,9 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			break;
 		case OPT_NO_PROGRESS:
 			o->progress = 0;
+			break;
+		case OPT_NO_BPF:
+			o->no_bpf = 1;
 			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
@@ -796,6 +802,8 @@ static void run_help(void)
 	       "                         sonde yields to the workload it observes\n"
 	       "      --set ID.ARG=VAL   set a check argument, e.g. use.cpu-saturation.warn_runnable=2\n"
 	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n"
+	       "      --no-bpf           load no BPF tool: the checks run on /proc and /sys only,\n"
+	       "                         and what needed tracing is reported as a known unknown\n"
 	       "      --redact           pseudonymize host, domain and user names and IPv4, IPv6\n"
 	       "                         and MAC addresses, drop secrets from command lines, in\n"
 	       "                         every file of the bundle and on the terminal; what each\n"
@@ -825,6 +833,9 @@ static void analyze_help(void)
 	       "  -t, --tag TAG          run the checks with this tag\n"
 	       "      --set ID.ARG=VAL   set a check argument\n");
 }
+
+/* Static: a few KiB of outcomes, and the abort path must not need the stack. */
+static struct trace_set tracing;
 
 static int cmd_run(int argc, char **argv)
 {
@@ -890,7 +901,25 @@ static int cmd_run(int argc, char **argv)
 	wo.progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) :
 					 o.progress;
 	wo.stop = &stop_requested;
+	{
+		struct trace_opts to = { .self_pid = getpid(), .window_s = o.window_s };
+
+		if (wo.progress && trace_set__wanted(wo.names))
+			fprintf(stderr, "  loading BPF tools...\r");
+		rc = trace_set__start(&tracing, wo.names, raw, &to,
+				      o.no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err,
+				      sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "sonde: %s\n", err);
+			bundle__remove_tree(stage);
+			return EXIT_RUN_FAILED;
+		}
+	}
 	rc = window__observe(&wo, &wr, err, sizeof(err));
+	if (!rc)
+		rc = trace_set__finish(&tracing, wr.start_mono_ns, wr.end_mono_ns, err,
+				       sizeof(err));
+	trace_set__destroy(&tracing);
 	/* From here a signal means "stop now": the checks and the bundle take a second or less. */
 	set_signal_handler(on_abort_signal);
 	if (rc) {
@@ -1381,9 +1410,11 @@ static int cmd_diff(int argc, char **argv)
 
 static void list_help(void)
 {
-	printf("usage: sonde list [--checks DIR]\n\n"
+	printf("usage: sonde list [--checks DIR] [--no-bpf]\n\n"
 	       "Every check (id, methodology, resource, metric, tags) and whether this host can\n"
-	       "feed it, then every collector and whether it works here (and if not, why).\n");
+	       "feed it, then every collector and every BPF tool and whether it works here\n"
+	       "(and if not, why). Each BPF tool is loaded and attached for a moment to find\n"
+	       "out; --no-bpf skips that.\n");
 }
 
 static int cmd_list(int argc, char **argv)
@@ -1410,7 +1441,9 @@ static int cmd_list(int argc, char **argv)
 			const struct collector *c = collector__find(d->collect.v[k]);
 			char why[400];
 
-			if (c && c->probe && c->probe(root, why, sizeof(why))) {
+			if ((c && c->probe && c->probe(root, why, sizeof(why))) ||
+			    (!c && (o.no_bpf ? snprintf(why, sizeof(why), "BPF disabled") :
+					       trace__probe(why, sizeof(why))))) {
 				snprintf(avail, sizeof(avail), "partly: %s", why);
 				break;
 			}
@@ -1424,6 +1457,20 @@ static int cmd_list(int argc, char **argv)
 		int bad = (*c)->probe && (*c)->probe(root, why, sizeof(why));
 
 		printf("%-16s %-52s %s\n", (*c)->name, (*c)->what, bad ? why : "yes");
+	}
+	/* Each tool is loaded and attached for a moment: only the kernel can say if it works. */
+	printf("\n%-16s %-52s %s\n", "BPF TOOL", "WHAT", "WORKS HERE");
+	for (const struct trace_tool *const *t = trace_tools; *t; t++) {
+		char why[1024] = "", name[40];
+		enum trace_attach a;
+		int bad = o.no_bpf ? (snprintf(why, sizeof(why), "disabled (--no-bpf)"), 1) :
+				     trace_tool__probe(*t, &a, why, sizeof(why));
+
+		snprintf(name, sizeof(name), "bpf.%s", (*t)->name);
+		if (bad)
+			printf("%-16s %-52s no: %s\n", name, (*t)->what, why);
+		else
+			printf("%-16s %-52s yes (%s)\n", name, (*t)->what, trace_attach__name(a));
 	}
 	catalog__free(&cat);
 	return 0;

@@ -206,6 +206,9 @@ static void json_time(struct json *j, const char *key, int64_t ns)
 	json__string(j, buf);
 }
 
+static void json_tools(struct json *j, struct analysis *an);
+static void md_tools(struct strbuf *sb, struct analysis *an);
+
 static void json_kv_str(struct json *j, const char *k, const char *v)
 {
 	json__key(j, k);
@@ -477,9 +480,41 @@ void report__json(const struct run_report *rr, struct strbuf *out)
 	json__key(&j, "captured_bytes");
 	json__int(&j, (int64_t)rr->cost.capture_bytes);
 	json__end_object(&j);
+	json_tools(&j, rr->an);
 	json__end_object(&j);
 	strbuf__append(&j.out, "\n", 1);
 	*out = j.out;
+}
+
+/* The BPF tools of the window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
+static void json_tools(struct json *j, struct analysis *an)
+{
+	const struct tool_summary *t;
+	size_t n = 0;
+
+	json__key(j, "tools");
+	json__begin_array(j);
+	if (!analysis__tools(an, &t, &n))
+		for (size_t i = 0; i < n; i++) {
+			json__begin_object(j);
+			json_kv_str(j, "name", t[i].name);
+			json_kv_str(j, "status", t[i].status);
+			if (t[i].reason[0])
+				json_kv_str(j, "reason", t[i].reason);
+			if (!strcmp(t[i].status, "ok")) {
+				json_kv_str(j, "attach", t[i].attach);
+				json__key(j, "runs");
+				json__int(j, (int64_t)t[i].runs);
+				json__key(j, "drops");
+				json__int(j, (int64_t)t[i].drops);
+				json_kv_num(j, "cpu_ns", t[i].cpu_ns);
+				json_kv_str(j, "cost_source", t[i].cost_source);
+				json_kv_num(j, "setup_ms", t[i].setup_ms);
+				json_kv_num(j, "teardown_ms", t[i].teardown_ms);
+			}
+			json__end_object(j);
+		}
+	json__end_array(j);
 }
 
 /* ---- Markdown ---- */
@@ -860,6 +895,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 			}
 		}
 	}
+	md_tools(sb, rr->an);
 	strbuf__puts(sb, "\n### This run\n\n");
 	strbuf__puts(sb, "- command: `");
 	for (const char *p = rr->command ? rr->command : ""; *p; p++)
@@ -879,6 +915,38 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 			       (double)rr->cost.capture_bytes / (1 << 20));
 	strbuf__puts(sb, "- sonde's own cost above is counted up to this report: writing and "
 			 "compressing the bundle comes after it\n");
+}
+
+static void md_tools(struct strbuf *sb, struct analysis *an)
+{
+	const struct tool_summary *t;
+	size_t n = 0;
+
+	if (analysis__tools(an, &t, &n) || !n)
+		return;
+	strbuf__puts(sb, "\n### BPF tools\n\n"
+			 "| tool | status | attach | program runs | dropped | own CPU (ms) | setup / "
+			 "teardown (ms) | notes |\n|---|---|---|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < n; i++) {
+		strbuf__puts(sb, "| ");
+		md_text(sb, t[i].name);
+		strbuf__puts(sb, " | ");
+		md_text(sb, t[i].status);
+		if (!strcmp(t[i].status, "ok")) {
+			strbuf__puts(sb, " | ");
+			md_text(sb, t[i].attach);
+			strbuf__printf(sb, " | %llu | %llu | %.2f | %.1f / %.1f | ",
+				       (unsigned long long)t[i].runs, (unsigned long long)t[i].drops,
+				       t[i].cpu_ns / 1e6, t[i].setup_ms, t[i].teardown_ms);
+			md_text(sb, !strcmp(t[i].cost_source, "kernel") ?
+					    "CPU counted by the kernel" :
+					    "CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
+		} else {
+			strbuf__puts(sb, " |  |  |  |  |  | ");
+			md_text(sb, t[i].reason);
+		}
+		strbuf__puts(sb, " |\n");
+	}
 }
 
 /* ---- terminal ---- */

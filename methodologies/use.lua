@@ -10,7 +10,7 @@ return {
   -- rows of the matrix, in this order
   resources = { "cpu", "memory", "disk", "network", "fd", "task" },
   metrics = { "utilization", "saturation", "errors" },
-  tags = { "default", "proc" },
+  tags = { "default", "proc", "tracing" },
   not_applicable = {
     ["fd.saturation"] = "file descriptors do not queue: a full table fails at once (EMFILE/ENFILE, see errors)",
     ["task.saturation"] = "tasks do not queue for a pid or thread slot: fork fails at once (see errors)",

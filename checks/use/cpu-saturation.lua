@@ -2,18 +2,21 @@
 local fmt = require("fmt")
 local tasks = require("tasks")
 local cpu = require("cpu")
+local hist = require("hist")
 
 return {
   id = "use.cpu-saturation",
   title = "CPU saturation",
   methodology = "use", resource = "cpu", metric = "saturation",
-  tags = { "default", "proc" },
-  collect = { "proc.stat", "proc.loadavg", "proc.pressure", "proc.pids" },
+  tags = { "default", "proc", "tracing" },
+  collect = { "proc.stat", "proc.loadavg", "proc.pressure", "proc.pids", "bpf.runqlat" },
   args = {
     warn_runnable = { type = "number", default = 1.5, help = "runnable threads per CPU that warns" },
     crit_runnable = { type = "number", default = 3, help = "runnable threads per CPU that is critical" },
     warn_psi_pct = { type = "number", default = 10, help = "% of the window some task waited for a CPU" },
     crit_psi_pct = { type = "number", default = 40, help = "critical PSI cpu some %" },
+    warn_runq_p99_ms = { type = "number", default = 10, help = "run-queue latency p99 (ms) that warns" },
+    crit_runq_p99_ms = { type = "number", default = 100, help = "critical run-queue latency p99 (ms)" },
   },
 
   run = function(ctx, args)
@@ -56,6 +59,31 @@ return {
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
     end
 
+    -- run-queue latency of every thread (BPF runqlat): how long a wakeup waits for a CPU
+    local rq, rqwhy = ctx.bpf.runqlat()
+    local rq_p99
+    if rq and hist.count(rq.hist) > 0 then
+      rq_p99 = hist.percentile(rq.hist, 99) / 1000
+      ctx:metric("runq_p50_ms", hist.percentile(rq.hist, 50) / 1000, { unit = "ms" })
+      ctx:metric("runq_p99_ms", rq_p99, { unit = "ms", warn = args.warn_runq_p99_ms, crit = args.crit_runq_p99_ms })
+      hist.table(ctx, "Run-queue latency (runqlat)", rq.hist, "us")
+      local rows = {}
+      for i, t in ipairs(rq.tasks or {}) do
+        if i > 10 then break end
+        rows[#rows + 1] = { t.pid, t.tgid ~= 0 and t.tgid or "?", t.comm, t.count,
+                            string.format("%.3f", t.total_us / 1e6),
+                            string.format("%.2f", t.max_us / 1000) }
+      end
+      if #rows > 0 then
+        ctx:table { title = "Threads that waited longest for a CPU (runqlat)", columns = { "tid", "pid", "thread", "waits", "total wait (s)", "longest (ms)" }, rows = rows }
+      end
+      saturated = saturated or rq_p99 >= args.warn_runq_p99_ms
+    elseif rq then
+      ctx:unknown("runq_p99_ms", "runqlat saw no thread wait for a CPU in the window")
+    else
+      ctx:unknown("runq_p99_ms", rqwhy)
+    end
+
     local list = ctx.proc.tasks()
     if list and stat then
       local hz = ctx.host.clk_tck
@@ -90,8 +118,9 @@ return {
       for _, s in ipairs(stat.total) do mean = mean + math.max(s.procs_running - 1, 0) end
       mean = mean / #stat.total
       local psi_txt = psi_pct and string.format("; some thread waited for a CPU %s of the time (PSI)", fmt.pct(psi_pct)) or ""
-      ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s%s",
-        mean, ncpu, mean / math.max(ncpu, 1), psi_txt, saturated and ": threads wait for a CPU" or ""))
+      local rq_txt = rq_p99 and string.format("; run-queue latency p99 %.2f ms", rq_p99) or ""
+      ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s%s%s",
+        mean, ncpu, mean / math.max(ncpu, 1), psi_txt, rq_txt, saturated and ": threads wait for a CPU" or ""))
     end
   end,
 }

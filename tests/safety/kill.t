@@ -13,6 +13,12 @@ cleanup() { [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; wait 2>/dev/null; rm -r
 trap cleanup EXIT
 
 snapshot() {
+	if command -v bpftool >/dev/null; then
+		echo "--- bpf"
+		bpftool prog show 2>/dev/null | grep -E "^[0-9]+:" | sed "s/ *tag.*//"
+		bpftool link show 2>/dev/null | grep -E "^[0-9]+:"
+		bpftool map show 2>/dev/null | grep -E "^[0-9]+:" | sed "s/ *flags.*//"
+	fi
 	for k in kernel/perf_event_paranoid kernel/kptr_restrict kernel/bpf_stats_enabled \
 		kernel/sched_schedstats kernel/task_delayacct kernel/dmesg_restrict \
 		kernel/nmi_watchdog kernel/perf_event_max_sample_rate; do

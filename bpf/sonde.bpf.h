@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared by every sonde BPF tool: the per-tool counters user space reads
+ * (program runs, for the cost estimate, and records dropped), and the log2
+ * histogram slot function. Include after vmlinux.h and the libbpf headers.
+ */
+#ifndef SONDE_BPF_H
+#define SONDE_BPF_H
+
+#define SONDE_STAT_RUNS 0  /* every invocation of one of the tool's programs */
+#define SONDE_STAT_DROPS 1 /* records or keys lost: a full map, a full ring buffer */
+#define SONDE_STAT_NR 2
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SONDE_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} sonde_stats SEC(".maps");
+
+static __always_inline void sonde_count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&sonde_stats, &which);
+
+	if (v)
+		(*v)++; /* per CPU: no atomic needed */
+}
+
+/* Slot of v in a log2 histogram: 0 for 0 and 1, else floor(log2(v)). */
+static __always_inline __u32 sonde_log2(__u64 v)
+{
+	__u32 r = 0, shift;
+
+	shift = (v > 0xFFFFFFFFULL) << 5; v >>= shift; r |= shift;
+	shift = (v > 0xFFFF) << 4; v >>= shift; r |= shift;
+	shift = (v > 0xFF) << 3; v >>= shift; r |= shift;
+	shift = (v > 0xF) << 2; v >>= shift; r |= shift;
+	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+/* Insert key -> *init unless present; the entry, or NULL (a full map: counted as a drop). */
+static __always_inline void *sonde_lookup_or_init(void *map, const void *key, const void *init)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	/* EEXIST from a racing CPU is fine: the lookup below finds its entry. */
+	bpf_map_update_elem(map, key, init, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(map, key);
+	if (!v)
+		sonde_count(SONDE_STAT_DROPS);
+	return v;
+}
+
+#endif

@@ -1,0 +1,65 @@
+--- log2 histograms from the BPF tools: slots[i] (1-based) counts values in
+-- [2^(i-1), 2^i), the first slot also 0 (bcc's layout, shifted for Lua).
+local hist = {}
+
+function hist.count(slots)
+  local n = 0
+  for _, c in ipairs(slots or {}) do n = n + c end
+  return n
+end
+
+local function bounds(i)
+  if i == 1 then return 0, 2 end
+  return 2 ^ (i - 1), 2 ^ i
+end
+
+--- The p-th percentile (0-100), interpolated linearly inside its slot: a
+-- log2 histogram knows a value only to within a factor of two.
+function hist.percentile(slots, p)
+  local total = hist.count(slots)
+  if total == 0 then return nil end
+  local want = total * p / 100
+  local seen = 0
+  for i, c in ipairs(slots) do
+    if c > 0 and seen + c >= want then
+      local lo, hi = bounds(i)
+      return lo + (hi - lo) * (want - seen) / c
+    end
+    seen = seen + c
+  end
+  local _, hi = bounds(#slots)
+  return hi
+end
+
+--- Share (0-1) of the values at or above v (counted by whole slots from the one holding v).
+function hist.share_above(slots, v)
+  local total, above = hist.count(slots), 0
+  if total == 0 then return nil end
+  for i, c in ipairs(slots) do
+    local lo, hi = bounds(i)
+    if hi > v then above = above + c end
+  end
+  return above / total
+end
+
+local function label(x)
+  if x >= 1e6 then return string.format("%gM", x / 1e6) end
+  if x >= 1e3 then return string.format("%gk", x / 1e3) end
+  return string.format("%g", x)
+end
+
+--- The histogram as an evidence table with text bars (what runqlat prints).
+function hist.table(ctx, title, slots, unit)
+  local total, top = hist.count(slots), 0
+  for _, c in ipairs(slots) do if c > top then top = c end end
+  local rows = {}
+  for i, c in ipairs(slots) do
+    local lo, hi = bounds(i)
+    local bar = top > 0 and string.rep("#", math.floor(40 * c / top + 0.5)) or ""
+    rows[#rows + 1] = { label(lo) .. " - " .. label(hi), c,
+                        string.format("%.1f%%", total > 0 and 100 * c / total or 0), bar }
+  end
+  ctx:table { title = title, columns = { unit, "count", "share", "distribution" }, rows = rows }
+end
+
+return hist
