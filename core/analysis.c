@@ -655,6 +655,8 @@ int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t
 			snprintf(t->reason, sizeof(t->reason), "%s", s ? s : "");
 			s = jval__str(doc, "attach");
 			snprintf(t->attach, sizeof(t->attach), "%s", s ? s : "");
+			s = jval__str(doc, "stopped_early");
+			snprintf(t->stopped, sizeof(t->stopped), "%s", s ? s : "");
 			t->runs = (uint64_t)num_or(doc, "runs", 0);
 			t->drops = (uint64_t)num_or(doc, "drops", 0);
 			t->setup_ms = num_or(doc, "setup_ms", 0);

@@ -41,6 +41,7 @@ struct task_summary {
 struct tool_summary {
 	char name[32], status[16], attach[16];
 	char reason[512];          /* why it did not run ("" when it did) */
+	char stopped[512];         /* why it was detached before the end of the window, or "" */
 	uint64_t runs, drops;
 	double cpu_ns;             /* its own cost; cost_source says how it was obtained */
 	char cost_source[16];

@@ -853,6 +853,8 @@ int window__observe(const struct window_opts *o, struct window_result *res, char
 		res->samples = seq + 1;
 		if (last)
 			break;
+		if (o->tick)
+			o->tick(o->tick_arg, clock__ns(CLOCK_MONOTONIC), t0);
 		next = t0 + (int64_t)(seq + 1) * interval_ns;
 		if (next >= end) {
 			next = end;

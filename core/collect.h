@@ -67,6 +67,9 @@ struct window_opts {
 	const char *const *names; /* collectors to run (NULL-terminated); "host" and "sonde" always */
 	int progress;           /* draw a progress line on stderr */
 	volatile sig_atomic_t *stop; /* set by the signal handler: end the window early */
+	/* called after every sampling round (the overhead guard); may be NULL */
+	void (*tick)(void *arg, int64_t now_mono_ns, int64_t start_mono_ns);
+	void *tick_arg;
 };
 
 struct window_result {

@@ -144,6 +144,7 @@ struct opts {
 	int normal_priority; /* --priority normal: do not lower sonde's CPU and I/O priority */
 	int redact;
 	int no_bpf;          /* --no-bpf: no BPF tool is loaded; their cells are known unknowns */
+	double max_overhead_pct; /* the overhead guard's budget, % of the host's CPU; 0: off */
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -179,7 +180,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF, OPT_MAX_OVERHEAD };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -199,6 +200,7 @@ static const struct option long_opts[] = {
 	{ "redact", no_argument, NULL, 'r' },
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
+	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -213,6 +215,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 	o->out_dir = NULL;
 	o->progress = -1;
 	o->fail_on = ST_OK;
+	o->max_overhead_pct = 2;
 	optind = 1;
 	opterr = 0;
 	for (;;) {
@@ -273,6 +276,18 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 		case OPT_NO_BPF:
 			o->no_bpf = 1;
 			break;
+		case OPT_MAX_OVERHEAD: {
+			char *end;
+
+			errno = 0;
+			o->max_overhead_pct = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || errno ||
+			    !isfinite(o->max_overhead_pct) || o->max_overhead_pct < 0 ||
+			    o->max_overhead_pct > 100)
+				die_usage(o->cmd, "--max-overhead '%s': a percentage from 0 (no guard) "
+						  "to 100", optarg);
+			break;
+		}
 		case OPT_PROGRESS:
 			o->progress = 1;
 			break;
@@ -804,6 +819,10 @@ static void run_help(void)
 	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n"
 	       "      --no-bpf           load no BPF tool: the checks run on /proc and /sys only,\n"
 	       "                         and what needed tracing is reported as a known unknown\n"
+	       "      --max-overhead PCT the overhead guard (default 2): when sonde and its BPF\n"
+	       "                         programs use more than PCT%% of the host's CPU over a\n"
+	       "                         sampling interval, the costliest BPF tool is detached\n"
+	       "                         (its data so far kept, the report says so); 0: no guard\n"
 	       "      --redact           pseudonymize host, domain and user names and IPv4, IPv6\n"
 	       "                         and MAC addresses, drop secrets from command lines, in\n"
 	       "                         every file of the bundle and on the terminal; what each\n"
@@ -837,6 +856,78 @@ static void analyze_help(void)
 /* Static: a few KiB of outcomes, and the abort path must not need the stack. */
 static struct trace_set tracing;
 
+/*
+ * The overhead guard: after every sampling round, the CPU sonde used since the
+ * last round (its own, from getrusage, plus its BPF programs') against a
+ * budget, a share of the host's CPU time. Past it, the costliest tool still
+ * attached is read and detached (what it gathered is kept), so the run goes on
+ * cheaper; the tool's capture and the report say so. Judged over the last round,
+ * not the whole window: detaching cannot undo what was spent before.
+ */
+struct overhead_guard {
+	double budget_pct;
+	int ncpu;
+	int64_t last_ns, last_self_ns;
+	int64_t last_cost[24];
+};
+
+static int64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+static void overhead_tick(void *arg, int64_t now, int64_t start)
+{
+	struct overhead_guard *g = arg;
+	int64_t self = self_cpu_ns(), used, costliest_ns = -1, span;
+	size_t costliest = 0;
+
+	if (!g->last_ns) {
+		g->last_ns = start;
+		g->last_self_ns = g->last_self_ns ? g->last_self_ns : self;
+	}
+	span = now - g->last_ns;
+	if (span < 200000000) /* too short to judge */
+		return;
+	used = self - g->last_self_ns;
+	for (size_t i = 0; i < tracing.nruns && i < 24; i++) {
+		int64_t c = trace_run__cost_ns(&tracing.runs[i]), d;
+
+		if (c < 0)
+			continue;
+		d = c - g->last_cost[i];
+		g->last_cost[i] = c;
+		used += d;
+		if (d > costliest_ns) {
+			costliest_ns = d;
+			costliest = i;
+		}
+	}
+	/* A tool that is not a tenth of the spend is not what to cut (sonde's own sampling is). */
+	if (costliest_ns >= 0 && costliest_ns * 10 >= used &&
+	    (double)used > g->budget_pct / 100 * g->ncpu * (double)span) {
+		char why[512];
+
+		snprintf(why, sizeof(why),
+			 "detached %.1f s into the window by the overhead guard: sonde and its BPF "
+			 "programs used %.2f%% of the host's CPU over the last %.1f s (budget "
+			 "--max-overhead %g%%); this tool was the costliest (%.2f%%)",
+			 (double)(now - start) / 1e9,
+			 100 * (double)used / ((double)span * g->ncpu), (double)span / 1e9,
+			 g->budget_pct, 100 * (double)costliest_ns / ((double)span * g->ncpu));
+		trace_run__stop_early(&tracing.runs[costliest], why);
+		fprintf(stderr, "\rsonde: overhead guard: %s %s\n", tracing.runs[costliest].tool->name,
+			why);
+	}
+	g->last_ns = now;
+	g->last_self_ns = self;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct opts o = { .cmd = "run" };
@@ -849,6 +940,7 @@ static int cmd_run(int argc, char **argv)
 	struct window_result wr;
 	struct redactor *red = NULL;
 	struct analysis an;
+	struct overhead_guard guard = { 0 };
 	int rc, code;
 
 	o.command_line = join_argv(argc + 1, argv - 1);
@@ -901,6 +993,14 @@ static int cmd_run(int argc, char **argv)
 	wo.progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) :
 					 o.progress;
 	wo.stop = &stop_requested;
+	guard.budget_pct = o.max_overhead_pct;
+	guard.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (guard.ncpu < 1)
+		guard.ncpu = 1;
+	if (o.max_overhead_pct > 0) {
+		wo.tick = overhead_tick;
+		wo.tick_arg = &guard;
+	}
 	{
 		struct trace_opts to = { .self_pid = getpid(), .window_s = o.window_s };
 

@@ -511,6 +511,8 @@ static void json_tools(struct json *j, struct analysis *an)
 				json_kv_str(j, "cost_source", t[i].cost_source);
 				json_kv_num(j, "setup_ms", t[i].setup_ms);
 				json_kv_num(j, "teardown_ms", t[i].teardown_ms);
+				if (t[i].stopped[0])
+					json_kv_str(j, "stopped_early", t[i].stopped);
 			}
 			json__end_object(j);
 		}
@@ -941,6 +943,11 @@ static void md_tools(struct strbuf *sb, struct analysis *an)
 			md_text(sb, !strcmp(t[i].cost_source, "kernel") ?
 					    "CPU counted by the kernel" :
 					    "CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
+			if (t[i].stopped[0]) {
+				strbuf__puts(sb, "; **");
+				md_text(sb, t[i].stopped);
+				strbuf__puts(sb, "**");
+			}
 		} else {
 			strbuf__puts(sb, " |  |  |  |  |  | ");
 			md_text(sb, t[i].reason);

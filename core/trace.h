@@ -55,6 +55,16 @@ struct trace_run {
 	void *priv;                 /* the tool's own state (perf fds, ...) */
 	int64_t attached_mono_ns;
 	double setup_ms;
+	/* filled when the tool is read: at the end of the window, or early (overhead guard) */
+	struct trace_collected {
+		int done;
+		struct strbuf data;     /* the members of "data", serialized */
+		int64_t collected_mono_ns;
+		uint64_t runs, drops, run_ns, run_cnt;
+		double teardown_ms;
+		char err[512];          /* collect failed: why */
+		char stopped[512];      /* detached before the end of the window: why */
+	} c;
 };
 
 struct trace_tool {
@@ -124,8 +134,17 @@ int trace_set__wanted(const char *const *names);
  */
 int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
 		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen);
-/* Kernel-side BPF run time so far of every started tool, or -1 when the kernel does not count it. */
-int64_t trace_set__run_time_ns(const struct trace_set *ts);
+/*
+ * CPU time the tool's programs used so far (ns): the kernel's count when
+ * kernel.bpf_stats_enabled is on, else program runs x the measured per-run
+ * cost of its attach mode. -1 when the run is no longer attached.
+ */
+int64_t trace_run__cost_ns(const struct trace_run *t);
+/*
+ * Read the tool now and detach it, keeping what it gathered; the JSON says
+ * it stopped early and why (the overhead guard). No-op when already read.
+ */
+void trace_run__stop_early(struct trace_run *t, const char *why);
 /*
  * After the window: collect every tool, detach, and write raw/bpf/<tool>.json
  * for each requested one (also those that did not start). 0 or -errno with err
