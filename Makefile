@@ -20,7 +20,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
 	  -DSONDE_VERSION='"$(VERSION)"' -Icore -I$(BUILD)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS += $(PKG_LIBS) -lbpf -lelf -lz -lm
+LDLIBS += $(PKG_LIBS) -lbpf -lelf -lz -lpthread -lm
 
 # BPF tools: bpf/<tool>.bpf.c -> build/bpf/<tool>.bpf.o -> build/bpf/<tool>.skel.h,
 # compiled once for every kernel (CO-RE) against the committed bpf/vmlinux.h

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,8 +82,32 @@ static void lower_priority(void)
 /* First Ctrl-C/TERM during the window: end it early; the next one aborts. */
 static void on_stop_signal(int sig)
 {
-	stop_requested = sig;
+	stop_requested = STOP_SIGNAL;
 	set_signal_handler(on_abort_signal);
+}
+
+/*
+ * --timeout: the run's deadline, kept by SIGALRM from outside the work it
+ * bounds. In the window it ends the window (the checks run on what was
+ * captured); later, the run stops at once and keeps its captures, named in the
+ * message, so nothing gathered is lost.
+ */
+static volatile sig_atomic_t in_window;
+static char deadline_msg[4400];
+static size_t deadline_msg_len;
+
+static void on_deadline(int sig)
+{
+	ssize_t w;
+
+	if (in_window) {
+		stop_requested = STOP_DEADLINE;
+		return;
+	}
+	bundle__abort_cleanup();
+	w = write(STDERR_FILENO, deadline_msg, deadline_msg_len);
+	(void)w;
+	_exit(EXIT_RUN_FAILED);
 }
 
 /*
@@ -145,6 +170,7 @@ struct opts {
 	int redact;
 	int no_bpf;          /* --no-bpf: no BPF tool is loaded; their cells are known unknowns */
 	double max_overhead_pct; /* the overhead guard's budget, % of the host's CPU; 0: off */
+	double timeout_s;    /* --timeout: the run's deadline; 0 until defaulted */
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -180,7 +206,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF, OPT_MAX_OVERHEAD };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF, OPT_MAX_OVERHEAD, OPT_TIMEOUT };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -201,6 +227,7 @@ static const struct option long_opts[] = {
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
 	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -275,6 +302,9 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			break;
 		case OPT_NO_BPF:
 			o->no_bpf = 1;
+			break;
+		case OPT_TIMEOUT:
+			o->timeout_s = parse_seconds(o->cmd, "--timeout", optarg, 86400);
 			break;
 		case OPT_MAX_OVERHEAD: {
 			char *end;
@@ -819,6 +849,11 @@ static void run_help(void)
 	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n"
 	       "      --no-bpf           load no BPF tool: the checks run on /proc and /sys only,\n"
 	       "                         and what needed tracing is reported as a known unknown\n"
+	       "      --timeout SECONDS  the run's deadline (default: the window + 300 s). A read\n"
+	       "                         of /proc that hangs is given up after max(5 s, two\n"
+	       "                         intervals) and the window ends there; past the\n"
+	       "                         deadline the window ends, or, after it, sonde stops\n"
+	       "                         and keeps the captures. The report says what hung\n"
 	       "      --max-overhead PCT the overhead guard (default 2): when sonde and its BPF\n"
 	       "                         programs use more than PCT%% of the host's CPU over a\n"
 	       "                         sampling interval, the costliest BPF tool is detached\n"
@@ -948,6 +983,8 @@ static int cmd_run(int argc, char **argv)
 		die_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
 	if (!o.out_dir)
 		o.out_dir = ".";
+	if (!o.timeout_s)
+		o.timeout_s = o.window_s + 300;
 	check_out_dir(&o, o.out_dir);
 	load_catalog(&o, &cat);
 	sel = select_checks(&o, &cat, &nsel);
@@ -984,6 +1021,24 @@ static int cmd_run(int argc, char **argv)
 	set_signal_handler(on_stop_signal);
 	if (!o.normal_priority)
 		lower_priority();
+	deadline_msg_len = (size_t)snprintf(deadline_msg, sizeof(deadline_msg),
+					    "sonde: the --timeout deadline (%g s) passed after the window; "
+					    "the captures are kept in %s\n",
+					    o.timeout_s, stage);
+	if (deadline_msg_len >= sizeof(deadline_msg))
+		deadline_msg_len = sizeof(deadline_msg) - 1;
+	{
+		struct sigaction sa = { 0 };
+		struct itimerval it = { 0 };
+
+		sa.sa_handler = on_deadline;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		it.it_value.tv_sec = (time_t)o.timeout_s;
+		it.it_value.tv_usec = (suseconds_t)((o.timeout_s - (double)(time_t)o.timeout_s) * 1e6);
+		in_window = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 
 	wo.root = o.root ? o.root : "";
 	wo.raw_dir = raw;
@@ -1015,7 +1070,11 @@ static int cmd_run(int argc, char **argv)
 			return EXIT_RUN_FAILED;
 		}
 	}
+	wo.stall_s = o.interval_s * 2 > 5 ? o.interval_s * 2 : 5;
 	rc = window__observe(&wo, &wr, err, sizeof(err));
+	in_window = 0;
+	if (wr.abandoned)
+		fprintf(stderr, "\rsonde: %s\n", wr.stop_reason);
 	if (!rc)
 		rc = trace_set__finish(&tracing, wr.start_mono_ns, wr.end_mono_ns, err,
 				       sizeof(err));
