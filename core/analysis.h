@@ -62,6 +62,8 @@ struct analysis {
 	char stop_reason[400];
 	long clk_tck, page_size;
 	int sonde_pid;            /* the observer itself: left out of rankings */
+	int euid;                 /* sonde's effective uid, -1 unknown */
+	char proc_hidepid[32];    /* /proc's hidepid= mount option, "" when absent */
 	/* the host (raw/host.cap) */
 	char hostname[256], kernel[256], virt[128];
 	int cpus;

@@ -780,21 +780,52 @@ static void progress(const struct window_opts *o, double left, size_t ncol, uint
 	fflush(stderr);
 }
 
+/*
+ * /proc's hidepid= option (hides other users' processes from a non-root
+ * sonde), from our own mountinfo; "" when absent or on a replayed root.
+ */
+static void proc_hidepid(const char *root, char *out, size_t len)
+{
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+
+	out[0] = '\0';
+	if (root[0] || !(f = fopen("/proc/self/mountinfo", "re")))
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		char mnt[256], *opt;
+
+		/* id parent major:minor root mountpoint options ... - fstype source superoptions */
+		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 || strcmp(mnt, "/proc") ||
+		    !strstr(line, " - proc "))
+			continue;
+		out[0] = '\0';
+		if ((opt = strstr(line, "hidepid="))) {
+			size_t n = strcspn(opt + 8, ", \n");
+
+			snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), opt + 8);
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
 static void write_run_facts(struct reader *rd, struct capture_writer *w, const struct window_opts *o,
 			    const struct window_result *res)
 {
-	char txt[1024];
+	char txt[1536], hidepid[32];
 	int n;
 
 	n = snprintf(txt, sizeof(txt),
 		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
 		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
 		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
-		     "page_size: %ld\npid: %ld\n",
+		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n",
 		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
 		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
 		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
-		     (long)getpid());
+		     (long)getpid(), (int)geteuid(), (proc_hidepid(o->root, hidepid, sizeof(hidepid)), hidepid));
 	tee_text(rd, w, "sonde:run", txt, (size_t)n);
 }
 
