@@ -20,9 +20,13 @@
 #include "trace.h"
 
 extern const struct trace_tool trace_runqlat;
+extern const struct trace_tool trace_tcpretrans;
+extern const struct trace_tool trace_tcpdrop;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
+	&trace_tcpretrans,
+	&trace_tcpdrop,
 	NULL,
 };
 
