@@ -12,7 +12,7 @@ PKGS := lua5.4 libcmark libarchive
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
