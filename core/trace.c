@@ -20,12 +20,14 @@
 #include "trace.h"
 
 extern const struct trace_tool trace_runqlat;
+extern const struct trace_tool trace_biolatency;
 extern const struct trace_tool trace_execsnoop;
 extern const struct trace_tool trace_tcpretrans;
 extern const struct trace_tool trace_tcpdrop;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
+	&trace_biolatency,
 	&trace_execsnoop,
 	&trace_tcpretrans,
 	&trace_tcpdrop,
