@@ -20,9 +20,11 @@
 #include "trace.h"
 
 extern const struct trace_tool trace_runqlat;
+extern const struct trace_tool trace_syscount;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
+	&trace_syscount,
 	NULL,
 };
 
