@@ -38,7 +38,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 
-.PHONY: all deps check unit run bench fuzz fuzz-build clean vmlinux
+.PHONY: all deps check unit run bench bench-syscount fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -110,6 +110,10 @@ run: sonde
 
 bench: sonde
 	bench/run-bench.sh
+
+# What syscount costs a syscall-bound load (dd bs=1), alone against traced.
+bench-syscount: sonde
+	bench/syscount.sh
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over the parsers and readers of
 # untrusted input; `make fuzz` runs each for FUZZ_SECONDS from the committed
