@@ -22,6 +22,7 @@
 extern const struct trace_tool trace_runqlat;
 extern const struct trace_tool trace_biolatency;
 extern const struct trace_tool trace_execsnoop;
+extern const struct trace_tool trace_syscount;
 extern const struct trace_tool trace_tcpretrans;
 extern const struct trace_tool trace_tcpdrop;
 
@@ -29,6 +30,7 @@ const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
 	&trace_biolatency,
 	&trace_execsnoop,
+	&trace_syscount,
 	&trace_tcpretrans,
 	&trace_tcpdrop,
 	NULL,
