@@ -18,7 +18,9 @@ case "$why" in *yes*) ;; *) skip_all "runqlat cannot run here:$why" ;; esac
 
 T=$(mktemp -d /tmp/sonde-safety-guard.XXXXXX)
 PP=
+DD=
 cleanup() {
+	[ -n "$DD" ] && kill "$DD" 2>/dev/null
 	[ -n "$PP" ] && pkill -P "$PP" 2>/dev/null
 	[ -n "$PP" ] && kill "$PP" 2>/dev/null
 	wait 2>/dev/null
@@ -57,5 +59,27 @@ rm -f "$T"/sonde-*.tar.xz
 	--out "$T" --no-progress --json >"$T/off.json" 2>/dev/null
 is "$(jq -r '.tools[] | select(.name == "runqlat") | .stopped_early // "ran to the end"' "$T/off.json")" \
 	"ran to the end" "--max-overhead 0: no guard, runqlat runs to the end"
+
+# The default budget (2%): syscount on a host where dd copies one byte per
+# read and write (two syscalls a byte, about a million a second here) costs
+# far more than 2% of the CPU, and the guard detaches it.
+why=$("$SONDE" list 2>/dev/null | awk '$1 == "bpf.syscount" { $1 = ""; print }')
+case "$why" in
+*yes*)
+	dd if=/dev/zero of=/dev/null bs=1 count=100M 2>/dev/null &
+	DD=$!
+	sleep 0.3
+	"$SONDE" run --window 3 --interval 0.5 --check workload.syscall-what --out "$T" \
+		--no-progress --json >"$T/dd.json" 2>/dev/null
+	kill "$DD" 2>/dev/null
+	stopped=$(jq -r '.tools[] | select(.name == "syscount") | .stopped_early // ""' "$T/dd.json")
+	diag "syscount: $stopped"
+	case "$stopped" in
+	*"by the overhead guard"*"--max-overhead 2%"*) ok "default budget: syscount under a syscall storm is detached" true ;;
+	*) ok "default budget: syscount under a syscall storm is detached" false ;;
+	esac
+	;;
+*) skip "default budget with syscount" "syscount cannot run here:$why" ;;
+esac
 
 done_testing
