@@ -20,9 +20,17 @@
 #include "trace.h"
 
 extern const struct trace_tool trace_runqlat;
+extern const struct trace_tool trace_oomkill;
+extern const struct trace_tool trace_killsnoop;
+extern const struct trace_tool trace_hardirqs;
+extern const struct trace_tool trace_softirqs;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
+	&trace_oomkill,
+	&trace_killsnoop,
+	&trace_hardirqs,
+	&trace_softirqs,
 	NULL,
 };
 
