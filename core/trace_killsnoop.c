@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * killsnoop: signals generated during the window. data = { count (signals),
- * signals_seen (distinct rows), signals = top 50 rows by count [ { sender_pid
+ * signals_seen (distinct rows), signals = 100 rows (fatal signals first, then
+ * others, SIGCHLD last; by count within each) [ { sender_pid
  * (process), sender_tid (last sending thread), sender_comm, target_pid
  * (thread), target_tgid (0: unknown), target_comm, sig, signal ("SIGTERM"),
  * code, origin ("user", "kernel", "tkill", "queue", "fault", ...), result,
@@ -24,7 +25,7 @@
 #include "killsnoop.h"
 #include "killsnoop.skel.h"
 
-#define TOP_ROWS 50
+#define TOP_ROWS 100
 #define MAX_FATAL 1024 /* more than the ring buffer holds */
 
 static const char *const sig_names[32] = {
@@ -103,10 +104,23 @@ struct fatal_list {
 	size_t n;
 };
 
-static int by_count_desc(const void *a, const void *b)
+/* fatal signals first, SIGCHLD (one per exiting child: the bulk on a busy host) last */
+static __u64 fatal_mask;
+
+static int rank(const struct row *r)
+{
+	if (r->k.sig > 0 && r->k.sig < 64 && ((fatal_mask >> r->k.sig) & 1))
+		return 0;
+	return r->k.sig == 17 ? 2 : 1;
+}
+
+static int by_rank_count(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
+	int rx = rank(x), ry = rank(y);
 
+	if (rx != ry)
+		return rx - ry;
 	return x->v.count < y->v.count ? 1 : x->v.count > y->v.count ? -1 : 0;
 }
 
@@ -175,7 +189,8 @@ static int killsnoop_collect(struct trace_run *t, struct json *j)
 		key = next;
 		prev = &key;
 	}
-	qsort(rows, nrows, sizeof(*rows), by_count_desc);
+	fatal_mask = skel->rodata->targ_fatal_mask;
+	qsort(rows, nrows, sizeof(*rows), by_rank_count);
 
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.fatal), on_fatal, &fatal, NULL);
 	if (!rb) {
