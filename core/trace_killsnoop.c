@@ -105,19 +105,17 @@ struct fatal_list {
 };
 
 /* fatal signals first, SIGCHLD (one per exiting child: the bulk on a busy host) last */
-static __u64 fatal_mask;
-
-static int rank(const struct row *r)
+static int rank(const struct row *r, __u64 fatal_mask)
 {
 	if (r->k.sig > 0 && r->k.sig < 64 && ((fatal_mask >> r->k.sig) & 1))
 		return 0;
 	return r->k.sig == 17 ? 2 : 1;
 }
 
-static int by_rank_count(const void *a, const void *b)
+static int by_rank_count(const void *a, const void *b, void *mask)
 {
 	const struct row *x = a, *y = b;
-	int rx = rank(x), ry = rank(y);
+	int rx = rank(x, *(__u64 *)mask), ry = rank(y, *(__u64 *)mask);
 
 	if (rx != ry)
 		return rx - ry;
@@ -171,7 +169,7 @@ static int killsnoop_collect(struct trace_run *t, struct json *j)
 	struct ring_buffer *rb = NULL;
 	struct row *rows = NULL;
 	size_t nrows = 0;
-	__u64 total = 0;
+	__u64 total = 0, fatal_mask;
 	char buf[32];
 
 	rows = calloc(KILLSNOOP_MAX_KEYS, sizeof(*rows));
@@ -190,7 +188,7 @@ static int killsnoop_collect(struct trace_run *t, struct json *j)
 		prev = &key;
 	}
 	fatal_mask = skel->rodata->targ_fatal_mask;
-	qsort(rows, nrows, sizeof(*rows), by_rank_count);
+	qsort_r(rows, nrows, sizeof(*rows), by_rank_count, &fatal_mask);
 
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.fatal), on_fatal, &fatal, NULL);
 	if (!rb) {
