@@ -25,6 +25,10 @@ extern const struct trace_tool trace_execsnoop;
 extern const struct trace_tool trace_syscount;
 extern const struct trace_tool trace_tcpretrans;
 extern const struct trace_tool trace_tcpdrop;
+extern const struct trace_tool trace_oomkill;
+extern const struct trace_tool trace_killsnoop;
+extern const struct trace_tool trace_hardirqs;
+extern const struct trace_tool trace_softirqs;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
@@ -33,6 +37,10 @@ const struct trace_tool *const trace_tools[] = {
 	&trace_syscount,
 	&trace_tcpretrans,
 	&trace_tcpdrop,
+	&trace_oomkill,
+	&trace_killsnoop,
+	&trace_hardirqs,
+	&trace_softirqs,
 	NULL,
 };
 
