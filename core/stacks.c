@@ -201,38 +201,53 @@ struct fold_state {
 	struct symbolizer *sym;
 	int stack_fd, depth;
 	uint64_t *ips;
+	const char **names;
+	enum sym_why *whys;
 	uint64_t frames, unknown, by_why[SYM_WHY_NR];
 	uint64_t broken_stacks, broken_value;
 };
+
+/* The tracer's own frames at the top of a kernel stack taken from a tracepoint: not the workload's. */
+static int tracer_frame(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+	       !strncmp(name, "__bpf_trace_", 12) || !strcmp(name, "trace_call_bpf") ||
+	       !strncmp(name, "perf_trace_", 11) || !strncmp(name, "__traceiter_", 12);
+}
 
 /* Append the frames of a stack id, outermost first; returns frames written, -1 if the stack is gone. */
 static int fold_stack(struct fold_state *fs, struct strbuf *sb, int32_t id, int user, int tgid,
 		      const char **outermost)
 {
-	int n = 0;
+	int n = 0, skip = 0;
 
 	memset(fs->ips, 0, (size_t)fs->depth * sizeof(*fs->ips));
 	if (bpf_map_lookup_elem(fs->stack_fd, &id, fs->ips))
 		return -1;
 	while (n < fs->depth && fs->ips[n])
 		n++;
-	for (int i = n - 1; i >= 0; i--) {
+	for (int i = 0; i < n; i++) {
 		/* a return address is after the call: step back into the calling function */
 		uint64_t a = fs->ips[i] - (i > 0 ? 1 : 0);
 		enum sym_why w;
-		const char *name = user ? symbolizer__user(fs->sym, tgid, a, &w) :
-					  symbolizer__kernel(fs->sym, a, &w);
 
+		fs->names[i] = user ? symbolizer__user(fs->sym, tgid, a, &w) :
+				      symbolizer__kernel(fs->sym, a, &w);
+		fs->whys[i] = w;
+	}
+	while (!user && skip < n - 1 && tracer_frame(fs->names[skip]))
+		skip++;
+	for (int i = n - 1; i >= skip; i--) {
 		if (i == n - 1 && outermost)
-			*outermost = name;
-		put_frame(sb, name, user ? NULL : "_[k]");
+			*outermost = fs->names[i];
+		put_frame(sb, fs->names[i], user ? NULL : "_[k]");
 		fs->frames++;
-		if (w != SYM_OK) {
+		if (fs->whys[i] != SYM_OK) {
 			fs->unknown++;
-			fs->by_why[w]++;
+			fs->by_why[fs->whys[i]]++;
 		}
 	}
-	return n;
+	return n - skip;
 }
 
 static char *fold_one(struct fold_state *fs, const struct stack_sample *s)
@@ -331,10 +346,12 @@ int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_
 	while (hcap < 2 * n + 2)
 		hcap <<= 1;
 	fs.ips = calloc((size_t)depth, sizeof(*fs.ips));
+	fs.names = calloc((size_t)depth, sizeof(*fs.names));
+	fs.whys = calloc((size_t)depth, sizeof(*fs.whys));
 	rows = calloc(n ? n : 1, sizeof(*rows));
 	slots = malloc(hcap * sizeof(*slots));
 	procs = calloc(n ? n : 1, sizeof(*procs));
-	if (!fs.ips || !rows || !slots || !procs) {
+	if (!fs.ips || !fs.names || !fs.whys || !rows || !slots || !procs) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -485,5 +502,7 @@ cleanup:
 	free(slots);
 	free(procs);
 	free(fs.ips);
+	free(fs.names);
+	free(fs.whys);
 	return err;
 }
