@@ -123,7 +123,11 @@ return {
       ctx:note(string.format("%d samples lost their stack (stack map full or colliding: kernel %d, user %d; counts map full %d)",
         d.lost_samples, d.lost.kernel_stack, d.lost.user_stack, d.lost.counts_full))
     end
-    local leaf = top_of(self, 1)[1]
+    -- the hottest named function ([unknown] stays in the tables, where it is counted)
+    local leaf
+    for _, e in ipairs(top_of(self, 5)) do
+      if e.name ~= "[unknown]" then leaf = e break end
+    end
     ctx:summary(string.format("%d on-CPU samples at %d Hz on %d CPUs; busiest process %s (pid %d) with %s of them; hottest function %s (%s self)",
       total, d.frequency_hz, d.cpus, top and top.comm or "?", top and top.tgid or 0,
       fmt.pct(100 * (top and top.count or 0) / total), leaf and leaf.name or "?",
