@@ -29,6 +29,8 @@ extern const struct trace_tool trace_oomkill;
 extern const struct trace_tool trace_killsnoop;
 extern const struct trace_tool trace_hardirqs;
 extern const struct trace_tool trace_softirqs;
+extern const struct trace_tool trace_profile;
+extern const struct trace_tool trace_offcputime;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
@@ -41,6 +43,8 @@ const struct trace_tool *const trace_tools[] = {
 	&trace_killsnoop,
 	&trace_hardirqs,
 	&trace_softirqs,
+	&trace_profile,
+	&trace_offcputime,
 	NULL,
 };
 
@@ -440,6 +444,7 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 			continue;
 		t->setup_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 		t->attached_mono_ns = clock__ns(CLOCK_MONOTONIC);
+		t->raw_dir = ts->raw_dir;
 		oc->started = 1;
 		oc->reason[0] = '\0';
 		ts->nruns++;
@@ -613,6 +618,18 @@ static int write_file(const char *path, const struct strbuf *sb)
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
+}
+
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb)
+{
+	char path[4400];
+
+	if (!t->raw_dir || strchr(name, '/'))
+		return -EINVAL;
+	if (sb->oom)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s", t->raw_dir, name);
+	return write_file(path, sb);
 }
 
 static struct trace_run *run_of(struct trace_set *ts, const struct trace_tool *tool)

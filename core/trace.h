@@ -65,6 +65,7 @@ struct trace_run {
 		char err[512];          /* collect failed: why */
 		char stopped[512];      /* detached before the end of the window: why */
 	} c;
+	const char *raw_dir;        /* the window's raw/ (NULL in a probe): trace_run__write_raw */
 };
 
 struct trace_tool {
@@ -160,6 +161,8 @@ void trace_set__destroy(struct trace_set *ts);
 int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum);
 /* Write a log2 histogram (slots[i] counts values in [2^i, 2^(i+1)), slot 0 also 0) as an array, trailing zeros cut. */
 void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots);
+/* Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded); 0 or -errno. */
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
 /* A comm from the kernel (16 bytes, maybe not terminated) as a JSON string. */
 void trace__json_comm(struct json *j, const char *comm, size_t cap);
 
