@@ -28,6 +28,13 @@ struct methodology {
 	struct strv resources, metrics, tags;
 	struct strv na_cells;   /* "fd.saturation" ... */
 	struct strv na_reasons; /* parallel to na_cells */
+	/* drill-down rules (methodologies/drilldown.lua): a finding of trigger -> run these */
+	struct drill_rule {
+		char *trigger;      /* a check id: fires when that check ends in warn or crit */
+		struct strv run;    /* drill-down check ids (methodology "drilldown") */
+		char *why;          /* shown in the report */
+	} *rules;
+	size_t nrules;
 };
 
 enum arg_type { ARG_NUMBER, ARG_STRING, ARG_BOOLEAN };

@@ -171,6 +171,10 @@ struct opts {
 	int no_bpf;          /* --no-bpf: no BPF tool is loaded; their cells are known unknowns */
 	double max_overhead_pct; /* the overhead guard's budget, % of the host's CPU; 0: off */
 	double timeout_s;    /* --timeout: the run's deadline; 0 until defaulted */
+	int no_drilldown;    /* --no-drilldown */
+	double drill_window_s; /* the second window: half the first, at least 2 s */
+	int live;            /* `run`: the host is here (drill-down can observe) */
+	const char *methodology; /* --methodology: only this one's checks */
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -206,7 +210,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF, OPT_MAX_OVERHEAD, OPT_TIMEOUT };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF, OPT_MAX_OVERHEAD, OPT_TIMEOUT, OPT_NO_DRILLDOWN, OPT_METHODOLOGY };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -228,6 +232,8 @@ static const struct option long_opts[] = {
 	{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
 	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "no-drilldown", no_argument, NULL, OPT_NO_DRILLDOWN },
+	{ "methodology", required_argument, NULL, OPT_METHODOLOGY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -302,6 +308,12 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			break;
 		case OPT_NO_BPF:
 			o->no_bpf = 1;
+			break;
+		case OPT_NO_DRILLDOWN:
+			o->no_drilldown = 1;
+			break;
+		case OPT_METHODOLOGY:
+			o->methodology = optarg;
 			break;
 		case OPT_TIMEOUT:
 			o->timeout_s = parse_seconds(o->cmd, "--timeout", optarg, 86400);
@@ -385,8 +397,21 @@ static void load_catalog(struct opts *o, struct catalog *cat)
 }
 
 /* The checks this run executes, in catalog (run) order. */
+/* Does a drill-down rule fire on this check? */
+static int is_trigger(const struct catalog *cat, const char *id)
+{
+	for (size_t m = 0; m < cat->nmeth; m++)
+		for (size_t k = 0; k < cat->meth[m].nrules; k++)
+			if (!strcmp(cat->meth[m].rules[k].trigger, id))
+				return 1;
+	return 0;
+}
+
 static const struct check_def **select_checks(struct opts *o, const struct catalog *cat, size_t *n)
 {
+	if (o->methodology && !catalog__methodology(cat, o->methodology))
+		die_usage(o->cmd, "--methodology %s: no such methodology (use, workload, drilldown)",
+			  o->methodology);
 	const struct check_def **sel = calloc(cat->nchecks + 1, sizeof(*sel));
 
 	*n = 0;
@@ -408,6 +433,13 @@ static const struct check_def **select_checks(struct opts *o, const struct catal
 				take |= strv__has(&d->tags, o->tags.v[k]);
 		} else
 			take = strv__has(&d->tags, "default") || d->user;
+		/* drill-down checks run only when a rule calls for them (drill_down) */
+		if (!o->only_checks.n && !strcmp(d->methodology, "drilldown"))
+			take = 0;
+		if (take && o->methodology && strcmp(o->methodology, "drilldown"))
+			take = !strcmp(d->methodology, o->methodology);
+		else if (take && o->methodology)
+			take = is_trigger(cat, d->id);
 		if (take)
 			sel[(*n)++] = d;
 	}
@@ -574,6 +606,8 @@ static void bundle_path(const char *dir, const struct analysis *an, char *out, s
 
 struct outcome {
 	struct run_report rr;
+	struct analysis drill_an;
+	int drill_open;
 	struct check_result *res;
 	char bundle[4096];
 	char map[4200]; /* the redaction map next to the bundle (--redact) */
@@ -744,6 +778,162 @@ static void free_outcome(struct outcome *oc)
 		check_result__free(&oc->res[i]);
 	free(oc->res);
 	free(oc->rr.rank);
+	free(oc->rr.drill);
+	if (oc->drill_open)
+		analysis__close(&oc->drill_an);
+}
+
+/* ---- drill-down: a second, shorter window for the checks the findings call for ---- */
+
+static struct trace_set drill_tracing;
+
+/* The rules whose trigger check ended in warn or crit; the checks they run, each once. */
+static size_t drill_fired(const struct catalog *cat, struct outcome *oc, struct strv *run)
+{
+	for (size_t m = 0; m < cat->nmeth; m++)
+		for (size_t k = 0; k < cat->meth[m].nrules; k++) {
+			const struct drill_rule *r = &cat->meth[m].rules[k];
+
+			for (size_t i = 0; i < oc->rr.nres; i++) {
+				const struct check_result *res = &oc->res[i];
+				struct drill_fired *nd;
+
+				if (strcmp(res->def->id, r->trigger) ||
+				    (res->st != ST_WARN && res->st != ST_CRIT))
+					continue;
+				nd = realloc(oc->rr.drill, (oc->rr.ndrill + 1) * sizeof(*nd));
+				if (!nd)
+					break;
+				oc->rr.drill = nd;
+				nd[oc->rr.ndrill].rule = r;
+				nd[oc->rr.ndrill++].trigger_status = res->st;
+				for (size_t j = 0; j < r->run.n; j++)
+					if (!strv__has(run, r->run.v[j]))
+						strv__push(run, r->run.v[j]);
+				break;
+			}
+		}
+	return oc->rr.ndrill;
+}
+
+/* The second window (sonde run): its captures go to raw/drilldown. 0 or -1 with a message. */
+static int drill_observe(struct opts *o, const struct catalog *cat, const struct strv *run,
+			 const char *raw2, struct redactor *red)
+{
+	struct strv names = { 0 };
+	struct window_opts wo = { 0 };
+	struct window_result wr;
+	struct trace_opts to = { .self_pid = getpid(), .window_s = o->drill_window_s };
+	char err[1024];
+	int rc;
+
+	for (size_t i = 0; i < run->n; i++) {
+		const struct check_def *d = catalog__check(cat, run->v[i]);
+
+		for (size_t k = 0; d && k < d->collect.n; k++)
+			if (!strv__has(&names, d->collect.v[k]))
+				strv__push(&names, d->collect.v[k]);
+	}
+	strv__push(&names, ""); /* room for the NULL end */
+	free(names.v[names.n - 1]);
+	names.v[names.n - 1] = NULL;
+	if (mkdir(raw2, 0700)) {
+		fprintf(stderr, "sonde: %s: %s\n", raw2, strerror(errno));
+		strv__free(&names);
+		return -1;
+	}
+	wo.root = o->root ? o->root : "";
+	wo.raw_dir = raw2;
+	wo.window_s = o->drill_window_s;
+	wo.interval_s = o->interval_s < o->drill_window_s ? o->interval_s : o->drill_window_s;
+	wo.names = (const char *const *)names.v;
+	wo.progress = o->progress_shown;
+	wo.stall_s = wo.interval_s * 2 > 5 ? wo.interval_s * 2 : 5;
+	/* Ctrl-C now ends the drill-down window; the first window's results stay. */
+	stop_requested = 0;
+	set_signal_handler(on_stop_signal);
+	if (wo.progress)
+		fprintf(stderr, "\r\033[K  drill-down: %zu checks, a %.0f s window...\n", run->n,
+			o->drill_window_s);
+	rc = trace_set__start(&drill_tracing, wo.names, raw2, &to,
+			      o->no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err, sizeof(err));
+	in_window = 1;
+	if (rc >= 0) {
+		rc = window__observe(&wo, &wr, err, sizeof(err));
+		if (!rc)
+			rc = trace_set__finish(&drill_tracing, wr.start_mono_ns, wr.end_mono_ns, err,
+					       sizeof(err));
+	}
+	in_window = 0;
+	trace_set__destroy(&drill_tracing);
+	set_signal_handler(on_abort_signal);
+	names.n--; /* the NULL end */
+	strv__free(&names);
+	if (rc) {
+		fprintf(stderr, "sonde: drill-down window: %s\n", err);
+		return -1;
+	}
+	if (red && (redactor__learn_dir(red, raw2, err, sizeof(err)) ||
+		    redactor__apply_dir(red, raw2, err, sizeof(err)))) {
+		fprintf(stderr, "sonde: redacting the drill-down captures: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After the first checks: the rules of methodologies/drilldown.lua that fired
+ * name deeper checks; `run` observes a second, shorter window for them
+ * (raw/drilldown), `analyze` replays the one a bundle recorded. Their results
+ * join the others; the report says what fired and why.
+ */
+static void drill_down(struct opts *o, const struct catalog *cat, struct outcome *oc,
+		       struct redactor *red)
+{
+	struct strv run = { 0 };
+	char raw2[4200], err[1024];
+	struct check_result *nr;
+	struct stat sb;
+
+	if (!drill_fired(cat, oc, &run))
+		goto out;
+	if (o->no_drilldown) {
+		oc->rr.drill_note = "--no-drilldown";
+		goto out;
+	}
+	snprintf(raw2, sizeof(raw2), "%s/drilldown", oc->rr.an->raw_dir);
+	if (o->live) {
+		if (drill_observe(o, cat, &run, raw2, red)) {
+			oc->rr.drill_note = "the drill-down window failed (see the terminal)";
+			goto out;
+		}
+	} else if (stat(raw2, &sb) || !S_ISDIR(sb.st_mode)) {
+		oc->rr.drill_note = "this bundle recorded no drill-down window (raw/drilldown)";
+		goto out;
+	}
+	if (analysis__open(&oc->drill_an, raw2, err, sizeof(err))) {
+		fprintf(stderr, "sonde: reading the drill-down captures: %s\n", err);
+		oc->rr.drill_note = "the drill-down captures could not be read";
+		goto out;
+	}
+	oc->drill_open = 1;
+	oc->rr.drill_an = &oc->drill_an;
+	nr = realloc(oc->res, (oc->rr.nres + run.n + 1) * sizeof(*nr));
+	if (!nr)
+		goto out;
+	oc->res = oc->rr.res = nr;
+	for (size_t i = 0; i < run.n; i++) {
+		memset(&oc->res[oc->rr.nres], 0, sizeof(*nr));
+		engine__run_check(cat, catalog__check(cat, run.v[i]), &oc->drill_an,
+				  &engine_default_limits, &oc->res[oc->rr.nres]);
+		oc->rr.nres++;
+	}
+	free(oc->rr.rank);
+	oc->rr.rank = NULL;
+	oc->rr.nrank = 0;
+	report__rank(&oc->rr);
+out:
+	strv__free(&run);
 }
 
 /*
@@ -796,6 +986,7 @@ static int report_and_finish(struct opts *o, const struct catalog *cat,
 	int code;
 
 	run_checks(cat, sel, nsel, an, &oc);
+	drill_down(o, cat, &oc, red);
 	oc.rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	oc.rr.command = o->command_line;
 	if (wr) {
@@ -854,6 +1045,11 @@ static void run_help(void)
 	       "                         intervals) and the window ends there; past the\n"
 	       "                         deadline the window ends, or, after it, sonde stops\n"
 	       "                         and keeps the captures. The report says what hung\n"
+	       "      --methodology M    only the checks of M: use, workload, or drilldown (the\n"
+	       "                         checks whose findings trigger a drill-down, then it)\n"
+	       "      --no-drilldown     no second window: a finding that calls for deeper\n"
+	       "                         checks (methodologies/drilldown.lua) only says so.\n"
+	       "                         By default it runs half as long as the first (>= 2 s)\n"
 	       "      --max-overhead PCT the overhead guard (default 2): when sonde and its BPF\n"
 	       "                         programs use more than PCT%% of the host's CPU over a\n"
 	       "                         sampling interval, the costliest BPF tool is detached\n"
@@ -981,6 +1177,8 @@ static int cmd_run(int argc, char **argv)
 		o.out_dir = ".";
 	if (!o.timeout_s)
 		o.timeout_s = o.window_s + 300;
+	o.live = 1;
+	o.drill_window_s = o.window_s / 2 > 2 ? o.window_s / 2 : 2;
 	check_out_dir(&o, o.out_dir);
 	load_catalog(&o, &cat);
 	sel = select_checks(&o, &cat, &nsel);
