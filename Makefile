@@ -121,18 +121,26 @@ bench-syscount: sonde
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Icore \
+	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_TARGETS := parse capture json_read bundle_verify
+FUZZ_TARGETS := parse capture json_read bundle_verify check_schema
 fuzz_parse_SRCS := core/parse.c
 fuzz_capture_SRCS := core/capture.c core/file.c
 fuzz_json_read_SRCS := core/json_read.c core/json.c
 fuzz_bundle_verify_SRCS := core/bundle_verify.c core/bundle.c core/sha256.c core/json_read.c \
 	core/json.c core/file.c
+# The schema validator needs the whole engine (Lua, the embedded catalog): every core
+# source but main.c, with the libraries sonde links.
+fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
+fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -lelf -lz -lpthread
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*.c core/*.h)
 	@mkdir -p $(BUILD)/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive $(fuzz_$*_LIBS) -lm
+
+# it links trace_*.c, which include the generated skeletons and syscall names
+$(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(TRACE_OBJS)
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -1191,6 +1191,22 @@ static int cmp_check(const void *a, const void *b, void *arg)
 	return strcmp(x->id, y->id);
 }
 
+int catalog__validate_check(const struct catalog *cat, const char *rel, const char *src,
+			    size_t len, char *err, size_t errlen)
+{
+	/* A shallow copy: the methodologies and libs are shared, only the new check is freed. */
+	struct catalog tmp = *cat;
+	int rc;
+
+	tmp.checks = NULL;
+	tmp.nchecks = 0;
+	rc = load_check(&tmp, rel, rel, src, len, 1, err, errlen);
+	for (size_t i = 0; i < tmp.nchecks; i++)
+		check_def__free(&tmp.checks[i]);
+	free(tmp.checks);
+	return rc;
+}
+
 int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t errlen)
 {
 	const struct embedded_file *css;

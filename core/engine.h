@@ -77,6 +77,13 @@ struct catalog {
 /* Load and validate everything; the first problem is a one-line error naming file and field. */
 int catalog__load(struct catalog *cat, const char *user_dir, char *errbuf, size_t errlen);
 void catalog__free(struct catalog *cat);
+/*
+ * Load one check's source as if it were rel ("use/cpu-x.lua") and validate it
+ * against cat's vocabularies, without adding it (the schema fuzzer). 0 or
+ * -errno with the one-line error.
+ */
+int catalog__validate_check(const struct catalog *cat, const char *rel, const char *src,
+			    size_t len, char *err, size_t errlen);
 const struct methodology *catalog__methodology(const struct catalog *cat, const char *id);
 const struct check_def *catalog__check(const struct catalog *cat, const char *id);
 /* "--set ID.ARG=VALUE": validated against the check's declared args. */
