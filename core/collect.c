@@ -1074,6 +1074,11 @@ static int cgroups_sample(struct collector_state *cs, struct reader *rd, struct 
 					cg_tee(rd, w, n, "memory.limit_in_bytes");
 				if (ends) {
 					cg_tee(rd, w, n, "memory.failcnt");
+					/*
+					 * With memory+swap accounting the memsw counter is charged
+					 * first: at equal limits only memsw.failcnt grows.
+					 */
+					cg_tee(rd, w, n, "memory.memsw.failcnt");
 					cg_tee(rd, w, n, "memory.oom_control");
 				}
 				if (phase & PHASE_LAST)

@@ -960,6 +960,7 @@ static const struct cg_counter {
 	{ "memory.oom_control", "oom_kill", "memory", "oom_kill", 1 },
 	{ "memory.oom_control", "under_oom", "memory", "under_oom", 1 },
 	{ "memory.failcnt", NULL, "memory", "failcnt", 1 },
+	{ "memory.memsw.failcnt", NULL, "memory", "memsw_failcnt", 1 },
 	{ "pids.events", "max", "pids", "events_max", 1 },
 };
 
@@ -967,10 +968,12 @@ struct cg_kv {
 	lua_State *L;
 	int entry;
 	const char *file;
+	double t;
 };
 
 /* entry[sub][which][field] = v; "first" only where not set yet (records come in round order). */
-static void cg_set_counter(lua_State *L, int entry, const struct cg_counter *c, uint64_t v)
+static void cg_set_counter(lua_State *L, int entry, const struct cg_counter *c, uint64_t v,
+			   double t)
 {
 	lua_getfield(L, entry, c->sub);
 	for (int which = 0; which < 2; which++) {
@@ -979,6 +982,8 @@ static void cg_set_counter(lua_State *L, int entry, const struct cg_counter *c, 
 			if (!which)
 				lua_pop(L, 1);
 			set_u64(L, c->field, v / c->div);
+			/* when it was read: the first counters may be from the walk's round */
+			set_num(L, "t", t);
 		} else {
 			lua_pop(L, 1);
 		}
@@ -999,7 +1004,7 @@ static int cg_kv_field(const char *k, size_t kl, const char *v, size_t vl, void 
 
 		if (c->key && !strcmp(c->file, o->file) && strlen(c->key) == kl &&
 		    !memcmp(c->key, k, kl))
-			cg_set_counter(o->L, o->entry, c, u);
+			cg_set_counter(o->L, o->entry, c, u, o->t);
 	}
 	return 0;
 }
@@ -1162,13 +1167,13 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 			if (strcmp(c->file, file))
 				continue;
 			if (c->key) {
-				struct cg_kv o = { L, entry, file };
+				struct cg_kv o = { L, entry, file, t };
 
 				parse_kv(r->data, r->len, cg_kv_field, &o);
 				break;
 			}
 			if (!parse_kv_u64(r->data, r->len, 0, &v))
-				cg_set_counter(L, entry, c, v);
+				cg_set_counter(L, entry, c, v, t);
 		}
 	}
 	(void)v2;

@@ -64,7 +64,10 @@ return {
         psi_why = psi_why or cg.pressure_reason
       end
       -- memory limit hits: reclaim forced by the limit (v1 failcnt; v2 memory.events high)
-      local hits = cgroups.delta(cg, "memory", "failcnt") or cgroups.delta(cg, "memory", "events_high")
+      -- (v1 with swap accounting charges memory+swap first: at equal limits only memsw.failcnt grows)
+      local hits = cgroups.delta(cg, "memory", "failcnt")
+      if hits then hits = hits + (cgroups.delta(cg, "memory", "memsw_failcnt") or 0) end
+      hits = hits or cgroups.delta(cg, "memory", "events_high")
       local limit = cg.memory.limit
       if hits and limit and limit > 0 then
         local peak = #cg.memory.usage > 0 and cg.memory.usage:max("bytes") or 0
