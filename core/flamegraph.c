@@ -194,7 +194,7 @@ static int fold_line(struct fg_fold *f, const char *s, size_t n, char *err, size
 			continue;
 		if (depth == FG_MAX_DEPTH - 1 && i < n) {
 			/* Keep the root side, where the tree is; say what was cut. */
-			strbuf__puts(&f->line, FG_DEEPER);
+			strbuf__puts(&f->line, ";" FG_DEEPER);
 			f->depth_cut++;
 			depth++;
 			break;
@@ -299,7 +299,7 @@ int flamegraph__fold_finish(struct fg_fold *f, struct evidence *e)
 #define FG_ROW 16       /* row height */
 #define FG_CHAR_W 7     /* average glyph width of the 12 px label font */
 #define FG_DRAWN_MAX 4000
-#define FG_MIN_SHARE 1000 /* frames under 1/1000 of the total are merged into their parent */
+#define FG_MIN_SHARE 1000 /* frames of 1/1000 of the total or less are merged into their parent */
 
 struct fg_node {
 	const char *name;
@@ -628,7 +628,7 @@ static void render(struct strbuf *sb, const struct evidence *e, const struct fg_
 		strbuf__printf(sb, "The %zu widest frames are drawn; narrower ones are merged into "
 				   "their parent to bound the page size. ", drawn);
 	else
-		strbuf__printf(sb, "Frames under 0.1%% of the total are merged into their parent "
+		strbuf__printf(sb, "Frames of 0.1%% of the total or less are merged into their parent "
 				   "(%zu frames drawn). ", drawn);
 	if (e->other)
 		strbuf__printf(sb, "%llu stacks beyond the %zu largest are merged into "
@@ -661,7 +661,7 @@ int flamegraph__html(const struct evidence *e, struct strbuf *out)
 		order[i] = (uint32_t)i;
 	sort_tree = &t;
 	qsort(order, t.n, sizeof(*order), cmp_by_width);
-	while (eligible < t.n && t.nodes[order[eligible]].value * FG_MIN_SHARE >= t.total)
+	while (eligible < t.n && t.nodes[order[eligible]].value * FG_MIN_SHARE > t.total)
 		eligible++;
 	for (;;) {
 		struct strbuf sb = { 0 };

@@ -52,10 +52,10 @@ void flamegraph__fold_free(struct fg_fold *f);
 
 /*
  * The interactive graph of e as an HTML fragment: a <figure> with a search
- * box, a reset button, a status line, and the <svg>. Frames narrower than
- * 0.1% of the total are merged into their parent; the fragment stays under
- * FG_HTML_BUDGET bytes (fewer frames are drawn until it does). Returns 0, or
- * -ENOMEM (out->oom).
+ * box, a reset button, a status line, and the <svg>. Frames of 0.1% of the
+ * total or less are merged into their parent (not drawn: its width holds
+ * them); the fragment stays under FG_HTML_BUDGET bytes (fewer, wider frames
+ * are drawn until it does). Returns 0, or -ENOMEM (out->oom).
  */
 #define FG_HTML_BUDGET (400u << 10)
 int flamegraph__html(const struct evidence *e, struct strbuf *out);
