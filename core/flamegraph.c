@@ -126,7 +126,7 @@ static int fold_add(struct fg_fold *f, const char *s, size_t n, uint64_t count)
 /* One frame into f->line: empty is "[unknown]", NUL is '?', long names are cut. */
 static void fold_frame(struct strbuf *sb, const char *s, size_t n)
 {
-	size_t cut = n;
+	size_t cut = n, start;
 
 	if (!n) {
 		strbuf__puts(sb, "[unknown]");
@@ -137,8 +137,12 @@ static void fold_frame(struct strbuf *sb, const char *s, size_t n)
 		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
 			cut--;
 	}
-	for (size_t i = 0; i < cut; i++)
-		strbuf__append(sb, s[i] ? s + i : "?", 1);
+	start = sb->len;
+	strbuf__append(sb, s, cut);
+	/* A NUL would end the name early everywhere downstream. */
+	for (char *p = sb->oom ? NULL : sb->buf + start; p && p < sb->buf + sb->len; p++)
+		if (!*p)
+			*p = '?';
 	if (cut < n)
 		strbuf__puts(sb, "...");
 }

@@ -63,9 +63,9 @@ ok "report.html: nothing loaded from anywhere" grep -q "default-src 'none'" "$ht
 perl -0ne '
 	my $bad = 0;
 	while (/<([a-zA-Z][^<>]*)>/g) {
-		my $tag = $1;
+		my $tag = my $orig = $1;
 		$tag =~ s/"[^"]*"//g;  # attribute values: text, not names
-		if ($tag =~ /\son[a-z]*\s*=/i) { print "# handler: <$1>\n"; $bad++ }
+		if ($tag =~ /\son[a-z]*\s*=/i) { print "# handler: <$orig>\n"; $bad++ }
 	}
 	exit($bad ? 1 : 0);
 ' "$html"
