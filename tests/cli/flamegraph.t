@@ -82,6 +82,14 @@ done
 ok "report.html: widths follow counts (sonde_test_spin: 5000/6770 of 1200 = 886.26)" \
 	grep -q '<title>sonde_test_spin</title><rect x="[0-9.]*" y="[0-9]*" width="886\.[23]"' "$html"
 
+# The script itself, over a minimal DOM (node, where installed: no browser here).
+if command -v node >/dev/null; then
+	ok "report.html's script: hover, zoom, reset, search behave" \
+		node "$D/script-check.js" "$html"
+else
+	skip "report.html's script behaviour" "node is not installed"
+fi
+
 # ---- bad input: one clear line, the run goes on ----
 mkdir -p "$T/bad/workload"
 cat >"$T/bad/workload/signal-what.lua" <<'EOF'
