@@ -60,7 +60,7 @@ struct run_kv {
 static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *arg)
 {
 	struct analysis *an = arg;
-	char val[128];
+	char val[512];
 	uint64_t u = 0;
 
 	copy_trimmed(val, sizeof(val), v, vl);
@@ -84,7 +84,11 @@ static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *ar
 	else if (KEY("partial"))
 		an->partial = atoi(val) != 0;
 	else if (KEY("stop_reason"))
-		snprintf(an->stop_reason, sizeof(an->stop_reason), "%.63s", val);
+		snprintf(an->stop_reason, sizeof(an->stop_reason), "%.399s", val);
+	else if (KEY("euid"))
+		an->euid = atoi(val);
+	else if (KEY("proc_hidepid"))
+		snprintf(an->proc_hidepid, sizeof(an->proc_hidepid), "%.31s", val);
 	else if (KEY("clk_tck"))
 		an->clk_tck = atol(val);
 	else if (KEY("page_size"))
@@ -210,6 +214,7 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 		capture_set__free(&an->cs);
 		return -EINVAL;
 	}
+	an->euid = -1;
 	parse_kv(r->data, r->len, run_fact, an);
 	if (an->clk_tck <= 0)
 		an->clk_tck = 100;
@@ -655,6 +660,8 @@ int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t
 			snprintf(t->reason, sizeof(t->reason), "%s", s ? s : "");
 			s = jval__str(doc, "attach");
 			snprintf(t->attach, sizeof(t->attach), "%s", s ? s : "");
+			s = jval__str(doc, "stopped_early");
+			snprintf(t->stopped, sizeof(t->stopped), "%s", s ? s : "");
 			t->runs = (uint64_t)num_or(doc, "runs", 0);
 			t->drops = (uint64_t)num_or(doc, "drops", 0);
 			t->setup_ms = num_or(doc, "setup_ms", 0);

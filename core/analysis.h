@@ -41,6 +41,7 @@ struct task_summary {
 struct tool_summary {
 	char name[32], status[16], attach[16];
 	char reason[512];          /* why it did not run ("" when it did) */
+	char stopped[512];         /* why it was detached before the end of the window, or "" */
 	uint64_t runs, drops;
 	double cpu_ns;             /* its own cost; cost_source says how it was obtained */
 	char cost_source[16];
@@ -58,9 +59,11 @@ struct analysis {
 	int64_t start_wall_ns, end_wall_ns, start_mono_ns, end_mono_ns;
 	uint32_t samples;
 	int partial;
-	char stop_reason[64];
+	char stop_reason[400];
 	long clk_tck, page_size;
 	int sonde_pid;            /* the observer itself: left out of rankings */
+	int euid;                 /* sonde's effective uid, -1 unknown */
+	char proc_hidepid[32];    /* /proc's hidepid= mount option, "" when absent */
 	/* the host (raw/host.cap) */
 	char hostname[256], kernel[256], virt[128];
 	int cpus;

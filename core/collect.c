@@ -59,11 +59,18 @@ int reader__read(struct reader *rd, const char *path, size_t cap, const char **d
 
 	if (snprintf(full, sizeof(full), "%s%s", rd->root, path) >= (int)sizeof(full))
 		return -ENAMETOOLONG;
+	if (rd->lock) {
+		snprintf(rd->current, sizeof(rd->current), "%s", path);
+		pthread_mutex_unlock(rd->lock);
+	}
 	/* O_NONBLOCK: a FIFO planted where a /proc file is expected must not hang the window. */
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
+		err = -errno;
 		rd->read_errors++;
-		return -errno;
+		if (rd->lock)
+			pthread_mutex_lock(rd->lock);
+		return err;
 	}
 	*truncated = 0;
 	if (reader__grow(rd, rd->cap ? rd->cap : 16384)) {
@@ -120,6 +127,8 @@ int reader__read(struct reader *rd, const char *path, size_t cap, const char **d
 	rd->read_bytes += got;
 cleanup:
 	close(fd);
+	if (rd->lock)
+		pthread_mutex_lock(rd->lock);
 	return err;
 }
 
@@ -771,21 +780,52 @@ static void progress(const struct window_opts *o, double left, size_t ncol, uint
 	fflush(stderr);
 }
 
+/*
+ * /proc's hidepid= option (hides other users' processes from a non-root
+ * sonde), from our own mountinfo; "" when absent or on a replayed root.
+ */
+static void proc_hidepid(const char *root, char *out, size_t len)
+{
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+
+	out[0] = '\0';
+	if (root[0] || !(f = fopen("/proc/self/mountinfo", "re")))
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		char mnt[256], *opt;
+
+		/* id parent major:minor root mountpoint options ... - fstype source superoptions */
+		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 || strcmp(mnt, "/proc") ||
+		    !strstr(line, " - proc "))
+			continue;
+		out[0] = '\0';
+		if ((opt = strstr(line, "hidepid="))) {
+			size_t n = strcspn(opt + 8, ", \n");
+
+			snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), opt + 8);
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
 static void write_run_facts(struct reader *rd, struct capture_writer *w, const struct window_opts *o,
 			    const struct window_result *res)
 {
-	char txt[1024];
+	char txt[1536], hidepid[32];
 	int n;
 
 	n = snprintf(txt, sizeof(txt),
 		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
 		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
 		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
-		     "page_size: %ld\npid: %ld\n",
+		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n",
 		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
 		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
 		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
-		     (long)getpid());
+		     (long)getpid(), (int)geteuid(), (proc_hidepid(o->root, hidepid, sizeof(hidepid)), hidepid));
 	tee_text(rd, w, "sonde:run", txt, (size_t)n);
 }
 
@@ -799,9 +839,73 @@ static int wanted(const struct window_opts *o, const char *name)
 	return 0;
 }
 
+/*
+ * Sampling rounds run in a worker thread so that a read that never returns (a
+ * process whose memory is stuck, a hung mount) cannot hang sonde: the window
+ * waits for each round at most stall_s, then gives it up, keeps what was
+ * captured, and says which read hung. The worker holds the lock for the whole
+ * round except inside open/read, so once the window takes the lock after a
+ * timeout and keeps it, the worker can never touch the captures again.
+ */
+struct round_worker {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t th;
+	int go, done, quit;
+	int phase;
+	struct collector_state *st;
+	size_t nst;
+	struct reader *rd;
+};
+
+static void *round_main(void *arg)
+{
+	struct round_worker *wk = arg;
+	sigset_t all;
+
+	/* Signals are the main thread's business. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&wk->mu);
+	for (;;) {
+		while (!wk->go && !wk->quit)
+			pthread_cond_wait(&wk->cv, &wk->mu);
+		if (wk->quit)
+			break;
+		wk->go = 0;
+		for (size_t i = 0; i < wk->nst; i++)
+			wk->st[i].c->sample(&wk->st[i], wk->rd, &wk->st[i].w, wk->phase);
+		wk->done = 1;
+		pthread_cond_broadcast(&wk->cv);
+	}
+	pthread_mutex_unlock(&wk->mu);
+	return NULL;
+}
+
+/* Run one round in the worker (main holds wk->mu). 0, or -ETIMEDOUT when it was given up. */
+static int round_run(struct round_worker *wk, int phase, double stall_s)
+{
+	struct timespec dl;
+	int64_t deadline = clock__ns(CLOCK_MONOTONIC) + (int64_t)(stall_s * 1e9);
+
+	wk->phase = phase;
+	wk->done = 0;
+	wk->go = 1;
+	pthread_cond_broadcast(&wk->cv);
+	dl.tv_sec = deadline / 1000000000;
+	dl.tv_nsec = deadline % 1000000000;
+	while (!wk->done)
+		if (pthread_cond_timedwait(&wk->cv, &wk->mu, &dl) == ETIMEDOUT && !wk->done)
+			return -ETIMEDOUT;
+	return 0;
+}
+
 int window__observe(const struct window_opts *o, struct window_result *res, char *errbuf,
 		    size_t errlen)
 {
+	static struct round_worker wk; /* outlives the call when a round is abandoned */
+	pthread_condattr_t ca;
+	int worker = 0;
 	struct collector_state st[32];
 	struct capture_writer meta;
 	struct reader rd = { .root = o->root };
@@ -830,6 +934,26 @@ int window__observe(const struct window_opts *o, struct window_result *res, char
 		nst++;
 	}
 
+	pthread_mutex_init(&wk.mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wk.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	wk.st = st;
+	wk.nst = nst;
+	wk.rd = &rd;
+	wk.go = wk.done = wk.quit = 0;
+	pthread_mutex_lock(&wk.mu);
+	rd.lock = &wk.mu;
+	err = pthread_create(&wk.th, NULL, round_main, &wk);
+	if (err) {
+		pthread_mutex_unlock(&wk.mu);
+		snprintf(errbuf, errlen, "cannot start the sampling thread: %s", strerror(err));
+		err = -err;
+		goto cleanup;
+	}
+	worker = 1;
+
 	window_ns = (int64_t)(o->window_s * 1e9);
 	interval_ns = (int64_t)(o->interval_s * 1e9);
 	res->start_wall_ns = clock__ns(CLOCK_REALTIME);
@@ -842,17 +966,29 @@ int window__observe(const struct window_opts *o, struct window_result *res, char
 		uint64_t bytes = 0, nproc = 0;
 
 		rd.seq = seq;
-		for (size_t i = 0; i < nst; i++) {
-			int phase = PHASE_TICK | (seq == 0 ? PHASE_FIRST : 0) |
-				    (last ? PHASE_LAST : 0);
+		if (round_run(&wk, PHASE_TICK | (seq == 0 ? PHASE_FIRST : 0) |
+					   (last ? PHASE_LAST : 0),
+			      o->stall_s > 0 ? o->stall_s : 5) == -ETIMEDOUT) {
+			int64_t now = clock__ns(CLOCK_MONOTONIC);
 
-			st[i].c->sample(&st[i], &rd, &st[i].w, phase);
+			/* Keep wk.mu: the worker stays blocked; its round is not counted. */
+			res->abandoned = res->partial = 1;
+			snprintf(res->stop_reason, sizeof(res->stop_reason),
+				 "timed out after %.1f s: no answer in %.1f s reading %s (the "
+				 "window ended there)",
+				 (double)(now - t0) / 1e9, o->stall_s > 0 ? o->stall_s : 5,
+				 rd.current);
+			break;
+		}
+		for (size_t i = 0; i < nst; i++) {
 			bytes += st[i].w.bytes;
 			nproc += st[i].nproc;
 		}
 		res->samples = seq + 1;
 		if (last)
 			break;
+		if (o->tick)
+			o->tick(o->tick_arg, clock__ns(CLOCK_MONOTONIC), t0);
 		next = t0 + (int64_t)(seq + 1) * interval_ns;
 		if (next >= end) {
 			next = end;
@@ -865,7 +1001,10 @@ int window__observe(const struct window_opts *o, struct window_result *res, char
 			if (o->stop && *o->stop) {
 				res->partial = 1;
 				snprintf(res->stop_reason, sizeof(res->stop_reason),
-					 "interrupted after %.1f s", (double)(now - t0) / 1e9);
+					 *o->stop == STOP_DEADLINE ?
+						 "the --timeout deadline ended it after %.1f s" :
+						 "interrupted after %.1f s",
+					 (double)(now - t0) / 1e9);
 				last = 1;
 				break;
 			}
@@ -891,8 +1030,23 @@ int window__observe(const struct window_opts *o, struct window_result *res, char
 	res->read_errors = rd.read_errors;
 	for (size_t i = 0; i < nst; i++)
 		res->capture_bytes += st[i].w.bytes;
-	write_run_facts(&rd, &meta, o, res);
+	if (res->abandoned) {
+		/* The blocked worker owns rd: a fresh reader (and buffer) for the facts. */
+		struct reader facts = { .root = o->root };
+
+		write_run_facts(&facts, &meta, o, res);
+		reader__free(&facts);
+	} else {
+		write_run_facts(&rd, &meta, o, res);
+	}
 cleanup:
+	if (worker && !res->abandoned) {
+		wk.quit = 1;
+		pthread_cond_broadcast(&wk.cv);
+		pthread_mutex_unlock(&wk.mu);
+		pthread_join(wk.th, NULL);
+		rd.lock = NULL;
+	}
 	for (size_t i = 0; i < nst; i++) {
 		int cerr = capture_writer__close(&st[i].w);
 
@@ -901,7 +1055,8 @@ cleanup:
 			snprintf(errbuf, errlen, "writing raw/%s.cap: %s", st[i].c->name,
 				 strerror(-cerr));
 		}
-		if (st[i].c->fini)
+		/* An abandoned round may still point into the collector's state. */
+		if (st[i].c->fini && !res->abandoned)
 			st[i].c->fini(&st[i]);
 	}
 	{
@@ -912,6 +1067,7 @@ cleanup:
 			snprintf(errbuf, errlen, "writing raw/sonde.cap: %s", strerror(-merr));
 		}
 	}
-	reader__free(&rd);
+	if (!res->abandoned)
+		reader__free(&rd); /* else the blocked read may still write into its buffer */
 	return err;
 }

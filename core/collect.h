@@ -7,6 +7,7 @@
 #ifndef SONDE_COLLECT_H
 #define SONDE_COLLECT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,13 @@ struct reader {
 	size_t cap;
 	uint32_t seq;     /* current sample round */
 	uint64_t reads, read_bytes, read_errors;
+	/*
+	 * Set while a sampling round runs in the window's worker thread: released
+	 * around every open/read, so the watchdog can take it while a read blocks
+	 * (and keep it, once it gives up on the round: the worker never resumes).
+	 */
+	pthread_mutex_t *lock;
+	char current[256];  /* the path being read, for the watchdog's report */
 };
 
 #define READ_CAP (1u << 20)   /* a /proc file larger than this is cut (and marked 't') */
@@ -66,14 +74,22 @@ struct window_opts {
 	double interval_s;      /* sampling interval */
 	const char *const *names; /* collectors to run (NULL-terminated); "host" and "sonde" always */
 	int progress;           /* draw a progress line on stderr */
-	volatile sig_atomic_t *stop; /* set by the signal handler: end the window early */
+	volatile sig_atomic_t *stop; /* set by a signal handler: end the window early
+				      * (STOP_SIGNAL, STOP_DEADLINE) */
+	double stall_s;         /* a sampling round longer than this is abandoned (a hung read) */
+	/* called after every sampling round (the overhead guard); may be NULL */
+	void (*tick)(void *arg, int64_t now_mono_ns, int64_t start_mono_ns);
+	void *tick_arg;
 };
+
+enum { STOP_SIGNAL = 1, STOP_DEADLINE = 2 };
 
 struct window_result {
 	int64_t start_wall_ns, end_wall_ns, start_mono_ns, end_mono_ns;
 	uint32_t samples;
 	int partial;            /* stopped before the requested end */
-	char stop_reason[64];   /* "complete", "interrupted (SIGINT)", ... */
+	int abandoned;          /* a round hung and was given up: its thread is left blocked */
+	char stop_reason[400];  /* "complete", "interrupted after 3.2 s", "timed out: ..." */
 	uint64_t reads, read_bytes, read_errors, capture_bytes;
 };
 

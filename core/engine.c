@@ -644,11 +644,116 @@ static int run_definition(struct loader *ld, const struct catalog *cat, const ch
 	return 0;
 }
 
+static void methodology__free(struct methodology *m)
+{
+	free(m->id);
+	free(m->title);
+	free(m->description);
+	strv__free(&m->resources);
+	strv__free(&m->metrics);
+	strv__free(&m->tags);
+	strv__free(&m->na_cells);
+	strv__free(&m->na_reasons);
+	for (size_t i = 0; i < m->nrules; i++) {
+		free(m->rules[i].trigger);
+		strv__free(&m->rules[i].run);
+		free(m->rules[i].why);
+	}
+	free(m->rules);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * rules = { { trigger = "use.cpu-saturation", run = { "drilldown.cpu-why" }, why = "..." }, ... }
+ * The ids are checked once every check is loaded (catalog__check_rules).
+ */
+static int load_rules(struct loader *ld, int t, struct methodology *m)
+{
+	int type = lua_getfield(ld->L, t, "rules"), rc = 0;
+
+	if (type == LUA_TNIL) {
+		lua_pop(ld->L, 1);
+		return 0;
+	}
+	if (type != LUA_TTABLE) {
+		snprintf(ld->err, ld->errlen, "%s: field 'rules': must be a list of rules", ld->origin);
+		lua_pop(ld->L, 1);
+		return -EINVAL;
+	}
+	for (lua_Integer i = 1;; i++) {
+		static const char *const fields[] = { "trigger", "run", "why", NULL };
+		struct drill_rule r = { 0 }, *nr;
+		int rt = lua_gettop(ld->L) + 1;
+
+		if (lua_rawgeti(ld->L, -1, i) == LUA_TNIL) {
+			lua_pop(ld->L, 1);
+			break;
+		}
+		if (lua_type(ld->L, rt) != LUA_TTABLE) {
+			snprintf(ld->err, ld->errlen, "%s: rules[%lld]: must be a table", ld->origin,
+				 (long long)i);
+			rc = -EINVAL;
+		}
+		if (!rc)
+			rc = only_fields(ld, rt, fields);
+		if (!rc)
+			rc = field_string(ld, rt, "trigger", 1, &r.trigger);
+		if (!rc)
+			rc = field_string(ld, rt, "why", 1, &r.why);
+		if (!rc)
+			rc = field_strv(ld, rt, "run", &r.run, NULL, NULL);
+		if (!rc && !r.run.n) {
+			snprintf(ld->err, ld->errlen, "%s: rules[%lld]: field 'run': no check to run",
+				 ld->origin, (long long)i);
+			rc = -EINVAL;
+		}
+		lua_settop(ld->L, rt - 1);
+		if (!rc && !(nr = realloc(m->rules, (m->nrules + 1) * sizeof(*nr))))
+			rc = -ENOMEM;
+		if (rc) {
+			free(r.trigger);
+			free(r.why);
+			strv__free(&r.run);
+			break;
+		}
+		m->rules = nr;
+		m->rules[m->nrules++] = r;
+	}
+	lua_pop(ld->L, 1);
+	return rc;
+}
+
+/* Every rule names a check that exists, and runs drill-down checks only. */
+static int catalog__check_rules(struct catalog *cat, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < cat->nmeth; i++)
+		for (size_t k = 0; k < cat->meth[i].nrules; k++) {
+			const struct drill_rule *r = &cat->meth[i].rules[k];
+
+			if (!catalog__check(cat, r->trigger)) {
+				snprintf(err, errlen, "methodologies/%s.lua: rules[%zu]: trigger '%s' is "
+						      "not a check", cat->meth[i].id, k + 1, r->trigger);
+				return -EINVAL;
+			}
+			for (size_t j = 0; j < r->run.n; j++) {
+				const struct check_def *d = catalog__check(cat, r->run.v[j]);
+
+				if (!d || strcmp(d->methodology, "drilldown")) {
+					snprintf(err, errlen, "methodologies/%s.lua: rules[%zu]: '%s' is "
+							      "not a drill-down check",
+						 cat->meth[i].id, k + 1, r->run.v[j]);
+					return -EINVAL;
+				}
+			}
+		}
+	return 0;
+}
+
 static int load_methodology(struct catalog *cat, const char *origin, const char *src, size_t len,
 			    char *err, size_t errlen)
 {
 	static const char *const known[] = { "id", "title", "description", "order", "resources",
-					     "metrics", "tags", "not_applicable", NULL };
+					     "metrics", "tags", "not_applicable", "rules", NULL };
 	struct budget b;
 	struct loader ld = { .origin = origin, .err = err, .errlen = errlen };
 	struct methodology m = { 0 }, *nm;
@@ -692,6 +797,8 @@ static int load_methodology(struct catalog *cat, const char *origin, const char 
 		}
 	}
 	lua_pop(ld.L, 1);
+	if ((rc = load_rules(&ld, t, &m)))
+		goto cleanup;
 	nm = realloc(cat->meth, (cat->nmeth + 1) * sizeof(*nm));
 	if (!nm) {
 		rc = -ENOMEM;
@@ -701,12 +808,7 @@ static int load_methodology(struct catalog *cat, const char *origin, const char 
 	cat->meth[cat->nmeth++] = m;
 	memset(&m, 0, sizeof(m));
 cleanup:
-	free(m.id);
-	free(m.title);
-	free(m.description);
-	strv__free(&m.resources);
-	strv__free(&m.metrics);
-	strv__free(&m.tags);
+	methodology__free(&m);
 	sandbox__close(ld.L);
 	return rc;
 }
@@ -1089,6 +1191,22 @@ static int cmp_check(const void *a, const void *b, void *arg)
 	return strcmp(x->id, y->id);
 }
 
+int catalog__validate_check(const struct catalog *cat, const char *rel, const char *src,
+			    size_t len, char *err, size_t errlen)
+{
+	/* A shallow copy: the methodologies and libs are shared, only the new check is freed. */
+	struct catalog tmp = *cat;
+	int rc;
+
+	tmp.checks = NULL;
+	tmp.nchecks = 0;
+	rc = load_check(&tmp, rel, rel, src, len, 1, err, errlen);
+	for (size_t i = 0; i < tmp.nchecks; i++)
+		check_def__free(&tmp.checks[i]);
+	free(tmp.checks);
+	return rc;
+}
+
 int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t errlen)
 {
 	const struct embedded_file *css;
@@ -1112,6 +1230,8 @@ int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t e
 	/* The user's lib/ loads before the user's checks (load_user_dir does both). */
 	if (!rc && user_dir)
 		rc = load_user_dir(cat, user_dir, err, errlen);
+	if (!rc)
+		rc = catalog__check_rules(cat, err, errlen);
 	if (rc) {
 		catalog__free(cat);
 		return rc;
@@ -1125,18 +1245,8 @@ int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t e
 
 void catalog__free(struct catalog *cat)
 {
-	for (size_t i = 0; i < cat->nmeth; i++) {
-		struct methodology *m = &cat->meth[i];
-
-		free(m->id);
-		free(m->title);
-		free(m->description);
-		strv__free(&m->resources);
-		strv__free(&m->metrics);
-		strv__free(&m->tags);
-		strv__free(&m->na_cells);
-		strv__free(&m->na_reasons);
-	}
+	for (size_t i = 0; i < cat->nmeth; i++)
+		methodology__free(&cat->meth[i]);
 	free(cat->meth);
 	for (size_t i = 0; i < cat->nchecks; i++)
 		check_def__free(&cat->checks[i]);

@@ -28,6 +28,13 @@ struct methodology {
 	struct strv resources, metrics, tags;
 	struct strv na_cells;   /* "fd.saturation" ... */
 	struct strv na_reasons; /* parallel to na_cells */
+	/* drill-down rules (methodologies/drilldown.lua): a finding of trigger -> run these */
+	struct drill_rule {
+		char *trigger;      /* a check id: fires when that check ends in warn or crit */
+		struct strv run;    /* drill-down check ids (methodology "drilldown") */
+		char *why;          /* shown in the report */
+	} *rules;
+	size_t nrules;
 };
 
 enum arg_type { ARG_NUMBER, ARG_STRING, ARG_BOOLEAN };
@@ -70,6 +77,13 @@ struct catalog {
 /* Load and validate everything; the first problem is a one-line error naming file and field. */
 int catalog__load(struct catalog *cat, const char *user_dir, char *errbuf, size_t errlen);
 void catalog__free(struct catalog *cat);
+/*
+ * Load one check's source as if it were rel ("use/cpu-x.lua") and validate it
+ * against cat's vocabularies, without adding it (the schema fuzzer). 0 or
+ * -errno with the one-line error.
+ */
+int catalog__validate_check(const struct catalog *cat, const char *rel, const char *src,
+			    size_t len, char *err, size_t errlen);
 const struct methodology *catalog__methodology(const struct catalog *cat, const char *id);
 const struct check_def *catalog__check(const struct catalog *cat, const char *id);
 /* "--set ID.ARG=VALUE": validated against the check's declared args. */

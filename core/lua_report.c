@@ -444,6 +444,14 @@ static void push_host(lua_State *L, const struct analysis *an)
 	lua_setfield(L, -2, "clk_tck");
 	lua_pushinteger(L, an->page_size);
 	lua_setfield(L, -2, "page_size");
+	if (an->euid >= 0) {
+		lua_pushinteger(L, an->euid);
+		lua_setfield(L, -2, "euid"); /* sonde's, during the window */
+	}
+	if (an->proc_hidepid[0]) {
+		lua_pushstring(L, an->proc_hidepid);
+		lua_setfield(L, -2, "proc_hidepid");
+	}
 }
 
 static void push_window(lua_State *L, const struct analysis *an)

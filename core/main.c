@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,8 +82,32 @@ static void lower_priority(void)
 /* First Ctrl-C/TERM during the window: end it early; the next one aborts. */
 static void on_stop_signal(int sig)
 {
-	stop_requested = sig;
+	stop_requested = STOP_SIGNAL;
 	set_signal_handler(on_abort_signal);
+}
+
+/*
+ * --timeout: the run's deadline, kept by SIGALRM from outside the work it
+ * bounds. In the window it ends the window (the checks run on what was
+ * captured); later, the run stops at once and keeps its captures, named in the
+ * message, so nothing gathered is lost.
+ */
+static volatile sig_atomic_t in_window;
+static char deadline_msg[4400];
+static size_t deadline_msg_len;
+
+static void on_deadline(int sig)
+{
+	ssize_t w;
+
+	if (in_window) {
+		stop_requested = STOP_DEADLINE;
+		return;
+	}
+	bundle__abort_cleanup();
+	w = write(STDERR_FILENO, deadline_msg, deadline_msg_len);
+	(void)w;
+	_exit(EXIT_RUN_FAILED);
 }
 
 /*
@@ -144,6 +169,12 @@ struct opts {
 	int normal_priority; /* --priority normal: do not lower sonde's CPU and I/O priority */
 	int redact;
 	int no_bpf;          /* --no-bpf: no BPF tool is loaded; their cells are known unknowns */
+	double max_overhead_pct; /* the overhead guard's budget, % of the host's CPU; 0: off */
+	double timeout_s;    /* --timeout: the run's deadline; 0 until defaulted */
+	int no_drilldown;    /* --no-drilldown */
+	double drill_window_s; /* the second window: half the first, at least 2 s */
+	int live;            /* `run`: the host is here (drill-down can observe) */
+	const char *methodology; /* --methodology: only this one's checks */
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -179,7 +210,7 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF, OPT_MAX_OVERHEAD, OPT_TIMEOUT, OPT_NO_DRILLDOWN, OPT_METHODOLOGY };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -199,6 +230,10 @@ static const struct option long_opts[] = {
 	{ "redact", no_argument, NULL, 'r' },
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ "no-bpf", no_argument, NULL, OPT_NO_BPF },
+	{ "max-overhead", required_argument, NULL, OPT_MAX_OVERHEAD },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "no-drilldown", no_argument, NULL, OPT_NO_DRILLDOWN },
+	{ "methodology", required_argument, NULL, OPT_METHODOLOGY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -213,6 +248,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 	o->out_dir = NULL;
 	o->progress = -1;
 	o->fail_on = ST_OK;
+	o->max_overhead_pct = 2;
 	optind = 1;
 	opterr = 0;
 	for (;;) {
@@ -273,6 +309,27 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 		case OPT_NO_BPF:
 			o->no_bpf = 1;
 			break;
+		case OPT_NO_DRILLDOWN:
+			o->no_drilldown = 1;
+			break;
+		case OPT_METHODOLOGY:
+			o->methodology = optarg;
+			break;
+		case OPT_TIMEOUT:
+			o->timeout_s = parse_seconds(o->cmd, "--timeout", optarg, 86400);
+			break;
+		case OPT_MAX_OVERHEAD: {
+			char *end;
+
+			errno = 0;
+			o->max_overhead_pct = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || errno ||
+			    !isfinite(o->max_overhead_pct) || o->max_overhead_pct < 0 ||
+			    o->max_overhead_pct > 100)
+				die_usage(o->cmd, "--max-overhead '%s': a percentage from 0 (no guard) "
+						  "to 100", optarg);
+			break;
+		}
 		case OPT_PROGRESS:
 			o->progress = 1;
 			break;
@@ -340,8 +397,21 @@ static void load_catalog(struct opts *o, struct catalog *cat)
 }
 
 /* The checks this run executes, in catalog (run) order. */
+/* Does a drill-down rule fire on this check? */
+static int is_trigger(const struct catalog *cat, const char *id)
+{
+	for (size_t m = 0; m < cat->nmeth; m++)
+		for (size_t k = 0; k < cat->meth[m].nrules; k++)
+			if (!strcmp(cat->meth[m].rules[k].trigger, id))
+				return 1;
+	return 0;
+}
+
 static const struct check_def **select_checks(struct opts *o, const struct catalog *cat, size_t *n)
 {
+	if (o->methodology && !catalog__methodology(cat, o->methodology))
+		die_usage(o->cmd, "--methodology %s: no such methodology (use, workload, drilldown)",
+			  o->methodology);
 	const struct check_def **sel = calloc(cat->nchecks + 1, sizeof(*sel));
 
 	*n = 0;
@@ -363,6 +433,13 @@ static const struct check_def **select_checks(struct opts *o, const struct catal
 				take |= strv__has(&d->tags, o->tags.v[k]);
 		} else
 			take = strv__has(&d->tags, "default") || d->user;
+		/* drill-down checks run only when a rule calls for them (drill_down) */
+		if (!o->only_checks.n && !strcmp(d->methodology, "drilldown"))
+			take = 0;
+		if (take && o->methodology && strcmp(o->methodology, "drilldown"))
+			take = !strcmp(d->methodology, o->methodology);
+		else if (take && o->methodology)
+			take = is_trigger(cat, d->id);
 		if (take)
 			sel[(*n)++] = d;
 	}
@@ -529,6 +606,8 @@ static void bundle_path(const char *dir, const struct analysis *an, char *out, s
 
 struct outcome {
 	struct run_report rr;
+	struct analysis drill_an;
+	int drill_open;
 	struct check_result *res;
 	char bundle[4096];
 	char map[4200]; /* the redaction map next to the bundle (--redact) */
@@ -699,6 +778,162 @@ static void free_outcome(struct outcome *oc)
 		check_result__free(&oc->res[i]);
 	free(oc->res);
 	free(oc->rr.rank);
+	free(oc->rr.drill);
+	if (oc->drill_open)
+		analysis__close(&oc->drill_an);
+}
+
+/* ---- drill-down: a second, shorter window for the checks the findings call for ---- */
+
+static struct trace_set drill_tracing;
+
+/* The rules whose trigger check ended in warn or crit; the checks they run, each once. */
+static size_t drill_fired(const struct catalog *cat, struct outcome *oc, struct strv *run)
+{
+	for (size_t m = 0; m < cat->nmeth; m++)
+		for (size_t k = 0; k < cat->meth[m].nrules; k++) {
+			const struct drill_rule *r = &cat->meth[m].rules[k];
+
+			for (size_t i = 0; i < oc->rr.nres; i++) {
+				const struct check_result *res = &oc->res[i];
+				struct drill_fired *nd;
+
+				if (strcmp(res->def->id, r->trigger) ||
+				    (res->st != ST_WARN && res->st != ST_CRIT))
+					continue;
+				nd = realloc(oc->rr.drill, (oc->rr.ndrill + 1) * sizeof(*nd));
+				if (!nd)
+					break;
+				oc->rr.drill = nd;
+				nd[oc->rr.ndrill].rule = r;
+				nd[oc->rr.ndrill++].trigger_status = res->st;
+				for (size_t j = 0; j < r->run.n; j++)
+					if (!strv__has(run, r->run.v[j]))
+						strv__push(run, r->run.v[j]);
+				break;
+			}
+		}
+	return oc->rr.ndrill;
+}
+
+/* The second window (sonde run): its captures go to raw/drilldown. 0 or -1 with a message. */
+static int drill_observe(struct opts *o, const struct catalog *cat, const struct strv *run,
+			 const char *raw2, struct redactor *red)
+{
+	struct strv names = { 0 };
+	struct window_opts wo = { 0 };
+	struct window_result wr;
+	struct trace_opts to = { .self_pid = getpid(), .window_s = o->drill_window_s };
+	char err[1024];
+	int rc;
+
+	for (size_t i = 0; i < run->n; i++) {
+		const struct check_def *d = catalog__check(cat, run->v[i]);
+
+		for (size_t k = 0; d && k < d->collect.n; k++)
+			if (!strv__has(&names, d->collect.v[k]))
+				strv__push(&names, d->collect.v[k]);
+	}
+	strv__push(&names, ""); /* room for the NULL end */
+	free(names.v[names.n - 1]);
+	names.v[names.n - 1] = NULL;
+	if (mkdir(raw2, 0700)) {
+		fprintf(stderr, "sonde: %s: %s\n", raw2, strerror(errno));
+		strv__free(&names);
+		return -1;
+	}
+	wo.root = o->root ? o->root : "";
+	wo.raw_dir = raw2;
+	wo.window_s = o->drill_window_s;
+	wo.interval_s = o->interval_s < o->drill_window_s ? o->interval_s : o->drill_window_s;
+	wo.names = (const char *const *)names.v;
+	wo.progress = o->progress_shown;
+	wo.stall_s = wo.interval_s * 2 > 5 ? wo.interval_s * 2 : 5;
+	/* Ctrl-C now ends the drill-down window; the first window's results stay. */
+	stop_requested = 0;
+	set_signal_handler(on_stop_signal);
+	if (wo.progress)
+		fprintf(stderr, "\r\033[K  drill-down: %zu checks, a %.0f s window...\n", run->n,
+			o->drill_window_s);
+	rc = trace_set__start(&drill_tracing, wo.names, raw2, &to,
+			      o->no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err, sizeof(err));
+	in_window = 1;
+	if (rc >= 0) {
+		rc = window__observe(&wo, &wr, err, sizeof(err));
+		if (!rc)
+			rc = trace_set__finish(&drill_tracing, wr.start_mono_ns, wr.end_mono_ns, err,
+					       sizeof(err));
+	}
+	in_window = 0;
+	trace_set__destroy(&drill_tracing);
+	set_signal_handler(on_abort_signal);
+	names.n--; /* the NULL end */
+	strv__free(&names);
+	if (rc) {
+		fprintf(stderr, "sonde: drill-down window: %s\n", err);
+		return -1;
+	}
+	if (red && (redactor__learn_dir(red, raw2, err, sizeof(err)) ||
+		    redactor__apply_dir(red, raw2, err, sizeof(err)))) {
+		fprintf(stderr, "sonde: redacting the drill-down captures: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After the first checks: the rules of methodologies/drilldown.lua that fired
+ * name deeper checks; `run` observes a second, shorter window for them
+ * (raw/drilldown), `analyze` replays the one a bundle recorded. Their results
+ * join the others; the report says what fired and why.
+ */
+static void drill_down(struct opts *o, const struct catalog *cat, struct outcome *oc,
+		       struct redactor *red)
+{
+	struct strv run = { 0 };
+	char raw2[4200], err[1024];
+	struct check_result *nr;
+	struct stat sb;
+
+	if (!drill_fired(cat, oc, &run))
+		goto out;
+	if (o->no_drilldown) {
+		oc->rr.drill_note = "--no-drilldown";
+		goto out;
+	}
+	snprintf(raw2, sizeof(raw2), "%s/drilldown", oc->rr.an->raw_dir);
+	if (o->live) {
+		if (drill_observe(o, cat, &run, raw2, red)) {
+			oc->rr.drill_note = "the drill-down window failed (see the terminal)";
+			goto out;
+		}
+	} else if (stat(raw2, &sb) || !S_ISDIR(sb.st_mode)) {
+		oc->rr.drill_note = "this bundle recorded no drill-down window (raw/drilldown)";
+		goto out;
+	}
+	if (analysis__open(&oc->drill_an, raw2, err, sizeof(err))) {
+		fprintf(stderr, "sonde: reading the drill-down captures: %s\n", err);
+		oc->rr.drill_note = "the drill-down captures could not be read";
+		goto out;
+	}
+	oc->drill_open = 1;
+	oc->rr.drill_an = &oc->drill_an;
+	nr = realloc(oc->res, (oc->rr.nres + run.n + 1) * sizeof(*nr));
+	if (!nr)
+		goto out;
+	oc->res = oc->rr.res = nr;
+	for (size_t i = 0; i < run.n; i++) {
+		memset(&oc->res[oc->rr.nres], 0, sizeof(*nr));
+		engine__run_check(cat, catalog__check(cat, run.v[i]), &oc->drill_an,
+				  &engine_default_limits, &oc->res[oc->rr.nres]);
+		oc->rr.nres++;
+	}
+	free(oc->rr.rank);
+	oc->rr.rank = NULL;
+	oc->rr.nrank = 0;
+	report__rank(&oc->rr);
+out:
+	strv__free(&run);
 }
 
 /*
@@ -751,6 +986,7 @@ static int report_and_finish(struct opts *o, const struct catalog *cat,
 	int code;
 
 	run_checks(cat, sel, nsel, an, &oc);
+	drill_down(o, cat, &oc, red);
 	oc.rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	oc.rr.command = o->command_line;
 	if (wr) {
@@ -804,6 +1040,20 @@ static void run_help(void)
 	       "      --no-progress      no progress line (it is shown only on a terminal anyway)\n"
 	       "      --no-bpf           load no BPF tool: the checks run on /proc and /sys only,\n"
 	       "                         and what needed tracing is reported as a known unknown\n"
+	       "      --timeout SECONDS  the run's deadline (default: the window + 300 s). A read\n"
+	       "                         of /proc that hangs is given up after max(5 s, two\n"
+	       "                         intervals) and the window ends there; past the\n"
+	       "                         deadline the window ends, or, after it, sonde stops\n"
+	       "                         and keeps the captures. The report says what hung\n"
+	       "      --methodology M    only the checks of M: use, workload, or drilldown (the\n"
+	       "                         checks whose findings trigger a drill-down, then it)\n"
+	       "      --no-drilldown     no second window: a finding that calls for deeper\n"
+	       "                         checks (methodologies/drilldown.lua) only says so.\n"
+	       "                         By default it runs half as long as the first (>= 2 s)\n"
+	       "      --max-overhead PCT the overhead guard (default 2): when sonde and its BPF\n"
+	       "                         programs use more than PCT%% of the host's CPU over a\n"
+	       "                         sampling interval, the costliest BPF tool is detached\n"
+	       "                         (its data so far kept, the report says so); 0: no guard\n"
 	       "      --redact           pseudonymize host, domain and user names and IPv4, IPv6\n"
 	       "                         and MAC addresses, drop secrets from command lines, in\n"
 	       "                         every file of the bundle and on the terminal; what each\n"
@@ -837,6 +1087,74 @@ static void analyze_help(void)
 /* Static: a few KiB of outcomes, and the abort path must not need the stack. */
 static struct trace_set tracing;
 
+/*
+ * The overhead guard: after every sampling round, the CPU sonde used since the
+ * last round (its own, from getrusage, plus its BPF programs') against a
+ * budget, a share of the host's CPU time. Past it, the costliest tool still
+ * attached is read and detached (what it gathered is kept), so the run goes on
+ * cheaper; the tool's capture and the report say so. Judged over the last round,
+ * not the whole window: detaching cannot undo what was spent before.
+ */
+struct overhead_guard {
+	double budget_pct;
+	int ncpu;
+	int64_t last_ns, last_self_ns;
+	int64_t last_cost[24];
+};
+
+static int64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+static void overhead_tick(void *arg, int64_t now, int64_t start)
+{
+	struct overhead_guard *g = arg;
+	int64_t self = self_cpu_ns(), used, costliest_ns = -1, span;
+	size_t costliest = 0;
+
+	span = now - g->last_ns;
+	if (span < 200000000) /* too short to judge */
+		return;
+	used = self - g->last_self_ns;
+	for (size_t i = 0; i < tracing.nruns && i < 24; i++) {
+		int64_t c = trace_run__cost_ns(&tracing.runs[i]), d;
+
+		if (c < 0)
+			continue;
+		d = c - g->last_cost[i];
+		g->last_cost[i] = c;
+		used += d;
+		if (d > costliest_ns) {
+			costliest_ns = d;
+			costliest = i;
+		}
+	}
+	/* A tool that is not a tenth of the spend is not what to cut (sonde's own sampling is). */
+	if (costliest_ns >= 0 && costliest_ns * 10 >= used &&
+	    (double)used > g->budget_pct / 100 * g->ncpu * (double)span) {
+		char why[512];
+
+		snprintf(why, sizeof(why),
+			 "detached %.1f s into the window by the overhead guard: sonde and its BPF "
+			 "programs used %.2f%% of the host's CPU over the last %.1f s (budget "
+			 "--max-overhead %g%%); this tool was the costliest (%.2f%%)",
+			 (double)(now - start) / 1e9,
+			 100 * (double)used / ((double)span * g->ncpu), (double)span / 1e9,
+			 g->budget_pct, 100 * (double)costliest_ns / ((double)span * g->ncpu));
+		trace_run__stop_early(&tracing.runs[costliest], why);
+		fprintf(stderr, "\rsonde: overhead guard: %s %s\n", tracing.runs[costliest].tool->name,
+			why);
+	}
+	g->last_ns = now;
+	g->last_self_ns = self;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct opts o = { .cmd = "run" };
@@ -849,6 +1167,7 @@ static int cmd_run(int argc, char **argv)
 	struct window_result wr;
 	struct redactor *red = NULL;
 	struct analysis an;
+	struct overhead_guard guard = { 0 };
 	int rc, code;
 
 	o.command_line = join_argv(argc + 1, argv - 1);
@@ -856,6 +1175,10 @@ static int cmd_run(int argc, char **argv)
 		die_usage(o.cmd, "unexpected argument '%s'", argv[optind]);
 	if (!o.out_dir)
 		o.out_dir = ".";
+	if (!o.timeout_s)
+		o.timeout_s = o.window_s + 300;
+	o.live = 1;
+	o.drill_window_s = o.window_s / 2 > 2 ? o.window_s / 2 : 2;
 	check_out_dir(&o, o.out_dir);
 	load_catalog(&o, &cat);
 	sel = select_checks(&o, &cat, &nsel);
@@ -892,6 +1215,24 @@ static int cmd_run(int argc, char **argv)
 	set_signal_handler(on_stop_signal);
 	if (!o.normal_priority)
 		lower_priority();
+	deadline_msg_len = (size_t)snprintf(deadline_msg, sizeof(deadline_msg),
+					    "sonde: the --timeout deadline (%g s) passed after the window; "
+					    "the captures are kept in %s\n",
+					    o.timeout_s, stage);
+	if (deadline_msg_len >= sizeof(deadline_msg))
+		deadline_msg_len = sizeof(deadline_msg) - 1;
+	{
+		struct sigaction sa = { 0 };
+		struct itimerval it = { 0 };
+
+		sa.sa_handler = on_deadline;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		it.it_value.tv_sec = (time_t)o.timeout_s;
+		it.it_value.tv_usec = (suseconds_t)((o.timeout_s - (double)(time_t)o.timeout_s) * 1e6);
+		in_window = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 
 	wo.root = o.root ? o.root : "";
 	wo.raw_dir = raw;
@@ -901,6 +1242,14 @@ static int cmd_run(int argc, char **argv)
 	wo.progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) :
 					 o.progress;
 	wo.stop = &stop_requested;
+	guard.budget_pct = o.max_overhead_pct;
+	guard.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (guard.ncpu < 1)
+		guard.ncpu = 1;
+	if (o.max_overhead_pct > 0) {
+		wo.tick = overhead_tick;
+		wo.tick_arg = &guard;
+	}
 	{
 		struct trace_opts to = { .self_pid = getpid(), .window_s = o.window_s };
 
@@ -915,7 +1264,16 @@ static int cmd_run(int argc, char **argv)
 			return EXIT_RUN_FAILED;
 		}
 	}
+	wo.stall_s = o.interval_s * 2 > 5 ? o.interval_s * 2 : 5;
+	/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
+	guard.last_ns = clock__ns(CLOCK_MONOTONIC);
+	guard.last_self_ns = self_cpu_ns();
+	for (size_t i = 0; i < tracing.nruns && i < 24; i++)
+		guard.last_cost[i] = trace_run__cost_ns(&tracing.runs[i]);
 	rc = window__observe(&wo, &wr, err, sizeof(err));
+	in_window = 0;
+	if (wr.abandoned)
+		fprintf(stderr, "\rsonde: %s\n", wr.stop_reason);
 	if (!rc)
 		rc = trace_set__finish(&tracing, wr.start_mono_ns, wr.end_mono_ns, err,
 				       sizeof(err));

@@ -209,6 +209,8 @@ static void json_time(struct json *j, const char *key, int64_t ns)
 }
 
 static void json_tools(struct json *j, struct analysis *an);
+static void json_drilldown(struct json *j, const struct run_report *rr);
+static void md_drilldown(struct strbuf *sb, const struct run_report *rr);
 static void md_tools(struct strbuf *sb, struct analysis *an);
 
 static void json_kv_str(struct json *j, const char *k, const char *v)
@@ -506,6 +508,7 @@ void report__json(const struct run_report *rr, struct strbuf *out)
 	json__int(&j, (int64_t)rr->cost.capture_bytes);
 	json__end_object(&j);
 	json_tools(&j, rr->an);
+	json_drilldown(&j, rr);
 	json__end_object(&j);
 	strbuf__append(&j.out, "\n", 1);
 	*out = j.out;
@@ -536,10 +539,50 @@ static void json_tools(struct json *j, struct analysis *an)
 				json_kv_str(j, "cost_source", t[i].cost_source);
 				json_kv_num(j, "setup_ms", t[i].setup_ms);
 				json_kv_num(j, "teardown_ms", t[i].teardown_ms);
+				if (t[i].stopped[0])
+					json_kv_str(j, "stopped_early", t[i].stopped);
 			}
 			json__end_object(j);
 		}
 	json__end_array(j);
+}
+
+/* The drill-down: which rules fired (trigger, why, checks) and the second window. */
+static void json_drilldown(struct json *j, const struct run_report *rr)
+{
+	json__key(j, "drilldown");
+	json__begin_object(j);
+	json__key(j, "fired");
+	json__begin_array(j);
+	for (size_t i = 0; i < rr->ndrill; i++) {
+		const struct drill_rule *r = rr->drill[i].rule;
+
+		json__begin_object(j);
+		json_kv_str(j, "trigger", r->trigger);
+		json_kv_str(j, "trigger_status", status__name(rr->drill[i].trigger_status));
+		json_kv_str(j, "why", r->why);
+		json__key(j, "run");
+		json__begin_array(j);
+		for (size_t k = 0; k < r->run.n; k++)
+			json__string(j, r->run.v[k]);
+		json__end_array(j);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	if (rr->drill_an) {
+		json__key(j, "window");
+		json__begin_object(j);
+		json_kv_num(j, "seconds", rr->drill_an->elapsed_s);
+		json__key(j, "samples");
+		json__int(j, rr->drill_an->samples);
+		json__key(j, "partial");
+		json__bool(j, rr->drill_an->partial);
+		json_kv_str(j, "stop_reason", rr->drill_an->stop_reason);
+		json__end_object(j);
+	}
+	if (rr->drill_note)
+		json_kv_str(j, "note", rr->drill_note);
+	json__end_object(j);
 }
 
 /* ---- Markdown ---- */
@@ -1032,6 +1075,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 
 	for (size_t i = 0; i < rr->nres; i++)
 		nunk += rr->res[i].nunknowns;
+	md_drilldown(sb, rr);
 	strbuf__puts(sb, "\n## Known unknowns\n\n");
 	if (!nunk)
 		strbuf__puts(sb, "None: every metric the checks asked for was measured.\n");
@@ -1146,6 +1190,60 @@ cleanup:
 	return html;
 }
 
+static void md_drilldown(struct strbuf *sb, const struct run_report *rr)
+{
+	if (!rr->ndrill)
+		return;
+	strbuf__puts(sb, "\n## Drill-down\n\n");
+	if (rr->drill_an)
+		strbuf__printf(sb, "A second window of %.1f s (%u samples%s) looked deeper, because:\n\n",
+			       rr->drill_an->elapsed_s, rr->drill_an->samples,
+			       rr->drill_an->partial ? ", partial" : "");
+	else {
+		strbuf__puts(sb, "Findings called for deeper checks, which did not run: ");
+		md_text(sb, rr->drill_note ? rr->drill_note : "--no-drilldown");
+		strbuf__puts(sb, ".\n\n");
+	}
+	for (size_t i = 0; i < rr->ndrill; i++) {
+		const struct drill_rule *r = rr->drill[i].rule;
+
+		strbuf__puts(sb, "- ");
+		md_text(sb, r->trigger);
+		strbuf__printf(sb, " (%s): ", status__name(rr->drill[i].trigger_status));
+		md_text(sb, r->why);
+		strbuf__puts(sb, " -> ");
+		for (size_t k = 0; k < r->run.n; k++) {
+			if (k)
+				strbuf__puts(sb, ", ");
+			md_text(sb, r->run.v[k]);
+		}
+		strbuf__puts(sb, "\n");
+	}
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *res = &rr->res[i];
+
+		if (strcmp(res->def->methodology, "drilldown"))
+			continue;
+		strbuf__puts(sb, "\n### ");
+		md_text(sb, res->def->title ? res->def->title : res->def->id);
+		strbuf__puts(sb, " (");
+		md_text(sb, res->def->id);
+		strbuf__printf(sb, ", %s)\n", status__name(res->st));
+		if (res->summary) {
+			strbuf__puts(sb, "\n");
+			md_text(sb, res->summary);
+			strbuf__puts(sb, "\n");
+		}
+		if (res->st == ST_ERROR && res->error) {
+			strbuf__puts(sb, "\nThe check failed: ");
+			md_text(sb, res->error);
+			strbuf__puts(sb, "\n");
+		}
+		md_metrics(sb, res);
+		md_evidence(sb, rr, res);
+	}
+}
+
 static void md_tools(struct strbuf *sb, struct analysis *an)
 {
 	const struct tool_summary *t;
@@ -1170,6 +1268,11 @@ static void md_tools(struct strbuf *sb, struct analysis *an)
 			md_text(sb, !strcmp(t[i].cost_source, "kernel") ?
 					    "CPU counted by the kernel" :
 					    "CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
+			if (t[i].stopped[0]) {
+				strbuf__puts(sb, "; **");
+				md_text(sb, t[i].stopped);
+				strbuf__puts(sb, "**");
+			}
 		} else {
 			strbuf__puts(sb, " |  |  |  |  |  | ");
 			md_text(sb, t[i].reason);

@@ -31,6 +31,14 @@ struct run_report {
 	size_t nrank;
 	const char *command;      /* the command line, for the appendix */
 	struct run_cost cost;
+	/* the drill-down: rules that fired, and the second window they ran in */
+	struct drill_fired {
+		const struct drill_rule *rule;
+		enum status trigger_status;
+	} *drill;
+	size_t ndrill;
+	struct analysis *drill_an;  /* the second window's captures (raw/drilldown), or NULL */
+	const char *drill_note;     /* why no drill-down ran although rules fired, or NULL */
 };
 
 /* Rank the findings (severity, then how far past the threshold, then run order). */

@@ -20,9 +20,31 @@
 #include "trace.h"
 
 extern const struct trace_tool trace_runqlat;
+extern const struct trace_tool trace_biolatency;
+extern const struct trace_tool trace_execsnoop;
+extern const struct trace_tool trace_syscount;
+extern const struct trace_tool trace_tcpretrans;
+extern const struct trace_tool trace_tcpdrop;
+extern const struct trace_tool trace_oomkill;
+extern const struct trace_tool trace_killsnoop;
+extern const struct trace_tool trace_hardirqs;
+extern const struct trace_tool trace_softirqs;
+extern const struct trace_tool trace_profile;
+extern const struct trace_tool trace_offcputime;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
+	&trace_biolatency,
+	&trace_execsnoop,
+	&trace_syscount,
+	&trace_tcpretrans,
+	&trace_tcpdrop,
+	&trace_oomkill,
+	&trace_killsnoop,
+	&trace_hardirqs,
+	&trace_softirqs,
+	&trace_profile,
+	&trace_offcputime,
 	NULL,
 };
 
@@ -422,6 +444,7 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 			continue;
 		t->setup_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 		t->attached_mono_ns = clock__ns(CLOCK_MONOTONIC);
+		t->raw_dir = ts->raw_dir;
 		oc->started = 1;
 		oc->reason[0] = '\0';
 		ts->nruns++;
@@ -462,17 +485,69 @@ static void prog_stats(const struct trace_run *t, uint64_t *run_ns, uint64_t *ru
 	}
 }
 
-int64_t trace_set__run_time_ns(const struct trace_set *ts)
+static int64_t runs_so_far(const struct trace_run *t)
 {
-	uint64_t total = 0, ns, cnt;
+	struct bpf_map *m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
+	uint64_t runs = 0;
 
-	if (!bpf_stats_enabled())
+	if (m)
+		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &runs);
+	return (int64_t)runs;
+}
+
+int64_t trace_run__cost_ns(const struct trace_run *t)
+{
+	uint64_t ns, cnt;
+
+	if (t->c.done || !t->obj)
 		return -1;
-	for (size_t i = 0; i < ts->nruns; i++) {
-		prog_stats(&ts->runs[i], &ns, &cnt);
-		total += ns;
+	if (bpf_stats_enabled()) {
+		prog_stats(t, &ns, &cnt);
+		if (cnt)
+			return (int64_t)ns;
 	}
-	return (int64_t)total;
+	return runs_so_far(t) * attach_info[t->attach].ns_per_run;
+}
+
+/* Read the kernel's aggregates and counters into t->c, then detach everything. */
+static void run_collect(struct trace_run *t)
+{
+	struct bpf_map *m;
+	int64_t t0;
+	int e;
+
+	if (t->c.done)
+		return;
+	t->c.done = 1;
+	m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
+	t->c.collected_mono_ns = clock__ns(CLOCK_MONOTONIC);
+	{
+		struct json data = { 0 };
+
+		json__begin_object(&data);
+		libbpf_last[0] = '\0';
+		e = t->tool->collect(t, &data);
+		json__end_object(&data);
+		t->c.data = data.out;
+	}
+	if (e)
+		explain(t->c.err, sizeof(t->c.err), "reading the kernel's maps", e);
+	if (m) {
+		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &t->c.runs);
+		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_DROPS, &t->c.drops);
+	}
+	prog_stats(t, &t->c.run_ns, &t->c.run_cnt);
+	t0 = clock__ns(CLOCK_MONOTONIC);
+	run_destroy(t);
+	t->c.teardown_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+}
+
+void trace_run__stop_early(struct trace_run *t, const char *why)
+{
+	if (t->c.done)
+		return;
+	run_collect(t);
+	snprintf(t->c.stopped, sizeof(t->c.stopped), "%s", why);
 }
 
 int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum)
@@ -545,6 +620,18 @@ static int write_file(const char *path, const struct strbuf *sb)
 	return err;
 }
 
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb)
+{
+	char path[4400];
+
+	if (!t->raw_dir || strchr(name, '/'))
+		return -EINVAL;
+	if (sb->oom)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s", t->raw_dir, name);
+	return write_file(path, sb);
+}
+
 static struct trace_run *run_of(struct trace_set *ts, const struct trace_tool *tool)
 {
 	for (size_t i = 0; i < ts->nruns; i++)
@@ -561,34 +648,15 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 	for (size_t i = 0; i < ts->nout; i++) {
 		struct trace_outcome *oc = &ts->outcome[i];
 		struct trace_run *t = oc->started ? run_of(ts, oc->tool) : NULL;
-		struct json data = { 0 }, j = { .pretty = 0 };
+		struct json j = { .pretty = 0 };
 		const char *status = outcome_status(ts, oc);
-		uint64_t runs = 0, drops = 0, run_ns = 0, run_cnt = 0;
-		int64_t collected = 0, t0;
-		double teardown_ms = 0;
-		char path[4400], cerr[512] = "";
+		char path[4400];
 		int e;
 
 		if (t) {
-			struct bpf_map *m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
-
-			collected = clock__ns(CLOCK_MONOTONIC);
-			json__begin_object(&data);
-			libbpf_last[0] = '\0';
-			e = t->tool->collect(t, &data);
-			json__end_object(&data);
-			if (e) {
-				explain(cerr, sizeof(cerr), "reading the kernel's maps", e);
+			run_collect(t);
+			if (t->c.err[0])
 				status = "failed";
-			}
-			if (m) {
-				trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &runs);
-				trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_DROPS, &drops);
-			}
-			prog_stats(t, &run_ns, &run_cnt);
-			t0 = clock__ns(CLOCK_MONOTONIC);
-			run_destroy(t);
-			teardown_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 		}
 
 		json__begin_object(&j);
@@ -598,9 +666,13 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 		json__string(&j, oc->tool->name);
 		json__key(&j, "status");
 		json__string(&j, status);
-		if (!t || cerr[0]) {
+		if (!t || t->c.err[0]) {
 			json__key(&j, "reason");
-			json__string(&j, cerr[0] ? cerr : oc->reason);
+			json__string(&j, t ? t->c.err : oc->reason);
+		}
+		if (t && t->c.stopped[0]) {
+			json__key(&j, "stopped_early");
+			json__string(&j, t->c.stopped);
 		}
 		if (oc->attempts[0]) {
 			/* variants refused before the one that ran (or all of them) */
@@ -614,18 +686,18 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 			json__key(&j, "traced_from_s");
 			json__number(&j, (double)(t->attached_mono_ns - window_start_mono_ns) / 1e9);
 			json__key(&j, "traced_to_s");
-			json__number(&j, (double)(collected - window_start_mono_ns) / 1e9);
+			json__number(&j, (double)(t->c.collected_mono_ns - window_start_mono_ns) / 1e9);
 			json__key(&j, "window_s");
 			json__number(&j, (double)(window_end_mono_ns - window_start_mono_ns) / 1e9);
 			json__key(&j, "runs");
-			json__int(&j, (int64_t)runs);
+			json__int(&j, (int64_t)t->c.runs);
 			json__key(&j, "drops");
-			json__int(&j, (int64_t)drops);
+			json__int(&j, (int64_t)t->c.drops);
 			json__key(&j, "cost");
 			json__begin_object(&j);
 			json__key(&j, "cpu_ns");
-			if (stats_on && run_cnt) {
-				json__int(&j, (int64_t)run_ns);
+			if (stats_on && t->c.run_cnt) {
+				json__int(&j, (int64_t)t->c.run_ns);
 				json__key(&j, "source");
 				json__string(&j, "kernel");
 				json__key(&j, "how");
@@ -634,7 +706,7 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 			} else {
 				int per = attach_info[t->attach].ns_per_run;
 
-				json__int(&j, (int64_t)runs * per);
+				json__int(&j, (int64_t)t->c.runs * per);
 				json__key(&j, "source");
 				json__string(&j, "estimate");
 				json__key(&j, "how");
@@ -646,7 +718,8 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 						 "%s program run on a small VM; the exact figure needs "
 						 "kernel.bpf_stats_enabled=1, a global setting sonde "
 						 "does not change",
-						 (unsigned long long)runs, per, attach_info[t->attach].name);
+						 (unsigned long long)t->c.runs, per,
+						 attach_info[t->attach].name);
 					json__string(&j, how);
 				}
 			}
@@ -654,14 +727,15 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 			json__key(&j, "setup_ms");
 			json__number(&j, t->setup_ms);
 			json__key(&j, "teardown_ms");
-			json__number(&j, teardown_ms);
+			json__number(&j, t->c.teardown_ms);
 			json__key(&j, "data");
-			json__raw(&j, data.out.buf ? data.out.buf : "{}",
-				  data.out.buf ? data.out.len : 2);
+			json__raw(&j, t->c.data.buf && !t->c.data.oom ? t->c.data.buf : "{}",
+				  t->c.data.buf && !t->c.data.oom ? t->c.data.len : 2);
 		}
 		json__end_object(&j);
 		strbuf__puts(&j.out, "\n");
-		strbuf__free(&data.out);
+		if (t)
+			strbuf__free(&t->c.data);
 		snprintf(path, sizeof(path), "%s/bpf/%s.json", ts->raw_dir, oc->tool->name);
 		e = j.out.oom ? -ENOMEM : write_file(path, &j.out);
 		strbuf__free(&j.out);

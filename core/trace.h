@@ -55,6 +55,17 @@ struct trace_run {
 	void *priv;                 /* the tool's own state (perf fds, ...) */
 	int64_t attached_mono_ns;
 	double setup_ms;
+	/* filled when the tool is read: at the end of the window, or early (overhead guard) */
+	struct trace_collected {
+		int done;
+		struct strbuf data;     /* the members of "data", serialized */
+		int64_t collected_mono_ns;
+		uint64_t runs, drops, run_ns, run_cnt;
+		double teardown_ms;
+		char err[512];          /* collect failed: why */
+		char stopped[512];      /* detached before the end of the window: why */
+	} c;
+	const char *raw_dir;        /* the window's raw/ (NULL in a probe): trace_run__write_raw */
 };
 
 struct trace_tool {
@@ -124,8 +135,17 @@ int trace_set__wanted(const char *const *names);
  */
 int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
 		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen);
-/* Kernel-side BPF run time so far of every started tool, or -1 when the kernel does not count it. */
-int64_t trace_set__run_time_ns(const struct trace_set *ts);
+/*
+ * CPU time the tool's programs used so far (ns): the kernel's count when
+ * kernel.bpf_stats_enabled is on, else program runs x the measured per-run
+ * cost of its attach mode. -1 when the run is no longer attached.
+ */
+int64_t trace_run__cost_ns(const struct trace_run *t);
+/*
+ * Read the tool now and detach it, keeping what it gathered; the JSON says
+ * it stopped early and why (the overhead guard). No-op when already read.
+ */
+void trace_run__stop_early(struct trace_run *t, const char *why);
 /*
  * After the window: collect every tool, detach, and write raw/bpf/<tool>.json
  * for each requested one (also those that did not start). 0 or -errno with err
@@ -141,6 +161,8 @@ void trace_set__destroy(struct trace_set *ts);
 int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum);
 /* Write a log2 histogram (slots[i] counts values in [2^i, 2^(i+1)), slot 0 also 0) as an array, trailing zeros cut. */
 void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots);
+/* Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded); 0 or -errno. */
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
 /* A comm from the kernel (16 bytes, maybe not terminated) as a JSON string. */
 void trace__json_comm(struct json *j, const char *comm, size_t cap);
 

@@ -6,6 +6,6 @@ return {
     .. "throughput, I/O sizes, packets), and how it changes over the window.",
   order = 2,
   resources = { "process", "cpu", "memory", "disk", "network", "syscall", "signal", "host" },
-  metrics = { "who", "what", "how" },
+  metrics = { "who", "what", "how", "why" },
   tags = { "default", "proc", "tracing" },
 }

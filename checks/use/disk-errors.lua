@@ -1,12 +1,15 @@
---- Disk errors: device error counters where the driver keeps one, and I/O errors in the kernel log.
+--- Disk errors: device error counters where the driver keeps one, requests completed with an
+-- error (biolatency, block_rq_complete), and I/O errors in the kernel log.
 local disks = require("disks")
+
+local OPS = { "read", "write", "discard", "flush", "other" }
 
 return {
   id = "use.disk-errors",
   title = "Disk errors",
   methodology = "use", resource = "disk", metric = "errors",
-  tags = { "default", "proc" },
-  collect = { "proc.diskstats", "kernel.log" },
+  tags = { "default", "proc", "tracing" },
+  collect = { "proc.diskstats", "kernel.log", "bpf.biolatency" },
 
   run = function(ctx, args)
     local info = ctx.proc.disks()
@@ -30,9 +33,44 @@ return {
           .. ": only SCSI-class drivers keep one; the kernel log below is the fallback")
       end
     end
+    -- every request the block layer completed with an error status, seen by the tracepoint
+    -- (also those the kernel does not log: REQ_QUIET, rate-limited messages)
+    local bl, blwhy = ctx.bpf.biolatency()
+    local bl_txt
+    if bl then
+      local erows, total, completed = {}, 0, 0
+      for _, d in ipairs(bl.disks or {}) do
+        local n, ops = 0, {}
+        for _, op in ipairs(OPS) do
+          local o = d.ops and d.ops[op]
+          if o then
+            completed = completed + (o.completed or 0)
+            if (o.errors or 0) > 0 then
+              n = n + o.errors
+              ops[#ops + 1] = string.format("%s %d of %d", op, o.errors, o.completed or 0)
+            end
+          end
+        end
+        ctx:metric("io_errors", n, { instance = d.name, warn = 1, crit = 10 })
+        total = total + n
+        if n > 0 then erows[#erows + 1] = { d.name, n, table.concat(ops, ", ") } end
+      end
+      if #(bl.disks or {}) == 0 then
+        -- no request completed in the window: none failed (the tool ran and saw every completion)
+        ctx:metric("io_errors", 0, { warn = 1, crit = 10 })
+      end
+      if #erows > 0 then
+        ctx:table { title = "Requests completed with an error (biolatency, block_rq_complete)", columns = { "disk", "errors", "by operation (errors of completed)" }, rows = erows }
+      end
+      bl_txt = string.format("%d of %d block requests completed with an error (tracepoint)", total, completed)
+    else
+      ctx:unknown("io_errors", blwhy)
+    end
+
     local log, why = ctx.proc.kernel_log()
     if not log then
       ctx:unknown("kernel_io_errors", why)
+      if bl_txt then ctx:summary(bl_txt) end
       return
     end
     local boot0 = ctx.window.kernel_clock_start or 0
@@ -53,6 +91,7 @@ return {
     if #rows > 0 then
       ctx:table { title = "I/O errors in the kernel log during the window", columns = { "s after boot", "message" }, rows = rows }
     end
-    ctx:summary(string.format("%d I/O error messages in the kernel log during the window", n))
+    ctx:summary(string.format("%d I/O error messages in the kernel log during the window%s", n,
+      bl_txt and "; " .. bl_txt or ""))
   end,
 }

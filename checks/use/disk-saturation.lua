@@ -1,14 +1,35 @@
---- Disk saturation: I/O waiting in queues (average queue size, await, PSI io).
+--- Disk saturation: I/O waiting in queues (average queue size, await, PSI io), and with
+-- biolatency the time each request waited before the device got it, and the slowest I/Os.
 local disks = require("disks")
 local fmt = require("fmt")
 local tasks = require("tasks")
+local hist = require("hist")
+
+local OPS = { "read", "write", "discard", "flush", "other" }
+
+-- One disk's histogram of `kind` (queue, service, total) over every operation, and the counts.
+local function merged(d, kind)
+  local slots, measured, queued = {}, 0, 0
+  for _, op in ipairs(OPS) do
+    local o = d.ops and d.ops[op]
+    if o then
+      measured = measured + (o.measured or 0)
+      queued = queued + (o.queued or 0)
+      for i, c in ipairs(o[kind] or {}) do slots[i] = (slots[i] or 0) + c end
+    end
+  end
+  for i = 1, #slots do slots[i] = slots[i] or 0 end
+  return slots, measured, queued
+end
+
+local function ms(us) return us and string.format("%.2f", us / 1000) or "-" end
 
 return {
   id = "use.disk-saturation",
   title = "Disk saturation",
   methodology = "use", resource = "disk", metric = "saturation",
-  tags = { "default", "proc" },
-  collect = { "proc.diskstats", "proc.pressure", "proc.stat", "proc.pids" },
+  tags = { "default", "proc", "tracing" },
+  collect = { "proc.diskstats", "proc.pressure", "proc.stat", "proc.pids", "bpf.biolatency" },
   args = {
     warn_queue = { type = "number", default = 4, help = "average requests in flight or queued (aqu-sz)" },
     crit_queue = { type = "number", default = 16, help = "critical aqu-sz" },
@@ -16,6 +37,8 @@ return {
     warn_await_rot_ms = { type = "number", default = 50, help = "average I/O time (rotational disks)" },
     warn_psi_pct = { type = "number", default = 10, help = "% of the window some task stalled on I/O" },
     crit_psi_pct = { type = "number", default = 40, help = "critical PSI io some %" },
+    warn_queue_p99_ms = { type = "number", default = 50, help = "p99 time a request waits before the device gets it (biolatency)" },
+    crit_queue_p99_ms = { type = "number", default = 500, help = "critical queue time p99 (ms)" },
   },
 
   run = function(ctx, args)
@@ -44,6 +67,66 @@ return {
       if #rows > 0 then
         ctx:table { title = "Queues", columns = { "disk", "aqu-sz", "r_await ms", "w_await ms", "rareq KB", "wareq KB", "scheduler", "nr_requests" }, rows = rows }
       end
+    end
+
+    -- biolatency: queue time (insert -> issue) and service time (issue -> complete) per request
+    local bl, blwhy = ctx.bpf.biolatency()
+    local queue_txt = ""
+    if bl then
+      local direct, qrows, worst, worst_p99 = {}, {}, nil, -1
+      local any_measured, any_queued = false, false
+      for _, d in ipairs(bl.disks or {}) do
+        local q, measured, queued = merged(d, "queue")
+        local sv = merged(d, "service")
+        if measured > 0 then
+          any_measured = true
+          local s99 = hist.percentile(sv, 99) / 1000
+          ctx:metric("service_p99_ms", s99, { unit = "ms", instance = d.name })
+          local q99
+          if queued > 0 then
+            any_queued = true
+            q99 = hist.percentile(q, 99) / 1000
+            ctx:metric("queue_p99_ms", q99, { unit = "ms", instance = d.name, warn = args.warn_queue_p99_ms, crit = args.crit_queue_p99_ms })
+            saturated = saturated or q99 >= args.warn_queue_p99_ms
+            if q99 > worst_p99 then worst, worst_p99 = d, q99 end
+          else
+            direct[#direct + 1] = d.name
+          end
+          local q50 = queued > 0 and hist.percentile(q, 50) / 1000
+          qrows[#qrows + 1] = { d.name, measured, queued, q99 and string.format("%.2f", q99) or "-",
+                                q50 and string.format("%.2f", q50) or "-", string.format("%.2f", s99) }
+        end
+      end
+      if not any_measured then
+        ctx:unknown("queue_p99_ms", "biolatency saw no block request both issued and completed in the window")
+        ctx:unknown("service_p99_ms", "biolatency saw no block request both issued and completed in the window")
+      elseif #direct > 0 then
+        -- honest count: these disks' requests went straight to the driver (no scheduler queueing seen)
+        ctx:unknown("queue_p99_ms", "no request on " .. table.concat(direct, ", ")
+          .. " passed through a scheduler queue (no block_rq_insert before the issue: issued directly), so it has a service time only")
+      end
+      if #qrows > 0 then
+        ctx:table { title = "Request queue and service time (biolatency)", columns = { "disk", "I/Os measured", "queued", "queue p99 ms", "queue p50 ms", "service p99 ms" }, rows = qrows }
+      end
+      if worst then
+        queue_txt = string.format("; queue time p99 %.2f ms on %s", worst_p99, worst.name)
+      end
+      if worst and any_queued then
+        hist.table(ctx, "Queue time on " .. worst.name .. " (biolatency, insert to issue)", (merged(worst, "queue")), "us")
+      end
+      local srows = {}
+      for i, io in ipairs(bl.slowest or {}) do
+        if i > 10 then break end
+        srows[#srows + 1] = { io.pid, io.comm, io.disk, io.op, string.format("%.1f", (io.bytes or 0) / 1024),
+                              ms(io.queue_us), ms(io.service_us), ms(io.total_us) }
+      end
+      if #srows > 0 then
+        ctx:table { title = "Slowest I/Os (biolatency; pid and comm of the thread that queued or issued the request)",
+                    columns = { "pid", "comm", "disk", "op", "KB", "queue ms", "service ms", "total ms" }, rows = srows }
+      end
+    else
+      ctx:unknown("queue_p99_ms", blwhy)
+      ctx:unknown("service_p99_ms", blwhy)
     end
 
     local psi, pwhy = ctx.proc.pressure("io")
@@ -78,8 +161,8 @@ return {
       if x and x.aqu_sz >= worst_q then worst_q, worst_d = x.aqu_sz, d.name end
     end
     if worst_d then
-      ctx:summary(string.format("deepest queue on %s: %.2f requests on average%s", worst_d, worst_q,
-        saturated and ": I/O waits" or ""))
+      ctx:summary(string.format("deepest queue on %s: %.2f requests on average%s%s", worst_d, worst_q,
+        queue_txt, saturated and ": I/O waits" or ""))
     end
   end,
 }

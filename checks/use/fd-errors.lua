@@ -1,13 +1,76 @@
---- File descriptor errors: EMFILE/ENFILE failures. /proc keeps no count of them.
+--- File descriptor errors: EMFILE/ENFILE failures, per process (BPF syscount). /proc keeps no count of them.
+local fmt = require("fmt")
+
 return {
   id = "use.fd-errors",
   title = "File descriptor errors",
   methodology = "use", resource = "fd", metric = "errors",
-  tags = { "default", "proc" },
-  collect = {},
+  tags = { "default", "proc", "tracing" },
+  collect = { "bpf.syscount" },
+  args = {
+    -- A failure to get a descriptor is a failed request (an accept dropped, a file
+    -- not written): in the USE method any error is worth a look.
+    warn_failures = { type = "number", default = 1, help = "EMFILE/ENFILE failures in the window that warn" },
+    top = { type = "number", default = 10, help = "rows per table" },
+  },
 
   run = function(ctx, args)
-    ctx:unknown("emfile_enfile_errors", "the kernel keeps no counter of EMFILE/ENFILE failures: "
-      .. "seeing them needs syscall tracing of return codes (BPF), which this version does not collect")
+    local d, info = ctx.bpf.syscount()
+    if not d then
+      -- the kernel counts them nowhere else
+      ctx:unknown("emfile_enfile_errors", info)
+      return
+    end
+    local function is_fd_error(e)
+      if e.errno_name then return e.errno_name == "EMFILE" or e.errno_name == "ENFILE" end
+      return e.errno == 24 or e.errno == 23 -- errno-base values, the same on every architecture
+    end
+    local total, emfile, enfile = 0, 0, 0
+    for _, e in ipairs(d.errors_by_syscall or {}) do
+      if is_fd_error(e) then
+        total = total + e.count
+        if e.errno == 24 then emfile = emfile + e.count else enfile = enfile + e.count end
+      end
+    end
+    ctx:metric("emfile_enfile_errors", total, { unit = "failures", warn = args.warn_failures })
+    ctx:metric("emfile_errors", emfile, { unit = "failures" })
+    ctx:metric("enfile_errors", enfile, { unit = "failures" })
+    if (info.drops or 0) > 0 then
+      ctx:note(string.format("syscount lost %d map entries (full maps): failures may be undercounted", info.drops))
+    end
+    if total == 0 then
+      ctx:summary("no syscall failed with EMFILE or ENFILE in the window")
+      return
+    end
+
+    -- per process and syscall; summed per process for the culprits
+    local per, order, rows = {}, {}, {}
+    for _, e in ipairs(d.process_errors or {}) do
+      if is_fd_error(e) then
+        if not per[e.pid] then
+          per[e.pid] = { pid = e.pid, comm = e.comm, count = 0 }
+          order[#order + 1] = per[e.pid]
+        end
+        per[e.pid].count = per[e.pid].count + e.count
+        if #rows < args.top then
+          rows[#rows + 1] = { e.pid, e.comm, e.name or ("#" .. tostring(e.id)), e.errno_name or tostring(e.errno), fmt.num(e.count) }
+        end
+      end
+    end
+    table.sort(order, function(a, b) return a.count > b.count end)
+    ctx:table { title = "EMFILE/ENFILE failures by process and syscall (syscount)",
+                columns = { "pid", "process", "syscall", "error", "failures" }, rows = rows }
+    for i = 1, math.min(3, #order) do
+      ctx:culprit { pid = order[i].pid, comm = order[i].comm, share = order[i].count / total }
+    end
+    local top = order[1]
+    ctx:summary(string.format("%d syscalls failed for want of a file descriptor (%d EMFILE: the process's limit, %d ENFILE: the system's)%s",
+      total, emfile, enfile, top and string.format("; most: %s (pid %d), %d", top.comm, top.pid, top.count) or ""))
+    if emfile > 0 then
+      ctx:next("compare the process's open fds with its limit (ls /proc/PID/fd | wc -l; grep 'open files' /proc/PID/limits): a leak, or a limit too low (ulimit -n, LimitNOFILE=)")
+    end
+    if enfile > 0 then
+      ctx:next("the system file table is full: cat /proc/sys/fs/file-nr against fs.file-max")
+    end
   end,
 }

@@ -1,13 +1,74 @@
---- Task errors: fork/clone failures (EAGAIN, ENOMEM). /proc keeps no count of them.
+--- Task errors: fork/clone failures (EAGAIN, ENOMEM), per process (BPF syscount). /proc keeps no count of them.
+local fmt = require("fmt")
+
+local FORKS = { fork = true, vfork = true, clone = true, clone3 = true }
+
 return {
   id = "use.task-errors",
   title = "Task creation errors",
   methodology = "use", resource = "task", metric = "errors",
-  tags = { "default", "proc" },
-  collect = {},
+  tags = { "default", "proc", "tracing" },
+  collect = { "bpf.syscount" },
+  args = {
+    -- A failed fork is a request that was not served (a worker not started, a
+    -- command not run): in the USE method any error is worth a look.
+    warn_failures = { type = "number", default = 1, help = "fork/clone failures (EAGAIN, ENOMEM) in the window that warn" },
+    top = { type = "number", default = 10, help = "rows per table" },
+  },
 
   run = function(ctx, args)
-    ctx:unknown("fork_failures", "the kernel keeps no counter of failed fork/clone calls: "
-      .. "seeing them needs syscall tracing of return codes (BPF), which this version does not collect")
+    local d, info = ctx.bpf.syscount()
+    if not d then
+      -- the kernel counts them nowhere else
+      ctx:unknown("fork_failures", info)
+      return
+    end
+    local function is_fork_error(e)
+      if not (e.name and FORKS[e.name]) then return false end
+      return e.errno_name == "EAGAIN" or e.errno_name == "ENOMEM"
+    end
+    local total, eagain, enomem = 0, 0, 0
+    for _, e in ipairs(d.errors_by_syscall or {}) do
+      if is_fork_error(e) then
+        total = total + e.count
+        if e.errno_name == "EAGAIN" then eagain = eagain + e.count else enomem = enomem + e.count end
+      end
+    end
+    ctx:metric("fork_failures", total, { unit = "failures", warn = args.warn_failures })
+    ctx:metric("fork_eagain", eagain, { unit = "failures" })
+    ctx:metric("fork_enomem", enomem, { unit = "failures" })
+    if (info.drops or 0) > 0 then
+      ctx:note(string.format("syscount lost %d map entries (full maps): failures may be undercounted", info.drops))
+    end
+    if total == 0 then
+      ctx:summary("no fork, vfork, clone or clone3 failed with EAGAIN or ENOMEM in the window")
+      return
+    end
+
+    local per, order, rows = {}, {}, {}
+    for _, e in ipairs(d.process_errors or {}) do
+      if is_fork_error(e) then
+        if not per[e.pid] then
+          per[e.pid] = { pid = e.pid, comm = e.comm, count = 0 }
+          order[#order + 1] = per[e.pid]
+        end
+        per[e.pid].count = per[e.pid].count + e.count
+        if #rows < args.top then
+          rows[#rows + 1] = { e.pid, e.comm, e.name, e.errno_name, fmt.num(e.count) }
+        end
+      end
+    end
+    table.sort(order, function(a, b) return a.count > b.count end)
+    ctx:table { title = "Failed fork/clone calls by process (syscount)",
+                columns = { "pid", "process", "syscall", "error", "failures" }, rows = rows }
+    for i = 1, math.min(3, #order) do
+      ctx:culprit { pid = order[i].pid, comm = order[i].comm, share = order[i].count / total }
+    end
+    local top = order[1]
+    ctx:summary(string.format("%d fork/clone calls failed (%d EAGAIN: a process or thread limit, %d ENOMEM)%s",
+      total, eagain, enomem, top and string.format("; most: %s (pid %d), %d", top.comm, top.pid, top.count) or ""))
+    if eagain > 0 then
+      ctx:next("EAGAIN: RLIMIT_NPROC of the user (ulimit -u), the pids cgroup's pids.max, kernel.threads-max or kernel.pid_max")
+    end
   end,
 }

@@ -1,4 +1,5 @@
---- What: the network workload (packets and bytes per interface, TCP connection rates).
+--- What: the network workload (packets and bytes per interface, TCP connection rates,
+--- the connections retransmitting most: BPF tcpretrans).
 local net = require("net")
 local fmt = require("fmt")
 
@@ -6,8 +7,8 @@ return {
   id = "workload.network-what",
   title = "What: network traffic",
   methodology = "workload", resource = "network", metric = "what",
-  tags = { "default", "proc" },
-  collect = { "proc.netdev", "proc.snmp" },
+  tags = { "default", "proc", "tracing" },
+  collect = { "proc.netdev", "proc.snmp", "bpf.tcpretrans" },
 
   run = function(ctx, args)
     local list, why = net.interfaces(ctx)
@@ -22,6 +23,27 @@ return {
         fmt.bytes(s:rate("rx_bytes") or 0) .. "/s", fmt.bytes(s:rate("tx_bytes") or 0) .. "/s" }
     end
     ctx:table { title = "Traffic per interface", columns = { "interface", "rx pkt/s", "tx pkt/s", "rx", "tx" }, rows = rows }
+    -- Which connections retransmit: every namespace (tcpretrans), not only sonde's.
+    local rt, rwhy = ctx.bpf.tcpretrans()
+    if rt then
+      -- the seconds it traced: attached before the window, read after it
+      local secs = (rwhy.traced_to_s or 0) - (rwhy.traced_from_s or 0)
+      if secs <= 0 then secs = math.max(ctx.window.seconds, 1e-9) end
+      ctx:metric("tcp_retransmits_per_s", rt.retransmits / secs, { unit = "/s" })
+      local rrows = {}
+      for _, f in ipairs(rt.flows or {}) do
+        if #rrows >= 10 or f.retransmits == 0 then break end
+        local fam = f.family == "ipv6" and "[%s]:%d" or "%s:%d"
+        rrows[#rrows + 1] = { string.format(fam, f.laddr, f.lport), string.format(fam, f.raddr, f.rport),
+                              f.state, f.retransmits, string.format("%.1f", f.retransmits / secs) }
+      end
+      if #rrows > 0 then
+        ctx:table { title = "Connections retransmitting most (tcpretrans)",
+                    columns = { "local", "remote", "state", "retransmits", "per second" }, rows = rrows }
+      end
+    else
+      ctx:unknown("tcp_retransmits_per_s", rwhy)
+    end
     local snmp = ctx.proc.snmp()
     if snmp then
       local active, passive = snmp:rate("Tcp.ActiveOpens") or 0, snmp:rate("Tcp.PassiveOpens") or 0

@@ -24,6 +24,12 @@ return {
       ctx:unknown("top_processes", why)
       return
     end
+    local hide = ctx.host.proc_hidepid
+    if hide and hide ~= "0" and hide ~= "off" and ctx.host.euid ~= 0 then
+      ctx:unknown("other_users_processes", string.format(
+        "/proc is mounted with hidepid=%s and sonde ran as uid %s: other users' processes are hidden from it (run it as root)",
+        hide, tostring(ctx.host.euid)))
+    end
     local hz, secs = ctx.host.clk_tck, math.max(ctx.window.seconds, 1e-9)
     local by_cpu = tasks.top(list, function(t) return tasks.cpu_seconds(t, hz) end, args.top)
     table_of(ctx, "By CPU (share of one CPU over the window)", by_cpu, "CPU",

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * profile: on-CPU stack sampling. One perf_event per online CPU (software
+ * cpu-clock, so it works in VM guests without a PMU) runs this program at a
+ * fixed frequency; it counts the sample under (tgid, pid, comm, kernel stack
+ * id, user stack id). Stacks go to a STACK_TRACE map, deduplicated by the
+ * kernel, so a hot loop costs one map entry however many samples it gets.
+ *
+ * Without BPF_F_REUSE_STACKID a stack that collides with another in the
+ * stack map is not stored (-EEXIST) instead of silently overwriting a stack
+ * other keys already point to: such samples keep their count with a lost
+ * stack, and are counted.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "sonde.bpf.h"
+#include "profile.h"
+
+#define EFAULT 14
+#define PF_KTHREAD 0x00200000
+
+const volatile __u32 targ_self_tgid = 0; /* sonde: its own samples are left out */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PROFILE_MAX_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PROFILE_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_MAX_KEYS);
+	__type(key, struct profile_key);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROFILE_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} pstats SEC(".maps");
+
+static __always_inline void pcount(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&pstats, &which);
+
+	if (v)
+		(*v)++;
+}
+
+SEC("perf_event")
+int do_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), zero = 0, *v;
+	struct task_struct *task;
+	struct profile_key key = {};
+
+	sonde_count(SONDE_STAT_RUNS);
+	pcount(PROFILE_SAMPLES);
+	key.tgid = id >> 32;
+	key.pid = (__u32)id;
+	if (!key.pid) {
+		pcount(PROFILE_IDLE);
+		return 0;
+	}
+	if (key.tgid == targ_self_tgid)
+		return 0;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	key.kstack = bpf_get_stackid(ctx, &stacks, 0);
+	key.ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	/* -EFAULT for the kernel stack is a sample taken in user mode: nothing to walk. */
+	if (key.kstack < 0 && key.kstack != -EFAULT)
+		pcount(PROFILE_KSTACK_LOST);
+	if (key.ustack < 0) {
+		task = (struct task_struct *)bpf_get_current_task();
+		if (key.ustack != -EFAULT)
+			pcount(PROFILE_USTACK_LOST);
+		else if (!(BPF_CORE_READ(task, flags) & PF_KTHREAD))
+			pcount(PROFILE_USTACK_FAULT);
+	}
+	v = bpf_map_lookup_elem(&counts, &key);
+	if (!v) {
+		bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&counts, &key);
+		if (!v) {
+			pcount(PROFILE_KEYS_DROPPED);
+			sonde_count(SONDE_STAT_DROPS);
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(v, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,136 @@
+--- Why the CPUs are busy: on-CPU stack samples (BPF profile), the functions and stacks that use them.
+local fmt = require("fmt")
+
+-- frames of a folded stack "comm;f1;f2;...;leaf": the comm, then the frames
+local function split(folded)
+  local parts = {}
+  for f in string.gmatch(folded, "[^;]+") do parts[#parts + 1] = f end
+  local comm = table.remove(parts, 1)
+  return comm, parts
+end
+
+-- the last n frames of a stack, leaf last, for a table cell
+local function tail(frames, n)
+  local from = math.max(#frames - n + 1, 1)
+  local out = {}
+  for i = from, #frames do out[#out + 1] = frames[i] end
+  local s = table.concat(out, " < ")
+  if from > 1 then s = "... " .. s end
+  return s
+end
+
+local function top_of(map, n)
+  local list = {}
+  for name, v in pairs(map) do list[#list + 1] = { name = name, value = v } end
+  table.sort(list, function(a, b) if a.value ~= b.value then return a.value > b.value end return a.name < b.name end)
+  local out = {}
+  for i = 1, math.min(n, #list) do out[i] = list[i] end
+  return out
+end
+
+return {
+  id = "workload.cpu-why",
+  title = "Why: where the CPU time goes (on-CPU profile)",
+  methodology = "workload", resource = "cpu", metric = "why",
+  tags = { "default", "tracing" },
+  collect = { "bpf.profile" },
+  args = {
+    top = { type = "number", default = 15, help = "functions listed" },
+    top_procs = { type = "number", default = 3, help = "processes whose top stacks are listed" },
+    stacks_per_proc = { type = "number", default = 3, help = "stacks listed per process" },
+  },
+
+  run = function(ctx, args)
+    local d, why = ctx.bpf.profile()
+    if not d then
+      ctx:unknown("top_functions", why)
+      return
+    end
+    local total = d.total or 0
+    ctx:metric("samples", d.samples or 0, { unit = "samples" })
+    ctx:metric("busy_samples", total, { unit = "samples" })
+    ctx:metric("lost_samples", d.lost_samples or 0, { unit = "samples" })
+    if d.kernel_symbols ~= "ok" then ctx:unknown("kernel_frames", d.kernel_symbols) end
+    if total == 0 then
+      ctx:unknown("top_functions", string.format("no thread was on a CPU at any of the %d samples (%d Hz on %d CPUs): the CPUs were idle",
+        d.samples or 0, d.frequency_hz or 0, d.cpus or 0))
+      return
+    end
+    local unknown_pct = d.frames > 0 and 100 * d.unknown_frames / d.frames or 0
+    ctx:metric("unknown_frames_pct", unknown_pct, { unit = "%" })
+    local broken_pct = 100 * (d.broken and d.broken.count or 0) / total
+    ctx:metric("broken_stacks_pct", broken_pct, { unit = "%" })
+
+    -- self: the leaf frame; total: every function on the stack, once per stack
+    local self, incl = {}, {}
+    for _, s in ipairs(d.stacks or {}) do
+      local _, frames = split(s.folded)
+      if #frames > 0 then
+        local leaf = frames[#frames]
+        self[leaf] = (self[leaf] or 0) + s.count
+        local seen = {}
+        for _, f in ipairs(frames) do
+          if not seen[f] then
+            seen[f] = true
+            incl[f] = (incl[f] or 0) + s.count
+          end
+        end
+      end
+    end
+    local rows = {}
+    for _, e in ipairs(top_of(self, args.top)) do
+      rows[#rows + 1] = { e.name, e.value, fmt.pct(100 * e.value / total), fmt.pct(100 * (incl[e.name] or 0) / total) }
+    end
+    ctx:table { title = "Top on-CPU functions by self samples (the function was running)",
+                columns = { "function", "samples", "self", "total" }, rows = rows }
+    rows = {}
+    for _, e in ipairs(top_of(incl, args.top)) do
+      rows[#rows + 1] = { e.name, e.value, fmt.pct(100 * e.value / total), fmt.pct(100 * (self[e.name] or 0) / total) }
+    end
+    ctx:table { title = "Top on-CPU functions by total samples (running, or calling what ran)",
+                columns = { "function", "samples", "total", "self" }, rows = rows }
+
+    rows = {}
+    for i, p in ipairs(d.processes or {}) do
+      if i > args.top_procs then break end
+      local shown = 0
+      for _, s in ipairs(d.stacks or {}) do
+        if s.tgid == p.tgid then
+          local _, frames = split(s.folded)
+          rows[#rows + 1] = { p.tgid, s.comm, s.count, fmt.pct(100 * s.count / total), tail(frames, 6) }
+          shown = shown + 1
+          if shown >= args.stacks_per_proc then break end
+        end
+      end
+    end
+    ctx:table { title = "Top stacks of the busiest processes (leaf last)",
+                columns = { "pid", "thread", "samples", "of busy", "stack" }, rows = rows }
+
+    local top = d.processes and d.processes[1]
+    if top then
+      ctx:culprit { pid = top.tgid, comm = top.comm, share = top.count / total }
+    end
+    if d.unknown_frames > 0 then
+      local parts = {}
+      for k, v in pairs(d.unknown_reasons or {}) do parts[#parts + 1] = string.format("%s %d", k, v) end
+      table.sort(parts)
+      ctx:note(string.format("%d of %d frames are [unknown] (%s)", d.unknown_frames, d.frames, table.concat(parts, ", ")))
+    end
+    if broken_pct >= 20 then
+      ctx:next(string.format("%.0f%% of the samples have broken user stacks: %s", broken_pct, d.broken.fix))
+    end
+    if (d.lost_samples or 0) > 0 then
+      ctx:note(string.format("%d samples lost their stack (stack map full or colliding: kernel %d, user %d; counts map full %d)",
+        d.lost_samples, d.lost.kernel_stack, d.lost.user_stack, d.lost.counts_full))
+    end
+    -- the hottest named function ([unknown] stays in the tables, where it is counted)
+    local leaf
+    for _, e in ipairs(top_of(self, 5)) do
+      if e.name ~= "[unknown]" then leaf = e break end
+    end
+    ctx:summary(string.format("%d on-CPU samples at %d Hz on %d CPUs; busiest process %s (pid %d) with %s of them; hottest function %s (%s self)",
+      total, d.frequency_hz, d.cpus, top and top.comm or "?", top and top.tgid or 0,
+      fmt.pct(100 * (top and top.count or 0) / total), leaf and leaf.name or "?",
+      fmt.pct(100 * (leaf and leaf.value or 0) / total)))
+  end,
+}

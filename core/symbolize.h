@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Addresses to function names, for the stack samplers (profile, offcputime).
+ *
+ * Kernel: /proc/kallsyms, sorted once, binary search. User: a snapshot of
+ * /proc/PID/maps (executable mappings only) per process, the mapped file's
+ * ELF .symtab (or its separate debug file found by build-id, or .dynsym), and
+ * /tmp/perf-PID.map for JIT code. ELF symbol tables are cached per file
+ * (device, inode) and shared between files of the same build-id.
+ *
+ * A frame that cannot be named is "[unknown]", never a guess: the nearest
+ * symbol is used only when the address is inside its size (or the symbol has
+ * no size). Why each unknown frame is unknown is counted (enum sym_why).
+ *
+ * Not thread-safe: one thread at a time (the samplers snapshot from their
+ * poller thread during the window and symbolize after joining it).
+ */
+#ifndef SONDE_SYMBOLIZE_H
+#define SONDE_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYM_UNKNOWN "[unknown]"
+
+enum sym_why {
+	SYM_OK,
+	SYM_KERNEL_HIDDEN,   /* /proc/kallsyms shows zero addresses (kptr_restrict) or is unreadable */
+	SYM_KERNEL_NONE,     /* below the first kernel symbol */
+	SYM_PROC_GONE,       /* the process exited before its maps were read */
+	SYM_NO_MAPPING,      /* no executable mapping, nor JIT map entry, holds the address */
+	SYM_FILE_UNREADABLE, /* the mapped file could not be opened or is not ELF */
+	SYM_NO_SYMBOL,       /* the file has no symbol covering the address (stripped) */
+	SYM_WHY_NR,
+};
+
+/* What a process's maps were when read. */
+enum sym_proc {
+	SYM_PROC_USER,   /* has executable mappings */
+	SYM_PROC_KERNEL, /* maps readable and empty: a kernel thread */
+	SYM_PROC_EXITED, /* gone before its maps were read */
+	SYM_PROC_FULL,   /* not snapshotted: too many processes (bounded) */
+};
+
+struct symbolizer;
+
+struct symbolizer_stats {
+	uint64_t procs, procs_exited, procs_full, elf_files, elf_unreadable, elf_symbols;
+	uint64_t jit_symbols, kernel_symbols;
+	uint64_t unknown[SYM_WHY_NR]; /* frames asked for, by why they were unknown */
+};
+
+struct symbolizer *symbolizer__new(void);
+void symbolizer__free(struct symbolizer *s);
+
+/*
+ * Read and sort the kernel's symbols (path NULL: /proc/kallsyms). 0, or
+ * -errno with the reason kernel frames will be unknown (symbolizer__kernel_why).
+ * Called lazily by symbolizer__kernel when not called before.
+ */
+int symbolizer__kernel_load(struct symbolizer *s, const char *path);
+const char *symbolizer__kernel_why(const struct symbolizer *s); /* "" when kernel symbols are known */
+/* The function holding a kernel address, or SYM_UNKNOWN; why (may be NULL) says why not. */
+const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr, enum sym_why *why);
+
+/*
+ * Read /proc/PID/maps (and /tmp/perf-PID.map) once for tgid, so its frames can
+ * be named after it exits. Later calls for the same tgid return the first
+ * outcome without reading again.
+ */
+enum sym_proc symbolizer__snapshot(struct symbolizer *s, int tgid);
+/* The function holding a user address of tgid (snapshotting it if not yet), or SYM_UNKNOWN. */
+const char *symbolizer__user(struct symbolizer *s, int tgid, uint64_t addr, enum sym_why *why);
+/* The file mapped at a user address and its GNU build-id (hex, "" if none); -ENOENT if none. */
+int symbolizer__module(struct symbolizer *s, int tgid, uint64_t addr, const char **path,
+		       const char **build_id);
+
+const char *symbolizer__why_text(enum sym_why w); /* "process exited before its maps were read" */
+const char *symbolizer__why_key(enum sym_why w);  /* "process_exited" (JSON keys) */
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+#endif
