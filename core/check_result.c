@@ -43,6 +43,7 @@ void check_result__free(struct check_result *r)
 		free(e->rows);
 		strv__free(&e->columns);
 		free(e->values);
+		strv__free(&e->stacks);
 	}
 	free(r->evidence);
 	strv__free(&r->next);
@@ -135,6 +136,11 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		for (size_t k = 0; k < e->nvalues; k++)
 			put_f64(sb, e->values[k]);
 		put_f64(sb, e->step_s);
+		put_strv(sb, &e->stacks);
+		put_u64(sb, e->total);
+		put_u64(sb, e->stacks_in);
+		put_u64(sb, e->other);
+		put_u64(sb, e->depth_cut);
 	}
 	put_strv(sb, &r->next);
 	put_str(sb, r->summary);
@@ -308,7 +314,9 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 		size_t nrows, nvalues;
 		uint64_t kind = get_u64(&rb);
 
-		e->kind = kind <= EV_NOTE ? (enum evidence_kind)kind : EV_NOTE;
+		if (kind > EV_FLAMEGRAPH)
+			rb.bad = 1;
+		e->kind = kind <= EV_FLAMEGRAPH ? (enum evidence_kind)kind : EV_NOTE;
 		e->title = get_str(&rb);
 		e->unit = get_str(&rb);
 		get_strv(&rb, &e->columns);
@@ -326,6 +334,14 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 		for (size_t k = 0; k < nvalues && !rb.bad; k++)
 			e->values[e->nvalues++] = get_f64(&rb);
 		e->step_s = get_f64(&rb);
+		get_strv(&rb, &e->stacks);
+		e->total = get_u64(&rb);
+		e->stacks_in = get_u64(&rb);
+		e->other = get_u64(&rb);
+		e->depth_cut = get_u64(&rb);
+		/* A flame graph's counts are its values, one per stack. */
+		if (e->kind == EV_FLAMEGRAPH && e->stacks.n != e->nvalues)
+			rb.bad = 1;
 	}
 	get_strv(&rb, &r->next);
 	r->summary = get_str(&rb);

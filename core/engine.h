@@ -111,7 +111,7 @@ struct culprit {
 	double share;
 };
 
-enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE };
+enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH };
 
 struct evidence {
 	enum evidence_kind kind;
@@ -122,6 +122,15 @@ struct evidence {
 	double *values; /* series */
 	size_t nvalues;
 	double step_s;  /* series: seconds between values */
+	/*
+	 * flamegraph (core/flamegraph.h): stacks "root;...;leaf", counts in
+	 * values (parallel), largest first; what the bounds cut is counted.
+	 */
+	struct strv stacks;
+	uint64_t total;     /* sum of all counts, cut stacks included */
+	uint64_t stacks_in; /* distinct stacks given */
+	uint64_t other;     /* count merged into the "[other]" stack */
+	uint64_t depth_cut; /* stacks cut at FG_MAX_DEPTH frames */
 };
 
 struct check_result {

@@ -35,6 +35,7 @@
 
 #include "html.h"
 #include "json.h"
+#include "sha256.h"
 
 /* Heading ids longer than this are cut; they only need to be distinct. */
 #define SLUG_MAX 64
@@ -51,6 +52,8 @@
 
 struct html_render {
 	struct strbuf *out;
+	const struct html_extras *ex;
+	unsigned char *embedded; /* ex->embeds[i] already placed once */
 	char **slugs;
 	size_t nr_slugs, slugs_cap;
 	int failed; /* an allocation failed somewhere; the page is dropped */
@@ -710,6 +713,37 @@ static void render_node(struct html_render *r, cmark_node *node)
 	free(html);
 }
 
+/*
+ * "<!-- sonde:embed N -->" alone in an HTML block: report.c's marker for a
+ * fragment it rendered itself (a flame graph). Data cannot write it: every
+ * string reaches report.md through md__escape, which escapes '<'. Were one
+ * forged anyway, it could only place one of sonde's own fragments. Each is
+ * placed once; a second marker for it says where it is.
+ */
+static int render_embed(struct html_render *r, cmark_node *node)
+{
+	static const char pre[] = "<!-- sonde:embed ";
+	const char *lit = cmark_node_get_literal(node), *p;
+	unsigned long idx = 0;
+
+	if (!r->ex || !lit || strncmp(lit, pre, sizeof(pre) - 1))
+		return 0;
+	p = lit + sizeof(pre) - 1;
+	if (*p < '0' || *p > '9')
+		return 0;
+	for (; *p >= '0' && *p <= '9' && idx < 1000000; p++)
+		idx = idx * 10 + (unsigned long)(*p - '0');
+	if (strcmp(p, " -->\n") || idx >= r->ex->nembeds || !r->ex->embeds[idx])
+		return 0;
+	if (r->embedded[idx]) {
+		strbuf__puts(r->out, "<p class=\"fg-seen\">(The flame graph is shown above.)</p>\n");
+		return 1;
+	}
+	r->embedded[idx] = 1;
+	strbuf__puts(r->out, r->ex->embeds[idx]);
+	return 1;
+}
+
 static void render_markdown(struct html_render *r, const char *md, size_t len)
 {
 	struct src_lines lines;
@@ -734,6 +768,10 @@ static void render_markdown(struct html_render *r, const char *md, size_t len)
 		case CMARK_NODE_HEADING:
 			render_heading(r, node);
 			break;
+		case CMARK_NODE_HTML_BLOCK:
+			if (!render_embed(r, node))
+				render_node(r, node);
+			break;
 		default:
 			render_node(r, node);
 			break;
@@ -750,17 +788,70 @@ static const char page_head[] =
 	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	"style-src 'unsafe-inline'; img-src data:\"><title>";
 
+static void base64(struct strbuf *sb, const uint8_t *p, size_t n)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		char q[4];
+
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		q[0] = tab[v >> 18 & 63];
+		q[1] = tab[v >> 12 & 63];
+		q[2] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		q[3] = i + 2 < n ? tab[v & 63] : '=';
+		strbuf__append(sb, q, 4);
+	}
+}
+
 char *html__render_page(const char *md, size_t mdlen, const char *title, const char *css)
 {
+	return html__render_page_ex(md, mdlen, title, css, NULL);
+}
+
+char *html__render_page_ex(const char *md, size_t mdlen, const char *title, const char *css,
+			   const struct html_extras *ex)
+{
 	struct strbuf out = { 0 };
-	struct html_render r = { .out = &out };
+	struct html_render r = { .out = &out, .ex = ex };
+	const char *script = ex ? ex->script : NULL;
 	size_t i;
 
 	if (!md) {
 		md = "";
 		mdlen = 0;
 	}
+	/* Our script must not be able to end its own element early. */
+	if (script && (strstr(script, "</") || strstr(script, "<!--")))
+		return NULL;
+	if (ex && ex->nembeds) {
+		r.embedded = calloc(ex->nembeds, 1);
+		if (!r.embedded)
+			return NULL;
+	}
 	strbuf__puts(&out, page_head);
+	if (script) {
+		/*
+		 * Only this exact script may run: the policy names its hash, so
+		 * nothing else (no handler attribute, no injected element) would
+		 * execute even if an escape were missed.
+		 */
+		uint8_t d[32];
+		struct sha256 h;
+
+		out.len -= strlen("\"><title>");
+		sha256__init(&h);
+		sha256__update(&h, script, strlen(script));
+		sha256__final(&h, d);
+		strbuf__puts(&out, "; script-src 'sha256-");
+		base64(&out, d, sizeof(d));
+		strbuf__puts(&out, "'\"><title>");
+	}
 	if (title)
 		html_escape(&out, title, strlen(title));
 	strbuf__puts(&out, "</title><style>\n");
@@ -768,7 +859,14 @@ char *html__render_page(const char *md, size_t mdlen, const char *title, const c
 		strbuf__puts(&out, css);
 	strbuf__puts(&out, "</style></head><body><main>\n");
 	render_markdown(&r, md, mdlen);
-	strbuf__puts(&out, "</main></body></html>\n");
+	strbuf__puts(&out, "</main>");
+	if (script) {
+		strbuf__puts(&out, "<script>");
+		strbuf__puts(&out, script);
+		strbuf__puts(&out, "</script>");
+	}
+	strbuf__puts(&out, "</body></html>\n");
+	free(r.embedded);
 
 	for (i = 0; i < r.nr_slugs; i++)
 		free(r.slugs[i]);

@@ -5,7 +5,7 @@
  * pipe tables, which plain CommonMark lacks, are recognised from the source
  * lines of a paragraph and rendered here, each cell's inline content again by
  * cmark. The page is one self-contained file: inline CSS, no scripts from
- * data, no external resources.
+ * data (sonde's own flame graph script only), no external resources.
  */
 #ifndef SONDE_HTML_H
 #define SONDE_HTML_H
@@ -19,6 +19,22 @@
  * string or NULL on allocation failure.
  */
 char *html__render_page(const char *md, size_t mdlen, const char *title, const char *css);
+
+/*
+ * Fragments sonde rendered itself (flame graphs), each placed where report.md
+ * has an HTML block "<!-- sonde:embed N -->" (N indexes embeds; anything else
+ * there is dropped as raw HTML is), and the page's one script (a constant,
+ * never data; allowed by hash in the Content-Security-Policy). NULL entries
+ * and a NULL script are fine.
+ */
+struct html_extras {
+	const char *const *embeds;
+	size_t nembeds;
+	const char *script;
+};
+
+char *html__render_page_ex(const char *md, size_t mdlen, const char *title, const char *css,
+			   const struct html_extras *ex);
 
 /*
  * Escape a string for use inside a Markdown table cell or paragraph: markup

@@ -2,7 +2,7 @@
 /*
  * ctx methods through which a check reports: metrics with thresholds (the
  * runner, not the script, derives ok/warn/crit), known unknowns, culprits,
- * evidence (tables, per-second series, notes), a summary sentence and
+ * evidence (tables, per-second series, notes, flame graphs), a summary sentence and
  * suggested next steps. Everything a check hands over is bounded here so a
  * runaway or hostile check cannot blow up the report.
  */
@@ -13,6 +13,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "flamegraph.h"
 #include "lua_modules.h"
 
 #define MAX_METRICS 256
@@ -337,10 +338,85 @@ static int report_note(lua_State *L)
 	return 0;
 }
 
+/*
+ * ctx:flamegraph{ title =, folded = "a;b;c 12\n..." or { "a;b;c 12", ... },
+ *                 unit = "samples" | "us" }
+ * Folded stacks, root first; bounded and merged in core/flamegraph.c. Input
+ * is checked before anything is allocated in C, and the C side raises only
+ * after freeing, so an error never leaks the builder.
+ */
+static int report_flamegraph(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct fg_fold *f = NULL;
+	struct evidence *e;
+	char err[160] = "";
+	char *title, *unit;
+	int ty, rc = 0;
+	lua_Integer n = 0;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	ty = lua_getfield(L, 2, "folded");
+	if (ty == LUA_TTABLE) {
+		n = (lua_Integer)lua_rawlen(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+				return luaL_error(L, "flamegraph folded[%d] must be a string", (int)i);
+			lua_pop(L, 1);
+		}
+	} else if (ty != LUA_TSTRING) {
+		return luaL_argerror(L, 2, "flamegraph needs folded = \"a;b;c 12\n...\" or a list");
+	}
+	unit = text_field(L, 2, "unit");
+	if (unit && strcmp(unit, "samples") && strcmp(unit, "us")) {
+		free(unit);
+		return luaL_argerror(L, 2, "flamegraph unit must be \"samples\" or \"us\"");
+	}
+	title = text_field(L, 2, "title");
+	f = flamegraph__fold_new();
+	if (!f) {
+		rc = -1;
+		snprintf(err, sizeof(err), "out of memory");
+	} else if (ty == LUA_TSTRING) {
+		size_t len;
+		const char *s = lua_tolstring(L, -1, &len);
+
+		rc = flamegraph__fold_text(f, s, len, err, sizeof(err));
+	} else {
+		for (lua_Integer i = 1; i <= n && !rc; i++) {
+			size_t len;
+			const char *s;
+
+			lua_rawgeti(L, -1, i);
+			s = lua_tolstring(L, -1, &len);
+			rc = flamegraph__fold_text(f, s, len, err, sizeof(err));
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+	e = rc ? NULL : new_evidence(L, r, EV_FLAMEGRAPH);
+	if (e) {
+		e->title = title;
+		e->unit = unit ? unit : strdup("samples");
+		title = unit = NULL;
+		if (flamegraph__fold_finish(f, e)) {
+			rc = -1;
+			snprintf(err, sizeof(err), "out of memory");
+		}
+	}
+	free(title);
+	free(unit);
+	flamegraph__fold_free(f);
+	if (rc)
+		return luaL_error(L, "flamegraph: %s", err);
+	return 0;
+}
+
 static const luaL_Reg report_methods[] = {
 	{ "metric", report_metric }, { "unknown", report_unknown }, { "culprit", report_culprit },
 	{ "summary", report_summary }, { "next", report_next },     { "table", report_table },
-	{ "series", report_series }, { "note", report_note },       { NULL, NULL },
+	{ "series", report_series }, { "note", report_note },       { "flamegraph", report_flamegraph },
+	{ NULL, NULL },
 };
 
 static void push_host(lua_State *L, const struct analysis *an)

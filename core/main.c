@@ -673,7 +673,7 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 	report__json(&oc->rr, &js);
 	report__markdown(&oc->rr, &md);
 	snprintf(title, sizeof(title), "sonde report: %s", oc->rr.an->hostname);
-	html = html__render_page(md.buf ? md.buf : "", md.len, title, oc->rr.cat->css);
+	html = report__html(&oc->rr, md.buf ? md.buf : "", md.len, title, oc->rr.cat->css);
 	if (js.oom || md.oom || !html) {
 		snprintf(err, errlen, "building the report: out of memory");
 		rc = -ENOMEM;

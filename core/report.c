@@ -2,7 +2,8 @@
 /*
  * Findings, the USE matrix, and their three renderings: findings.json for
  * machines, report.md for people (report.html is cmark's rendering of it),
- * and the terminal summary. Every string that came from the host (process
+ * and the terminal summary; flame graphs, which Markdown cannot hold, are
+ * drawn into report.html by report__html. Every string that came from the host (process
  * names, command lines, device names) is escaped for its target: JSON
  * escaping, Markdown escaping (html.h md__escape), or control characters
  * replaced on the terminal.
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "flamegraph.h"
 #include "html.h"
 #include "report.h"
 
@@ -273,7 +275,7 @@ static void json_metric(struct json *j, const struct metric *m)
 
 static void json_evidence(struct json *j, const struct evidence *e)
 {
-	static const char *const kinds[] = { "table", "series", "note" };
+	static const char *const kinds[] = { "table", "series", "note", "flamegraph" };
 
 	json__begin_object(j);
 	json_kv_str(j, "kind", kinds[e->kind]);
@@ -302,6 +304,29 @@ static void json_evidence(struct json *j, const struct evidence *e)
 		for (size_t i = 0; i < e->nvalues; i++)
 			json__number(j, e->values[i]);
 		json__end_array(j);
+	} else if (e->kind == EV_FLAMEGRAPH) {
+		struct strbuf line = { 0 };
+
+		json_kv_str(j, "unit", e->unit ? e->unit : "samples");
+		json__key(j, "total");
+		json__int(j, (int64_t)e->total);
+		json__key(j, "stacks");
+		json__int(j, (int64_t)e->stacks_in);
+		json__key(j, "stacks_kept");
+		json__int(j, (int64_t)e->stacks.n - (e->other ? 1 : 0));
+		json__key(j, "other");
+		json__int(j, (int64_t)e->other);
+		json__key(j, "depth_cut");
+		json__int(j, (int64_t)e->depth_cut);
+		json__key(j, "folded");
+		json__begin_array(j);
+		for (size_t i = 0; i < e->stacks.n && i < e->nvalues; i++) {
+			line.len = 0;
+			strbuf__printf(&line, "%s %.0f", e->stacks.v[i], e->values[i]);
+			json__string_n(j, line.oom ? "" : line.buf, line.oom ? 0 : line.len);
+		}
+		json__end_array(j);
+		strbuf__free(&line);
 	}
 	json__end_object(j);
 }
@@ -650,7 +675,167 @@ static void md_table_row(struct strbuf *sb, char *const *cells, size_t n)
 	strbuf__puts(sb, "\n");
 }
 
-static void md_evidence(struct strbuf *sb, const struct check_result *r)
+/* Flame graphs in report order: the N of report.html's "<!-- sonde:embed N -->". */
+static size_t fg_index(const struct run_report *rr, const struct evidence *want)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nevidence; k++) {
+			const struct evidence *e = &rr->res[i].evidence[k];
+
+			if (e == want)
+				return n;
+			n += e->kind == EV_FLAMEGRAPH;
+		}
+	return n;
+}
+
+/* Stacks shown from the leaf end, where the time is, cut to this many bytes. */
+#define MD_STACK_MAX 150
+#define MD_FG_TOP 10
+
+struct md_frame {
+	const char *name;
+	size_t len;
+	double self, incl;
+	size_t seen; /* the last stack that counted it in incl (recursion counts once) */
+};
+
+static int cmp_frame_self(const void *a, const void *b)
+{
+	const struct md_frame *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return x->incl > y->incl ? -1 : x->incl < y->incl;
+}
+
+static void md_pct(struct strbuf *sb, double part, double total)
+{
+	strbuf__printf(sb, "%.1f%%", total > 0 ? 100 * part / total : 0);
+}
+
+/*
+ * The text side of a flame graph: its hottest frames (own time, and time
+ * with their callees) and its largest stacks. The graph is in report.html.
+ */
+static void md_flamegraph(struct strbuf *sb, const struct run_report *rr,
+			  const struct evidence *e)
+{
+	struct md_frame *fr = NULL;
+	size_t nfr = 0, cap = 0;
+	double total = (double)e->total;
+	char tot[64];
+
+	strbuf__printf(sb, "\n<!-- sonde:embed %zu -->\n\n", fg_index(rr, e));
+	flamegraph__fmt_count(tot, sizeof(tot), total, e->unit);
+	strbuf__puts(sb, "Flame graph: ");
+	md_text(sb, tot);
+	strbuf__printf(sb, " in %llu distinct stacks", (unsigned long long)e->stacks_in);
+	if (e->other)
+		strbuf__printf(sb, " (the %zu largest kept, the rest merged into \\[other\\])",
+			       e->stacks.n - 1);
+	if (e->depth_cut)
+		strbuf__printf(sb, "; %llu stacks cut at %d frames",
+			       (unsigned long long)e->depth_cut, FG_MAX_DEPTH);
+	strbuf__puts(sb, ". The interactive graph (hover, zoom, search) is in report.html.\n");
+	if (!e->stacks.n || !(total > 0))
+		return;
+
+	/* Frames by their own count; a name seen several times in one stack counts once in incl. */
+	for (size_t i = 0; i < e->stacks.n && i < e->nvalues; i++) {
+		const char *p = e->stacks.v[i];
+
+		for (;;) {
+			const char *q = strchr(p, ';');
+			size_t len = q ? (size_t)(q - p) : strlen(p), k;
+
+			for (k = 0; k < nfr; k++)
+				if (fr[k].len == len && !memcmp(fr[k].name, p, len))
+					break;
+			if (k == nfr) {
+				if (nfr == cap) {
+					size_t nc = cap ? cap * 2 : 64;
+					struct md_frame *nf = realloc(fr, nc * sizeof(*nf));
+
+					if (!nf) {
+						sb->oom = 1;
+						free(fr);
+						return;
+					}
+					fr = nf;
+					cap = nc;
+				}
+				fr[nfr++] = (struct md_frame){ .name = p, .len = len, .seen = i + 1 };
+				fr[k].incl += e->values[i];
+			} else if (fr[k].seen != i + 1) {
+				fr[k].seen = i + 1;
+				fr[k].incl += e->values[i];
+			}
+			if (!q) {
+				fr[k].self += e->values[i];
+				break;
+			}
+			p = q + 1;
+		}
+		/* Enough for a top ten; the table is a summary, not the data. */
+		if (nfr > 20000)
+			break;
+	}
+	qsort(fr, nfr, sizeof(*fr), cmp_frame_self);
+	strbuf__puts(sb, "\n| hottest frame | own | own % | with callees % |\n|---|---:|---:|---:|\n");
+	for (size_t k = 0; k < nfr && k < MD_FG_TOP && fr[k].self > 0; k++) {
+		char c[64];
+
+		strbuf__puts(sb, "| ");
+		md_text_n(sb, fr[k].name, fr[k].len);
+		flamegraph__fmt_count(c, sizeof(c), fr[k].self, e->unit);
+		strbuf__puts(sb, " | ");
+		md_text(sb, c);
+		strbuf__puts(sb, " | ");
+		md_pct(sb, fr[k].self, total);
+		strbuf__puts(sb, " | ");
+		md_pct(sb, fr[k].incl, total);
+		strbuf__puts(sb, " |\n");
+	}
+	free(fr);
+
+	strbuf__puts(sb, "\n| largest stacks (leaf last) | count | share |\n|---|---:|---:|\n");
+	for (size_t i = 0; i < e->stacks.n && i < e->nvalues && i < MD_FG_TOP; i++) {
+		const char *s = e->stacks.v[i];
+		size_t n = strlen(s), from = 0;
+		char c[64];
+
+		if (n > MD_STACK_MAX) {
+			from = n - MD_STACK_MAX;
+			while (from < n && ((unsigned char)s[from] & 0xc0) == 0x80)
+				from++;
+		}
+		strbuf__puts(sb, "| ");
+		if (from)
+			strbuf__puts(sb, "… ");
+		/* Frames one by one (a ';' would show as "\\;" in the Markdown source). */
+		for (const char *p = s + from;;) {
+			const char *q = strchr(p, ';');
+
+			md_text_n(sb, p, q ? (size_t)(q - p) : strlen(p));
+			if (!q)
+				break;
+			strbuf__puts(sb, " → ");
+			p = q + 1;
+		}
+		flamegraph__fmt_count(c, sizeof(c), e->values[i], e->unit);
+		strbuf__puts(sb, " | ");
+		md_text(sb, c);
+		strbuf__puts(sb, " | ");
+		md_pct(sb, e->values[i], total);
+		strbuf__puts(sb, " |\n");
+	}
+}
+
+static void md_evidence(struct strbuf *sb, const struct run_report *rr,
+			const struct check_result *r)
 {
 	int in_list = 0;
 
@@ -675,6 +860,10 @@ static void md_evidence(struct strbuf *sb, const struct check_result *r)
 			strbuf__puts(sb, "\n**");
 			md_text(sb, e->title);
 			strbuf__puts(sb, "**\n");
+		}
+		if (e->kind == EV_FLAMEGRAPH) {
+			md_flamegraph(sb, rr, e);
+			continue;
 		}
 		if (!e->columns.n)
 			continue;
@@ -837,7 +1026,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 		strbuf__puts(sb, "\n");
 		md_culprits(sb, r);
 		md_metrics(sb, r);
-		md_evidence(sb, r);
+		md_evidence(sb, rr, r);
 		if (r->next.n) {
 			strbuf__puts(sb, "\nNext:\n\n");
 			for (size_t i = 0; i < r->next.n; i++) {
@@ -862,7 +1051,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 			md_text(sb, r->summary);
 			strbuf__puts(sb, "\n");
 		}
-		md_evidence(sb, r);
+		md_evidence(sb, rr, r);
 	}
 
 	strbuf__puts(sb, "\n## USE details\n");
@@ -881,7 +1070,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 			strbuf__puts(sb, "\n");
 		}
 		md_metrics(sb, r);
-		md_evidence(sb, r);
+		md_evidence(sb, rr, r);
 	}
 
 	for (size_t i = 0; i < rr->nres; i++)
@@ -961,6 +1150,46 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 			 "compressing the bundle comes after it\n");
 }
 
+char *report__html(const struct run_report *rr, const char *md, size_t mdlen, const char *title,
+		   const char *css)
+{
+	struct html_extras ex = { 0 };
+	char **embeds = NULL;
+	size_t n = 0;
+	char *html = NULL;
+
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nevidence; k++)
+			n += rr->res[i].evidence[k].kind == EV_FLAMEGRAPH;
+	if (n) {
+		embeds = calloc(n, sizeof(*embeds));
+		if (!embeds)
+			return NULL;
+	}
+	/* In the order fg_index numbers them. */
+	for (size_t i = 0, m = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nevidence; k++) {
+			struct strbuf sb = { 0 };
+
+			if (rr->res[i].evidence[k].kind != EV_FLAMEGRAPH)
+				continue;
+			if (flamegraph__html(&rr->res[i].evidence[k], &sb)) {
+				strbuf__free(&sb);
+				goto cleanup;
+			}
+			embeds[m++] = sb.buf;
+		}
+	ex.embeds = (const char *const *)embeds;
+	ex.nembeds = n;
+	ex.script = n ? flamegraph__script : NULL;
+	html = html__render_page_ex(md, mdlen, title, css, &ex);
+cleanup:
+	for (size_t i = 0; i < n; i++)
+		free(embeds[i]);
+	free(embeds);
+	return html;
+}
+
 static void md_drilldown(struct strbuf *sb, const struct run_report *rr)
 {
 	if (!rr->ndrill)
@@ -1011,7 +1240,7 @@ static void md_drilldown(struct strbuf *sb, const struct run_report *rr)
 			strbuf__puts(sb, "\n");
 		}
 		md_metrics(sb, res);
-		md_evidence(sb, res);
+		md_evidence(sb, rr, res);
 	}
 }
 

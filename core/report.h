@@ -50,6 +50,12 @@ void report__verdict(const struct run_report *rr, char *buf, size_t len);
 
 void report__json(const struct run_report *rr, struct strbuf *out);
 void report__markdown(const struct run_report *rr, struct strbuf *out);
+/*
+ * report.html: md (report__markdown's output) rendered by html.c, with each
+ * flame graph drawn in place of its marker. NULL when out of memory.
+ */
+char *report__html(const struct run_report *rr, const char *md, size_t mdlen, const char *title,
+		   const char *css);
 void report__terminal(const struct run_report *rr, FILE *f, int color);
 
 #endif
