@@ -106,6 +106,12 @@ return {
     ctx:table { title = "Top stacks of the busiest processes (leaf last)",
                 columns = { "pid", "thread", "samples", "of busy", "stack" }, rows = rows }
 
+    -- the whole profile as a flame graph (report.html draws it; report.md lists its hottest frames)
+    local folded = {}
+    for _, s in ipairs(d.stacks or {}) do folded[#folded + 1] = s.folded .. " " .. math.floor(s.count) end
+    if d.other and (d.other.count or 0) > 0 then folded[#folded + 1] = "[other stacks] " .. math.floor(d.other.count) end
+    ctx:flamegraph { title = "On-CPU flame graph (profile)", unit = "samples", folded = folded }
+
     local top = d.processes and d.processes[1]
     if top then
       ctx:culprit { pid = top.tgid, comm = top.comm, share = top.count / total }

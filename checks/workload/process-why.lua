@@ -46,6 +46,14 @@ return {
       rows[#rows + 1] = { s.tgid, s.comm, string.format("%.3f", s.us / 1e6), tail(s.folded, 6) }
     end
     ctx:table { title = "Stacks where threads blocked longest (leaf last)", columns = { "pid", "thread", "blocked (s)", "stack" }, rows = rows }
+    local folded = {}
+    for _, s in ipairs(d.stacks or {}) do
+      local us = math.floor(s.us + 0.5)
+      if us > 0 then folded[#folded + 1] = s.folded .. " " .. us end
+    end
+    if #folded > 0 then
+      ctx:flamegraph { title = "Off-CPU flame graph (offcputime: time blocked)", unit = "us", folded = folded }
+    end
     if d.unknown_frames > 0 then
       ctx:note(string.format("%d of %d frames are [unknown]", d.unknown_frames, d.frames))
     end

@@ -114,6 +114,15 @@ ok "workload.cpu-why names sonde_test_spin among the top functions" jq_true '.ch
 	| select(.id == "workload.cpu-why") | .evidence[0].rows | map(.[0]) | index("sonde_test_spin")' \
 	"$T/findings.json"
 
+# the flame graph: in findings.json, and drawn in report.html with the hog's function
+ok "workload.cpu-why carries an on-CPU flame graph with sonde_test_spin" jq_true '.checks[]
+	| select(.id == "workload.cpu-why") | .evidence[] | select(.kind == "flamegraph")
+	| .folded | map(select(test("sonde_test_spin"))) | length > 0' "$T/findings.json"
+tar -xJOf "$T"/out/sonde-*.tar.xz report.html >"$T/report.html" 2>/dev/null
+ok "report.html draws the flame graph (an <svg>) naming sonde_test_spin" \
+	sh -c "grep -q '<svg' '$T/report.html' && grep -q 'sonde_test_spin' '$T/report.html'"
+ok "report.html draws the off-CPU flame graph too" grep -q 'Off-CPU flame graph' "$T/report.html"
+
 # offcputime: the sleeper blocks ~100% of the time, in nanosleep
 if [ "$(jq -r .status "$O")" = ok ]; then
 	win=$(jq '.traced_to_s - .traced_from_s' "$O")
