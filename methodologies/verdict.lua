@@ -3,8 +3,10 @@
 --
 -- capacity: for a check, the metric (a %) that says how much of its resource's
 -- capacity was lost over the window; at equal severity the finding that lost
--- more ranks first. PSI "some" is the share of the window some task stalled on
--- the resource: the same measure of lost work for CPU, memory and disk.
+-- more ranks first, and one with no such metric after those with one. PSI
+-- "some" is the share of the window some task stalled on the resource: the same
+-- measure of lost work for CPU, memory and disk. Utilization is not in it: a
+-- resource 100% busy lost nothing until work waits for it (saturation).
 --
 -- explains: findings that are consequences of another. When the cause is a
 -- finding too (warn or crit), the consequence ranks after every finding that
@@ -15,11 +17,8 @@
 -- away by ours.
 return {
   capacity = {
-    ["use.cpu-utilization"] = "busy_pct",
     ["use.cpu-saturation"] = "psi_some_pct",
-    ["use.cpu-utilization-percpu"] = "hottest_cpu_pct",
     ["use.memory-saturation"] = "psi_some_pct",
-    ["use.disk-utilization"] = "busy_pct",
     ["use.disk-saturation"] = "psi_some_pct",
   },
   explains = {

@@ -49,7 +49,7 @@ rc=$?
 read -r b1 t1 < <(others)
 others_pct=$(awk -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", (t > 0 ? 100 * b / t : 100) }')
 diag "the other CPUs were $others_pct% busy during the run"
-jq -r '.verdict, (.findings[] | "\(.rank) \(.check) \(.severity) culprit \(.culprits[0].comm // "-")\(if .explained_by then " (explained by \(.explained_by))" else "" end)")' \
+jq -r '.verdict, (.findings[] | "\(.rank) \(.check) \(.severity) culprit \(.culprits[0].comm // "-")\(if .explained_by then " (explained by \(.explained_by.check))" else "" end)")' \
 	"$T/findings.json" 2>/dev/null | sed 's/^/# /'
 if [ "$rc" -eq 0 ] && [ "$others_pct" -ge "$OTHERS_MAX" ]; then
 	skip_all "not an otherwise idle host: the CPUs other than cpu$HOT were $others_pct% busy (other loads)"

@@ -35,7 +35,7 @@ mkdir -p "$T/out"
 rc=$?
 is "$rc" 0 "sonde run --window 5 --json exits 0"
 [ "$rc" -eq 0 ] || sed 's/^/#   sonde stderr: /' "$T/sonde.err"
-jq -r '.verdict, (.findings[] | "\(.rank) \(.check) \(.severity) culprit \(.culprits[0].comm // "-")\(if .explained_by then " (explained by \(.explained_by))" else "" end)")' \
+jq -r '.verdict, (.findings[] | "\(.rank) \(.check) \(.severity) culprit \(.culprits[0].comm // "-")\(if .explained_by then " (explained by \(.explained_by.check))" else "" end)")' \
 	"$T/findings.json" 2>/dev/null | sed 's/^/# /'
 
 tool=$(jq -r '.tools[] | select(.name == "syscount") | "\(.status) \(.reason // "")"' "$T/findings.json")
