@@ -1207,6 +1207,144 @@ int catalog__validate_check(const struct catalog *cat, const char *rel, const ch
 	return rc;
 }
 
+/*
+ * methodologies/verdict.lua is not a methodology: it holds the ranking rules
+ * (which findings explain which, and each check's capacity-lost metric), read
+ * here into the catalog; every check id it names must be a loaded check.
+ */
+#define VERDICT_FILE "methodologies/verdict.lua"
+#define VERDICT_MAX_RULES 256
+
+static int verdict_check_id(struct loader *ld, const struct catalog *cat, const char *field,
+			    const char *id)
+{
+	if (!catalog__check(cat, id))
+		LOAD_FAIL(ld, "field '%s': '%.64s' is not a known check (see 'sonde list')", field, id);
+	return 0;
+}
+
+static int verdict_capacity(struct loader *ld, struct catalog *cat)
+{
+	lua_pushnil(ld->L);
+	while (lua_next(ld->L, -2)) {
+		struct capacity_rule *nc;
+		int rc;
+
+		if (lua_type(ld->L, -2) != LUA_TSTRING || lua_type(ld->L, -1) != LUA_TSTRING) {
+			lua_pop(ld->L, 2);
+			LOAD_FAIL(ld, "field 'capacity': maps a check id to a metric name");
+		}
+		if (cat->ncapacity >= VERDICT_MAX_RULES) {
+			lua_pop(ld->L, 2);
+			LOAD_FAIL(ld, "field 'capacity': more than %d entries", VERDICT_MAX_RULES);
+		}
+		rc = verdict_check_id(ld, cat, "capacity", lua_tostring(ld->L, -2));
+		nc = rc ? NULL : realloc(cat->capacity, (cat->ncapacity + 1) * sizeof(*nc));
+		if (!nc) {
+			lua_pop(ld->L, 2);
+			return rc ? rc : -ENOMEM;
+		}
+		cat->capacity = nc;
+		nc[cat->ncapacity].check = strdup(lua_tostring(ld->L, -2));
+		nc[cat->ncapacity++].metric = strdup(lua_tostring(ld->L, -1));
+		lua_pop(ld->L, 1);
+	}
+	return 0;
+}
+
+/* One entry of 'explains' (the table on top of the stack), errors named by ld->origin. */
+static int verdict_rule(struct loader *ld, struct catalog *cat)
+{
+	static const char *const known[] = { "cause", "consequences", "when", "reason", NULL };
+	char *cause = NULL, *when = NULL, *reason = NULL;
+	struct strv cons = { 0 };
+	int r = lua_gettop(ld->L), rc;
+
+	if ((rc = only_fields(ld, r, known)) || (rc = field_string(ld, r, "cause", 1, &cause)) ||
+	    (rc = field_string(ld, r, "when", 1, &when)) ||
+	    (rc = field_string(ld, r, "reason", 1, &reason)) ||
+	    (rc = field_strv(ld, r, "consequences", &cons, NULL, NULL)) ||
+	    (rc = verdict_check_id(ld, cat, "cause", cause)))
+		goto cleanup;
+	if (strcmp(when, "always") && strcmp(when, "same_culprit")) {
+		int n = snprintf(ld->err, ld->errlen, "%s: ", ld->origin);
+
+		snprintf(ld->err + n, ld->errlen - (size_t)n,
+			 "field 'when': '%.32s' is not one of: always, same_culprit", when);
+		rc = -EINVAL;
+		goto cleanup;
+	}
+	for (size_t k = 0; k < cons.n; k++) {
+		struct explain_rule *ne;
+
+		if ((rc = verdict_check_id(ld, cat, "consequences", cons.v[k])))
+			goto cleanup;
+		if (cat->nexplains >= VERDICT_MAX_RULES) {
+			snprintf(ld->err, ld->errlen, "%s: more than %d rules", VERDICT_FILE,
+				 VERDICT_MAX_RULES);
+			rc = -EINVAL;
+			goto cleanup;
+		}
+		ne = realloc(cat->explains, (cat->nexplains + 1) * sizeof(*ne));
+		if (!ne) {
+			rc = -ENOMEM;
+			goto cleanup;
+		}
+		cat->explains = ne;
+		ne[cat->nexplains++] = (struct explain_rule){
+			.cause = strdup(cause), .consequence = strdup(cons.v[k]),
+			.reason = strdup(reason), .same_culprit = !strcmp(when, "same_culprit"),
+		};
+	}
+cleanup:
+	free(cause);
+	free(when);
+	free(reason);
+	strv__free(&cons);
+	return rc;
+}
+
+static int load_verdict(struct catalog *cat, const char *src, size_t len, char *err,
+			size_t errlen)
+{
+	static const char *const known[] = { "capacity", "explains", NULL };
+	struct budget b;
+	struct loader ld = { .origin = VERDICT_FILE, .err = err, .errlen = errlen };
+	int t, rc;
+
+	ld.L = sandbox__new(cat, &b, &engine_default_limits);
+	if (!ld.L)
+		return -ENOMEM;
+	rc = run_definition(&ld, cat, src, len);
+	if (rc || (rc = only_fields(&ld, lua_gettop(ld.L), known)))
+		goto cleanup;
+	t = lua_gettop(ld.L);
+	if (lua_getfield(ld.L, t, "capacity") == LUA_TTABLE && (rc = verdict_capacity(&ld, cat)))
+		goto cleanup;
+	lua_settop(ld.L, t);
+	if (lua_getfield(ld.L, t, "explains") == LUA_TTABLE) {
+		lua_Integer n = (lua_Integer)lua_rawlen(ld.L, -1);
+
+		for (lua_Integer i = 1; i <= n && !rc; i++) {
+			char origin[96];
+
+			snprintf(origin, sizeof(origin), "%s: explains[%lld]", VERDICT_FILE, (long long)i);
+			ld.origin = origin;
+			if (lua_rawgeti(ld.L, -1, i) != LUA_TTABLE) {
+				snprintf(err, errlen, "%s: must be a table", origin);
+				rc = -EINVAL;
+			} else {
+				rc = verdict_rule(&ld, cat);
+			}
+			lua_pop(ld.L, 1);
+			ld.origin = VERDICT_FILE;
+		}
+	}
+cleanup:
+	sandbox__close(ld.L);
+	return rc;
+}
+
 int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t errlen)
 {
 	const struct embedded_file *css;
@@ -1214,7 +1352,7 @@ int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t e
 
 	memset(cat, 0, sizeof(*cat));
 	for (const struct embedded_file *f = embedded_files; f->path && !rc; f++)
-		if (!strncmp(f->path, "methodologies/", 14))
+		if (!strncmp(f->path, "methodologies/", 14) && strcmp(f->path, VERDICT_FILE))
 			rc = load_methodology(cat, f->path, f->data, f->len, err, errlen);
 	for (const struct embedded_file *f = embedded_files; f->path && !rc; f++)
 		if (!strncmp(f->path, "checks/lib/", 11)) {
@@ -1232,6 +1370,12 @@ int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t e
 		rc = load_user_dir(cat, user_dir, err, errlen);
 	if (!rc)
 		rc = catalog__check_rules(cat, err, errlen);
+	if (!rc) {
+		const struct embedded_file *v = embedded__find(VERDICT_FILE);
+
+		if (v)
+			rc = load_verdict(cat, v->data, v->len, err, errlen);
+	}
 	if (rc) {
 		catalog__free(cat);
 		return rc;
@@ -1258,6 +1402,17 @@ void catalog__free(struct catalog *cat)
 	}
 	free(cat->libs);
 	free(cat->css);
+	for (size_t i = 0; i < cat->nexplains; i++) {
+		free(cat->explains[i].cause);
+		free(cat->explains[i].consequence);
+		free(cat->explains[i].reason);
+	}
+	free(cat->explains);
+	for (size_t i = 0; i < cat->ncapacity; i++) {
+		free(cat->capacity[i].check);
+		free(cat->capacity[i].metric);
+	}
+	free(cat->capacity);
 	memset(cat, 0, sizeof(*cat));
 }
 

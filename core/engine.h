@@ -64,6 +64,21 @@ struct lib_source {
 	size_t source_len;
 };
 
+/*
+ * methodologies/verdict.lua: a finding of check `consequence` is explained by a
+ * finding of check `cause` (always, or only when the cause's first culprit is
+ * one of the consequence's culprits); see docs/verdict.md.
+ */
+struct explain_rule {
+	char *cause, *consequence, *reason;
+	int same_culprit;
+};
+
+/* The metric (a %) that says how much of a check's resource capacity was lost. */
+struct capacity_rule {
+	char *check, *metric;
+};
+
 struct catalog {
 	struct methodology *meth;
 	size_t nmeth;
@@ -72,6 +87,10 @@ struct catalog {
 	struct lib_source *libs;
 	size_t nlibs;
 	char *css; /* reports/report.css */
+	struct explain_rule *explains; /* in the table's order */
+	size_t nexplains;
+	struct capacity_rule *capacity;
+	size_t ncapacity;
 };
 
 /* Load and validate everything; the first problem is a one-line error naming file and field. */

@@ -26,16 +26,43 @@ static int meth_order(const struct catalog *cat, const char *id)
 	return m ? m->order : 0;
 }
 
+/* How much of the resource's capacity the finding says was lost (a %), or -1: unknown. */
+static double capacity_lost(const struct run_report *rr, const struct check_result *r)
+{
+	double lost = -1;
+
+	for (size_t i = 0; i < rr->cat->ncapacity; i++) {
+		const struct capacity_rule *c = &rr->cat->capacity[i];
+
+		if (strcmp(c->check, r->def->id))
+			continue;
+		/* per-instance metrics (one per disk): the worst instance */
+		for (size_t k = 0; k < r->nmetrics; k++)
+			if (!strcmp(r->metrics[k].name, c->metric) && r->metrics[k].value > lost)
+				lost = r->metrics[k].value;
+	}
+	return lost;
+}
+
 static int cmp_rank(const void *a, const void *b, void *arg)
 {
 	const struct run_report *rr = arg;
 	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
 	const struct check_result *x = &rr->res[ia], *y = &rr->res[ib];
 	int sx = status__rank(x->st), sy = status__rank(y->st);
+	int ex = rr->explained_by[ia] != SIZE_MAX, ey = rr->explained_by[ib] != SIZE_MAX;
+	double cx, cy;
 	int mx, my;
 
+	/* a consequence of another finding is never the bottleneck */
+	if (ex != ey)
+		return ex - ey;
 	if (sx != sy)
 		return sy - sx;
+	cx = capacity_lost(rr, x);
+	cy = capacity_lost(rr, y);
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
 	/* USE findings before workload ones at equal severity: they name a resource. */
 	mx = meth_order(rr->cat, x->def->methodology);
 	my = meth_order(rr->cat, y->def->methodology);
@@ -46,16 +73,67 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	return ia < ib ? -1 : ia > ib;
 }
 
+static int is_finding(const struct check_result *r)
+{
+	return r->st == ST_WARN || r->st == ST_CRIT;
+}
+
+/* The cause's first culprit is one of the consequence's culprits (by pid). */
+static int shares_culprit(const struct check_result *cause, const struct check_result *cons)
+{
+	if (!cause->nculprits)
+		return 0;
+	for (size_t i = 0; i < cons->nculprits; i++)
+		if (cons->culprits[i].pid == cause->culprits[0].pid)
+			return 1;
+	return 0;
+}
+
+/* The first rule (table order) whose cause is a finding explains res[i]. */
+static void explain(struct run_report *rr, size_t i)
+{
+	const struct check_result *r = &rr->res[i];
+
+	for (size_t k = 0; k < rr->cat->nexplains; k++) {
+		const struct explain_rule *e = &rr->cat->explains[k];
+
+		if (strcmp(e->consequence, r->def->id))
+			continue;
+		for (size_t j = 0; j < rr->nres; j++) {
+			const struct check_result *c = &rr->res[j];
+
+			if (j == i || !is_finding(c) || strcmp(c->def->id, e->cause) ||
+			    (e->same_culprit && !shares_culprit(c, r)))
+				continue;
+			/* two findings that would explain each other: the first rule stands */
+			if (rr->explained_by[j] == i)
+				continue;
+			rr->explained_by[i] = j;
+			rr->why[i] = e;
+			return;
+		}
+	}
+}
+
 int report__rank(struct run_report *rr)
 {
+	size_t n = rr->nres + 1;
+
 	free(rr->rank);
 	rr->nrank = 0;
-	rr->rank = calloc(rr->nres + 1, sizeof(*rr->rank));
+	/* one block: rank, explained_by, why (report.h) */
+	rr->rank = calloc(3 * n, sizeof(size_t));
 	if (!rr->rank)
 		return -1;
+	rr->explained_by = rr->rank + n;
+	rr->why = (const struct explain_rule **)(rr->rank + 2 * n);
 	for (size_t i = 0; i < rr->nres; i++)
-		if (rr->res[i].st == ST_WARN || rr->res[i].st == ST_CRIT)
+		rr->explained_by[i] = SIZE_MAX;
+	for (size_t i = 0; i < rr->nres; i++)
+		if (is_finding(&rr->res[i])) {
 			rr->rank[rr->nrank++] = i;
+			explain(rr, i);
+		}
 	qsort_r(rr->rank, rr->nrank, sizeof(*rr->rank), cmp_rank, rr);
 	return 0;
 }
@@ -131,7 +209,8 @@ void report__verdict(const struct run_report *rr, char *buf, size_t len)
 {
 	const struct check_result *r;
 	char sum[512], cul[160];
-	size_t unknowns = 0;
+	size_t unknowns = 0, nexp = 0;
+	int o;
 
 	for (size_t i = 0; i < rr->nres; i++)
 		unknowns += rr->res[i].nunknowns;
@@ -144,14 +223,31 @@ void report__verdict(const struct run_report *rr, char *buf, size_t len)
 	}
 	r = &rr->res[rr->rank[0]];
 	finding_summary(r, sum, sizeof(sum));
-	if (r->nculprits) {
+	if (r->nculprits)
 		culprit_text(&r->culprits[0], cul, sizeof(cul));
-		snprintf(buf, len, "The bottleneck is %s %s (%s): %s; culprit: %s.", r->def->resource,
-			 r->def->metric, status__name(r->st), sum, cul);
-	} else {
-		snprintf(buf, len, "The bottleneck is %s %s (%s): %s.", r->def->resource,
-			 r->def->metric, status__name(r->st), sum);
+	o = snprintf(buf, len, "The bottleneck is %s %s (%s): %s%s%s", r->def->resource,
+		     r->def->metric, status__name(r->st), sum, r->nculprits ? "; culprit: " : "",
+		     r->nculprits ? cul : "");
+	/* the findings it explains, so the reader does not chase them */
+	for (size_t k = 1; k < rr->nrank && o > 0 && (size_t)o < len; k++) {
+		const struct check_result *c = &rr->res[rr->rank[k]];
+
+		if (rr->explained_by[rr->rank[k]] != rr->rank[0])
+			continue;
+		o += snprintf(buf + o, len - (size_t)o, "%s%s", nexp++ ? ", " : "; it explains ",
+			      c->def->title);
 	}
+	if (o > 0 && (size_t)o < len)
+		snprintf(buf + o, len - (size_t)o, ".");
+}
+
+/* "explained by CHECK: reason" for a finding the ranking demoted, else "". */
+static void explained_text(const struct run_report *rr, size_t i, char *buf, size_t len)
+{
+	*buf = '\0';
+	if (rr->explained_by && rr->explained_by[i] != SIZE_MAX)
+		snprintf(buf, len, "explained by %s (%s): %s", rr->res[rr->explained_by[i]].def->id,
+			 rr->res[rr->explained_by[i]].def->title, rr->why[i]->reason);
 }
 
 /* ---- USE matrix ---- */
@@ -390,6 +486,13 @@ void report__json(const struct run_report *rr, struct strbuf *out)
 		json_kv_str(&j, "metric", r->def->metric);
 		json_kv_str(&j, "severity", status__name(r->st));
 		json_kv_str(&j, "summary", sum);
+		if (rr->explained_by[rr->rank[k]] != SIZE_MAX) {
+			json__key(&j, "explained_by");
+			json__begin_object(&j);
+			json_kv_str(&j, "check", rr->res[rr->explained_by[rr->rank[k]]].def->id);
+			json_kv_str(&j, "reason", rr->why[rr->rank[k]]->reason);
+			json__end_object(&j);
+		}
 		json_culprits(&j, r);
 		json__key(&j, "evidence");
 		json__begin_array(&j);
@@ -1014,7 +1117,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 		strbuf__puts(sb, "\nNo check crossed a warning threshold.\n");
 	for (size_t k = 0; k < rr->nrank; k++) {
 		const struct check_result *r = &rr->res[rr->rank[k]];
-		char sum[1024];
+		char sum[1024], exp[512];
 
 		finding_summary(r, sum, sizeof(sum));
 		strbuf__printf(sb, "\n### %zu. %s: ", k + 1, status__name(r->st));
@@ -1024,6 +1127,12 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 		strbuf__puts(sb, ")\n\n");
 		md_text(sb, sum);
 		strbuf__puts(sb, "\n");
+		explained_text(rr, rr->rank[k], exp, sizeof(exp));
+		if (*exp) {
+			strbuf__puts(sb, "\n*");
+			md_text(sb, exp);
+			strbuf__puts(sb, "*\n");
+		}
 		md_culprits(sb, r);
 		md_metrics(sb, r);
 		md_evidence(sb, rr, r);
@@ -1344,12 +1453,18 @@ void report__terminal(const struct run_report *rr, FILE *f, int color)
 		fputs("\nOther findings:\n", f);
 		for (size_t k = 1; k < rr->nrank; k++) {
 			const struct check_result *r = &rr->res[rr->rank[k]];
-			char sum[1024];
+			char sum[1024], exp[512];
 
 			finding_summary(r, sum, sizeof(sum));
 			fprintf(f, "  %zu. %s%-4s%s ", k + 1, st_color(r->st, color),
 				status__name(r->st), reset);
 			tty_text(f, sum);
+			explained_text(rr, rr->rank[k], exp, sizeof(exp));
+			if (*exp) {
+				fputs(" [", f);
+				tty_text(f, exp);
+				fputc(']', f);
+			}
 			fputc('\n', f);
 		}
 	}

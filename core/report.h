@@ -29,6 +29,13 @@ struct run_report {
 	size_t nres;
 	size_t *rank;             /* indices into res of warn/crit results, most important first */
 	size_t nrank;
+	/*
+	 * Parallel to res, in the same allocation as rank (freed with it): the
+	 * finding that explains res[i] (an index into res, or SIZE_MAX) and the rule
+	 * that says why (methodologies/verdict.lua).
+	 */
+	size_t *explained_by;
+	const struct explain_rule **why;
 	const char *command;      /* the command line, for the appendix */
 	struct run_cost cost;
 	/* the drill-down: rules that fired, and the second window they ran in */
@@ -41,7 +48,11 @@ struct run_report {
 	const char *drill_note;     /* why no drill-down ran although rules fired, or NULL */
 };
 
-/* Rank the findings (severity, then how far past the threshold, then run order). */
+/*
+ * Rank the findings (docs/verdict.md): those explained by another finding last,
+ * then severity, capacity lost, methodology order, how far past the threshold,
+ * run order.
+ */
 int report__rank(struct run_report *rr);
 /* Highest severity among findings: ST_OK when none. */
 enum status report__worst(const struct run_report *rr);

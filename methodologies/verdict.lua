@@ -1,0 +1,41 @@
+--- The verdict: which finding is the bottleneck. Not a methodology: the rules
+-- the report ranks findings by (docs/verdict.md), as data.
+--
+-- capacity: for a check, the metric (a %) that says how much of its resource's
+-- capacity was lost over the window; at equal severity the finding that lost
+-- more ranks first, and one with no such metric after those with one. PSI
+-- "some" is the share of the window some task stalled on the resource: the same
+-- measure of lost work for CPU, memory and disk. Utilization is not in it: a
+-- resource 100% busy lost nothing until work waits for it (saturation).
+--
+-- explains: findings that are consequences of another. When the cause is a
+-- finding too (warn or crit), the consequence ranks after every finding that
+-- is not explained, whatever its severity, and the report says "explained by".
+-- when = "always": the cause accounts for the consequence whoever its culprit;
+-- when = "same_culprit": only when the cause's first culprit (its pid) is one
+-- of the consequence's culprits, so another process's load is never explained
+-- away by ours.
+return {
+  capacity = {
+    ["use.cpu-saturation"] = "psi_some_pct",
+    ["use.memory-saturation"] = "psi_some_pct",
+    ["use.disk-saturation"] = "psi_some_pct",
+  },
+  explains = {
+    { cause = "workload.process-what", when = "always",
+      consequences = { "use.cpu-utilization", "use.cpu-saturation", "use.cpu-utilization-percpu" },
+      reason = "an exec storm: starting short-lived processes is CPU work that no long-lived process is charged for" },
+    { cause = "workload.syscall-what", when = "same_culprit",
+      consequences = { "use.cpu-utilization", "use.cpu-saturation", "use.cpu-utilization-percpu" },
+      reason = "the same process makes the syscalls: its CPU time is spent entering and leaving the kernel" },
+    { cause = "use.cpu-utilization-percpu", when = "same_culprit",
+      consequences = { "use.cpu-utilization", "use.cpu-saturation" },
+      reason = "one single-threaded process keeps one CPU busy: more CPUs would not help it" },
+    { cause = "use.disk-saturation", when = "same_culprit",
+      consequences = { "use.cpu-utilization", "use.cpu-saturation", "workload.syscall-what" },
+      reason = "the processes waiting on the disk: their CPU time and syscalls serve the I/O" },
+    { cause = "use.memory-saturation", when = "always",
+      consequences = { "use.disk-saturation", "use.disk-utilization" },
+      reason = "memory pressure: swapping and reclaim turn into disk I/O" },
+  },
+}
