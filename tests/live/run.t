@@ -106,8 +106,8 @@ jqok "findings.json: every check has id, a known status and a metrics array" '
 jqok "findings.json: check ids are unique" '[.checks[].id] | length == (unique | length)' "$F"
 jqok "findings.json: every metric has a name and a numeric value" '
 	all(.checks[].metrics[]; (.name | type) == "string" and (.value | type) == "number")' "$F"
-jqok "findings.json: .use_matrix has exactly cpu, memory, disk, network, fd, task" '
-	(.use_matrix | keys | sort) == (["cpu", "memory", "disk", "network", "fd", "task"] | sort)' "$F"
+jqok "findings.json: .use_matrix has exactly cpu, memory, disk, network, fd, task, interconnect" '
+	(.use_matrix | keys | sort) == (["cpu", "memory", "disk", "network", "fd", "task", "interconnect"] | sort)' "$F"
 jqok "findings.json: every USE resource has utilization, saturation and errors with a status" '
 	all(.use_matrix[];
 	    all(.utilization, .saturation, .errors; type == "object" and (.status | type) == "string"))' "$F"
