@@ -5,6 +5,7 @@
  * exit mid-window handled).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -681,8 +682,63 @@ int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t
 	return 0;
 }
 
+/* ---- perf counters ---- */
+
+const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_t whylen)
+{
+	static const struct json_read_limits lim = {
+		.max_bytes = BPF_DOC_MAX, .max_depth = 8, .max_items = 1u << 20,
+		.max_string = 4u << 10,
+	};
+	const char *status, *reason;
+	const struct jval *ev;
+
+	if (!an->perf_loaded) {
+		char path[4200], *text = NULL, err[256];
+		size_t len = 0;
+		int rc;
+
+		an->perf_loaded = 1;
+		snprintf(path, sizeof(path), "%s/perf/counters.json", an->raw_dir);
+		rc = file__read_bounded(AT_FDCWD, path, BPF_DOC_MAX, &text, &len);
+		if (rc == -ENOENT)
+			snprintf(an->perf_why, sizeof(an->perf_why),
+				 "perf counters were not collected in this window "
+				 "(raw/perf/counters.json is absent: no check asked for "
+				 "perf.counters, or the capture predates it)");
+		else if (rc)
+			snprintf(an->perf_why, sizeof(an->perf_why), "raw/perf/counters.json: %s",
+				 rc == -EFBIG ? "too large" : strerror(-rc));
+		else if ((rc = json_read(text, len, &lim, &an->perf_doc, err, sizeof(err))))
+			snprintf(an->perf_why, sizeof(an->perf_why),
+				 "raw/perf/counters.json is not valid JSON: %s", err);
+		else if (an->perf_doc->type != J_OBJECT || !jval__str(an->perf_doc, "schema") ||
+			 strcmp(jval__str(an->perf_doc, "schema"), "sonde.perf/1")) {
+			snprintf(an->perf_why, sizeof(an->perf_why),
+				 "raw/perf/counters.json is not a sonde.perf/1 document");
+			jval__free(an->perf_doc);
+			an->perf_doc = NULL;
+		}
+		free(text);
+	}
+	if (!an->perf_doc) {
+		snprintf(why, whylen, "%s", an->perf_why);
+		return NULL;
+	}
+	status = jval__str(an->perf_doc, "status");
+	reason = jval__str(an->perf_doc, "reason");
+	ev = jval__get(an->perf_doc, "events");
+	if (!status || strcmp(status, "ok") || !ev || ev->type != J_OBJECT) {
+		snprintf(why, whylen, "perf counters did not run: %s",
+			 reason ? reason : "no reason recorded");
+		return NULL;
+	}
+	return an->perf_doc;
+}
+
 void analysis__close(struct analysis *an)
 {
+	jval__free(an->perf_doc);
 	for (size_t i = 0; i < an->nbpf; i++)
 		jval__free(an->bpf[i].doc);
 	free(an->bpf);

@@ -83,6 +83,10 @@ struct analysis {
 	int bpf_loaded;
 	struct tool_summary *tools;
 	size_t ntools;
+	/* perf counters: raw/perf/counters.json, parsed on first use */
+	struct jval *perf_doc;
+	char perf_why[512];
+	int perf_loaded;
 };
 
 /* Load raw_dir's streams and derive the facts. Returns 0 or -errno with errbuf. */
@@ -98,6 +102,11 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
  * reason in why: not collected in this window, unreadable, or malformed.
  */
 const struct jval *analysis__bpf(struct analysis *an, const char *name, char *why, size_t whylen);
+/*
+ * The document of the perf counters (raw/perf/counters.json, status "ok"), or
+ * NULL with the reason in why: not collected, disabled, failed, malformed.
+ */
+const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_t whylen);
 /* Every BPF tool file of the window, summarized (in name order). */
 int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n);
 

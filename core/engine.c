@@ -39,6 +39,7 @@
 #include <lualib.h>
 
 #include "collect.h"
+#include "perf.h"
 #include "trace.h"
 #include "embedded.h"
 #include "engine.h"
@@ -982,6 +983,7 @@ static int load_check(struct catalog *cat, const char *origin, const char *rel, 
 			snprintf(nm, sizeof(nm), "bpf.%s", (*tt)->name);
 			strv__push(&known_collectors, nm);
 		}
+		strv__push(&known_collectors, PERF_COLLECTOR);
 		rc = field_strv(&ld, t, "collect", &d.collect, &known_collectors, "the collectors");
 		strv__free(&known_collectors);
 		if (rc)

@@ -493,6 +493,7 @@ void lua_modules__push_ctx(lua_State *L, struct analysis *an, struct check_resul
 	lua_pushlightuserdata(L, an);
 	luaopen_sonde_bpf(L);
 	lua_setfield(L, -2, "bpf");
+	lua_pushlightuserdata(L, an), luaopen_sonde_perf(L), lua_setfield(L, -2, "perf");
 	lua_createtable(L, 0, 2); /* metatable: the report methods */
 	luaL_newlibtable(L, report_methods);
 	lua_pushlightuserdata(L, res);

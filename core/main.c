@@ -29,6 +29,7 @@
 #include "file.h"
 #include "json_read.h"
 #include "collect.h"
+#include "perf.h"
 #include "trace.h"
 #include "engine.h"
 #include "html.h"
@@ -175,6 +176,7 @@ struct opts {
 	double drill_window_s; /* the second window: half the first, at least 2 s */
 	int live;            /* `run`: the host is here (drill-down can observe) */
 	const char *methodology; /* --methodology: only this one's checks */
+	int no_perf;         /* --no-perf: no perf_event counter is opened (perf.counters) */
 	enum status fail_on; /* ST_OK: never */
 	struct strv only_checks, tags, sets;
 	int progress; /* -1 auto */
@@ -210,7 +212,8 @@ static char *join_argv(int argc, char **argv)
 	return sb.buf ? sb.buf : strdup("");
 }
 
-enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF, OPT_MAX_OVERHEAD, OPT_TIMEOUT, OPT_NO_DRILLDOWN, OPT_METHODOLOGY };
+enum { OPT_SET = 256, OPT_ROOT, OPT_NO_PROGRESS, OPT_PROGRESS, OPT_MD, OPT_HTML, OPT_PRIORITY, OPT_NO_BPF,
+       OPT_MAX_OVERHEAD, OPT_TIMEOUT, OPT_NO_DRILLDOWN, OPT_METHODOLOGY, OPT_NO_PERF };
 
 static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, 'w' },
@@ -234,6 +237,7 @@ static const struct option long_opts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "no-drilldown", no_argument, NULL, OPT_NO_DRILLDOWN },
 	{ "methodology", required_argument, NULL, OPT_METHODOLOGY },
+	{ "no-perf", no_argument, NULL, OPT_NO_PERF },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -330,6 +334,9 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 						  "to 100", optarg);
 			break;
 		}
+		case OPT_NO_PERF:
+			o->no_perf = 1;
+			break;
 		case OPT_PROGRESS:
 			o->progress = 1;
 			break;
@@ -1054,6 +1061,8 @@ static void run_help(void)
 	       "                         programs use more than PCT%% of the host's CPU over a\n"
 	       "                         sampling interval, the costliest BPF tool is detached\n"
 	       "                         (its data so far kept, the report says so); 0: no guard\n"
+	       "      --no-perf          open no perf_event counter (perf.counters): IPC, stalls\n"
+	       "                         and software counters become known unknowns\n"
 	       "      --redact           pseudonymize host, domain and user names and IPv4, IPv6\n"
 	       "                         and MAC addresses, drop secrets from command lines, in\n"
 	       "                         every file of the bundle and on the terminal; what each\n"
@@ -1086,6 +1095,7 @@ static void analyze_help(void)
 
 /* Static: a few KiB of outcomes, and the abort path must not need the stack. */
 static struct trace_set tracing;
+static struct perf_counters counters;
 
 /*
  * The overhead guard: after every sampling round, the CPU sonde used since the
@@ -1263,6 +1273,15 @@ static int cmd_run(int argc, char **argv)
 			bundle__remove_tree(stage);
 			return EXIT_RUN_FAILED;
 		}
+		rc = perf_counters__start(&counters, wo.names, raw,
+					  o.no_perf ? "perf counters disabled (--no-perf)" : NULL,
+					  err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "sonde: %s\n", err);
+			trace_set__destroy(&tracing);
+			bundle__remove_tree(stage);
+			return EXIT_RUN_FAILED;
+		}
 	}
 	wo.stall_s = o.interval_s * 2 > 5 ? o.interval_s * 2 : 5;
 	/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
@@ -1275,8 +1294,12 @@ static int cmd_run(int argc, char **argv)
 	if (wr.abandoned)
 		fprintf(stderr, "\rsonde: %s\n", wr.stop_reason);
 	if (!rc)
+		rc = perf_counters__finish(&counters, wr.start_mono_ns, wr.end_mono_ns, err,
+					   sizeof(err));
+	if (!rc)
 		rc = trace_set__finish(&tracing, wr.start_mono_ns, wr.end_mono_ns, err,
 				       sizeof(err));
+	perf_counters__destroy(&counters);
 	trace_set__destroy(&tracing);
 	/* From here a signal means "stop now": the checks and the bundle take a second or less. */
 	set_signal_handler(on_abort_signal);
@@ -1768,11 +1791,12 @@ static int cmd_diff(int argc, char **argv)
 
 static void list_help(void)
 {
-	printf("usage: sonde list [--checks DIR] [--no-bpf]\n\n"
+	printf("usage: sonde list [--checks DIR] [--no-bpf] [--no-perf]\n\n"
 	       "Every check (id, methodology, resource, metric, tags) and whether this host can\n"
 	       "feed it, then every collector and every BPF tool and whether it works here\n"
 	       "(and if not, why). Each BPF tool is loaded and attached for a moment to find\n"
-	       "out; --no-bpf skips that.\n");
+	       "out; --no-bpf skips that. perf.counters opens one software and one hardware\n"
+	       "counter for a moment; --no-perf skips that.\n");
 }
 
 static int cmd_list(int argc, char **argv)
@@ -1799,6 +1823,17 @@ static int cmd_list(int argc, char **argv)
 			const struct collector *c = collector__find(d->collect.v[k]);
 			char why[400];
 
+			int sw_ok;
+
+			if (!strcmp(d->collect.v[k], PERF_COLLECTOR)) {
+				if (o.no_perf || perf_counters__probe(&sw_ok, why, sizeof(why))) {
+					if (o.no_perf)
+						snprintf(why, sizeof(why), "perf disabled");
+					snprintf(avail, sizeof(avail), "partly: %s", why);
+					break;
+				}
+				continue;
+			}
 			if ((c && c->probe && c->probe(root, why, sizeof(why))) ||
 			    (!c && (o.no_bpf ? snprintf(why, sizeof(why), "BPF disabled") :
 					       trace__probe(why, sizeof(why))))) {
@@ -1815,6 +1850,15 @@ static int cmd_list(int argc, char **argv)
 		int bad = (*c)->probe && (*c)->probe(root, why, sizeof(why));
 
 		printf("%-16s %-52s %s\n", (*c)->name, (*c)->what, bad ? why : "yes");
+	}
+	{
+		char why[1024] = "";
+		int sw_ok = 0, bad = o.no_perf ? (snprintf(why, sizeof(why), "disabled (--no-perf)"), 1) :
+				      perf_counters__probe(&sw_ok, why, sizeof(why));
+
+		printf("%-16s %-52s %s%s\n", PERF_COLLECTOR,
+		       "CPU counters per CPU (perf_event_open): IPC, stalls, LLC, ...",
+		       bad ? (sw_ok ? "partly: " : "no: ") : "yes", bad ? why : "");
 	}
 	/* Each tool is loaded and attached for a moment: only the kernel can say if it works. */
 	printf("\n%-16s %-52s %s\n", "BPF TOOL", "WHAT", "WORKS HERE");

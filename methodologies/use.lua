@@ -8,7 +8,7 @@ return {
     .. "work waits), errors. Each cell is measured or listed as a known unknown.",
   order = 1,
   -- rows of the matrix, in this order
-  resources = { "cpu", "memory", "disk", "network", "fd", "task", "cgroup" },
+  resources = { "cpu", "memory", "disk", "network", "fd", "task", "cgroup", "interconnect" },
   metrics = { "utilization", "saturation", "errors" },
   tags = { "default", "proc", "tracing" },
   not_applicable = {
