@@ -61,7 +61,7 @@ ok "the appendix lists the tool" \
 
 "$SONDE" run --window 1 --no-bpf --check use.cpu-saturation --out "$T" --no-progress --json >"$T/n.json" 2>/dev/null
 ok "--no-bpf: the run completes" test $? -eq 0
-is "$(jq -r '.unknowns[] | select(.metric == "runq_p99_ms") | .reason' "$T/n.json")" \
+is "$(jq -r '.unknowns[] | select(.check == "use.cpu-saturation" and .metric == "runq_p99_ms") | .reason' "$T/n.json")" \
 	"BPF tool runqlat did not run: BPF tools disabled (--no-bpf)" "--no-bpf: runq_p99_ms is a known unknown with the reason"
 
 # Not root: the tool is unavailable with the reason in words, and the run completes.
