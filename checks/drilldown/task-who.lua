@@ -24,7 +24,7 @@ return {
     if list then
       local ranked = {}
       for _, t in ipairs(list) do
-        if not t.self and not t.exited and (t.threads or 0) > 0 then ranked[#ranked + 1] = t end
+        if not t.self and not t.exited and not t.kernel_thread and (t.threads or 0) > 0 then ranked[#ranked + 1] = t end
       end
       table.sort(ranked, function(a, b) return a.threads > b.threads or (a.threads == b.threads and a.pid < b.pid) end)
       local rows = {}
