@@ -60,6 +60,11 @@ return {
       end
       ctx:table { title = "Processes by storage I/O (/proc/PID/io read_bytes + write_bytes, drill-down window)",
                   columns = { "pid", "process", "read", "written", "rate", "blkio wait (s)" }, rows = rows }
+      local delayed = false
+      for _, r in ipairs(ranked) do delayed = delayed or r.delay > 0 end
+      if #ranked > 0 and not delayed then
+        ctx:note("blkio wait is 0 for every process: the kernel counts it only with delay accounting on (kernel.task_delayacct, delayacct boot option)")
+      end
       top = ranked[1]
       if top then
         if top.io > 0 then
