@@ -73,6 +73,13 @@ return {
                             v.rss_bytes and fmt.bytes(v.rss_bytes) or "?", v.memcg or k.oom_memcg or "?" }
         if not trigger and t.pid and t.pid ~= 0 then trigger = t end
       end
+      if trigger then
+        local n = 0
+        for _, k in ipairs(oom.kills_list or {}) do
+          if k.trigger and k.trigger.pid == trigger.pid then n = n + 1 end
+        end
+        trigger.share = n / #rows
+      end
       ctx:metric("oom_kills_traced", #rows, { })
       if #rows > 0 then
         ctx:table { title = "OOM kills in the drill-down window (oomkill): who was allocating, who was killed",
@@ -119,7 +126,7 @@ return {
       ctx:unknown("major_faults", twhy)
     end
     if trigger then
-      ctx:culprit { pid = trigger.pid, comm = trigger.comm, share = 1 }
+      ctx:culprit { pid = trigger.pid, comm = trigger.comm, share = trigger.share }
     end
 
     local parts = {}
