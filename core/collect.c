@@ -625,13 +625,15 @@ static int contains_ci(const char *s, size_t n, const char *needle)
 	return 0;
 }
 
-/* Only what the checks need (OOM kills, I/O errors): the rest of the log stays private. */
+/* Only what the checks need (OOM kills, I/O, swap and file system errors): the rest of the log stays private. */
 static int kept_line(const char *s, size_t n)
 {
 	return contains_ci(s, n, "out of memory") || contains_ci(s, n, "oom-kill") ||
 	       contains_ci(s, n, "invoked oom-killer") || contains_ci(s, n, "killed process") ||
 	       contains_ci(s, n, "oom_reaper") || contains_ci(s, n, "i/o error") ||
-	       contains_ci(s, n, "blk_update_request") || contains_ci(s, n, "medium error");
+	       contains_ci(s, n, "blk_update_request") || contains_ci(s, n, "medium error") ||
+	       contains_ci(s, n, "error on swap-device") || contains_ci(s, n, "fs error") ||
+	       contains_ci(s, n, "remounting filesystem read-only");
 }
 
 #define KMSG_CAP (64u << 10)
