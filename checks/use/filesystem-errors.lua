@@ -75,11 +75,12 @@ return {
       end
       for _, e in ipairs(d.process_errors or {}) do
         if is_fs_error(e) then
-          if not per[e.pid] then
-            per[e.pid] = { pid = e.pid, comm = e.comm, count = 0 }
-            order[#order + 1] = per[e.pid]
+          -- by comm: a writer retried from a shell loop is a new pid each time, one culprit
+          if not per[e.comm] then
+            per[e.comm] = { pid = e.pid, comm = e.comm, count = 0 }
+            order[#order + 1] = per[e.comm]
           end
-          per[e.pid].count = per[e.pid].count + e.count
+          per[e.comm].count = per[e.comm].count + e.count
           if #rows < args.top then
             rows[#rows + 1] = { e.pid, e.comm, e.name or ("#" .. tostring(e.id)), e.errno_name or tostring(e.errno), fmt.num(e.count) }
           end
