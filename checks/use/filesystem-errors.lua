@@ -39,6 +39,9 @@ return {
             counted = counted + 1
             errs = errs + n
             rows[#rows + 1] = { m, last.fstype, last.device or "-", fmt.num(s.errors_last), fmt.num(n) }
+          elseif s.errors_reason then
+            -- ext4 whose counter was not readable at both ends: the host's reason
+            ctx:unknown("fs_errors", s.errors_reason)
           elseif last.fstype ~= "tmpfs" and last.fstype ~= "devtmpfs" then
             -- (memory-backed file systems have no media or metadata errors to count)
             no_counter[#no_counter + 1] = m .. " (" .. last.fstype .. ")"
