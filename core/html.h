@@ -32,8 +32,8 @@ char *html__render_page(const char *md, size_t mdlen, const char *title, const c
 struct html_extras {
 	const char *const *embeds;
 	size_t nembeds;
-	const unsigned char *reusable; /* NULL, or per embed: may be placed more than once */
 	const char *script;
+	const unsigned char *reusable; /* NULL, or per embed: may be placed more than once */
 };
 
 char *html__render_page_ex(const char *md, size_t mdlen, const char *title, const char *css,
