@@ -1640,7 +1640,8 @@ char *report__html(const struct run_report *rr, const char *md, size_t mdlen, co
 
 			if (!is_embedded(e))
 				continue;
-			if (e->kind == EV_FLAMEGRAPH ? flamegraph__html(e, &sb) : series_html(e, &sb)) {
+			if (e->kind == EV_FLAMEGRAPH ? flamegraph__html(e, &sb) :
+						       series_html(e, &sb)) {
 				strbuf__free(&sb);
 				goto cleanup;
 			}
