@@ -24,12 +24,20 @@
  * followed by more text after a space or punctuation ("warn", "crit 98%",
  * "error: EACCES"), gets class="st-<word>". The words are those of the output
  * contract: ok, warn, crit, unknown, error, skip (lowercase, as written by
- * the report). reports/report.css colours .st-ok ... .st-skip.
+ * the report), and "n/a" (class st-na: a USE cell that does not apply).
+ * reports/report.css colours .st-ok ... .st-na. A cell whose content is a
+ * link ("[warn 93%](#use.disk-utilization)") is classed by its text alike.
  *
  * Headings get id="slug" (lowercase ASCII letters, digits and '-', made
  * unique with -2, -3, ...), so a report can link to [cpu](#cpu-saturation).
+ * A stable id: an HTML block "<!-- sonde:id ID -->" (ID of [a-z0-9._-], at
+ * most SLUG_MAX bytes) gives the next heading that id instead of its slug
+ * (report.c marks each check's section with its check id, which has a '.'
+ * that no slug has, so the two never collide); a second use of an id is
+ * dropped. Links report.c writes are fragments ("#" + such an id) only.
  */
 #include <cmark.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +64,7 @@ struct html_render {
 	unsigned char *embedded; /* ex->embeds[i] already placed once */
 	char **slugs;
 	size_t nr_slugs, slugs_cap;
+	char pending_id[SLUG_MAX + 1]; /* from "<!-- sonde:id ID -->", for the next heading */
 	int failed; /* an allocation failed somewhere; the page is dropped */
 };
 
@@ -362,13 +371,14 @@ static size_t table_starts_at(const struct src_lines *l, size_t i)
 	return cols;
 }
 
-static const char *const status_words[] = { "ok", "warn", "crit", "unknown", "error", "skip" };
+static const char *const status_words[] = { "ok", "warn", "crit", "unknown", "error", "skip",
+					     "n/a" };
 
 /* "st-warn" for "warn 93%", NULL when the cell does not start with a status. */
 static const char *status_class(const char *s, size_t n)
 {
 	static const char *const classes[] = {
-		"st-ok", "st-warn", "st-crit", "st-unknown", "st-error", "st-skip",
+		"st-ok", "st-warn", "st-crit", "st-unknown", "st-error", "st-skip", "st-na",
 	};
 	size_t i, w;
 	unsigned char next;
@@ -616,14 +626,42 @@ static int render_paragraph_tables(struct html_render *r, const struct src_lines
 	return 1;
 }
 
+static int id_taken(const struct html_render *r, const char *id)
+{
+	for (size_t i = 0; i < r->nr_slugs; i++)
+		if (!strcmp(r->slugs[i], id))
+			return 1;
+	return 0;
+}
+
+/* Remember an id of the page, so that no later heading or marker takes it. */
+static int id_register(struct html_render *r, const char *id)
+{
+	char **slugs;
+
+	if (r->nr_slugs == r->slugs_cap) {
+		size_t cap = r->slugs_cap ? r->slugs_cap * 2 : 16;
+
+		slugs = realloc(r->slugs, cap * sizeof(*slugs));
+		if (!slugs)
+			return -1;
+		r->slugs = slugs;
+		r->slugs_cap = cap;
+	}
+	r->slugs[r->nr_slugs] = strdup(id);
+	if (!r->slugs[r->nr_slugs])
+		return -1;
+	r->nr_slugs++;
+	return 0;
+}
+
 /* Lowercase ASCII alnum runs joined by '-'; unique within the page. */
 static void make_slug(struct html_render *r, cmark_node *heading, struct strbuf *slug)
 {
 	struct strbuf text = { 0 };
 	size_t i, base, k;
-	int dash = 0, taken;
+	int dash = 0;
 	unsigned char c;
-	char **slugs;
 
 	plain_text(&text, heading);
 	strbuf__append(slug, "", 0);
@@ -646,35 +684,12 @@ static void make_slug(struct html_render *r, cmark_node *heading, struct strbuf 
 		strbuf__puts(slug, "section");
 
 	base = slug->len;
-	for (k = 2;; k++) {
-		taken = 0;
-		for (i = 0; i < r->nr_slugs && !slug->oom; i++)
-			if (!strcmp(r->slugs[i], slug->buf))
-				taken = 1;
-		if (!taken || slug->oom)
-			break;
+	for (k = 2; !slug->oom && id_taken(r, slug->buf); k++) {
 		slug->len = base;
 		strbuf__printf(slug, "-%zu", k);
 	}
-	if (slug->oom)
-		goto fail;
-
-	if (r->nr_slugs == r->slugs_cap) {
-		size_t cap = r->slugs_cap ? r->slugs_cap * 2 : 16;
-
-		slugs = realloc(r->slugs, cap * sizeof(*slugs));
-		if (!slugs)
-			goto fail;
-		r->slugs = slugs;
-		r->slugs_cap = cap;
-	}
-	r->slugs[r->nr_slugs] = strdup(slug->buf);
-	if (!r->slugs[r->nr_slugs])
-		goto fail;
-	r->nr_slugs++;
-	return;
-fail:
-	r->failed = 1;
+	if (slug->oom || id_register(r, slug->buf))
+		r->failed = 1;
 }
 
 static void render_heading(struct html_render *r, cmark_node *node)
@@ -690,7 +705,12 @@ static void render_heading(struct html_render *r, cmark_node *node)
 	/* cmark writes "<hN>"; put the id in before the '>'. */
 	if (html[0] == '<' && html[1] == 'h' && html[2] >= '1' && html[2] <= '6' &&
 	    html[3] == '>') {
-		make_slug(r, node, &slug);
+		/* a marker's id is already registered (render_anchor) */
+		if (r->pending_id[0])
+			strbuf__puts(&slug, r->pending_id);
+		else
+			make_slug(r, node, &slug);
+		r->pending_id[0] = '\0';
 		strbuf__append(r->out, html, 3);
 		strbuf__printf(r->out, " id=\"%s\"", slug.oom ? "" : slug.buf);
 		strbuf__puts(r->out, html + 3);
@@ -699,6 +719,45 @@ static void render_heading(struct html_render *r, cmark_node *node)
 	}
 	strbuf__free(&slug);
 	free(html);
+}
+
+/* A marker not followed by a heading still marks its place. */
+static void flush_anchor(struct html_render *r)
+{
+	if (!r->pending_id[0])
+		return;
+	strbuf__printf(r->out, "<div id=\"%s\"></div>\n", r->pending_id);
+	r->pending_id[0] = '\0';
+}
+
+/*
+ * "<!-- sonde:id ID -->" alone in an HTML block: the next heading's id. Only
+ * [a-z0-9._-] gets through, so the id is safe in an attribute as written.
+ */
+static int render_anchor(struct html_render *r, cmark_node *node)
+{
+	static const char pre[] = "<!-- sonde:id ";
+	const char *lit = cmark_node_get_literal(node), *p;
+	size_t n = 0;
+
+	if (!lit || strncmp(lit, pre, sizeof(pre) - 1))
+		return 0;
+	p = lit + sizeof(pre) - 1;
+	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') || p[n] == '.' ||
+	       p[n] == '_' || p[n] == '-')
+		n++;
+	if (!n || n > SLUG_MAX || strcmp(p + n, " -->\n"))
+		return 0;
+	flush_anchor(r);
+	memcpy(r->pending_id, p, n);
+	r->pending_id[n] = '\0';
+	if (id_taken(r, r->pending_id)) {
+		r->pending_id[0] = '\0';
+		return 1;
+	}
+	if (id_register(r, r->pending_id))
+		r->failed = 1;
+	return 1;
 }
 
 static void render_node(struct html_render *r, cmark_node *node)
@@ -715,10 +774,12 @@ static void render_node(struct html_render *r, cmark_node *node)
 
 /*
  * "<!-- sonde:embed N -->" alone in an HTML block: report.c's marker for a
- * fragment it rendered itself (a flame graph). Data cannot write it: every
- * string reaches report.md through md__escape, which escapes '<'. Were one
- * forged anyway, it could only place one of sonde's own fragments. Each is
- * placed once; a second marker for it says where it is.
+ * fragment it rendered itself (a flame graph, a sparkline). Data cannot write
+ * it: every string reaches report.md through md__escape, which escapes '<'.
+ * Were one forged anyway, it could only place one of sonde's own fragments.
+ * Each is placed once, unless ex->reusable says it may be placed again (a
+ * sparkline shown both in a finding and in the workload section); a second
+ * marker for a flame graph says where it is.
  */
 static int render_embed(struct html_render *r, cmark_node *node)
 {
@@ -735,7 +796,7 @@ static int render_embed(struct html_render *r, cmark_node *node)
 		idx = idx * 10 + (unsigned long)(*p - '0');
 	if (strcmp(p, " -->\n") || idx >= r->ex->nembeds || !r->ex->embeds[idx])
 		return 0;
-	if (r->embedded[idx]) {
+	if (r->embedded[idx] && !(r->ex->reusable && r->ex->reusable[idx])) {
 		strbuf__puts(r->out, "<p class=\"fg-seen\">(The flame graph is shown above.)</p>\n");
 		return 1;
 	}
@@ -760,6 +821,9 @@ static void render_markdown(struct html_render *r, const char *md, size_t len)
 		return;
 	}
 	for (node = cmark_node_first_child(doc); node; node = cmark_node_next(node)) {
+		if (cmark_node_get_type(node) != CMARK_NODE_HEADING &&
+		    cmark_node_get_type(node) != CMARK_NODE_HTML_BLOCK)
+			flush_anchor(r);
 		switch (cmark_node_get_type(node)) {
 		case CMARK_NODE_PARAGRAPH:
 			if (!render_paragraph_tables(r, &lines, node))
@@ -769,7 +833,7 @@ static void render_markdown(struct html_render *r, const char *md, size_t len)
 			render_heading(r, node);
 			break;
 		case CMARK_NODE_HTML_BLOCK:
-			if (!render_embed(r, node))
+			if (!render_embed(r, node) && !render_anchor(r, node))
 				render_node(r, node);
 			break;
 		default:
@@ -807,6 +871,70 @@ static void base64(struct strbuf *sb, const uint8_t *p, size_t n)
 		q[3] = i + 2 < n ? tab[v & 63] : '=';
 		strbuf__append(sb, q, 4);
 	}
+}
+
+void html__sparkline(struct strbuf *out, const char *title, const double *values, size_t n,
+		     const struct spark_labels *labels)
+{
+	static const char *const names[] = { "min", "max", "last" };
+	const char *text[3] = { 0 };
+	double lo = INFINITY, hi = -INFINITY, lx = 0, ly = 0;
+	int gap = 1, any = 0;
+
+	title = title ? title : "";
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(values[i])) {
+			lo = fmin(lo, values[i]);
+			hi = fmax(hi, values[i]);
+		}
+	strbuf__puts(out, "<figure class=\"spark\"><svg class=\"spark-svg\" viewBox=\"0 0 ");
+	strbuf__printf(out, "%d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", SPARK_W,
+		       SPARK_H, SPARK_W, SPARK_H);
+	html_escape(out, title, strlen(title));
+	strbuf__puts(out, "\"><title>");
+	html_escape(out, title, strlen(title));
+	strbuf__puts(out, "</title>");
+	for (size_t i = 0; i < n; i++) {
+		double x, y;
+
+		if (!isfinite(values[i])) {
+			gap = 1;
+			continue;
+		}
+		x = n > 1 ? SPARK_PAD + (double)i * (SPARK_W - 2 * SPARK_PAD) / (double)(n - 1) :
+			    SPARK_W / 2.0;
+		y = hi > lo ? SPARK_PAD + (hi - values[i]) / (hi - lo) * (SPARK_H - 2 * SPARK_PAD) :
+			      SPARK_H / 2.0;
+		if (!any)
+			strbuf__puts(out, "<path d=\"");
+		/* a lone point is a zero-length segment: its round cap draws a dot */
+		strbuf__printf(out, "%s%s%.1f %.1f%s", any ? " " : "", gap ? "M" : "L", x, y,
+			       gap && (i + 1 == n || !isfinite(values[i + 1])) ? " h0" : "");
+		gap = 0;
+		any = 1;
+		lx = x;
+		ly = y;
+	}
+	if (any)
+		strbuf__printf(out, "\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", lx, ly);
+	strbuf__puts(out, "</svg><figcaption><span class=\"spark-title\">");
+	html_escape(out, title, strlen(title));
+	strbuf__puts(out, "</span>");
+	if (labels) {
+		text[0] = labels->min;
+		text[1] = labels->max;
+		text[2] = labels->last;
+	}
+	if (!any)
+		strbuf__puts(out, " <span class=\"spark-none\">no values</span>");
+	for (int k = 0; any && k < 3; k++) {
+		if (!text[k])
+			continue;
+		strbuf__printf(out, " <span class=\"spark-%s\">%s ", names[k], names[k]);
+		html_escape(out, text[k], strlen(text[k]));
+		strbuf__puts(out, "</span>");
+	}
+	strbuf__puts(out, "</figcaption></figure>\n");
 }
 
 char *html__render_page(const char *md, size_t mdlen, const char *title, const char *css)
@@ -859,6 +987,7 @@ char *html__render_page_ex(const char *md, size_t mdlen, const char *title, cons
 		strbuf__puts(&out, css);
 	strbuf__puts(&out, "</style></head><body><main>\n");
 	render_markdown(&r, md, mdlen);
+	flush_anchor(&r);
 	strbuf__puts(&out, "</main>");
 	if (script) {
 		strbuf__puts(&out, "<script>");

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "json.h" /* struct strbuf */
+
 /*
  * Render markdown (md, mdlen bytes) into a complete HTML page with the given
  * title (escaped here) and stylesheet (inserted in a <style> element as is:
@@ -31,10 +33,31 @@ struct html_extras {
 	const char *const *embeds;
 	size_t nembeds;
 	const char *script;
+	const unsigned char *reusable; /* NULL, or per embed: may be placed more than once */
 };
 
 char *html__render_page_ex(const char *md, size_t mdlen, const char *title, const char *css,
 			   const struct html_extras *ex);
+
+/*
+ * A per-interval series as a small inline chart: an SVG sparkline (no script,
+ * no external resource) in a <figure class="spark"> with its title and the
+ * min, max and last labels, appended to out. Only numbers from values reach
+ * the SVG: coordinates, printed with "%.1f"; NaN and infinite values are
+ * gaps in the line. title and the three labels (preformatted text, e.g.
+ * "12.5 MiB"; NULL for none) are HTML-escaped here. An empty series, or one
+ * without a finite value, gives the figure with "no values" and no line.
+ */
+#define SPARK_W 160
+#define SPARK_H 32
+#define SPARK_PAD 2
+
+struct spark_labels {
+	const char *min, *max, *last;
+};
+
+void html__sparkline(struct strbuf *out, const char *title, const double *values, size_t n,
+		     const struct spark_labels *labels);
 
 /*
  * Escape a string for use inside a Markdown table cell or paragraph: markup

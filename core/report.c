@@ -290,6 +290,136 @@ static struct cell matrix_cell(const struct run_report *rr, const struct methodo
 	return c;
 }
 
+/*
+ * Per-instance rows (one per disk, interface, cgroup, CPU, process: whatever
+ * the checks of a resource name in their metrics' `instance`): each cell is
+ * the worst metric of that instance among the checks of the cell. The
+ * resource row stays the worst of its checks, so it is at least as bad as any
+ * of its instances (a check's status is the worst of its metrics).
+ */
+#define MATRIX_COLS 8
+/* report.md and the HTML show this many instances per resource, worst first */
+#define MATRIX_INSTANCES_SHOWN 12
+
+struct inst_cell {
+	const struct check_result *r;
+	const struct metric *m; /* NULL: no check of the cell reported this instance */
+};
+
+struct inst_row {
+	const char *instance;
+	struct inst_cell cell[MATRIX_COLS];
+	enum status worst;
+	size_t first; /* order of first appearance, to keep the sort stable */
+};
+
+static int cmp_inst(const void *a, const void *b)
+{
+	const struct inst_row *x = a, *y = b;
+	int rx = status__rank(x->worst), ry = status__rank(y->worst);
+
+	if (rx != ry)
+		return ry - rx;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int col_of(const struct methodology *m, const char *metric)
+{
+	for (size_t i = 0; i < m->metrics.n && i < MATRIX_COLS; i++)
+		if (!strcmp(m->metrics.v[i], metric))
+			return (int)i;
+	return -1;
+}
+
+/* The instance rows of resource, worst first, in *out (malloc'ed); -1 when out of memory. */
+static int matrix_instances(const struct run_report *rr, const struct methodology *m,
+			    const char *resource, struct inst_row **out, size_t *nout)
+{
+	struct inst_row *rows = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	*nout = 0;
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+		int col;
+
+		if (strcmp(r->def->methodology, m->id) || strcmp(r->def->resource, resource))
+			continue;
+		col = col_of(m, r->def->metric);
+		if (col < 0)
+			continue;
+		for (size_t k = 0; k < r->nmetrics; k++) {
+			const struct metric *mt = &r->metrics[k];
+			struct inst_cell *c;
+			size_t j;
+
+			if (!mt->instance)
+				continue;
+			for (j = 0; j < n; j++)
+				if (!strcmp(rows[j].instance, mt->instance))
+					break;
+			if (j == n) {
+				if (n == cap) {
+					size_t nc = cap ? 2 * cap : 16;
+					struct inst_row *nr = realloc(rows, nc * sizeof(*nr));
+
+					if (!nr) {
+						free(rows);
+						return -1;
+					}
+					rows = nr;
+					cap = nc;
+				}
+				rows[n] = (struct inst_row){ .instance = mt->instance, .first = n,
+							     .worst = mt->st };
+				n++;
+			}
+			c = &rows[j].cell[col];
+			if (!c->m || status__rank(mt->st) > status__rank(c->m->st)) {
+				c->r = r;
+				c->m = mt;
+			}
+			if (status__rank(mt->st) > status__rank(rows[j].worst))
+				rows[j].worst = mt->st;
+		}
+	}
+	if (n)
+		qsort(rows, n, sizeof(*rows), cmp_inst);
+	*out = rows;
+	*nout = n;
+	return 0;
+}
+
+static int cell_na(const struct methodology *m, const char *resource, const char *metric)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "%s.%s", resource, metric);
+	for (size_t i = 0; i < m->na_cells.n; i++)
+		if (!strcmp(m->na_cells.v[i], key))
+			return 1;
+	return 0;
+}
+
+/*
+ * The id of a check's section in report.html ("<!-- sonde:id ID -->", html.c):
+ * its check id, every byte outside [a-z0-9._-] made '-' (ids from paths have
+ * none), so a link to it is a fragment and nothing else.
+ */
+static void check_anchor(const struct check_def *d, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; d->id[i] && i + 1 < len; i++) {
+		char c = d->id[i];
+
+		buf[i] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			  c == '-') ? c : '-';
+	}
+	buf[i] = '\0';
+}
+
 /* ---- JSON ---- */
 
 static void json_time(struct json *j, const char *key, int64_t ns)
@@ -305,6 +435,7 @@ static void json_time(struct json *j, const char *key, int64_t ns)
 }
 
 static void json_tools(struct json *j, struct analysis *an);
+static void json_matrix_instances(struct json *j, const struct run_report *rr);
 static void json_drilldown(struct json *j, const struct run_report *rr);
 static void md_drilldown(struct strbuf *sb, const struct run_report *rr);
 static void md_tools(struct strbuf *sb, struct analysis *an);
@@ -536,6 +667,7 @@ void report__json(const struct run_report *rr, struct strbuf *out)
 		}
 	}
 	json__end_object(&j);
+	json_matrix_instances(&j, rr);
 
 	json__key(&j, "unknowns");
 	json__begin_array(&j);
@@ -615,6 +747,57 @@ void report__json(const struct run_report *rr, struct strbuf *out)
 	json__end_object(&j);
 	strbuf__append(&j.out, "\n", 1);
 	*out = j.out;
+}
+
+/* "use_matrix_instances": the matrix's per-instance rows, all of them, worst first per resource. */
+static void json_matrix_instances(struct json *j, const struct run_report *rr)
+{
+	const struct methodology *m = catalog__methodology(rr->cat, "use");
+
+	json__key(j, "use_matrix_instances");
+	json__begin_array(j);
+	for (size_t ri = 0; m && ri < m->resources.n; ri++) {
+		const char *res = m->resources.v[ri];
+		struct inst_row *rows;
+		size_t n;
+
+		if (matrix_instances(rr, m, res, &rows, &n)) {
+			j->out.oom = 1;
+			break;
+		}
+		for (size_t k = 0; k < n; k++) {
+			json__begin_object(j);
+			json_kv_str(j, "resource", res);
+			json_kv_str(j, "instance", rows[k].instance);
+			json_kv_str(j, "status", status__name(rows[k].worst));
+			for (size_t mi = 0; mi < m->metrics.n && mi < MATRIX_COLS; mi++) {
+				const struct inst_cell *c = &rows[k].cell[mi];
+
+				json__key(j, m->metrics.v[mi]);
+				if (cell_na(m, res, m->metrics.v[mi])) {
+					json__begin_object(j);
+					json_kv_str(j, "status", "n/a");
+					json__end_object(j);
+					continue;
+				}
+				if (!c->m) {
+					json__null(j);
+					continue;
+				}
+				json__begin_object(j);
+				json_kv_str(j, "status", status__name(c->m->st));
+				json_kv_str(j, "check", c->r->def->id);
+				json_kv_str(j, "metric", c->m->name);
+				json_kv_num(j, "value", c->m->value);
+				if (c->m->unit)
+					json_kv_str(j, "unit", c->m->unit);
+				json__end_object(j);
+			}
+			json__end_object(j);
+		}
+		free(rows);
+	}
+	json__end_array(j);
 }
 
 /* The BPF tools of the window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
@@ -722,9 +905,35 @@ static void md_cell_text(struct strbuf *sb, const char *s)
 	strbuf__puts(sb, " …");
 }
 
+/* Evidence report.html draws itself in place of a marker (report__html). */
+static int is_embedded(const struct evidence *e)
+{
+	return e->kind == EV_FLAMEGRAPH || e->kind == EV_SERIES;
+}
+
+/* Drawn evidence in run order: the N of report.html's "<!-- sonde:embed N -->". */
+static size_t embed_index(const struct run_report *rr, const struct evidence *want)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nevidence; k++) {
+			const struct evidence *e = &rr->res[i].evidence[k];
+
+			if (e == want)
+				return n;
+			n += is_embedded(e);
+		}
+	return n;
+}
+
 static const char *const spark[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 
-static void md_series(struct strbuf *sb, const struct evidence *e)
+/*
+ * A series: its numbers as a text line (a Unicode sparkline, min, mean, max),
+ * then the marker where report.html draws it as a chart (report__html).
+ */
+static void md_series(struct strbuf *sb, const struct run_report *rr, const struct evidence *e)
 {
 	double lo = INFINITY, hi = -INFINITY, sum = 0;
 	size_t n = 0;
@@ -764,7 +973,7 @@ static void md_series(struct strbuf *sb, const struct evidence *e)
 		md_text(sb, c);
 		strbuf__printf(sb, " (every %.4g s)", e->step_s);
 	}
-	strbuf__puts(sb, "\n");
+	strbuf__printf(sb, "\n\n<!-- sonde:embed %zu -->\n", embed_index(rr, e));
 }
 
 static void md_table_row(struct strbuf *sb, char *const *cells, size_t n)
@@ -776,22 +985,6 @@ static void md_table_row(struct strbuf *sb, char *const *cells, size_t n)
 		strbuf__puts(sb, " |");
 	}
 	strbuf__puts(sb, "\n");
-}
-
-/* Flame graphs in report order: the N of report.html's "<!-- sonde:embed N -->". */
-static size_t fg_index(const struct run_report *rr, const struct evidence *want)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < rr->nres; i++)
-		for (size_t k = 0; k < rr->res[i].nevidence; k++) {
-			const struct evidence *e = &rr->res[i].evidence[k];
-
-			if (e == want)
-				return n;
-			n += e->kind == EV_FLAMEGRAPH;
-		}
-	return n;
 }
 
 /* Stacks shown from the leaf end, where the time is, cut to this many bytes. */
@@ -831,7 +1024,7 @@ static void md_flamegraph(struct strbuf *sb, const struct run_report *rr,
 	double total = (double)e->total;
 	char tot[64];
 
-	strbuf__printf(sb, "\n<!-- sonde:embed %zu -->\n\n", fg_index(rr, e));
+	strbuf__printf(sb, "\n<!-- sonde:embed %zu -->\n\n", embed_index(rr, e));
 	flamegraph__fmt_count(tot, sizeof(tot), total, e->unit);
 	strbuf__puts(sb, "Flame graph: ");
 	md_text(sb, tot);
@@ -940,19 +1133,14 @@ static void md_flamegraph(struct strbuf *sb, const struct run_report *rr,
 static void md_evidence(struct strbuf *sb, const struct run_report *rr,
 			const struct check_result *r)
 {
-	int in_list = 0;
-
 	for (size_t i = 0; i < r->nevidence; i++) {
 		const struct evidence *e = &r->evidence[i];
 
 		if (e->kind == EV_SERIES) {
-			if (!in_list)
-				strbuf__puts(sb, "\n");
-			md_series(sb, e);
-			in_list = 1;
+			strbuf__puts(sb, "\n");
+			md_series(sb, rr, e);
 			continue;
 		}
-		in_list = 0;
 		if (e->kind == EV_NOTE) {
 			strbuf__puts(sb, "\n");
 			md_text(sb, e->title);
@@ -1033,6 +1221,32 @@ static void md_culprits(struct strbuf *sb, const struct check_result *r)
 	}
 }
 
+/* "[text](#check.id)": the cell links to the section of the check that decided it. */
+static void md_link_open(struct strbuf *sb, const struct check_result *r)
+{
+	if (r)
+		strbuf__puts(sb, "[");
+}
+
+static void md_link_close(struct strbuf *sb, const struct check_result *r)
+{
+	char id[128];
+
+	if (!r)
+		return;
+	check_anchor(r->def, id, sizeof(id));
+	strbuf__printf(sb, "](#%s)", id);
+}
+
+/* Where a check's section starts: report.html gives its heading the check's id. */
+static void md_anchor(struct strbuf *sb, const struct check_result *r)
+{
+	char id[128];
+
+	check_anchor(r->def, id, sizeof(id));
+	strbuf__printf(sb, "\n<!-- sonde:id %s -->\n", id);
+}
+
 static void md_cell(struct strbuf *sb, const struct cell *c)
 {
 	const struct metric *m;
@@ -1042,6 +1256,7 @@ static void md_cell(struct strbuf *sb, const struct cell *c)
 		strbuf__puts(sb, "n/a");
 		return;
 	}
+	md_link_open(sb, c->decider);
 	strbuf__puts(sb, status__name(c->st));
 	if (c->decider && (m = worst_metric(c->decider))) {
 		fmt_value(v, sizeof(v), m->value, m->unit);
@@ -1054,6 +1269,150 @@ static void md_cell(struct strbuf *sb, const struct cell *c)
 		strbuf__puts(sb, " ");
 		md_text(sb, v);
 	}
+	md_link_close(sb, c->decider);
+}
+
+static void md_inst_cell(struct strbuf *sb, const struct inst_cell *c, int na)
+{
+	char v[64];
+
+	if (na) {
+		strbuf__puts(sb, "n/a");
+		return;
+	}
+	if (!c->m) {
+		/* no check of this cell reported the instance: neither ok nor unknown */
+		strbuf__puts(sb, "·");
+		return;
+	}
+	fmt_value(v, sizeof(v), c->m->value, c->m->unit);
+	md_link_open(sb, c->r);
+	strbuf__printf(sb, "%s ", status__name(c->m->st));
+	md_text(sb, c->m->name);
+	strbuf__puts(sb, " ");
+	md_text(sb, v);
+	md_link_close(sb, c->r);
+}
+
+/* The USE matrix: a row per resource, then its instances ("↳ sda"), worst first. */
+static void md_matrix(struct strbuf *sb, const struct run_report *rr, const struct methodology *use)
+{
+	strbuf__puts(sb, "\n## USE matrix\n\n| resource |");
+	for (size_t mi = 0; mi < use->metrics.n; mi++)
+		strbuf__printf(sb, " %s |", use->metrics.v[mi]);
+	strbuf__puts(sb, "\n|---|");
+	for (size_t mi = 0; mi < use->metrics.n; mi++)
+		strbuf__puts(sb, "---|");
+	strbuf__puts(sb, "\n");
+	for (size_t ri = 0; ri < use->resources.n; ri++) {
+		const char *res = use->resources.v[ri];
+		struct inst_row *rows;
+		size_t n;
+
+		strbuf__printf(sb, "| %s |", res);
+		for (size_t mi = 0; mi < use->metrics.n; mi++) {
+			struct cell c = matrix_cell(rr, use, res, use->metrics.v[mi]);
+
+			strbuf__puts(sb, " ");
+			md_cell(sb, &c);
+			strbuf__puts(sb, " |");
+		}
+		strbuf__puts(sb, "\n");
+		if (matrix_instances(rr, use, res, &rows, &n)) {
+			sb->oom = 1;
+			return;
+		}
+		for (size_t k = 0; k < n && k < MATRIX_INSTANCES_SHOWN; k++) {
+			strbuf__puts(sb, "| ↳ ");
+			md_text(sb, rows[k].instance);
+			strbuf__puts(sb, " |");
+			for (size_t mi = 0; mi < use->metrics.n; mi++) {
+				static const struct inst_cell none;
+
+				strbuf__puts(sb, " ");
+				md_inst_cell(sb, mi < MATRIX_COLS ? &rows[k].cell[mi] : &none,
+					     cell_na(use, res, use->metrics.v[mi]));
+				strbuf__puts(sb, " |");
+			}
+			strbuf__puts(sb, "\n");
+		}
+		if (n > MATRIX_INSTANCES_SHOWN) {
+			strbuf__printf(sb, "| ↳ %zu more (findings.json: use\\_matrix\\_instances) |",
+				       n - MATRIX_INSTANCES_SHOWN);
+			for (size_t mi = 0; mi < use->metrics.n; mi++)
+				strbuf__puts(sb, "  |");
+			strbuf__puts(sb, "\n");
+		}
+		free(rows);
+	}
+}
+
+/*
+ * Workload characterization, a section of its own: the checks of methodology
+ * workload grouped by their question (who, what, how, why: the methodology's
+ * metrics, in its order), each with its summary and evidence; series are
+ * drawn as charts in report.html, so the section shows how the load changed
+ * over the window. A workload check that is also a finding has its section
+ * (and anchor) under Findings; here it links there.
+ */
+static void md_workload(struct strbuf *sb, const struct run_report *rr)
+{
+	const struct methodology *w = catalog__methodology(rr->cat, "workload");
+	size_t shown = 0;
+
+	strbuf__puts(sb, "\n## Workload\n\nWho causes the load, what it is, how it behaves and why, "
+			 "from the workload characterization checks; the series show how it changed "
+			 "over the window.\n");
+	for (size_t q = 0; w && q <= w->metrics.n; q++) {
+		int heading = 0;
+
+		for (size_t i = 0; i < rr->nres; i++) {
+			const struct check_result *r = &rr->res[i];
+			int in_vocab = w->metrics.n && col_of(w, r->def->metric) >= 0;
+
+			if (strcmp(r->def->methodology, "workload") || r->st == ST_ERROR)
+				continue;
+			/* q == metrics.n: checks of a metric outside the vocabulary, if any */
+			if (q < w->metrics.n ? strcmp(r->def->metric, w->metrics.v[q]) : in_vocab)
+				continue;
+			if (!heading) {
+				const char *name = q < w->metrics.n ? w->metrics.v[q] : "Other";
+
+				strbuf__puts(sb, "\n### ");
+				if (name[0] >= 'a' && name[0] <= 'z') {
+					char up = (char)(name[0] - 'a' + 'A');
+
+					strbuf__append(sb, &up, 1);
+					md_text(sb, name + 1);
+				} else {
+					md_text(sb, name);
+				}
+				strbuf__puts(sb, "\n");
+				heading = 1;
+			}
+			if (!is_finding(r))
+				md_anchor(sb, r);
+			strbuf__puts(sb, "\n#### ");
+			md_text(sb, r->def->title);
+			strbuf__puts(sb, "\n");
+			if (is_finding(r)) {
+				char id[128];
+
+				check_anchor(r->def, id, sizeof(id));
+				strbuf__printf(sb, "\nA finding (%s): [see it above](#%s).\n",
+					       status__name(r->st), id);
+			}
+			if (r->summary) {
+				strbuf__puts(sb, "\n");
+				md_text(sb, r->summary);
+				strbuf__puts(sb, "\n");
+			}
+			md_evidence(sb, rr, r);
+			shown++;
+		}
+	}
+	if (!shown)
+		strbuf__puts(sb, "\nNo workload check ran.\n");
 }
 
 void report__markdown(const struct run_report *rr, struct strbuf *sb)
@@ -1090,27 +1449,8 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 	md_text(sb, verdict);
 	strbuf__puts(sb, "**\n");
 
-	if (use) {
-		strbuf__puts(sb, "\n## USE matrix\n\n| resource |");
-		for (size_t mi = 0; mi < use->metrics.n; mi++)
-			strbuf__printf(sb, " %s |", use->metrics.v[mi]);
-		strbuf__puts(sb, "\n|---|");
-		for (size_t mi = 0; mi < use->metrics.n; mi++)
-			strbuf__puts(sb, "---|");
-		strbuf__puts(sb, "\n");
-		for (size_t ri = 0; ri < use->resources.n; ri++) {
-			strbuf__printf(sb, "| %s |", use->resources.v[ri]);
-			for (size_t mi = 0; mi < use->metrics.n; mi++) {
-				struct cell c = matrix_cell(rr, use, use->resources.v[ri],
-							    use->metrics.v[mi]);
-
-				strbuf__puts(sb, " ");
-				md_cell(sb, &c);
-				strbuf__puts(sb, " |");
-			}
-			strbuf__puts(sb, "\n");
-		}
-	}
+	if (use)
+		md_matrix(sb, rr, use);
 
 	strbuf__puts(sb, "\n## Findings\n");
 	if (!rr->nrank)
@@ -1120,6 +1460,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 		char sum[1024], exp[512];
 
 		finding_summary(r, sum, sizeof(sum));
+		md_anchor(sb, r);
 		strbuf__printf(sb, "\n### %zu. %s: ", k + 1, status__name(r->st));
 		md_text(sb, r->def->title);
 		strbuf__puts(sb, " (");
@@ -1146,22 +1487,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 		}
 	}
 
-	strbuf__puts(sb, "\n## Workload\n");
-	for (size_t i = 0; i < rr->nres; i++) {
-		const struct check_result *r = &rr->res[i];
-
-		if (strcmp(r->def->methodology, "workload") || r->st == ST_ERROR)
-			continue;
-		strbuf__puts(sb, "\n### ");
-		md_text(sb, r->def->title);
-		strbuf__puts(sb, "\n");
-		if (r->summary) {
-			strbuf__puts(sb, "\n");
-			md_text(sb, r->summary);
-			strbuf__puts(sb, "\n");
-		}
-		md_evidence(sb, rr, r);
-	}
+	md_workload(sb, rr);
 
 	strbuf__puts(sb, "\n## USE details\n");
 	for (size_t i = 0; i < rr->nres; i++) {
@@ -1170,6 +1496,7 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 		if (strcmp(r->def->methodology, "use") || r->st == ST_WARN || r->st == ST_CRIT ||
 		    r->st == ST_ERROR)
 			continue;
+		md_anchor(sb, r);
 		strbuf__printf(sb, "\n### %s: ", status__name(r->st));
 		md_text(sb, r->def->title);
 		strbuf__puts(sb, "\n");
@@ -1221,6 +1548,9 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 
 			if (r->st != ST_ERROR)
 				continue;
+			/* a failed drill-down check has its section in the drill-down */
+			if (strcmp(r->def->methodology, "drilldown"))
+				md_anchor(sb, r);
 			strbuf__puts(sb, "\n**");
 			md_text(sb, r->def->id);
 			strbuf__puts(sb, "** (");
@@ -1259,43 +1589,76 @@ void report__markdown(const struct run_report *rr, struct strbuf *sb)
 			 "compressing the bundle comes after it\n");
 }
 
+/* A series as report.html's chart: the sparkline, labelled as report.md's numbers are. */
+static int series_html(const struct evidence *e, struct strbuf *sb)
+{
+	double lo = INFINITY, hi = -INFINITY, last = NAN;
+	char a[48], b[48], c[48];
+	struct spark_labels l = { 0 };
+
+	for (size_t i = 0; i < e->nvalues; i++)
+		if (isfinite(e->values[i])) {
+			lo = fmin(lo, e->values[i]);
+			hi = fmax(hi, e->values[i]);
+			last = e->values[i];
+		}
+	if (isfinite(last)) {
+		fmt_value(a, sizeof(a), lo, e->unit);
+		fmt_value(b, sizeof(b), hi, e->unit);
+		fmt_value(c, sizeof(c), last, e->unit);
+		l = (struct spark_labels){ .min = a, .max = b, .last = c };
+	}
+	html__sparkline(sb, e->title, e->values, e->nvalues, &l);
+	return sb->oom ? -1 : 0;
+}
+
 char *report__html(const struct run_report *rr, const char *md, size_t mdlen, const char *title,
 		   const char *css)
 {
 	struct html_extras ex = { 0 };
 	char **embeds = NULL;
-	size_t n = 0;
+	unsigned char *reusable = NULL;
+	size_t n = 0, nfg = 0;
 	char *html = NULL;
 
 	for (size_t i = 0; i < rr->nres; i++)
-		for (size_t k = 0; k < rr->res[i].nevidence; k++)
-			n += rr->res[i].evidence[k].kind == EV_FLAMEGRAPH;
+		for (size_t k = 0; k < rr->res[i].nevidence; k++) {
+			n += is_embedded(&rr->res[i].evidence[k]);
+			nfg += rr->res[i].evidence[k].kind == EV_FLAMEGRAPH;
+		}
 	if (n) {
 		embeds = calloc(n, sizeof(*embeds));
-		if (!embeds)
-			return NULL;
+		reusable = calloc(n, 1);
+		if (!embeds || !reusable)
+			goto cleanup;
 	}
-	/* In the order fg_index numbers them. */
+	/* In the order embed_index numbers them. */
 	for (size_t i = 0, m = 0; i < rr->nres; i++)
 		for (size_t k = 0; k < rr->res[i].nevidence; k++) {
+			const struct evidence *e = &rr->res[i].evidence[k];
 			struct strbuf sb = { 0 };
 
-			if (rr->res[i].evidence[k].kind != EV_FLAMEGRAPH)
+			if (!is_embedded(e))
 				continue;
-			if (flamegraph__html(&rr->res[i].evidence[k], &sb)) {
+			if (e->kind == EV_FLAMEGRAPH ? flamegraph__html(e, &sb) :
+						       series_html(e, &sb)) {
 				strbuf__free(&sb);
 				goto cleanup;
 			}
+			/* a series of a workload finding is drawn in both of its sections */
+			reusable[m] = e->kind == EV_SERIES;
 			embeds[m++] = sb.buf;
 		}
 	ex.embeds = (const char *const *)embeds;
 	ex.nembeds = n;
-	ex.script = n ? flamegraph__script : NULL;
+	ex.reusable = reusable;
+	ex.script = nfg ? flamegraph__script : NULL;
 	html = html__render_page_ex(md, mdlen, title, css, &ex);
 cleanup:
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; embeds && i < n; i++)
 		free(embeds[i]);
 	free(embeds);
+	free(reusable);
 	return html;
 }
 
@@ -1333,6 +1696,8 @@ static void md_drilldown(struct strbuf *sb, const struct run_report *rr)
 
 		if (strcmp(res->def->methodology, "drilldown"))
 			continue;
+		if (!is_finding(res))
+			md_anchor(sb, res);
 		strbuf__puts(sb, "\n### ");
 		md_text(sb, res->def->title ? res->def->title : res->def->id);
 		strbuf__puts(sb, " (");

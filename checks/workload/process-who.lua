@@ -1,6 +1,8 @@
---- Who: the processes behind the load, by CPU, disk I/O and context switches.
+--- Who: the processes behind the load, by CPU, disk I/O and context switches;
+-- then the same load summed by user (uid) and by cgroup.
 local fmt = require("fmt")
 local tasks = require("tasks")
+local cgroups = require("cgroups")
 
 local function table_of(ctx, title, top, unit_col, value_fmt)
   local rows = {}
@@ -10,12 +12,60 @@ local function table_of(ctx, title, top, unit_col, value_fmt)
   ctx:table { title = title, columns = { "pid", "process", unit_col, "uid", "command" }, rows = rows }
 end
 
+--- Sum CPU seconds, I/O bytes and processes of tasks into groups named by name_of(t)
+-- (nil: not counted); sonde itself is left out, as tasks.top leaves it out.
+local function sum_by(list, hz, name_of)
+  local groups, order = {}, {}
+  for _, t in ipairs(list) do
+    local name = not t.self and name_of(t)
+    if name then
+      local g = groups[name]
+      if not g then
+        g = { name = name, cpu = 0, io = 0, procs = 0, io_unread = 0 }
+        groups[name] = g
+        order[#order + 1] = g
+      end
+      g.cpu = g.cpu + tasks.cpu_seconds(t, hz)
+      if t.read_bytes or t.write_bytes then
+        g.io = g.io + (t.read_bytes or 0) + (t.write_bytes or 0)
+      else
+        g.io_unread = g.io_unread + 1
+      end
+      g.procs = g.procs + 1
+    end
+  end
+  table.sort(order, function(a, b)
+    if a.cpu ~= b.cpu then return a.cpu > b.cpu end
+    if a.io ~= b.io then return a.io > b.io end
+    return tostring(a.name) < tostring(b.name)
+  end)
+  return order
+end
+
+--- Rows of the top n groups by CPU then I/O, the rest summed into one row.
+local function group_rows(order, n, secs, label)
+  local rows, rest = {}, nil
+  for i, g in ipairs(order) do
+    if i <= n then
+      rows[#rows + 1] = { label(g), g.procs, fmt.pct(100 * g.cpu / secs), fmt.bytes(g.io),
+        g.io_unread > 0 and tostring(g.io_unread) or "" }
+    else
+      rest = rest or { cpu = 0, io = 0, procs = 0, n = 0 }
+      rest.cpu, rest.io, rest.procs, rest.n = rest.cpu + g.cpu, rest.io + g.io, rest.procs + g.procs, rest.n + 1
+    end
+  end
+  if rest then
+    rows[#rows + 1] = { string.format("(%d more)", rest.n), rest.procs, fmt.pct(100 * rest.cpu / secs), fmt.bytes(rest.io), "" }
+  end
+  return rows
+end
+
 return {
   id = "workload.process-who",
   title = "Who: top processes",
   methodology = "workload", resource = "process", metric = "who",
   tags = { "default", "proc" },
-  collect = { "proc.pids" },
+  collect = { "proc.pids", "proc.cgroups" },
   args = { top = { type = "number", default = 8, help = "rows per table" } },
 
   run = function(ctx, args)
@@ -38,6 +88,45 @@ return {
     table_of(ctx, "By disk I/O (bytes read + written)", by_io, "I/O", fmt.bytes)
     local by_cs = tasks.top(list, function(t) return t.switches end, args.top)
     table_of(ctx, "By context switches (main thread, times scheduled in)", by_cs, "switches", fmt.num)
+
+    -- By user: the uid of each process (the captures hold no user names).
+    local by_uid = sum_by(list, hz, function(t) return t.uid end)
+    ctx:table { title = "By user (uid; CPU as a share of one CPU, I/O read + written)",
+      columns = { "uid", "processes", "CPU", "I/O", "I/O unreadable (processes)" },
+      rows = group_rows(by_uid, args.top, secs, function(g) return tostring(g.name) end) }
+
+    -- By cgroup: the processes each cgroup.procs listed (direct members, not descendants).
+    local cgs, cwhy = ctx.proc.cgroups()
+    if not cgs then
+      ctx:unknown("cgroup_load", cwhy)
+    else
+      local member = {}
+      for _, cg in ipairs(cgs) do
+        for _, pid in ipairs(cg.procs) do
+          local names = member[pid] or {}
+          names[#names + 1] = cgroups.name(cg, cgs)
+          member[pid] = names
+        end
+      end
+      -- a process listed in several cgroups (v1 hierarchies that place it apart) counts in each
+      local rows_in = {}
+      for _, t in ipairs(list) do
+        for _, name in ipairs(member[t.pid] or {}) do
+          rows_in[#rows_in + 1] = { cg = name, self = t.self, utime = t.utime, stime = t.stime,
+            read_bytes = t.read_bytes, write_bytes = t.write_bytes }
+        end
+      end
+      local by_cg = sum_by(rows_in, hz, function(t) return t.cg end)
+      ctx:table { title = "By cgroup (processes listed in its cgroup.procs; CPU as a share of one CPU, I/O read + written)",
+        columns = { "cgroup", "processes", "CPU", "I/O", "I/O unreadable (processes)" },
+        rows = group_rows(by_cg, args.top, secs, function(g) return g.name end) }
+      if cgs.v1 then
+        ctx:note("cgroup v1: a process is in one cgroup per hierarchy (cpu, memory, pids, ...), so it counts in each cgroup that lists it above.")
+      end
+      if cgs.truncated then
+        ctx:note("The cgroup walk hit its bound: some cgroups are missing from the table above.")
+      end
+    end
 
     local started, exited, kthreads, no_io = 0, 0, 0, 0
     for _, t in ipairs(list) do

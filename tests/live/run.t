@@ -111,6 +111,31 @@ jqok "findings.json: .use_matrix has exactly the resources of methodologies/use.
 jqok "findings.json: every USE resource has utilization, saturation and errors with a status" '
 	all(.use_matrix[];
 	    all(.utilization, .saturation, .errors; type == "object" and (.status | type) == "string"))' "$F"
+jqok "findings.json: .use_matrix_instances rows name a matrix resource, an instance and a status" '
+	(.use_matrix | keys) as $res
+	| (.use_matrix_instances | type) == "array"
+	and all(.use_matrix_instances[];
+		(.resource | IN($res[])) and (.instance | type) == "string" and (.instance | length) > 0
+		and (.status | IN("ok", "warn", "crit")))' "$F"
+jqok "findings.json: each instance cell is null, n/a, or a check metric with a numeric value" '
+	all(.use_matrix_instances[]; all(.utilization, .saturation, .errors;
+		. == null or .status == "n/a"
+		or ((.status | IN("ok", "warn", "crit")) and (.check | type) == "string"
+		    and (.metric | type) == "string" and (.value | type) == "number")))' "$F"
+jqok "findings.json: an instance row has at least one cell, and its status is the worst of them" '
+	def rank: {"crit": 5, "warn": 4, "error": 3, "unknown": 2, "ok": 1, "skip": 0, "n/a": 0}[.];
+	all(.use_matrix_instances[];
+		[.utilization, .saturation, .errors | select(. != null and .status != "n/a") | .status | rank]
+		as $r | ($r | length) > 0 and ($r | max) == (.status | rank))' "$F"
+jqok "findings.json: no resource cell is better than one of its instances" '
+	def rank: {"crit": 5, "warn": 4, "error": 3, "unknown": 2, "ok": 1, "skip": 0, "n/a": 0}[.];
+	. as $d | [.use_matrix_instances[] as $i | ("utilization", "saturation", "errors") as $c
+		| select($i[$c] != null and $i[$c].status != "n/a")
+		| ($d.use_matrix[$i.resource][$c].status | rank) >= ($i[$c].status | rank)] | all' "$F"
+jqok "findings.json: instances are listed worst first within a resource" '
+	def rank: {"crit": 5, "warn": 4, "ok": 1}[.];
+	[.use_matrix_instances | group_by(.resource)[] | [.[].status | rank]
+	 | . == (sort | reverse)] | all' "$F"
 jqok "findings.json: .findings is an array" '(.findings | type) == "array"' "$F"
 # shape of one finding, reused below on an analysis that is sure to have findings
 FINDING_SHAPE='
@@ -143,6 +168,29 @@ if [ "$nscript" = 1 ]; then
 		grep -q "script-src 'sha256-[A-Za-z0-9+/=]*'\">" "$X/report.html"
 fi
 ok "report.md is not empty" test -s "$X/report.md"
+# the matrix links to the checks' sections: fragments only, each to an id on the page
+hrefs=$(grep -o 'href="[^"]*"' "$X/report.html" | sort -u)
+nonfrag=$(grep -vc '^href="#' <<<"$hrefs")
+is "$nonfrag" 0 "report.html: every link is a fragment (#...)"
+dangling=0
+nlinks=0
+while read -r h; do
+	[ -n "$h" ] || continue
+	id=${h#href=\"#}
+	id=${id%\"}
+	nlinks=$((nlinks + 1))
+	grep -qF "id=\"$id\"" "$X/report.html" || { diag "no id for $h"; dangling=$((dangling + 1)); }
+done <<<"$hrefs"
+is "$dangling" 0 "report.html: every fragment link has its target ($nlinks links)"
+ncells=$(jq '[.use_matrix[][] | select(.check != null)] | length' "$F")
+ok "report.html: a matrix cell for each of the $ncells checked cells links to its check" \
+	test "$(grep -c '<td class="st-[a-z]*"><a href="#use\.' "$X/report.html")" -ge "$ncells"
+ok "report.html: a check heading has its check id" grep -q '<h[34] id="use\.cpu-utilization">' "$X/report.html"
+ok "report.md: Workload after Findings" awk '/^## Findings$/ { f = 1 } f && /^## Workload$/ { w = 1 } END { exit !w }' "$X/report.md"
+ok "report.md: Workload grouped by question (### Who)" grep -qx '### Who' "$X/report.md"
+nseries=$(jq '[.checks[].evidence[] | select(.kind == "series")] | length' "$F")
+ok "report.html: a sparkline for each of the $nseries series at least" \
+	test "$(grep -o '<figure class="spark">' "$X/report.html" | wc -l)" -ge "$nseries"
 
 # ---- analyze reproduces the run ----
 "$SONDE" analyze "$X" --json >"$T/analyze.json" 2>"$T/analyze.err"
@@ -152,6 +200,8 @@ order() { jq -c '[.findings[] | [.check, .severity]]' "$1" 2>/dev/null; }
 is "$(pairs "$T/analyze.json")" "$(pairs "$F")" "analyze: same (check id, status) pairs as the run"
 is "$(order "$T/analyze.json")" "$(order "$F")" "analyze: same findings in the same order as the run"
 is "$(jq -c .use_matrix "$T/analyze.json")" "$(jq -c .use_matrix "$F")" "analyze: same USE matrix"
+is "$(jq -c .use_matrix_instances "$T/analyze.json")" "$(jq -c .use_matrix_instances "$F")" \
+	"analyze: same USE matrix instances"
 is "$(jq -c .window "$T/analyze.json")" "$(jq -c .window "$F")" "analyze: same window"
 
 # ---- the finding shape, on an analysis with thresholds low enough to fire ----

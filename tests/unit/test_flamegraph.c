@@ -497,7 +497,8 @@ static void test_hostile(void)
 	free(esc);
 	{
 		const char *embeds[] = { html };
-		struct html_extras ex = { embeds, 1, flamegraph__script };
+		struct html_extras ex = { .embeds = embeds, .nembeds = 1,
+					  .script = flamegraph__script };
 		uint8_t d[32];
 		struct sha256 h;
 		static const char b64[] =

@@ -6,6 +6,7 @@
  * handler attributes, no script URLs, and the output is valid UTF-8.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static const char *const allowed_tags[] = {
 	"html", "head",	 "meta",   "title", "style", "body", "main",	   "h1",
 	"h2",	"h3",	 "h4",	   "h5",    "h6",    "p",    "ul",	   "ol",
 	"li",	"table", "thead",  "tbody", "tr",    "th",   "td",	   "code",
-	"pre",	"em",	 "strong", "a",	    "hr",    "br",   "blockquote",
+	"pre",	"em",	 "strong", "a",	    "hr",    "br",   "blockquote", "div",
 };
 
 static const char *const allowed_attrs[] = {
@@ -667,6 +668,116 @@ static void test_large(void)
 	strbuf__free(&md);
 }
 
+/* Sparklines: values become points, gaps stay gaps, nothing from data but numbers and text. */
+static void test_sparkline(void)
+{
+	const double v[] = { 0, 5, 10, NAN, 10 };
+	const double inf[] = { INFINITY, 4, -INFINITY };
+	const double nan2[] = { NAN, NAN };
+	const double one[] = { 7 };
+	const struct spark_labels l = { .min = "0%", .max = "10%", .last = "10%" };
+	const struct spark_labels evil = { .min = "<b>", .max = "\"onload=x", .last = "&" };
+	struct strbuf sb = { 0 };
+
+	html__sparkline(&sb, "CPU busy %", v, 5, &l);
+	ok(!sb.oom && strstr(sb.buf, "<path d=\"M2.0 30.0 L41.0 16.0 L80.0 2.0 M158.0 2.0 h0\"/>"),
+	   "values -> points: x spread over the width, y scaled min..max, a NaN breaks the line, "
+	   "a lone point is a dot");
+	ok(strstr(sb.buf, "<circle cx=\"158.0\" cy=\"2.0\" r=\"2\"/>"), "the last value is marked");
+	ok(strstr(sb.buf, "<span class=\"spark-min\">min 0%</span>") &&
+		   strstr(sb.buf, "<span class=\"spark-max\">max 10%</span>") &&
+		   strstr(sb.buf, "<span class=\"spark-last\">last 10%</span>"),
+	   "min, max and last labels");
+	ok(strstr(sb.buf, "viewBox=\"0 0 160 32\"") && strstr(sb.buf, "<title>CPU busy %</title>"),
+	   "fixed size, the title as the SVG's title");
+	ok(!strstr(sb.buf, "<script") && !strstr(sb.buf, "href") && !strstr(sb.buf, "http"),
+	   "no script, no link, no external resource");
+	strbuf__free(&sb);
+
+	html__sparkline(&sb, "t", inf, 3, NULL);
+	ok(!sb.oom && strstr(sb.buf, "<path d=\"M80.0 16.0 h0\"/>") && !strstr(sb.buf, "inf") &&
+		   !strstr(sb.buf, "nan"),
+	   "infinite values are skipped too; a flat series is drawn at mid-height");
+	strbuf__free(&sb);
+
+	html__sparkline(&sb, "one", one, 1, &l);
+	ok(!sb.oom && strstr(sb.buf, "<path d=\"M80.0 16.0 h0\"/>"), "one value: a dot in the middle");
+	strbuf__free(&sb);
+
+	html__sparkline(&sb, "empty", NULL, 0, &l);
+	ok(!sb.oom && !strstr(sb.buf, "<path") && !strstr(sb.buf, "<circle") &&
+		   strstr(sb.buf, "no values") && !strstr(sb.buf, "spark-min"),
+	   "empty series: the figure says so, no line, no labels");
+	strbuf__free(&sb);
+
+	html__sparkline(&sb, "nulls", nan2, 2, &l);
+	ok(!sb.oom && !strstr(sb.buf, "<path") && strstr(sb.buf, "no values"),
+	   "a series of nulls only: no line");
+	strbuf__free(&sb);
+
+	html__sparkline(&sb, "<script>alert(1)</script>\"'&", v, 5, &evil);
+	ok(!sb.oom && !strstr(sb.buf, "<script") && !strstr(sb.buf, "<b>") &&
+		   !strstr(sb.buf, "\"onload") &&
+		   strstr(sb.buf, "aria-label=\"&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;\"") &&
+		   strstr(sb.buf, "<title>&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;</title>") &&
+		   strstr(sb.buf, "min &lt;b&gt;") && strstr(sb.buf, "max &quot;onload=x") &&
+		   strstr(sb.buf, "last &amp;"),
+	   "a hostile title and labels are escaped in the attribute, the title and the caption");
+	strbuf__free(&sb);
+}
+
+/* Stable ids for check sections, and matrix cells that link to them. */
+static void test_anchors(void)
+{
+	static const char md[] =
+		"# r\n\n"
+		"| resource | utilization | saturation |\n|---|---|---|\n"
+		"| disk | [crit busy\\_pct sda 99%](#use.disk-utilization) | n/a |\n"
+		"| ↳ sda | [warn x](javascript:alert(1)) | · |\n"
+		"\n<!-- sonde:id use.disk-utilization -->\n\n### 1. crit: Disk utilization\n"
+		"\n<!-- sonde:id use.disk-utilization -->\n### Again\n"
+		"\n<!-- sonde:id use.x\" onclick=\"y -->\n### Bad id\n"
+		"\n<!-- sonde:id Upper.Case -->\n### Upper\n"
+		"\n<!-- sonde:id workload.process-who -->\n\ntext, not a heading\n";
+	char *html = render(md);
+
+	ok(html && strstr(html, "<h3 id=\"use.disk-utilization\">1. crit: Disk utilization</h3>"),
+	   "a marker gives the next heading its id");
+	ok(html && strstr(html, "<td class=\"st-crit\"><a href=\"#use.disk-utilization\">crit "
+				"busy_pct sda 99%</a></td>"),
+	   "a cell that links keeps its status class, the link is a fragment");
+	ok(html && strstr(html, "<td class=\"st-na\">n/a</td>"), "n/a gets st-na");
+	ok(html && strstr(html, "<td>·</td>"), "a cell without status gets no class");
+	ok(html && !contains_ci(html, "javascript:") && strstr(html, "<td class=\"st-warn\">"),
+	   "a script link in a cell is dropped by cmark, the status class stays");
+	ok(html && strstr(html, "<h3 id=\"again\">Again</h3>") &&
+		   count(html, "id=\"use.disk-utilization\"") == 1,
+	   "an id used twice: the second heading keeps its slug");
+	ok(html && strstr(html, "<h3 id=\"bad-id\">Bad id</h3>") && !strstr(html, "onclick=\""),
+	   "a marker with characters outside [a-z0-9._-] is not an id");
+	ok(html && strstr(html, "<h3 id=\"upper\">Upper</h3>"), "uppercase is not an id either");
+	ok(html && strstr(html, "<div id=\"workload.process-who\"></div>\n<p>text, not a heading</p>"),
+	   "a marker before a paragraph marks its place");
+	ok(html && tags_ok(html, 0) && utf8_valid(html), "only allowed tags and attributes");
+	free(html);
+}
+
+/* A reusable embed (a sparkline) is placed at every marker; a flame graph once. */
+static void test_embeds_reusable(void)
+{
+	static const char md[] = "<!-- sonde:embed 0 -->\n\n<!-- sonde:embed 0 -->\n\n"
+				 "<!-- sonde:embed 1 -->\n\n<!-- sonde:embed 1 -->\n";
+	const char *const embeds[] = { "<p>SPARK</p>\n", "<p>FLAME</p>\n" };
+	const unsigned char reusable[] = { 1, 0 };
+	struct html_extras ex = { .embeds = embeds, .nembeds = 2, .reusable = reusable };
+	char *html = html__render_page_ex(md, strlen(md), "t", "", &ex);
+
+	ok(html && count(html, "SPARK") == 2 && count(html, "FLAME") == 1 &&
+		   strstr(html, "shown above"),
+	   "reusable embed placed twice, the other once");
+	free(html);
+}
+
 int main(void)
 {
 	test_report();
@@ -677,5 +788,8 @@ int main(void)
 	test_tables();
 	test_headings();
 	test_large();
+	test_sparkline();
+	test_anchors();
+	test_embeds_reusable();
 	return tap_done();
 }
