@@ -119,6 +119,7 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		put_str(sb, r->culprits[i].comm);
 		put_str(sb, r->culprits[i].cmdline);
 		put_f64(sb, r->culprits[i].share);
+		put_u64(sb, (uint64_t)r->culprits[i].kernel_thread);
 	}
 	put_u64(sb, r->nevidence);
 	for (size_t i = 0; i < r->nevidence; i++) {
@@ -304,6 +305,7 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 		r->culprits[i].comm = get_str(&rb);
 		r->culprits[i].cmdline = get_str(&rb);
 		r->culprits[i].share = get_f64(&rb);
+		r->culprits[i].kernel_thread = get_u64(&rb) != 0;
 		if (!r->culprits[i].comm)
 			r->culprits[i].comm = strdup("?");
 	}

@@ -1268,11 +1268,14 @@ static int verdict_rule(struct loader *ld, struct catalog *cat)
 	    (rc = field_strv(ld, r, "consequences", &cons, NULL, NULL)) ||
 	    (rc = verdict_check_id(ld, cat, "cause", cause)))
 		goto cleanup;
-	if (strcmp(when, "always") && strcmp(when, "same_culprit")) {
+	if (strcmp(when, "always") && strcmp(when, "same_culprit") &&
+	    strcmp(when, "same_culprit_or_kernel")) {
 		int n = snprintf(ld->err, ld->errlen, "%s: ", ld->origin);
 
 		snprintf(ld->err + n, ld->errlen - (size_t)n,
-			 "field 'when': '%.32s' is not one of: always, same_culprit", when);
+			 "field 'when': '%.32s' is not one of: always, same_culprit, "
+			 "same_culprit_or_kernel",
+			 when);
 		rc = -EINVAL;
 		goto cleanup;
 	}
@@ -1295,7 +1298,9 @@ static int verdict_rule(struct loader *ld, struct catalog *cat)
 		cat->explains = ne;
 		ne[cat->nexplains++] = (struct explain_rule){
 			.cause = strdup(cause), .consequence = strdup(cons.v[k]),
-			.reason = strdup(reason), .same_culprit = !strcmp(when, "same_culprit"),
+			.reason = strdup(reason),
+			.same_culprit = !!strncmp(when, "always", 6),
+			.or_kernel = !strcmp(when, "same_culprit_or_kernel"),
 		};
 	}
 cleanup:

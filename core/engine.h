@@ -72,6 +72,7 @@ struct lib_source {
 struct explain_rule {
 	char *cause, *consequence, *reason;
 	int same_culprit;
+	int or_kernel;      /* "same_culprit_or_kernel": a kernel-thread culprit counts as the same */
 };
 
 /* The metric (a %) that says how much of a check's resource capacity was lost. */
@@ -128,6 +129,7 @@ struct culprit {
 	int pid;
 	char *comm, *cmdline;
 	double share;
+	int kernel_thread; /* a kernel thread: its CPU time serves others (I/O, interrupts) */
 };
 
 enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH };

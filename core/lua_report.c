@@ -160,7 +160,7 @@ static int report_unknown(lua_State *L)
 	return 0;
 }
 
-/* ctx:culprit{ pid =, comm =, share = [, cmdline = ] } */
+/* ctx:culprit{ pid =, comm =, share = [, cmdline =, kernel_thread = ] } */
 static int report_culprit(lua_State *L)
 {
 	struct check_result *r = report_result(L);
@@ -177,6 +177,9 @@ static int report_culprit(lua_State *L)
 	c.share = isfinite(share) ? share : 0;
 	c.comm = text_field(L, 2, "comm");
 	c.cmdline = text_field(L, 2, "cmdline");
+	lua_getfield(L, 2, "kernel_thread");
+	c.kernel_thread = lua_toboolean(L, -1);
+	lua_pop(L, 1);
 	if (!c.comm)
 		c.comm = strdup("?");
 	r->culprits = grow(L, r->culprits, r->nculprits, sizeof(*r->culprits));

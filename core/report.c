@@ -89,6 +89,12 @@ static int shares_culprit(const struct check_result *cause, const struct check_r
 	return 0;
 }
 
+/* The consequence's first culprit is a kernel thread (its CPU time serves others). */
+static int kernel_culprit(const struct check_result *cons)
+{
+	return cons->nculprits && cons->culprits[0].kernel_thread;
+}
+
 /* The first rule (table order) whose cause is a finding explains res[i]. */
 static void explain(struct run_report *rr, size_t i)
 {
@@ -103,7 +109,8 @@ static void explain(struct run_report *rr, size_t i)
 			const struct check_result *c = &rr->res[j];
 
 			if (j == i || !is_finding(c) || strcmp(c->def->id, e->cause) ||
-			    (e->same_culprit && !shares_culprit(c, r)))
+			    (e->same_culprit && !shares_culprit(c, r) &&
+			     !(e->or_kernel && kernel_culprit(r))))
 				continue;
 			/* two findings that would explain each other: the first rule stands */
 			if (rr->explained_by[j] == i)
@@ -467,6 +474,10 @@ static void json_culprits(struct json *j, const struct check_result *r)
 		json_kv_num(j, "share", r->culprits[i].share);
 		if (r->culprits[i].cmdline)
 			json_kv_str(j, "cmdline", r->culprits[i].cmdline);
+		if (r->culprits[i].kernel_thread) {
+			json__key(j, "kernel_thread");
+			json__bool(j, 1);
+		}
 		json__end_object(j);
 	}
 	json__end_array(j);

@@ -14,7 +14,8 @@
 -- when = "always": the cause accounts for the consequence whoever its culprit;
 -- when = "same_culprit": only when the cause's first culprit (its pid) is one
 -- of the consequence's culprits, so another process's load is never explained
--- away by ours.
+-- away by ours; when = "same_culprit_or_kernel": the same, or the consequence's
+-- first culprit is a kernel thread (whose CPU time serves others' I/O).
 return {
   capacity = {
     ["use.cpu-saturation"] = "psi_some_pct",
@@ -31,9 +32,12 @@ return {
     { cause = "use.cpu-utilization-percpu", when = "same_culprit",
       consequences = { "use.cpu-utilization", "use.cpu-saturation" },
       reason = "one single-threaded process keeps one CPU busy: more CPUs would not help it" },
-    { cause = "use.disk-saturation", when = "same_culprit",
+    { cause = "use.disk-saturation", when = "same_culprit_or_kernel",
       consequences = { "use.cpu-utilization", "use.cpu-saturation", "workload.syscall-what" },
-      reason = "the processes waiting on the disk: their CPU time and syscalls serve the I/O" },
+      reason = "the CPU time serves the I/O: the processes waiting on the disk, or kernel threads (softirqs, loop and block workers) completing it" },
+    { cause = "use.cgroup-saturation", when = "same_culprit",
+      consequences = { "use.cpu-saturation" },
+      reason = "a CPU quota throttles the process: its threads wait for their cgroup's next period, not for a free CPU" },
     { cause = "use.memory-saturation", when = "always",
       consequences = { "use.disk-saturation", "use.disk-utilization" },
       reason = "memory pressure: swapping and reclaim turn into disk I/O" },

@@ -28,7 +28,7 @@ function tasks.blame(ctx, top, total, max)
   for i = 1, math.min(max or 3, #top) do
     local e = top[i]
     ctx:culprit { pid = e.task.pid, comm = e.task.comm, cmdline = e.task.cmdline,
-                  share = total > 0 and e.value / total or 0 }
+                  share = total > 0 and e.value / total or 0, kernel_thread = e.task.kernel_thread }
   end
 end
 
