@@ -794,7 +794,19 @@ static void free_outcome(struct outcome *oc)
 
 static struct trace_set drill_tracing;
 
-/* The rules whose trigger check ended in warn or crit; the checks they run, each once. */
+/* Did this check run already (selected with --check for the first window)? */
+static int ran(const struct outcome *oc, const char *id)
+{
+	for (size_t i = 0; i < oc->rr.nres; i++)
+		if (!strcmp(oc->res[i].def->id, id))
+			return 1;
+	return 0;
+}
+
+/*
+ * The rules whose trigger check ended in warn or crit; the checks they run,
+ * each once, and not again when the first window already ran them.
+ */
 static size_t drill_fired(const struct catalog *cat, struct outcome *oc, struct strv *run)
 {
 	for (size_t m = 0; m < cat->nmeth; m++)
@@ -815,7 +827,7 @@ static size_t drill_fired(const struct catalog *cat, struct outcome *oc, struct 
 				nd[oc->rr.ndrill].rule = r;
 				nd[oc->rr.ndrill++].trigger_status = res->st;
 				for (size_t j = 0; j < r->run.n; j++)
-					if (!strv__has(run, r->run.v[j]))
+					if (!strv__has(run, r->run.v[j]) && !ran(oc, r->run.v[j]))
 						strv__push(run, r->run.v[j]);
 				break;
 			}
@@ -902,7 +914,7 @@ static void drill_down(struct opts *o, const struct catalog *cat, struct outcome
 	struct check_result *nr;
 	struct stat sb;
 
-	if (!drill_fired(cat, oc, &run))
+	if (!drill_fired(cat, oc, &run) || !run.n)
 		goto out;
 	if (o->no_drilldown) {
 		oc->rr.drill_note = "--no-drilldown";

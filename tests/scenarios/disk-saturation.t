@@ -32,7 +32,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # sparse: reading holes costs no disk space
-truncate -s 4G "$T/backing.img" || skip_all "cannot create a 4 GiB sparse file in $T"
+truncate -s 64G "$T/backing.img" || skip_all "cannot create a 64 GiB sparse file in $T"
 LOOP=$(losetup -f --show "$T/backing.img" 2>"$T/losetup.err")
 if [ -z "$LOOP" ] || [ ! -b "$LOOP" ]; then
 	LOOP=
@@ -40,10 +40,13 @@ if [ -z "$LOOP" ] || [ ! -b "$LOOP" ]; then
 fi
 DEV=${LOOP##*/}
 cp "$(command -v dd)" "$T/$COMM"
-# each reader reads its own 256 MiB slice 4 KiB at a time, direct (no page cache): one
-# pass takes seconds, so the readers live through the window
+# each reader reads from its own offset to the end of the 64 GiB (sparse) device, 4 KiB at a
+# time, direct (no page cache): minutes of work, so every reader lives through the
+# window. (Short-lived readers restarted by a shell loop would not do: the kernel adds
+# a reaped child's I/O to its parent's /proc/PID/io, so the loop's shell would look
+# like the reader.)
 setsid bash -c "for i in \$(seq 0 $((NREADERS - 1))); do
-	while :; do '$T/$COMM' if='$LOOP' of=/dev/null bs=4k skip=\$((i * 65536)) count=65536 iflag=direct status=none; done &
+	'$T/$COMM' if='$LOOP' of=/dev/null bs=4k skip=\$((i * 65536)) iflag=direct status=none &
 done; wait" &
 LOAD=$!
 diag "$NREADERS $COMM readers on $LOOP ($(cat /sys/block/$DEV/queue/scheduler)) backed by $T/backing.img"
