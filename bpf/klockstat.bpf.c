@@ -40,8 +40,9 @@ struct {
 	__uint(value_size, KLOCK_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
+/* Shared, with atomics: contended waits are slow paths already. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, KLOCK_TYPES);
 	__type(key, __u32);
 	__type(value, struct klock_type_stat);
@@ -139,14 +140,14 @@ static __always_inline void on_end(__u64 lock)
 
 	ts = bpf_map_lookup_elem(&by_type, &t);
 	if (ts) {
-		ts->count++;
-		ts->total_ns += d;
+		__sync_fetch_and_add(&ts->count, 1);
+		__sync_fetch_and_add(&ts->total_ns, d);
 		if (d > ts->max_ns)
 			ts->max_ns = d;
 		slot = sonde_log2(d);
 		if (slot >= KLOCK_SLOTS)
 			slot = KLOCK_SLOTS - 1;
-		ts->slots[slot]++;
+		__sync_fetch_and_add(&ts->slots[slot], 1);
 	}
 	if (ck.stackid < 0)
 		count(KLOCK_NO_STACK);

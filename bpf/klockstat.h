@@ -30,7 +30,7 @@ struct klock_stat {
 	__u64 count, total_ns, max_ns;
 };
 
-/* Per CPU, per type, summed by user space. */
+/* Per lock type. */
 struct klock_type_stat {
 	__u64 count, total_ns, max_ns;
 	__u64 slots[KLOCK_SLOTS];

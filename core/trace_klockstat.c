@@ -191,8 +191,7 @@ static void name_stack(struct symbolizer *sym, int fd, __s32 id, struct caller_r
 static int klockstat_collect(struct trace_run *t, struct json *j)
 {
 	struct klockstat_bpf *skel = t->skel;
-	int ncpu = libbpf_num_possible_cpus();
-	struct klock_type_stat *per_cpu = NULL, types[KLOCK_TYPES], all = { 0 };
+	struct klock_type_stat types[KLOCK_TYPES], all = { 0 };
 	struct caller_row *callers = NULL;
 	struct proc_row *procs = NULL;
 	size_t ncallers = 0, nprocs = 0, merged = 0;
@@ -201,32 +200,19 @@ static int klockstat_collect(struct trace_run *t, struct json *j)
 	int fd, sfd, err = 0;
 	char buf[32];
 
-	if (ncpu <= 0)
-		return -EINVAL;
-	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
 	callers = calloc(KLOCK_MAX_CALLERS, sizeof(*callers));
 	procs = calloc(KLOCK_MAX_PROCS, sizeof(*procs));
 	sym = symbolizer__new();
-	if (!per_cpu || !callers || !procs || !sym) {
+	if (!callers || !procs || !sym) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	memset(types, 0, sizeof(types));
 	fd = bpf_map__fd(skel->maps.by_type);
 	for (__u32 k = 0; k < KLOCK_TYPES; k++) {
-		if (bpf_map_lookup_elem(fd, &k, per_cpu)) {
+		if (bpf_map_lookup_elem(fd, &k, &types[k])) {
 			err = -errno;
 			goto cleanup;
-		}
-		for (int c = 0; c < ncpu; c++) {
-			struct klock_type_stat *p = &per_cpu[c];
-
-			types[k].count += p->count;
-			types[k].total_ns += p->total_ns;
-			if (p->max_ns > types[k].max_ns)
-				types[k].max_ns = p->max_ns;
-			for (int s = 0; s < KLOCK_SLOTS; s++)
-				types[k].slots[s] += p->slots[s];
 		}
 		all.count += types[k].count;
 		all.total_ns += types[k].total_ns;
@@ -366,7 +352,6 @@ cleanup:
 	symbolizer__free(sym);
 	free(procs);
 	free(callers);
-	free(per_cpu);
 	return err;
 }
 
