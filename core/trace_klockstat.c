@@ -104,6 +104,7 @@ static int lock_frame(const char *n)
 
 struct caller_row {
 	__u32 flags;
+	__s32 stackid;
 	char frames[SHOWN_FRAMES][128];
 	int nframes;
 	char caller[128];
@@ -234,13 +235,30 @@ static int klockstat_collect(struct trace_run *t, struct json *j)
 
 			if (!bpf_map_lookup_elem(fd, &next, &r->v)) {
 				r->flags = next.flags;
-				name_stack(sym, sfd, next.stackid, r);
+				r->stackid = next.stackid;
 				ncallers++;
 			}
 			key = next;
 			prev = &key;
 		}
 	}
+	/* Every map read before the slow part (kallsyms), so the totals agree. */
+	fd = bpf_map__fd(skel->maps.by_proc);
+	{
+		__u32 key, next, *prev = NULL;
+
+		while (nprocs < KLOCK_MAX_PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
+			if (!bpf_map_lookup_elem(fd, &next, &procs[nprocs].v)) {
+				procs[nprocs].tgid = next;
+				nprocs++;
+			}
+			key = next;
+			prev = &key;
+		}
+	}
+	qsort(procs, nprocs, sizeof(*procs), proc_by_total);
+	for (size_t i = 0; i < ncallers; i++)
+		name_stack(sym, sfd, callers[i].stackid, &callers[i]);
 	/* The same frames under several stack ids (deeper frames differ): one row. */
 	qsort(callers, ncallers, sizeof(*callers), caller_key_cmp);
 	for (size_t i = 0; i < ncallers; i++) {
@@ -259,20 +277,6 @@ static int klockstat_collect(struct trace_run *t, struct json *j)
 	}
 	qsort(callers, merged, sizeof(*callers), caller_by_total);
 
-	fd = bpf_map__fd(skel->maps.by_proc);
-	{
-		__u32 key, next, *prev = NULL;
-
-		while (nprocs < KLOCK_MAX_PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
-			if (!bpf_map_lookup_elem(fd, &next, &procs[nprocs].v)) {
-				procs[nprocs].tgid = next;
-				nprocs++;
-			}
-			key = next;
-			prev = &key;
-		}
-	}
-	qsort(procs, nprocs, sizeof(*procs), proc_by_total);
 
 	json__key(j, "hist_unit");
 	json__string(j, "ns");

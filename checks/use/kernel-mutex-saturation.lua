@@ -82,6 +82,7 @@ return {
       for i = 1, math.min(3, #k.processes) do
         local p = k.processes[i]
         local t = by_pid[p.pid]
+        if i > 1 and p.total_us / 1e6 < 0.05 * wait_s then break end
         ctx:culprit { pid = p.pid, comm = p.comm, cmdline = t and t.cmdline, share = p.total_us / 1e6 / wait_s,
                       kernel_thread = t and t.kernel_thread }
       end

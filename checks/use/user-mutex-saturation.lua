@@ -71,7 +71,7 @@ return {
     if saturated and top and lock_s > 0 then
       for i = 1, math.min(3, #f.processes) do
         local p = f.processes[i]
-        if p.lock_us > 0 then
+        if p.lock_us > 0 and (i == 1 or p.lock_us / 1e6 >= 0.05 * lock_s) then
           local t = by_pid[p.pid]
           ctx:culprit { pid = p.pid, comm = p.comm, cmdline = t and t.cmdline, share = p.lock_us / 1e6 / lock_s }
         end
