@@ -9,7 +9,7 @@ return {
   order = 1,
   -- rows of the matrix, in this order
   resources = { "cpu", "memory", "disk", "network", "fd", "task", "cgroup", "interconnect",
-    "filesystem", "swap" },
+    "filesystem", "swap", "kernel-mutex", "user-mutex" },
   metrics = { "utilization", "saturation", "errors" },
   tags = { "default", "proc", "tracing" },
   not_applicable = {
