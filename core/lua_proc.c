@@ -976,6 +976,8 @@ static void pci_facts(lua_State *L, const struct capture_stream *st, const char 
 			/* the first file that cannot be compared says why (usually: no AER) */
 			lua_pushfstring(L, "%s: %s", path,
 					!r0 ? "not read" :
+					r0->err == ENOENT ? "No such file or directory (no PCIe "
+							    "Advanced Error Reporting on this device)" :
 					r0->err ? strerror(r0->err) :
 					r1 == r0 ? "read once only" : "no counters in it");
 			lua_setfield(L, -3, "aer_reason");
