@@ -1479,7 +1479,8 @@ static void controllers__record(struct collector_state *cs, struct reader *rd,
 	free(out.p);
 	for (size_t j = 0; j < cs->ctrls.n; j++)
 		for (const char *const *q = pci_files; *q; q++) {
-			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", cs->ctrls.v[j], *q);
+			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", cs->ctrls.v[j],
+				 *q);
 			reader__tee(rd, w, path, NULL, NULL);
 		}
 }
@@ -1494,7 +1495,8 @@ static void controllers__aer(struct collector_state *cs, struct reader *rd,
 
 	for (size_t j = 0; j < cs->ctrls.n; j++)
 		for (const char *const *q = aer_files; *q; q++) {
-			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", cs->ctrls.v[j], *q);
+			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", cs->ctrls.v[j],
+				 *q);
 			reader__tee(rd, w, path, NULL, NULL);
 		}
 }
