@@ -232,6 +232,7 @@ struct collector_state {
 	struct capture_writer w;
 	const char *root;
 	struct name_list names; /* disks, interfaces */
+	struct name_list ctrls; /* diskstats, netdev: PCI functions that control them */
 	uint8_t *seen;          /* pids: bitmap of pids already given their first-sight reads */
 	size_t seen_bytes;
 	struct idle_slot *idle; /* pids: open addressing on the pid */
@@ -333,6 +334,12 @@ PROBE(pids_probe, "/proc/self/stat", "no per-process statistics")
 
 /* ---- disks ---- */
 
+static void controllers__record(struct collector_state *cs, struct reader *rd,
+				struct capture_writer *w, const char *dir, const char *rec,
+				int block);
+static void controllers__aer(struct collector_state *cs, struct reader *rd,
+			     struct capture_writer *w);
+
 static int diskstats_sample(struct collector_state *cs, struct reader *rd,
 			    struct capture_writer *w, int phase)
 {
@@ -360,7 +367,10 @@ static int diskstats_sample(struct collector_state *cs, struct reader *rd,
 				snprintf(path, sizeof(path), "/sys/block/%s/%s", cs->names.v[i], *q);
 				reader__tee(rd, w, path, NULL, NULL);
 			}
+		controllers__record(cs, rd, w, "/sys/block", "sonde:disk-controllers", 1);
 	}
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		controllers__aer(cs, rd, w);
 	reader__tee(rd, w, "/proc/diskstats", NULL, NULL);
 	for (size_t i = 0; i < cs->names.n; i++) {
 		snprintf(path, sizeof(path), "/sys/block/%s/inflight", cs->names.v[i]);
@@ -392,7 +402,10 @@ static int netdev_sample(struct collector_state *cs, struct reader *rd, struct c
 					 cs->names.v[i], *q);
 				reader__tee(rd, w, path, NULL, NULL);
 			}
+		controllers__record(cs, rd, w, "/sys/class/net", "sonde:net-controllers", 0);
 	}
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		controllers__aer(cs, rd, w);
 	reader__tee(rd, w, "/proc/net/dev", NULL, NULL);
 	return 0;
 }
@@ -1307,9 +1320,191 @@ static int mounts_probe(const char *root, char *why, size_t whylen)
 	return probe_path(root, "/proc/self/mountinfo", "no mount table", why, whylen);
 }
 
+/* ---- controllers of disks and interfaces ---- */
+
+/* "0000:00:02.0": a PCI function (domain:bus:device.function). */
+static int is_pci_function(const char *s, size_t n)
+{
+	static const char shape[] = "xxxx:xx:xx.x";
+
+	if (n != sizeof(shape) - 1)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int hex = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+
+		if (shape[i] == 'x' ? !hex : s[i] != shape[i])
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The controller of a device from the real path of its sysfs device directory
+ * (below /sys/devices). The deepest PCI function on the path is the controller: bridges
+ * and root ports come before it, the disk's SCSI host, NVMe controller or virtio device
+ * after it. Without a PCI function (virtio-mmio, Xen, s390), the device that hangs from the
+ * bus root: platform/<dev>, or the first directory below /sys/devices. Writes the id and
+ * the kind ("pci", "platform", "bus") and the controller's sysfs directory (a prefix of
+ * path); returns -ENOENT for a virtual device.
+ */
+static int controller_of(const char *path, char *id, size_t idlen, const char **kind,
+			 size_t *dirlen)
+{
+	const char *p, *best = NULL;
+	size_t bestlen = 0;
+
+	if (strncmp(path, "/sys/devices/", 13) || !strncmp(path, "/sys/devices/virtual/", 21))
+		return -ENOENT;
+	for (p = path + 13; *p;) {
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (is_pci_function(p, n)) {
+			best = p;
+			bestlen = n;
+		}
+		p += n + (e ? 1 : 0);
+	}
+	if (best) {
+		*kind = "pci";
+	} else {
+		const char *e;
+
+		best = path + 13;
+		*kind = "bus";
+		if (!strncmp(best, "platform/", 9)) {
+			best += 9;
+			*kind = "platform";
+		}
+		e = strchr(best, '/');
+		bestlen = e ? (size_t)(e - best) : strlen(best);
+		if (!bestlen)
+			return -ENOENT;
+	}
+	snprintf(id, idlen, "%.*s", (int)bestlen, best);
+	*dirlen = (size_t)(best - path) + bestlen;
+	return 0;
+}
+
+/* Entries of root+dir whose names start with prefix (prefix removed), comma-separated. */
+static void list_with_prefix(struct strbuf_c *b, const char *root, const char *dir,
+			     const char *prefix)
+{
+	struct name_list nl = { 0 };
+	size_t pl = strlen(prefix), shown = 0;
+
+	name_list__read_dir(&nl, root, dir);
+	for (size_t i = 0; i < nl.n && shown < 64; i++) {
+		if (strncmp(nl.v[i], prefix, pl) || strchr(nl.v[i], '\t'))
+			continue;
+		sb_printf(b, "%s%s", shown ? "," : "", nl.v[i] + pl);
+		shown++;
+	}
+	if (!shown)
+		sb_printf(b, "-");
+	name_list__free(&nl);
+}
+
+/*
+ * A resolved link is not a file read, so sonde records what it resolved as a composed text
+ * (record `rec`, first round): one line per device of cs->names, tab-separated: name,
+ * controller id ("-" for a virtual device), kind ("pci", "platform", "bus", "none"), the
+ * controller's driver ("-" when unbound or unknown), the real path of <dir>/<name>/device
+ * below the root ("-" when there is none), and the devices it is stacked on (`slaves/` of a
+ * dm or md disk, `lower_*` of a bond, vlan or macvlan; comma-separated, "-" when none).
+ * Then each PCI controller's link speed and width (current and max: a capacity bound) and
+ * AER error counters are read through the reader; the controllers are kept in cs->ctrls so
+ * that the last round reads the AER counters again.
+ */
+static void controllers__record(struct collector_state *cs, struct reader *rd,
+				struct capture_writer *w, const char *dir, const char *rec,
+				int block)
+{
+	static const char *const pci_files[] = { "current_link_speed", "current_link_width",
+						 "max_link_speed", "max_link_width", NULL };
+	struct strbuf_c out = { 0 };
+	size_t rootlen = strlen(cs->root);
+	char link[4096], real[4096], rel[512], id[128], drv[4096], path[512];
+
+	name_list__free(&cs->ctrls);
+	for (size_t i = 0; i < cs->names.n; i++) {
+		const char *name = cs->names.v[i], *kind = "none", *dev = "-";
+		const char *driver = "-";
+		size_t dirlen = 0;
+		int have = 0;
+
+		if (strchr(name, '\t'))
+			continue;
+		snprintf(link, sizeof(link), "%s%s/%s/device", cs->root, dir, name);
+		/* No device link (loop, zram, dm, lo, veth, bridges) or a dangling one: virtual. */
+		if (realpath(link, real) && !strncmp(real, cs->root, rootlen)) {
+			snprintf(rel, sizeof(rel), "%s", real + rootlen);
+			dev = rel;
+			have = !controller_of(rel, id, sizeof(id), &kind, &dirlen);
+		}
+		if (have) {
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "%s%.*s/driver", cs->root, (int)dirlen, rel);
+			n = readlink(link, drv, sizeof(drv) - 1);
+			if (n > 0) {
+				drv[n] = '\0';
+				driver = strrchr(drv, '/') ? strrchr(drv, '/') + 1 : drv;
+			}
+		} else {
+			kind = "none";
+		}
+		sb_printf(&out, "%s\t%s\t%s\t%s\t%s\t", name, have ? id : "-", kind, driver, dev);
+		snprintf(path, sizeof(path), "%s/%s%s", dir, name, block ? "/slaves" : "");
+		list_with_prefix(&out, cs->root, path, block ? "" : "lower_");
+		sb_printf(&out, "\n");
+		if (have && !strcmp(kind, "pci")) {
+			size_t j;
+
+			for (j = 0; j < cs->ctrls.n && strcmp(cs->ctrls.v[j], id); j++)
+				;
+			if (j == cs->ctrls.n) {
+				char **nv = realloc(cs->ctrls.v, (cs->ctrls.n + 1) * sizeof(*nv));
+
+				if (nv) {
+					cs->ctrls.v = nv;
+					nv[cs->ctrls.n] = strdup(id);
+					if (nv[cs->ctrls.n])
+						cs->ctrls.n++;
+				}
+			}
+		}
+	}
+	tee_text(rd, w, rec, out.p ? out.p : "", out.len);
+	free(out.p);
+	for (size_t j = 0; j < cs->ctrls.n; j++)
+		for (const char *const *q = pci_files; *q; q++) {
+			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", cs->ctrls.v[j],
+				 *q);
+			reader__tee(rd, w, path, NULL, NULL);
+		}
+}
+
+/* PCIe AER counters of each PCI controller (first and last rounds: they are cumulative). */
+static void controllers__aer(struct collector_state *cs, struct reader *rd,
+			     struct capture_writer *w)
+{
+	static const char *const aer_files[] = { "aer_dev_correctable", "aer_dev_nonfatal",
+						 "aer_dev_fatal", NULL };
+	char path[512];
+
+	for (size_t j = 0; j < cs->ctrls.n; j++)
+		for (const char *const *q = aer_files; *q; q++) {
+			snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", cs->ctrls.v[j],
+				 *q);
+			reader__tee(rd, w, path, NULL, NULL);
+		}
+}
+
 static void names_fini(struct collector_state *cs)
 {
 	name_list__free(&cs->names);
+	name_list__free(&cs->ctrls);
 	free(cs->seen);
 	cs->seen = NULL;
 	free(cs->idle);

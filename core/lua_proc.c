@@ -863,6 +863,228 @@ static int proc_interfaces(lua_State *L)
 	return 1;
 }
 
+/* ---- controllers of disks and interfaces ---- */
+
+/* Copy field i (tab-separated) of line [p, end) into out; "" when absent. */
+static void tab_field(const char *p, const char *end, int i, char *out, size_t outlen)
+{
+	for (; i > 0 && p < end; i--) {
+		const char *t = memchr(p, '\t', (size_t)(end - p));
+
+		p = t ? t + 1 : end;
+	}
+	{
+		const char *t = memchr(p, '\t', (size_t)(end - p));
+		size_t n = t ? (size_t)(t - p) : (size_t)(end - p);
+
+		if (n >= outlen)
+			n = outlen - 1;
+		memcpy(out, p, n);
+		out[n] = '\0';
+	}
+}
+
+/* t[k] = "text" unless text is "-" (unknown, none). */
+static void set_field_dash(lua_State *L, const char *k, const char *v)
+{
+	if (!*v || !strcmp(v, "-"))
+		return;
+	lua_pushstring(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* "TOTAL_ERR_COR 3" (or the sum of every counter when there is no TOTAL_ line). */
+static int aer_total(const struct capture_rec *r, double *out)
+{
+	const char *p = r->data, *end = r->data + r->len;
+	double sum = 0;
+	int any = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *sp = memchr(p, ' ', (size_t)(le - p));
+		uint64_t v;
+
+		if (sp && !parse_kv_u64(sp + 1, (size_t)(le - sp - 1), 0, &v)) {
+			if (!strncmp(p, "TOTAL_", 6)) {
+				*out = (double)v;
+				return 0;
+			}
+			sum += (double)v;
+			any = 1;
+		}
+		p = le + 1;
+	}
+	*out = sum;
+	return any ? 0 : -1;
+}
+
+/* The PCI facts of controller id: link = { speed_gts, width, max_... } | link_reason; aer. */
+static void pci_facts(lua_State *L, const struct capture_stream *st, const char *id)
+{
+	static const char *const aer[] = { "aer_dev_correctable", "aer_dev_nonfatal",
+					   "aer_dev_fatal", NULL };
+	static const char *const aer_key[] = { "correctable", "nonfatal", "fatal" };
+	char path[256];
+	const struct capture_rec *sp, *wd, *msp, *mwd;
+	double gts = 0, mgts = 0;
+	uint64_t width = 0, mwidth = 0;
+	int reason = 0;
+
+#define PCI_PATH(f) (snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", id, f), path)
+	sp = rec_of(st, PCI_PATH("current_link_speed"), 0);
+	wd = rec_of(st, PCI_PATH("current_link_width"), 0);
+	msp = rec_of(st, PCI_PATH("max_link_speed"), 0);
+	mwd = rec_of(st, PCI_PATH("max_link_width"), 0);
+	/* "8.0 GT/s PCIe" ("Unknown" when the link is down or the device is not PCIe). */
+	if (sp && !sp->err && wd && !wd->err && sscanf(sp->data, "%lf GT/s", &gts) == 1 && gts > 0 &&
+	    !parse_kv_u64(wd->data, wd->len, 0, &width) && width > 0) {
+		lua_newtable(L);
+		set_num(L, "speed_gts", gts);
+		set_u64(L, "width", width);
+		if (msp && !msp->err && sscanf(msp->data, "%lf GT/s", &mgts) == 1 && mgts > 0)
+			set_num(L, "max_speed_gts", mgts);
+		if (mwd && !mwd->err && !parse_kv_u64(mwd->data, mwd->len, 0, &mwidth) && mwidth)
+			set_u64(L, "max_width", mwidth);
+		lua_setfield(L, -2, "link");
+	} else {
+		const struct capture_rec *bad = !sp || sp->err ? sp : wd;
+
+		if (!sp)
+			lua_pushfstring(L, "%s: not read", PCI_PATH("current_link_speed"));
+		else if (bad && bad->err)
+			lua_pushfstring(L, "%s: %s (not a PCI Express device: no link speed)",
+					bad->path, strerror(bad->err));
+		else
+			lua_pushfstring(L, "%s: the link reports no speed or width (link down?)",
+					sp->path);
+		lua_setfield(L, -2, "link_reason");
+	}
+	lua_newtable(L);
+	for (int i = 0; aer[i]; i++) {
+		const struct capture_rec *r0 = rec_of(st, PCI_PATH(aer[i]), 0);
+		const struct capture_rec *r1 = rec_of(st, path, 1);
+		double v0, v1;
+
+		if (r0 && !r0->err && r1 && r1 != r0 && !r1->err && !aer_total(r0, &v0) &&
+		    !aer_total(r1, &v1)) {
+			lua_newtable(L);
+			set_num(L, "first", v0);
+			set_num(L, "last", v1);
+			lua_setfield(L, -2, aer_key[i]);
+		} else if (!reason) {
+			/* the first file that cannot be compared says why (usually: no AER) */
+			lua_pushfstring(L, "%s: %s", path,
+					!r0 ? "not read" :
+					r0->err == ENOENT ? "No such file or directory (no PCIe "
+							    "Advanced Error Reporting on this device)" :
+					r0->err ? strerror(r0->err) :
+					r1 == r0 ? "read once only" : "no counters in it");
+			lua_setfield(L, -3, "aer_reason");
+			reason = 1;
+		}
+	}
+	lua_setfield(L, -2, "aer");
+#undef PCI_PATH
+}
+
+/*
+ * ctx.proc.controllers("disk" | "net") -> {
+ *   devices = { [name] = { controller = id | nil, kind, driver, path, stacked_on = { ... } } },
+ *   controllers = { [id] = { kind, driver, devices = { names, sorted },
+ *                            link = { speed_gts, width, max_speed_gts, max_width } | nil,
+ *                            link_reason, aer = { correctable = { first, last }, ... },
+ *                            aer_reason } } }
+ * from the sonde:disk-controllers / sonde:net-controllers record (docs/capture-format.md).
+ */
+static int proc_controllers(lua_State *L)
+{
+	static const char *const kinds[] = { "disk", "net", NULL };
+	struct analysis *an = proc_analysis(L);
+	int k = luaL_checkoption(L, 1, NULL, kinds);
+	const char *stream = k ? "proc.netdev" : "proc.diskstats";
+	const char *recname = k ? "sonde:net-controllers" : "sonde:disk-controllers";
+	const struct capture_stream *st = capture_set__stream(&an->cs, stream);
+	const struct capture_rec *rec = rec_of(st, recname, 0);
+	const char *p, *end;
+	int devs, ctrls;
+
+	if (!rec || rec->err)
+		return push_missing(L, st, stream, recname,
+				    "the recording predates controller resolution");
+	lua_newtable(L);
+	lua_newtable(L);
+	devs = lua_gettop(L);
+	lua_newtable(L);
+	ctrls = lua_gettop(L);
+	for (p = rec->data, end = rec->data + rec->len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		char name[128], id[128], kind[32], driver[128], dev[512], lower[1024];
+
+		tab_field(p, le, 0, name, sizeof(name));
+		tab_field(p, le, 1, id, sizeof(id));
+		tab_field(p, le, 2, kind, sizeof(kind));
+		tab_field(p, le, 3, driver, sizeof(driver));
+		tab_field(p, le, 4, dev, sizeof(dev));
+		tab_field(p, le, 5, lower, sizeof(lower));
+		p = le + 1;
+		if (!*name)
+			continue;
+		lua_newtable(L);
+		set_field_dash(L, "controller", id);
+		set_field_dash(L, "kind", kind);
+		set_field_dash(L, "driver", driver);
+		set_field_dash(L, "path", dev);
+		lua_newtable(L);
+		if (*lower && strcmp(lower, "-")) {
+			lua_Integer n = 0;
+
+			for (char *s = lower, *c; s; s = c ? c + 1 : NULL) {
+				c = strchr(s, ',');
+				if (c)
+					*c = '\0';
+				if (*s) {
+					lua_pushstring(L, s);
+					lua_rawseti(L, -2, ++n);
+				}
+			}
+		}
+		lua_setfield(L, -2, "stacked_on");
+		lua_setfield(L, devs, name);
+		if (!*id || !strcmp(id, "-"))
+			continue;
+		if (lua_getfield(L, ctrls, id) == LUA_TNIL) {
+			lua_pop(L, 1);
+			lua_newtable(L);
+			set_field_dash(L, "kind", kind);
+			set_field_dash(L, "driver", driver);
+			lua_newtable(L);
+			lua_setfield(L, -2, "devices");
+			if (!strcmp(kind, "pci"))
+				pci_facts(L, st, id);
+			else {
+				lua_pushfstring(L, "%s is a %s device, not PCI: no link speed to bound it",
+						id, kind);
+				lua_setfield(L, -2, "link_reason");
+				lua_pushfstring(L, "%s is a %s device, not PCI: no AER counters", id,
+						kind);
+				lua_setfield(L, -2, "aer_reason");
+			}
+			lua_pushvalue(L, -1);
+			lua_setfield(L, ctrls, id);
+		}
+		/* the record lists devices sorted by name, so devices stays sorted */
+		lua_getfield(L, -1, "devices");
+		lua_pushstring(L, name);
+		lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+		lua_pop(L, 2);
+	}
+	lua_setfield(L, -3, "controllers");
+	lua_setfield(L, -2, "devices");
+	return 1;
+}
+
 /* ---- interrupts, kernel log ---- */
 
 struct irq_walk {
@@ -1803,6 +2025,7 @@ static const luaL_Reg proc_functions[] = {
 	{ "disks", proc_disks },
 	{ "netdev", proc_netdev },
 	{ "interfaces", proc_interfaces },
+	{ "controllers", proc_controllers },
 	{ "interrupts", proc_interrupts },
 	{ "kernel_log", proc_kernel_log },
 	{ "filesystems", proc_filesystems },

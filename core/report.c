@@ -1809,12 +1809,17 @@ void report__terminal(const struct run_report *rr, FILE *f, int color)
 	tty_text(f, verdict);
 	fputs("\n\n", f);
 	if (use) {
-		fprintf(f, "%-10s", "USE");
+		int rw = 8; /* the longest resource name sets the first column */
+
+		for (size_t ri = 0; ri < use->resources.n; ri++)
+			if ((int)strlen(use->resources.v[ri]) > rw)
+				rw = (int)strlen(use->resources.v[ri]);
+		fprintf(f, "%-*s", rw + 2, "USE");
 		for (size_t mi = 0; mi < use->metrics.n; mi++)
 			fprintf(f, "  %-12s", use->metrics.v[mi]);
 		fputc('\n', f);
 		for (size_t ri = 0; ri < use->resources.n; ri++) {
-			fprintf(f, "  %-8s", use->resources.v[ri]);
+			fprintf(f, "  %-*s", rw, use->resources.v[ri]);
 			for (size_t mi = 0; mi < use->metrics.n; mi++) {
 				struct cell c = matrix_cell(rr, use, use->resources.v[ri],
 							    use->metrics.v[mi]);

@@ -31,8 +31,8 @@ extern const struct trace_tool trace_hardirqs;
 extern const struct trace_tool trace_softirqs;
 extern const struct trace_tool trace_profile;
 extern const struct trace_tool trace_offcputime;
-extern const struct trace_tool trace_klockstat;
 extern const struct trace_tool trace_futexctn;
+extern const struct trace_tool trace_klockstat;
 
 const struct trace_tool *const trace_tools[] = {
 	&trace_runqlat,
@@ -47,8 +47,8 @@ const struct trace_tool *const trace_tools[] = {
 	&trace_softirqs,
 	&trace_profile,
 	&trace_offcputime,
-	&trace_klockstat,
 	&trace_futexctn,
+	&trace_klockstat,
 	NULL,
 };
 

@@ -8,8 +8,8 @@ return {
     .. "work waits), errors. Each cell is measured or listed as a known unknown.",
   order = 1,
   -- rows of the matrix, in this order
-  resources = { "cpu", "memory", "disk", "network", "fd", "task", "cgroup", "interconnect",
-    "filesystem", "swap", "kernel-mutex", "user-mutex" },
+  resources = { "cpu", "memory", "disk", "network", "storage-controller", "network-controller",
+    "fd", "task", "cgroup", "interconnect", "filesystem", "swap", "kernel-mutex", "user-mutex" },
   metrics = { "utilization", "saturation", "errors" },
   tags = { "default", "proc", "tracing" },
   not_applicable = {

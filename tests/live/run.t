@@ -107,7 +107,7 @@ jqok "findings.json: check ids are unique" '[.checks[].id] | length == (unique |
 jqok "findings.json: every metric has a name and a numeric value" '
 	all(.checks[].metrics[]; (.name | type) == "string" and (.value | type) == "number")' "$F"
 jqok "findings.json: .use_matrix has exactly the resources of methodologies/use.lua" '
-	(.use_matrix | keys | sort) == (["cpu", "memory", "disk", "network", "fd", "task", "cgroup", "interconnect", "filesystem", "swap", "kernel-mutex", "user-mutex"] | sort)' "$F"
+	(.use_matrix | keys | sort) == (["cpu", "memory", "disk", "network", "storage-controller", "network-controller", "fd", "task", "cgroup", "interconnect", "filesystem", "swap", "kernel-mutex", "user-mutex"] | sort)' "$F"
 jqok "findings.json: every USE resource has utilization, saturation and errors with a status" '
 	all(.use_matrix[];
 	    all(.utilization, .saturation, .errors; type == "object" and (.status | type) == "string"))' "$F"

@@ -69,7 +69,7 @@ number|use/x\.lua: .*must return a table
 missing-id|use/x\.lua: .*field 'id'.*missing
 id-path|use/x\.lua: .*field 'id'.*'use\.y'.*use\.x
 methodology|foo/x\.lua: .*field 'methodology'.*'foo'
-resource|use/x\.lua: .*field 'resource'.*'gpu'.*cpu, memory, disk, network, fd, task
+resource|use/x\.lua: .*field 'resource'.*'gpu'.*cpu, memory, disk, network, storage-controller, network-controller, fd, task
 metric|use/x\.lua: .*field 'metric'.*'latency'.*utilization, saturation, errors
 tag|use/x\.lua: .*field 'tags'.*'bogus'.*default, proc
 collect|use/x\.lua: .*field 'collect'.*'proc\.nothing'.*proc\.stat
