@@ -19,6 +19,9 @@ snapshot() {
 		bpftool link show 2>/dev/null | grep -E "^[0-9]+:"
 		bpftool map show 2>/dev/null | grep -E "^[0-9]+:" | sed "s/ *flags.*//"
 	fi
+	# every kernel setting, minus the counters the kernel moves by itself
+	echo "--- sysctl"
+	sysctl -a 2>/dev/null | grep -Ev '^(fs\.(dentry-state|file-nr|inode-nr|inode-state|aio-nr|quota\.)|kernel\.(ns_last_pid|random\.|pty\.nr)|net\.netfilter\.nf_conntrack_count)' | sort
 	for k in kernel/perf_event_paranoid kernel/kptr_restrict kernel/bpf_stats_enabled \
 		kernel/sched_schedstats kernel/task_delayacct kernel/dmesg_restrict \
 		kernel/nmi_watchdog kernel/perf_event_max_sample_rate; do
