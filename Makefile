@@ -124,7 +124,7 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Icore \
 	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_TARGETS := parse capture json_read bundle_verify check_schema
+FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract
 fuzz_parse_SRCS := core/parse.c
 fuzz_capture_SRCS := core/capture.c core/file.c
 fuzz_json_read_SRCS := core/json_read.c core/json.c
@@ -134,6 +134,8 @@ fuzz_bundle_verify_SRCS := core/bundle_verify.c core/bundle.c core/sha256.c core
 # source but main.c, with the libraries sonde links.
 fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
 fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -lelf -lz -lpthread
+fuzz_bundle_extract_SRCS := core/bundle_read.c core/bundle.c core/sha256.c core/json_read.c \
+	core/json.c core/file.c
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*.c core/*.h)
