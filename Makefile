@@ -31,6 +31,8 @@ BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+# kept (not removed as intermediates): `make check`'s last line stays prove's summary
+.SECONDARY: $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 
 CORE_SRCS := $(filter-out core/main.c,$(wildcard core/*.c))
 CORE_OBJS := $(patsubst core/%.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/embedded.o
