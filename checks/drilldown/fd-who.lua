@@ -1,5 +1,6 @@
 --- File descriptors short, deeper: the processes nearest their open-file limit, and who failed with EMFILE/ENFILE.
 local fmt = require("fmt")
+local sc = require("syscount")
 
 local function is_fd_error(e)
   if e.errno_name then return e.errno_name == "EMFILE" or e.errno_name == "ENFILE" end
@@ -58,28 +59,14 @@ return {
     local failed = 0
     local d, info = ctx.bpf.syscount()
     if d then
-      local per, order, rows = {}, {}, {}
-      for _, e in ipairs(d.process_errors or {}) do
-        if is_fd_error(e) then
-          failed = failed + e.count
-          if not per[e.pid] then
-            per[e.pid] = { pid = e.pid, comm = e.comm, count = 0 }
-            order[#order + 1] = per[e.pid]
-          end
-          per[e.pid].count = per[e.pid].count + e.count
-          if #rows < args.top then
-            rows[#rows + 1] = { e.pid, e.comm, e.name or ("#" .. tostring(e.id)), e.errno_name or tostring(e.errno), fmt.num(e.count) }
-          end
-        end
-      end
+      local order, rows = sc.by_process(d, is_fd_error, args.top)
+      for _, o in ipairs(order) do failed = failed + o.count end
       ctx:metric("emfile_enfile_errors", failed, { unit = "failures" })
       if #rows > 0 then
         ctx:table { title = "EMFILE/ENFILE failures by process and syscall (syscount, drill-down window)",
-                    columns = { "pid", "process", "syscall", "error", "failures" }, rows = rows }
+                    columns = sc.columns, rows = rows }
       end
-      if (info.drops or 0) > 0 then
-        ctx:note(string.format("syscount lost %d map entries (full maps): failures may be undercounted", info.drops))
-      end
+      sc.drops_note(ctx, info)
       -- without a process near its limit, the one that failed most is who to look at
       table.sort(order, function(a, b) return a.count > b.count or (a.count == b.count and a.pid < b.pid) end)
       if not near and order[1] then

@@ -1,5 +1,6 @@
 --- Task capacity short, deeper: the processes with the most threads against threads-max and pid_max, and who failed to fork.
 local fmt = require("fmt")
+local sc = require("syscount")
 
 local FORKS = { fork = true, vfork = true, clone = true, clone3 = true }
 
@@ -50,21 +51,16 @@ return {
     local failed = 0
     local d, info = ctx.bpf.syscount()
     if d then
-      local rows = {}
-      for _, e in ipairs(d.process_errors or {}) do
-        if e.name and FORKS[e.name] and (e.errno_name == "EAGAIN" or e.errno_name == "ENOMEM") then
-          failed = failed + e.count
-          if #rows < args.top then rows[#rows + 1] = { e.pid, e.comm, e.name, e.errno_name, fmt.num(e.count) } end
-        end
-      end
+      local order, rows = sc.by_process(d, function(e)
+        return e.name and FORKS[e.name] and (e.errno_name == "EAGAIN" or e.errno_name == "ENOMEM")
+      end, args.top)
+      for _, o in ipairs(order) do failed = failed + o.count end
       ctx:metric("fork_failures", failed, { unit = "failures" })
       if #rows > 0 then
         ctx:table { title = "Failed fork/clone calls by process (syscount, drill-down window)",
-                    columns = { "pid", "process", "syscall", "error", "failures" }, rows = rows }
+                    columns = sc.columns, rows = rows }
       end
-      if (info.drops or 0) > 0 then
-        ctx:note(string.format("syscount lost %d map entries (full maps): failures may be undercounted", info.drops))
-      end
+      sc.drops_note(ctx, info)
     else
       ctx:unknown("fork_failures", info)
     end

@@ -1,5 +1,6 @@
 --- File descriptor errors: EMFILE/ENFILE failures, per process (BPF syscount). /proc keeps no count of them.
 local fmt = require("fmt")
+local sc = require("syscount")
 
 return {
   id = "use.fd-errors",
@@ -35,31 +36,16 @@ return {
     ctx:metric("emfile_enfile_errors", total, { unit = "failures", warn = args.warn_failures })
     ctx:metric("emfile_errors", emfile, { unit = "failures" })
     ctx:metric("enfile_errors", enfile, { unit = "failures" })
-    if (info.drops or 0) > 0 then
-      ctx:note(string.format("syscount lost %d map entries (full maps): failures may be undercounted", info.drops))
-    end
+    sc.drops_note(ctx, info)
     if total == 0 then
       ctx:summary("no syscall failed with EMFILE or ENFILE in the window")
       return
     end
 
     -- per process and syscall; summed per process for the culprits
-    local per, order, rows = {}, {}, {}
-    for _, e in ipairs(d.process_errors or {}) do
-      if is_fd_error(e) then
-        if not per[e.pid] then
-          per[e.pid] = { pid = e.pid, comm = e.comm, count = 0 }
-          order[#order + 1] = per[e.pid]
-        end
-        per[e.pid].count = per[e.pid].count + e.count
-        if #rows < args.top then
-          rows[#rows + 1] = { e.pid, e.comm, e.name or ("#" .. tostring(e.id)), e.errno_name or tostring(e.errno), fmt.num(e.count) }
-        end
-      end
-    end
-    table.sort(order, function(a, b) return a.count > b.count end)
+    local order, rows = sc.by_process(d, is_fd_error, args.top)
     ctx:table { title = "EMFILE/ENFILE failures by process and syscall (syscount)",
-                columns = { "pid", "process", "syscall", "error", "failures" }, rows = rows }
+                columns = sc.columns, rows = rows }
     for i = 1, math.min(3, #order) do
       ctx:culprit { pid = order[i].pid, comm = order[i].comm, share = order[i].count / total }
     end

@@ -2,6 +2,7 @@
 -- BPF syscount), errors ext4 recorded in its superblock (errors_count), and file systems that
 -- turned read-only during the window (the kernel remounts on a metadata error).
 local fmt = require("fmt")
+local sc = require("syscount")
 
 local FS_ERRNO = { ENOSPC = true, EDQUOT = true }
 
@@ -72,31 +73,14 @@ return {
         if e.errno_name then return FS_ERRNO[e.errno_name] == true end
         return e.errno == 28 -- ENOSPC: errno-base, the same on every architecture
       end
-      local total, per, order, rows = 0, {}, {}, {}
-      for _, e in ipairs(d.errors_by_syscall or {}) do
-        if is_fs_error(e) then total = total + e.count end
-      end
-      for _, e in ipairs(d.process_errors or {}) do
-        if is_fs_error(e) then
-          -- by comm: a writer retried from a shell loop is a new pid each time, one culprit
-          if not per[e.comm] then
-            per[e.comm] = { pid = e.pid, comm = e.comm, count = 0 }
-            order[#order + 1] = per[e.comm]
-          end
-          per[e.comm].count = per[e.comm].count + e.count
-          if #rows < args.top then
-            rows[#rows + 1] = { e.pid, e.comm, e.name or ("#" .. tostring(e.id)), e.errno_name or tostring(e.errno), fmt.num(e.count) }
-          end
-        end
-      end
+      local total = sc.total(d, is_fs_error)
+      -- by comm: a writer retried from a shell loop is a new pid each time, one culprit
+      local order, rows = sc.by_process(d, is_fs_error, args.top, true)
       ctx:metric("enospc_edquot_errors", total, { unit = "failures", warn = args.warn_failures })
-      if (info.drops or 0) > 0 then
-        ctx:note(string.format("syscount lost %d map entries (full maps): failures may be undercounted", info.drops))
-      end
+      sc.drops_note(ctx, info)
       if #rows > 0 then
         ctx:table { title = "ENOSPC/EDQUOT failures by process and syscall (syscount)",
-                    columns = { "pid", "process", "syscall", "error", "failures" }, rows = rows }
-        table.sort(order, function(a, b) return a.count > b.count end)
+                    columns = sc.columns, rows = rows }
         for i = 1, math.min(3, #order) do
           ctx:culprit { pid = order[i].pid, comm = order[i].comm, share = total > 0 and order[i].count / total or nil }
         end

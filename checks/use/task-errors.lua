@@ -1,5 +1,6 @@
 --- Task errors: fork/clone failures (EAGAIN, ENOMEM), per process (BPF syscount). /proc keeps no count of them.
 local fmt = require("fmt")
+local sc = require("syscount")
 
 local FORKS = { fork = true, vfork = true, clone = true, clone3 = true }
 
@@ -37,30 +38,15 @@ return {
     ctx:metric("fork_failures", total, { unit = "failures", warn = args.warn_failures })
     ctx:metric("fork_eagain", eagain, { unit = "failures" })
     ctx:metric("fork_enomem", enomem, { unit = "failures" })
-    if (info.drops or 0) > 0 then
-      ctx:note(string.format("syscount lost %d map entries (full maps): failures may be undercounted", info.drops))
-    end
+    sc.drops_note(ctx, info)
     if total == 0 then
       ctx:summary("no fork, vfork, clone or clone3 failed with EAGAIN or ENOMEM in the window")
       return
     end
 
-    local per, order, rows = {}, {}, {}
-    for _, e in ipairs(d.process_errors or {}) do
-      if is_fork_error(e) then
-        if not per[e.pid] then
-          per[e.pid] = { pid = e.pid, comm = e.comm, count = 0 }
-          order[#order + 1] = per[e.pid]
-        end
-        per[e.pid].count = per[e.pid].count + e.count
-        if #rows < args.top then
-          rows[#rows + 1] = { e.pid, e.comm, e.name, e.errno_name, fmt.num(e.count) }
-        end
-      end
-    end
-    table.sort(order, function(a, b) return a.count > b.count end)
+    local order, rows = sc.by_process(d, is_fork_error, args.top)
     ctx:table { title = "Failed fork/clone calls by process (syscount)",
-                columns = { "pid", "process", "syscall", "error", "failures" }, rows = rows }
+                columns = sc.columns, rows = rows }
     for i = 1, math.min(3, #order) do
       ctx:culprit { pid = order[i].pid, comm = order[i].comm, share = order[i].count / total }
     end
