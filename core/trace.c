@@ -588,6 +588,23 @@ void trace__json_log2(struct json *j, const unsigned long long *slots, size_t ns
 	json__end_array(j);
 }
 
+void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t total_ns,
+			  const unsigned long long *slots, size_t nslots)
+{
+	json__begin_object(j);
+	json__key(j, "cpu");
+	json__int(j, cpu);
+	json__key(j, "count");
+	json__int(j, (int64_t)count);
+	json__key(j, "total_ns");
+	json__int(j, (int64_t)total_ns);
+	if (slots) {
+		json__key(j, "hist");
+		trace__json_log2(j, slots, nslots);
+	}
+	json__end_object(j);
+}
+
 void trace__json_comm(struct json *j, const char *comm, size_t cap)
 {
 	json__string_n(j, comm, strnlen(comm, cap));

@@ -163,6 +163,12 @@ int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum);
 void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots);
 /* Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded); 0 or -errno. */
 int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
+/*
+ * One CPU's share of a time-accounting tool (irq time, ...): an object
+ * { cpu, count, total_ns [, hist] }; slots may be NULL (no histogram).
+ */
+void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t total_ns,
+			  const unsigned long long *slots, size_t nslots);
 /* A comm from the kernel (16 bytes, maybe not terminated) as a JSON string. */
 void trace__json_comm(struct json *j, const char *comm, size_t cap);
 

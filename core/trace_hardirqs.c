@@ -123,14 +123,8 @@ static int hardirqs_collect(struct trace_run *t, struct json *j)
 		for (int c = 0; c < ncpu; c++) {
 			if (!r->per_cpu[c].count)
 				continue;
-			json__begin_object(j);
-			json__key(j, "cpu");
-			json__int(j, c);
-			json__key(j, "count");
-			json__int(j, (int64_t)r->per_cpu[c].count);
-			json__key(j, "total_ns");
-			json__int(j, (int64_t)r->per_cpu[c].total_ns);
-			json__end_object(j);
+			trace__json_cpu_time(j, c, r->per_cpu[c].count, r->per_cpu[c].total_ns, NULL,
+					     0);
 		}
 		json__end_array(j);
 		json__end_object(j);
@@ -141,16 +135,8 @@ static int hardirqs_collect(struct trace_run *t, struct json *j)
 	for (int c = 0; c < ncpu; c++) {
 		if (!per_cpu[c].count)
 			continue;
-		json__begin_object(j);
-		json__key(j, "cpu");
-		json__int(j, c);
-		json__key(j, "count");
-		json__int(j, (int64_t)per_cpu[c].count);
-		json__key(j, "total_ns");
-		json__int(j, (int64_t)per_cpu[c].total_ns);
-		json__key(j, "hist");
-		trace__json_log2(j, per_cpu[c].slots, HARDIRQS_SLOTS);
-		json__end_object(j);
+		trace__json_cpu_time(j, c, per_cpu[c].count, per_cpu[c].total_ns, per_cpu[c].slots,
+				     HARDIRQS_SLOTS);
 	}
 	json__end_array(j);
 cleanup:

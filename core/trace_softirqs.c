@@ -113,14 +113,7 @@ static int softirqs_collect(struct trace_run *t, struct json *j)
 
 			if (!v->count)
 				continue;
-			json__begin_object(j);
-			json__key(j, "cpu");
-			json__int(j, c);
-			json__key(j, "count");
-			json__int(j, (int64_t)v->count);
-			json__key(j, "total_ns");
-			json__int(j, (int64_t)v->total_ns);
-			json__end_object(j);
+			trace__json_cpu_time(j, c, v->count, v->total_ns, NULL, 0);
 		}
 		json__end_array(j);
 		json__end_object(j);
@@ -131,16 +124,8 @@ static int softirqs_collect(struct trace_run *t, struct json *j)
 	for (int c = 0; c < ncpu; c++) {
 		if (!per_cpu[c].count)
 			continue;
-		json__begin_object(j);
-		json__key(j, "cpu");
-		json__int(j, c);
-		json__key(j, "count");
-		json__int(j, (int64_t)per_cpu[c].count);
-		json__key(j, "total_ns");
-		json__int(j, (int64_t)per_cpu[c].total_ns);
-		json__key(j, "hist");
-		trace__json_log2(j, per_cpu[c].slots, SOFTIRQS_SLOTS);
-		json__end_object(j);
+		trace__json_cpu_time(j, c, per_cpu[c].count, per_cpu[c].total_ns, per_cpu[c].slots,
+				     SOFTIRQS_SLOTS);
 	}
 	json__end_array(j);
 cleanup:
