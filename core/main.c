@@ -1536,7 +1536,6 @@ static void redact_help(void)
 	       "What is and is not caught: docs/redaction.md.\n");
 }
 
-/* A small file (a manifest) read whole; NULL with errno. */
 static int cmd_redact(int argc, char **argv)
 {
 	struct opts o = { .cmd = "redact" };
