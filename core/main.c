@@ -460,27 +460,9 @@ static const struct check_def **select_checks(struct opts *o, const struct catal
 static int write_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	char path[4096];
-	int fd, err = 0;
-	size_t off = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) && !err)
-		err = -errno;
-	return err;
+	return file__write_all(path, data, len);
 }
 
 static int copy_file(const char *src, const char *dst)
@@ -790,9 +772,161 @@ static void free_outcome(struct outcome *oc)
 		analysis__close(&oc->drill_an);
 }
 
+/* Static: a few KiB of outcomes, and the abort path must not need the stack. */
+static struct trace_set tracing;
+static struct perf_counters counters;
+
+/*
+ * The overhead guard: after every sampling round, the CPU sonde used since the
+ * last round (its own, from getrusage, plus its BPF programs') against a
+ * budget, a share of the host's CPU time. Past it, the costliest tool still
+ * attached is read and detached (what it gathered is kept), so the run goes on
+ * cheaper; the tool's capture and the report say so. Judged over the last round,
+ * not the whole window: detaching cannot undo what was spent before.
+ */
+struct overhead_guard {
+	double budget_pct;
+	int ncpu;
+	int64_t last_ns, last_self_ns;
+	int64_t last_cost[24];
+};
+
+static int64_t self_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+	       (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+static void overhead_tick(void *arg, int64_t now, int64_t start)
+{
+	struct overhead_guard *g = arg;
+	int64_t self = self_cpu_ns(), used, costliest_ns = -1, span;
+	size_t costliest = 0;
+
+	span = now - g->last_ns;
+	if (span < 200000000) /* too short to judge */
+		return;
+	used = self - g->last_self_ns;
+	for (size_t i = 0; i < tracing.nruns && i < 24; i++) {
+		int64_t c = trace_run__cost_ns(&tracing.runs[i]), d;
+
+		if (c < 0)
+			continue;
+		d = c - g->last_cost[i];
+		g->last_cost[i] = c;
+		used += d;
+		if (d > costliest_ns) {
+			costliest_ns = d;
+			costliest = i;
+		}
+	}
+	/* A tool that is not a tenth of the spend is not what to cut (sonde's own sampling is). */
+	if (costliest_ns >= 0 && costliest_ns * 10 >= used &&
+	    (double)used > g->budget_pct / 100 * g->ncpu * (double)span) {
+		char why[512];
+
+		snprintf(why, sizeof(why),
+			 "detached %.1f s into the window by the overhead guard: sonde and its BPF "
+			 "programs used %.2f%% of the host's CPU over the last %.1f s (budget "
+			 "--max-overhead %g%%); this tool was the costliest (%.2f%%)",
+			 (double)(now - start) / 1e9,
+			 100 * (double)used / ((double)span * g->ncpu), (double)span / 1e9,
+			 g->budget_pct, 100 * (double)costliest_ns / ((double)span * g->ncpu));
+		trace_run__stop_early(&tracing.runs[costliest], why);
+		fprintf(stderr, "\rsonde: overhead guard: %s %s\n", tracing.runs[costliest].tool->name,
+			why);
+	}
+	g->last_ns = now;
+	g->last_self_ns = self;
+}
+
+/* The collectors the checks ask for, each once, NULL-terminated (window_opts.names). */
+static int collector_names(const struct check_def *const *defs, size_t n, struct strv *names)
+{
+	char **v;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; defs[i] && k < defs[i]->collect.n; k++)
+			if (!strv__has(names, defs[i]->collect.v[k]))
+				strv__push(names, defs[i]->collect.v[k]);
+	v = realloc(names->v, (names->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	names->v = v;
+	names->v[names->n] = NULL;
+	return 0;
+}
+
+/*
+ * One observation window into raw (the first, or the drill-down one): the BPF
+ * tools and perf counters names asks for start just before it and are read
+ * just after, the overhead guard watches it, a hung read ends it. 0, or
+ * non-zero with the message in err.
+ */
+static int observe(const struct opts *o, const char *const *names, const char *raw,
+		   double window_s, double interval_s, int progress, struct window_result *wr,
+		   char *err, size_t errlen)
+{
+	struct window_opts wo = { 0 };
+	struct overhead_guard guard = { 0 };
+	struct trace_opts to = { .self_pid = getpid(), .window_s = window_s };
+	int rc;
+
+	wo.root = o->root ? o->root : "";
+	wo.raw_dir = raw;
+	wo.window_s = window_s;
+	wo.interval_s = interval_s;
+	wo.names = names;
+	wo.progress = progress;
+	wo.stop = &stop_requested;
+	wo.stall_s = interval_s * 2 > 5 ? interval_s * 2 : 5;
+	guard.budget_pct = o->max_overhead_pct;
+	guard.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (guard.ncpu < 1)
+		guard.ncpu = 1;
+	if (o->max_overhead_pct > 0) {
+		wo.tick = overhead_tick;
+		wo.tick_arg = &guard;
+	}
+	in_window = 1;
+	if (progress && trace_set__wanted(names))
+		fprintf(stderr, "  loading BPF tools...\r");
+	rc = trace_set__start(&tracing, names, raw, &to,
+			      o->no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err, errlen);
+	if (rc < 0)
+		goto out;
+	rc = perf_counters__start(&counters, names, raw,
+				  o->no_perf ? "perf counters disabled (--no-perf)" : NULL, err,
+				  errlen);
+	if (rc < 0)
+		goto out;
+	/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
+	guard.last_ns = clock__ns(CLOCK_MONOTONIC);
+	guard.last_self_ns = self_cpu_ns();
+	for (size_t i = 0; i < tracing.nruns && i < 24; i++)
+		guard.last_cost[i] = trace_run__cost_ns(&tracing.runs[i]);
+	rc = window__observe(&wo, wr, err, errlen);
+	in_window = 0;
+	if (wr->abandoned)
+		fprintf(stderr, "\rsonde: %s\n", wr->stop_reason);
+	if (!rc)
+		rc = perf_counters__finish(&counters, wr->start_mono_ns, wr->end_mono_ns, err,
+					   errlen);
+	if (!rc)
+		rc = trace_set__finish(&tracing, wr->start_mono_ns, wr->end_mono_ns, err, errlen);
+out:
+	in_window = 0;
+	perf_counters__destroy(&counters);
+	trace_set__destroy(&tracing);
+	return rc;
+}
+
 /* ---- drill-down: a second, shorter window for the checks the findings call for ---- */
 
-static struct trace_set drill_tracing;
 
 /* Did this check run already (selected with --check for the first window)? */
 static int ran(const struct outcome *oc, const char *id)
@@ -839,54 +973,36 @@ static size_t drill_fired(const struct catalog *cat, struct outcome *oc, struct 
 static int drill_observe(struct opts *o, const struct catalog *cat, const struct strv *run,
 			 const char *raw2, struct redactor *red)
 {
+	const struct check_def **defs = calloc(run->n + 1, sizeof(*defs));
 	struct strv names = { 0 };
-	struct window_opts wo = { 0 };
 	struct window_result wr;
-	struct trace_opts to = { .self_pid = getpid(), .window_s = o->drill_window_s };
 	char err[1024];
 	int rc;
 
-	for (size_t i = 0; i < run->n; i++) {
-		const struct check_def *d = catalog__check(cat, run->v[i]);
-
-		for (size_t k = 0; d && k < d->collect.n; k++)
-			if (!strv__has(&names, d->collect.v[k]))
-				strv__push(&names, d->collect.v[k]);
+	for (size_t i = 0; defs && i < run->n; i++)
+		defs[i] = catalog__check(cat, run->v[i]);
+	if (!defs || collector_names(defs, run->n, &names)) {
+		fprintf(stderr, "sonde: out of memory\n");
+		free(defs);
+		strv__free(&names);
+		return -1;
 	}
-	strv__push(&names, ""); /* room for the NULL end */
-	free(names.v[names.n - 1]);
-	names.v[names.n - 1] = NULL;
+	free(defs);
 	if (mkdir(raw2, 0700)) {
 		fprintf(stderr, "sonde: %s: %s\n", raw2, strerror(errno));
 		strv__free(&names);
 		return -1;
 	}
-	wo.root = o->root ? o->root : "";
-	wo.raw_dir = raw2;
-	wo.window_s = o->drill_window_s;
-	wo.interval_s = o->interval_s < o->drill_window_s ? o->interval_s : o->drill_window_s;
-	wo.names = (const char *const *)names.v;
-	wo.progress = o->progress_shown;
-	wo.stall_s = wo.interval_s * 2 > 5 ? wo.interval_s * 2 : 5;
 	/* Ctrl-C now ends the drill-down window; the first window's results stay. */
 	stop_requested = 0;
 	set_signal_handler(on_stop_signal);
-	if (wo.progress)
+	if (o->progress_shown)
 		fprintf(stderr, "\r\033[K  drill-down: %zu checks, a %.0f s window...\n", run->n,
 			o->drill_window_s);
-	rc = trace_set__start(&drill_tracing, wo.names, raw2, &to,
-			      o->no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err, sizeof(err));
-	in_window = 1;
-	if (rc >= 0) {
-		rc = window__observe(&wo, &wr, err, sizeof(err));
-		if (!rc)
-			rc = trace_set__finish(&drill_tracing, wr.start_mono_ns, wr.end_mono_ns, err,
-					       sizeof(err));
-	}
-	in_window = 0;
-	trace_set__destroy(&drill_tracing);
+	rc = observe(o, (const char *const *)names.v, raw2, o->drill_window_s,
+		     o->interval_s < o->drill_window_s ? o->interval_s : o->drill_window_s,
+		     o->progress_shown, &wr, err, sizeof(err));
 	set_signal_handler(on_abort_signal);
-	names.n--; /* the NULL end */
 	strv__free(&names);
 	if (rc) {
 		fprintf(stderr, "sonde: drill-down window: %s\n", err);
@@ -1105,78 +1221,6 @@ static void analyze_help(void)
 	       "      --set ID.ARG=VAL   set a check argument\n");
 }
 
-/* Static: a few KiB of outcomes, and the abort path must not need the stack. */
-static struct trace_set tracing;
-static struct perf_counters counters;
-
-/*
- * The overhead guard: after every sampling round, the CPU sonde used since the
- * last round (its own, from getrusage, plus its BPF programs') against a
- * budget, a share of the host's CPU time. Past it, the costliest tool still
- * attached is read and detached (what it gathered is kept), so the run goes on
- * cheaper; the tool's capture and the report say so. Judged over the last round,
- * not the whole window: detaching cannot undo what was spent before.
- */
-struct overhead_guard {
-	double budget_pct;
-	int ncpu;
-	int64_t last_ns, last_self_ns;
-	int64_t last_cost[24];
-};
-
-static int64_t self_cpu_ns(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-	       (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
-static void overhead_tick(void *arg, int64_t now, int64_t start)
-{
-	struct overhead_guard *g = arg;
-	int64_t self = self_cpu_ns(), used, costliest_ns = -1, span;
-	size_t costliest = 0;
-
-	span = now - g->last_ns;
-	if (span < 200000000) /* too short to judge */
-		return;
-	used = self - g->last_self_ns;
-	for (size_t i = 0; i < tracing.nruns && i < 24; i++) {
-		int64_t c = trace_run__cost_ns(&tracing.runs[i]), d;
-
-		if (c < 0)
-			continue;
-		d = c - g->last_cost[i];
-		g->last_cost[i] = c;
-		used += d;
-		if (d > costliest_ns) {
-			costliest_ns = d;
-			costliest = i;
-		}
-	}
-	/* A tool that is not a tenth of the spend is not what to cut (sonde's own sampling is). */
-	if (costliest_ns >= 0 && costliest_ns * 10 >= used &&
-	    (double)used > g->budget_pct / 100 * g->ncpu * (double)span) {
-		char why[512];
-
-		snprintf(why, sizeof(why),
-			 "detached %.1f s into the window by the overhead guard: sonde and its BPF "
-			 "programs used %.2f%% of the host's CPU over the last %.1f s (budget "
-			 "--max-overhead %g%%); this tool was the costliest (%.2f%%)",
-			 (double)(now - start) / 1e9,
-			 100 * (double)used / ((double)span * g->ncpu), (double)span / 1e9,
-			 g->budget_pct, 100 * (double)costliest_ns / ((double)span * g->ncpu));
-		trace_run__stop_early(&tracing.runs[costliest], why);
-		fprintf(stderr, "\rsonde: overhead guard: %s %s\n", tracing.runs[costliest].tool->name,
-			why);
-	}
-	g->last_ns = now;
-	g->last_self_ns = self;
-}
-
 static int cmd_run(int argc, char **argv)
 {
 	struct opts o = { .cmd = "run" };
@@ -1185,12 +1229,10 @@ static int cmd_run(int argc, char **argv)
 	size_t nsel;
 	struct strv names = { 0 };
 	char stage[4096], raw[4200], err[1024];
-	struct window_opts wo = { 0 };
 	struct window_result wr;
 	struct redactor *red = NULL;
 	struct analysis an;
-	struct overhead_guard guard = { 0 };
-	int rc, code;
+	int rc, code, progress;
 
 	o.command_line = join_argv(argc + 1, argv - 1);
 	if (parse_opts(&o, argc, argv, "wiojfCctrP", run_help) < argc)
@@ -1204,20 +1246,9 @@ static int cmd_run(int argc, char **argv)
 	check_out_dir(&o, o.out_dir);
 	load_catalog(&o, &cat);
 	sel = select_checks(&o, &cat, &nsel);
-	for (size_t i = 0; i < nsel; i++)
-		for (size_t k = 0; k < sel[i]->collect.n; k++)
-			if (!strv__has(&names, sel[i]->collect.v[k]))
-				strv__push(&names, sel[i]->collect.v[k]);
-	{
-		/* NULL-terminated list for the window. */
-		char **v = realloc(names.v, (names.n + 1) * sizeof(*v));
-
-		if (!v) {
-			fprintf(stderr, "sonde: out of memory\n");
-			return EXIT_RUN_FAILED;
-		}
-		names.v = v;
-		names.v[names.n] = NULL;
+	if (collector_names(sel, nsel, &names)) {
+		fprintf(stderr, "sonde: out of memory\n");
+		return EXIT_RUN_FAILED;
 	}
 
 	remove_stale(o.out_dir);
@@ -1256,70 +1287,16 @@ static int cmd_run(int argc, char **argv)
 		setitimer(ITIMER_REAL, &it, NULL);
 	}
 
-	wo.root = o.root ? o.root : "";
-	wo.raw_dir = raw;
-	wo.window_s = o.window_s;
-	wo.interval_s = o.interval_s;
-	wo.names = (const char *const *)names.v;
-	wo.progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) :
-					 o.progress;
-	wo.stop = &stop_requested;
-	guard.budget_pct = o.max_overhead_pct;
-	guard.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (guard.ncpu < 1)
-		guard.ncpu = 1;
-	if (o.max_overhead_pct > 0) {
-		wo.tick = overhead_tick;
-		wo.tick_arg = &guard;
-	}
-	{
-		struct trace_opts to = { .self_pid = getpid(), .window_s = o.window_s };
-
-		if (wo.progress && trace_set__wanted(wo.names))
-			fprintf(stderr, "  loading BPF tools...\r");
-		rc = trace_set__start(&tracing, wo.names, raw, &to,
-				      o.no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err,
-				      sizeof(err));
-		if (rc < 0) {
-			fprintf(stderr, "sonde: %s\n", err);
-			bundle__remove_tree(stage);
-			return EXIT_RUN_FAILED;
-		}
-		rc = perf_counters__start(&counters, wo.names, raw,
-					  o.no_perf ? "perf counters disabled (--no-perf)" : NULL,
-					  err, sizeof(err));
-		if (rc < 0) {
-			fprintf(stderr, "sonde: %s\n", err);
-			trace_set__destroy(&tracing);
-			bundle__remove_tree(stage);
-			return EXIT_RUN_FAILED;
-		}
-	}
-	wo.stall_s = o.interval_s * 2 > 5 ? o.interval_s * 2 : 5;
-	/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
-	guard.last_ns = clock__ns(CLOCK_MONOTONIC);
-	guard.last_self_ns = self_cpu_ns();
-	for (size_t i = 0; i < tracing.nruns && i < 24; i++)
-		guard.last_cost[i] = trace_run__cost_ns(&tracing.runs[i]);
-	rc = window__observe(&wo, &wr, err, sizeof(err));
-	in_window = 0;
-	if (wr.abandoned)
-		fprintf(stderr, "\rsonde: %s\n", wr.stop_reason);
-	if (!rc)
-		rc = perf_counters__finish(&counters, wr.start_mono_ns, wr.end_mono_ns, err,
-					   sizeof(err));
-	if (!rc)
-		rc = trace_set__finish(&tracing, wr.start_mono_ns, wr.end_mono_ns, err,
-				       sizeof(err));
-	perf_counters__destroy(&counters);
-	trace_set__destroy(&tracing);
+	progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) : o.progress;
+	rc = observe(&o, (const char *const *)names.v, raw, o.window_s, o.interval_s, progress, &wr,
+		     err, sizeof(err));
 	/* From here a signal means "stop now": the checks and the bundle take a second or less. */
 	set_signal_handler(on_abort_signal);
 	if (rc) {
 		fprintf(stderr, "sonde: observing: %s (captures kept in %s)\n", err, stage);
 		return EXIT_RUN_FAILED;
 	}
-	if (wo.progress)
+	if (progress)
 		fprintf(stderr, "  analyzing: %zu checks over %u samples...\r", nsel, wr.samples);
 
 	/*
@@ -1347,7 +1324,7 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "sonde: reading the captures: %s (kept in %s)\n", err, stage);
 		return EXIT_RUN_FAILED;
 	}
-	o.progress_shown = wo.progress;
+	o.progress_shown = progress;
 	code = report_and_finish(&o, &cat, sel, nsel, &an, stage, &wr, 1, red, NULL);
 	analysis__close(&an);
 	redactor__free(red);
