@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* One bounded whole-file reader for captures, manifests, findings, checks and redaction. */
+/* One bounded whole-file reader (captures, manifests, findings, checks, redaction) and one writer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -56,5 +56,29 @@ int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, si
 cleanup:
 	free(buf);
 	close(fd);
+	return err;
+}
+
+int file__write_all(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	size_t off = 0;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t w = write(fd, (const char *)data + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) && !err)
+		err = -errno;
 	return err;
 }

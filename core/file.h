@@ -13,4 +13,10 @@
  */
 int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, size_t *len);
 
+/*
+ * Write len bytes to path, created (mode 0600) or truncated, never through a
+ * symlink; every short write continued. 0 or -errno (a failed close too).
+ */
+int file__write_all(const char *path, const void *data, size_t len);
+
 #endif

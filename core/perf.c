@@ -28,6 +28,7 @@
 
 #include "collect.h"
 #include "json.h"
+#include "file.h"
 #include "perf.h"
 
 const struct perf_event_spec perf_event_specs[] = {
@@ -540,30 +541,6 @@ static void write_event(struct json *j, struct perf_counters *pc, size_t e,
 	json__end_object(j);
 }
 
-static int write_file(const char *path, const struct strbuf *sb)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	size_t off = 0;
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (off < sb->len) {
-		ssize_t w = write(fd, sb->buf + off, sb->len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) && !err)
-		err = -errno;
-	return err;
-}
-
 int perf_counters__finish(struct perf_counters *pc, int64_t window_start_mono_ns,
 			  int64_t window_end_mono_ns, char *err, size_t errlen)
 {
@@ -654,7 +631,7 @@ int perf_counters__finish(struct perf_counters *pc, int64_t window_start_mono_ns
 	json__end_object(&j);
 	strbuf__puts(&j.out, "\n");
 	snprintf(path, sizeof(path), "%s/perf/counters.json", pc->raw_dir);
-	rc = j.out.oom ? -ENOMEM : write_file(path, &j.out);
+	rc = j.out.oom ? -ENOMEM : file__write_all(path, j.out.buf, j.out.len);
 	strbuf__free(&j.out);
 	free(rd);
 	free(pc->cpus);

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "collect.h"
+#include "file.h"
 #include "trace.h"
 
 extern const struct trace_tool trace_runqlat;
@@ -617,30 +618,6 @@ static const char *outcome_status(const struct trace_set *ts, const struct trace
 	return ts->disabled ? "disabled" : "unavailable";
 }
 
-static int write_file(const char *path, const struct strbuf *sb)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	size_t off = 0;
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (off < sb->len) {
-		ssize_t w = write(fd, sb->buf + off, sb->len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) && !err)
-		err = -errno;
-	return err;
-}
-
 int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb)
 {
 	char path[4400];
@@ -650,7 +627,7 @@ int trace_run__write_raw(const struct trace_run *t, const char *name, const stru
 	if (sb->oom)
 		return -ENOMEM;
 	snprintf(path, sizeof(path), "%s/%s", t->raw_dir, name);
-	return write_file(path, sb);
+	return file__write_all(path, sb->buf, sb->len);
 }
 
 static struct trace_run *run_of(struct trace_set *ts, const struct trace_tool *tool)
@@ -758,7 +735,7 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 		if (t)
 			strbuf__free(&t->c.data);
 		snprintf(path, sizeof(path), "%s/bpf/%s.json", ts->raw_dir, oc->tool->name);
-		e = j.out.oom ? -ENOMEM : write_file(path, &j.out);
+		e = j.out.oom ? -ENOMEM : file__write_all(path, j.out.buf, j.out.len);
 		strbuf__free(&j.out);
 		if (e && !rc) {
 			rc = e;
