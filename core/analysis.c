@@ -537,6 +537,39 @@ static int doc_by_name(const void *a, const void *b)
 	return strcmp(((const struct bpf_doc *)a)->name, ((const struct bpf_doc *)b)->name);
 }
 
+/*
+ * A JSON capture of sonde's own (raw/bpf/<tool>.json, raw/perf/counters.json):
+ * read bounded, parsed strictly, of the expected schema. NULL with the reason
+ * in why (shown names the file); *rc is -ENOENT when it is absent.
+ */
+static struct jval *raw_doc(int dirfd, const char *path, const char *shown, const char *schema,
+			    const struct json_read_limits *lim, int *rc, char *why, size_t whylen)
+{
+	struct jval *doc = NULL;
+	char *text = NULL, err[256];
+	size_t len = 0;
+	const char *sc;
+
+	*rc = file__read_bounded(dirfd, path, lim->max_bytes, &text, &len);
+	if (*rc) {
+		snprintf(why, whylen, "%s: %s", shown, *rc == -EFBIG ? "too large" : strerror(-*rc));
+		return NULL;
+	}
+	*rc = json_read(text, len, lim, &doc, err, sizeof(err));
+	free(text);
+	if (*rc) {
+		snprintf(why, whylen, "%s is not valid JSON: %s", shown, err);
+		return NULL;
+	}
+	if (doc->type != J_OBJECT || !(sc = jval__str(doc, "schema")) || strcmp(sc, schema)) {
+		snprintf(why, whylen, "%s is not a %s document", shown, schema);
+		jval__free(doc);
+		*rc = -EINVAL;
+		return NULL;
+	}
+	return doc;
+}
+
 static void load_bpf_docs(struct analysis *an)
 {
 	static const struct json_read_limits lim = {
@@ -556,8 +589,7 @@ static void load_bpf_docs(struct analysis *an)
 	while ((de = readdir(d))) {
 		size_t nl = strlen(de->d_name);
 		struct bpf_doc *bd;
-		char *text = NULL, err[256];
-		size_t len = 0;
+		char shown[300];
 		int rc;
 
 		if (de->d_name[0] == '.' || nl <= 5 || nl - 5 >= sizeof(bd->name) ||
@@ -573,25 +605,9 @@ static void load_bpf_docs(struct analysis *an)
 		bd = &an->bpf[an->nbpf++];
 		memset(bd, 0, sizeof(*bd));
 		memcpy(bd->name, de->d_name, nl - 5);
-		rc = file__read_bounded(dirfd(d), de->d_name, BPF_DOC_MAX, &text, &len);
-		if (rc) {
-			snprintf(bd->why, sizeof(bd->why), "raw/bpf/%s: %s", de->d_name,
-				 rc == -EFBIG ? "too large" : strerror(-rc));
-			continue;
-		}
-		rc = json_read(text, len, &lim, &bd->doc, err, sizeof(err));
-		free(text);
-		if (rc)
-			snprintf(bd->why, sizeof(bd->why), "raw/bpf/%s is not valid JSON: %s",
-				 de->d_name, err);
-		else if (bd->doc->type != J_OBJECT ||
-			 !jval__str(bd->doc, "schema") ||
-			 strcmp(jval__str(bd->doc, "schema"), "sonde.bpf/1")) {
-			snprintf(bd->why, sizeof(bd->why),
-				 "raw/bpf/%s is not a sonde.bpf/1 document", de->d_name);
-			jval__free(bd->doc);
-			bd->doc = NULL;
-		}
+		snprintf(shown, sizeof(shown), "raw/bpf/%s", de->d_name);
+		bd->doc = raw_doc(dirfd(d), de->d_name, shown, "sonde.bpf/1", &lim, &rc, bd->why,
+				  sizeof(bd->why));
 	}
 	closedir(d);
 	if (an->nbpf)
@@ -694,32 +710,18 @@ const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_
 	const struct jval *ev;
 
 	if (!an->perf_loaded) {
-		char path[4200], *text = NULL, err[256];
-		size_t len = 0;
+		char path[4200];
 		int rc;
 
 		an->perf_loaded = 1;
 		snprintf(path, sizeof(path), "%s/perf/counters.json", an->raw_dir);
-		rc = file__read_bounded(AT_FDCWD, path, BPF_DOC_MAX, &text, &len);
+		an->perf_doc = raw_doc(AT_FDCWD, path, "raw/perf/counters.json", "sonde.perf/1", &lim,
+				       &rc, an->perf_why, sizeof(an->perf_why));
 		if (rc == -ENOENT)
 			snprintf(an->perf_why, sizeof(an->perf_why),
 				 "perf counters were not collected in this window "
 				 "(raw/perf/counters.json is absent: no check asked for "
 				 "perf.counters, or the capture predates it)");
-		else if (rc)
-			snprintf(an->perf_why, sizeof(an->perf_why), "raw/perf/counters.json: %s",
-				 rc == -EFBIG ? "too large" : strerror(-rc));
-		else if ((rc = json_read(text, len, &lim, &an->perf_doc, err, sizeof(err))))
-			snprintf(an->perf_why, sizeof(an->perf_why),
-				 "raw/perf/counters.json is not valid JSON: %s", err);
-		else if (an->perf_doc->type != J_OBJECT || !jval__str(an->perf_doc, "schema") ||
-			 strcmp(jval__str(an->perf_doc, "schema"), "sonde.perf/1")) {
-			snprintf(an->perf_why, sizeof(an->perf_why),
-				 "raw/perf/counters.json is not a sonde.perf/1 document");
-			jval__free(an->perf_doc);
-			an->perf_doc = NULL;
-		}
-		free(text);
 	}
 	if (!an->perf_doc) {
 		snprintf(why, whylen, "%s", an->perf_why);
