@@ -145,9 +145,16 @@ diag "$A (scheduler none): $qa requests went through an insert"
 # dd among the slowest: the issuer's pid and comm
 pids_re=$(IFS='|'; echo "${DD_PIDS[*]}")
 ok "the slowest I/Os are bounded (<= slowest_max)" jq_true '(.data.slowest | length) <= .data.slowest_max' "$J"
-ok "a dd of ours (pid ${DD_PIDS[*]}) is among the slowest I/Os, on $A or $B" jq_true \
-	--arg a "$A" --arg b "$B" --arg re "^($pids_re)\$" \
-	'[.data.slowest[] | select(.comm == "dd" and (.pid | tostring | test($re)) and (.disk == $a or .disk == $b))] | length > 0' "$J"
+# The list is the host's slowest, all disks: during a busy test suite, writeback
+# on the system disk can fill it. Then there is nothing of ours to find in it.
+on_loops=$(jq --arg a "$A" --arg b "$B" '[.data.slowest[] | select(.disk == $a or .disk == $b)] | length' "$J")
+if [ "$on_loops" -gt 0 ]; then
+	ok "a dd of ours (pid ${DD_PIDS[*]}) is among the slowest I/Os, on $A or $B" jq_true \
+		--arg a "$A" --arg b "$B" --arg re "^($pids_re)\$" \
+		'[.data.slowest[] | select(.comm == "dd" and (.pid | tostring | test($re)) and (.disk == $a or .disk == $b))] | length > 0' "$J"
+else
+	skip "a dd of ours among the slowest I/Os" "the $(jq '.data.slowest | length' "$J") slowest I/Os of the window were all on other disks ($(jq -r '[.data.slowest[].disk] | unique | join(", ")' "$J"))"
+fi
 ok "slowest I/Os are sorted by total time" jq_true '[.data.slowest[].total_us] as $t | $t == ($t | sort | reverse)' "$J"
 
 # the checks read it
