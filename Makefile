@@ -34,12 +34,17 @@ BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
 # kept (not removed as intermediates): `make check`'s last line stays prove's summary
 .SECONDARY: $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 
-CORE_SRCS := $(filter-out core/main.c,$(wildcard core/*.c))
+# core/<layer>/*.c (docs/architecture.md); main.c alone at the top. Objects
+# mirror the tree under build/; -MMD -MP writes each object's header
+# dependencies beside it, so a header change rebuilds what includes it.
+LAYERS := util collect perf trace lua report bundle run cmd
+CORE_SRCS := $(foreach l,$(LAYERS),$(wildcard core/$(l)/*.c))
 CORE_OBJS := $(patsubst core/%.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/embedded.o
-EMBED_FILES := $(sort $(wildcard checks/*/*.lua methodologies/*.lua reports/*))
+EMBED_FILES := $(sort $(wildcard checks/*/*.lua methodologies/*.lua ranking/*.lua reports/*))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
+DEPFLAGS = -MMD -MP
 
 .PHONY: all deps check unit run bench bench-syscount fuzz fuzz-build clean vmlinux
 all: sonde
@@ -47,14 +52,17 @@ all: sonde
 sonde: $(BUILD)/main.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: core/%.c $(wildcard core/*.h) | $(BUILD)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Ibpf -c -o $@ $<
+$(BUILD)/%.o: core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -c -o $@ $<
 
-# A tool's C side includes its skeleton (a static pattern rule: the generic
-# one above would otherwise win, the skeleton not existing yet).
-TRACE_OBJS := $(patsubst core/trace_%.c,$(BUILD)/trace_%.o,$(wildcard core/trace_*.c))
-$(TRACE_OBJS): $(BUILD)/trace_%.o: core/trace_%.c $(BUILD)/bpf/%.skel.h bpf/%.h $(wildcard core/*.h) | $(BUILD)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
+# A tool's C side includes its skeleton, generated first (an order-only
+# prerequisite: -MMD records the real dependency once it has been built).
+TRACE_OBJS := $(patsubst core/trace/%.c,$(BUILD)/trace/%.o,$(wildcard core/trace/*.c))
+TOOL_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/trace/%.o,$(BPF_SRCS))
+$(TOOL_OBJS): $(BUILD)/trace/%.o: core/trace/%.c | $(BUILD)/bpf/%.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/sonde.bpf.h bpf/vmlinux.h
 	@mkdir -p $(BUILD)/bpf
@@ -81,23 +89,23 @@ $(BUILD)/syscall_names.h: | $(BUILD)
 		      for (k in v) if (k ~ /^E[A-Z0-9]+$$/ && v[k] ~ /^[0-9]+$$/) printf "\t[%s] = \"%s\",\n", v[k], k | "sort -t[ -k2 -n"; \
 		      close("sort -t[ -k2 -n"); print "};" }'; \
 	} > $@.tmp && mv $@.tmp $@
-$(BUILD)/trace_syscount.o: $(BUILD)/syscall_names.h
+$(BUILD)/trace/syscount.o: | $(BUILD)/syscall_names.h
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
 
 # checks/, methodologies/ and reports/ are compiled into the binary, so the
 # single file works anywhere.
-$(BUILD)/embedgen: core/tools/embedgen.c | $(BUILD)
+$(BUILD)/embedgen: build-aux/embedgen.c | $(BUILD)
 	$(CC) -O2 -o $@ $<
 $(BUILD)/embedded.c: $(BUILD)/embedgen $(EMBED_FILES)
 	$(BUILD)/embedgen $(EMBED_FILES) > $@.tmp && mv $@.tmp $@
 $(BUILD)/embedded.o: $(BUILD)/embedded.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS) tests/unit/tap.h | $(BUILD)
+$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(BUILD)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(CORE_OBJS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(CORE_OBJS) $(LDLIBS)
 
 $(BUILD):
 	mkdir -p $(BUILD)
@@ -127,25 +135,24 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Ic
 	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract
-fuzz_parse_SRCS := core/parse.c
-fuzz_capture_SRCS := core/capture.c core/file.c
-fuzz_json_read_SRCS := core/json_read.c core/json.c
-fuzz_bundle_verify_SRCS := core/bundle_verify.c core/bundle.c core/sha256.c core/json_read.c \
-	core/json.c core/file.c
+UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c
+fuzz_parse_SRCS := core/util/parse.c
+fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
+fuzz_json_read_SRCS := $(UTIL_JSON)
+fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
 # The schema validator needs the whole engine (Lua, the embedded catalog): every core
 # source but main.c, with the libraries sonde links.
 fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
 fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -lelf -lz -lpthread
-fuzz_bundle_extract_SRCS := core/bundle_read.c core/bundle.c core/sha256.c core/json_read.c \
-	core/json.c core/file.c
+fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*.c core/*.h)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)
 	@mkdir -p $(BUILD)/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive $(fuzz_$*_LIBS) -lm
 
 # it links trace_*.c, which include the generated skeletons and syscall names
-$(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(TRACE_OBJS)
+$(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(BUILD)/syscall_names.h
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -171,3 +178,5 @@ deps:
 
 clean:
 	rm -rf $(BUILD) sonde
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "flamegraph.h"
-#include "html.h"
-#include "json.h"
+#include "report/flamegraph.h"
+#include "report/html.h"
+#include "util/json.h"
 
 static unsigned long long rng = 88172645463325252ull;
 

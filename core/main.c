@@ -21,21 +21,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "bundle.h"
-#include "bundle_read.h"
-#include "diff.h"
-#include "embedded.h"
-#include "file.h"
-#include "json_read.h"
-#include "collect.h"
-#include "perf.h"
-#include "trace.h"
-#include "engine.h"
-#include "html.h"
-#include "json.h"
-#include "redact.h"
-#include "report.h"
+#include "collect/analysis.h"
+#include "bundle/bundle.h"
+#include "bundle/read.h"
+#include "bundle/diff.h"
+#include "util/embedded.h"
+#include "util/file.h"
+#include "util/json_read.h"
+#include "collect/collect.h"
+#include "perf/counters.h"
+#include "trace/trace.h"
+#include "lua/engine.h"
+#include "report/html.h"
+#include "util/json.h"
+#include "bundle/redact.h"
+#include "report/report.h"
 
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
@@ -184,6 +184,12 @@ struct opts {
 	char *command_line;
 };
 
+static void die_oom(void)
+{
+	fprintf(stderr, "sonde: out of memory\n");
+	exit(EXIT_RUN_FAILED);
+}
+
 static double parse_seconds(const char *cmd, const char *opt, const char *s, double max)
 {
 	char *end;
@@ -296,13 +302,16 @@ static int parse_opts(struct opts *o, int argc, char **argv, const char *allowed
 			o->checks_dir = optarg;
 			break;
 		case 'c':
-			strv__push(&o->only_checks, optarg);
+			if (strv__push(&o->only_checks, optarg))
+				die_oom();
 			break;
 		case 't':
-			strv__push(&o->tags, optarg);
+			if (strv__push(&o->tags, optarg))
+				die_oom();
 			break;
 		case OPT_SET:
-			strv__push(&o->sets, optarg);
+			if (strv__push(&o->sets, optarg))
+				die_oom();
 			break;
 		case OPT_ROOT:
 			o->root = optarg;
@@ -851,8 +860,9 @@ static int collector_names(const struct check_def *const *defs, size_t n, struct
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; defs[i] && k < defs[i]->collect.n; k++)
-			if (!strv__has(names, defs[i]->collect.v[k]))
-				strv__push(names, defs[i]->collect.v[k]);
+			if (!strv__has(names, defs[i]->collect.v[k]) &&
+			    strv__push(names, defs[i]->collect.v[k]))
+				return -ENOMEM;
 	v = realloc(names->v, (names->n + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -961,8 +971,9 @@ static size_t drill_fired(const struct catalog *cat, struct outcome *oc, struct 
 				nd[oc->rr.ndrill].rule = r;
 				nd[oc->rr.ndrill++].trigger_status = res->st;
 				for (size_t j = 0; j < r->run.n; j++)
-					if (!strv__has(run, r->run.v[j]) && !ran(oc, r->run.v[j]))
-						strv__push(run, r->run.v[j]);
+					if (!strv__has(run, r->run.v[j]) && !ran(oc, r->run.v[j]) &&
+					    strv__push(run, r->run.v[j]))
+						die_oom();
 				break;
 			}
 		}

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "bundle_read.h"
+#include "bundle/read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

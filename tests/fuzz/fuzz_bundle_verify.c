@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bundle_read.h"
+#include "bundle/read.h"
 
 static char dir[] = "/tmp/sonde-fuzz-verify-XXXXXX";
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "collect/capture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

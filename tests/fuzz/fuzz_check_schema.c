@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "engine.h"
+#include "lua/engine.h"
 
 static const char *const names[] = { "use/cpu-saturation.lua", "use/fuzz-case.lua",
 				      "workload/process-who.lua", "drilldown/cpu-why.lua",

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_read.h"
+#include "util/json_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "util/parse.h"
 
 static int kv_sink(const char *k, size_t kl, const char *v, size_t vl, void *arg)
 {

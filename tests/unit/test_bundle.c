@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "sha256.h"
+#include "bundle/bundle.h"
+#include "util/sha256.h"
 #include "tap.h"
 
 #define LONG_NAME "raw/long_name_to_force_a_pax_header_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" \

@@ -44,7 +44,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "bundle_read.h"
+#include "bundle/read.h"
 #include "tap.h"
 
 #define MiB (1ULL << 20)

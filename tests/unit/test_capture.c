@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "capture.h"
+#include "collect/analysis.h"
+#include "collect/capture.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/sonde-test-capture-XXXXXX";

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "flamegraph.h"
-#include "html.h"
-#include "json.h"
-#include "sha256.h"
+#include "lua/engine.h"
+#include "report/flamegraph.h"
+#include "report/html.h"
+#include "util/json.h"
+#include "util/sha256.h"
 #include "tap.h"
 
 static void evidence_free(struct evidence *e)

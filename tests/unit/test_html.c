@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
-#include "json.h"
+#include "report/html.h"
+#include "util/json.h"
 #include "tap.h"
 
 static const char test_css[] = "body { color: #111; }\n";

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "util/json.h"
 #include "tap.h"
 
 #define FFFD "\xef\xbf\xbd"

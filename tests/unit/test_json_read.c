@@ -17,8 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "json.h"
-#include "json_read.h"
+#include "util/json.h"
+#include "util/json_read.h"
 #include "tap.h"
 
 /*

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "util/parse.h"
 #include "tap.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

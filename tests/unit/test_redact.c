@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture.h"
-#include "json_read.h"
-#include "redact.h"
+#include "collect/capture.h"
+#include "util/json_read.h"
+#include "bundle/redact.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/sonde-test-redact-XXXXXX";

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sha256.h"
+#include "util/sha256.h"
 #include "tap.h"
 
 static void digest_hex(const uint8_t digest[32], char hex[65])

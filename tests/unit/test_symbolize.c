@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "symbolize.h"
+#include "perf/symbolize.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/sonde-test-sym.XXXXXX";

@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sonde diff: findings and metric deltas between two bundles. Both
+ * findings.json are read as untrusted (json_read); every string from them is
+ * escaped for its output (terminal, Markdown, HTML, JSON).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fcntl.h>
+
+#include "bundle/diff.h"
+#include "util/file.h"
+#include "report/html.h"
+#include "util/json.h"
+#include "util/json_read.h"
+
+#define FINDINGS_MAX (64u << 20)
+
+struct side {
+	char *text;
+	struct jval *doc;
+	const char *name; /* the bundle as the user named it */
+};
+
+static int side__load(struct side *sd, const char *dir, const char *name, char *err,
+		      size_t errlen)
+{
+	char path[4200], jerr[256];
+	size_t len;
+	int rc;
+
+	memset(sd, 0, sizeof(*sd));
+	sd->name = name;
+	snprintf(path, sizeof(path), "%s/findings.json", dir);
+	rc = file__read_bounded(AT_FDCWD, path, FINDINGS_MAX, &sd->text, &len);
+	if (rc) {
+		snprintf(err, errlen, "%s: findings.json: %s", name,
+			 rc == -EFBIG ? "too large" : strerror(-rc));
+		return rc;
+	}
+	if (json_read(sd->text, len, &json_read_default_limits, &sd->doc, jerr, sizeof(jerr))) {
+		snprintf(err, errlen, "%s: findings.json: %s", name, jerr);
+		return -EINVAL;
+	}
+	if (!jval__str(sd->doc, "schema") ||
+	    strncmp(jval__str(sd->doc, "schema"), "sonde.findings/", 15)) {
+		snprintf(err, errlen, "%s: findings.json is not a sonde findings document", name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void side__free(struct side *sd)
+{
+	jval__free(sd->doc);
+	free(sd->text);
+}
+
+static const struct jval *array_of(const struct jval *doc, const char *key)
+{
+	const struct jval *v = jval__get(doc, key);
+
+	return v && v->type == J_ARRAY ? v : NULL;
+}
+
+static int severity_rank(const char *s)
+{
+	return !s ? 0 : !strcmp(s, "crit") ? 2 : !strcmp(s, "warn") ? 1 : 0;
+}
+
+static const struct jval *find_finding(const struct jval *list, const char *check)
+{
+	for (size_t i = 0; list && i < list->len; i++) {
+		const char *c = jval__str(&list->items[i], "check");
+
+		if (c && check && !strcmp(c, check))
+			return &list->items[i];
+	}
+	return NULL;
+}
+
+enum change { CH_NEW, CH_WORSE, CH_RESOLVED, CH_PERSISTING, CH_BETTER };
+static const char *const change_names[] = { "new", "worse", "resolved", "persisting", "better" };
+
+struct finding_change {
+	enum change ch;
+	const char *check, *old_sev, *new_sev, *summary;
+};
+
+struct metric_change {
+	const char *check, *name, *instance, *unit, *verdict;
+	double old_v, new_v;
+	int old_has_range, new_has_range;
+	double old_lo, old_hi, new_lo, new_hi;
+};
+
+struct diff {
+	struct finding_change *f;
+	size_t nf;
+	struct metric_change *m;
+	size_t nm;
+	size_t beyond, within, unknown_spread;
+	int worst;
+};
+
+static int range_of(const struct jval *m, double *lo, double *hi)
+{
+	const struct jval *r = jval__get(m, "range");
+
+	if (!r || r->type != J_ARRAY || r->len != 2 || r->items[0].type != J_NUMBER ||
+	    r->items[1].type != J_NUMBER)
+		return 0;
+	*lo = r->items[0].number;
+	*hi = r->items[1].number;
+	return 1;
+}
+
+static const struct jval *find_metric(const struct jval *checks, const char *check,
+				      const char *name, const char *instance)
+{
+	for (size_t i = 0; checks && i < checks->len; i++) {
+		const struct jval *ms;
+		const char *id = jval__str(&checks->items[i], "id");
+
+		if (!id || strcmp(id, check))
+			continue;
+		ms = array_of(&checks->items[i], "metrics");
+		for (size_t k = 0; ms && k < ms->len; k++) {
+			const char *n = jval__str(&ms->items[k], "name");
+			const char *in = jval__str(&ms->items[k], "instance");
+
+			if (n && !strcmp(n, name) &&
+			    ((!in && !instance) || (in && instance && !strcmp(in, instance))))
+				return &ms->items[k];
+		}
+	}
+	return NULL;
+}
+
+static int diff__compute(const struct side *o, const struct side *n, struct diff *d)
+{
+	const struct jval *of = array_of(o->doc, "findings"), *nf = array_of(n->doc, "findings");
+	const struct jval *oc = array_of(o->doc, "checks"), *nc = array_of(n->doc, "checks");
+	size_t cap = (of ? of->len : 0) + (nf ? nf->len : 0) + 1;
+
+	memset(d, 0, sizeof(*d));
+	d->f = calloc(cap, sizeof(*d->f));
+	if (!d->f)
+		return -ENOMEM;
+	for (size_t i = 0; nf && i < nf->len; i++) {
+		const struct jval *f = &nf->items[i], *prev;
+		struct finding_change *c = &d->f[d->nf++];
+		int rn, ro;
+
+		c->check = jval__str(f, "check");
+		c->new_sev = jval__str(f, "severity");
+		c->summary = jval__str(f, "summary");
+		prev = find_finding(of, c->check);
+		rn = severity_rank(c->new_sev);
+		if (!prev) {
+			c->ch = CH_NEW;
+		} else {
+			c->old_sev = jval__str(prev, "severity");
+			ro = severity_rank(c->old_sev);
+			c->ch = rn > ro ? CH_WORSE : rn < ro ? CH_BETTER : CH_PERSISTING;
+		}
+		if ((c->ch == CH_NEW || c->ch == CH_WORSE) && rn > d->worst)
+			d->worst = rn;
+	}
+	for (size_t i = 0; of && i < of->len; i++) {
+		const struct jval *f = &of->items[i];
+		struct finding_change *c;
+
+		if (find_finding(nf, jval__str(f, "check")))
+			continue;
+		c = &d->f[d->nf++];
+		c->ch = CH_RESOLVED;
+		c->check = jval__str(f, "check");
+		c->old_sev = jval__str(f, "severity");
+		c->summary = jval__str(f, "summary");
+	}
+
+	/* Metrics of the new run that the old run also measured. */
+	cap = 1;
+	for (size_t i = 0; nc && i < nc->len; i++) {
+		const struct jval *ms = array_of(&nc->items[i], "metrics");
+
+		cap += ms ? ms->len : 0;
+	}
+	d->m = calloc(cap, sizeof(*d->m));
+	if (!d->m)
+		return -ENOMEM;
+	for (size_t i = 0; nc && i < nc->len; i++) {
+		const char *check = jval__str(&nc->items[i], "id");
+		const struct jval *ms = array_of(&nc->items[i], "metrics");
+
+		for (size_t k = 0; check && ms && k < ms->len; k++) {
+			const struct jval *nm = &ms->items[k], *om;
+			struct metric_change *c = &d->m[d->nm];
+
+			c->check = check;
+			c->name = jval__str(nm, "name");
+			c->instance = jval__str(nm, "instance");
+			c->unit = jval__str(nm, "unit");
+			if (!c->name || jval__num(nm, "value", &c->new_v))
+				continue;
+			om = find_metric(oc, check, c->name, c->instance);
+			if (!om || jval__num(om, "value", &c->old_v))
+				continue;
+			c->old_has_range = range_of(om, &c->old_lo, &c->old_hi);
+			c->new_has_range = range_of(nm, &c->new_lo, &c->new_hi);
+			if (c->old_v == c->new_v) {
+				c->verdict = "same";
+			} else if (c->old_has_range && c->new_has_range) {
+				/* A change is one the windows' own spreads cannot explain. */
+				if (c->new_lo > c->old_hi)
+					c->verdict = "up";
+				else if (c->new_hi < c->old_lo)
+					c->verdict = "down";
+				else
+					c->verdict = "within noise";
+			} else {
+				c->verdict = "changed, spread unknown";
+			}
+			if (!strcmp(c->verdict, "up") || !strcmp(c->verdict, "down"))
+				d->beyond++;
+			else if (!strcmp(c->verdict, "within noise"))
+				d->within++;
+			else if (strcmp(c->verdict, "same"))
+				d->unknown_spread++;
+			d->nm++;
+		}
+	}
+	return 0;
+}
+
+static void tty(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s, out);
+}
+
+static const char *or_dash(const char *s)
+{
+	return s ? s : "-";
+}
+
+static void side_label(FILE *out, const struct side *sd)
+{
+	const struct jval *host = jval__get(sd->doc, "host"), *win = jval__get(sd->doc, "window");
+
+	tty(out, sd->name);
+	fputs(" (", out);
+	tty(out, or_dash(jval__str(host, "hostname")));
+	fputs(", ", out);
+	tty(out, or_dash(jval__str(win, "start")));
+	fputs(")", out);
+}
+
+static int counts(const struct diff *d, enum change ch)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < d->nf; i++)
+		n += d->f[i].ch == ch;
+	return n;
+}
+
+static int beyond(const struct metric_change *c)
+{
+	return !strcmp(c->verdict, "up") || !strcmp(c->verdict, "down");
+}
+
+static void print_text(FILE *out, const struct side *o, const struct side *n, const struct diff *d)
+{
+	fputs("sonde diff: ", out);
+	side_label(out, o);
+	fputs("\n        ->  ", out);
+	side_label(out, n);
+	fprintf(out, "\n\nFindings: %d new, %d worse, %d resolved, %d persisting, %d better\n",
+		counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
+		counts(d, CH_PERSISTING), counts(d, CH_BETTER));
+	for (size_t i = 0; i < d->nf; i++) {
+		const struct finding_change *c = &d->f[i];
+
+		fprintf(out, "  %-10s %-4s -> %-4s  ", change_names[c->ch], or_dash(c->old_sev),
+			or_dash(c->new_sev));
+		tty(out, or_dash(c->check));
+		fputs(": ", out);
+		tty(out, or_dash(c->summary));
+		fputc('\n', out);
+	}
+	fprintf(out, "\nMetrics beyond the noise of their windows: %zu\n", d->beyond);
+	for (size_t i = 0; i < d->nm; i++) {
+		const struct metric_change *c = &d->m[i];
+
+		if (!beyond(c))
+			continue;
+		fputs("  ", out);
+		tty(out, c->check);
+		fputc(' ', out);
+		tty(out, c->name);
+		if (c->instance) {
+			fputc(' ', out);
+			tty(out, c->instance);
+		}
+		fprintf(out, ": %.4g -> %.4g %s (old window %.4g..%.4g, new %.4g..%.4g)\n", c->old_v,
+			c->new_v, c->verdict, c->old_lo, c->old_hi, c->new_lo, c->new_hi);
+	}
+	fprintf(out, "Within noise: %zu; changed with no spread known: %zu\n", d->within,
+		d->unknown_spread);
+}
+
+static void md(struct strbuf *sb, const char *s)
+{
+	char *e = md__escape(s ? s : "-", s ? strlen(s) : 1);
+
+	if (e)
+		strbuf__puts(sb, e);
+	free(e);
+}
+
+static void build_md(struct strbuf *sb, const struct side *o, const struct side *n,
+		     const struct diff *d)
+{
+	strbuf__puts(sb, "# sonde diff\n\n| | bundle | host | window start |\n|---|---|---|---|\n");
+	for (int k = 0; k < 2; k++) {
+		const struct side *sd = k ? n : o;
+
+		strbuf__puts(sb, k ? "| new | " : "| old | ");
+		md(sb, sd->name);
+		strbuf__puts(sb, " | ");
+		md(sb, jval__str(jval__get(sd->doc, "host"), "hostname"));
+		strbuf__puts(sb, " | ");
+		md(sb, jval__str(jval__get(sd->doc, "window"), "start"));
+		strbuf__puts(sb, " |\n");
+	}
+	strbuf__printf(sb, "\n## Findings\n\n%d new, %d worse, %d resolved, %d persisting, %d better\n",
+		       counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
+		       counts(d, CH_PERSISTING), counts(d, CH_BETTER));
+	if (d->nf) {
+		strbuf__puts(sb, "\n| change | old | new | check | summary |\n|---|---|---|---|---|\n");
+		for (size_t i = 0; i < d->nf; i++) {
+			const struct finding_change *c = &d->f[i];
+
+			strbuf__printf(sb, "| %s | ", change_names[c->ch]);
+			md(sb, c->old_sev);
+			strbuf__puts(sb, " | ");
+			md(sb, c->new_sev);
+			strbuf__puts(sb, " | ");
+			md(sb, c->check);
+			strbuf__puts(sb, " | ");
+			md(sb, c->summary);
+			strbuf__puts(sb, " |\n");
+		}
+	}
+	strbuf__printf(sb, "\n## Metrics\n\n%zu beyond the noise of their windows, %zu within noise, "
+			   "%zu changed with no spread known.\n",
+		       d->beyond, d->within, d->unknown_spread);
+	if (d->nm) {
+		strbuf__puts(sb, "\n| check | metric | old | new | old window | new window | verdict |\n"
+				 "|---|---|---:|---:|---|---|---|\n");
+		for (size_t i = 0; i < d->nm; i++) {
+			const struct metric_change *c = &d->m[i];
+			char buf[160];
+
+			if (!strcmp(c->verdict, "same"))
+				continue;
+			strbuf__puts(sb, "| ");
+			md(sb, c->check);
+			strbuf__puts(sb, " | ");
+			md(sb, c->name);
+			if (c->instance) {
+				strbuf__puts(sb, " ");
+				md(sb, c->instance);
+			}
+			snprintf(buf, sizeof(buf), " | %.4g | %.4g | ", c->old_v, c->new_v);
+			strbuf__puts(sb, buf);
+			if (c->old_has_range)
+				strbuf__printf(sb, "%.4g..%.4g", c->old_lo, c->old_hi);
+			strbuf__puts(sb, " | ");
+			if (c->new_has_range)
+				strbuf__printf(sb, "%.4g..%.4g", c->new_lo, c->new_hi);
+			strbuf__puts(sb, " | ");
+			md(sb, c->verdict);
+			strbuf__puts(sb, " |\n");
+		}
+	}
+}
+
+static void json_opt_str(struct json *j, const char *k, const char *v)
+{
+	json__key(j, k);
+	if (v)
+		json__string(j, v);
+	else
+		json__null(j);
+}
+
+static void build_json(struct json *j, const struct side *o, const struct side *n,
+		       const struct diff *d)
+{
+	static const char *const sev[] = { "ok", "warn", "crit" };
+
+	json__begin_object(j);
+	json_opt_str(j, "schema", DIFF_SCHEMA);
+	for (int k = 0; k < 2; k++) {
+		const struct side *sd = k ? n : o;
+
+		json__key(j, k ? "new" : "old");
+		json__begin_object(j);
+		json_opt_str(j, "bundle", sd->name);
+		json_opt_str(j, "hostname", jval__str(jval__get(sd->doc, "host"), "hostname"));
+		json_opt_str(j, "start", jval__str(jval__get(sd->doc, "window"), "start"));
+		json__end_object(j);
+	}
+	json_opt_str(j, "worst", sev[d->worst]);
+	json__key(j, "findings");
+	json__begin_array(j);
+	for (size_t i = 0; i < d->nf; i++) {
+		const struct finding_change *c = &d->f[i];
+
+		json__begin_object(j);
+		json_opt_str(j, "change", change_names[c->ch]);
+		json_opt_str(j, "check", c->check);
+		json_opt_str(j, "old_severity", c->old_sev);
+		json_opt_str(j, "new_severity", c->new_sev);
+		json_opt_str(j, "summary", c->summary);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	json__key(j, "metrics");
+	json__begin_array(j);
+	for (size_t i = 0; i < d->nm; i++) {
+		const struct metric_change *c = &d->m[i];
+
+		json__begin_object(j);
+		json_opt_str(j, "check", c->check);
+		json_opt_str(j, "name", c->name);
+		if (c->instance)
+			json_opt_str(j, "instance", c->instance);
+		if (c->unit)
+			json_opt_str(j, "unit", c->unit);
+		json__key(j, "old");
+		json__number(j, c->old_v);
+		json__key(j, "new");
+		json__number(j, c->new_v);
+		json__key(j, "delta");
+		json__number(j, c->new_v - c->old_v);
+		for (int k = 0; k < 2; k++) {
+			int has = k ? c->new_has_range : c->old_has_range;
+
+			json__key(j, k ? "new_range" : "old_range");
+			if (!has) {
+				json__null(j);
+				continue;
+			}
+			json__begin_array(j);
+			json__number(j, k ? c->new_lo : c->old_lo);
+			json__number(j, k ? c->new_hi : c->old_hi);
+			json__end_array(j);
+		}
+		json_opt_str(j, "verdict", c->verdict);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	json__end_object(j);
+	strbuf__puts(&j->out, "\n");
+}
+
+int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
+	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
+	      enum status *worst, size_t *changes, char *err, size_t errlen)
+{
+	struct side o, n;
+	struct diff d = { 0 };
+	int rc;
+
+	*worst = ST_OK;
+	memset(&n, 0, sizeof(n));
+	rc = side__load(&o, old_dir, old_name, err, errlen);
+	if (!rc)
+		rc = side__load(&n, new_dir, new_name, err, errlen);
+	if (!rc)
+		rc = diff__compute(&o, &n, &d);
+	if (rc) {
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		goto cleanup;
+	}
+	*worst = d.worst == 2 ? ST_CRIT : d.worst == 1 ? ST_WARN : ST_OK;
+	if (changes)
+		*changes = d.nf - (size_t)counts(&d, CH_PERSISTING) + d.beyond;
+	if (fmt == DIFF_TEXT) {
+		print_text(out, &o, &n, &d);
+	} else if (fmt == DIFF_JSON) {
+		struct json j = { .pretty = 1 };
+
+		build_json(&j, &o, &n, &d);
+		fwrite(j.out.buf, 1, j.out.len, out);
+		strbuf__free(&j.out);
+	} else {
+		struct strbuf sb = { 0 };
+		char *html;
+
+		build_md(&sb, &o, &n, &d);
+		if (fmt == DIFF_MD) {
+			fwrite(sb.buf, 1, sb.len, out);
+		} else {
+			html = html__render_page(sb.buf ? sb.buf : "", sb.len, "sonde diff",
+						 css ? css : "");
+			if (html)
+				fputs(html, out);
+			free(html);
+		}
+		strbuf__free(&sb);
+	}
+cleanup:
+	free(d.f);
+	free(d.m);
+	side__free(&o);
+	side__free(&n);
+	return rc;
+}

@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Facts derived once from the captures: the run, the host, and a summary per
+ * process (deltas over the window, with pid reuse and processes that start or
+ * exit mid-window handled).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+
+#include "collect/analysis.h"
+#include "util/file.h"
+#include "util/json_read.h"
+#include "util/parse.h"
+
+double analysis__t(const struct analysis *an, const struct capture_rec *r)
+{
+	return (double)(r->mono_ns - an->start_mono_ns) / 1e9;
+}
+
+static void copy_trimmed(char *dst, size_t dstlen, const char *s, size_t n)
+{
+	size_t o = 0;
+
+	while (n && (*s == ' ' || *s == '\t' || *s == '\n'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
+		n--;
+	for (size_t i = 0; i < n && o + 1 < dstlen; i++)
+		dst[o++] = (s[i] >= 0x20 && s[i] != 0x7f) ? s[i] : ' ';
+	dst[o] = '\0';
+}
+
+static const struct capture_rec *first_ok(const struct capture_stream *st, const char *path)
+{
+	if (!st)
+		return NULL;
+	for (size_t i = 0; i < st->n; i++)
+		if (!st->rec[i].err && !strcmp(st->rec[i].path, path))
+			return &st->rec[i];
+	return NULL;
+}
+
+static uint64_t rec_u64(const struct capture_rec *r)
+{
+	uint64_t v = 0;
+
+	if (r && parse_kv_u64(r->data, r->len, 0, &v))
+		v = 0;
+	return v;
+}
+
+struct run_kv {
+	struct analysis *an;
+};
+
+static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	struct analysis *an = arg;
+	char val[512];
+	uint64_t u = 0;
+
+	copy_trimmed(val, sizeof(val), v, vl);
+#define KEY(name) (kl == strlen(name) && !memcmp(k, name, kl))
+	if (KEY("version"))
+		snprintf(an->version, sizeof(an->version), "%s", val);
+	else if (KEY("window_s"))
+		an->window_s = strtod(val, NULL);
+	else if (KEY("interval_s"))
+		an->interval_s = strtod(val, NULL);
+	else if (KEY("start_wall_ns"))
+		an->start_wall_ns = strtoll(val, NULL, 10);
+	else if (KEY("end_wall_ns"))
+		an->end_wall_ns = strtoll(val, NULL, 10);
+	else if (KEY("start_mono_ns"))
+		an->start_mono_ns = strtoll(val, NULL, 10);
+	else if (KEY("end_mono_ns"))
+		an->end_mono_ns = strtoll(val, NULL, 10);
+	else if (KEY("samples") && !parse_kv_u64(val, strlen(val), 0, &u))
+		an->samples = (uint32_t)u;
+	else if (KEY("partial"))
+		an->partial = atoi(val) != 0;
+	else if (KEY("stop_reason"))
+		snprintf(an->stop_reason, sizeof(an->stop_reason), "%.399s", val);
+	else if (KEY("euid"))
+		an->euid = atoi(val);
+	else if (KEY("proc_hidepid"))
+		snprintf(an->proc_hidepid, sizeof(an->proc_hidepid), "%.31s", val);
+	else if (KEY("clk_tck"))
+		an->clk_tck = atol(val);
+	else if (KEY("page_size"))
+		an->page_size = atol(val);
+	else if (KEY("pid"))
+		an->sonde_pid = atoi(val);
+#undef KEY
+	return 0;
+}
+
+/* "0-3,5,7-8" */
+static int count_cpu_list(const char *s, size_t n)
+{
+	int count = 0;
+	size_t i = 0;
+
+	while (i < n) {
+		long a = 0, b;
+		int da = 0;
+
+		while (i < n && s[i] >= '0' && s[i] <= '9' && da < 7)
+			a = a * 10 + (s[i++] - '0'), da++;
+		if (!da)
+			break;
+		b = a;
+		if (i < n && s[i] == '-') {
+			int db = 0;
+
+			i++;
+			b = 0;
+			while (i < n && s[i] >= '0' && s[i] <= '9' && db < 7)
+				b = b * 10 + (s[i++] - '0'), db++;
+			if (!db || b < a)
+				break;
+		}
+		count += (int)(b - a + 1);
+		if (i < n && s[i] == ',')
+			i++;
+		else
+			break;
+	}
+	return count;
+}
+
+static int meminfo_total(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	if (kl == 8 && !memcmp(k, "MemTotal", 8)) {
+		parse_kv_u64(v, vl, 1, arg);
+		return 1;
+	}
+	return 0;
+}
+
+static void derive_host(struct analysis *an)
+{
+	const struct capture_stream *host = capture_set__stream(&an->cs, "host");
+	const struct capture_stream *stat = capture_set__stream(&an->cs, "proc.stat");
+	const struct capture_stream *mem = capture_set__stream(&an->cs, "proc.meminfo");
+	const struct capture_rec *r;
+
+	if ((r = first_ok(host, "/proc/sys/kernel/hostname")))
+		copy_trimmed(an->hostname, sizeof(an->hostname), r->data, r->len);
+	if ((r = first_ok(host, "/proc/sys/kernel/osrelease")))
+		copy_trimmed(an->kernel, sizeof(an->kernel), r->data, r->len);
+	an->threads_max = rec_u64(first_ok(host, "/proc/sys/kernel/threads-max"));
+	an->pid_max = rec_u64(first_ok(host, "/proc/sys/kernel/pid_max"));
+	an->nr_open = rec_u64(first_ok(host, "/proc/sys/fs/nr_open"));
+	if ((r = first_ok(host, "/proc/uptime")))
+		an->uptime_start = strtod(r->data, NULL);
+
+	if ((r = first_ok(stat, "/proc/stat"))) {
+		struct proc_stat ps = { 0 };
+
+		if (!parse_proc_stat(r->data, r->len, &ps))
+			an->cpus = ps.ncpu;
+		proc_stat__free(&ps);
+	}
+	if (!an->cpus && (r = first_ok(host, "/sys/devices/system/cpu/online")))
+		an->cpus = count_cpu_list(r->data, r->len);
+	if (!an->cpus && (r = first_ok(host, "/proc/cpuinfo"))) {
+		for (const char *p = r->data; (p = strstr(p, "processor")); p++)
+			if (p == r->data || p[-1] == '\n')
+				an->cpus++;
+	}
+	if ((r = first_ok(mem, "/proc/meminfo")))
+		parse_kv(r->data, r->len, meminfo_total, &an->mem_total);
+
+	/* Virtualization: the hypervisor's own word first, then DMI, then the CPU flag. */
+	if ((r = first_ok(host, "/sys/hypervisor/type")) && r->len)
+		copy_trimmed(an->virt, sizeof(an->virt), r->data, r->len);
+	if (!an->virt[0] && (r = first_ok(host, "/sys/class/dmi/id/product_name")) && r->len) {
+		char prod[96], vend[96] = "";
+		const struct capture_rec *v = first_ok(host, "/sys/class/dmi/id/sys_vendor");
+
+		copy_trimmed(prod, sizeof(prod), r->data, r->len);
+		if (v)
+			copy_trimmed(vend, sizeof(vend), v->data, v->len);
+		if (strstr(prod, "KVM") || strstr(prod, "Virtual") || strstr(prod, "VMware") ||
+		    strstr(vend, "QEMU") || strstr(vend, "Xen") || strstr(vend, "Amazon") ||
+		    strstr(vend, "Google") || strstr(vend, "Microsoft"))
+			snprintf(an->virt, sizeof(an->virt), "%s %s", vend, prod);
+	}
+	if (!an->virt[0] && (r = first_ok(host, "/proc/cpuinfo")) && strstr(r->data, " hypervisor"))
+		snprintf(an->virt, sizeof(an->virt), "VM guest (CPU hypervisor flag)");
+}
+
+int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_t errlen)
+{
+	const struct capture_stream *meta;
+	const struct capture_rec *r;
+	int err;
+
+	memset(an, 0, sizeof(*an));
+	snprintf(an->raw_dir, sizeof(an->raw_dir), "%s", raw_dir);
+	err = capture_set__load(&an->cs, raw_dir, errbuf, errlen);
+	if (err)
+		return err;
+	meta = capture_set__stream(&an->cs, "sonde");
+	r = capture_stream__last(meta, "sonde:run");
+	if (!r) {
+		snprintf(errbuf, errlen, "%s: no run facts (raw/sonde.cap with a sonde:run record)",
+			 raw_dir);
+		capture_set__free(&an->cs);
+		return -EINVAL;
+	}
+	an->euid = -1;
+	parse_kv(r->data, r->len, run_fact, an);
+	if (an->clk_tck <= 0)
+		an->clk_tck = 100;
+	if (an->page_size <= 0)
+		an->page_size = 4096;
+	an->elapsed_s = (double)(an->end_mono_ns - an->start_mono_ns) / 1e9;
+	if (an->elapsed_s < 0)
+		an->elapsed_s = 0;
+	derive_host(an);
+	return 0;
+}
+
+/* ---- per-process summaries ---- */
+
+struct task_build {
+	struct task_summary s;
+	const char *stat_data;    /* payload of the last stat parsed: a repeat ('=') shares it */
+	uint32_t first_seq, last_seq;
+	int have_first_io, have_last_io;
+	struct pid_io io0, io1;
+	int have_ctxt0;
+	uint64_t vol0, nonvol0;
+	int have_sched0, have_sched1;
+	struct pid_schedstat sched0, sched1;
+	uint64_t utime0, stime0, minflt0, majflt0, blkio0;
+	uint64_t utime1, stime1, minflt1, majflt1, blkio1;
+};
+
+struct task_index {
+	int *slot; /* pid -> index+1 into builds, open addressing */
+	size_t cap;
+};
+
+static size_t hash_pid(int pid, size_t cap)
+{
+	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+}
+
+static int *task_index__slot(struct task_index *ix, struct task_build *b, int pid)
+{
+	size_t h = hash_pid(pid, ix->cap);
+
+	while (ix->slot[h] && b[ix->slot[h] - 1].s.pid != pid)
+		h = (h + 1) & (ix->cap - 1);
+	return &ix->slot[h];
+}
+
+static int path_pid(const char *path, const char **file)
+{
+	long v = 0;
+	const char *p;
+
+	if (strncmp(path, "/proc/", 6))
+		return -1;
+	for (p = path + 6; *p >= '0' && *p <= '9' && v < 100000000; p++)
+		v = v * 10 + (*p - '0');
+	if (p == path + 6 || *p != '/')
+		return -1;
+	*file = p + 1;
+	return (int)v;
+}
+
+static int status_fields(struct task_build *t, const struct capture_rec *r, int first)
+{
+	struct pid_status ps;
+
+	if (parse_pid_status(r->data, r->len, &ps))
+		return -EINVAL;
+	t->s.uid = ps.uid;
+	if (ps.has_ctxt) {
+		if (first && !t->have_ctxt0) {
+			t->have_ctxt0 = 1;
+			t->vol0 = ps.vol_ctxt;
+			t->nonvol0 = ps.nonvol_ctxt;
+		}
+		t->s.has_ctxt = 1;
+		t->s.vol_ctxt = ps.vol_ctxt;
+		t->s.nonvol_ctxt = ps.nonvol_ctxt;
+	}
+	return 0;
+}
+
+static char *join_cmdline(const char *d, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		s[i] = d[i] ? d[i] : ' ';
+	while (n && s[n - 1] == ' ')
+		n--;
+	s[n] = '\0';
+	return s;
+}
+
+int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n)
+{
+	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.pids");
+	struct task_build *b = NULL;
+	struct task_index ix = { 0 };
+	size_t nb = 0, cb = 0;
+	uint32_t max_seq = 0;
+	int err = 0;
+
+	if (an->tasks_built) {
+		*out = an->tasks;
+		*n = an->ntasks;
+		return 0;
+	}
+	if (!st)
+		return -ENOENT;
+	for (ix.cap = 1024; ix.cap < st->n; ix.cap <<= 1)
+		;
+	ix.slot = calloc(ix.cap, sizeof(*ix.slot));
+	if (!ix.slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->n; i++)
+		if (st->rec[i].seq > max_seq)
+			max_seq = st->rec[i].seq;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct capture_rec *r = &st->rec[i];
+		const char *file;
+		int pid = path_pid(r->path, &file), *slot;
+		struct task_build *t;
+
+		if (pid <= 0 || r->err)
+			continue;
+		slot = task_index__slot(&ix, b, pid);
+		t = *slot ? &b[*slot - 1] : NULL;
+		if (!strcmp(file, "stat")) {
+			struct pid_stat ps;
+
+			/* The same bytes as last round (an idle process): only the time moves. */
+			if (t && r->data == t->stat_data) {
+				t->last_seq = r->seq;
+				t->s.last_t = analysis__t(an, r);
+				continue;
+			}
+			if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
+				continue;
+			if (!t || t->s.starttime != ps.starttime) {
+				/* A new process, or a pid reused by a new one (starttime differs). */
+				if (nb == cb) {
+					size_t nc = cb ? cb * 2 : 256;
+					struct task_build *nbp = realloc(b, nc * sizeof(*nbp));
+
+					if (!nbp) {
+						err = -ENOMEM;
+						goto cleanup;
+					}
+					b = nbp;
+					cb = nc;
+				}
+				/* Growing the table may need a bigger index: rebuild it. */
+				if ((nb + 1) * 2 > ix.cap) {
+					size_t ncap = ix.cap * 2;
+					int *ns = calloc(ncap, sizeof(*ns));
+
+					if (!ns) {
+						err = -ENOMEM;
+						goto cleanup;
+					}
+					free(ix.slot);
+					ix.slot = ns;
+					ix.cap = ncap;
+					for (size_t k = 0; k < nb; k++)
+						*task_index__slot(&ix, b, b[k].s.pid) = (int)k + 1;
+					slot = task_index__slot(&ix, b, pid);
+				}
+				t = &b[nb];
+				memset(t, 0, sizeof(*t));
+				t->s.pid = pid;
+				t->s.uid = -1;
+				t->s.fds = -1;
+				t->s.starttime = ps.starttime;
+				t->first_seq = r->seq;
+				t->s.first_t = analysis__t(an, r);
+				t->utime0 = ps.utime;
+				t->stime0 = ps.stime;
+				t->minflt0 = ps.minflt;
+				t->majflt0 = ps.majflt;
+				t->blkio0 = ps.blkio_ticks;
+				*slot = (int)++nb;
+			}
+			memcpy(t->s.comm, ps.comm, sizeof(t->s.comm));
+			t->s.ppid = ps.ppid;
+			t->s.state = ps.state;
+			t->s.threads = ps.num_threads;
+			t->s.rss_bytes = ps.rss_pages * (uint64_t)an->page_size;
+			t->s.processor = ps.processor;
+			t->utime1 = ps.utime;
+			t->stime1 = ps.stime;
+			t->minflt1 = ps.minflt;
+			t->majflt1 = ps.majflt;
+			t->blkio1 = ps.blkio_ticks;
+			t->last_seq = r->seq;
+			t->s.last_t = analysis__t(an, r);
+			t->stat_data = r->data;
+			continue;
+		}
+		if (!t)
+			continue;
+		if (!strcmp(file, "status")) {
+			status_fields(t, r, r->seq == t->first_seq);
+		} else if (!strcmp(file, "io")) {
+			struct pid_io io;
+
+			if (parse_pid_io(r->data, r->len, &io) || !io.present)
+				continue;
+			if (!t->have_first_io && r->seq == t->first_seq) {
+				t->io0 = io;
+				t->have_first_io = 1;
+			}
+			t->io1 = io;
+			t->have_last_io = 1;
+		} else if (!strcmp(file, "schedstat")) {
+			struct pid_schedstat ss;
+
+			if (parse_pid_schedstat(r->data, r->len, &ss))
+				continue;
+			if (!t->have_sched0 && r->seq == t->first_seq) {
+				t->sched0 = ss;
+				t->have_sched0 = 1;
+			}
+			t->sched1 = ss;
+			t->have_sched1 = 1;
+		} else if (!strcmp(file, "cmdline")) {
+			free(t->s.cmdline);
+			t->s.cmdline = join_cmdline(r->data, r->len);
+		} else if (!strcmp(file, "limits")) {
+			parse_pid_limits_nofile(r->data, r->len, &t->s.nofile_soft,
+						&t->s.nofile_hard);
+		} else if (!strcmp(file, "fd")) {
+			int64_t c = 0;
+
+			for (size_t k = 0; k < r->len; k++)
+				c += r->data[k] == '\n';
+			t->s.fds = c;
+		}
+	}
+
+	an->tasks = calloc(nb ? nb : 1, sizeof(*an->tasks));
+	if (!an->tasks) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		struct task_build *t = &b[i];
+		struct task_summary *s = &an->tasks[i];
+		/* Started inside the window: everything it did is the window's. */
+		int born = an->uptime_start > 0 &&
+			   (double)t->s.starttime / (double)an->clk_tck > an->uptime_start;
+
+		*s = t->s;
+		s->started = t->first_seq > 0 || born;
+		s->exited = t->last_seq < max_seq;
+		if (born) {
+			t->utime0 = t->stime0 = t->minflt0 = t->majflt0 = t->blkio0 = 0;
+			memset(&t->io0, 0, sizeof(t->io0));
+			t->have_first_io = t->have_last_io;
+			t->vol0 = t->nonvol0 = 0;
+			t->have_ctxt0 = s->has_ctxt;
+			memset(&t->sched0, 0, sizeof(t->sched0));
+			t->have_sched0 = t->have_sched1;
+		}
+		s->utime = counter__delta(t->utime0, t->utime1, NULL);
+		s->stime = counter__delta(t->stime0, t->stime1, NULL);
+		s->minflt = counter__delta(t->minflt0, t->minflt1, NULL);
+		s->majflt = counter__delta(t->majflt0, t->majflt1, NULL);
+		s->blkio_ticks = counter__delta(t->blkio0, t->blkio1, NULL);
+		s->has_io = t->have_first_io && t->have_last_io;
+		if (s->has_io) {
+			s->read_bytes = counter__delta(t->io0.read_bytes, t->io1.read_bytes, NULL);
+			s->write_bytes = counter__delta(t->io0.write_bytes, t->io1.write_bytes, NULL);
+			s->rchar = counter__delta(t->io0.rchar, t->io1.rchar, NULL);
+			s->wchar = counter__delta(t->io0.wchar, t->io1.wchar, NULL);
+			s->syscr = counter__delta(t->io0.syscr, t->io1.syscr, NULL);
+			s->syscw = counter__delta(t->io0.syscw, t->io1.syscw, NULL);
+		}
+		s->has_sched = t->have_sched0 && t->have_sched1;
+		if (s->has_sched) {
+			s->run_ns = counter__delta(t->sched0.run_ns, t->sched1.run_ns, NULL);
+			s->wait_ns = counter__delta(t->sched0.wait_ns, t->sched1.wait_ns, NULL);
+			s->slices = counter__delta(t->sched0.slices, t->sched1.slices, NULL);
+		}
+		if (s->has_ctxt && t->have_ctxt0) {
+			s->vol_ctxt = counter__delta(t->vol0, s->vol_ctxt, NULL);
+			s->nonvol_ctxt = counter__delta(t->nonvol0, s->nonvol_ctxt, NULL);
+		} else {
+			s->has_ctxt = 0;
+			s->vol_ctxt = s->nonvol_ctxt = 0;
+		}
+		s->self = s->pid == an->sonde_pid && !strcmp(s->comm, "sonde");
+		s->kernel_thread = (s->pid == 2 || s->ppid == 2) &&
+				   (!s->cmdline || !s->cmdline[0]);
+		t->s.cmdline = NULL; /* ownership moved */
+	}
+	an->ntasks = nb;
+	an->tasks_built = 1;
+	*out = an->tasks;
+	*n = an->ntasks;
+cleanup:
+	if (err)
+		for (size_t i = 0; i < nb; i++)
+			free(b[i].s.cmdline);
+	free(b);
+	free(ix.slot);
+	return err;
+}
+
+/* ---- BPF tools ---- */
+
+#define BPF_DOC_MAX (32u << 20)
+
+static int doc_by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct bpf_doc *)a)->name, ((const struct bpf_doc *)b)->name);
+}
+
+/*
+ * A JSON capture of sonde's own (raw/bpf/<tool>.json, raw/perf/counters.json):
+ * read bounded, parsed strictly, of the expected schema. NULL with the reason
+ * in why (shown names the file); *rc is -ENOENT when it is absent.
+ */
+static struct jval *raw_doc(int dirfd, const char *path, const char *shown, const char *schema,
+			    const struct json_read_limits *lim, int *rc, char *why, size_t whylen)
+{
+	struct jval *doc = NULL;
+	char *text = NULL, err[256];
+	size_t len = 0;
+	const char *sc;
+
+	*rc = file__read_bounded(dirfd, path, lim->max_bytes, &text, &len);
+	if (*rc) {
+		snprintf(why, whylen, "%s: %s", shown, *rc == -EFBIG ? "too large" : strerror(-*rc));
+		return NULL;
+	}
+	*rc = json_read(text, len, lim, &doc, err, sizeof(err));
+	free(text);
+	if (*rc) {
+		snprintf(why, whylen, "%s is not valid JSON: %s", shown, err);
+		return NULL;
+	}
+	if (doc->type != J_OBJECT || !(sc = jval__str(doc, "schema")) || strcmp(sc, schema)) {
+		snprintf(why, whylen, "%s is not a %s document", shown, schema);
+		jval__free(doc);
+		*rc = -EINVAL;
+		return NULL;
+	}
+	return doc;
+}
+
+static void load_bpf_docs(struct analysis *an)
+{
+	static const struct json_read_limits lim = {
+		.max_bytes = BPF_DOC_MAX, .max_depth = 16, .max_items = 4u << 20,
+		.max_string = 64u << 10,
+	};
+	char dir[4200];
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 0;
+
+	an->bpf_loaded = 1;
+	snprintf(dir, sizeof(dir), "%s/bpf", an->raw_dir);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+		struct bpf_doc *bd;
+		char shown[300];
+		int rc;
+
+		if (de->d_name[0] == '.' || nl <= 5 || nl - 5 >= sizeof(bd->name) ||
+		    strcmp(de->d_name + nl - 5, ".json"))
+			continue;
+		if (an->nbpf == cap) {
+			struct bpf_doc *n = realloc(an->bpf, (cap = cap ? cap * 2 : 16) * sizeof(*n));
+
+			if (!n)
+				break;
+			an->bpf = n;
+		}
+		bd = &an->bpf[an->nbpf++];
+		memset(bd, 0, sizeof(*bd));
+		memcpy(bd->name, de->d_name, nl - 5);
+		snprintf(shown, sizeof(shown), "raw/bpf/%s", de->d_name);
+		bd->doc = raw_doc(dirfd(d), de->d_name, shown, "sonde.bpf/1", &lim, &rc, bd->why,
+				  sizeof(bd->why));
+	}
+	closedir(d);
+	if (an->nbpf)
+		qsort(an->bpf, an->nbpf, sizeof(*an->bpf), doc_by_name);
+}
+
+const struct jval *analysis__bpf(struct analysis *an, const char *name, char *why, size_t whylen)
+{
+	const struct jval *data;
+	const char *status, *reason;
+
+	if (!an->bpf_loaded)
+		load_bpf_docs(an);
+	for (size_t i = 0; i < an->nbpf; i++) {
+		if (strcmp(an->bpf[i].name, name))
+			continue;
+		if (!an->bpf[i].doc) {
+			snprintf(why, whylen, "%s", an->bpf[i].why);
+			return NULL;
+		}
+		status = jval__str(an->bpf[i].doc, "status");
+		reason = jval__str(an->bpf[i].doc, "reason");
+		data = jval__get(an->bpf[i].doc, "data");
+		if (!status || strcmp(status, "ok") || !data || data->type != J_OBJECT) {
+			snprintf(why, whylen, "BPF tool %s did not run: %s", name,
+				 reason ? reason : "no reason recorded");
+			return NULL;
+		}
+		return an->bpf[i].doc;
+	}
+	snprintf(why, whylen,
+		 "BPF tool %s was not run in this window (raw/bpf/%s.json is absent: no check "
+		 "asked for it, or the capture predates it)",
+		 name, name);
+	return NULL;
+}
+
+static double num_or(const struct jval *v, const char *key, double def)
+{
+	double d;
+
+	return jval__num(v, key, &d) ? def : d;
+}
+
+int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n)
+{
+	if (!an->bpf_loaded)
+		load_bpf_docs(an);
+	if (!an->tools && an->nbpf) {
+		an->tools = calloc(an->nbpf, sizeof(*an->tools));
+		if (!an->tools)
+			return -ENOMEM;
+		for (size_t i = 0; i < an->nbpf; i++) {
+			struct tool_summary *t = &an->tools[an->ntools++];
+			const struct jval *doc = an->bpf[i].doc, *cost;
+			const char *s;
+
+			snprintf(t->name, sizeof(t->name), "%s", an->bpf[i].name);
+			if (!doc) {
+				snprintf(t->status, sizeof(t->status), "unreadable");
+				snprintf(t->reason, sizeof(t->reason), "%s", an->bpf[i].why);
+				continue;
+			}
+			s = jval__str(doc, "status");
+			snprintf(t->status, sizeof(t->status), "%s", s ? s : "?");
+			s = jval__str(doc, "reason");
+			snprintf(t->reason, sizeof(t->reason), "%s", s ? s : "");
+			s = jval__str(doc, "attach");
+			snprintf(t->attach, sizeof(t->attach), "%s", s ? s : "");
+			s = jval__str(doc, "stopped_early");
+			snprintf(t->stopped, sizeof(t->stopped), "%s", s ? s : "");
+			t->runs = (uint64_t)num_or(doc, "runs", 0);
+			t->drops = (uint64_t)num_or(doc, "drops", 0);
+			t->setup_ms = num_or(doc, "setup_ms", 0);
+			t->teardown_ms = num_or(doc, "teardown_ms", 0);
+			t->traced_from_s = num_or(doc, "traced_from_s", 0);
+			t->traced_to_s = num_or(doc, "traced_to_s", 0);
+			cost = jval__get(doc, "cost");
+			if (cost && cost->type == J_OBJECT) {
+				t->cpu_ns = num_or(cost, "cpu_ns", 0);
+				s = jval__str(cost, "source");
+				snprintf(t->cost_source, sizeof(t->cost_source), "%s", s ? s : "");
+			}
+		}
+	}
+	*out = an->tools;
+	*n = an->ntools;
+	return 0;
+}
+
+/* ---- perf counters ---- */
+
+const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_t whylen)
+{
+	static const struct json_read_limits lim = {
+		.max_bytes = BPF_DOC_MAX, .max_depth = 8, .max_items = 1u << 20,
+		.max_string = 4u << 10,
+	};
+	const char *status, *reason;
+	const struct jval *ev;
+
+	if (!an->perf_loaded) {
+		char path[4200];
+		int rc;
+
+		an->perf_loaded = 1;
+		snprintf(path, sizeof(path), "%s/perf/counters.json", an->raw_dir);
+		an->perf_doc = raw_doc(AT_FDCWD, path, "raw/perf/counters.json", "sonde.perf/1", &lim,
+				       &rc, an->perf_why, sizeof(an->perf_why));
+		if (rc == -ENOENT)
+			snprintf(an->perf_why, sizeof(an->perf_why),
+				 "perf counters were not collected in this window "
+				 "(raw/perf/counters.json is absent: no check asked for "
+				 "perf.counters, or the capture predates it)");
+	}
+	if (!an->perf_doc) {
+		snprintf(why, whylen, "%s", an->perf_why);
+		return NULL;
+	}
+	status = jval__str(an->perf_doc, "status");
+	reason = jval__str(an->perf_doc, "reason");
+	ev = jval__get(an->perf_doc, "events");
+	if (!status || strcmp(status, "ok") || !ev || ev->type != J_OBJECT) {
+		snprintf(why, whylen, "perf counters did not run: %s",
+			 reason ? reason : "no reason recorded");
+		return NULL;
+	}
+	return an->perf_doc;
+}
+
+void analysis__close(struct analysis *an)
+{
+	jval__free(an->perf_doc);
+	for (size_t i = 0; i < an->nbpf; i++)
+		jval__free(an->bpf[i].doc);
+	free(an->bpf);
+	free(an->tools);
+	for (size_t i = 0; i < an->ntasks; i++)
+		free(an->tasks[i].cmdline);
+	free(an->tasks);
+	capture_set__free(&an->cs);
+	memset(an, 0, sizeof(*an));
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the checks see: the capture streams of one window (from this run or
+ * from a bundle), plus the facts derived once from them in C (host, run,
+ * per-process summaries). Nothing here touches the live host.
+ */
+#ifndef SONDE_ANALYSIS_H
+#define SONDE_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "collect/capture.h"
+
+struct task_summary {
+	int pid, ppid;
+	uint64_t starttime;       /* ticks after boot: with pid, the identity of a process */
+	char comm[64];
+	char *cmdline;            /* NUL-separated argv joined with spaces; may be NULL */
+	char state;               /* last seen */
+	int64_t uid;              /* -1 unknown */
+	int kernel_thread;        /* no cmdline and a child of kthreadd (pid 2) or pid 2 itself */
+	int started, exited;      /* appeared / vanished during the window */
+	int self;                 /* sonde itself, the observer */
+	double first_t, last_t;   /* seconds after the window start */
+	uint64_t utime, stime;    /* ticks during the window */
+	uint64_t minflt, majflt;  /* during the window */
+	uint64_t blkio_ticks;     /* during the window */
+	uint64_t threads, rss_bytes;
+	int processor;
+	int has_io;               /* /proc/PID/io readable at both ends */
+	uint64_t read_bytes, write_bytes, rchar, wchar, syscr, syscw;
+	int has_ctxt;             /* voluntary/involuntary split: both ends of status */
+	uint64_t vol_ctxt, nonvol_ctxt;
+	int has_sched;            /* /proc/PID/schedstat at both ends (the main thread) */
+	uint64_t run_ns, wait_ns, slices;
+	int64_t fds;              /* -1 unknown */
+	uint64_t nofile_soft, nofile_hard; /* 0 unknown, UINT64_MAX unlimited */
+};
+
+/* One BPF tool of the window (raw/bpf/<tool>.json), for the report's appendix. */
+struct tool_summary {
+	char name[32], status[16], attach[16];
+	char reason[512];          /* why it did not run ("" when it did) */
+	char stopped[512];         /* why it was detached before the end of the window, or "" */
+	uint64_t runs, drops;
+	double cpu_ns;             /* its own cost; cost_source says how it was obtained */
+	char cost_source[16];
+	double setup_ms, teardown_ms, traced_from_s, traced_to_s;
+};
+
+struct jval;
+
+struct analysis {
+	struct capture_set cs;
+	char raw_dir[4096];
+	/* the run (raw/sonde.cap, record "sonde:run") */
+	char version[32];
+	double window_s, interval_s, elapsed_s;
+	int64_t start_wall_ns, end_wall_ns, start_mono_ns, end_mono_ns;
+	uint32_t samples;
+	int partial;
+	char stop_reason[400];
+	long clk_tck, page_size;
+	int sonde_pid;            /* the observer itself: left out of rankings */
+	int euid;                 /* sonde's effective uid, -1 unknown */
+	char proc_hidepid[32];    /* /proc's hidepid= mount option, "" when absent */
+	/* the host (raw/host.cap) */
+	char hostname[256], kernel[256], virt[128];
+	int cpus;
+	uint64_t mem_total, threads_max, pid_max, nr_open;
+	double uptime_start;
+	/* per-process summaries, built on first use */
+	struct task_summary *tasks;
+	size_t ntasks;
+	int tasks_built;
+	/* BPF tools: raw/bpf/<tool>.json, parsed on first use */
+	struct bpf_doc {
+		char name[32];
+		struct jval *doc;      /* NULL: could not be read, see why */
+		char why[512];
+	} *bpf;
+	size_t nbpf;
+	int bpf_loaded;
+	struct tool_summary *tools;
+	size_t ntools;
+	/* perf counters: raw/perf/counters.json, parsed on first use */
+	struct jval *perf_doc;
+	char perf_why[512];
+	int perf_loaded;
+};
+
+/* Load raw_dir's streams and derive the facts. Returns 0 or -errno with errbuf. */
+int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_t errlen);
+void analysis__close(struct analysis *an);
+/* Seconds after the window start of a record. */
+double analysis__t(const struct analysis *an, const struct capture_rec *r);
+/* Build (once) and return the per-process summaries; -ENOENT when proc.pids was not collected. */
+int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n);
+
+/*
+ * The document of BPF tool name (raw/bpf/<name>.json), or NULL with the
+ * reason in why: not collected in this window, unreadable, or malformed.
+ */
+const struct jval *analysis__bpf(struct analysis *an, const char *name, char *why, size_t whylen);
+/*
+ * The document of the perf counters (raw/perf/counters.json, status "ok"), or
+ * NULL with the reason in why: not collected, disabled, failed, malformed.
+ */
+const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_t whylen);
+/* Every BPF tool file of the window, summarized (in name order). */
+int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n);
+
+#endif

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ctx methods through which a check reports: metrics with thresholds (the
+ * runner, not the script, derives ok/warn/crit), known unknowns, culprits,
+ * evidence (tables, per-second series, notes, flame graphs), a summary sentence and
+ * suggested next steps. Everything a check hands over is bounded here so a
+ * runaway or hostile check cannot blow up the report.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "report/flamegraph.h"
+#include "lua/ctx.h"
+
+#define MAX_METRICS 256
+#define MAX_UNKNOWNS 64
+#define MAX_CULPRITS 20
+#define MAX_EVIDENCE 24
+#define MAX_ROWS 100
+#define MAX_COLUMNS 12
+#define MAX_VALUES 4096
+#define MAX_TEXT 2048
+#define MAX_NEXT 10
+
+static struct check_result *report_result(lua_State *L)
+{
+	return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+/* A bounded copy of a string argument. */
+static char *text_arg(lua_State *L, int idx)
+{
+	size_t n;
+	const char *s = luaL_checklstring(L, idx, &n);
+	char *d;
+
+	if (n > MAX_TEXT)
+		n = MAX_TEXT;
+	d = malloc(n + 1);
+	if (!d)
+		luaL_error(L, "out of memory");
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static char *text_field(lua_State *L, int t, const char *k)
+{
+	char *s = NULL;
+
+	if (lua_getfield(L, t, k) == LUA_TSTRING)
+		s = text_arg(L, lua_gettop(L));
+	else if (!lua_isnil(L, -1))
+		luaL_error(L, "field '%s' must be a string", k);
+	lua_pop(L, 1);
+	return s;
+}
+
+static int opt_number(lua_State *L, int t, const char *k, double *out)
+{
+	int ty = lua_getfield(L, t, k), ok = 0;
+
+	if (ty == LUA_TNUMBER) {
+		*out = lua_tonumber(L, -1);
+		ok = 1;
+	} else if (ty != LUA_TNIL) {
+		luaL_error(L, "option '%s' must be a number", k);
+	}
+	lua_pop(L, 1);
+	return ok;
+}
+
+static void *grow(lua_State *L, void *p, size_t n, size_t size)
+{
+	void *np = realloc(p, (n + 1) * size);
+
+	if (!np)
+		luaL_error(L, "out of memory");
+	return np;
+}
+
+/* ctx:metric(name, value [, { unit=, warn=, crit=, lower_is_worse=, instance= }]) */
+static int report_metric(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct metric m = { 0 };
+	double v = luaL_checknumber(L, 3);
+
+	luaL_argcheck(L, isfinite(v), 3, "metric value must be a finite number");
+	luaL_checkstring(L, 2);
+	if (r->nmetrics >= MAX_METRICS)
+		return 0;
+	if (!lua_isnoneornil(L, 4)) {
+		luaL_checktype(L, 4, LUA_TTABLE);
+		m.has_warn = opt_number(L, 4, "warn", &m.warn);
+		m.has_crit = opt_number(L, 4, "crit", &m.crit);
+		lua_getfield(L, 4, "lower_is_worse");
+		m.lower_is_worse = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+		m.unit = text_field(L, 4, "unit");
+		m.instance = text_field(L, 4, "instance");
+		/* over = { per-interval values }: their range is the metric's noise (sonde diff) */
+		if (lua_getfield(L, 4, "over") == LUA_TTABLE) {
+			lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+
+			for (lua_Integer i = 1; i <= n && i <= 100000; i++) {
+				double x;
+
+				lua_rawgeti(L, -1, i);
+				x = lua_tonumber(L, -1);
+				lua_pop(L, 1);
+				if (!isfinite(x))
+					continue;
+				if (!m.has_range || x < m.range_lo)
+					m.range_lo = x;
+				if (!m.has_range || x > m.range_hi)
+					m.range_hi = x;
+				m.has_range = 1;
+			}
+		}
+		lua_pop(L, 1);
+	}
+	m.value = v;
+	m.st = ST_OK;
+	if (m.lower_is_worse) {
+		if (m.has_crit && v <= m.crit)
+			m.st = ST_CRIT;
+		else if (m.has_warn && v <= m.warn)
+			m.st = ST_WARN;
+	} else {
+		if (m.has_crit && v >= m.crit)
+			m.st = ST_CRIT;
+		else if (m.has_warn && v >= m.warn)
+			m.st = ST_WARN;
+	}
+	m.name = text_arg(L, 2);
+	r->metrics = grow(L, r->metrics, r->nmetrics, sizeof(*r->metrics));
+	r->metrics[r->nmetrics++] = m;
+	return 0;
+}
+
+/* ctx:unknown(metric, reason): this host cannot show the metric, and why. */
+static int report_unknown(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct unknown_metric u;
+
+	luaL_checkstring(L, 2);
+	luaL_checkstring(L, 3);
+	if (r->nunknowns >= MAX_UNKNOWNS)
+		return 0;
+	u.name = text_arg(L, 2);
+	u.reason = text_arg(L, 3);
+	r->unknowns = grow(L, r->unknowns, r->nunknowns, sizeof(*r->unknowns));
+	r->unknowns[r->nunknowns++] = u;
+	return 0;
+}
+
+/* ctx:culprit{ pid =, comm =, share = [, cmdline =, kernel_thread = ] } */
+static int report_culprit(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct culprit c = { 0 };
+	double share = 0, pid = 0;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	if (r->nculprits >= MAX_CULPRITS)
+		return 0;
+	if (!opt_number(L, 2, "pid", &pid) || pid < 0 || pid > 1e9)
+		return luaL_argerror(L, 2, "culprit needs a pid");
+	opt_number(L, 2, "share", &share);
+	c.pid = (int)pid;
+	c.share = isfinite(share) ? share : 0;
+	c.comm = text_field(L, 2, "comm");
+	c.cmdline = text_field(L, 2, "cmdline");
+	lua_getfield(L, 2, "kernel_thread");
+	c.kernel_thread = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	if (!c.comm)
+		c.comm = strdup("?");
+	r->culprits = grow(L, r->culprits, r->nculprits, sizeof(*r->culprits));
+	r->culprits[r->nculprits++] = c;
+	return 0;
+}
+
+static int report_summary(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+
+	free(r->summary);
+	r->summary = text_arg(L, 2);
+	return 0;
+}
+
+static int report_next(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+
+	if (r->next.n < MAX_NEXT) {
+		char *s = text_arg(L, 2);
+		int rc = strv__push(&r->next, s);
+
+		free(s);
+		if (rc)
+			return luaL_error(L, "not enough memory");
+	}
+	return 0;
+}
+
+static struct evidence *new_evidence(lua_State *L, struct check_result *r, enum evidence_kind k)
+{
+	struct evidence *e;
+
+	if (r->nevidence >= MAX_EVIDENCE)
+		return NULL;
+	r->evidence = grow(L, r->evidence, r->nevidence, sizeof(*r->evidence));
+	e = &r->evidence[r->nevidence++];
+	memset(e, 0, sizeof(*e));
+	e->kind = k;
+	return e;
+}
+
+/* A cell: strings as they are, numbers formatted compactly, booleans as yes/no. */
+static char *cell_text(lua_State *L, int idx)
+{
+	char buf[64];
+
+	switch (lua_type(L, idx)) {
+	case LUA_TNUMBER:
+		if (lua_isinteger(L, idx))
+			snprintf(buf, sizeof(buf), "%lld", (long long)lua_tointeger(L, idx));
+		else
+			snprintf(buf, sizeof(buf), "%.4g", lua_tonumber(L, idx));
+		return strdup(buf);
+	case LUA_TSTRING:
+		return text_arg(L, idx);
+	case LUA_TBOOLEAN:
+		return strdup(lua_toboolean(L, idx) ? "yes" : "no");
+	case LUA_TNIL:
+		return strdup("");
+	default:
+		luaL_error(L, "table cell must be a string, number or boolean");
+		return NULL;
+	}
+}
+
+/* ctx:table{ title =, columns = { ... }, rows = { { ... }, ... } } */
+static int report_table(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct evidence *e;
+	lua_Integer ncol, nrow;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	if (lua_getfield(L, 2, "columns") != LUA_TTABLE)
+		return luaL_argerror(L, 2, "table needs columns = { ... }");
+	if (lua_getfield(L, 2, "rows") != LUA_TTABLE)
+		return luaL_argerror(L, 2, "table needs rows = { { ... }, ... }");
+	e = new_evidence(L, r, EV_TABLE);
+	if (!e)
+		return 0;
+	e->title = text_field(L, 2, "title");
+	ncol = (lua_Integer)lua_rawlen(L, -2);
+	if (ncol > MAX_COLUMNS)
+		ncol = MAX_COLUMNS;
+	for (lua_Integer c = 1; c <= ncol; c++) {
+		char *s;
+
+		lua_rawgeti(L, -2, c);
+		s = cell_text(L, -1);
+		if (strv__push(&e->columns, s)) {
+			free(s);
+			return luaL_error(L, "not enough memory");
+		}
+		free(s);
+		lua_pop(L, 1);
+	}
+	nrow = (lua_Integer)lua_rawlen(L, -1);
+	if (nrow > MAX_ROWS)
+		nrow = MAX_ROWS;
+	e->rows = calloc((size_t)nrow + 1, sizeof(*e->rows));
+	if (!e->rows)
+		return luaL_error(L, "out of memory");
+	for (lua_Integer i = 1; i <= nrow; i++) {
+		char **row = calloc(e->columns.n + 1, sizeof(*row));
+
+		if (!row)
+			return luaL_error(L, "out of memory");
+		e->rows[e->nrows++] = row;
+		if (lua_rawgeti(L, -1, i) != LUA_TTABLE)
+			return luaL_error(L, "table row %d is not a list", (int)i);
+		for (size_t c = 0; c < e->columns.n; c++) {
+			lua_rawgeti(L, -1, (lua_Integer)c + 1);
+			row[c] = cell_text(L, -1);
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 2);
+	return 0;
+}
+
+/* ctx:series(title, { v1, v2, ... } [, { unit =, step = seconds }]): a per-interval chart */
+static int report_series(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct evidence *e;
+	lua_Integer n;
+
+	luaL_checkstring(L, 2);
+	luaL_checktype(L, 3, LUA_TTABLE);
+	e = new_evidence(L, r, EV_SERIES);
+	if (!e)
+		return 0;
+	e->title = text_arg(L, 2);
+	e->step_s = 1;
+	if (lua_istable(L, 4)) {
+		e->unit = text_field(L, 4, "unit");
+		opt_number(L, 4, "step", &e->step_s);
+	}
+	n = (lua_Integer)lua_rawlen(L, 3);
+	if (n > MAX_VALUES)
+		n = MAX_VALUES;
+	e->values = calloc((size_t)n + 1, sizeof(double));
+	if (!e->values)
+		return luaL_error(L, "out of memory");
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, 3, i);
+		e->values[e->nvalues++] = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : NAN;
+		lua_pop(L, 1);
+	}
+	return 0;
+}
+
+static int report_note(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct evidence *e = new_evidence(L, r, EV_NOTE);
+
+	if (e)
+		e->title = text_arg(L, 2);
+	return 0;
+}
+
+/*
+ * ctx:flamegraph{ title =, folded = "a;b;c 12\n..." or { "a;b;c 12", ... },
+ *                 unit = "samples" | "us" }
+ * Folded stacks, root first; bounded and merged in core/flamegraph.c. Input
+ * is checked before anything is allocated in C, and the C side raises only
+ * after freeing, so an error never leaks the builder.
+ */
+static int report_flamegraph(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct fg_fold *f = NULL;
+	struct evidence *e;
+	char err[160] = "";
+	char *title, *unit;
+	int ty, rc = 0;
+	lua_Integer n = 0;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	ty = lua_getfield(L, 2, "folded");
+	if (ty == LUA_TTABLE) {
+		n = (lua_Integer)lua_rawlen(L, -1);
+		for (lua_Integer i = 1; i <= n; i++) {
+			if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+				return luaL_error(L, "flamegraph folded[%d] must be a string", (int)i);
+			lua_pop(L, 1);
+		}
+	} else if (ty != LUA_TSTRING) {
+		return luaL_argerror(L, 2, "flamegraph needs folded = \"a;b;c 12\n...\" or a list");
+	}
+	unit = text_field(L, 2, "unit");
+	if (unit && strcmp(unit, "samples") && strcmp(unit, "us")) {
+		free(unit);
+		return luaL_argerror(L, 2, "flamegraph unit must be \"samples\" or \"us\"");
+	}
+	title = text_field(L, 2, "title");
+	f = flamegraph__fold_new();
+	if (!f) {
+		rc = -1;
+		snprintf(err, sizeof(err), "out of memory");
+	} else if (ty == LUA_TSTRING) {
+		size_t len;
+		const char *s = lua_tolstring(L, -1, &len);
+
+		rc = flamegraph__fold_text(f, s, len, err, sizeof(err));
+	} else {
+		for (lua_Integer i = 1; i <= n && !rc; i++) {
+			size_t len;
+			const char *s;
+
+			lua_rawgeti(L, -1, i);
+			s = lua_tolstring(L, -1, &len);
+			rc = flamegraph__fold_text(f, s, len, err, sizeof(err));
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+	e = rc ? NULL : new_evidence(L, r, EV_FLAMEGRAPH);
+	if (e) {
+		e->title = title;
+		e->unit = unit ? unit : strdup("samples");
+		title = unit = NULL;
+		if (flamegraph__fold_finish(f, e)) {
+			rc = -1;
+			snprintf(err, sizeof(err), "out of memory");
+		}
+	}
+	free(title);
+	free(unit);
+	flamegraph__fold_free(f);
+	if (rc)
+		return luaL_error(L, "flamegraph: %s", err);
+	return 0;
+}
+
+static const luaL_Reg report_methods[] = {
+	{ "metric", report_metric }, { "unknown", report_unknown }, { "culprit", report_culprit },
+	{ "summary", report_summary }, { "next", report_next },     { "table", report_table },
+	{ "series", report_series }, { "note", report_note },       { "flamegraph", report_flamegraph },
+	{ NULL, NULL },
+};
+
+static void push_host(lua_State *L, const struct analysis *an)
+{
+	lua_createtable(L, 0, 12);
+	lua_pushstring(L, an->hostname);
+	lua_setfield(L, -2, "hostname");
+	lua_pushstring(L, an->kernel);
+	lua_setfield(L, -2, "kernel");
+	lua_pushinteger(L, an->cpus);
+	lua_setfield(L, -2, "cpus");
+	lua_pushinteger(L, (lua_Integer)an->mem_total);
+	lua_setfield(L, -2, "mem_total");
+	if (an->virt[0]) {
+		lua_pushstring(L, an->virt);
+		lua_setfield(L, -2, "virtualization");
+	}
+	lua_pushinteger(L, (lua_Integer)an->threads_max);
+	lua_setfield(L, -2, "threads_max");
+	lua_pushinteger(L, (lua_Integer)an->pid_max);
+	lua_setfield(L, -2, "pid_max");
+	lua_pushinteger(L, (lua_Integer)an->nr_open);
+	lua_setfield(L, -2, "nr_open");
+	lua_pushinteger(L, an->clk_tck);
+	lua_setfield(L, -2, "clk_tck");
+	lua_pushinteger(L, an->page_size);
+	lua_setfield(L, -2, "page_size");
+	if (an->euid >= 0) {
+		lua_pushinteger(L, an->euid);
+		lua_setfield(L, -2, "euid"); /* sonde's, during the window */
+	}
+	if (an->proc_hidepid[0]) {
+		lua_pushstring(L, an->proc_hidepid);
+		lua_setfield(L, -2, "proc_hidepid");
+	}
+}
+
+static void push_window(lua_State *L, const struct analysis *an)
+{
+	lua_createtable(L, 0, 8);
+	lua_pushnumber(L, an->elapsed_s);
+	lua_setfield(L, -2, "seconds");
+	lua_pushnumber(L, an->window_s);
+	lua_setfield(L, -2, "requested");
+	lua_pushnumber(L, an->interval_s);
+	lua_setfield(L, -2, "interval");
+	lua_pushinteger(L, an->samples);
+	lua_setfield(L, -2, "samples");
+	lua_pushboolean(L, an->partial);
+	lua_setfield(L, -2, "partial");
+	lua_pushnumber(L, (double)an->start_wall_ns / 1e9);
+	lua_setfield(L, -2, "start");
+	lua_pushnumber(L, an->uptime_start);
+	lua_setfield(L, -2, "uptime_start");
+	/*
+	 * CLOCK_MONOTONIC at the window start, in seconds: kernel log timestamps
+	 * (/dev/kmsg) come from the same clock, which, unlike uptime, does not
+	 * count time the machine was suspended.
+	 */
+	lua_pushnumber(L, (double)an->start_mono_ns / 1e9);
+	lua_setfield(L, -2, "kernel_clock_start");
+}
+
+void lua_modules__push_ctx(lua_State *L, struct analysis *an, struct check_result *res)
+{
+	lua_createtable(L, 0, 6);
+	push_host(L, an);
+	lua_setfield(L, -2, "host");
+	push_window(L, an);
+	lua_setfield(L, -2, "window");
+	lua_pushlightuserdata(L, an);
+	luaopen_sonde_proc(L);
+	lua_setfield(L, -2, "proc");
+	lua_pushlightuserdata(L, an);
+	luaopen_sonde_bpf(L);
+	lua_setfield(L, -2, "bpf");
+	lua_pushlightuserdata(L, an), luaopen_sonde_perf(L), lua_setfield(L, -2, "perf");
+	lua_createtable(L, 0, 2); /* metatable: the report methods */
+	luaL_newlibtable(L, report_methods);
+	lua_pushlightuserdata(L, res);
+	luaL_setfuncs(L, report_methods, 1);
+	lua_setfield(L, -2, "__index");
+	lua_pushstring(L, "ctx");
+	lua_setfield(L, -2, "__metatable");
+	lua_setmetatable(L, -2);
+}

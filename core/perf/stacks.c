@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Stack samplers' user side (stacks.h): the maps poller, and counted stacks to
+ * folded stacks.
+ *
+ * Why a poller: symbolizing a user address needs the process's maps, and a
+ * short-lived process (a build's compiler, a cron job) is gone by the end of
+ * the window. Polling the counts map once per second and reading the maps of
+ * every new tgid then keeps most of them: only a process that both starts and
+ * exits within one second of the last poll is lost, and its frames are
+ * "[unknown]" and counted (unknown_reasons.process_exited). The ELF files are
+ * read only at the end (they are still on disk; a file replaced since is
+ * refused by inode), so the window itself pays for nothing but the maps.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <bpf/bpf.h>
+
+#include "collect/collect.h"
+#include "perf/stacks.h"
+
+struct stack_poller {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	int fd;
+	size_t key_size;
+	int interval_ms;
+	struct symbolizer *sym;
+};
+
+static void poll_once(struct stack_poller *p)
+{
+	unsigned char key[64], next[64];
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(p->fd, prev, next)) {
+		uint32_t tgid;
+
+		memcpy(&tgid, next, sizeof(tgid));
+		if (tgid)
+			symbolizer__snapshot(p->sym, (int)tgid);
+		memcpy(key, next, p->key_size);
+		prev = key;
+	}
+}
+
+static void *poller_main(void *arg)
+{
+	struct stack_poller *p = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		pthread_mutex_unlock(&p->mu);
+		poll_once(p);
+		pthread_mutex_lock(&p->mu);
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += p->interval_ms / 1000;
+		until.tv_nsec += (long)(p->interval_ms % 1000) * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &until) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+struct stack_poller *stack_poller__start(int counts_fd, size_t key_size, struct symbolizer *sym,
+					 int interval_ms)
+{
+	struct stack_poller *p;
+	pthread_condattr_t ca;
+
+	if (key_size > 64)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->fd = counts_fd;
+	p->key_size = key_size;
+	p->sym = sym;
+	p->interval_ms = interval_ms;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&p->th, NULL, poller_main, p)) {
+		pthread_cond_destroy(&p->cv);
+		pthread_mutex_destroy(&p->mu);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void stack_poller__stop(struct stack_poller *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->th, NULL);
+	/* a last look: processes that appeared since the last poll and still live */
+	poll_once(p);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}
+
+int stacks__read_counts(int counts_fd, size_t key_size, size_t value_size, size_t value_at,
+			struct stack_sample **out, size_t *n)
+{
+	unsigned char key[64], next[64], val[64];
+	struct stack_sample *v = NULL;
+	size_t cap = 0, cnt = 0;
+	void *prev = NULL;
+
+	if (key_size > sizeof(key) || key_size < 32 || value_size > sizeof(val) ||
+	    value_at + 8 > value_size)
+		return -EINVAL;
+	while (!bpf_map_get_next_key(counts_fd, prev, next)) {
+		memcpy(key, next, key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(counts_fd, key, val))
+			continue;
+		if (cnt == cap) {
+			struct stack_sample *nv = realloc(v, (cap = cap ? cap * 2 : 1024) * sizeof(*nv));
+
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		/* the key layout of profile_key and offcpu_key: tgid, pid, kstack, ustack, comm[16] */
+		memcpy(&v[cnt].tgid, key, 4);
+		memcpy(&v[cnt].pid, key + 4, 4);
+		memcpy(&v[cnt].kstack, key + 8, 4);
+		memcpy(&v[cnt].ustack, key + 12, 4);
+		memcpy(v[cnt].comm, key + 16, 16);
+		memcpy(&v[cnt].value, val + value_at, 8);
+		cnt++;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* ---- folding ---- */
+
+/* Frames where a thread's user stack begins: a walk that reaches one is whole. */
+static int thread_start(const char *name)
+{
+	static const char *const starts[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+		"clone", "clone3", "__clone", "__clone3", "__clone_internal", "thread_start",
+		"_dl_start_user", "_dl_start", "__GI___clone3", "__GI___clone", "runtime.goexit",
+		"runtime.goexit.abi0", "runtime.rt0_go", "runtime.rt0_go.abi0", "runtime.mstart",
+		"runtime.mstart.abi0", NULL,
+	};
+
+	for (const char *const *s = starts; *s; s++)
+		if (!strcmp(name, *s))
+			return 1;
+	return 0;
+}
+
+/* A frame name safe in the folded format: ';' separates frames, a newline ends the line. */
+static void put_frame(struct strbuf *sb, const char *name, const char *suffix)
+{
+	strbuf__puts(sb, ";");
+	for (const char *c = name; *c; c++) {
+		char ch = *c == ';' ? ':' : (*c == '\n' || *c == '\r') ? ' ' : *c;
+
+		strbuf__append(sb, &ch, 1);
+	}
+	if (suffix)
+		strbuf__puts(sb, suffix);
+}
+
+struct row {
+	uint32_t tgid;
+	char comm[16];
+	uint64_t value;
+	char *folded;
+};
+
+struct fold_state {
+	struct symbolizer *sym;
+	int stack_fd, depth;
+	uint64_t *ips;
+	const char **names;
+	enum sym_why *whys;
+	uint64_t frames, unknown, by_why[SYM_WHY_NR];
+	uint64_t broken_stacks, broken_value;
+};
+
+/* The tracer's own frames at the top of a kernel stack taken from a tracepoint: not the workload's. */
+static int tracer_frame(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+	       !strncmp(name, "__bpf_trace_", 12) || !strcmp(name, "trace_call_bpf") ||
+	       !strncmp(name, "perf_trace_", 11) || !strncmp(name, "__traceiter_", 12);
+}
+
+/* Append the frames of a stack id, outermost first; returns frames written, -1 if the stack is gone. */
+static int fold_stack(struct fold_state *fs, struct strbuf *sb, int32_t id, int user, int tgid,
+		      const char **outermost)
+{
+	int n = 0, skip = 0;
+
+	memset(fs->ips, 0, (size_t)fs->depth * sizeof(*fs->ips));
+	if (bpf_map_lookup_elem(fs->stack_fd, &id, fs->ips))
+		return -1;
+	while (n < fs->depth && fs->ips[n])
+		n++;
+	for (int i = 0; i < n; i++) {
+		/* a return address is after the call: step back into the calling function */
+		uint64_t a = fs->ips[i] - (i > 0 ? 1 : 0);
+		enum sym_why w;
+
+		fs->names[i] = user ? symbolizer__user(fs->sym, tgid, a, &w) :
+				      symbolizer__kernel(fs->sym, a, &w);
+		fs->whys[i] = w;
+	}
+	while (!user && skip < n - 1 && tracer_frame(fs->names[skip]))
+		skip++;
+	for (int i = n - 1; i >= skip; i--) {
+		if (i == n - 1 && outermost)
+			*outermost = fs->names[i];
+		put_frame(sb, fs->names[i], user ? NULL : "_[k]");
+		fs->frames++;
+		if (fs->whys[i] != SYM_OK) {
+			fs->unknown++;
+			fs->by_why[fs->whys[i]]++;
+		}
+	}
+	return n - skip;
+}
+
+static char *fold_one(struct fold_state *fs, const struct stack_sample *s)
+{
+	struct strbuf sb = { 0 };
+	char comm[17];
+	const char *outer = NULL;
+	int un = 0, broken = 0;
+	enum sym_proc kind = symbolizer__snapshot(fs->sym, (int)s->tgid);
+
+	memcpy(comm, s->comm, 16);
+	comm[16] = '\0';
+	strbuf__puts(&sb, comm[0] ? comm : "?");
+	for (char *c = sb.buf; c && *c; c++)
+		if (*c == ';' || *c == '\n')
+			*c = ' ';
+	if (s->ustack >= 0) {
+		un = fold_stack(fs, &sb, s->ustack, 1, (int)s->tgid, &outer);
+		if (un < 0)
+			put_frame(&sb, "[lost stack]", NULL);
+	} else if (s->ustack != -14 /* EFAULT */) {
+		put_frame(&sb, "[lost stack]", NULL); /* not stored: stack map full or collided */
+		un = -1;
+	} else if (kind != SYM_PROC_KERNEL) {
+		put_frame(&sb, SYM_UNKNOWN, NULL); /* a user thread whose stack could not be walked */
+		fs->frames++;
+		fs->unknown++;
+		fs->by_why[SYM_NO_MAPPING]++;
+		un = 1;
+	}
+	/* a user thread's stack is whole when it reaches where the thread began */
+	if (kind != SYM_PROC_KERNEL && un != -1 && s->tgid &&
+	    (un < 3 || !outer || !thread_start(outer)))
+		broken = 1;
+	if (s->kstack >= 0) {
+		if (fold_stack(fs, &sb, s->kstack, 0, 0, NULL) < 0)
+			put_frame(&sb, "[lost stack]", "_[k]");
+	} else if (s->kstack != -14) {
+		put_frame(&sb, "[lost stack]", "_[k]");
+	}
+	if (broken) {
+		fs->broken_stacks++;
+		fs->broken_value += s->value;
+	}
+	if (sb.oom) {
+		strbuf__free(&sb);
+		return NULL;
+	}
+	return sb.buf;
+}
+
+static int by_value_desc(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->folded, y->folded);
+}
+
+static uint64_t hash_row(uint32_t tgid, const char *s)
+{
+	uint64_t h = 1469598103934665603ULL ^ tgid;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+struct proc_row {
+	uint32_t tgid;
+	char comm[16];
+	uint64_t value, best;
+	uint32_t stacks;
+};
+
+static int proc_by_value_desc(const void *a, const void *b)
+{
+	const struct proc_row *x = a, *y = b;
+
+	return x->value < y->value ? 1 : x->value > y->value ? -1 : 0;
+}
+
+int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_sample *v,
+		  size_t n, uint64_t value_div, const char *value_key, struct json *j,
+		  struct strbuf *folded)
+{
+	struct fold_state fs = { .sym = sym, .stack_fd = stack_fd, .depth = depth };
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+	struct row *rows = NULL;
+	size_t nrows = 0, hcap = 1, *slots = NULL, nprocs = 0;
+	struct proc_row *procs = NULL;
+	uint64_t other_value = 0, total = 0;
+	struct symbolizer_stats st;
+	int err = 0;
+
+	value_div = value_div ? value_div : 1;
+	while (hcap < 2 * n + 2)
+		hcap <<= 1;
+	fs.ips = calloc((size_t)depth, sizeof(*fs.ips));
+	fs.names = calloc((size_t)depth, sizeof(*fs.names));
+	fs.whys = calloc((size_t)depth, sizeof(*fs.whys));
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	slots = malloc(hcap * sizeof(*slots));
+	procs = calloc(n ? n : 1, sizeof(*procs));
+	if (!fs.ips || !fs.names || !fs.whys || !rows || !slots || !procs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	memset(slots, 0xff, hcap * sizeof(*slots));
+	symbolizer__kernel_load(sym, NULL);
+
+	/* fold every key, and merge the threads of a process that share a stack */
+	for (size_t i = 0; i < n; i++) {
+		char *f = fold_one(&fs, &v[i]);
+		uint64_t h;
+		size_t k;
+
+		if (!f) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		total += v[i].value;
+		h = hash_row(v[i].tgid, f);
+		for (k = h & (hcap - 1); slots[k] != (size_t)-1; k = (k + 1) & (hcap - 1))
+			if (rows[slots[k]].tgid == v[i].tgid && !strcmp(rows[slots[k]].folded, f))
+				break;
+		if (slots[k] != (size_t)-1) {
+			rows[slots[k]].value += v[i].value;
+			free(f);
+			continue;
+		}
+		slots[k] = nrows;
+		rows[nrows].tgid = v[i].tgid;
+		memcpy(rows[nrows].comm, v[i].comm, 16);
+		rows[nrows].value = v[i].value;
+		rows[nrows].folded = f;
+		nrows++;
+	}
+	qsort(rows, nrows, sizeof(*rows), by_value_desc);
+
+	/* per process: rows are few thousand at most, a linear scan of the procs is enough */
+	for (size_t i = 0; i < nrows; i++) {
+		size_t k;
+
+		for (k = 0; k < nprocs && procs[k].tgid != rows[i].tgid; k++)
+			;
+		if (k == nprocs) {
+			procs[k].tgid = rows[i].tgid;
+			nprocs++;
+		}
+		procs[k].value += rows[i].value;
+		procs[k].stacks++;
+		if (rows[i].value > procs[k].best || !procs[k].comm[0]) {
+			procs[k].best = rows[i].value;
+			memcpy(procs[k].comm, rows[i].comm, 16);
+		}
+	}
+	qsort(procs, nprocs, sizeof(*procs), proc_by_value_desc);
+
+	symbolizer__stats(sym, &st);
+	json__key(j, "total");
+	json__int(j, (int64_t)(total / value_div));
+	json__key(j, "frames");
+	json__int(j, (int64_t)fs.frames);
+	json__key(j, "unknown_frames");
+	json__int(j, (int64_t)fs.unknown);
+	json__key(j, "unknown_reasons");
+	json__begin_object(j);
+	for (int w = 1; w < SYM_WHY_NR; w++)
+		if (fs.by_why[w]) {
+			json__key(j, symbolizer__why_key((enum sym_why)w));
+			json__int(j, (int64_t)fs.by_why[w]);
+		}
+	json__end_object(j);
+	json__key(j, "kernel_symbols");
+	json__string(j, symbolizer__kernel_why(sym)[0] ? symbolizer__kernel_why(sym) : "ok");
+	json__key(j, "processes_snapshotted");
+	json__int(j, (int64_t)st.procs);
+	json__key(j, "processes_exited");
+	json__int(j, (int64_t)st.procs_exited);
+	json__key(j, "elf_files");
+	json__int(j, (int64_t)st.elf_files);
+	json__key(j, "elf_unreadable");
+	json__int(j, (int64_t)st.elf_unreadable);
+	json__key(j, "broken");
+	json__begin_object(j);
+	json__key(j, "stacks");
+	json__int(j, (int64_t)fs.broken_stacks);
+	json__key(j, value_key);
+	json__int(j, (int64_t)(fs.broken_value / value_div));
+	json__key(j, "what");
+	json__string(j, "user stacks of fewer than 3 frames or that do not reach a thread-start "
+			"frame (_start, __libc_start_call_main, start_thread, clone3, ...)");
+	json__key(j, "fix");
+	json__string(j, STACKS_BROKEN_FIX);
+	json__end_object(j);
+	json__key(j, "processes");
+	json__begin_array(j);
+	for (size_t i = 0; i < nprocs && i < STACKS_TOP_PROCS; i++) {
+		json__begin_object(j);
+		json__key(j, "tgid");
+		json__int(j, procs[i].tgid);
+		json__key(j, "comm");
+		json__string_n(j, procs[i].comm, strnlen(procs[i].comm, 16));
+		json__key(j, value_key);
+		json__int(j, (int64_t)(procs[i].value / value_div));
+		json__key(j, "stacks");
+		json__int(j, procs[i].stacks);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	json__key(j, "processes_total");
+	json__int(j, (int64_t)nprocs);
+	json__key(j, "stacks_total");
+	json__int(j, (int64_t)nrows);
+	json__key(j, "stacks");
+	json__begin_array(j);
+	for (size_t i = 0; i < nrows; i++) {
+		if (i >= STACKS_TOP) {
+			other_value += rows[i].value;
+			continue;
+		}
+		json__begin_object(j);
+		json__key(j, "tgid");
+		json__int(j, rows[i].tgid);
+		json__key(j, "comm");
+		json__string_n(j, rows[i].comm, strnlen(rows[i].comm, 16));
+		json__key(j, value_key);
+		json__int(j, (int64_t)(rows[i].value / value_div));
+		json__key(j, "folded");
+		json__string(j, rows[i].folded);
+		json__end_object(j);
+		if (folded && rows[i].value / value_div)
+			strbuf__printf(folded, "%s %llu\n", rows[i].folded,
+				       (unsigned long long)(rows[i].value / value_div));
+	}
+	json__end_array(j);
+	json__key(j, "other");
+	json__begin_object(j);
+	json__key(j, "stacks");
+	json__int(j, nrows > STACKS_TOP ? (int64_t)(nrows - STACKS_TOP) : 0);
+	json__key(j, value_key);
+	json__int(j, (int64_t)(other_value / value_div));
+	json__end_object(j);
+	if (folded && other_value / value_div)
+		strbuf__printf(folded, "[other] %llu\n", (unsigned long long)(other_value / value_div));
+	json__key(j, "symbolize_ms");
+	json__number(j, (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6);
+cleanup:
+	for (size_t i = 0; i < nrows; i++)
+		free(rows[i].folded);
+	free(rows);
+	free(slots);
+	free(procs);
+	free(fs.ips);
+	free(fs.names);
+	free(fs.whys);
+	return err;
+}

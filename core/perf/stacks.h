@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the stack samplers (profile, offcputime) share in user space: the
+ * poller that snapshots the maps of processes while they live, and the
+ * writer that symbolizes counted stacks into folded stacks, bounded.
+ */
+#ifndef SONDE_STACKS_H
+#define SONDE_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/json.h"
+#include "perf/symbolize.h"
+
+#define STACKS_TOP 2000      /* folded stacks kept; the rest summed as "[other]" */
+#define STACKS_TOP_PROCS 50
+#define STACKS_BROKEN_FIX "build the programs with frame pointers (-fno-omit-frame-pointer, and " \
+	"-mno-omit-leaf-frame-pointer; distributions' frame-pointer builds of libc), or their "  \
+	"stacks stop after a frame or two and the samples cannot be attributed to their callers"
+
+/* One counted key of a sampler's counts map. Stack ids < 0 are bpf_get_stackid's -errno. */
+struct stack_sample {
+	uint32_t tgid, pid;
+	int32_t kstack, ustack;
+	char comm[16];
+	uint64_t value;
+};
+
+/*
+ * The poller: a thread that reads the keys of a counts map (struct whose first
+ * member is the u32 tgid) once per interval during the window and snapshots
+ * /proc/PID/maps of every new process, so a process that exits before the
+ * end of the window can still be symbolized. Reading maps is ~20 us per
+ * process and happens once per process; the map walk is one syscall per key.
+ */
+struct stack_poller;
+struct stack_poller *stack_poller__start(int counts_fd, size_t key_size, struct symbolizer *sym,
+					 int interval_ms);
+/* Stops and joins the thread (NULL is fine); the symbolizer is the caller's again. */
+void stack_poller__stop(struct stack_poller *p);
+
+/* Read every entry of the stack map into samples (value_at: offset of the u64 value in the value). */
+int stacks__read_counts(int counts_fd, size_t key_size, size_t value_size, size_t value_at,
+			struct stack_sample **out, size_t *n);
+
+/*
+ * Symbolize the samples and write, as members of the open JSON object: frames,
+ * unknown_frames, unknown_reasons, kernel_symbols, broken, processes, stacks
+ * (top STACKS_TOP by value: { tgid, comm, <value_key>, folded }), other,
+ * stacks_total, symbolize_ms. folded (may be NULL) gets the same stacks in the
+ * flame graph tools' format, "frame;frame;frame value" per line. value_div
+ * divides values on output (1000: ns to us).
+ */
+int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_sample *v,
+		  size_t n, uint64_t value_div, const char *value_key, struct json *j,
+		  struct strbuf *folded);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report: ranking of findings, the USE matrix, findings.json (the machine
+ * contract, docs/findings-schema.md), report.md (for people; report.html is
+ * rendered from it) and the short terminal summary.
+ */
+#ifndef SONDE_REPORT_H
+#define SONDE_REPORT_H
+
+#include <stdio.h>
+
+#include "collect/analysis.h"
+#include "lua/engine.h"
+#include "util/json.h"
+
+#define FINDINGS_SCHEMA "sonde.findings/1"
+
+struct run_cost {
+	double user_s, sys_s;      /* sonde's own CPU time, whole run */
+	long peak_rss_kb;
+	double analysis_ms;
+	uint64_t reads, read_bytes, read_errors, capture_bytes;
+};
+
+struct run_report {
+	const struct catalog *cat;
+	struct analysis *an;
+	struct check_result *res; /* in run order */
+	size_t nres;
+	size_t *rank;             /* indices into res of warn/crit results, most important first */
+	size_t nrank;
+	/*
+	 * Parallel to res, in the same allocation as rank (freed with it): the
+	 * finding that explains res[i] (an index into res, or SIZE_MAX) and the rule
+	 * that says why (methodologies/verdict.lua).
+	 */
+	size_t *explained_by;
+	const struct explain_rule **why;
+	const char *command;      /* the command line, for the appendix */
+	struct run_cost cost;
+	/* the drill-down: rules that fired, and the second window they ran in */
+	struct drill_fired {
+		const struct drill_rule *rule;
+		enum status trigger_status;
+	} *drill;
+	size_t ndrill;
+	struct analysis *drill_an;  /* the second window's captures (raw/drilldown), or NULL */
+	const char *drill_note;     /* why no drill-down ran although rules fired, or NULL */
+};
+
+/*
+ * Rank the findings (docs/verdict.md): those explained by another finding last,
+ * then severity, capacity lost, methodology order, how far past the threshold,
+ * run order.
+ */
+int report__rank(struct run_report *rr);
+/* Highest severity among findings: ST_OK when none. */
+enum status report__worst(const struct run_report *rr);
+/* One sentence: the bottleneck and its culprit, or that none was found. */
+void report__verdict(const struct run_report *rr, char *buf, size_t len);
+
+void report__json(const struct run_report *rr, struct strbuf *out);
+void report__markdown(const struct run_report *rr, struct strbuf *out);
+/*
+ * report.html: md (report__markdown's output) rendered by html.c, with each
+ * flame graph drawn in place of its marker. NULL when out of memory.
+ */
+char *report__html(const struct run_report *rr, const char *md, size_t mdlen, const char *title,
+		   const char *css);
+void report__terminal(const struct run_report *rr, FILE *f, int color);
+
+#endif

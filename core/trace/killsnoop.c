@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * killsnoop: signals generated during the window. data = { count (signals),
+ * signals_seen (distinct rows), signals = 100 rows (fatal signals first, then
+ * others, SIGCHLD last; by count within each) [ { sender_pid
+ * (process), sender_tid (last sending thread), sender_comm, target_pid
+ * (thread), target_tgid (0: unknown), target_comm, sig, signal ("SIGTERM"),
+ * code, origin ("user", "kernel", "tkill", "queue", "fault", ...), result,
+ * outcome ("delivered", "ignored", "already_pending", "overflow_fail",
+ * "lose_info"), group, count, first_at_s, last_at_s } ], fatal_signals (the
+ * names kept one by one), fatal = the fatal ones in order [ { at_s, sender_pid,
+ * sender_tid, sender_comm, target_pid, target_tgid, target_comm, sig, signal,
+ * code, origin, result, outcome, group } ] }. *_at_s: seconds after the tool
+ * attached (add traced_from_s for seconds into the window).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trace/trace.h"
+#include "killsnoop.h"
+#include "killsnoop.skel.h"
+
+#define TOP_ROWS 100
+#define MAX_FATAL 1024 /* more than the ring buffer holds */
+
+static const char *const sig_names[32] = {
+	[1] = "SIGHUP",	    [2] = "SIGINT",   [3] = "SIGQUIT",	 [4] = "SIGILL",    [5] = "SIGTRAP",
+	[6] = "SIGABRT",    [7] = "SIGBUS",   [8] = "SIGFPE",	 [9] = "SIGKILL",   [10] = "SIGUSR1",
+	[11] = "SIGSEGV",   [12] = "SIGUSR2", [13] = "SIGPIPE",	 [14] = "SIGALRM",  [15] = "SIGTERM",
+	[16] = "SIGSTKFLT", [17] = "SIGCHLD", [18] = "SIGCONT",	 [19] = "SIGSTOP",  [20] = "SIGTSTP",
+	[21] = "SIGTTIN",   [22] = "SIGTTOU", [23] = "SIGURG",	 [24] = "SIGXCPU",  [25] = "SIGXFSZ",
+	[26] = "SIGVTALRM", [27] = "SIGPROF", [28] = "SIGWINCH", [29] = "SIGIO",    [30] = "SIGPWR",
+	[31] = "SIGSYS",
+};
+
+/* enum trace_signal_deliver_result (include/trace/events/signal.h) */
+static const char *const outcomes[] = { "delivered", "ignored", "already_pending",
+					"overflow_fail", "lose_info" };
+
+static void sig_name(int sig, char *buf, size_t n)
+{
+	if (sig > 0 && sig < 32 && sig_names[sig])
+		snprintf(buf, n, "%s", sig_names[sig]);
+	else if (sig >= 32 && sig < 65)
+		snprintf(buf, n, "SIGRT%d", sig - 32); /* numbered from 32 as the kernel does */
+	else
+		snprintf(buf, n, "signal %d", sig);
+}
+
+/* Where the signal came from, from si_code (include/uapi/asm-generic/siginfo.h). */
+static void origin_name(int sig, int code, char *buf, size_t n)
+{
+	const char *w = NULL;
+
+	switch (code) {
+	case 0: w = "user"; break;      /* SI_USER: kill(2) */
+	case 0x80: w = "kernel"; break; /* SI_KERNEL */
+	case -1: w = "queue"; break;    /* SI_QUEUE: sigqueue */
+	case -2: w = "timer"; break;    /* SI_TIMER: POSIX timer */
+	case -3: w = "mesgq"; break;
+	case -4: w = "asyncio"; break;
+	case -5: w = "sigio"; break;
+	case -6: w = "tkill"; break;    /* SI_TKILL: tkill/tgkill */
+	case -7: w = "dethread"; break; /* SI_DETHREAD: exec killing the other threads */
+	case -60: w = "asyncnl"; break;
+	}
+	if (!w && code > 0) {
+		switch (sig) {
+		case 4: case 5: case 7: case 8: case 11:
+			w = "fault"; /* ILL_*, TRAP_*, BUS_*, FPE_*, SEGV_*: raised by the CPU */
+			break;
+		case 17:
+			w = "child"; /* CLD_*: a child exited or stopped */
+			break;
+		}
+	}
+	if (w)
+		snprintf(buf, n, "%s", w);
+	else
+		snprintf(buf, n, "code %d", code);
+}
+
+static void *killsnoop_open(struct bpf_object **obj)
+{
+	struct killsnoop_bpf *skel = killsnoop_bpf__open();
+
+	if (skel)
+		*obj = skel->obj;
+	return skel;
+}
+
+struct row {
+	struct killsnoop_key k;
+	struct killsnoop_val v;
+};
+
+struct fatal_list {
+	struct killsnoop_event *ev;
+	size_t n;
+};
+
+/* fatal signals first, SIGCHLD (one per exiting child: the bulk on a busy host) last */
+static int rank(const struct row *r, __u64 fatal_mask)
+{
+	if (r->k.sig > 0 && r->k.sig < 64 && ((fatal_mask >> r->k.sig) & 1))
+		return 0;
+	return r->k.sig == 17 ? 2 : 1;
+}
+
+static int by_rank_count(const void *a, const void *b, void *mask)
+{
+	const struct row *x = a, *y = b;
+	int rx = rank(x, *(__u64 *)mask), ry = rank(y, *(__u64 *)mask);
+
+	if (rx != ry)
+		return rx - ry;
+	return x->v.count < y->v.count ? 1 : x->v.count > y->v.count ? -1 : 0;
+}
+
+static int on_fatal(void *ctx, void *data, size_t size)
+{
+	struct fatal_list *f = ctx;
+
+	if (size < sizeof(struct killsnoop_event) || f->n >= MAX_FATAL)
+		return 0;
+	memcpy(&f->ev[f->n++], data, sizeof(struct killsnoop_event));
+	return 0;
+}
+
+static void json_signal(struct json *j, int sig, int code, int result)
+{
+	char buf[32];
+
+	json__key(j, "sig");
+	json__int(j, sig);
+	json__key(j, "signal");
+	sig_name(sig, buf, sizeof(buf));
+	json__string(j, buf);
+	json__key(j, "code");
+	json__int(j, code);
+	json__key(j, "origin");
+	origin_name(sig, code, buf, sizeof(buf));
+	json__string(j, buf);
+	json__key(j, "result");
+	json__int(j, result);
+	json__key(j, "outcome");
+	if (result >= 0 && result < (int)(sizeof(outcomes) / sizeof(outcomes[0])))
+		json__string(j, outcomes[result]);
+	else
+		json__string(j, "?");
+}
+
+static double at_s(const struct trace_run *t, __u64 ts)
+{
+	return ((double)ts - (double)t->attached_mono_ns) / 1e9;
+}
+
+static int killsnoop_collect(struct trace_run *t, struct json *j)
+{
+	struct killsnoop_bpf *skel = t->skel;
+	int fd = bpf_map__fd(skel->maps.signals), err = 0;
+	struct killsnoop_key key, next, *prev = NULL;
+	struct fatal_list fatal = { 0 };
+	struct ring_buffer *rb = NULL;
+	struct row *rows = NULL;
+	size_t nrows = 0;
+	__u64 total = 0, fatal_mask;
+	char buf[32];
+
+	rows = calloc(KILLSNOOP_MAX_KEYS, sizeof(*rows));
+	fatal.ev = calloc(MAX_FATAL, sizeof(*fatal.ev));
+	if (!rows || !fatal.ev) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (nrows < KILLSNOOP_MAX_KEYS && !bpf_map_get_next_key(fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &rows[nrows].v)) {
+			rows[nrows].k = next;
+			total += rows[nrows].v.count;
+			nrows++;
+		}
+		key = next;
+		prev = &key;
+	}
+	fatal_mask = skel->rodata->targ_fatal_mask;
+	qsort_r(rows, nrows, sizeof(*rows), by_rank_count, &fatal_mask);
+
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.fatal), on_fatal, &fatal, NULL);
+	if (!rb) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (ring_buffer__consume(rb) < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+
+	json__key(j, "count");
+	json__int(j, (int64_t)total);
+	json__key(j, "signals_seen");
+	json__int(j, (int64_t)nrows);
+	json__key(j, "signals");
+	json__begin_array(j);
+	for (size_t i = 0; i < nrows && i < TOP_ROWS; i++) {
+		const struct row *r = &rows[i];
+
+		json__begin_object(j);
+		json__key(j, "sender_pid");
+		json__int(j, r->k.sender_tgid);
+		json__key(j, "sender_tid");
+		json__int(j, r->v.sender_pid);
+		json__key(j, "sender_comm");
+		trace__json_comm(j, r->k.sender_comm, sizeof(r->k.sender_comm));
+		json__key(j, "target_pid");
+		json__int(j, r->k.target_pid);
+		json__key(j, "target_tgid");
+		json__int(j, r->v.target_tgid);
+		json__key(j, "target_comm");
+		trace__json_comm(j, r->k.target_comm, sizeof(r->k.target_comm));
+		json_signal(j, r->k.sig, r->k.code, r->k.result);
+		json__key(j, "group");
+		json__bool(j, r->v.group != 0);
+		json__key(j, "count");
+		json__int(j, (int64_t)r->v.count);
+		json__key(j, "first_at_s");
+		json__number(j, at_s(t, r->v.first_ns));
+		json__key(j, "last_at_s");
+		json__number(j, at_s(t, r->v.last_ns));
+		json__end_object(j);
+	}
+	json__end_array(j);
+	json__key(j, "fatal_signals");
+	json__begin_array(j);
+	for (int s = 1; s < 64; s++)
+		if ((skel->rodata->targ_fatal_mask >> s) & 1) {
+			sig_name(s, buf, sizeof(buf));
+			json__string(j, buf);
+		}
+	json__end_array(j);
+	json__key(j, "fatal");
+	json__begin_array(j);
+	for (size_t i = 0; i < fatal.n; i++) {
+		const struct killsnoop_event *e = &fatal.ev[i];
+
+		json__begin_object(j);
+		json__key(j, "at_s");
+		json__number(j, at_s(t, e->ts_ns));
+		json__key(j, "sender_pid");
+		json__int(j, e->sender_tgid);
+		json__key(j, "sender_tid");
+		json__int(j, e->sender_pid);
+		json__key(j, "sender_comm");
+		trace__json_comm(j, e->sender_comm, sizeof(e->sender_comm));
+		json__key(j, "target_pid");
+		json__int(j, e->target_pid);
+		json__key(j, "target_tgid");
+		json__int(j, e->target_tgid);
+		json__key(j, "target_comm");
+		trace__json_comm(j, e->target_comm, sizeof(e->target_comm));
+		json_signal(j, e->sig, e->code, e->result);
+		json__key(j, "group");
+		json__bool(j, e->group != 0);
+		json__end_object(j);
+	}
+	json__end_array(j);
+cleanup:
+	ring_buffer__free(rb);
+	free(fatal.ev);
+	free(rows);
+	return err;
+}
+
+static void killsnoop_destroy(void *skel)
+{
+	killsnoop_bpf__destroy(skel);
+}
+
+const struct trace_tool trace_killsnoop = {
+	.name = "killsnoop",
+	.what = "signals sent (who to whom, which, with what result), fatal ones one by one",
+	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_NR },
+	.open = killsnoop_open,
+	.collect = killsnoop_collect,
+	.destroy = killsnoop_destroy,
+};

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * profile: timed on-CPU stack samples of every CPU (bpf/profile.bpf.c),
+ * symbolized at the end of the window while the processes still exist.
+ *
+ * Frequency: SONDE_PROFILE_HZ (1-999, default 49 per CPU). 49 rather than 50
+ * so the samples do not beat in step with 50/100 Hz timers.
+ *
+ * data = { unit = "samples", frequency_hz, cpus, samples, idle_samples,
+ *   lost = { kernel_stack, user_stack, user_stack_fault, counts_full },
+ *   lost_samples, total (samples counted with a stack key), frames,
+ *   unknown_frames, unknown_reasons = { process_exited = n, ... },
+ *   kernel_symbols ("ok" or why kernel frames are [unknown]),
+ *   processes_snapshotted, processes_exited, elf_files, elf_unreadable,
+ *   broken = { stacks, count, what, fix },
+ *   processes = top 50 { tgid, comm, count, stacks }, processes_total,
+ *   stacks = top 2000 { tgid, comm, count, folded = "comm;frame;...;frame_[k]" },
+ *   stacks_total, other = { stacks, count }, symbolize_ms }
+ * and raw/profile.folded: "comm;frame;...;frame count" per line.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "perf/stacks.h"
+#include "perf/symbolize.h"
+#include "trace/trace.h"
+#include "profile.h"
+#include "profile.skel.h"
+
+_Static_assert(sizeof(struct profile_key) == 32, "stacks.c reads this key layout");
+
+#define MAX_CPUS 4096
+
+struct profile_priv {
+	int hz, ncpus;
+	int fds[MAX_CPUS];
+	struct bpf_link *links[MAX_CPUS];
+	struct symbolizer *sym;
+	struct stack_poller *poller;
+};
+
+static void *profile_open(struct bpf_object **obj)
+{
+	struct profile_bpf *skel = profile_bpf__open();
+
+	if (skel)
+		*obj = skel->obj;
+	return skel;
+}
+
+static int profile_configure(void *skel, const struct trace_opts *o)
+{
+	((struct profile_bpf *)skel)->rodata->targ_self_tgid = (__u32)o->self_pid;
+	return 0;
+}
+
+/* The online CPUs ("0-3,6"), as a list; count, or -errno. */
+static int online_cpus(int *cpus, int max)
+{
+	char buf[4096], *p = buf, *end;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (long c = a; c <= b && n < max; c++)
+			cpus[n++] = (int)c;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+/* SONDE_PROFILE_HZ, or the default; -EINVAL with why when it is not a frequency sonde allows. */
+static int profile_hz(char *why, size_t n)
+{
+	const char *s = getenv("SONDE_PROFILE_HZ");
+	char *end;
+	long hz;
+
+	if (!s || !*s)
+		return PROFILE_DEFAULT_HZ;
+	hz = strtol(s, &end, 10);
+	if (*end || hz < 1 || hz > PROFILE_MAX_HZ) {
+		snprintf(why, n, "SONDE_PROFILE_HZ=%.40s: not a sampling frequency from 1 to %d Hz",
+			 s, PROFILE_MAX_HZ);
+		return -EINVAL;
+	}
+	return (int)hz;
+}
+
+static void profile_release(struct trace_run *t)
+{
+	struct profile_priv *p = t->priv;
+
+	if (!p)
+		return;
+	stack_poller__stop(p->poller);
+	for (int i = 0; i < p->ncpus; i++) {
+		bpf_link__destroy(p->links[i]);
+		if (p->fds[i] >= 0)
+			close(p->fds[i]);
+	}
+	symbolizer__free(p->sym);
+	free(p);
+	t->priv = NULL;
+}
+
+static int profile_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
+{
+	struct profile_bpf *skel = t->skel;
+	struct profile_priv *p;
+	static int cpus[MAX_CPUS];
+	int ncpus, err;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->priv = p;
+	p->hz = profile_hz(why, n);
+	if (p->hz < 0)
+		return p->hz;
+	ncpus = online_cpus(cpus, MAX_CPUS);
+	if (ncpus <= 0) {
+		snprintf(why, n, "/sys/devices/system/cpu/online: %s",
+			 ncpus ? strerror(-ncpus) : "no CPU");
+		return ncpus ? ncpus : -ENODEV;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		struct perf_event_attr attr = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.size = sizeof(attr),
+			.sample_freq = (__u64)p->hz,
+			.freq = 1,
+		};
+		int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpus[i], -1,
+				      PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0) {
+			err = -errno;
+			if (err == -ENODEV) /* went offline since we read the list */
+				continue;
+			snprintf(why, n, "perf_event_open(cpu-clock, CPU %d): %s%s", cpus[i],
+				 strerror(-err),
+				 err == -EACCES || err == -EPERM ?
+					 " (needs root or CAP_PERFMON; kernel.perf_event_paranoid)" :
+					 "");
+			return err;
+		}
+		p->fds[p->ncpus] = fd;
+		p->links[p->ncpus] = bpf_program__attach_perf_event(skel->progs.do_sample, fd);
+		if (!p->links[p->ncpus]) {
+			err = -errno;
+			close(fd);
+			snprintf(why, n, "attaching the sampler to CPU %d's perf event: %s", cpus[i],
+				 strerror(-err));
+			return err;
+		}
+		p->ncpus++;
+	}
+	if (!p->ncpus) {
+		snprintf(why, n, "no online CPU accepted a perf event");
+		return -ENODEV;
+	}
+	p->sym = symbolizer__new();
+	if (!p->sym)
+		return -ENOMEM;
+	/* without the poller only the processes alive at the end are symbolized: not fatal */
+	p->poller = stack_poller__start(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
+					p->sym, 1000);
+	return 0;
+}
+
+static int profile_collect(struct trace_run *t, struct json *j)
+{
+	struct profile_bpf *skel = t->skel;
+	struct profile_priv *p = t->priv;
+	struct stack_sample *v = NULL;
+	struct strbuf folded = { 0 };
+	uint64_t st[PROFILE_STAT_NR] = { 0 };
+	size_t n = 0;
+	int fd = bpf_map__fd(skel->maps.pstats), err;
+
+	/* stop sampling first: the counts and the counters then agree */
+	for (int i = 0; i < p->ncpus; i++)
+		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	stack_poller__stop(p->poller);
+	p->poller = NULL;
+	for (int k = 0; k < PROFILE_STAT_NR; k++)
+		trace__percpu_sum(fd, (uint32_t)k, &st[k]);
+	err = stacks__read_counts(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
+				  sizeof(__u64), 0, &v, &n);
+	if (err)
+		return err;
+
+	json__key(j, "unit");
+	json__string(j, "samples");
+	json__key(j, "frequency_hz");
+	json__int(j, p->hz);
+	json__key(j, "cpus");
+	json__int(j, p->ncpus);
+	json__key(j, "samples");
+	json__int(j, (int64_t)st[PROFILE_SAMPLES]);
+	json__key(j, "idle_samples");
+	json__int(j, (int64_t)st[PROFILE_IDLE]);
+	json__key(j, "lost");
+	json__begin_object(j);
+	json__key(j, "kernel_stack");
+	json__int(j, (int64_t)st[PROFILE_KSTACK_LOST]);
+	json__key(j, "user_stack");
+	json__int(j, (int64_t)st[PROFILE_USTACK_LOST]);
+	json__key(j, "user_stack_fault");
+	json__int(j, (int64_t)st[PROFILE_USTACK_FAULT]);
+	json__key(j, "counts_full");
+	json__int(j, (int64_t)st[PROFILE_KEYS_DROPPED]);
+	json__end_object(j);
+	/* samples without their whole stack: not stored, or the counts map full */
+	json__key(j, "lost_samples");
+	json__int(j, (int64_t)(st[PROFILE_KSTACK_LOST] + st[PROFILE_USTACK_LOST] +
+			       st[PROFILE_KEYS_DROPPED]));
+	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), PROFILE_STACK_DEPTH, v, n, 1,
+			    "count", j, &folded);
+	if (!err)
+		err = trace_run__write_raw(t, "profile.folded", &folded);
+	if (err == -EINVAL) /* no raw dir: a probe */
+		err = 0;
+	strbuf__free(&folded);
+	free(v);
+	return err;
+}
+
+static void profile_destroy(void *skel)
+{
+	profile_bpf__destroy(skel);
+}
+
+const struct trace_tool trace_profile = {
+	.name = "profile",
+	.what = "on-CPU stack samples of every CPU (49 Hz), symbolized",
+	.attach = { ATTACH_PERF_EVENT, ATTACH_NR },
+	.open = profile_open,
+	.configure = profile_configure,
+	.attach_custom = profile_attach,
+	.collect = profile_collect,
+	.destroy = profile_destroy,
+	.release = profile_release,
+};

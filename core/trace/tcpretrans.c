@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tcpretrans: TCP retransmits and resets per connection. data = {
+ *   retransmits, resets_sent, resets_received   (totals of the window, exact),
+ *   flows_seen                                  (connections in the kernel's map),
+ *   flows = top 50 by retransmits, then resets: { family ("ipv4"|"ipv6"),
+ *     laddr, lport, raddr, rport, state ("ESTABLISHED", ...), retransmits,
+ *     resets_sent, resets_received } }.
+ * A connection that changed state during the window has one entry per state.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trace/trace.h"
+#include "tcpretrans.h"
+#include "tcpretrans.skel.h"
+
+#define TOP_FLOWS 50
+
+static void *tcpretrans_open(struct bpf_object **obj)
+{
+	struct tcpretrans_bpf *skel = tcpretrans_bpf__open();
+
+	if (skel)
+		*obj = skel->obj;
+	return skel;
+}
+
+/* include/net/tcp_states.h */
+static const char *const tcp_state_names[] = {
+	[1] = "ESTABLISHED", [2] = "SYN_SENT",   [3] = "SYN_RECV",   [4] = "FIN_WAIT1",
+	[5] = "FIN_WAIT2",   [6] = "TIME_WAIT",  [7] = "CLOSE",      [8] = "CLOSE_WAIT",
+	[9] = "LAST_ACK",    [10] = "LISTEN",    [11] = "CLOSING",   [12] = "NEW_SYN_RECV",
+};
+
+static void json_state(struct json *j, unsigned int state)
+{
+	char buf[16];
+
+	if (state < sizeof(tcp_state_names) / sizeof(tcp_state_names[0]) && tcp_state_names[state]) {
+		json__string(j, tcp_state_names[state]);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "state %u", state);
+	json__string(j, buf);
+}
+
+/* An address from the kernel's bytes as text; "?" for a family other than IPv4/IPv6. */
+static void json_addr(struct json *j, unsigned int family, const unsigned char *addr)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (family == AF_INET && inet_ntop(AF_INET, addr, buf, sizeof(buf)))
+		json__string(j, buf);
+	else if (family == AF_INET6 && inet_ntop(AF_INET6, addr, buf, sizeof(buf)))
+		json__string(j, buf);
+	else
+		json__string(j, "?");
+}
+
+static const char *family_name(unsigned int family)
+{
+	return family == AF_INET ? "ipv4" : family == AF_INET6 ? "ipv6" : "other";
+}
+
+struct flow_row {
+	struct tcpretrans_key k;
+	struct tcpretrans_val v;
+};
+
+static int by_retransmits_desc(const void *a, const void *b)
+{
+	const struct tcpretrans_val *x = &((const struct flow_row *)a)->v;
+	const struct tcpretrans_val *y = &((const struct flow_row *)b)->v;
+	__u64 rx = x->resets_sent + x->resets_received, ry = y->resets_sent + y->resets_received;
+
+	if (x->retransmits != y->retransmits)
+		return x->retransmits < y->retransmits ? 1 : -1;
+	return rx < ry ? 1 : rx > ry ? -1 : 0;
+}
+
+static int tcpretrans_collect(struct trace_run *t, struct json *j)
+{
+	static const char *const total_names[TCPRETRANS_TOTAL_NR] = {
+		[TCPRETRANS_RETRANSMITS] = "retransmits",
+		[TCPRETRANS_RESETS_SENT] = "resets_sent",
+		[TCPRETRANS_RESETS_RECEIVED] = "resets_received",
+	};
+	struct tcpretrans_bpf *skel = t->skel;
+	struct tcpretrans_key key, next, *prev = NULL;
+	struct flow_row *rows = NULL;
+	size_t nrows = 0, cap = 0;
+	int fd, err = 0;
+
+	for (__u32 i = 0; i < TCPRETRANS_TOTAL_NR; i++) {
+		uint64_t sum;
+
+		err = trace__percpu_sum(bpf_map__fd(skel->maps.totals), i, &sum);
+		if (err)
+			return err;
+		json__key(j, total_names[i]);
+		json__int(j, (int64_t)sum);
+	}
+
+	fd = bpf_map__fd(skel->maps.flows);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (nrows == cap) {
+			struct flow_row *n = realloc(rows, (cap = cap ? cap * 2 : 64) * sizeof(*n));
+
+			if (!n) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			rows = n;
+		}
+		if (!bpf_map_lookup_elem(fd, &next, &rows[nrows].v)) {
+			rows[nrows].k = next;
+			nrows++;
+		}
+		key = next;
+		prev = &key;
+	}
+	qsort(rows, nrows, sizeof(*rows), by_retransmits_desc);
+
+	json__key(j, "flows_seen");
+	json__int(j, (int64_t)nrows);
+	json__key(j, "flows");
+	json__begin_array(j);
+	for (size_t i = 0; i < nrows && i < TOP_FLOWS; i++) {
+		const struct flow_row *r = &rows[i];
+
+		json__begin_object(j);
+		json__key(j, "family");
+		json__string(j, family_name(r->k.family));
+		json__key(j, "laddr");
+		json_addr(j, r->k.family, r->k.laddr);
+		json__key(j, "lport");
+		json__int(j, r->k.lport);
+		json__key(j, "raddr");
+		json_addr(j, r->k.family, r->k.raddr);
+		json__key(j, "rport");
+		json__int(j, r->k.rport);
+		json__key(j, "state");
+		json_state(j, r->k.state);
+		json__key(j, "retransmits");
+		json__int(j, (int64_t)r->v.retransmits);
+		json__key(j, "resets_sent");
+		json__int(j, (int64_t)r->v.resets_sent);
+		json__key(j, "resets_received");
+		json__int(j, (int64_t)r->v.resets_received);
+		json__end_object(j);
+	}
+	json__end_array(j);
+cleanup:
+	free(rows);
+	return err;
+}
+
+static void tcpretrans_destroy(void *skel)
+{
+	tcpretrans_bpf__destroy(skel);
+}
+
+const struct trace_tool trace_tcpretrans = {
+	.name = "tcpretrans",
+	.what = "TCP retransmits and resets per connection and state",
+	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_NR },
+	.open = tcpretrans_open,
+	.collect = tcpretrans_collect,
+	.destroy = tcpretrans_destroy,
+};

@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The BPF tool runner: feature probes, variant choice, fd-owned attach,
+ * collection into raw/bpf/<tool>.json, and the words for libbpf's errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collect/collect.h"
+#include "util/file.h"
+#include "trace/trace.h"
+
+extern const struct trace_tool trace_runqlat;
+extern const struct trace_tool trace_biolatency;
+extern const struct trace_tool trace_execsnoop;
+extern const struct trace_tool trace_syscount;
+extern const struct trace_tool trace_tcpretrans;
+extern const struct trace_tool trace_tcpdrop;
+extern const struct trace_tool trace_oomkill;
+extern const struct trace_tool trace_killsnoop;
+extern const struct trace_tool trace_hardirqs;
+extern const struct trace_tool trace_softirqs;
+extern const struct trace_tool trace_profile;
+extern const struct trace_tool trace_offcputime;
+extern const struct trace_tool trace_futexctn;
+extern const struct trace_tool trace_klockstat;
+
+const struct trace_tool *const trace_tools[] = {
+	&trace_runqlat,
+	&trace_biolatency,
+	&trace_execsnoop,
+	&trace_syscount,
+	&trace_tcpretrans,
+	&trace_tcpdrop,
+	&trace_oomkill,
+	&trace_killsnoop,
+	&trace_hardirqs,
+	&trace_softirqs,
+	&trace_profile,
+	&trace_offcputime,
+	&trace_futexctn,
+	&trace_klockstat,
+	NULL,
+};
+
+static const struct {
+	const char *name, *suffix;
+	int ns_per_run; /* the estimate when the kernel does not count run time (DESIGN.md §5) */
+} attach_info[ATTACH_NR] = {
+	[ATTACH_TP_BTF] = { "tp_btf", "_btf", 100 },
+	[ATTACH_RAW_TP] = { "raw_tp", "_raw", 100 },
+	[ATTACH_TRACEPOINT] = { "tracepoint", "_tp", 160 },
+	[ATTACH_FENTRY] = { "fentry", "_fentry", 100 },
+	[ATTACH_KPROBE] = { "kprobe", "_kprobe", 250 },
+	[ATTACH_PERF_EVENT] = { "perf_event", "_perf", 1000 },
+};
+
+const char *trace_attach__name(enum trace_attach a)
+{
+	return a < ATTACH_NR ? attach_info[a].name : "?";
+}
+
+const struct trace_tool *trace_tool__find(const char *name)
+{
+	if (!strncmp(name, "bpf.", 4))
+		name += 4;
+	for (const struct trace_tool *const *t = trace_tools; *t; t++)
+		if (!strcmp((*t)->name, name))
+			return *t;
+	return NULL;
+}
+
+/* ---- libbpf's messages: kept (the last warning explains a failure), never printed ---- */
+
+static char libbpf_last[512];
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	if (getenv("SONDE_LIBBPF_DEBUG"))
+		vfprintf(stderr, fmt, ap);
+	if (level != LIBBPF_WARN)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+		line[--n] = '\0';
+	if (n)
+		memcpy(libbpf_last, line, n + 1);
+	return 0;
+}
+
+static void libbpf_quiet(void)
+{
+	static int done;
+
+	if (!done) {
+		libbpf_set_print(libbpf_print);
+		done = 1;
+	}
+	libbpf_last[0] = '\0';
+}
+
+/* The libbpf error of one step, in words a reader of the report can act on. */
+static void explain(char *why, size_t n, const char *step, int err)
+{
+	const char *words;
+
+	err = err < 0 ? -err : err;
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		words = "permission denied (BPF needs root, or CAP_BPF with CAP_PERFMON; a "
+			"lockdown kernel or a seccomp filter can also refuse it)";
+		break;
+	case ENOENT:
+		words = "the kernel has no such attach point";
+		break;
+	case ESRCH:
+		words = "the attach point is not in the kernel's BTF";
+		break;
+	case EINVAL:
+		words = "the kernel refused it (verifier or unsupported attach)";
+		break;
+	case E2BIG:
+		words = "the program is too large for this kernel";
+		break;
+	case EOPNOTSUPP:
+	case 524: /* ENOTSUPP, kernel-internal */
+		words = "not supported by this kernel";
+		break;
+	case ENOMEM:
+		words = "out of memory (or the locked-memory limit for BPF maps)";
+		break;
+	default:
+		words = strerror(err);
+	}
+	if (libbpf_last[0])
+		snprintf(why, n, "%s: %s [libbpf: %.200s]", step, words, libbpf_last);
+	else
+		snprintf(why, n, "%s: %s", step, words);
+}
+
+/* ---- probes ---- */
+
+static int cap_effective(int cap)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	unsigned long long caps;
+	FILE *f = fopen("/proc/self/status", "r");
+	int have = 0;
+
+	if (!f)
+		return 0;
+	while (getline(&buf, &len, f) > 0)
+		if (!strncmp(buf, "CapEff:", 7)) {
+			caps = strtoull(buf + 7, &p, 16);
+			have = (caps >> cap) & 1;
+			break;
+		}
+	free(buf);
+	fclose(f);
+	return have;
+}
+
+int trace__probe(char *why, size_t whylen)
+{
+	/* CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39 */
+	if (geteuid() != 0 && !cap_effective(21) && !(cap_effective(38) && cap_effective(39))) {
+		snprintf(why, whylen,
+			 "not permitted: sonde runs as uid %d without CAP_BPF and CAP_PERFMON "
+			 "(run it as root, or grant it those capabilities)",
+			 (int)geteuid());
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, whylen,
+			 "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s; needs "
+			 "CONFIG_DEBUG_INFO_BTF), which sonde's CO-RE tools need to load",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	libbpf_quiet();
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) != 1) {
+		snprintf(why, whylen, "the kernel refused a minimal BPF program (%s)",
+			 errno ? strerror(errno) : "raw tracepoint programs unsupported");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int tracefs_events(void)
+{
+	return !access("/sys/kernel/tracing/events", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/events", F_OK);
+}
+
+/* Can this variant be tried at all? Cheap checks that give a better reason than a failed load. */
+static int variant_possible(enum trace_attach a, char *why, size_t n)
+{
+	switch (a) {
+	case ATTACH_TRACEPOINT:
+		if (!tracefs_events()) {
+			snprintf(why, n, "tracefs is not mounted (a classic tracepoint needs it for "
+					 "the event id; sonde does not mount it)");
+			return 0;
+		}
+		return 1;
+	case ATTACH_KPROBE:
+		/*
+		 * Only the perf kprobe PMU gives an fd-owned kprobe; without it
+		 * libbpf would write kprobe_events, which outlives a killed sonde.
+		 */
+		if (access("/sys/bus/event_source/devices/kprobe/type", F_OK)) {
+			snprintf(why, n, "no kprobe PMU (/sys/bus/event_source/devices/kprobe): "
+					 "sonde never writes kprobe_events");
+			return 0;
+		}
+		return 1;
+	case ATTACH_FENTRY:
+		if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, NULL) != 1) {
+			snprintf(why, n, "BPF trampolines are not supported by this kernel");
+			return 0;
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Load only the programs of variant a (and the ones of every variant). */
+static int select_variant(struct bpf_object *obj, enum trace_attach a)
+{
+	struct bpf_program *prog;
+	int n = 0;
+
+	bpf_object__for_each_program(prog, obj) {
+		const char *name = bpf_program__name(prog);
+		int mine = has_suffix(name, attach_info[a].suffix), other = 0;
+
+		for (int k = 0; k < ATTACH_NR; k++)
+			if (k != (int)a && has_suffix(name, attach_info[k].suffix))
+				other = 1;
+		bpf_program__set_autoload(prog, mine || !other);
+		n += mine;
+	}
+	return n;
+}
+
+static void run_destroy(struct trace_run *t)
+{
+	for (int i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+	if (t->tool && t->tool->release)
+		t->tool->release(t);
+	if (t->skel && t->tool)
+		t->tool->destroy(t->skel);
+	t->skel = NULL;
+	t->obj = NULL;
+}
+
+/* Open, choose the variant, configure, load, and (attach) attach. 0 or -errno with why. */
+static int start_variant(struct trace_run *t, const struct trace_tool *tool, enum trace_attach a,
+			 const struct trace_opts *o, int attach, char *why, size_t n)
+{
+	struct bpf_program *prog;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->tool = tool;
+	t->attach = a;
+	libbpf_quiet();
+	t->skel = tool->open(&t->obj);
+	if (!t->skel) {
+		err = -errno;
+		explain(why, n, "open", err);
+		return err ? err : -EINVAL;
+	}
+	if (a != ATTACH_PERF_EVENT && !select_variant(t->obj, a)) {
+		snprintf(why, n, "the tool has no %s variant", attach_info[a].name);
+		err = -ENOENT;
+		goto fail;
+	}
+	if (tool->configure && (err = tool->configure(t->skel, o))) {
+		explain(why, n, "configure", err);
+		goto fail;
+	}
+	err = bpf_object__load(t->obj);
+	if (err) {
+		explain(why, n, "load", err);
+		goto fail;
+	}
+	if (!attach)
+		return 0;
+	bpf_object__for_each_program(prog, t->obj) {
+		struct bpf_link *link;
+		char step[160];
+
+		if (!bpf_program__autoload(prog) ||
+		    bpf_program__type(prog) == BPF_PROG_TYPE_PERF_EVENT)
+			continue;
+		if (t->nlinks == (int)(sizeof(t->links) / sizeof(t->links[0]))) {
+			snprintf(why, n, "too many programs");
+			err = -E2BIG;
+			goto fail;
+		}
+		libbpf_last[0] = '\0';
+		link = bpf_program__attach(prog);
+		if (!link) {
+			err = -errno;
+			snprintf(step, sizeof(step), "attach %s", bpf_program__section_name(prog));
+			explain(why, n, step, err);
+			goto fail;
+		}
+		t->links[t->nlinks++] = link;
+	}
+	if (tool->attach_custom && (err = tool->attach_custom(t, o, why, n)))
+		goto fail;
+	return 0;
+fail:
+	run_destroy(t);
+	return err ? err : -EINVAL;
+}
+
+/* Try the tool's variants in order; 0 with t started, or -errno with the reason and attempts. */
+static int start_tool(struct trace_run *t, const struct trace_tool *tool, const struct trace_opts *o,
+		      int attach, char *why, size_t n, char *attempts, size_t an)
+{
+	size_t used = 0;
+	int err = -ENOENT;
+
+	attempts[0] = '\0';
+	snprintf(why, n, "the tool has no variant");
+	for (const enum trace_attach *a = tool->attach; *a != ATTACH_NR; a++) {
+		char one[600];
+
+		if (!variant_possible(*a, one, sizeof(one))) {
+			err = -EOPNOTSUPP;
+		} else {
+			err = start_variant(t, tool, *a, o, attach, one, sizeof(one));
+			if (!err)
+				return 0;
+		}
+		snprintf(why, n, "%s", one);
+		if (used < an)
+			used += (size_t)snprintf(attempts + used, an - used, "%s%s: %s",
+						 used ? "; " : "", attach_info[*a].name, one);
+	}
+	return err;
+}
+
+int trace_tool__probe(const struct trace_tool *tool, enum trace_attach *attach, char *why,
+		      size_t whylen)
+{
+	struct trace_opts o = { .self_pid = getpid(), .window_s = 1 };
+	struct trace_run t;
+	char attempts[1024];
+	int err;
+
+	err = trace__probe(why, whylen);
+	if (err)
+		return err;
+	/* Attach and detach too: a variant can load and still be refused at attach (fentry here). */
+	err = start_tool(&t, tool, &o, 1, why, whylen, attempts, sizeof(attempts));
+	if (err) {
+		if (attempts[0])
+			snprintf(why, whylen, "%s", attempts);
+		return err;
+	}
+	*attach = t.attach;
+	run_destroy(&t);
+	return 0;
+}
+
+/* ---- one window ---- */
+
+int trace_set__wanted(const char *const *names)
+{
+	int n = 0;
+
+	for (const char *const *nm = names; nm && *nm; nm++)
+		n += !strncmp(*nm, "bpf.", 4) && trace_tool__find(*nm);
+	return n;
+}
+
+int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
+		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen)
+{
+	char dir[4200], general[512] = "";
+	int general_err = 0, started = 0;
+
+	memset(ts, 0, sizeof(*ts));
+	snprintf(ts->raw_dir, sizeof(ts->raw_dir), "%s", raw_dir);
+	ts->disabled = disabled;
+	for (const char *const *nm = names; nm && *nm; nm++) {
+		const struct trace_tool *tool;
+
+		if (strncmp(*nm, "bpf.", 4) || !(tool = trace_tool__find(*nm)))
+			continue;
+		if (ts->nout == sizeof(ts->outcome) / sizeof(ts->outcome[0]))
+			break;
+		ts->outcome[ts->nout++].tool = tool;
+	}
+	if (!ts->nout)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/bpf", raw_dir);
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!disabled)
+		general_err = trace__probe(general, sizeof(general));
+	for (size_t i = 0; i < ts->nout; i++) {
+		struct trace_outcome *oc = &ts->outcome[i];
+		struct trace_run *t = &ts->runs[ts->nruns];
+		int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+
+		if (disabled) {
+			snprintf(oc->reason, sizeof(oc->reason), "%s", disabled);
+			continue;
+		}
+		if (general_err) {
+			snprintf(oc->reason, sizeof(oc->reason), "%s", general);
+			continue;
+		}
+		if (start_tool(t, oc->tool, o, 1, oc->reason, sizeof(oc->reason), oc->attempts,
+			       sizeof(oc->attempts)))
+			continue;
+		t->setup_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+		t->attached_mono_ns = clock__ns(CLOCK_MONOTONIC);
+		t->raw_dir = ts->raw_dir;
+		oc->started = 1;
+		oc->reason[0] = '\0';
+		ts->nruns++;
+		started++;
+	}
+	return started;
+}
+
+static int bpf_stats_enabled(void)
+{
+	char buf[16] = "";
+	int fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && buf[0] == '1';
+}
+
+/* The kernel's run time and count of a tool's programs (only counted while bpf_stats_enabled=1). */
+static void prog_stats(const struct trace_run *t, uint64_t *run_ns, uint64_t *run_cnt)
+{
+	struct bpf_program *prog;
+
+	*run_ns = *run_cnt = 0;
+	bpf_object__for_each_program(prog, t->obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		*run_ns += info.run_time_ns;
+		*run_cnt += info.run_cnt;
+	}
+}
+
+static int64_t runs_so_far(const struct trace_run *t)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
+	uint64_t runs = 0;
+
+	if (m)
+		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &runs);
+	return (int64_t)runs;
+}
+
+int64_t trace_run__cost_ns(const struct trace_run *t)
+{
+	uint64_t ns, cnt;
+
+	if (t->c.done || !t->obj)
+		return -1;
+	if (bpf_stats_enabled()) {
+		prog_stats(t, &ns, &cnt);
+		if (cnt)
+			return (int64_t)ns;
+	}
+	return runs_so_far(t) * attach_info[t->attach].ns_per_run;
+}
+
+/* Read the kernel's aggregates and counters into t->c, then detach everything. */
+static void run_collect(struct trace_run *t)
+{
+	struct bpf_map *m;
+	int64_t t0;
+	int e;
+
+	if (t->c.done)
+		return;
+	t->c.done = 1;
+	m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
+	t->c.collected_mono_ns = clock__ns(CLOCK_MONOTONIC);
+	{
+		struct json data = { 0 };
+
+		json__begin_object(&data);
+		libbpf_last[0] = '\0';
+		e = t->tool->collect(t, &data);
+		json__end_object(&data);
+		t->c.data = data.out;
+	}
+	if (e)
+		explain(t->c.err, sizeof(t->c.err), "reading the kernel's maps", e);
+	if (m) {
+		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &t->c.runs);
+		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_DROPS, &t->c.drops);
+	}
+	prog_stats(t, &t->c.run_ns, &t->c.run_cnt);
+	t0 = clock__ns(CLOCK_MONOTONIC);
+	run_destroy(t);
+	t->c.teardown_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+}
+
+void trace_run__stop_early(struct trace_run *t, const char *why)
+{
+	if (t->c.done)
+		return;
+	run_collect(t);
+	snprintf(t->c.stopped, sizeof(t->c.stopped), "%s", why);
+}
+
+int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	int err = 0;
+
+	*sum = 0;
+	if (ncpu <= 0)
+		return -EINVAL;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(map_fd, &key, vals))
+		err = -errno;
+	else
+		for (int c = 0; c < ncpu; c++)
+			*sum += vals[c];
+	free(vals);
+	return err;
+}
+
+void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots)
+{
+	size_t last = 0;
+
+	for (size_t i = 0; i < nslots; i++)
+		if (slots[i])
+			last = i + 1;
+	json__begin_array(j);
+	for (size_t i = 0; i < last; i++)
+		json__int(j, (int64_t)slots[i]);
+	json__end_array(j);
+}
+
+void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t total_ns,
+			  const unsigned long long *slots, size_t nslots)
+{
+	json__begin_object(j);
+	json__key(j, "cpu");
+	json__int(j, cpu);
+	json__key(j, "count");
+	json__int(j, (int64_t)count);
+	json__key(j, "total_ns");
+	json__int(j, (int64_t)total_ns);
+	if (slots) {
+		json__key(j, "hist");
+		trace__json_log2(j, slots, nslots);
+	}
+	json__end_object(j);
+}
+
+void trace__json_comm(struct json *j, const char *comm, size_t cap)
+{
+	json__string_n(j, comm, strnlen(comm, cap));
+}
+
+static const char *outcome_status(const struct trace_set *ts, const struct trace_outcome *oc)
+{
+	if (oc->started)
+		return "ok";
+	return ts->disabled ? "disabled" : "unavailable";
+}
+
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb)
+{
+	char path[4400];
+
+	if (!t->raw_dir || strchr(name, '/'))
+		return -EINVAL;
+	if (sb->oom)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s", t->raw_dir, name);
+	return file__write_all(path, sb->buf, sb->len);
+}
+
+static struct trace_run *run_of(struct trace_set *ts, const struct trace_tool *tool)
+{
+	for (size_t i = 0; i < ts->nruns; i++)
+		if (ts->runs[i].tool == tool)
+			return &ts->runs[i];
+	return NULL;
+}
+
+int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
+		      int64_t window_end_mono_ns, char *err, size_t errlen)
+{
+	int stats_on = bpf_stats_enabled(), rc = 0;
+
+	for (size_t i = 0; i < ts->nout; i++) {
+		struct trace_outcome *oc = &ts->outcome[i];
+		struct trace_run *t = oc->started ? run_of(ts, oc->tool) : NULL;
+		struct json j = { .pretty = 0 };
+		const char *status = outcome_status(ts, oc);
+		char path[4400];
+		int e;
+
+		if (t) {
+			run_collect(t);
+			if (t->c.err[0])
+				status = "failed";
+		}
+
+		json__begin_object(&j);
+		json__key(&j, "schema");
+		json__string(&j, "sonde.bpf/1");
+		json__key(&j, "tool");
+		json__string(&j, oc->tool->name);
+		json__key(&j, "status");
+		json__string(&j, status);
+		if (!t || t->c.err[0]) {
+			json__key(&j, "reason");
+			json__string(&j, t ? t->c.err : oc->reason);
+		}
+		if (t && t->c.stopped[0]) {
+			json__key(&j, "stopped_early");
+			json__string(&j, t->c.stopped);
+		}
+		if (oc->attempts[0]) {
+			/* variants refused before the one that ran (or all of them) */
+			json__key(&j, "attempts");
+			json__string(&j, oc->attempts);
+		}
+		if (t) {
+			json__key(&j, "attach");
+			json__string(&j, attach_info[t->attach].name);
+			/* The part of the window the tool saw: it attaches before and is read after. */
+			json__key(&j, "traced_from_s");
+			json__number(&j, (double)(t->attached_mono_ns - window_start_mono_ns) / 1e9);
+			json__key(&j, "traced_to_s");
+			json__number(&j, (double)(t->c.collected_mono_ns - window_start_mono_ns) / 1e9);
+			json__key(&j, "window_s");
+			json__number(&j, (double)(window_end_mono_ns - window_start_mono_ns) / 1e9);
+			json__key(&j, "runs");
+			json__int(&j, (int64_t)t->c.runs);
+			json__key(&j, "drops");
+			json__int(&j, (int64_t)t->c.drops);
+			json__key(&j, "cost");
+			json__begin_object(&j);
+			json__key(&j, "cpu_ns");
+			if (stats_on && t->c.run_cnt) {
+				json__int(&j, (int64_t)t->c.run_ns);
+				json__key(&j, "source");
+				json__string(&j, "kernel");
+				json__key(&j, "how");
+				json__string(&j, "run time of the tool's programs counted by the "
+						 "kernel (kernel.bpf_stats_enabled was already on)");
+			} else {
+				int per = attach_info[t->attach].ns_per_run;
+
+				json__int(&j, (int64_t)t->c.runs * per);
+				json__key(&j, "source");
+				json__string(&j, "estimate");
+				json__key(&j, "how");
+				{
+					char how[300];
+
+					snprintf(how, sizeof(how),
+						 "%llu program runs x %d ns, the measured cost of one "
+						 "%s program run on a small VM; the exact figure needs "
+						 "kernel.bpf_stats_enabled=1, a global setting sonde "
+						 "does not change",
+						 (unsigned long long)t->c.runs, per,
+						 attach_info[t->attach].name);
+					json__string(&j, how);
+				}
+			}
+			json__end_object(&j);
+			json__key(&j, "setup_ms");
+			json__number(&j, t->setup_ms);
+			json__key(&j, "teardown_ms");
+			json__number(&j, t->c.teardown_ms);
+			json__key(&j, "data");
+			json__raw(&j, t->c.data.buf && !t->c.data.oom ? t->c.data.buf : "{}",
+				  t->c.data.buf && !t->c.data.oom ? t->c.data.len : 2);
+		}
+		json__end_object(&j);
+		strbuf__puts(&j.out, "\n");
+		if (t)
+			strbuf__free(&t->c.data);
+		snprintf(path, sizeof(path), "%s/bpf/%s.json", ts->raw_dir, oc->tool->name);
+		e = j.out.oom ? -ENOMEM : file__write_all(path, j.out.buf, j.out.len);
+		strbuf__free(&j.out);
+		if (e && !rc) {
+			rc = e;
+			snprintf(err, errlen, "%s: %s", path, strerror(-e));
+		}
+	}
+	ts->nruns = 0;
+	return rc;
+}
+
+void trace_set__destroy(struct trace_set *ts)
+{
+	for (size_t i = 0; i < ts->nruns; i++)
+		run_destroy(&ts->runs[i]);
+	ts->nruns = 0;
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * BPF tracing tools: bpf/<tool>.bpf.c (kernel side, aggregating in maps) +
+ * core/trace_<tool>.c (this interface). The core starts every tool a selected
+ * check asks for ("bpf.<tool>" in its collect list) just before the
+ * observation window, reads the kernel's aggregates once at its end, and
+ * writes raw/bpf/<tool>.json (docs/bpf-tools.md): the data, or why there is
+ * none. Links are fd-owned only (no pinning, no tracefs writes), so every
+ * probe dies with sonde, even on SIGKILL.
+ */
+#ifndef SONDE_TRACE_H
+#define SONDE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/json.h"
+
+struct bpf_object;
+struct bpf_link;
+
+/*
+ * How a tool's programs attach. A tool offers variants of the same program,
+ * told apart by the suffix of the program's name ("handle_switch_btf",
+ * "handle_switch_raw", ...); programs without a suffix load in every variant.
+ */
+enum trace_attach {
+	ATTACH_TP_BTF,     /* _btf: BTF-typed raw tracepoint, cheapest to run and to detach */
+	ATTACH_RAW_TP,     /* _raw: raw tracepoint (kernels without BPF trampolines) */
+	ATTACH_TRACEPOINT, /* _tp: classic tracepoint (needs tracefs for the event id) */
+	ATTACH_FENTRY,     /* _fentry: BPF trampoline on a kernel function */
+	ATTACH_KPROBE,     /* _kprobe: kprobe through the perf PMU (never kprobe_events) */
+	ATTACH_PERF_EVENT, /* attached by the tool itself to perf_event fds (sampling) */
+	ATTACH_NR,
+};
+
+const char *trace_attach__name(enum trace_attach a); /* "tp_btf", "raw_tp", ... */
+
+/* Per-tool counters every BPF program keeps (bpf/sonde.bpf.h). */
+enum { TRACE_STAT_RUNS, TRACE_STAT_DROPS, TRACE_STAT_NR };
+
+struct trace_opts {
+	int self_pid;      /* sonde itself, for tools that leave it out */
+	double window_s;
+};
+
+/* One started tool. */
+struct trace_run {
+	const struct trace_tool *tool;
+	void *skel;                 /* the tool's skeleton */
+	struct bpf_object *obj;
+	enum trace_attach attach;
+	struct bpf_link *links[16];
+	int nlinks;
+	void *priv;                 /* the tool's own state (perf fds, ...) */
+	int64_t attached_mono_ns;
+	double setup_ms;
+	/* filled when the tool is read: at the end of the window, or early (overhead guard) */
+	struct trace_collected {
+		int done;
+		struct strbuf data;     /* the members of "data", serialized */
+		int64_t collected_mono_ns;
+		uint64_t runs, drops, run_ns, run_cnt;
+		double teardown_ms;
+		char err[512];          /* collect failed: why */
+		char stopped[512];      /* detached before the end of the window: why */
+	} c;
+	const char *raw_dir;        /* the window's raw/ (NULL in a probe): trace_run__write_raw */
+};
+
+struct trace_tool {
+	const char *name;        /* the bcc name: "runqlat"; collector "bpf.runqlat" */
+	const char *what;        /* for `sonde list`: "run-queue latency histogram" */
+	/* Variants in order of preference; ATTACH_NR ends the list. */
+	enum trace_attach attach[ATTACH_NR + 1];
+	/* Open the skeleton (not loaded): returns it and its object, or NULL with errno. */
+	void *(*open)(struct bpf_object **obj);
+	/* Set the const volatile knobs before load. 0 or -errno. */
+	int (*configure)(void *skel, const struct trace_opts *o);
+	/*
+	 * Attach what the generic attach cannot (perf_event programs); NULL when
+	 * bpf_program__attach() on every loaded program is enough. 0 or -errno.
+	 */
+	int (*attach_custom)(struct trace_run *t, const struct trace_opts *o, char *why,
+			     size_t whylen);
+	/*
+	 * After the window: write the kernel's aggregates as members of the open
+	 * "data" object. The programs are still attached. 0 or -errno.
+	 */
+	int (*collect)(struct trace_run *t, struct json *j);
+	void (*destroy)(void *skel);
+	void (*release)(struct trace_run *t); /* frees priv (perf fds); may be NULL */
+};
+
+/* NULL-terminated static registry (core/trace.c). */
+extern const struct trace_tool *const trace_tools[];
+/* The tool of a collector name "bpf.runqlat" or of a bare name; NULL if none. */
+const struct trace_tool *trace_tool__find(const char *name);
+
+/*
+ * Can BPF tools run here at all (privilege, kernel BTF, program types)?
+ * 0, or -errno with the reason in words.
+ */
+int trace__probe(char *why, size_t whylen);
+/*
+ * Can this tool run here: loads it (without attaching) in the first variant
+ * the kernel accepts. 0 with the variant in *attach, or -errno with why.
+ */
+int trace_tool__probe(const struct trace_tool *tool, enum trace_attach *attach, char *why,
+		      size_t whylen);
+
+/* Every tool of one window. */
+struct trace_set {
+	struct trace_run runs[24];
+	size_t nruns;
+	char raw_dir[4096];
+	/* per requested tool: the outcome so far, kept for the JSON */
+	struct trace_outcome {
+		const struct trace_tool *tool;
+		int started;
+		char reason[512];       /* why it did not start ("" when it did) */
+		char attempts[1024];    /* "tp_btf: ...; raw_tp: ..." for variants refused */
+	} outcome[24];
+	size_t nout;
+	const char *disabled;       /* non-NULL: BPF off, this is why (--no-bpf) */
+};
+
+/* How many of names are BPF tools. */
+int trace_set__wanted(const char *const *names);
+/*
+ * Start the tools named in names (collector names; others are ignored) and
+ * make raw_dir/bpf. A tool that cannot start is recorded with the reason and
+ * the others go on. Returns the number started; -errno only when raw_dir/bpf
+ * cannot be made.
+ */
+int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
+		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen);
+/*
+ * CPU time the tool's programs used so far (ns): the kernel's count when
+ * kernel.bpf_stats_enabled is on, else program runs x the measured per-run
+ * cost of its attach mode. -1 when the run is no longer attached.
+ */
+int64_t trace_run__cost_ns(const struct trace_run *t);
+/*
+ * Read the tool now and detach it, keeping what it gathered; the JSON says
+ * it stopped early and why (the overhead guard). No-op when already read.
+ */
+void trace_run__stop_early(struct trace_run *t, const char *why);
+/*
+ * After the window: collect every tool, detach, and write raw/bpf/<tool>.json
+ * for each requested one (also those that did not start). 0 or -errno with err
+ * (a write error; the other files are still written).
+ */
+int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
+		      int64_t window_end_mono_ns, char *err, size_t errlen);
+/* Detach everything without writing (an abort). */
+void trace_set__destroy(struct trace_set *ts);
+
+/* Helpers for trace_<tool>.c collect functions. */
+/* Sum of a per-CPU u64 array map entry over the possible CPUs; 0 when absent. */
+int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum);
+/* Write a log2 histogram (slots[i] counts values in [2^i, 2^(i+1)), slot 0 also 0) as an array, trailing zeros cut. */
+void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots);
+/* Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded); 0 or -errno. */
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
+/*
+ * One CPU's share of a time-accounting tool (irq time, ...): an object
+ * { cpu, count, total_ns [, hist] }; slots may be NULL (no histogram).
+ */
+void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t total_ns,
+			  const unsigned long long *slots, size_t nslots);
+/* A comm from the kernel (16 bytes, maybe not terminated) as a JSON string. */
+void trace__json_comm(struct json *j, const char *comm, size_t cap);
+
+#endif

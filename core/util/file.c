@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One bounded whole-file reader (captures, manifests, findings, checks, redaction) and one writer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/file.h"
+
+int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, size_t *len)
+{
+	struct stat sb;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd, err = 0;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb)) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	if ((uint64_t)sb.st_size > max) {
+		err = -EFBIG;
+		goto cleanup;
+	}
+	buf = malloc((size_t)sb.st_size + 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	/* The size is the one fstat saw: a file that grows meanwhile is read up to it. */
+	while (got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	buf = NULL;
+cleanup:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+int file__write_all(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	size_t off = 0;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t w = write(fd, (const char *)data + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
