@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "perf/fold.h"
 #include "report/flamegraph.h"
 #include "report/html.h"
 #include "util/json.h"
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
 {
 	struct strbuf in = { 0 }, frag = { 0 };
 	struct evidence e = { 0 };
-	struct fg_fold *f;
+	struct fold *f;
 	char err[200], *with, *without;
 	const char *md_with = "# r\n\n<!-- sonde:embed 0 -->\n", *md_without = "# r\n";
 	double t0, t1, t2;
@@ -98,13 +99,14 @@ int main(int argc, char **argv)
 		synth(&in, nstacks, samples);
 	}
 	t0 = now();
-	f = flamegraph__fold_new();
-	if (!f || flamegraph__fold_text(f, in.buf ? in.buf : "", in.len, err, sizeof(err)) ||
-	    flamegraph__fold_finish(f, &e)) {
+	f = fold__new();
+	if (!f || fold__text(f, in.buf ? in.buf : "", in.len, err, sizeof(err)) ||
+	    fold__finish(f, &e.fg)) {
 		fprintf(stderr, "flamegraph_bench: %s\n", err);
 		return 1;
 	}
-	flamegraph__fold_free(f);
+	fold__free(f);
+	e.kind = EV_FLAMEGRAPH;
 	e.unit = "samples";
 	t1 = now();
 	if (flamegraph__html(&e, &frag)) {
@@ -121,14 +123,14 @@ int main(int argc, char **argv)
 	}
 	if (!with || !without)
 		return 1;
-	printf("%u\t%llu\t%llu\t%zu\t%zu\t%.1f\t%.1f\n", nstacks, (unsigned long long)e.stacks_in,
-	       (unsigned long long)e.total, (size_t)in.len, strlen(with) - strlen(without),
+	printf("%u\t%llu\t%llu\t%zu\t%zu\t%.1f\t%.1f\n", nstacks, (unsigned long long)e.fg.stacks_in,
+	       (unsigned long long)e.fg.total, (size_t)in.len, strlen(with) - strlen(without),
 	       (t1 - t0) * 1e3, (t2 - t1) * 1e3);
 	free(with);
 	free(without);
 	strbuf__free(&in);
 	strbuf__free(&frag);
-	free(e.values);
-	strv__free(&e.stacks);
+	free(e.fg.counts);
+	strv__free(&e.fg.stacks);
 	return 0;
 }

@@ -492,10 +492,12 @@ static int copy_file(const char *src, const char *dst)
 	while ((n = read(in, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || write(out, buf, (size_t)n) != n) {
-			err = errno ? -errno : -EIO;
+		if (n < 0) {
+			err = -errno;
 			break;
 		}
+		if ((err = fd__write_all(out, buf, (size_t)n)))
+			break;
 	}
 	if (close(out) && !err)
 		err = -errno;
@@ -797,7 +799,7 @@ struct overhead_guard {
 	double budget_pct;
 	int ncpu;
 	int64_t last_ns, last_self_ns;
-	int64_t last_cost[24];
+	int64_t last_cost[TRACE_MAX_TOOLS];
 };
 
 static int64_t self_cpu_ns(void)
@@ -820,7 +822,7 @@ static void overhead_tick(void *arg, int64_t now, int64_t start)
 	if (span < 200000000) /* too short to judge */
 		return;
 	used = self - g->last_self_ns;
-	for (size_t i = 0; i < tracing.nruns && i < 24; i++) {
+	for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++) {
 		int64_t c = trace_run__cost_ns(&tracing.runs[i]), d;
 
 		if (c < 0)
@@ -917,7 +919,7 @@ static int observe(const struct opts *o, const char *const *names, const char *r
 	/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
 	guard.last_ns = clock__ns(CLOCK_MONOTONIC);
 	guard.last_self_ns = self_cpu_ns();
-	for (size_t i = 0; i < tracing.nruns && i < 24; i++)
+	for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++)
 		guard.last_cost[i] = trace_run__cost_ns(&tracing.runs[i]);
 	rc = window__observe(&wo, wr, err, errlen);
 	in_window = 0;

@@ -29,6 +29,7 @@
 #include <archive_entry.h>
 
 #include "bundle/read.h"
+#include "util/file.h"
 
 const struct bundle_open_limits bundle_open_default_limits = {
 	.max_member_bytes = 1ULL << 30,
@@ -353,22 +354,6 @@ fail:
 	return extract_fail(x, -err, name, "creating %s: %s", comp, strerror(err));
 }
 
-static int write_full(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * Copy the member's data, counting what libarchive delivers rather than
  * trusting the header: the caps hold even if a reader bug or a format quirk
@@ -400,7 +385,7 @@ static int extract_copy(struct extract *x, struct archive_entry *e, const char *
 					    "the members add up to more than the %s total cap",
 					    cap);
 		}
-		err = write_full(fd, x->io, n);
+		err = fd__write_all(fd, x->io, n);
 		if (err)
 			return extract_fail(x, err, name, "writing: %s", strerror(-err));
 	}
@@ -699,7 +684,7 @@ extract_child(int archive_fd, int root_fd, const struct bundle_open_limits *lim,
 			     x.err[0] ? x.err : "extraction failed");
 		if (n > (int)sizeof(line) - 1)
 			n = sizeof(line) - 1;
-		if (write_full(report_fd, line, n))
+		if (fd__write_all(report_fd, line, n))
 			_exit(2);
 	}
 	/* _exit: the parent's atexit handlers and stdio buffers belong to the parent. */

@@ -1728,8 +1728,7 @@ static int replace_file(const char *path, const char *data, size_t len)
 {
 	char tmp[4200];
 	const char *slash = strrchr(path, '/');
-	size_t off = 0;
-	int fd, err = 0;
+	int fd, err;
 
 	if (snprintf(tmp, sizeof(tmp), "%.*s.redact-%s", slash ? (int)(slash - path + 1) : 0,
 		     path, slash ? slash + 1 : path) >= (int)sizeof(tmp))
@@ -1738,17 +1737,7 @@ static int replace_file(const char *path, const char *data, size_t len)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
-	while (off < len) {
-		ssize_t k = write(fd, data + off, len - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			err = -errno;
-			break;
-		}
-		off += (size_t)k;
-	}
+	err = fd__write_all(fd, data, len);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(tmp, path))
@@ -2036,7 +2025,6 @@ int redactor__write_map(struct redactor *r, const char *path, char *err, size_t 
 		{ K_V4, "ipv4" },       { K_V6, "ipv6" },       { K_MAC, "mac" },
 	};
 	struct json j = { .pretty = 1 };
-	size_t off = 0;
 	int fd, rc = 0;
 
 	freeze(r);
@@ -2072,17 +2060,7 @@ int redactor__write_map(struct redactor *r, const char *path, char *err, size_t 
 		strbuf__free(&j.out);
 		return rc;
 	}
-	while (off < j.out.len) {
-		ssize_t k = write(fd, j.out.buf + off, j.out.len - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			rc = -errno;
-			break;
-		}
-		off += (size_t)k;
-	}
+	rc = fd__write_all(fd, j.out.buf, j.out.len);
 	if (!rc && fsync(fd))
 		rc = -errno;
 	if (close(fd) && !rc)

@@ -13,7 +13,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
-#include "report/flamegraph.h"
+#include "perf/fold.h"
 #include "lua/ctx.h"
 
 #define MAX_METRICS 256
@@ -349,14 +349,14 @@ static int report_note(lua_State *L)
 /*
  * ctx:flamegraph{ title =, folded = "a;b;c 12\n..." or { "a;b;c 12", ... },
  *                 unit = "samples" | "us" }
- * Folded stacks, root first; bounded and merged in core/flamegraph.c. Input
+ * Folded stacks, root first; bounded and merged in perf/fold.c. Input
  * is checked before anything is allocated in C, and the C side raises only
  * after freeing, so an error never leaks the builder.
  */
 static int report_flamegraph(lua_State *L)
 {
 	struct check_result *r = report_result(L);
-	struct fg_fold *f = NULL;
+	struct fold *f = NULL;
 	struct evidence *e;
 	char err[160] = "";
 	char *title, *unit;
@@ -381,7 +381,7 @@ static int report_flamegraph(lua_State *L)
 		return luaL_argerror(L, 2, "flamegraph unit must be \"samples\" or \"us\"");
 	}
 	title = text_field(L, 2, "title");
-	f = flamegraph__fold_new();
+	f = fold__new();
 	if (!f) {
 		rc = -1;
 		snprintf(err, sizeof(err), "out of memory");
@@ -389,7 +389,7 @@ static int report_flamegraph(lua_State *L)
 		size_t len;
 		const char *s = lua_tolstring(L, -1, &len);
 
-		rc = flamegraph__fold_text(f, s, len, err, sizeof(err));
+		rc = fold__text(f, s, len, err, sizeof(err));
 	} else {
 		for (lua_Integer i = 1; i <= n && !rc; i++) {
 			size_t len;
@@ -397,7 +397,7 @@ static int report_flamegraph(lua_State *L)
 
 			lua_rawgeti(L, -1, i);
 			s = lua_tolstring(L, -1, &len);
-			rc = flamegraph__fold_text(f, s, len, err, sizeof(err));
+			rc = fold__text(f, s, len, err, sizeof(err));
 			lua_pop(L, 1);
 		}
 	}
@@ -407,14 +407,14 @@ static int report_flamegraph(lua_State *L)
 		e->title = title;
 		e->unit = unit ? unit : strdup("samples");
 		title = unit = NULL;
-		if (flamegraph__fold_finish(f, e)) {
+		if (fold__finish(f, &e->fg)) {
 			rc = -1;
 			snprintf(err, sizeof(err), "out of memory");
 		}
 	}
 	free(title);
 	free(unit);
-	flamegraph__fold_free(f);
+	fold__free(f);
 	if (rc)
 		return luaL_error(L, "flamegraph: %s", err);
 	return 0;

@@ -57,20 +57,6 @@ const struct engine_limits engine_default_limits = {
 /* A check or a lib module larger than this is not a check. */
 #define CHECK_FILE_MAX (4u << 20)
 
-static const char *const status_names[] = { "ok", "warn", "crit", "unknown", "skip", "error" };
-
-const char *status__name(enum status st)
-{
-	return status_names[st];
-}
-
-int status__rank(enum status st)
-{
-	static const int rank[] = { [ST_SKIP] = 0, [ST_OK] = 1,    [ST_UNKNOWN] = 2,
-				    [ST_ERROR] = 3, [ST_WARN] = 4, [ST_CRIT] = 5 };
-	return rank[st];
-}
-
 /* ---- budgets ---- */
 
 struct budget {
@@ -1615,21 +1601,6 @@ static void set_failure(struct check_result *out, const char *fmt, ...)
 	out->error = strdup(msg);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Each check runs in a child process: the hook and the allocator stop what Lua
  * can stop, and the parent's watchdog kills what it cannot (a pathological
@@ -1675,7 +1646,7 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 		close(fds[0]);
 		run_check_here(cat, def, an, lim, &r);
 		check_result__encode(&r, &sb);
-		_exit(sb.oom || write_all(fds[1], sb.buf, sb.len) ? 2 : 0);
+		_exit(sb.oom || fd__write_all(fds[1], sb.buf, sb.len) ? 2 : 0);
 	}
 	close(fds[1]);
 	deadline = t0 + (int64_t)((lim->wall_s + WATCHDOG_GRACE_S) * 1e9);

@@ -12,6 +12,20 @@
 #include "lua/engine.h"
 #include "util/json.h"
 
+static const char *const status_names[] = { "ok", "warn", "crit", "unknown", "skip", "error" };
+
+const char *status__name(enum status st)
+{
+	return status_names[st];
+}
+
+int status__rank(enum status st)
+{
+	static const int rank[] = { [ST_SKIP] = 0, [ST_OK] = 1,    [ST_UNKNOWN] = 2,
+				    [ST_ERROR] = 3, [ST_WARN] = 4, [ST_CRIT] = 5 };
+	return rank[st];
+}
+
 void check_result__free(struct check_result *r)
 {
 	for (size_t i = 0; i < r->nmetrics; i++) {
@@ -43,7 +57,7 @@ void check_result__free(struct check_result *r)
 		free(e->rows);
 		strv__free(&e->columns);
 		free(e->values);
-		strv__free(&e->stacks);
+		folded_stacks__free(&e->fg);
 	}
 	free(r->evidence);
 	strv__free(&r->next);
@@ -137,11 +151,13 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		for (size_t k = 0; k < e->nvalues; k++)
 			put_f64(sb, e->values[k]);
 		put_f64(sb, e->step_s);
-		put_strv(sb, &e->stacks);
-		put_u64(sb, e->total);
-		put_u64(sb, e->stacks_in);
-		put_u64(sb, e->other);
-		put_u64(sb, e->depth_cut);
+		put_strv(sb, &e->fg.stacks);
+		for (size_t k = 0; k < e->fg.stacks.n; k++)
+			put_f64(sb, e->fg.counts[k]);
+		put_u64(sb, e->fg.total);
+		put_u64(sb, e->fg.stacks_in);
+		put_u64(sb, e->fg.other);
+		put_u64(sb, e->fg.depth_cut);
 	}
 	put_strv(sb, &r->next);
 	put_str(sb, r->summary);
@@ -337,14 +353,15 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 		for (size_t k = 0; k < nvalues && !rb.bad; k++)
 			e->values[e->nvalues++] = get_f64(&rb);
 		e->step_s = get_f64(&rb);
-		get_strv(&rb, &e->stacks);
-		e->total = get_u64(&rb);
-		e->stacks_in = get_u64(&rb);
-		e->other = get_u64(&rb);
-		e->depth_cut = get_u64(&rb);
-		/* A flame graph's counts are its values, one per stack. */
-		if (e->kind == EV_FLAMEGRAPH && e->stacks.n != e->nvalues)
-			rb.bad = 1;
+		get_strv(&rb, &e->fg.stacks);
+		/* one count per stack */
+		e->fg.counts = get_array(&rb, e->fg.stacks.n, sizeof(double));
+		for (size_t k = 0; k < e->fg.stacks.n && !rb.bad; k++)
+			e->fg.counts[k] = get_f64(&rb);
+		e->fg.total = get_u64(&rb);
+		e->fg.stacks_in = get_u64(&rb);
+		e->fg.other = get_u64(&rb);
+		e->fg.depth_cut = get_u64(&rb);
 	}
 	get_strv(&rb, &r->next);
 	r->summary = get_str(&rb);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Folded stacks -> bounded flame graph evidence -> an SVG in report.html.
+ * Folded stacks (perf/fold.h) -> an SVG in report.html.
  *
  * Layout, as in Brendan Gregg's flamegraph.pl: the root ("all") at the
  * bottom, one row per stack depth, each frame as wide as its count (its own
@@ -22,285 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perf/fold.h"
 #include "report/flamegraph.h"
-
-/* ---- folding ---- */
-
-struct fold_entry {
-	char *stack; /* NULL: free slot */
-	size_t len;
-	uint64_t count;
-};
-
-struct fg_fold {
-	struct fold_entry *slots;
-	size_t cap, used;
-	uint64_t total, depth_cut, lines;
-	struct strbuf line; /* the normalised stack of the current line */
-};
-
-static uint64_t hash_bytes(const char *s, size_t n, uint64_t h)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-struct fg_fold *flamegraph__fold_new(void)
-{
-	struct fg_fold *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return NULL;
-	f->cap = 1024;
-	f->slots = calloc(f->cap, sizeof(*f->slots));
-	if (!f->slots) {
-		free(f);
-		return NULL;
-	}
-	return f;
-}
-
-void flamegraph__fold_free(struct fg_fold *f)
-{
-	if (!f)
-		return;
-	for (size_t i = 0; i < f->cap; i++)
-		free(f->slots[i].stack);
-	free(f->slots);
-	strbuf__free(&f->line);
-	free(f);
-}
-
-static int fold_grow(struct fg_fold *f)
-{
-	size_t cap = f->cap * 2;
-	struct fold_entry *ns = calloc(cap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->cap; i++) {
-		struct fold_entry *e = &f->slots[i];
-		size_t k;
-
-		if (!e->stack)
-			continue;
-		k = hash_bytes(e->stack, e->len, 0xcbf29ce484222325ull) & (cap - 1);
-		while (ns[k].stack)
-			k = (k + 1) & (cap - 1);
-		ns[k] = *e;
-	}
-	free(f->slots);
-	f->slots = ns;
-	f->cap = cap;
-	return 0;
-}
-
-static int fold_add(struct fg_fold *f, const char *s, size_t n, uint64_t count)
-{
-	size_t k;
-
-	if (f->used * 2 >= f->cap && fold_grow(f))
-		return -ENOMEM;
-	k = hash_bytes(s, n, 0xcbf29ce484222325ull) & (f->cap - 1);
-	while (f->slots[k].stack) {
-		if (f->slots[k].len == n && !memcmp(f->slots[k].stack, s, n)) {
-			f->slots[k].count += count;
-			return 0;
-		}
-		k = (k + 1) & (f->cap - 1);
-	}
-	f->slots[k].stack = malloc(n + 1);
-	if (!f->slots[k].stack)
-		return -ENOMEM;
-	memcpy(f->slots[k].stack, s, n);
-	f->slots[k].stack[n] = '\0';
-	f->slots[k].len = n;
-	f->slots[k].count = count;
-	f->used++;
-	return 0;
-}
-
-/* One frame into f->line: empty is "[unknown]", NUL is '?', long names are cut. */
-static void fold_frame(struct strbuf *sb, const char *s, size_t n)
-{
-	size_t cut = n, start;
-
-	if (!n) {
-		strbuf__puts(sb, "[unknown]");
-		return;
-	}
-	if (n > FG_MAX_FRAME) {
-		cut = FG_MAX_FRAME - 3;
-		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-			cut--;
-	}
-	start = sb->len;
-	strbuf__append(sb, s, cut);
-	/* A NUL would end the name early everywhere downstream. */
-	for (char *p = sb->oom ? NULL : sb->buf + start; p && p < sb->buf + sb->len; p++)
-		if (!*p)
-			*p = '?';
-	if (cut < n)
-		strbuf__puts(sb, "...");
-}
-
-static int fold_line(struct fg_fold *f, const char *s, size_t n, char *err, size_t errlen)
-{
-	size_t sp, depth = 0, i, start;
-	uint64_t count = 0;
-
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		n--;
-	if (!n)
-		return 0;
-	f->lines++;
-	if (n > FG_MAX_LINE) {
-		snprintf(err, errlen, "line %llu: longer than %u bytes",
-			 (unsigned long long)f->lines, FG_MAX_LINE);
-		return -EINVAL;
-	}
-	for (sp = n; sp > 0 && s[sp - 1] != ' ' && s[sp - 1] != '\t'; sp--)
-		;
-	if (!sp || sp == n) {
-		snprintf(err, errlen, "line %llu: no count after the stack (want \"a;b;c 12\")",
-			 (unsigned long long)f->lines);
-		return -EINVAL;
-	}
-	for (i = sp; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || count > FG_MAX_COUNT / 10) {
-			snprintf(err, errlen,
-				 "line %llu: the count must be an unsigned integer below 2^53",
-				 (unsigned long long)f->lines);
-			return -EINVAL;
-		}
-		count = count * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (count > FG_MAX_COUNT || f->total + count > FG_MAX_COUNT) {
-		snprintf(err, errlen, "line %llu: the counts add up past 2^53",
-			 (unsigned long long)f->lines);
-		return -EINVAL;
-	}
-	n = sp - 1;
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	if (!n) {
-		snprintf(err, errlen, "line %llu: empty stack", (unsigned long long)f->lines);
-		return -EINVAL;
-	}
-	if (!count)
-		return 0;
-	f->line.len = 0;
-	for (start = 0, i = 0; i <= n; i++) {
-		if (i < n && s[i] != ';')
-			continue;
-		if (depth == FG_MAX_DEPTH - 1 && i < n) {
-			/* Keep the root side, where the tree is; say what was cut. */
-			strbuf__puts(&f->line, ";" FG_DEEPER);
-			f->depth_cut++;
-			depth++;
-			break;
-		}
-		if (depth)
-			strbuf__append(&f->line, ";", 1);
-		fold_frame(&f->line, s + start, i - start);
-		depth++;
-		start = i + 1;
-	}
-	if (f->line.oom)
-		return -ENOMEM;
-	f->total += count;
-	return fold_add(f, f->line.buf, f->line.len, count);
-}
-
-int flamegraph__fold_text(struct fg_fold *f, const char *text, size_t n, char *err,
-			  size_t errlen)
-{
-	size_t i = 0, eol;
-	int rc;
-
-	while (i < n) {
-		const char *nl = memchr(text + i, '\n', n - i);
-
-		eol = nl ? (size_t)(nl - text) : n;
-		rc = fold_line(f, text + i, eol - i, err, errlen);
-		if (rc == -ENOMEM)
-			snprintf(err, errlen, "out of memory");
-		if (rc)
-			return rc;
-		i = eol + 1;
-	}
-	return 0;
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct fold_entry *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return strcmp(x->stack, y->stack);
-}
-
-int flamegraph__fold_finish(struct fg_fold *f, struct evidence *e)
-{
-	struct fold_entry *v;
-	size_t n = 0, keep, bytes = 0, total_bytes = 0, other_at = (size_t)-1;
-	int cut;
-
-	v = malloc((f->used + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < f->cap; i++)
-		if (f->slots[i].stack) {
-			v[n++] = f->slots[i];
-			total_bytes += f->slots[i].len + 1;
-		}
-	qsort(v, n, sizeof(*v), cmp_entry);
-	cut = n > FG_MAX_STACKS || total_bytes > FG_MAX_BYTES;
-	keep = cut ? FG_MAX_STACKS - 1 : n;
-	if (keep > n)
-		keep = n;
-	e->kind = EV_FLAMEGRAPH;
-	e->total = f->total;
-	e->stacks_in = n;
-	e->depth_cut = f->depth_cut;
-	e->values = calloc(keep + 2, sizeof(double));
-	if (!e->values) {
-		free(v);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (e->stacks.n < keep && bytes + v[i].len + 1 <= FG_MAX_BYTES) {
-			if (!strcmp(v[i].stack, FG_OTHER))
-				other_at = e->stacks.n;
-			bytes += v[i].len + 1;
-			if (strv__push(&e->stacks, v[i].stack))
-				goto oom;
-			e->values[e->nvalues++] = (double)v[i].count;
-		} else {
-			/* Smaller stacks only from here on: they all go to "[other]". */
-			keep = e->stacks.n;
-			e->other += v[i].count;
-		}
-	}
-	if (e->other) {
-		if (other_at != (size_t)-1) {
-			e->values[other_at] += (double)e->other;
-		} else {
-			if (strv__push(&e->stacks, FG_OTHER))
-				goto oom;
-			e->values[e->nvalues++] = (double)e->other;
-		}
-	}
-	free(v);
-	return 0;
-oom:
-	free(v);
-	return -ENOMEM;
-}
+#include "util/hash.h"
+#include "util/json.h"
 
 /* ---- rendering ---- */
 
@@ -329,7 +54,7 @@ struct fg_tree {
 
 static uint64_t node_hash(uint32_t parent, const char *s, size_t n)
 {
-	return hash_bytes(s, n, 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull));
+	return fnv1a(s, n, FNV1A_OFFSET ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull));
 }
 
 static int tree_rehash(struct fg_tree *t, size_t hcap)
@@ -398,9 +123,9 @@ static int tree_build(struct fg_tree *t, const struct evidence *e)
 		return -ENOMEM;
 	t->nodes[0] = (struct fg_node){ .name = "all", .len = 3 };
 	t->n = 1;
-	for (size_t i = 0; i < e->stacks.n && i < e->nvalues; i++) {
-		const char *s = e->stacks.v[i];
-		uint64_t c = e->values[i] > 0 ? (uint64_t)e->values[i] : 0;
+	for (size_t i = 0; i < e->fg.stacks.n; i++) {
+		const char *s = e->fg.stacks.v[i];
+		uint64_t c = e->fg.counts[i] > 0 ? (uint64_t)e->fg.counts[i] : 0;
 		uint32_t cur = 0;
 
 		if (!c)
@@ -565,7 +290,7 @@ static void render_frame(struct strbuf *sb, const struct fg_tree *t, const struc
 	strbuf__printf(sb, "<g class=\"%s\" data-n=\"%llu\"><title>",
 		       special_name(nd) ? "cx" : (const char *[]){ "c0", "c1", "c2", "c3", "c4",
 								  "c5", "c6", "c7" }
-						 [hash_bytes(nd->name, nd->len, 0) % 8],
+						 [fnv1a(nd->name, nd->len, 0) % 8],
 		       (unsigned long long)nd->value);
 	xml_escape(sb, nd->name, nd->len);
 	strbuf__puts(sb, "</title><rect x=\"");
@@ -632,20 +357,20 @@ static void render(struct strbuf *sb, const struct evidence *e, const struct fg_
 	strbuf__puts(sb, "</svg>\n<figcaption>");
 	flamegraph__fmt_count(tot, sizeof(tot), (double)t->total, e->unit);
 	xml_escape(sb, tot, strlen(tot));
-	strbuf__printf(sb, " in %llu distinct stacks. ", (unsigned long long)e->stacks_in);
+	strbuf__printf(sb, " in %llu distinct stacks. ", (unsigned long long)e->fg.stacks_in);
 	if (drawn < eligible)
 		strbuf__printf(sb, "The %zu widest frames are drawn; narrower ones are merged into "
 				   "their parent to bound the page size. ", drawn);
 	else
 		strbuf__printf(sb, "Frames of 0.1%% of the total or less are merged into their parent "
 				   "(%zu frames drawn). ", drawn);
-	if (e->other)
+	if (e->fg.other)
 		strbuf__printf(sb, "%llu stacks beyond the %zu largest are merged into "
 				   "&quot;[other]&quot;. ",
-			       (unsigned long long)(e->stacks_in + 1 - e->stacks.n), e->stacks.n - 1);
-	if (e->depth_cut)
+			       (unsigned long long)(e->fg.stacks_in + 1 - e->fg.stacks.n), e->fg.stacks.n - 1);
+	if (e->fg.depth_cut)
 		strbuf__printf(sb, "%llu stacks deeper than %d frames are cut at the leaf end. ",
-			       (unsigned long long)e->depth_cut, FG_MAX_DEPTH);
+			       (unsigned long long)e->fg.depth_cut, FG_MAX_DEPTH);
 	strbuf__puts(sb, "</figcaption>\n</figure>\n");
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "perf/fold.h"
 #include "report/flamegraph.h"
 #include "report/html.h"
 #include "report/report.h"
@@ -547,20 +548,20 @@ static void json_evidence(struct json *j, const struct evidence *e)
 
 		json_kv_str(j, "unit", e->unit ? e->unit : "samples");
 		json__key(j, "total");
-		json__int(j, (int64_t)e->total);
+		json__int(j, (int64_t)e->fg.total);
 		json__key(j, "stacks");
-		json__int(j, (int64_t)e->stacks_in);
+		json__int(j, (int64_t)e->fg.stacks_in);
 		json__key(j, "stacks_kept");
-		json__int(j, (int64_t)e->stacks.n - (e->other ? 1 : 0));
+		json__int(j, (int64_t)e->fg.stacks.n - (e->fg.other ? 1 : 0));
 		json__key(j, "other");
-		json__int(j, (int64_t)e->other);
+		json__int(j, (int64_t)e->fg.other);
 		json__key(j, "depth_cut");
-		json__int(j, (int64_t)e->depth_cut);
+		json__int(j, (int64_t)e->fg.depth_cut);
 		json__key(j, "folded");
 		json__begin_array(j);
-		for (size_t i = 0; i < e->stacks.n && i < e->nvalues; i++) {
+		for (size_t i = 0; i < e->fg.stacks.n; i++) {
 			line.len = 0;
-			strbuf__printf(&line, "%s %.0f", e->stacks.v[i], e->values[i]);
+			strbuf__printf(&line, "%s %.0f", e->fg.stacks.v[i], e->fg.counts[i]);
 			json__string_n(j, line.oom ? "" : line.buf, line.oom ? 0 : line.len);
 		}
 		json__end_array(j);
@@ -1032,27 +1033,27 @@ static void md_flamegraph(struct strbuf *sb, const struct run_report *rr,
 {
 	struct md_frame *fr = NULL;
 	size_t nfr = 0, cap = 0;
-	double total = (double)e->total;
+	double total = (double)e->fg.total;
 	char tot[64];
 
 	strbuf__printf(sb, "\n<!-- sonde:embed %zu -->\n\n", embed_index(rr, e));
 	flamegraph__fmt_count(tot, sizeof(tot), total, e->unit);
 	strbuf__puts(sb, "Flame graph: ");
 	md_text(sb, tot);
-	strbuf__printf(sb, " in %llu distinct stacks", (unsigned long long)e->stacks_in);
-	if (e->other)
+	strbuf__printf(sb, " in %llu distinct stacks", (unsigned long long)e->fg.stacks_in);
+	if (e->fg.other)
 		strbuf__printf(sb, " (the %zu largest kept, the rest merged into \\[other\\])",
-			       e->stacks.n - 1);
-	if (e->depth_cut)
+			       e->fg.stacks.n - 1);
+	if (e->fg.depth_cut)
 		strbuf__printf(sb, "; %llu stacks cut at %d frames",
-			       (unsigned long long)e->depth_cut, FG_MAX_DEPTH);
+			       (unsigned long long)e->fg.depth_cut, FG_MAX_DEPTH);
 	strbuf__puts(sb, ". The interactive graph (hover, zoom, search) is in report.html.\n");
-	if (!e->stacks.n || !(total > 0))
+	if (!e->fg.stacks.n || !(total > 0))
 		return;
 
 	/* Frames by their own count; a name seen several times in one stack counts once in incl. */
-	for (size_t i = 0; i < e->stacks.n && i < e->nvalues; i++) {
-		const char *p = e->stacks.v[i];
+	for (size_t i = 0; i < e->fg.stacks.n; i++) {
+		const char *p = e->fg.stacks.v[i];
 
 		for (;;) {
 			const char *q = strchr(p, ';');
@@ -1075,13 +1076,13 @@ static void md_flamegraph(struct strbuf *sb, const struct run_report *rr,
 					cap = nc;
 				}
 				fr[nfr++] = (struct md_frame){ .name = p, .len = len, .seen = i + 1 };
-				fr[k].incl += e->values[i];
+				fr[k].incl += e->fg.counts[i];
 			} else if (fr[k].seen != i + 1) {
 				fr[k].seen = i + 1;
-				fr[k].incl += e->values[i];
+				fr[k].incl += e->fg.counts[i];
 			}
 			if (!q) {
-				fr[k].self += e->values[i];
+				fr[k].self += e->fg.counts[i];
 				break;
 			}
 			p = q + 1;
@@ -1109,8 +1110,8 @@ static void md_flamegraph(struct strbuf *sb, const struct run_report *rr,
 	free(fr);
 
 	strbuf__puts(sb, "\n| largest stacks (leaf last) | count | share |\n|---|---:|---:|\n");
-	for (size_t i = 0; i < e->stacks.n && i < e->nvalues && i < MD_FG_TOP; i++) {
-		const char *s = e->stacks.v[i];
+	for (size_t i = 0; i < e->fg.stacks.n && i < MD_FG_TOP; i++) {
+		const char *s = e->fg.stacks.v[i];
 		size_t n = strlen(s), from = 0;
 		char c[64];
 
@@ -1132,11 +1133,11 @@ static void md_flamegraph(struct strbuf *sb, const struct run_report *rr,
 			strbuf__puts(sb, " → ");
 			p = q + 1;
 		}
-		flamegraph__fmt_count(c, sizeof(c), e->values[i], e->unit);
+		flamegraph__fmt_count(c, sizeof(c), e->fg.counts[i], e->unit);
 		strbuf__puts(sb, " | ");
 		md_text(sb, c);
 		strbuf__puts(sb, " | ");
-		md_pct(sb, e->values[i], total);
+		md_pct(sb, e->fg.counts[i], total);
 		strbuf__puts(sb, " |\n");
 	}
 }

@@ -109,9 +109,12 @@ int trace__probe(char *why, size_t whylen);
 int trace_tool__probe(const struct trace_tool *tool, enum trace_attach *attach, char *why,
 		      size_t whylen);
 
+/* How many tools one window can run: every tool of the table, once. */
+#define TRACE_MAX_TOOLS 24
+
 /* Every tool of one window. */
 struct trace_set {
-	struct trace_run runs[24];
+	struct trace_run runs[TRACE_MAX_TOOLS];
 	size_t nruns;
 	char raw_dir[4096];
 	/* per requested tool: the outcome so far, kept for the JSON */
@@ -120,7 +123,7 @@ struct trace_set {
 		int started;
 		char reason[512];       /* why it did not start ("" when it did) */
 		char attempts[1024];    /* "tp_btf: ...; raw_tp: ..." for variants refused */
-	} outcome[24];
+	} outcome[TRACE_MAX_TOOLS];
 	size_t nout;
 	const char *disabled;       /* non-NULL: BPF off, this is why (--no-bpf) */
 };

@@ -59,25 +59,34 @@ cleanup:
 	return err;
 }
 
+int fd__write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		/* write(2) returns 0 only for len 0; never loop on it */
+		if (w == 0)
+			return -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
 int file__write_all(const char *path, const void *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	size_t off = 0;
-	int err = 0;
+	int err;
 
 	if (fd < 0)
 		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, (const char *)data + off, len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
+	err = fd__write_all(fd, data, len);
 	if (close(fd) && !err)
 		err = -errno;
 	return err;

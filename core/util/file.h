@@ -18,5 +18,7 @@ int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, si
  * symlink; every short write continued. 0 or -errno (a failed close too).
  */
 int file__write_all(const char *path, const void *data, size_t len);
+/* Write all len bytes to fd, continuing short writes and EINTR. 0 or -errno. */
+int fd__write_all(int fd, const void *data, size_t len);
 
 #endif

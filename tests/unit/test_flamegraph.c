@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lua/engine.h"
+#include "perf/fold.h"
 #include "report/flamegraph.h"
 #include "report/html.h"
 #include "util/json.h"
@@ -25,23 +26,23 @@ static void evidence_free(struct evidence *e)
 {
 	free(e->title);
 	free(e->unit);
-	free(e->values);
-	strv__free(&e->stacks);
+	folded_stacks__free(&e->fg);
 	memset(e, 0, sizeof(*e));
 }
 
 /* Fold text into e; returns the fold's rc, err holds the reason. */
 static int fold(const char *text, struct evidence *e, char *err, size_t errlen)
 {
-	struct fg_fold *f = flamegraph__fold_new();
+	struct fold *f = fold__new();
 	int rc;
 
 	memset(e, 0, sizeof(*e));
+	e->kind = EV_FLAMEGRAPH;
 	err[0] = '\0';
-	rc = flamegraph__fold_text(f, text, strlen(text), err, errlen);
+	rc = fold__text(f, text, strlen(text), err, errlen);
 	if (!rc)
-		rc = flamegraph__fold_finish(f, e);
-	flamegraph__fold_free(f);
+		rc = fold__finish(f, &e->fg);
+	fold__free(f);
 	return rc;
 }
 
@@ -261,21 +262,21 @@ static void test_fold(void)
 
 	rc = fold("a;b;c 3\n\n  \na;b;c 2\r\na;b 5\na;d 0\nx 1  \n", &e, err, sizeof(err));
 	is_int(rc, 0, "fold: plain folded text");
-	is_int(e.stacks.n, 3, "duplicates merged, zero counts dropped");
-	is_int(e.total, 11, "total is the sum of the counts");
-	is_int(e.stacks_in, 3, "three distinct stacks given");
-	ok(e.stacks.n == 3 && !strcmp(e.stacks.v[0], "a;b") && e.values[0] == 5 &&
-		   !strcmp(e.stacks.v[1], "a;b;c") && e.values[1] == 5 && !strcmp(e.stacks.v[2], "x"),
+	is_int(e.fg.stacks.n, 3, "duplicates merged, zero counts dropped");
+	is_int(e.fg.total, 11, "total is the sum of the counts");
+	is_int(e.fg.stacks_in, 3, "three distinct stacks given");
+	ok(e.fg.stacks.n == 3 && !strcmp(e.fg.stacks.v[0], "a;b") && e.fg.counts[0] == 5 &&
+		   !strcmp(e.fg.stacks.v[1], "a;b;c") && e.fg.counts[1] == 5 && !strcmp(e.fg.stacks.v[2], "x"),
 	   "largest first, ties by name");
 	evidence_free(&e);
 
 	rc = fold("a;;c 2\n", &e, err, sizeof(err));
-	ok(!rc && e.stacks.n == 1 && !strcmp(e.stacks.v[0], "a;[unknown];c"),
+	ok(!rc && e.fg.stacks.n == 1 && !strcmp(e.fg.stacks.v[0], "a;[unknown];c"),
 	   "an empty frame is [unknown]");
 	evidence_free(&e);
 
 	rc = fold("int operator new(unsigned long);main 7\n", &e, err, sizeof(err));
-	ok(!rc && !strcmp(e.stacks.v[0], "int operator new(unsigned long);main"),
+	ok(!rc && !strcmp(e.fg.stacks.v[0], "int operator new(unsigned long);main"),
 	   "frames may hold spaces: the count is after the last one");
 	evidence_free(&e);
 
@@ -314,15 +315,15 @@ static void test_caps(void)
 		strbuf__printf(&in, "p;f%d;g 1%s", i, i < 10 ? "00\n" : "\n");
 	rc = fold(in.buf, &e, err, sizeof(err));
 	is_int(rc, 0, "6000 stacks fold");
-	is_int(e.stacks.n, FG_MAX_STACKS, "at most %d stacks kept", FG_MAX_STACKS);
-	is_int(e.stacks_in, 6000, "the distinct stacks given are counted");
-	ok(!strcmp(e.stacks.v[e.stacks.n - 1], FG_OTHER) && e.other == 6000 - (FG_MAX_STACKS - 1),
-	   "the rest are merged into [other] (%llu)", (unsigned long long)e.other);
-	for (size_t i = 0; i < e.nvalues; i++)
-		sum += e.values[i];
-	ok(sum == (double)e.total && e.total == 10 * 100 + 5990,
+	is_int(e.fg.stacks.n, FG_MAX_STACKS, "at most %d stacks kept", FG_MAX_STACKS);
+	is_int(e.fg.stacks_in, 6000, "the distinct stacks given are counted");
+	ok(!strcmp(e.fg.stacks.v[e.fg.stacks.n - 1], FG_OTHER) && e.fg.other == 6000 - (FG_MAX_STACKS - 1),
+	   "the rest are merged into [other] (%llu)", (unsigned long long)e.fg.other);
+	for (size_t i = 0; i < e.fg.stacks.n; i++)
+		sum += e.fg.counts[i];
+	ok(sum == (double)e.fg.total && e.fg.total == 10 * 100 + 5990,
 	   "no count is lost in the cut");
-	ok(e.values[0] == 100, "the largest stacks are the ones kept");
+	ok(e.fg.counts[0] == 100, "the largest stacks are the ones kept");
 	evidence_free(&e);
 
 	/* 300 frames deep: cut at FG_MAX_DEPTH, root side kept. */
@@ -330,13 +331,13 @@ static void test_caps(void)
 		strbuf__printf(&deep, "%sd%d", i ? ";" : "", i);
 	strbuf__puts(&deep, " 4\n");
 	rc = fold(deep.buf, &e, err, sizeof(err));
-	for (const char *p = e.stacks.n ? e.stacks.v[0] : ""; *p; p++)
+	for (const char *p = e.fg.stacks.n ? e.fg.stacks.v[0] : ""; *p; p++)
 		nframes += *p == ';';
-	ok(!rc && nframes == FG_MAX_DEPTH && e.depth_cut == 1, "a deep stack is cut at %d frames",
+	ok(!rc && nframes == FG_MAX_DEPTH && e.fg.depth_cut == 1, "a deep stack is cut at %d frames",
 	   FG_MAX_DEPTH);
-	ok(e.stacks.n && !strncmp(e.stacks.v[0], "d0;d1;", 6) &&
-		   strstr(e.stacks.v[0], ";" FG_DEEPER) &&
-		   !strcmp(strstr(e.stacks.v[0], ";" FG_DEEPER), ";" FG_DEEPER),
+	ok(e.fg.stacks.n && !strncmp(e.fg.stacks.v[0], "d0;d1;", 6) &&
+		   strstr(e.fg.stacks.v[0], ";" FG_DEEPER) &&
+		   !strcmp(strstr(e.fg.stacks.v[0], ";" FG_DEEPER), ";" FG_DEEPER),
 	   "the root side is kept, the cut is a named frame");
 	{
 		char *html = render(&e);
@@ -356,9 +357,9 @@ static void test_caps(void)
 		strbuf__puts(&longname, i % 2 ? "\xc3\xa9" : "x");
 	strbuf__puts(&longname, " 3\n");
 	rc = fold(longname.buf, &e, err, sizeof(err));
-	ok(!rc && strlen(e.stacks.v[0]) <= 5 + FG_MAX_FRAME && strstr(e.stacks.v[0], "..."),
+	ok(!rc && strlen(e.fg.stacks.v[0]) <= 5 + FG_MAX_FRAME && strstr(e.fg.stacks.v[0], "..."),
 	   "a long frame name is cut at %d bytes", FG_MAX_FRAME);
-	ok(valid_utf8(e.stacks.v[0]), "and cut on a UTF-8 boundary");
+	ok(valid_utf8(e.fg.stacks.v[0]), "and cut on a UTF-8 boundary");
 	evidence_free(&e);
 	strbuf__free(&in);
 	strbuf__free(&deep);
@@ -417,7 +418,7 @@ static void test_geometry(void)
 	evidence_free(&e);
 
 	/* Empty input. */
-	ok(fold("", &e, err, sizeof(err)) == 0 && e.stacks.n == 0 && e.total == 0,
+	ok(fold("", &e, err, sizeof(err)) == 0 && e.fg.stacks.n == 0 && e.fg.total == 0,
 	   "empty folded text is an empty flame graph");
 	html = render(&e);
 	ok(html && !strstr(html, "<svg") && strstr(html, "empty"), "rendered as a sentence");
@@ -619,8 +620,8 @@ static void test_wire(void)
 	check_result__encode(&r, &sb);
 	rc = check_result__decode(&back, sb.buf, sb.len);
 	ok(!rc && back.nevidence == 1 && back.evidence[0].kind == EV_FLAMEGRAPH &&
-		   back.evidence[0].stacks.n == 2 && back.evidence[0].total == 5 &&
-		   back.evidence[0].values[1] == 2 && !strcmp(back.evidence[0].stacks.v[1], "a;c") &&
+		   back.evidence[0].fg.stacks.n == 2 && back.evidence[0].fg.total == 5 &&
+		   back.evidence[0].fg.counts[1] == 2 && !strcmp(back.evidence[0].fg.stacks.v[1], "a;c") &&
 		   !strcmp(back.evidence[0].title, "CPU <profile>"),
 	   "a flame graph crosses the wire");
 	if (!rc)

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The catalog: methodologies (methodologies/), checks (checks/, plus a
+ * user's --checks DIR), their lib modules, and the ranking rules
+ * (ranking/verdict.lua), loaded and validated once; the first problem is a
+ * one-line error naming file and field.
+ */
+#ifndef SONDE_CATALOG_H
+#define SONDE_CATALOG_H
+
+#include <stddef.h>
+
+#include "util/strv.h"
+
+struct methodology {
+	char *id, *title, *description;
+	int order;
+	struct strv resources, metrics, tags;
+	struct strv na_cells;   /* "fd.saturation" ... */
+	struct strv na_reasons; /* parallel to na_cells */
+	/* drill-down rules (methodologies/drilldown.lua): a finding of trigger -> run these */
+	struct drill_rule {
+		char *trigger;      /* a check id: fires when that check ends in warn or crit */
+		struct strv run;    /* drill-down check ids (methodology "drilldown") */
+		char *why;          /* shown in the report */
+	} *rules;
+	size_t nrules;
+};
+
+enum arg_type { ARG_NUMBER, ARG_STRING, ARG_BOOLEAN };
+
+struct check_arg {
+	char *name, *help;
+	enum arg_type type;
+	double num;
+	char *str;
+	int boolean;
+};
+
+struct check_def {
+	char *id, *title, *description;
+	char *methodology, *resource, *metric;
+	struct strv tags, collect;
+	struct check_arg *args;
+	size_t nargs;
+	char *origin; /* "checks/use/cpu-saturation.lua" or the user's file path */
+	char *source;
+	size_t source_len;
+	int user;     /* from --checks DIR */
+};
+
+struct lib_source {
+	char *name, *origin, *source;
+	size_t source_len;
+};
+
+/*
+ * methodologies/verdict.lua: a finding of check `consequence` is explained by a
+ * finding of check `cause` (always, or only when the cause's first culprit is
+ * one of the consequence's culprits); see docs/verdict.md.
+ */
+struct explain_rule {
+	char *cause, *consequence, *reason;
+	int same_culprit;
+	int or_kernel;      /* "same_culprit_or_kernel": a kernel-thread culprit counts as the same */
+};
+
+/* The metric (a %) that says how much of a check's resource capacity was lost. */
+struct capacity_rule {
+	char *check, *metric;
+};
+
+struct catalog {
+	struct methodology *meth;
+	size_t nmeth;
+	struct check_def *checks; /* in run order: methodology, resource, metric, id */
+	size_t nchecks;
+	struct lib_source *libs;
+	size_t nlibs;
+	char *css; /* reports/report.css */
+	struct explain_rule *explains; /* in the table's order */
+	size_t nexplains;
+	struct capacity_rule *capacity;
+	size_t ncapacity;
+};
+
+/* Load and validate everything; the first problem is a one-line error naming file and field. */
+int catalog__load(struct catalog *cat, const char *user_dir, char *errbuf, size_t errlen);
+void catalog__free(struct catalog *cat);
+/*
+ * Load one check's source as if it were rel ("use/cpu-x.lua") and validate it
+ * against cat's vocabularies, without adding it (the schema fuzzer). 0 or
+ * -errno with the one-line error.
+ */
+int catalog__validate_check(const struct catalog *cat, const char *rel, const char *src,
+			    size_t len, char *err, size_t errlen);
+const struct methodology *catalog__methodology(const struct catalog *cat, const char *id);
+const struct check_def *catalog__check(const struct catalog *cat, const char *id);
+/* "--set ID.ARG=VALUE": validated against the check's declared args. */
+int catalog__set_arg(struct catalog *cat, const char *assignment, char *errbuf, size_t errlen);
+
+#endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a check produces: its status, metrics, known unknowns, culprits and
+ * evidence (tables, series, notes, flame graphs). The Lua host fills one per
+ * check (ctx_report.c) in a child process and sends it back over a pipe in
+ * the wire form below; the report layer reads them.
+ */
+#ifndef SONDE_RESULT_H
+#define SONDE_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf/fold.h"
+#include "util/strbuf.h"
+#include "util/strv.h"
+
+enum status { ST_OK, ST_WARN, ST_CRIT, ST_UNKNOWN, ST_SKIP, ST_ERROR };
+const char *status__name(enum status st);
+/* How bad, for the matrix and ranking: crit > warn > error > unknown > ok > skip. */
+int status__rank(enum status st);
+
+struct metric {
+	char *name, *instance, *unit;
+	double value;
+	int has_warn, has_crit, lower_is_worse;
+	double warn, crit;
+	enum status st;
+	int has_range;     /* the spread of the per-interval values behind it */
+	double range_lo, range_hi;
+};
+
+struct unknown_metric {
+	char *name, *reason;
+};
+
+struct culprit {
+	int pid;
+	char *comm, *cmdline;
+	double share;
+	int kernel_thread; /* a kernel thread: its CPU time serves others (I/O, interrupts) */
+};
+
+enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH };
+
+struct evidence {
+	enum evidence_kind kind;
+	char *title, *unit;
+	struct strv columns;
+	char ***rows; /* nrows x columns.n strings */
+	size_t nrows;
+	double *values; /* series */
+	size_t nvalues;
+	double step_s;  /* series: seconds between values */
+	struct folded_stacks fg; /* flamegraph (perf/fold.h) */
+};
+
+struct check_result {
+	const struct check_def *def;
+	enum status st;
+	struct metric *metrics;
+	size_t nmetrics;
+	struct unknown_metric *unknowns;
+	size_t nunknowns;
+	struct culprit *culprits;
+	size_t nculprits;
+	struct evidence *evidence;
+	size_t nevidence;
+	struct strv next;
+	char *summary;
+	char *error, *traceback;
+	double elapsed_ms;
+	size_t mem_peak;
+	uint64_t instructions;
+	double score; /* how far past its threshold the worst metric is (ranking) */
+};
+
+void check_result__free(struct check_result *r);
+
+/* The wire form a check's child process sends its result in (check_result.c). */
+void check_result__encode(const struct check_result *r, struct strbuf *sb);
+/* Bounded decoding of untrusted bytes: 0, or -EINVAL with r left empty. */
+int check_result__decode(struct check_result *r, const void *buf, size_t len);
+
+#endif
