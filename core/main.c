@@ -505,19 +505,6 @@ static int copy_file(const char *src, const char *dst)
 	return err;
 }
 
-/* compact: 20261121T153000Z (file names), else 2026-11-21T15:30:00Z */
-static void iso_time(int64_t ns, char *buf, size_t len, int compact)
-{
-	time_t s = (time_t)(ns / 1000000000);
-	struct tm tm;
-
-	gmtime_r(&s, &tm);
-	if (compact)
-		strftime(buf, len, "%Y%m%dT%H%M%SZ", &tm);
-	else
-		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static int write_manifest(const char *stage, const struct run_report *rr, char *err, size_t errlen)
 {
 	struct bundle_list bl = { 0 };
@@ -554,10 +541,10 @@ static int write_manifest(const char *stage, const struct run_report *rr, char *
 	else
 		json__null(&j);
 	json__end_object(&j);
-	iso_time(an->start_wall_ns, t, sizeof(t), 0);
+	clock__iso8601(an->start_wall_ns, t, sizeof(t), 0);
 	json__key(&j, "start");
 	json__string(&j, t);
-	iso_time(an->end_wall_ns, t, sizeof(t), 0);
+	clock__iso8601(an->end_wall_ns, t, sizeof(t), 0);
 	json__key(&j, "end");
 	json__string(&j, t);
 	json__key(&j, "partial");
@@ -597,7 +584,7 @@ static void bundle_path(const char *dir, const struct analysis *an, char *out, s
 	host[k] = '\0';
 	if (!k)
 		snprintf(host, sizeof(host), "unknown");
-	iso_time(an->start_wall_ns, t, sizeof(t), 1);
+	clock__iso8601(an->start_wall_ns, t, sizeof(t), 1);
 	/* A clash with an existing bundle is resolved when it is published (bundle__write). */
 	snprintf(out, len, "%s/sonde-%s-%s.tar.xz", dir, host, t);
 }

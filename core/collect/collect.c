@@ -27,14 +27,6 @@
 #define SONDE_VERSION "dev"
 #endif
 
-int64_t clock__ns(int clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* ---- reader ---- */
 
 static int reader__grow(struct reader *rd, size_t want)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "collect/capture.h"
+#include "util/clock.h"
 
 /* The reader: all /proc and /sys access goes through it. */
 struct reader {
@@ -101,6 +102,5 @@ struct window_result {
 int window__observe(const struct window_opts *o, struct window_result *res, char *errbuf,
 		    size_t errlen);
 
-int64_t clock__ns(int clk);
 
 #endif

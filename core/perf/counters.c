@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect/collect.h"
+#include "util/clock.h"
 #include "util/json.h"
 #include "util/file.h"
 #include "perf/counters.h"

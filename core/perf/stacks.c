@@ -20,7 +20,7 @@
 
 #include <bpf/bpf.h>
 
-#include "collect/collect.h"
+#include "util/clock.h"
 #include "perf/stacks.h"
 
 struct stack_poller {

@@ -17,6 +17,7 @@
 #include "report/flamegraph.h"
 #include "report/html.h"
 #include "report/report.h"
+#include "util/clock.h"
 
 /* ---- ranking ---- */
 
@@ -433,11 +434,8 @@ static void check_anchor(const struct check_def *d, char *buf, size_t len)
 static void json_time(struct json *j, const char *key, int64_t ns)
 {
 	char buf[64];
-	time_t s = (time_t)(ns / 1000000000);
-	struct tm tm;
 
-	gmtime_r(&s, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock__iso8601(ns, buf, sizeof(buf), 0);
 	json__key(j, key);
 	json__string(j, buf);
 }

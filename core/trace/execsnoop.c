@@ -18,7 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collect/collect.h"
+#include "util/clock.h"
 #include "trace/trace.h"
 #include "execsnoop.h"
 #include "execsnoop.skel.h"

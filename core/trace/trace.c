@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collect/collect.h"
+#include "util/clock.h"
 #include "util/file.h"
 #include "trace/trace.h"
 
