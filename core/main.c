@@ -40,7 +40,6 @@
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
 #define EXIT_FAIL_ON 3
-#define MANIFEST_SCHEMA "sonde.manifest/1"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -505,90 +504,6 @@ static int copy_file(const char *src, const char *dst)
 	return err;
 }
 
-static int write_manifest(const char *stage, const struct run_report *rr, char *err, size_t errlen)
-{
-	struct bundle_list bl = { 0 };
-	struct json j = { .pretty = 1 };
-	const struct analysis *an = rr->an;
-	char t[64];
-	int rc;
-
-	rc = bundle__scan(stage, &bl);
-	if (rc) {
-		snprintf(err, errlen, "listing %s: %s", stage, strerror(-rc));
-		return rc;
-	}
-	json__begin_object(&j);
-	json__key(&j, "schema");
-	json__string(&j, MANIFEST_SCHEMA);
-	json__key(&j, "sonde_version");
-	json__string(&j, SONDE_VERSION);
-	json__key(&j, "command");
-	json__string(&j, rr->command ? rr->command : "");
-	json__key(&j, "host");
-	json__begin_object(&j);
-	json__key(&j, "hostname");
-	json__string(&j, an->hostname);
-	json__key(&j, "kernel");
-	json__string(&j, an->kernel);
-	json__key(&j, "cpus");
-	json__int(&j, an->cpus);
-	json__key(&j, "mem_total_bytes");
-	json__int(&j, (int64_t)an->mem_total);
-	json__key(&j, "virtualization");
-	if (an->virt[0])
-		json__string(&j, an->virt);
-	else
-		json__null(&j);
-	json__end_object(&j);
-	clock__iso8601(an->start_wall_ns, t, sizeof(t), 0);
-	json__key(&j, "start");
-	json__string(&j, t);
-	clock__iso8601(an->end_wall_ns, t, sizeof(t), 0);
-	json__key(&j, "end");
-	json__string(&j, t);
-	json__key(&j, "partial");
-	json__bool(&j, an->partial);
-	json__key(&j, "files");
-	json__begin_array(&j);
-	for (size_t i = 0; i < bl.n; i++) {
-		json__begin_object(&j);
-		json__key(&j, "path");
-		json__string(&j, bl.m[i].path);
-		json__key(&j, "size");
-		json__int(&j, (int64_t)bl.m[i].size);
-		json__key(&j, "sha256");
-		json__string(&j, bl.m[i].sha256);
-		json__end_object(&j);
-	}
-	json__end_array(&j);
-	json__end_object(&j);
-	strbuf__puts(&j.out, "\n");
-	bundle_list__free(&bl);
-	rc = j.out.oom ? -ENOMEM : write_file(stage, "manifest.json", j.out.buf, j.out.len);
-	if (rc)
-		snprintf(err, errlen, "writing manifest.json: %s", strerror(-rc));
-	strbuf__free(&j.out);
-	return rc;
-}
-
-/* Host names become part of a file name: keep [A-Za-z0-9.-] only. */
-static void bundle_path(const char *dir, const struct analysis *an, char *out, size_t len)
-{
-	char host[64], t[32];
-	size_t k = 0;
-
-	for (const char *p = an->hostname; *p && k + 1 < sizeof(host); p++)
-		host[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9') || *p == '.' || *p == '-') ? *p : '_';
-	host[k] = '\0';
-	if (!k)
-		snprintf(host, sizeof(host), "unknown");
-	clock__iso8601(an->start_wall_ns, t, sizeof(t), 1);
-	/* A clash with an existing bundle is resolved when it is published (bundle__write). */
-	snprintf(out, len, "%s/sonde-%s-%s.tar.xz", dir, host, t);
-}
-
 /* ---- analysis shared by run and analyze ---- */
 
 struct outcome {
@@ -631,16 +546,6 @@ static void measure_cost(struct run_cost *c)
 	c->peak_rss_kb = self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss : kids.ru_maxrss;
 }
 
-/* Next to the bundle, never in it: sonde-HOST-TIME.redaction-map.json. */
-static void map_path(const char *bundle, char *out, size_t len)
-{
-	size_t n = strlen(bundle);
-
-	if (n > 7 && !strcmp(bundle + n - 7, ".tar.xz"))
-		n -= 7;
-	snprintf(out, len, "%.*s.redaction-map.json", (int)n, bundle);
-}
-
 /*
  * findings.json, report.md, report.html, manifest.json into stage; then the
  * bundle, and with red (--redact) the redaction map next to it.
@@ -654,7 +559,7 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 	int rc;
 
 	if (out_dir) {
-		bundle_path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
+		bundle__path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
 	}
 	measure_cost(&oc->rr.cost);
 	report__json(&oc->rr, &js);
@@ -681,14 +586,14 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
 			goto cleanup;
 	/* After redaction: the manifest hashes the files as they go into the bundle. */
-	if ((rc = write_manifest(stage, &oc->rr, err, errlen)))
+	if ((rc = bundle__write_manifest(stage, oc->rr.command, oc->rr.an, err, errlen)))
 		goto cleanup;
 	if (out_dir)
 		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
 	if (!rc && out_dir && red) {
 		char why[400];
 
-		map_path(oc->bundle, oc->map, sizeof(oc->map));
+		bundle__map_path(oc->bundle, oc->map, sizeof(oc->map));
 		rc = redactor__write_map(red, oc->map, why, sizeof(why));
 		if (rc) {
 			snprintf(err, errlen,
@@ -1517,7 +1422,6 @@ static int cmd_redact(int argc, char **argv)
 {
 	struct opts o = { .cmd = "redact" };
 	char dir[4096], path[4200], out_dir[4096], bundle[4096], map[4200], err[1024] = "";
-	struct run_report rr = { 0 };
 	struct redactor *red = NULL;
 	struct jval *manifest = NULL;
 	struct analysis an;
@@ -1580,18 +1484,16 @@ static int cmd_redact(int argc, char **argv)
 		goto cleanup;
 	}
 	an_open = 1;
-	rr.an = &an;
-	rr.command = cmd;
-	if (write_manifest(dir, &rr, err, sizeof(err))) {
+	if (bundle__write_manifest(dir, cmd, &an, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		goto cleanup;
 	}
-	bundle_path(out_dir, &an, bundle, sizeof(bundle));
+	bundle__path(out_dir, &an, bundle, sizeof(bundle));
 	if (bundle__write(dir, bundle, sizeof(bundle), err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		goto cleanup;
 	}
-	map_path(bundle, map, sizeof(map));
+	bundle__map_path(bundle, map, sizeof(map));
 	if (redactor__write_map(red, map, err, sizeof(err))) {
 		fprintf(stderr, "sonde: the redacted bundle %s is written, but not its map: %s\n",
 			bundle, err);
