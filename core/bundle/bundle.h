@@ -49,4 +49,21 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
  */
 void bundle__abort_cleanup(void);
 
+/* ---- manifest.c ---- */
+
+struct analysis;
+
+/*
+ * stage/manifest.json: the schema, sonde's version, command (the command line
+ * that made the bundle, as it goes into it: redacted with --redact), the host
+ * and the window from an, and every other member's size and sha256. Written
+ * last, after every member is final. 0 or -errno with a one-line err.
+ */
+int bundle__write_manifest(const char *stage, const char *command, const struct analysis *an,
+			   char *err, size_t errlen);
+/* dir/sonde-HOST-UTCTIME.tar.xz, from an's host name and window start. */
+void bundle__path(const char *dir, const struct analysis *an, char *out, size_t len);
+/* The redaction map's path for a bundle: NAME.redaction-map.json beside NAME.tar.xz. */
+void bundle__map_path(const char *bundle, char *out, size_t len);
+
 #endif

@@ -95,6 +95,71 @@ for args in "run --help" "help run" "run -h"; do
 	ok "sonde $args mentions --window" grep -q -- '--window' "$T/help"
 	is "$(cat "$T/stderr")" "" "sonde $args prints nothing on stderr"
 done
+for c in analyze verify redact diff show list; do
+	"$S" help "$c" >"$T/help"
+	ok "sonde help $c prints its usage" grep -q "^usage: sonde $c" "$T/help"
+	"$S" "$c" --help | cmp -s - "$T/help"
+	ok "sonde $c --help prints the same" test $? = 0
+done
+
+# ---- options belong to their command ----
+# Every command listed by --help (help and version take no options), and every
+# option each one's --help lists ("  -w, --window SECONDS   ..." or
+# "      --no-bpf           ..."): a new option or command is covered here
+# without a line added.
+mapfile -t CMDS < <("$S" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]\+\) .*/\1/p' |
+	grep -vx 'help\|version')
+ok "sonde --help lists the commands (${CMDS[*]})" test "${#CMDS[@]}" -ge 7
+declare -A TAKES ARG
+for c in "${CMDS[@]}"; do
+	while read -r short long arg; do
+		TAKES[$c --$long]=1
+		ARG[--$long]=$arg
+		if [ "$short" != - ]; then
+			TAKES[$c -$short]=1
+			ARG[-$short]=$arg
+		fi
+	done < <("$S" "$c" --help | sed -nE \
+		's/^  (-([A-Za-z]), |    )--([a-z][a-z-]*)( ([A-Z][A-Z.=]*|[a-z]+(\|[a-z]+)+))?( .*)?$/\2 \3 \5/p' |
+		sed 's/^ /- /')
+done
+ok "the commands' --help list options (${#ARG[@]} forms)" test "${#ARG[@]}" -ge 20
+
+# a value each option's parser takes, by the name of its argument
+value_for() {
+	case $1 in
+	"") ;;
+	*'|'*) echo "${1%%|*}" ;;
+	SECONDS | PCT) echo 1 ;;
+	LEVEL) echo warn ;;
+	*) echo "$T" ;;
+	esac
+}
+
+# With --help after it, an option a command takes ends in its help (exit 0),
+# and one it does not take is a usage error before --help is reached.
+for c in "${CMDS[@]}"; do
+	for opt in "${!ARG[@]}"; do
+		val=$(value_for "${ARG[$opt]}")
+		timeout -k 2 30 "$S" "$c" "$opt" ${val:+"$val"} --help >"$T/stdout" 2>"$T/stderr"
+		rc=$?
+		if [ -n "${TAKES[$c $opt]:-}" ]; then
+			ok "sonde $c takes $opt${val:+ $val}" \
+				test "$rc" = 0 -a ! -s "$T/stderr" -a -s "$T/stdout"
+		else
+			ok "sonde $c refuses $opt: exit 2, one line naming both: $(head -c 120 "$T/stderr")" \
+				test "$rc" = 2 -a ! -s "$T/stdout" -a "$(wc -l <"$T/stderr")" = 1 -a \
+				"$(grep -cF -e "'sonde $c' does not take $opt " "$T/stderr")" = 1
+		fi
+	done
+done
+# The issue's examples, as a user types them.
+usage_error "verify --no-bpf" "'sonde verify' does not take --no-bpf" "$S" verify --no-bpf "$T/b"
+usage_error "verify --max-overhead 3" "'sonde verify' does not take --max-overhead" \
+	"$S" verify --max-overhead 3 "$T/b"
+usage_error "verify --window 3" "'sonde verify' does not take --window" "$S" verify --window 3 "$T/b"
+usage_error "a flag given a value" "--json" "$S" show --json=yes "$T/b"
+usage_error "--timeout without a value" "--timeout needs a value" "$S" run --timeout
 
 # ---- --fail-on with a user check that always warns ----
 C=$T/checks

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sonde show: a bundle's summary rebuilt from its findings.json (read as
+ * untrusted), or findings.json, report.md or one member as it is.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "run/run.h"
+#include "util/file.h"
+#include "util/json_read.h"
+
+struct show_opts {
+	int json, md;
+};
+
+static const struct cmd_option options[] = {
+	{ .name = "json", .letter = 'j', .kind = CMD_OPT_FLAG,
+	  .field = offsetof(struct show_opts, json), .help = "print findings.json" },
+	{ .name = "md", .kind = CMD_OPT_FLAG, .field = offsetof(struct show_opts, md),
+	  .help = "print report.md" },
+	{ NULL },
+};
+
+const struct cmd_help cmd_show_help = {
+	.usage = "sonde show BUNDLE [MEMBER] [--json | --md]",
+	.description =
+		"Print a bundle's summary (verdict, USE matrix, findings) from its findings.json,\n"
+		"or findings.json itself (--json), or report.md (--md), or one MEMBER as it is\n"
+		"(e.g. raw/proc.stat.cap). The bundle is opened in a private directory that is\n"
+		"removed afterwards; nothing else is written.\n",
+	.options = options,
+};
+
+static void show_text(const char *s)
+{
+	for (; s && *s; s++)
+		putchar(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
+}
+
+/* The terminal summary, rebuilt from findings.json (read as untrusted). */
+static int show_summary(const char *dir)
+{
+	char path[4200], err[256], *text = NULL;
+	const struct jval *v, *m, *f;
+	struct jval *doc = NULL;
+	size_t len = 0;
+	double num;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/findings.json", dir);
+	rc = file__read_bounded(AT_FDCWD, path, 64u << 20, &text, &len);
+	if (rc || json_read(text, len, &json_read_default_limits, &doc, err, sizeof(err))) {
+		fprintf(stderr, "sonde: findings.json: %s\n", rc ? strerror(-rc) : err);
+		free(text);
+		return EXIT_RUN_FAILED;
+	}
+	v = jval__get(doc, "host");
+	printf("bundle of ");
+	show_text(jval__str(v, "hostname"));
+	m = jval__get(doc, "window");
+	printf(" · %s", jval__str(m, "start") ? jval__str(m, "start") : "?");
+	if (!jval__num(m, "seconds", &num))
+		printf(" · %.1f s window", num);
+	v = jval__get(m, "partial");
+	if (v && v->type == J_BOOL && v->boolean)
+		printf(" (partial)");
+	printf("\n\nVerdict: ");
+	show_text(jval__str(doc, "verdict"));
+	printf("\n");
+	m = jval__get(doc, "use_matrix");
+	if (m && m->type == J_OBJECT) {
+		printf("\n%-10s  %-12s  %-12s  %-12s\n", "USE", "utilization", "saturation", "errors");
+		for (size_t i = 0; i < m->len; i++) {
+			static const char *const cols[] = { "utilization", "saturation", "errors" };
+
+			printf("  %-8.8s", m->keys[i]);
+			for (int c = 0; c < 3; c++) {
+				const char *st = jval__str(jval__get(&m->items[i], cols[c]), "status");
+
+				printf("  %-12.12s", st ? st : "-");
+			}
+			printf("\n");
+		}
+	}
+	f = jval__get(doc, "findings");
+	if (f && f->type == J_ARRAY && f->len) {
+		printf("\nFindings:\n");
+		for (size_t i = 0; i < f->len; i++) {
+			printf("  %zu. %-4s ", i + 1,
+			       jval__str(&f->items[i], "severity") ? jval__str(&f->items[i], "severity") :
+								      "?");
+			show_text(jval__str(&f->items[i], "summary"));
+			printf("\n");
+		}
+	}
+	jval__free(doc);
+	free(text);
+	return 0;
+}
+
+int cmd_show(int argc, char **argv)
+{
+	const char *cmd = "show";
+	struct show_opts o = { 0 };
+	char dir[4096];
+	int idx, opened;
+
+	idx = cmd__parse(cmd, &cmd_show_help, &o, argc, argv);
+	if (idx >= argc)
+		run__die_usage(cmd, "which bundle? sonde show BUNDLE [MEMBER]");
+	if (idx + 2 < argc)
+		run__die_usage(cmd, "unexpected argument '%s'", argv[idx + 2]);
+	if ((o.json || o.md) && idx + 1 < argc)
+		run__die_usage(cmd, "give a MEMBER or --json/--md, not both");
+	cmd__open_bundle(cmd, argv[idx], dir, sizeof(dir), &opened);
+	if (idx + 1 < argc)
+		return run_finish__print_member(dir, argv[idx + 1]);
+	if (o.json)
+		return run_finish__print_member(dir, "findings.json");
+	if (o.md)
+		return run_finish__print_member(dir, "report.md");
+	return show_summary(dir);
+}

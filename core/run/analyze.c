@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The analysis: the selected checks over the captures, one after the other,
+ * ranked; for `sonde analyze`, a staging directory holding the bundle's
+ * captures and the comparison with the findings the bundle recorded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle/diff.h"
+#include "bundle/read.h"
+#include "run/run.h"
+#include "util/clock.h"
+#include "util/file.h"
+
+static void run_checks(const struct catalog *cat, const struct check_def **sel, size_t nsel,
+		       struct analysis *an, struct run_outcome *oc)
+{
+	oc->res = calloc(nsel + 1, sizeof(*oc->res));
+	if (!oc->res)
+		run__die_oom();
+	for (size_t i = 0; i < nsel; i++)
+		engine__run_check(cat, sel[i], an, &engine_default_limits, &oc->res[i]);
+	oc->rr.cat = cat;
+	oc->rr.an = an;
+	oc->rr.res = oc->res;
+	oc->rr.nres = nsel;
+	report__rank(&oc->rr);
+}
+
+void run_analyze__checks(struct run_opts *o, const struct run_plan *p, struct analysis *an,
+			 const struct window_result *wr, struct redactor *red,
+			 struct run_outcome *oc)
+{
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+
+	run_checks(&p->cat, p->sel, p->nsel, an, oc);
+	run_drilldown__run(o, &p->cat, oc, red);
+	oc->rr.cost.analysis_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	oc->rr.command = o->command_line;
+	if (wr) {
+		oc->rr.cost.reads = wr->reads;
+		oc->rr.cost.read_bytes = wr->read_bytes;
+		oc->rr.cost.read_errors = wr->read_errors;
+		oc->rr.cost.capture_bytes = wr->capture_bytes;
+	}
+}
+
+void run_outcome__free(struct run_outcome *oc)
+{
+	for (size_t i = 0; i < oc->rr.nres; i++)
+		check_result__free(&oc->res[i]);
+	free(oc->res);
+	free(oc->rr.rank);
+	free(oc->rr.drill);
+	if (oc->drill_open)
+		analysis__close(&oc->drill_an);
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return -errno;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if ((err = fd__write_all(out, buf, (size_t)n)))
+			break;
+	}
+	if (close(out) && !err)
+		err = -errno;
+	close(in);
+	return err;
+}
+
+int run_analyze__stage(const struct analysis *an, const char *out_dir, char *stage, size_t len)
+{
+	char dst[4200];
+
+	/* The new reports need a staging dir that holds the same raw/. */
+	snprintf(stage, len, "%s/.sonde-analyze-XXXXXX", out_dir ? out_dir : "/tmp");
+	if (!mkdtemp(stage)) {
+		fprintf(stderr, "sonde: cannot create a working directory: %s\n", strerror(errno));
+		return -1;
+	}
+	/* The new bundle holds the same captures, byte for byte, read from the files again. */
+	snprintf(dst, sizeof(dst), "%s/raw", stage);
+	if (mkdir(dst, 0700)) {
+		fprintf(stderr, "sonde: %s: %s\n", dst, strerror(errno));
+		bundle__remove_tree(stage);
+		return -1;
+	}
+	for (size_t i = 0; i < an->cs.n; i++) {
+		char src[4400];
+		int cerr;
+
+		snprintf(src, sizeof(src), "%s/%s.cap", an->raw_dir, an->cs.s[i].name);
+		snprintf(dst, sizeof(dst), "%s/raw/%s.cap", stage, an->cs.s[i].name);
+		cerr = copy_file(src, dst);
+		if (cerr) {
+			fprintf(stderr, "sonde: copying %s: %s\n", src, strerror(-cerr));
+			bundle__remove_tree(stage);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void run_analyze__compare(const char *recorded_dir, const char *stage)
+{
+	char path[4200], err[512], buf[4096];
+	enum status worst;
+	size_t changes = 0, n;
+	struct stat sb;
+	FILE *tmp;
+
+	snprintf(path, sizeof(path), "%s/findings.json", recorded_dir);
+	if (stat(path, &sb))
+		return; /* a bare raw/ directory: nothing recorded to compare with */
+	tmp = tmpfile();
+	if (!tmp)
+		return;
+	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, NULL, tmp,
+		      &worst, &changes, err, sizeof(err))) {
+		printf("\n(cannot compare with the findings recorded in the bundle: %s)\n", err);
+	} else if (!changes) {
+		printf("\nSame findings as recorded in the bundle.\n");
+	} else {
+		printf("\nCompared with the findings recorded in the bundle:\n");
+		rewind(tmp);
+		while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
+			fwrite(buf, 1, n, stdout);
+	}
+	fclose(tmp);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The drill-down: which rules of methodologies/drilldown.lua fired on the
+ * first checks' findings, the second, shorter window for the checks they
+ * call for (sonde run) or the one a bundle recorded (sonde analyze), and those
+ * checks run over it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bundle/redact.h"
+#include "run/run.h"
+
+/* Did this check run already (selected with --check for the first window)? */
+static int ran(const struct run_outcome *oc, const char *id)
+{
+	for (size_t i = 0; i < oc->rr.nres; i++)
+		if (!strcmp(oc->res[i].def->id, id))
+			return 1;
+	return 0;
+}
+
+/*
+ * The rules whose trigger check ended in warn or crit; the checks they run,
+ * each once, and not again when the first window already ran them.
+ */
+static size_t drill_fired(const struct catalog *cat, struct run_outcome *oc, struct strv *run)
+{
+	for (size_t m = 0; m < cat->nmeth; m++)
+		for (size_t k = 0; k < cat->meth[m].nrules; k++) {
+			const struct drill_rule *r = &cat->meth[m].rules[k];
+
+			for (size_t i = 0; i < oc->rr.nres; i++) {
+				const struct check_result *res = &oc->res[i];
+				struct drill_fired *nd;
+
+				if (strcmp(res->def->id, r->trigger) ||
+				    (res->st != ST_WARN && res->st != ST_CRIT))
+					continue;
+				nd = realloc(oc->rr.drill, (oc->rr.ndrill + 1) * sizeof(*nd));
+				if (!nd)
+					break;
+				oc->rr.drill = nd;
+				nd[oc->rr.ndrill].rule = r;
+				nd[oc->rr.ndrill++].trigger_status = res->st;
+				for (size_t j = 0; j < r->run.n; j++)
+					if (!strv__has(run, r->run.v[j]) && !ran(oc, r->run.v[j]) &&
+					    strv__push(run, r->run.v[j]))
+						run__die_oom();
+				break;
+			}
+		}
+	return oc->rr.ndrill;
+}
+
+/* The second window (sonde run): its captures go to raw/drilldown. 0 or -1 with a message. */
+static int drill_observe(struct run_opts *o, const struct catalog *cat, const struct strv *run,
+			 const char *raw2, struct redactor *red)
+{
+	const struct check_def **defs = calloc(run->n + 1, sizeof(*defs));
+	struct strv names = { 0 };
+	struct window_result wr;
+	char err[1024];
+	int rc;
+
+	for (size_t i = 0; defs && i < run->n; i++)
+		defs[i] = catalog__check(cat, run->v[i]);
+	if (!defs || run_plan__collectors(defs, run->n, &names)) {
+		fprintf(stderr, "sonde: out of memory\n");
+		free(defs);
+		strv__free(&names);
+		return -1;
+	}
+	free(defs);
+	if (mkdir(raw2, 0700)) {
+		fprintf(stderr, "sonde: %s: %s\n", raw2, strerror(errno));
+		strv__free(&names);
+		return -1;
+	}
+	/* Ctrl-C now ends the drill-down window; the first window's results stay. */
+	run_observe__stop_ends_window();
+	if (o->progress_shown)
+		fprintf(stderr, "\r\033[K  drill-down: %zu checks, a %.0f s window...\n", run->n,
+			o->drill_window_s);
+	rc = run_observe__window(o, (const char *const *)names.v, raw2, o->drill_window_s,
+				 o->interval_s < o->drill_window_s ? o->interval_s :
+								      o->drill_window_s,
+				 o->progress_shown, &wr, err, sizeof(err));
+	run_observe__stop_aborts();
+	strv__free(&names);
+	if (rc) {
+		fprintf(stderr, "sonde: drill-down window: %s\n", err);
+		return -1;
+	}
+	if (red && (redactor__learn_dir(red, raw2, err, sizeof(err)) ||
+		    redactor__apply_dir(red, raw2, err, sizeof(err)))) {
+		fprintf(stderr, "sonde: redacting the drill-down captures: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct run_outcome *oc,
+			struct redactor *red)
+{
+	struct strv run = { 0 };
+	char raw2[4200], err[1024];
+	struct check_result *nr;
+	struct stat sb;
+
+	if (!drill_fired(cat, oc, &run) || !run.n)
+		goto out;
+	if (o->no_drilldown) {
+		oc->rr.drill_note = "--no-drilldown";
+		goto out;
+	}
+	snprintf(raw2, sizeof(raw2), "%s/drilldown", oc->rr.an->raw_dir);
+	if (o->live) {
+		if (drill_observe(o, cat, &run, raw2, red)) {
+			oc->rr.drill_note = "the drill-down window failed (see the terminal)";
+			goto out;
+		}
+	} else if (stat(raw2, &sb) || !S_ISDIR(sb.st_mode)) {
+		oc->rr.drill_note = "this bundle recorded no drill-down window (raw/drilldown)";
+		goto out;
+	}
+	if (analysis__open(&oc->drill_an, raw2, err, sizeof(err))) {
+		fprintf(stderr, "sonde: reading the drill-down captures: %s\n", err);
+		oc->rr.drill_note = "the drill-down captures could not be read";
+		goto out;
+	}
+	oc->drill_open = 1;
+	oc->rr.drill_an = &oc->drill_an;
+	nr = realloc(oc->res, (oc->rr.nres + run.n + 1) * sizeof(*nr));
+	if (!nr)
+		goto out;
+	oc->res = oc->rr.res = nr;
+	for (size_t i = 0; i < run.n; i++) {
+		memset(&oc->res[oc->rr.nres], 0, sizeof(*nr));
+		engine__run_check(cat, catalog__check(cat, run.v[i]), &oc->drill_an,
+				  &engine_default_limits, &oc->res[oc->rr.nres]);
+		oc->rr.nres++;
+	}
+	free(oc->rr.rank);
+	oc->rr.rank = NULL;
+	oc->rr.nrank = 0;
+	report__rank(&oc->rr);
+out:
+	strv__free(&run);
+}

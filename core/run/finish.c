@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The end of a run: what it cost, the reports into the staging directory,
+ * the manifest and the bundle, the redaction map beside it (--redact), then
+ * the terminal summary or findings.json, and --fail-on's verdict.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bundle/bundle.h"
+#include "bundle/read.h"
+#include "bundle/redact.h"
+#include "run/run.h"
+#include "util/file.h"
+
+/* sonde and the processes its checks ran in (reaped by now). */
+static void measure_cost(struct run_cost *c)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	c->user_s = (double)(self.ru_utime.tv_sec + kids.ru_utime.tv_sec) +
+		    (double)(self.ru_utime.tv_usec + kids.ru_utime.tv_usec) / 1e6;
+	c->sys_s = (double)(self.ru_stime.tv_sec + kids.ru_stime.tv_sec) +
+		   (double)(self.ru_stime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+	c->peak_rss_kb = self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss : kids.ru_maxrss;
+}
+
+static int write_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return file__write_all(path, data, len);
+}
+
+/*
+ * findings.json, report.md, report.html, manifest.json into stage; then the
+ * bundle, and with red (--redact) the redaction map next to it.
+ */
+static int write_reports(const char *stage, struct run_outcome *oc, const char *out_dir,
+			 struct redactor *red, char *err, size_t errlen)
+{
+	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
+	struct strbuf js = { 0 }, md = { 0 };
+	char *html = NULL, title[300];
+	int rc;
+
+	if (out_dir) {
+		bundle__path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
+	}
+	measure_cost(&oc->rr.cost);
+	report__json(&oc->rr, &js);
+	report__markdown(&oc->rr, &md);
+	snprintf(title, sizeof(title), "sonde report: %s", oc->rr.an->hostname);
+	html = report__html(&oc->rr, md.buf ? md.buf : "", md.len, title, oc->rr.cat->css);
+	if (js.oom || md.oom || !html) {
+		snprintf(err, errlen, "building the report: out of memory");
+		rc = -ENOMEM;
+		goto cleanup;
+	}
+	if ((rc = write_file(stage, "findings.json", js.buf, js.len)) ||
+	    (rc = write_file(stage, "report.md", md.buf, md.len)) ||
+	    (rc = write_file(stage, "report.html", html, strlen(html)))) {
+		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
+		goto cleanup;
+	}
+	/*
+	 * The reports were computed from redacted captures; this pass catches
+	 * what came from elsewhere: the command line, a path in a check's error.
+	 * Pseudonyms already in them are kept as they are.
+	 */
+	for (size_t i = 0; red && i < sizeof(reports) / sizeof(*reports); i++)
+		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
+			goto cleanup;
+	/* After redaction: the manifest hashes the files as they go into the bundle. */
+	if ((rc = bundle__write_manifest(stage, oc->rr.command, oc->rr.an, err, errlen)))
+		goto cleanup;
+	if (out_dir)
+		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
+	if (!rc && out_dir && red) {
+		char why[400];
+
+		bundle__map_path(oc->bundle, oc->map, sizeof(oc->map));
+		rc = redactor__write_map(red, oc->map, why, sizeof(why));
+		if (rc) {
+			snprintf(err, errlen,
+				 "the redacted bundle %.500s is written, but not its map: %s",
+				 oc->bundle, why);
+			oc->map[0] = '\0';
+		}
+	}
+cleanup:
+	strbuf__free(&js);
+	strbuf__free(&md);
+	free(html);
+	return rc;
+}
+
+int run_finish__print_member(const char *dir, const char *member)
+{
+	char path[8192], buf[65536];
+	int fd, tty = isatty(STDOUT_FILENO);
+	ssize_t n;
+
+	if (!*member || member[0] == '/' || strstr(member, "..")) {
+		fprintf(stderr, "sonde: %s: not a member name\n", member);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, member);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		fprintf(stderr, "sonde: %s: %s\n", member, strerror(errno));
+		return EXIT_RUN_FAILED;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (tty)
+			for (ssize_t i = 0; i < n; i++)
+				if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') ||
+				    buf[i] == 0x7f)
+					buf[i] = '?';
+		fwrite(buf, 1, (size_t)n, stdout);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The terminal summary through the redactor: the checks saw only redacted
+ * captures, but a check's error message may quote a path or the command line.
+ */
+static void print_redacted_summary(struct run_outcome *oc, struct redactor *red)
+{
+	char *buf = NULL, *text = NULL;
+	size_t len = 0, tlen = 0;
+	FILE *mf = open_memstream(&buf, &len);
+
+	if (mf) {
+		report__terminal(&oc->rr, mf, isatty(STDOUT_FILENO));
+		if (fclose(mf))
+			len = 0;
+	}
+	if (buf && len)
+		text = redactor__text(red, buf, len, 0, &tlen);
+	/* Never the unredacted text instead: the bundle and 'sonde show' have it all. */
+	if (text)
+		fwrite(text, 1, tlen, stdout);
+	else
+		fprintf(stderr, "sonde: out of memory for the summary (see 'sonde show BUNDLE')\n");
+	free(text);
+	free(buf);
+}
+
+int run_finish__fail_on(int fail_on, enum status worst)
+{
+	if (fail_on != ST_OK && status__rank(worst) >= status__rank((enum status)fail_on))
+		return EXIT_FAIL_ON;
+	return 0;
+}
+
+static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const char *stage,
+			 struct redactor *red)
+{
+	enum status worst = report__worst(&oc->rr);
+
+	if (o->json) {
+		run_finish__print_member(stage, "findings.json");
+		if (oc->bundle[0])
+			fprintf(stderr, "sonde: bundle written: %s\n", oc->bundle);
+		if (oc->map[0])
+			fprintf(stderr, "sonde: redaction map (keep it, never send it): %s\n",
+				oc->map);
+	} else {
+		if (red)
+			print_redacted_summary(oc, red);
+		else
+			report__terminal(&oc->rr, stdout, isatty(STDOUT_FILENO));
+		if (oc->bundle[0])
+			printf("Bundle: %s\n", oc->bundle);
+		if (oc->map[0])
+			printf("Redaction map (keep it, never send it): %s\n", oc->map);
+	}
+	fflush(stdout);
+	return run_finish__fail_on(o->fail_on, worst);
+}
+
+int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *stage,
+			int keep_on_error, struct redactor *red, const char *recorded_dir)
+{
+	char err[1024];
+	int code;
+
+	if (o->progress_shown)
+		fputs("\r\033[K", stderr);
+	if (write_reports(stage, oc, o->out_dir, red, err, sizeof(err))) {
+		if (keep_on_error) {
+			/* The captures are the evidence: keep them where the user can get them. */
+			fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err,
+				stage);
+		} else {
+			fprintf(stderr, "sonde: %s\n", err);
+			bundle__remove_tree(stage);
+		}
+		run_outcome__free(oc);
+		return EXIT_RUN_FAILED;
+	}
+	code = print_outcome(o, oc, stage, red);
+	if (recorded_dir && !o->json)
+		run_analyze__compare(recorded_dir, stage);
+	bundle__remove_tree(stage);
+	run_outcome__free(oc);
+	return code;
+}

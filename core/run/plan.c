@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The plan: what a run executes and what it needs before it starts. The
+ * catalog with --set applied, the checks selected by --check, --tag and
+ * --methodology, the collectors they ask for, the --out directory and the
+ * staging directory in it. A mistake here is the user's: a usage error (exit 2)
+ * before anything is observed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle/read.h"
+#include "run/run.h"
+
+void run__die_usage(const char *cmd, const char *fmt, ...)
+{
+	char msg[16384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "sonde: %s", msg);
+	/* One hint per line: a message that already points somewhere keeps its own. */
+	if (!strstr(msg, "(see "))
+		fprintf(stderr, " (see 'sonde %s%s--help')", cmd ? cmd : "", cmd ? " " : "");
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+void run__die_oom(void)
+{
+	fprintf(stderr, "sonde: out of memory\n");
+	exit(EXIT_RUN_FAILED);
+}
+
+void run_opts__init(struct run_opts *o, const char *cmd)
+{
+	*o = (struct run_opts){
+		.cmd = cmd,
+		.window_s = 10,
+		.interval_s = 1,
+		.progress = -1,
+		.fail_on = ST_OK,
+		.max_overhead_pct = 2,
+	};
+}
+
+void run_opts__free(struct run_opts *o)
+{
+	strv__free(&o->only_checks);
+	strv__free(&o->tags);
+	strv__free(&o->sets);
+	free(o->command_line);
+	o->command_line = NULL;
+}
+
+void run_plan__check_out_dir(const char *cmd, const char *dir)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb))
+		run__die_usage(cmd, "--out %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		run__die_usage(cmd, "--out %s: not a directory", dir);
+	if (access(dir, W_OK | X_OK))
+		run__die_usage(cmd, "--out %s: not writable: %s", dir, strerror(errno));
+}
+
+void run_plan__load_catalog(const struct run_opts *o, struct catalog *cat)
+{
+	char err[1024];
+
+	if (catalog__load(cat, o->checks_dir, err, sizeof(err))) {
+		fprintf(stderr, "sonde: %s\n", err);
+		exit(EXIT_USAGE);
+	}
+	for (size_t i = 0; i < o->sets.n; i++)
+		if (catalog__set_arg(cat, o->sets.v[i], err, sizeof(err)))
+			run__die_usage(o->cmd, "%s", err);
+}
+
+/* Does a drill-down rule fire on this check? */
+static int is_trigger(const struct catalog *cat, const char *id)
+{
+	for (size_t m = 0; m < cat->nmeth; m++)
+		for (size_t k = 0; k < cat->meth[m].nrules; k++)
+			if (!strcmp(cat->meth[m].rules[k].trigger, id))
+				return 1;
+	return 0;
+}
+
+/* The checks this run executes, in catalog (run) order. */
+static const struct check_def **select_checks(const struct run_opts *o, const struct catalog *cat,
+					      size_t *n)
+{
+	if (o->methodology && !catalog__methodology(cat, o->methodology))
+		run__die_usage(o->cmd,
+			       "--methodology %s: no such methodology (use, workload, drilldown)",
+			       o->methodology);
+	const struct check_def **sel = calloc(cat->nchecks + 1, sizeof(*sel));
+
+	*n = 0;
+	if (!sel)
+		return NULL;
+	for (size_t i = 0; i < o->only_checks.n; i++)
+		if (!catalog__check(cat, o->only_checks.v[i]))
+			run__die_usage(o->cmd, "--check %s: no such check (see 'sonde list')",
+				       o->only_checks.v[i]);
+	for (size_t i = 0; i < cat->nchecks; i++) {
+		const struct check_def *d = &cat->checks[i];
+		int take;
+
+		if (o->only_checks.n)
+			take = strv__has(&o->only_checks, d->id);
+		else if (o->tags.n) {
+			take = 0;
+			for (size_t k = 0; k < o->tags.n; k++)
+				take |= strv__has(&d->tags, o->tags.v[k]);
+		} else
+			take = strv__has(&d->tags, "default") || d->user;
+		/* drill-down checks run only when a rule calls for them (drill_down) */
+		if (!o->only_checks.n && !strcmp(d->methodology, "drilldown"))
+			take = 0;
+		if (take && o->methodology && strcmp(o->methodology, "drilldown"))
+			take = !strcmp(d->methodology, o->methodology);
+		else if (take && o->methodology)
+			take = is_trigger(cat, d->id);
+		if (take)
+			sel[(*n)++] = d;
+	}
+	if (!*n)
+		run__die_usage(o->cmd, "no check selected");
+	return sel;
+}
+
+int run_plan__collectors(const struct check_def *const *defs, size_t n, struct strv *names)
+{
+	char **v;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; defs[i] && k < defs[i]->collect.n; k++)
+			if (!strv__has(names, defs[i]->collect.v[k]) &&
+			    strv__push(names, defs[i]->collect.v[k]))
+				return -ENOMEM;
+	v = realloc(names->v, (names->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	names->v = v;
+	names->v[names->n] = NULL;
+	return 0;
+}
+
+void run_plan__make(struct run_plan *p, const struct run_opts *o)
+{
+	*p = (struct run_plan){ 0 };
+	run_plan__load_catalog(o, &p->cat);
+	p->sel = select_checks(o, &p->cat, &p->nsel);
+	if (!p->sel || run_plan__collectors(p->sel, p->nsel, &p->names))
+		run__die_oom();
+}
+
+void run_plan__free(struct run_plan *p)
+{
+	free(p->sel);
+	catalog__free(&p->cat);
+	strv__free(&p->names);
+}
+
+/*
+ * Staging directories (.sonde-run-PID-XXXXXX) and bundle temporaries
+ * (.NAME.tmp.PID) left in dir by a run that was killed: removed when that
+ * process is gone.
+ */
+static void remove_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *p = NULL;
+		char path[4096];
+		long pid;
+
+		if (!strncmp(de->d_name, ".sonde-run-", 11))
+			p = de->d_name + 11;
+		else if (!strncmp(de->d_name, ".sonde-", 7) && strstr(de->d_name, ".tmp."))
+			p = strstr(de->d_name, ".tmp.") + 5;
+		if (!p || (pid = strtol(p, NULL, 10)) <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		bundle__remove_tree(path);
+	}
+	closedir(d);
+}
+
+int run_plan__stage(const char *out_dir, char *stage, size_t len, char *raw, size_t rawlen)
+{
+	remove_stale(out_dir);
+	snprintf(stage, len, "%s/.sonde-run-%d-XXXXXX", out_dir, (int)getpid());
+	if (!mkdtemp(stage)) {
+		fprintf(stderr, "sonde: cannot create a working directory in %s: %s\n", out_dir,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(raw, rawlen, "%s/raw", stage);
+	if (mkdir(raw, 0700)) {
+		fprintf(stderr, "sonde: %s: %s\n", raw, strerror(errno));
+		bundle__remove_tree(stage);
+		return -1;
+	}
+	return 0;
+}
