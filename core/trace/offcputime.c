@@ -32,15 +32,15 @@
 #include "offcputime.h"
 #include "offcputime.skel.h"
 
-_Static_assert(sizeof(struct offcpu_key) == 32, "stacks.c reads this key layout");
+_Static_assert(sizeof(struct offcpu_key) == 32, "perf/stacks.c reads this key layout");
 
-struct offcpu_priv {
+struct offcputime_priv {
 	long min_us;
 	struct symbolizer *sym;
 	struct stack_poller *poller;
 };
 
-static void *offcpu_open(struct bpf_object **obj)
+static void *offcputime_open(struct bpf_object **obj)
 {
 	struct offcputime_bpf *skel = offcputime_bpf__open();
 
@@ -62,7 +62,7 @@ static long min_block_us(void)
 	return *end || v < 0 || v > 60L * 1000 * 1000 ? -1 : v;
 }
 
-static int offcpu_configure(void *skel, const struct trace_opts *o)
+static int offcputime_configure(void *skel, const struct trace_opts *o)
 {
 	struct offcputime_bpf *s = skel;
 	long min = min_block_us();
@@ -73,9 +73,9 @@ static int offcpu_configure(void *skel, const struct trace_opts *o)
 	return 0;
 }
 
-static void offcpu_release(struct trace_run *t)
+static void offcputime_release(struct trace_run *t)
 {
-	struct offcpu_priv *p = t->priv;
+	struct offcputime_priv *p = t->priv;
 
 	if (!p)
 		return;
@@ -85,10 +85,10 @@ static void offcpu_release(struct trace_run *t)
 	t->priv = NULL;
 }
 
-static int offcpu_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
+static int offcputime_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
 {
 	struct offcputime_bpf *skel = t->skel;
-	struct offcpu_priv *p = calloc(1, sizeof(*p));
+	struct offcputime_priv *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
@@ -107,10 +107,10 @@ static int offcpu_attach(struct trace_run *t, const struct trace_opts *o, char *
 	return 0;
 }
 
-static int offcpu_collect(struct trace_run *t, struct json *j)
+static int offcputime_collect(struct trace_run *t, struct json *j)
 {
 	struct offcputime_bpf *skel = t->skel;
-	struct offcpu_priv *p = t->priv;
+	struct offcputime_priv *p = t->priv;
 	struct stack_sample *v = NULL;
 	struct strbuf folded = { 0 };
 	uint64_t st[OFFCPU_STAT_NR] = { 0 };
@@ -162,7 +162,7 @@ static int offcpu_collect(struct trace_run *t, struct json *j)
 	return err;
 }
 
-static void offcpu_destroy(void *skel)
+static void offcputime_destroy(void *skel)
 {
 	offcputime_bpf__destroy(skel);
 }
@@ -171,10 +171,10 @@ const struct trace_tool trace_offcputime = {
 	.name = "offcputime",
 	.what = "time threads spent blocked, by stack, symbolized",
 	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_NR },
-	.open = offcpu_open,
-	.configure = offcpu_configure,
-	.attach_custom = offcpu_attach,
-	.collect = offcpu_collect,
-	.destroy = offcpu_destroy,
-	.release = offcpu_release,
+	.open = offcputime_open,
+	.configure = offcputime_configure,
+	.attach_custom = offcputime_attach,
+	.collect = offcputime_collect,
+	.destroy = offcputime_destroy,
+	.release = offcputime_release,
 };

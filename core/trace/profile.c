@@ -36,7 +36,7 @@
 #include "profile.h"
 #include "profile.skel.h"
 
-_Static_assert(sizeof(struct profile_key) == 32, "stacks.c reads this key layout");
+_Static_assert(sizeof(struct profile_key) == 32, "perf/stacks.c reads this key layout");
 
 #define MAX_CPUS 4096
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * BPF tracing tools: bpf/<tool>.bpf.c (kernel side, aggregating in maps) +
- * core/trace_<tool>.c (this interface). The core starts every tool a selected
+ * core/trace/<tool>.c (this interface), one line each in the table
+ * core/trace/tools.h. The core starts every tool a selected
  * check asks for ("bpf.<tool>" in its collect list) just before the
  * observation window, reads the kernel's aggregates once at its end, and
  * writes raw/bpf/<tool>.json (docs/bpf-tools.md): the data, or why there is
@@ -92,7 +93,7 @@ struct trace_tool {
 	void (*release)(struct trace_run *t); /* frees priv (perf fds); may be NULL */
 };
 
-/* NULL-terminated static registry (core/trace.c). */
+/* Every tool of the table (core/trace/tools.h), in its order, then NULL. */
 extern const struct trace_tool *const trace_tools[];
 /* The tool of a collector name "bpf.runqlat" or of a bare name; NULL if none. */
 const struct trace_tool *trace_tool__find(const char *name);
@@ -109,8 +110,18 @@ int trace__probe(char *why, size_t whylen);
 int trace_tool__probe(const struct trace_tool *tool, enum trace_attach *attach, char *why,
 		      size_t whylen);
 
-/* How many tools one window can run: every tool of the table, once. */
-#define TRACE_MAX_TOOLS 24
+/*
+ * How many tools one window can run: every tool of the table, once. Counted
+ * from the table, so a tool added there always has its place in the arrays
+ * sized by it (trace_set, the overhead guard's costs); trace.c checks at
+ * compile time that trace_tools[] has exactly this many tools.
+ */
+enum {
+#define TRACE_TOOL(tool) TRACE_TOOL_##tool,
+#include "trace/tools.h"
+#undef TRACE_TOOL
+	TRACE_MAX_TOOLS
+};
 
 /* Every tool of one window. */
 struct trace_set {
