@@ -28,6 +28,7 @@
 
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "offcputime.h"
 #include "offcputime.skel.h"
@@ -123,8 +124,7 @@ static int offcputime_collect(struct trace_run *t, struct json *j)
 				  sizeof(struct offcpu_val), 0, &v, &n);
 	if (err)
 		return err;
-	for (int k = 0; k < OFFCPU_STAT_NR; k++)
-		trace__percpu_sum(fd, (uint32_t)k, &st[k]);
+	trace_map__counters(fd, st, OFFCPU_STAT_NR);
 
 	json__key(j, "unit");
 	json__string(j, "us");

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "oomkill.h"
 #include "oomkill.skel.h"

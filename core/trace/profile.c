@@ -32,6 +32,7 @@
 
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "profile.h"
 #include "profile.skel.h"
@@ -211,8 +212,7 @@ static int profile_collect(struct trace_run *t, struct json *j)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	stack_poller__stop(p->poller);
 	p->poller = NULL;
-	for (int k = 0; k < PROFILE_STAT_NR; k++)
-		trace__percpu_sum(fd, (uint32_t)k, &st[k]);
+	trace_map__counters(fd, st, PROFILE_STAT_NR);
 	err = stacks__read_counts(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
 				  sizeof(__u64), 0, &v, &n);
 	if (err)

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "softirqs.h"
 #include "softirqs.skel.h"

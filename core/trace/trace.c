@@ -18,6 +18,7 @@
 
 #include "util/clock.h"
 #include "util/file.h"
+#include "trace/maps.h"
 #include "trace/trace.h"
 
 #define TRACE_TOOL(tool) extern const struct trace_tool trace_##tool;
@@ -31,8 +32,9 @@ const struct trace_tool *const trace_tools[] = {
 	NULL,
 };
 
+/* trace_set and the overhead guard hold TRACE_MAX_TOOLS tools: every tool of the table, once. */
 _Static_assert(sizeof(trace_tools) / sizeof(trace_tools[0]) == TRACE_MAX_TOOLS + 1,
-	       "trace_set and the overhead guard hold TRACE_MAX_TOOLS tools: every tool of the table");
+	       "trace_tools[] is the table, and TRACE_MAX_TOOLS its count");
 
 static const struct {
 	const char *name, *suffix;
@@ -486,7 +488,7 @@ static int64_t runs_so_far(const struct trace_run *t)
 	uint64_t runs = 0;
 
 	if (m)
-		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &runs);
+		trace_map__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &runs, sizeof(runs));
 	return (int64_t)runs;
 }
 
@@ -528,8 +530,11 @@ static void run_collect(struct trace_run *t)
 	if (e)
 		explain(t->c.err, sizeof(t->c.err), "reading the kernel's maps", e);
 	if (m) {
-		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &t->c.runs);
-		trace__percpu_sum(bpf_map__fd(m), TRACE_STAT_DROPS, &t->c.drops);
+		uint64_t st[TRACE_STAT_NR];
+
+		trace_map__counters(bpf_map__fd(m), st, TRACE_STAT_NR);
+		t->c.runs = st[TRACE_STAT_RUNS];
+		t->c.drops = st[TRACE_STAT_DROPS];
 	}
 	prog_stats(t, &t->c.run_ns, &t->c.run_cnt);
 	t0 = clock__ns(CLOCK_MONOTONIC);
@@ -543,62 +548,6 @@ void trace_run__stop_early(struct trace_run *t, const char *why)
 		return;
 	run_collect(t);
 	snprintf(t->c.stopped, sizeof(t->c.stopped), "%s", why);
-}
-
-int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals;
-	int err = 0;
-
-	*sum = 0;
-	if (ncpu <= 0)
-		return -EINVAL;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(map_fd, &key, vals))
-		err = -errno;
-	else
-		for (int c = 0; c < ncpu; c++)
-			*sum += vals[c];
-	free(vals);
-	return err;
-}
-
-void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots)
-{
-	size_t last = 0;
-
-	for (size_t i = 0; i < nslots; i++)
-		if (slots[i])
-			last = i + 1;
-	json__begin_array(j);
-	for (size_t i = 0; i < last; i++)
-		json__int(j, (int64_t)slots[i]);
-	json__end_array(j);
-}
-
-void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t total_ns,
-			  const unsigned long long *slots, size_t nslots)
-{
-	json__begin_object(j);
-	json__key(j, "cpu");
-	json__int(j, cpu);
-	json__key(j, "count");
-	json__int(j, (int64_t)count);
-	json__key(j, "total_ns");
-	json__int(j, (int64_t)total_ns);
-	if (slots) {
-		json__key(j, "hist");
-		trace__json_log2(j, slots, nslots);
-	}
-	json__end_object(j);
-}
-
-void trace__json_comm(struct json *j, const char *comm, size_t cap)
-{
-	json__string_n(j, comm, strnlen(comm, cap));
 }
 
 static const char *outcome_status(const struct trace_set *ts, const struct trace_outcome *oc)

@@ -170,20 +170,11 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 /* Detach everything without writing (an abort). */
 void trace_set__destroy(struct trace_set *ts);
 
-/* Helpers for trace_<tool>.c collect functions. */
-/* Sum of a per-CPU u64 array map entry over the possible CPUs; 0 when absent. */
-int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum);
-/* Write a log2 histogram (slots[i] counts values in [2^i, 2^(i+1)), slot 0 also 0) as an array, trailing zeros cut. */
-void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots);
-/* Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded); 0 or -errno. */
-int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
 /*
- * One CPU's share of a time-accounting tool (irq time, ...): an object
- * { cpu, count, total_ns [, hist] }; slots may be NULL (no histogram).
+ * Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded);
+ * 0, -EINVAL without a raw dir (a probe), or -errno. The tools' map readers and
+ * JSON helpers are in trace/maps.h.
  */
-void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t total_ns,
-			  const unsigned long long *slots, size_t nslots);
-/* A comm from the kernel (16 bytes, maybe not terminated) as a JSON string. */
-void trace__json_comm(struct json *j, const char *comm, size_t cap);
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
 
 #endif
