@@ -200,11 +200,11 @@ static void json_dev(struct json *j, __u32 dev)
 static void json_op(struct json *j, const struct biolat_stats *v)
 {
 	json__begin_object(j);
-	trace__json_u64(j, "completed", v->completed);
-	trace__json_u64(j, "measured", v->measured);
-	trace__json_u64(j, "queued", v->queued);
-	trace__json_u64(j, "errors", v->errors);
-	trace__json_u64(j, "bytes", v->bytes);
+	trace__json_int(j, "completed", v->completed);
+	trace__json_int(j, "measured", v->measured);
+	trace__json_int(j, "queued", v->queued);
+	trace__json_int(j, "errors", v->errors);
+	trace__json_int(j, "bytes", v->bytes);
 	json__key(j, "queue");
 	trace__json_log2(j, v->queue, BIOLAT_SLOTS);
 	json__key(j, "service");
@@ -270,18 +270,15 @@ static void json_slow(struct json *j, const void *row, void *names)
 {
 	const struct biolat_slow *s = row;
 
-	json__key(j, "pid");
-	json__int(j, s->pid);
-	json__key(j, "comm");
-	trace__json_comm(j, s->comm, sizeof(s->comm));
+	trace__json_int(j, "pid", s->pid);
+	trace__json_comm(j, "comm", s->comm, sizeof(s->comm));
 	json__key(j, "disk");
 	json__string(j, name_of(names, s->dev)->name);
 	json__key(j, "dev");
 	json_dev(j, s->dev);
 	json__key(j, "op");
 	json__string(j, s->op < BIOLAT_OP_NR ? op_names[s->op] : "other");
-	json__key(j, "bytes");
-	json__int(j, s->bytes);
+	trace__json_int(j, "bytes", s->bytes);
 	if (s->queued)
 		trace__json_us(j, "queue_us", s->queue_ns);
 	trace__json_us(j, "service_us", s->service_ns);
@@ -350,12 +347,9 @@ static int biolatency_collect(struct trace_run *t, struct json *j)
 	json_disks(j, rows, nrows, names);
 	trace__json_top(j, NULL, "slowest", slow, nslow, sizeof(*slow), BIOLAT_TOP, json_slow,
 			names);
-	json__key(j, "slowest_max");
-	json__int(j, BIOLAT_TOP);
-	json__key(j, "in_flight");
-	json__int(j, in_flight);
-	json__key(j, "missed");
-	json__int(j, missed_runs(t->obj));
+	trace__json_int(j, "slowest_max", BIOLAT_TOP);
+	trace__json_int(j, "in_flight", in_flight);
+	trace__json_int(j, "missed", missed_runs(t->obj));
 cleanup:
 	free(slow);
 	free(rows);

@@ -149,12 +149,12 @@ static void json_args(struct json *j, const char *args, size_t len)
 static void json_totals(struct json *j, const uint64_t *tot, const struct trace_run *t,
 			const struct execsnoop_hist *life)
 {
-	trace__json_u64(j, "execs", tot[EXECSNOOP_EXECS]);
-	trace__json_u64(j, "forks", tot[EXECSNOOP_FORKS]);
-	trace__json_u64(j, "threads", tot[EXECSNOOP_THREADS]);
-	trace__json_u64(j, "exits", tot[EXECSNOOP_EXITS]);
-	trace__json_u64(j, "exits_new", tot[EXECSNOOP_EXITS_NEW]);
-	trace__json_u64(j, "not_sampled", tot[EXECSNOOP_NOT_SAMPLED]);
+	trace__json_int(j, "execs", tot[EXECSNOOP_EXECS]);
+	trace__json_int(j, "forks", tot[EXECSNOOP_FORKS]);
+	trace__json_int(j, "threads", tot[EXECSNOOP_THREADS]);
+	trace__json_int(j, "exits", tot[EXECSNOOP_EXITS]);
+	trace__json_int(j, "exits_new", tot[EXECSNOOP_EXITS_NEW]);
+	trace__json_int(j, "not_sampled", tot[EXECSNOOP_NOT_SAMPLED]);
 	/* the classic tracepoint's fork record cannot tell a thread from a process */
 	json__key(j, "forks_include_threads");
 	json__bool(j, t->attach == ATTACH_TRACEPOINT);
@@ -165,7 +165,7 @@ static void json_totals(struct json *j, const uint64_t *tot, const struct trace_
 	json__string(j, "us");
 	json__key(j, "hist");
 	trace__json_log2(j, life->slots, EXECSNOOP_SLOTS);
-	trace__json_u64(j, "count", tot[EXECSNOOP_EXITS_NEW]);
+	trace__json_int(j, "count", tot[EXECSNOOP_EXITS_NEW]);
 	trace__json_us(j, "total_us", life->total_ns);
 	json__end_object(j);
 }
@@ -174,24 +174,20 @@ static void json_parent(struct json *j, const void *row, void *arg)
 {
 	const struct parent_row *r = row;
 
-	json__key(j, "ppid");
-	json__int(j, r->ppid);
-	json__key(j, "comm");
-	trace__json_comm(j, r->v.comm, sizeof(r->v.comm));
-	trace__json_u64(j, "execs", r->v.execs);
-	trace__json_u64(j, "forks", r->v.forks);
+	trace__json_int(j, "ppid", r->ppid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
+	trace__json_int(j, "execs", r->v.execs);
+	trace__json_int(j, "forks", r->v.forks);
 }
 
 static void json_comm(struct json *j, const void *row, void *arg)
 {
 	const struct comm_row *r = row;
 
-	json__key(j, "comm");
-	trace__json_comm(j, r->comm, sizeof(r->comm));
-	json__key(j, "filename");
-	trace__json_comm(j, r->v.filename, sizeof(r->v.filename));
-	trace__json_u64(j, "execs", r->v.execs);
-	trace__json_u64(j, "exits_new", r->v.exits_new);
+	trace__json_comm(j, "comm", r->comm, sizeof(r->comm));
+	trace__json_comm(j, "filename", r->v.filename, sizeof(r->v.filename));
+	trace__json_int(j, "execs", r->v.execs);
+	trace__json_int(j, "exits_new", r->v.exits_new);
 	trace__json_us(j, "life_us", r->v.life_ns);
 }
 
@@ -199,14 +195,10 @@ static void json_sampling(struct json *j, const struct execsnoop_bpf *skel)
 {
 	json__key(j, "sampling");
 	json__begin_object(j);
-	json__key(j, "first");
-	json__int(j, skel->rodata->targ_first_samples);
-	json__key(j, "per_comm");
-	json__int(j, skel->rodata->targ_per_comm);
-	json__key(j, "max");
-	json__int(j, EXECSNOOP_MAX_SAMPLES);
-	json__key(j, "args_max");
-	json__int(j, EXECSNOOP_ARGS_MAX - 1);
+	trace__json_int(j, "first", skel->rodata->targ_first_samples);
+	trace__json_int(j, "per_comm", skel->rodata->targ_per_comm);
+	trace__json_int(j, "max", EXECSNOOP_MAX_SAMPLES);
+	trace__json_int(j, "args_max", EXECSNOOP_ARGS_MAX - 1);
 	json__end_object(j);
 }
 
@@ -217,18 +209,12 @@ static void json_sample(struct json *j, const void *row, void *arg)
 
 	json__key(j, "at_s");
 	json__number(j, ((double)e->ts_ns - (double)t->attached_mono_ns) / 1e9);
-	json__key(j, "pid");
-	json__int(j, e->pid);
-	json__key(j, "ppid");
-	json__int(j, e->ppid);
-	json__key(j, "uid");
-	json__int(j, e->uid);
-	json__key(j, "comm");
-	trace__json_comm(j, e->comm, sizeof(e->comm));
-	json__key(j, "pcomm");
-	trace__json_comm(j, e->pcomm, sizeof(e->pcomm));
-	json__key(j, "filename");
-	trace__json_comm(j, e->filename, sizeof(e->filename));
+	trace__json_int(j, "pid", e->pid);
+	trace__json_int(j, "ppid", e->ppid);
+	trace__json_int(j, "uid", e->uid);
+	trace__json_comm(j, "comm", e->comm, sizeof(e->comm));
+	trace__json_comm(j, "pcomm", e->pcomm, sizeof(e->pcomm));
+	trace__json_comm(j, "filename", e->filename, sizeof(e->filename));
 	json__key(j, "args");
 	json_args(j, e->args, e->args_len);
 	json__key(j, "args_cut");

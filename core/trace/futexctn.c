@@ -73,6 +73,7 @@ struct proc_row {
 struct lock_row {
 	struct futexctn_lock_key k;
 	struct futexctn_stat v;
+	char comm[16]; /* its process's (empty when unknown) */
 };
 
 static const struct trace_map_row proc_rows = TRACE_MAP_ROW(struct proc_row, tgid, v);
@@ -97,10 +98,10 @@ static int lock_cmp(const void *a, const void *b)
 
 static void stat_json(struct json *j, const struct futexctn_stat *s)
 {
-	trace__json_u64(j, "count", s->count);
+	trace__json_int(j, "count", s->count);
 	trace__json_us(j, "total_us", s->total_ns);
 	trace__json_us(j, "max_us", s->max_ns);
-	trace__json_u64(j, "lock_count", s->lock_count);
+	trace__json_int(j, "lock_count", s->lock_count);
 	trace__json_us(j, "lock_us", s->lock_ns);
 }
 
@@ -143,12 +144,9 @@ static void json_syscalls(struct json *j, const struct futexctn_bpf *skel)
 {
 	json__key(j, "syscalls");
 	json__begin_object(j);
-	json__key(j, "futex");
-	json__int(j, skel->rodata->targ_nr_futex);
-	json__key(j, "futex_waitv");
-	json__int(j, skel->rodata->targ_nr_futex_waitv);
-	json__key(j, "futex_wait");
-	json__int(j, skel->rodata->targ_nr_futex_wait);
+	trace__json_int(j, "futex", skel->rodata->targ_nr_futex);
+	trace__json_int(j, "futex_waitv", skel->rodata->targ_nr_futex_waitv);
+	trace__json_int(j, "futex_wait", skel->rodata->targ_nr_futex_wait);
 	json__end_object(j);
 }
 
@@ -156,37 +154,33 @@ static void json_proc(struct json *j, const void *row, void *arg)
 {
 	const struct proc_row *r = row;
 
-	json__key(j, "pid");
-	json__int(j, r->tgid);
-	json__key(j, "comm");
-	trace__json_comm(j, r->v.comm, sizeof(r->v.comm));
+	trace__json_int(j, "pid", r->tgid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
 	stat_json(j, &r->v.s);
-	trace__json_u64(j, "errors", r->v.s.errors);
+	trace__json_int(j, "errors", r->v.s.errors);
 }
 
-struct proc_list {
-	const struct proc_row *v;
-	size_t n;
-};
+/* The comm of each listed lock's process. */
+static void name_locks(struct lock_row *locks, size_t nlocks, const struct proc_row *procs,
+		       size_t nprocs)
+{
+	for (size_t i = 0; i < nlocks && i < TOP; i++)
+		for (size_t k = 0; k < nprocs; k++)
+			if (procs[k].tgid == locks[i].k.tgid) {
+				memcpy(locks[i].comm, procs[k].v.comm, sizeof(locks[i].comm));
+				break;
+			}
+}
 
 static void json_lock(struct json *j, const void *row, void *arg)
 {
 	const struct lock_row *r = row;
-	const struct proc_list *procs = arg;
-	const char *comm = "";
 	char addr[32];
 
-	for (size_t i = 0; i < procs->n; i++)
-		if (procs->v[i].tgid == r->k.tgid) {
-			comm = procs->v[i].v.comm;
-			break;
-		}
-	json__key(j, "pid");
-	json__int(j, r->k.tgid);
-	json__key(j, "comm");
-	trace__json_comm(j, comm, 16);
-	json__key(j, "uaddr");
+	trace__json_int(j, "pid", r->k.tgid);
+	trace__json_comm(j, "comm", r->comm, sizeof(r->comm));
 	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)r->k.uaddr);
+	json__key(j, "uaddr");
 	json__string(j, addr);
 	stat_json(j, &r->v);
 }
@@ -221,18 +215,19 @@ static int futexctn_collect(struct trace_run *t, struct json *j)
 	json__string(j, "us");
 	json_syscalls(j, skel);
 	stat_json(j, &all);
-	trace__json_u64(j, "errors", all.errors);
+	trace__json_int(j, "errors", all.errors);
 	json__key(j, "hist");
 	trace__json_log2(j, sum.slots, FUTEXCTN_SLOTS);
 	json__key(j, "lock_hist");
 	trace__json_log2(j, sum.lock_slots, FUTEXCTN_SLOTS);
 	trace__json_top(j, "processes_seen", "processes", procs, nprocs, sizeof(*procs), TOP,
 			json_proc, NULL);
+	name_locks(locks, nlocks, procs, nprocs);
 	trace__json_top(j, "locks_seen", "locks", locks, nlocks, sizeof(*locks), TOP, json_lock,
-			&(struct proc_list){ procs, nprocs });
+			NULL);
 	json__key(j, "in_flight");
 	json__begin_object(j);
-	trace__json_u64(j, "threads", in_flight.threads);
+	trace__json_int(j, "threads", in_flight.threads);
 	trace__json_us(j, "longest_us", in_flight.longest);
 	json__end_object(j);
 cleanup:

@@ -84,12 +84,10 @@ static void json_irq(struct json *j, const void *row, void *ncpu)
 {
 	const struct irq_row *r = row;
 
-	json__key(j, "irq");
-	json__int(j, r->key.irq);
-	json__key(j, "name");
-	trace__json_comm(j, r->key.name, sizeof(r->key.name));
-	trace__json_u64(j, "count", r->sum.count);
-	trace__json_u64(j, "total_ns", r->sum.total_ns);
+	trace__json_int(j, "irq", r->key.irq);
+	trace__json_comm(j, "name", r->key.name, sizeof(r->key.name));
+	trace__json_int(j, "count", r->sum.count);
+	trace__json_int(j, "total_ns", r->sum.total_ns);
 	json__key(j, "hist");
 	trace__json_log2(j, r->sum.slots, HARDIRQS_SLOTS);
 	json__key(j, "cpus");
@@ -123,8 +121,8 @@ static int hardirqs_collect(struct trace_run *t, struct json *j)
 
 	json__key(j, "unit");
 	json__string(j, "ns");
-	trace__json_u64(j, "count", q.total.count);
-	trace__json_u64(j, "total_ns", q.total.total_ns);
+	trace__json_int(j, "count", q.total.count);
+	trace__json_int(j, "total_ns", q.total.total_ns);
 	json__key(j, "hist");
 	trace__json_log2(j, q.total.slots, HARDIRQS_SLOTS);
 	trace__json_top(j, "irqs_seen", "irqs", q.rows, q.n, sizeof(*q.rows), TOP_IRQS, json_irq,

@@ -139,18 +139,15 @@ static void json_signal(struct json *j, int sig, int code, int result)
 {
 	char buf[32];
 
-	json__key(j, "sig");
-	json__int(j, sig);
+	trace__json_int(j, "sig", sig);
 	json__key(j, "signal");
 	sig_name(sig, buf, sizeof(buf));
 	json__string(j, buf);
-	json__key(j, "code");
-	json__int(j, code);
+	trace__json_int(j, "code", code);
 	json__key(j, "origin");
 	origin_name(sig, code, buf, sizeof(buf));
 	json__string(j, buf);
-	json__key(j, "result");
-	json__int(j, result);
+	trace__json_int(j, "result", result);
 	json__key(j, "outcome");
 	if (result >= 0 && result < (int)(sizeof(outcomes) / sizeof(outcomes[0])))
 		json__string(j, outcomes[result]);
@@ -167,22 +164,16 @@ static void json_signal_row(struct json *j, const void *row, void *t)
 {
 	const struct row *r = row;
 
-	json__key(j, "sender_pid");
-	json__int(j, r->k.sender_tgid);
-	json__key(j, "sender_tid");
-	json__int(j, r->v.sender_pid);
-	json__key(j, "sender_comm");
-	trace__json_comm(j, r->k.sender_comm, sizeof(r->k.sender_comm));
-	json__key(j, "target_pid");
-	json__int(j, r->k.target_pid);
-	json__key(j, "target_tgid");
-	json__int(j, r->v.target_tgid);
-	json__key(j, "target_comm");
-	trace__json_comm(j, r->k.target_comm, sizeof(r->k.target_comm));
+	trace__json_int(j, "sender_pid", r->k.sender_tgid);
+	trace__json_int(j, "sender_tid", r->v.sender_pid);
+	trace__json_comm(j, "sender_comm", r->k.sender_comm, sizeof(r->k.sender_comm));
+	trace__json_int(j, "target_pid", r->k.target_pid);
+	trace__json_int(j, "target_tgid", r->v.target_tgid);
+	trace__json_comm(j, "target_comm", r->k.target_comm, sizeof(r->k.target_comm));
 	json_signal(j, r->k.sig, r->k.code, r->k.result);
 	json__key(j, "group");
 	json__bool(j, r->v.group != 0);
-	trace__json_u64(j, "count", r->v.count);
+	trace__json_int(j, "count", r->v.count);
 	json__key(j, "first_at_s");
 	json__number(j, at_s(t, r->v.first_ns));
 	json__key(j, "last_at_s");
@@ -195,18 +186,12 @@ static void json_fatal(struct json *j, const void *row, void *t)
 
 	json__key(j, "at_s");
 	json__number(j, at_s(t, e->ts_ns));
-	json__key(j, "sender_pid");
-	json__int(j, e->sender_tgid);
-	json__key(j, "sender_tid");
-	json__int(j, e->sender_pid);
-	json__key(j, "sender_comm");
-	trace__json_comm(j, e->sender_comm, sizeof(e->sender_comm));
-	json__key(j, "target_pid");
-	json__int(j, e->target_pid);
-	json__key(j, "target_tgid");
-	json__int(j, e->target_tgid);
-	json__key(j, "target_comm");
-	trace__json_comm(j, e->target_comm, sizeof(e->target_comm));
+	trace__json_int(j, "sender_pid", e->sender_tgid);
+	trace__json_int(j, "sender_tid", e->sender_pid);
+	trace__json_comm(j, "sender_comm", e->sender_comm, sizeof(e->sender_comm));
+	trace__json_int(j, "target_pid", e->target_pid);
+	trace__json_int(j, "target_tgid", e->target_tgid);
+	trace__json_comm(j, "target_comm", e->target_comm, sizeof(e->target_comm));
 	json_signal(j, e->sig, e->code, e->result);
 	json__key(j, "group");
 	json__bool(j, e->group != 0);
@@ -251,7 +236,7 @@ static int killsnoop_collect(struct trace_run *t, struct json *j)
 	if (err)
 		goto cleanup;
 
-	trace__json_u64(j, "count", total);
+	trace__json_int(j, "count", total);
 	trace__json_top(j, "signals_seen", "signals", rows, nrows, sizeof(*rows), TOP_ROWS,
 			json_signal_row, t);
 	json__key(j, "fatal_signals");

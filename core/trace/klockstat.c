@@ -154,7 +154,7 @@ static int proc_by_total(const void *a, const void *b)
 
 static void stat_json(struct json *j, __u64 count, __u64 total_ns, __u64 max_ns)
 {
-	trace__json_u64(j, "count", count);
+	trace__json_int(j, "count", count);
 	trace__json_us(j, "total_us", total_ns);
 	trace__json_us(j, "max_us", max_ns);
 }
@@ -255,8 +255,7 @@ static void json_types(struct json *j, struct klock_type_stat *types)
 		json__begin_object(j);
 		json__key(j, "type");
 		json__string(j, type_name((__u32)best, buf, sizeof(buf)));
-		json__key(j, "flags");
-		json__int(j, best);
+		trace__json_int(j, "flags", best);
 		stat_json(j, types[best].count, types[best].total_ns, types[best].max_ns);
 		json__key(j, "hist");
 		trace__json_log2(j, types[best].slots, KLOCK_SLOTS);
@@ -287,10 +286,8 @@ static void json_proc(struct json *j, const void *row, void *arg)
 {
 	const struct proc_row *r = row;
 
-	json__key(j, "pid");
-	json__int(j, r->tgid);
-	json__key(j, "comm");
-	trace__json_comm(j, r->v.comm, sizeof(r->v.comm));
+	trace__json_int(j, "pid", r->tgid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
 	stat_json(j, r->v.s.count, r->v.s.total_ns, r->v.s.max_ns);
 }
 
@@ -298,9 +295,9 @@ static void json_not_measured(struct json *j, const uint64_t *cnt, struct symbol
 {
 	json__key(j, "not_measured");
 	json__begin_object(j);
-	trace__json_u64(j, "nested", cnt[KLOCK_NESTED]);
-	trace__json_u64(j, "unmatched", cnt[KLOCK_UNMATCHED]);
-	trace__json_u64(j, "no_stack", cnt[KLOCK_NO_STACK]);
+	trace__json_int(j, "nested", cnt[KLOCK_NESTED]);
+	trace__json_int(j, "unmatched", cnt[KLOCK_UNMATCHED]);
+	trace__json_int(j, "no_stack", cnt[KLOCK_NO_STACK]);
 	json__end_object(j);
 	json__key(j, "kernel_symbols");
 	symbolizer__kernel_load(sym, NULL);

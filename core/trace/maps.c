@@ -220,10 +220,10 @@ int trace_map__counters(int fd, uint64_t *counters, size_t n)
 	return err;
 }
 
-void trace__json_u64(struct json *j, const char *key, uint64_t v)
+void trace__json_int(struct json *j, const char *key, int64_t v)
 {
 	json__key(j, key);
-	json__int(j, (int64_t)v);
+	json__int(j, v);
 }
 
 void trace__json_us(struct json *j, const char *key, uint64_t ns)
@@ -245,8 +245,9 @@ void trace__json_log2(struct json *j, const unsigned long long *slots, size_t ns
 	json__end_array(j);
 }
 
-void trace__json_comm(struct json *j, const char *comm, size_t cap)
+void trace__json_comm(struct json *j, const char *key, const char *comm, size_t cap)
 {
+	json__key(j, key);
 	json__string_n(j, comm, strnlen(comm, cap));
 }
 
@@ -254,10 +255,9 @@ void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t tota
 			  const unsigned long long *slots, size_t nslots)
 {
 	json__begin_object(j);
-	json__key(j, "cpu");
-	json__int(j, cpu);
-	trace__json_u64(j, "count", count);
-	trace__json_u64(j, "total_ns", total_ns);
+	trace__json_int(j, "cpu", cpu);
+	trace__json_int(j, "count", (int64_t)count);
+	trace__json_int(j, "total_ns", (int64_t)total_ns);
 	if (slots) {
 		json__key(j, "hist");
 		trace__json_log2(j, slots, nslots);
@@ -270,7 +270,7 @@ void trace__json_top(struct json *j, const char *seen_key, const char *key, cons
 		     void (*row)(struct json *j, const void *row, void *arg), void *arg)
 {
 	if (seen_key)
-		trace__json_u64(j, seen_key, n);
+		trace__json_int(j, seen_key, (int64_t)n);
 	json__key(j, key);
 	json__begin_array(j);
 	for (size_t i = 0; i < n && i < top; i++) {

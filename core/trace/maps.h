@@ -18,7 +18,9 @@
 /*
  * Where one map entry goes in a row of the caller's array: the key at
  * key_off, the value at val_off. TRACE_MAP_ROW(type, key, value) takes them
- * from the row type's members; the sizes must be the map's (checked).
+ * from the row type's members (key and value may name nested members: k.f);
+ * TRACE_MAP_ROW_SIZED gives the key's size, for a key that spans members.
+ * The sizes must be the map's (checked).
  */
 struct trace_map_row {
 	size_t row_size;
@@ -26,12 +28,13 @@ struct trace_map_row {
 	size_t val_off, val_size;
 };
 
-#define TRACE_MAP_ROW(type, key, value)                                                     \
+#define TRACE_MAP_ROW_SIZED(type, key, ksize, value)                                        \
 	{                                                                                   \
-		.row_size = sizeof(type), .key_off = offsetof(type, key),                   \
-		.key_size = sizeof(((type *)0)->key), .val_off = offsetof(type, value),     \
-		.val_size = sizeof(((type *)0)->value),                                     \
+		.row_size = sizeof(type), .key_off = offsetof(type, key), .key_size = (ksize),  \
+		.val_off = offsetof(type, value), .val_size = sizeof(((type *)0)->value),       \
 	}
+#define TRACE_MAP_ROW(type, key, value) \
+	TRACE_MAP_ROW_SIZED(type, key, sizeof(((type *)0)->key), value)
 
 /*
  * The entries of a map (at most max; 0: all) as rows laid out by l, in the
@@ -64,8 +67,8 @@ static inline int trace__cmp_desc(uint64_t a, uint64_t b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-/* "key": v */
-void trace__json_u64(struct json *j, const char *key, uint64_t v);
+/* "key": v (a kernel's u64 counter too: none comes near 2^63) */
+void trace__json_int(struct json *j, const char *key, int64_t v);
 /* "key": ns in microseconds (a number) */
 void trace__json_us(struct json *j, const char *key, uint64_t ns);
 /*
@@ -73,8 +76,8 @@ void trace__json_us(struct json *j, const char *key, uint64_t ns);
  * as an array, trailing zeros cut.
  */
 void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots);
-/* A comm from the kernel (16 bytes, maybe not terminated) as a JSON string. */
-void trace__json_comm(struct json *j, const char *comm, size_t cap);
+/* "key": a name from the kernel (comm: cap 16 bytes, maybe not terminated) as a string */
+void trace__json_comm(struct json *j, const char *key, const char *comm, size_t cap);
 /*
  * One CPU's share of a time-accounting tool (irq time, ...): an object
  * { cpu, count, total_ns [, hist] }; slots may be NULL (no histogram).

@@ -128,28 +128,18 @@ static int offcputime_collect(struct trace_run *t, struct json *j)
 
 	json__key(j, "unit");
 	json__string(j, "us");
-	json__key(j, "min_block_us");
-	json__int(j, p->min_us);
-	json__key(j, "blocks");
-	json__int(j, (int64_t)st[OFFCPU_BLOCKS]);
-	json__key(j, "counted");
-	json__int(j, (int64_t)st[OFFCPU_COUNTED]);
-	json__key(j, "short");
-	json__int(j, (int64_t)st[OFFCPU_SHORT]);
+	trace__json_int(j, "min_block_us", p->min_us);
+	trace__json_int(j, "blocks", st[OFFCPU_BLOCKS]);
+	trace__json_int(j, "counted", st[OFFCPU_COUNTED]);
+	trace__json_int(j, "short", st[OFFCPU_SHORT]);
 	json__key(j, "lost");
 	json__begin_object(j);
-	json__key(j, "kernel_stack");
-	json__int(j, (int64_t)st[OFFCPU_KSTACK_LOST]);
-	json__key(j, "user_stack");
-	json__int(j, (int64_t)st[OFFCPU_USTACK_LOST]);
-	json__key(j, "user_stack_fault");
-	json__int(j, (int64_t)st[OFFCPU_USTACK_FAULT]);
-	json__key(j, "threads_full");
-	json__int(j, (int64_t)st[OFFCPU_STARTS_DROPPED]);
-	json__key(j, "counts_full");
-	json__int(j, (int64_t)st[OFFCPU_KEYS_DROPPED]);
-	json__key(j, "counts_full_us");
-	json__int(j, (int64_t)(st[OFFCPU_LOST_NS] / 1000));
+	trace__json_int(j, "kernel_stack", st[OFFCPU_KSTACK_LOST]);
+	trace__json_int(j, "user_stack", st[OFFCPU_USTACK_LOST]);
+	trace__json_int(j, "user_stack_fault", st[OFFCPU_USTACK_FAULT]);
+	trace__json_int(j, "threads_full", st[OFFCPU_STARTS_DROPPED]);
+	trace__json_int(j, "counts_full", st[OFFCPU_KEYS_DROPPED]);
+	trace__json_int(j, "counts_full_us", st[OFFCPU_LOST_NS] / 1000);
 	json__end_object(j);
 	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), OFFCPU_STACK_DEPTH, v, n, 1000,
 			    "us", j, &folded);

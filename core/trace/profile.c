@@ -220,24 +220,16 @@ static int profile_collect(struct trace_run *t, struct json *j)
 
 	json__key(j, "unit");
 	json__string(j, "samples");
-	json__key(j, "frequency_hz");
-	json__int(j, p->hz);
-	json__key(j, "cpus");
-	json__int(j, p->ncpus);
-	json__key(j, "samples");
-	json__int(j, (int64_t)st[PROFILE_SAMPLES]);
-	json__key(j, "idle_samples");
-	json__int(j, (int64_t)st[PROFILE_IDLE]);
+	trace__json_int(j, "frequency_hz", p->hz);
+	trace__json_int(j, "cpus", p->ncpus);
+	trace__json_int(j, "samples", st[PROFILE_SAMPLES]);
+	trace__json_int(j, "idle_samples", st[PROFILE_IDLE]);
 	json__key(j, "lost");
 	json__begin_object(j);
-	json__key(j, "kernel_stack");
-	json__int(j, (int64_t)st[PROFILE_KSTACK_LOST]);
-	json__key(j, "user_stack");
-	json__int(j, (int64_t)st[PROFILE_USTACK_LOST]);
-	json__key(j, "user_stack_fault");
-	json__int(j, (int64_t)st[PROFILE_USTACK_FAULT]);
-	json__key(j, "counts_full");
-	json__int(j, (int64_t)st[PROFILE_KEYS_DROPPED]);
+	trace__json_int(j, "kernel_stack", st[PROFILE_KSTACK_LOST]);
+	trace__json_int(j, "user_stack", st[PROFILE_USTACK_LOST]);
+	trace__json_int(j, "user_stack_fault", st[PROFILE_USTACK_FAULT]);
+	trace__json_int(j, "counts_full", st[PROFILE_KEYS_DROPPED]);
 	json__end_object(j);
 	/* samples without their whole stack: not stored, or the counts map full */
 	json__key(j, "lost_samples");

@@ -49,13 +49,10 @@ static void json_task(struct json *j, const void *row, void *arg)
 {
 	const struct task_row *r = row;
 
-	json__key(j, "pid");
-	json__int(j, r->pid);
-	json__key(j, "tgid");
-	json__int(j, r->v.tgid);
-	json__key(j, "comm");
-	trace__json_comm(j, r->v.comm, sizeof(r->v.comm));
-	trace__json_u64(j, "count", r->v.count);
+	trace__json_int(j, "pid", r->pid);
+	trace__json_int(j, "tgid", r->v.tgid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
+	trace__json_int(j, "count", r->v.count);
 	trace__json_us(j, "total_us", r->v.total_ns);
 	trace__json_us(j, "max_us", r->v.max_ns);
 }
@@ -80,7 +77,7 @@ static int runqlat_collect(struct trace_run *t, struct json *j)
 	json__string(j, "us");
 	json__key(j, "hist");
 	trace__json_log2(j, sum.slots, RUNQLAT_SLOTS);
-	trace__json_u64(j, "count", sum.count);
+	trace__json_int(j, "count", sum.count);
 	trace__json_us(j, "total_us", sum.total_ns);
 	trace__json_top(j, "tasks_seen", "tasks", rows, nrows, sizeof(*rows), TOP_TASKS, json_task,
 			NULL);

@@ -107,6 +107,7 @@ struct err_row {
 	struct syscount_proc_err_key k; /* tgid 0 in the per-syscall list */
 	__u64 count;
 	int rank; /* 0: exhaustion of a resource (listed first), 1: the rest */
+	struct syscount_comm comm; /* the process's, in the per-process list */
 };
 
 static const struct trace_map_row proc_rows = TRACE_MAP_ROW(struct proc_row, tgid, v);
@@ -116,13 +117,8 @@ _Static_assert(offsetof(struct syscount_proc_err_key, err) -
 			       offsetof(struct syscount_proc_err_key, id) ==
 		       offsetof(struct syscount_err_key, err),
 	       "the per-syscall error key is the tail of the per-process one");
-static const struct trace_map_row err_rows = {
-	.row_size = sizeof(struct err_row),
-	.key_off = offsetof(struct err_row, k.id),
-	.key_size = sizeof(struct syscount_err_key),
-	.val_off = offsetof(struct err_row, count),
-	.val_size = sizeof(__u64),
-};
+static const struct trace_map_row err_rows =
+	TRACE_MAP_ROW_SIZED(struct err_row, k.id, sizeof(struct syscount_err_key), count);
 
 static int by_count_desc(const void *a, const void *b)
 {
@@ -173,8 +169,7 @@ static void json_id(struct json *j, __u32 id)
 {
 	const char *n = id < SYSCOUNT_MAX_ID ? syscall_name(id) : "other";
 
-	json__key(j, "id");
-	json__int(j, id);
+	trace__json_int(j, "id", id);
 	if (n) {
 		json__key(j, "name");
 		json__string(j, n);
@@ -185,8 +180,7 @@ static void json_errno(struct json *j, __u32 e)
 {
 	const char *n = errno_name(e);
 
-	json__key(j, "errno");
-	json__int(j, e);
+	trace__json_int(j, "errno", e);
 	if (n) {
 		json__key(j, "errno_name");
 		json__string(j, n);
@@ -195,17 +189,21 @@ static void json_errno(struct json *j, __u32 e)
 
 static void json_stat(struct json *j, const struct syscount_stat *v)
 {
-	trace__json_u64(j, "count", v->count);
-	trace__json_u64(j, "errors", v->errors);
+	trace__json_int(j, "count", v->count);
+	trace__json_int(j, "errors", v->errors);
 	trace__json_us(j, "total_us", v->total_ns);
 }
 
-static const struct syscount_comm *comm_of(const struct proc_row *procs, size_t n, __u32 tgid)
+/* The comm of each process of the listed per-process errors (empty when unknown). */
+static void name_proc_errs(struct err_row *perrs, size_t n, const struct proc_row *procs,
+			   size_t nprocs)
 {
-	for (size_t i = 0; i < n; i++)
-		if (procs[i].tgid == tgid)
-			return &procs[i].comm;
-	return NULL;
+	for (size_t i = 0; i < n && i < TOP_PROC_ERRS; i++)
+		for (size_t k = 0; k < nprocs; k++)
+			if (procs[k].tgid == perrs[i].k.tgid) {
+				perrs[i].comm = procs[k].comm;
+				break;
+			}
 }
 
 /* Every syscall number seen (a per-CPU array), by count, and their total. 0 or -errno. */
@@ -248,8 +246,8 @@ static void json_by_syscall(struct json *j, const struct syscount_stat *total,
 {
 	json__key(j, "arch");
 	json__string(j, SYSCALL_NAMES_ARCH);
-	trace__json_u64(j, "syscalls", total->count);
-	trace__json_u64(j, "errors", total->errors);
+	trace__json_int(j, "syscalls", total->count);
+	trace__json_int(j, "errors", total->errors);
 	trace__json_us(j, "total_us", total->total_ns);
 	json__key(j, "by_syscall");
 	json__begin_array(j);
@@ -265,7 +263,7 @@ static void json_by_syscall(struct json *j, const struct syscount_stat *total,
 /* The top by count and the top by time, by count: a process can block long in few calls. */
 static void json_processes(struct json *j, struct proc_row *procs, size_t nprocs)
 {
-	trace__json_u64(j, "processes_seen", nprocs);
+	trace__json_int(j, "processes_seen", nprocs);
 	qsort(procs, nprocs, sizeof(*procs), proc_by_time);
 	for (size_t i = 0; i < nprocs && i < TOP_PROCS; i++)
 		procs[i].picked = 1;
@@ -276,10 +274,8 @@ static void json_processes(struct json *j, struct proc_row *procs, size_t nprocs
 		if (i >= TOP_PROCS && !procs[i].picked)
 			continue;
 		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, procs[i].tgid);
-		json__key(j, "comm");
-		trace__json_comm(j, procs[i].comm.comm, sizeof(procs[i].comm.comm));
+		trace__json_int(j, "pid", procs[i].tgid);
+		trace__json_comm(j, "comm", procs[i].comm.comm, sizeof(procs[i].comm.comm));
 		json_stat(j, &procs[i].v);
 		json__end_object(j);
 	}
@@ -292,27 +288,15 @@ static void json_err(struct json *j, const void *row, void *arg)
 
 	json_id(j, r->k.id);
 	json_errno(j, r->k.err);
-	trace__json_u64(j, "count", r->count);
+	trace__json_int(j, "count", r->count);
 }
-
-struct proc_list {
-	const struct proc_row *v;
-	size_t n;
-};
 
 static void json_proc_err(struct json *j, const void *row, void *arg)
 {
 	const struct err_row *r = row;
-	const struct proc_list *p = arg;
-	const struct syscount_comm *c = comm_of(p->v, p->n, r->k.tgid);
 
-	json__key(j, "pid");
-	json__int(j, r->k.tgid);
-	json__key(j, "comm");
-	if (c)
-		trace__json_comm(j, c->comm, sizeof(c->comm));
-	else
-		json__string(j, "");
+	trace__json_int(j, "pid", r->k.tgid);
+	trace__json_comm(j, "comm", r->comm.comm, sizeof(r->comm.comm));
 	json_err(j, row, NULL);
 }
 
@@ -341,10 +325,11 @@ static int syscount_collect(struct trace_run *t, struct json *j)
 
 	json_by_syscall(j, &total, ids, nids);
 	json_processes(j, procs, nprocs);
+	name_proc_errs(perrs, nperrs, procs, nprocs);
 	trace__json_top(j, NULL, "errors_by_syscall", errs, nerrs, sizeof(*errs), TOP_ERRS,
 			json_err, NULL);
 	trace__json_top(j, "process_errors_seen", "process_errors", perrs, nperrs, sizeof(*perrs),
-			TOP_PROC_ERRS, json_proc_err, &(struct proc_list){ procs, nprocs });
+			TOP_PROC_ERRS, json_proc_err, NULL);
 cleanup:
 	free(errs);
 	free(perrs);

@@ -190,20 +190,8 @@ struct row {
 	__u64 count;
 };
 
-static const struct trace_map_row reason_rows = {
-	.row_size = sizeof(struct row),
-	.key_off = offsetof(struct row, k.r),
-	.key_size = sizeof(struct tcpdrop_reason_key),
-	.val_off = offsetof(struct row, count),
-	.val_size = sizeof(__u64),
-};
-static const struct trace_map_row flow_rows = {
-	.row_size = sizeof(struct row),
-	.key_off = offsetof(struct row, k.f),
-	.key_size = sizeof(struct tcpdrop_flow_key),
-	.val_off = offsetof(struct row, count),
-	.val_size = sizeof(__u64),
-};
+static const struct trace_map_row reason_rows = TRACE_MAP_ROW(struct row, k.r, count);
+static const struct trace_map_row flow_rows = TRACE_MAP_ROW(struct row, k.f, count);
 
 static int by_count_desc(const void *a, const void *b)
 {
@@ -273,20 +261,21 @@ static void json_reasons(struct json *j, const struct reason_names *rn,
 		if (reason_is_not_drop(rn, rn->e[i].code))
 			json__string(j, rn->e[i].name);
 	json__end_array(j);
-	trace__json_u64(j, "drops", dt->drops);
-	trace__json_u64(j, "freed_not_dropped", dt->freed);
+	trace__json_int(j, "drops", dt->drops);
+	trace__json_int(j, "freed_not_dropped", dt->freed);
 
 	json__key(j, "reasons");
 	json__begin_array(j);
 	for (size_t i = 0; i < dt->n; i++) {
+		__u32 code = dt->v[i].code;
+
 		json__begin_object(j);
 		json__key(j, "reason");
-		json_reason(j, rn, dt->v[i].code);
-		json__key(j, "code");
-		json__int(j, dt->v[i].code == TCPDROP_REASON_UNKNOWN ? -1 : (int64_t)dt->v[i].code);
-		trace__json_u64(j, "count", dt->v[i].count);
+		json_reason(j, rn, code);
+		trace__json_int(j, "code", code == TCPDROP_REASON_UNKNOWN ? -1 : (int64_t)code);
+		trace__json_int(j, "count", dt->v[i].count);
 		json__key(j, "drop");
-		json__bool(j, !reason_is_not_drop(rn, dt->v[i].code));
+		json__bool(j, !reason_is_not_drop(rn, code));
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -311,9 +300,8 @@ static void json_by_protocol(struct json *j, const struct reason_names *rn,
 		json_reason(j, rn, k->reason);
 		json__key(j, "protocol");
 		json_protocol(j, k->protocol);
-		json__key(j, "ethertype");
-		json__int(j, k->protocol);
-		trace__json_u64(j, "count", rows[i].count);
+		trace__json_int(j, "ethertype", k->protocol);
+		trace__json_int(j, "count", rows[i].count);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -332,13 +320,11 @@ static void json_flow(struct json *j, const void *row, void *rn)
 	json__string(j, k->family == AF_INET ? "ipv4" : "ipv6");
 	json__key(j, "saddr");
 	json_addr(j, k->family, k->saddr);
-	json__key(j, "sport");
-	json__int(j, k->sport);
+	trace__json_int(j, "sport", k->sport);
 	json__key(j, "daddr");
 	json_addr(j, k->family, k->daddr);
-	json__key(j, "dport");
-	json__int(j, k->dport);
-	trace__json_u64(j, "count", r->count);
+	trace__json_int(j, "dport", k->dport);
+	trace__json_int(j, "count", r->count);
 }
 
 static int tcpdrop_collect(struct trace_run *t, struct json *j)

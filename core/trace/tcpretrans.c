@@ -97,17 +97,15 @@ static void json_flow(struct json *j, const void *row, void *arg)
 	json__string(j, family_name(r->k.family));
 	json__key(j, "laddr");
 	json_addr(j, r->k.family, r->k.laddr);
-	json__key(j, "lport");
-	json__int(j, r->k.lport);
+	trace__json_int(j, "lport", r->k.lport);
 	json__key(j, "raddr");
 	json_addr(j, r->k.family, r->k.raddr);
-	json__key(j, "rport");
-	json__int(j, r->k.rport);
+	trace__json_int(j, "rport", r->k.rport);
 	json__key(j, "state");
 	json_state(j, r->k.state);
-	trace__json_u64(j, "retransmits", r->v.retransmits);
-	trace__json_u64(j, "resets_sent", r->v.resets_sent);
-	trace__json_u64(j, "resets_received", r->v.resets_received);
+	trace__json_int(j, "retransmits", r->v.retransmits);
+	trace__json_int(j, "resets_sent", r->v.resets_sent);
+	trace__json_int(j, "resets_received", r->v.resets_received);
 }
 
 static int tcpretrans_collect(struct trace_run *t, struct json *j)
@@ -124,9 +122,9 @@ static int tcpretrans_collect(struct trace_run *t, struct json *j)
 		goto cleanup;
 	qsort(rows, nrows, sizeof(*rows), by_retransmits_desc);
 
-	trace__json_u64(j, "retransmits", tot[TCPRETRANS_RETRANSMITS]);
-	trace__json_u64(j, "resets_sent", tot[TCPRETRANS_RESETS_SENT]);
-	trace__json_u64(j, "resets_received", tot[TCPRETRANS_RESETS_RECEIVED]);
+	trace__json_int(j, "retransmits", tot[TCPRETRANS_RETRANSMITS]);
+	trace__json_int(j, "resets_sent", tot[TCPRETRANS_RESETS_SENT]);
+	trace__json_int(j, "resets_received", tot[TCPRETRANS_RESETS_RECEIVED]);
 	trace__json_top(j, "flows_seen", "flows", rows, nrows, sizeof(*rows), TOP_FLOWS, json_flow,
 			NULL);
 cleanup:

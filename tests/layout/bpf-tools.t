@@ -77,8 +77,8 @@ done
 is "$unlisted" "" "core/trace/README.md names every file of core/trace"
 
 if [ -x "$SONDE" ]; then
-	is "$("$SONDE" list --no-bpf 2>/dev/null | sed -n 's/^bpf\.\([a-z0-9_]*\) .*/\1/p' | tr '\n' ' ')" \
-		"$(printf '%s ' "${TOOLS[@]}")" "sonde list shows every tool of the table, in its order"
+	listed=$("$SONDE" list --no-bpf 2>/dev/null | sed -n 's/^bpf\.\([a-z0-9_]*\) .*/\1/p')
+	is "$(echo $listed)" "${TOOLS[*]}" "sonde list shows every tool of the table, in its order"
 else
 	skip "sonde list" "no sonde binary at $SONDE (make sonde)"
 fi

@@ -33,7 +33,7 @@ static void json_row(struct json *j, const void *row, void *arg)
 {
 	const struct row *r = row;
 
-	trace__json_u64(j, "id", r->id);
+	trace__json_int(j, "id", r->id);
 	trace__json_us(j, "total_us", r->v.total_ns);
 	(*(int *)arg)++;
 }
@@ -56,8 +56,7 @@ static void test_json(void)
 	trace__json_cpu_time(&j, 1, 4, 900, slots, 2);
 	trace__json_cpu_time(&j, 2, 5, 10, NULL, 0);
 	json__end_array(&j);
-	json__key(&j, "comm");
-	trace__json_comm(&j, "0123456789abcdefXYZ", 16);
+	trace__json_comm(&j, "comm", "0123456789abcdefXYZ", 16);
 	json__end_object(&j);
 	is_str(j.out.buf,
 	       "{\"hist\":[0,3,0,7],\"rows_seen\":3,\"rows\":[{\"id\":1,\"total_us\":1.5},"
