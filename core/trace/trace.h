@@ -139,6 +139,13 @@ struct trace_set {
 	const char *disabled;       /* non-NULL: BPF off, this is why (--no-bpf) */
 };
 
+/* Room for every tool of the table, were they all asked for: none is ever dropped. */
+#define TRACE_SET_ROOM(member) (sizeof(((struct trace_set *)0)->member) / \
+				sizeof(((struct trace_set *)0)->member[0]))
+_Static_assert(TRACE_SET_ROOM(runs) >= TRACE_MAX_TOOLS &&
+		       TRACE_SET_ROOM(outcome) >= TRACE_MAX_TOOLS,
+	       "a window holds every tool of the table");
+
 /* How many of names are BPF tools. */
 int trace_set__wanted(const char *const *names);
 /*
