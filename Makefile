@@ -23,16 +23,18 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LDLIBS += $(PKG_LIBS) -lbpf -lelf -lz -lpthread -lm
 
-# BPF tools: bpf/<tool>.bpf.c -> build/bpf/<tool>.bpf.o -> build/bpf/<tool>.skel.h,
-# compiled once for every kernel (CO-RE) against the committed bpf/vmlinux.h
-# (`make vmlinux` regenerates it from this host's BTF).
+# BPF tools: the tools of the table core/trace/tools.h (one TRACE_TOOL(<tool>)
+# line each, which the runner and tests/layout/bpf-tools.t read too), each
+# bpf/<tool>.bpf.c -> build/bpf/<tool>.bpf.o -> build/bpf/<tool>.skel.h, which
+# core/trace/<tool>.c includes. Compiled once for every kernel (CO-RE) against
+# the committed bpf/vmlinux.h (`make vmlinux` regenerates it from this host's BTF).
 BPF_CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.skel.h,$(BPF_SRCS))
+TRACE_TOOLS := $(shell sed -n 's/^TRACE_TOOL(\([a-z0-9_]*\))$$/\1/p' core/trace/tools.h)
+BPF_SKELS := $(TRACE_TOOLS:%=$(BUILD)/bpf/%.skel.h)
 # kept (not removed as intermediates): `make check`'s last line stays prove's summary
-.SECONDARY: $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+.SECONDARY: $(TRACE_TOOLS:%=$(BUILD)/bpf/%.bpf.o)
 
 # core/<layer>/*.c (docs/architecture.md); main.c alone at the top. Objects
 # mirror the tree under build/; -MMD -MP writes each object's header
@@ -58,8 +60,7 @@ $(BUILD)/%.o: core/%.c
 
 # A tool's C side includes its skeleton, generated first (an order-only
 # prerequisite: -MMD records the real dependency once it has been built).
-TRACE_OBJS := $(patsubst core/trace/%.c,$(BUILD)/trace/%.o,$(wildcard core/trace/*.c))
-TOOL_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/trace/%.o,$(BPF_SRCS))
+TOOL_OBJS := $(TRACE_TOOLS:%=$(BUILD)/trace/%.o)
 $(TOOL_OBJS): $(BUILD)/trace/%.o: core/trace/%.c | $(BUILD)/bpf/%.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
@@ -151,7 +152,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)
 	@mkdir -p $(BUILD)/fuzz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive $(fuzz_$*_LIBS) -lm
 
-# it links trace_*.c, which include the generated skeletons and syscall names
+# it links core/trace/<tool>.c, which include the generated skeletons and syscall names
 $(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(BUILD)/syscall_names.h
 
 fuzz-build: $(FUZZ_BINS)

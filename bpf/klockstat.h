@@ -6,7 +6,7 @@
 /*
  * The contention_begin flags (include/trace/events/lock.h, Linux 5.19+). They
  * are #defines, not in the BTF: copied here. Combinations name the lock type
- * (core/trace_klockstat.c): 0 semaphore, SPIN spinlock, SPIN|READ rwlock:R,
+ * (core/trace/klockstat.c): 0 semaphore, SPIN spinlock, SPIN|READ rwlock:R,
  * SPIN|WRITE rwlock:W, READ rwsem:R, WRITE rwsem:W, RT rt-mutex, RT|READ
  * rwlock-rt:R, RT|WRITE rwlock-rt:W, PERCPU|READ pcpu-sem:R, PERCPU|WRITE
  * pcpu-sem:W, MUTEX mutex, MUTEX|SPIN mutex:spin (optimistic spinning).

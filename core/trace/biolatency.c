@@ -28,6 +28,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "biolatency.h"
 #include "biolatency.skel.h"
@@ -142,6 +143,8 @@ struct stat_row {
 	struct biolat_stats v;
 };
 
+static const struct trace_map_row stat_rows = TRACE_MAP_ROW(struct stat_row, key, v);
+
 static int by_dev_op(const void *a, const void *b)
 {
 	const struct stat_row *x = a, *y = b;
@@ -155,7 +158,7 @@ static int by_total_desc(const void *a, const void *b)
 {
 	const struct biolat_slow *x = a, *y = b;
 
-	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+	return trace__cmp_desc(x->total_ns, y->total_ns);
 }
 
 /* A name for every dev in rows, resolved once per disk. */
@@ -165,15 +168,20 @@ struct dev_name {
 	char name[64];
 };
 
-static const struct dev_name *name_of(struct dev_name *names, size_t *n, size_t cap, __u32 dev)
+struct dev_names {
+	struct dev_name v[MAX_ROWS];
+	size_t n;
+};
+
+static const struct dev_name *name_of(struct dev_names *names, __u32 dev)
 {
 	static struct dev_name none;
 	struct dev_name *d;
 
-	for (size_t i = 0; i < *n; i++)
-		if (names[i].dev == dev)
-			return &names[i];
-	d = *n < cap ? &names[(*n)++] : &none;
+	for (size_t i = 0; i < names->n; i++)
+		if (names->v[i].dev == dev)
+			return &names->v[i];
+	d = names->n < MAX_ROWS ? &names->v[names->n++] : &none;
 	d->dev = dev;
 	d->named = !disk_name(dev, d->name, sizeof(d->name));
 	if (!d->named)
@@ -192,28 +200,20 @@ static void json_dev(struct json *j, __u32 dev)
 static void json_op(struct json *j, const struct biolat_stats *v)
 {
 	json__begin_object(j);
-	json__key(j, "completed");
-	json__int(j, (int64_t)v->completed);
-	json__key(j, "measured");
-	json__int(j, (int64_t)v->measured);
-	json__key(j, "queued");
-	json__int(j, (int64_t)v->queued);
-	json__key(j, "errors");
-	json__int(j, (int64_t)v->errors);
-	json__key(j, "bytes");
-	json__int(j, (int64_t)v->bytes);
+	trace__json_int(j, "completed", v->completed);
+	trace__json_int(j, "measured", v->measured);
+	trace__json_int(j, "queued", v->queued);
+	trace__json_int(j, "errors", v->errors);
+	trace__json_int(j, "bytes", v->bytes);
 	json__key(j, "queue");
 	trace__json_log2(j, v->queue, BIOLAT_SLOTS);
 	json__key(j, "service");
 	trace__json_log2(j, v->service, BIOLAT_SLOTS);
 	json__key(j, "total");
 	trace__json_log2(j, v->total, BIOLAT_SLOTS);
-	json__key(j, "queue_us");
-	json__number(j, (double)v->queue_ns / 1e3);
-	json__key(j, "service_us");
-	json__number(j, (double)v->service_ns / 1e3);
-	json__key(j, "total_us");
-	json__number(j, (double)v->total_ns / 1e3);
+	trace__json_us(j, "queue_us", v->queue_ns);
+	trace__json_us(j, "service_us", v->service_ns);
+	trace__json_us(j, "total_us", v->total_ns);
 	json__end_object(j);
 }
 
@@ -235,67 +235,15 @@ static int64_t missed_runs(struct bpf_object *obj)
 	return sum;
 }
 
-static int biolatency_collect(struct trace_run *t, struct json *j)
+/* The disks and their operations: rows sorted by (dev, op), one object per disk. */
+static void json_disks(struct json *j, const struct stat_row *rows, size_t nrows,
+		       struct dev_names *names)
 {
-	struct biolatency_bpf *skel = t->skel;
-	int ncpu = libbpf_num_possible_cpus();
-	struct stat_row *rows = NULL;
-	struct biolat_top *tops = NULL;
-	struct biolat_slow *slow = NULL;
-	struct dev_name *names = NULL;
-	struct biolat_start_key skey, snext, *sprev = NULL;
-	struct biolat_key key, next, *prev = NULL;
-	size_t nrows = 0, nslow = 0, nnames = 0, i;
-	int64_t in_flight = 0;
-	__u32 zero = 0;
-	int fd, err = 0;
-
-	if (ncpu <= 0)
-		return -EINVAL;
-	rows = calloc(MAX_ROWS, sizeof(*rows));
-	tops = calloc((size_t)ncpu, sizeof(*tops));
-	slow = calloc((size_t)ncpu * BIOLAT_TOP, sizeof(*slow));
-	names = calloc(MAX_ROWS, sizeof(*names));
-	if (!rows || !tops || !slow || !names) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-
-	fd = bpf_map__fd(skel->maps.stats);
-	while (nrows < MAX_ROWS && !bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &rows[nrows].v)) {
-			rows[nrows].key = next;
-			nrows++;
-		}
-		key = next;
-		prev = &key;
-	}
-	qsort(rows, nrows, sizeof(*rows), by_dev_op);
-
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.slowest), &zero, tops)) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (int c = 0; c < ncpu; c++)
-		for (__u32 k = 0; k < tops[c].n && k < BIOLAT_TOP; k++)
-			slow[nslow++] = tops[c].io[k];
-	qsort(slow, nslow, sizeof(*slow), by_total_desc);
-
-	/* Requests started and not completed when the window ended (bounded by the map). */
-	fd = bpf_map__fd(skel->maps.starts);
-	while (in_flight < BIOLAT_MAX_INFLIGHT && !bpf_map_get_next_key(fd, sprev, &snext)) {
-		in_flight++;
-		skey = snext;
-		sprev = &skey;
-	}
-
-	json__key(j, "unit");
-	json__string(j, "us");
 	json__key(j, "disks");
 	json__begin_array(j);
-	for (i = 0; i < nrows;) {
+	for (size_t i = 0; i < nrows;) {
 		__u32 dev = rows[i].key.dev;
-		const struct dev_name *d = name_of(names, &nnames, MAX_ROWS, dev);
+		const struct dev_name *d = name_of(names, dev);
 
 		json__begin_object(j);
 		json__key(j, "name");
@@ -316,47 +264,96 @@ static int biolatency_collect(struct trace_run *t, struct json *j)
 		json__end_object(j);
 	}
 	json__end_array(j);
+}
 
-	json__key(j, "slowest");
-	json__begin_array(j);
-	for (i = 0; i < nslow && i < BIOLAT_TOP; i++) {
-		const struct biolat_slow *s = &slow[i];
+static void json_slow(struct json *j, const void *row, void *names)
+{
+	const struct biolat_slow *s = row;
 
-		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, s->pid);
-		json__key(j, "comm");
-		trace__json_comm(j, s->comm, sizeof(s->comm));
-		json__key(j, "disk");
-		json__string(j, name_of(names, &nnames, MAX_ROWS, s->dev)->name);
-		json__key(j, "dev");
-		json_dev(j, s->dev);
-		json__key(j, "op");
-		json__string(j, s->op < BIOLAT_OP_NR ? op_names[s->op] : "other");
-		json__key(j, "bytes");
-		json__int(j, s->bytes);
-		if (s->queued) {
-			json__key(j, "queue_us");
-			json__number(j, (double)s->queue_ns / 1e3);
-		}
-		json__key(j, "service_us");
-		json__number(j, (double)s->service_ns / 1e3);
-		json__key(j, "total_us");
-		json__number(j, (double)s->total_ns / 1e3);
-		json__end_object(j);
+	trace__json_int(j, "pid", s->pid);
+	trace__json_comm(j, "comm", s->comm, sizeof(s->comm));
+	json__key(j, "disk");
+	json__string(j, name_of(names, s->dev)->name);
+	json__key(j, "dev");
+	json_dev(j, s->dev);
+	json__key(j, "op");
+	json__string(j, s->op < BIOLAT_OP_NR ? op_names[s->op] : "other");
+	trace__json_int(j, "bytes", s->bytes);
+	if (s->queued)
+		trace__json_us(j, "queue_us", s->queue_ns);
+	trace__json_us(j, "service_us", s->service_ns);
+	trace__json_us(j, "total_us", s->total_ns);
+}
+
+/* Every CPU's slowest I/Os (a per-CPU array of one top each), the slowest first. 0 or -errno. */
+static int read_slowest(int fd, struct biolat_slow **slow, size_t *nslow)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct biolat_top *tops;
+	__u32 zero = 0;
+	int err = 0;
+
+	*nslow = 0;
+	if (ncpu <= 0)
+		return -EINVAL;
+	tops = calloc((size_t)ncpu, sizeof(*tops));
+	*slow = calloc((size_t)ncpu * BIOLAT_TOP, sizeof(**slow));
+	if (!tops || !*slow) {
+		err = -ENOMEM;
+		goto cleanup;
 	}
-	json__end_array(j);
-	json__key(j, "slowest_max");
-	json__int(j, BIOLAT_TOP);
-	json__key(j, "in_flight");
-	json__int(j, in_flight);
-	json__key(j, "missed");
-	json__int(j, missed_runs(t->obj));
+	if (bpf_map_lookup_elem(fd, &zero, tops)) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (int c = 0; c < ncpu; c++)
+		for (__u32 k = 0; k < tops[c].n && k < BIOLAT_TOP; k++)
+			(*slow)[(*nslow)++] = tops[c].io[k];
+	qsort(*slow, *nslow, sizeof(**slow), by_total_desc);
 cleanup:
-	free(names);
-	free(slow);
 	free(tops);
+	return err;
+}
+
+static int biolatency_collect(struct trace_run *t, struct json *j)
+{
+	struct biolatency_bpf *skel = t->skel;
+	struct stat_row *rows = NULL;
+	struct biolat_slow *slow = NULL;
+	struct dev_names *names = calloc(1, sizeof(*names));
+	size_t nrows = 0, nslow = 0;
+	long in_flight;
+	int err;
+
+	if (!names)
+		return -ENOMEM;
+	err = trace_map__read(bpf_map__fd(skel->maps.stats), &stat_rows, MAX_ROWS, (void **)&rows,
+			      &nrows);
+	if (err)
+		goto cleanup;
+	qsort(rows, nrows, sizeof(*rows), by_dev_op);
+	err = read_slowest(bpf_map__fd(skel->maps.slowest), &slow, &nslow);
+	if (err)
+		goto cleanup;
+	/* Requests started and not completed when the window ended (bounded by the map). */
+	in_flight = trace_map__count(bpf_map__fd(skel->maps.starts), BIOLAT_MAX_INFLIGHT);
+	if (in_flight < 0) {
+		err = (int)in_flight;
+		goto cleanup;
+	}
+
+	json__key(j, "unit");
+	json__string(j, "us");
+	json_disks(j, rows, nrows, names);
+	trace__json_top(j, NULL, "slowest", slow, nslow, sizeof(*slow), BIOLAT_TOP, json_slow,
+			names);
+	trace__json_int(j, "slowest_max", BIOLAT_TOP);
+	trace__json_int(j, "in_flight", in_flight);
+	trace__json_int(j, "missed", missed_runs(t->obj));
+cleanup:
+	free(slow);
 	free(rows);
+	free(names);
 	return err;
 }
 

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "util/clock.h"
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "execsnoop.h"
 #include "execsnoop.skel.h"
@@ -55,6 +56,9 @@ struct comm_row {
 	struct execsnoop_comm v;
 };
 
+static const struct trace_map_row parent_rows = TRACE_MAP_ROW(struct parent_row, ppid, v);
+static const struct trace_map_row comm_rows = TRACE_MAP_ROW(struct comm_row, comm, v);
+
 struct samples {
 	struct execsnoop_sample *rows;
 	size_t n, cap;
@@ -65,9 +69,9 @@ static int parents_desc(const void *a, const void *b)
 	const struct parent_row *x = a, *y = b;
 
 	if (x->v.execs != y->v.execs)
-		return x->v.execs < y->v.execs ? 1 : -1;
+		return trace__cmp_desc(x->v.execs, y->v.execs);
 	if (x->v.forks != y->v.forks)
-		return x->v.forks < y->v.forks ? 1 : -1;
+		return trace__cmp_desc(x->v.forks, y->v.forks);
 	return x->ppid < y->ppid ? -1 : x->ppid > y->ppid;
 }
 
@@ -76,9 +80,9 @@ static int comms_desc(const void *a, const void *b)
 	const struct comm_row *x = a, *y = b;
 
 	if (x->v.execs != y->v.execs)
-		return x->v.execs < y->v.execs ? 1 : -1;
+		return trace__cmp_desc(x->v.execs, y->v.execs);
 	if (x->v.exits_new != y->v.exits_new)
-		return x->v.exits_new < y->v.exits_new ? 1 : -1;
+		return trace__cmp_desc(x->v.exits_new, y->v.exits_new);
 	return strncmp(x->comm, y->comm, sizeof(x->comm));
 }
 
@@ -109,33 +113,21 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Read a whole hash map into rows (key at 0, value at voff); *rows is realloc'ed. 0 or -errno. */
-static int read_hash(int fd, size_t ksz, size_t rowsz, size_t voff, void **rows, size_t *n)
+/* The argv samples the ring buffer holds now, in time order. 0 or -errno. */
+static int read_samples(int fd, struct samples *smp)
 {
-	char key[16], next[16], *prev = NULL;
-	size_t cap = 0;
+	struct ring_buffer *rb = ring_buffer__new(fd, on_sample, smp, NULL);
+	int err = 0;
 
-	*rows = NULL;
-	*n = 0;
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		char *row;
-
-		if (*n == cap) {
-			void *r = realloc(*rows, (cap = cap ? cap * 2 : 256) * rowsz);
-
-			if (!r)
-				return -ENOMEM;
-			*rows = r;
-		}
-		row = (char *)*rows + *n * rowsz;
-		if (!bpf_map_lookup_elem(fd, next, row + voff)) {
-			memcpy(row, next, ksz);
-			(*n)++;
-		}
-		memcpy(key, next, ksz);
-		prev = key;
-	}
-	return 0;
+	if (!rb)
+		return -errno;
+	/* The programs are still attached: take what is there now, later records are not ours. */
+	if (ring_buffer__consume(rb) < 0 && !smp->n)
+		err = -ENOMEM;
+	else if (smp->n > 1)
+		qsort(smp->rows, smp->n, sizeof(*smp->rows), samples_by_time);
+	ring_buffer__free(rb);
+	return err;
 }
 
 static void json_args(struct json *j, const char *args, size_t len)
@@ -154,77 +146,15 @@ static void json_args(struct json *j, const char *args, size_t len)
 	json__string_n(j, buf, len);
 }
 
-static int execsnoop_collect(struct trace_run *t, struct json *j)
+static void json_totals(struct json *j, const uint64_t *tot, const struct trace_run *t,
+			const struct execsnoop_hist *life)
 {
-	struct execsnoop_bpf *skel = t->skel;
-	int ncpu = libbpf_num_possible_cpus();
-	struct execsnoop_hist *per_cpu = NULL, life = { 0 };
-	struct parent_row *parents = NULL;
-	struct comm_row *comms = NULL;
-	struct samples smp = { 0 };
-	struct ring_buffer *rb = NULL;
-	size_t nparents = 0, ncomms = 0;
-	uint64_t tot[EXECSNOOP_TOTAL_NR] = { 0 };
-	__u32 key = 0;
-	int err = 0;
-
-	if (ncpu <= 0)
-		return -EINVAL;
-	for (__u32 i = 0; i < EXECSNOOP_TOTAL_NR; i++) {
-		err = trace__percpu_sum(bpf_map__fd(skel->maps.totals), i, &tot[i]);
-		if (err)
-			goto cleanup;
-	}
-	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
-	if (!per_cpu) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.lifetimes), &key, per_cpu)) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (int c = 0; c < ncpu; c++) {
-		for (int s = 0; s < EXECSNOOP_SLOTS; s++)
-			life.slots[s] += per_cpu[c].slots[s];
-		life.total_ns += per_cpu[c].total_ns;
-	}
-	err = read_hash(bpf_map__fd(skel->maps.parents), sizeof(__u32), sizeof(*parents),
-			offsetof(struct parent_row, v), (void **)&parents, &nparents);
-	if (err)
-		goto cleanup;
-	err = read_hash(bpf_map__fd(skel->maps.comms), 16, sizeof(*comms),
-			offsetof(struct comm_row, v), (void **)&comms, &ncomms);
-	if (err)
-		goto cleanup;
-	qsort(parents, nparents, sizeof(*parents), parents_desc);
-	qsort(comms, ncomms, sizeof(*comms), comms_desc);
-
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.samples), on_sample, &smp, NULL);
-	if (!rb) {
-		err = -errno;
-		goto cleanup;
-	}
-	/* The programs are still attached: take what is there now, later records are not ours. */
-	if (ring_buffer__consume(rb) < 0 && !smp.n) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	if (smp.n > 1)
-		qsort(smp.rows, smp.n, sizeof(*smp.rows), samples_by_time);
-
-	json__key(j, "execs");
-	json__int(j, (int64_t)tot[EXECSNOOP_EXECS]);
-	json__key(j, "forks");
-	json__int(j, (int64_t)tot[EXECSNOOP_FORKS]);
-	json__key(j, "threads");
-	json__int(j, (int64_t)tot[EXECSNOOP_THREADS]);
-	json__key(j, "exits");
-	json__int(j, (int64_t)tot[EXECSNOOP_EXITS]);
-	json__key(j, "exits_new");
-	json__int(j, (int64_t)tot[EXECSNOOP_EXITS_NEW]);
-	json__key(j, "not_sampled");
-	json__int(j, (int64_t)tot[EXECSNOOP_NOT_SAMPLED]);
+	trace__json_int(j, "execs", tot[EXECSNOOP_EXECS]);
+	trace__json_int(j, "forks", tot[EXECSNOOP_FORKS]);
+	trace__json_int(j, "threads", tot[EXECSNOOP_THREADS]);
+	trace__json_int(j, "exits", tot[EXECSNOOP_EXITS]);
+	trace__json_int(j, "exits_new", tot[EXECSNOOP_EXITS_NEW]);
+	trace__json_int(j, "not_sampled", tot[EXECSNOOP_NOT_SAMPLED]);
 	/* the classic tracepoint's fork record cannot tell a thread from a process */
 	json__key(j, "forks_include_threads");
 	json__bool(j, t->attach == ATTACH_TRACEPOINT);
@@ -234,98 +164,98 @@ static int execsnoop_collect(struct trace_run *t, struct json *j)
 	json__key(j, "unit");
 	json__string(j, "us");
 	json__key(j, "hist");
-	trace__json_log2(j, life.slots, EXECSNOOP_SLOTS);
-	json__key(j, "count");
-	json__int(j, (int64_t)tot[EXECSNOOP_EXITS_NEW]);
-	json__key(j, "total_us");
-	json__number(j, (double)life.total_ns / 1e3);
+	trace__json_log2(j, life->slots, EXECSNOOP_SLOTS);
+	trace__json_int(j, "count", tot[EXECSNOOP_EXITS_NEW]);
+	trace__json_us(j, "total_us", life->total_ns);
 	json__end_object(j);
+}
 
-	json__key(j, "parents_seen");
-	json__int(j, (int64_t)nparents);
-	json__key(j, "parents");
-	json__begin_array(j);
-	for (size_t i = 0; i < nparents && i < TOP_PARENTS; i++) {
-		json__begin_object(j);
-		json__key(j, "ppid");
-		json__int(j, parents[i].ppid);
-		json__key(j, "comm");
-		trace__json_comm(j, parents[i].v.comm, sizeof(parents[i].v.comm));
-		json__key(j, "execs");
-		json__int(j, (int64_t)parents[i].v.execs);
-		json__key(j, "forks");
-		json__int(j, (int64_t)parents[i].v.forks);
-		json__end_object(j);
-	}
-	json__end_array(j);
+static void json_parent(struct json *j, const void *row, void *arg)
+{
+	const struct parent_row *r = row;
 
-	json__key(j, "comms_seen");
-	json__int(j, (int64_t)ncomms);
-	json__key(j, "comms");
-	json__begin_array(j);
-	for (size_t i = 0; i < ncomms && i < TOP_COMMS; i++) {
-		const struct execsnoop_comm *v = &comms[i].v;
+	trace__json_int(j, "ppid", r->ppid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
+	trace__json_int(j, "execs", r->v.execs);
+	trace__json_int(j, "forks", r->v.forks);
+}
 
-		json__begin_object(j);
-		json__key(j, "comm");
-		trace__json_comm(j, comms[i].comm, sizeof(comms[i].comm));
-		json__key(j, "filename");
-		trace__json_comm(j, v->filename, sizeof(v->filename));
-		json__key(j, "execs");
-		json__int(j, (int64_t)v->execs);
-		json__key(j, "exits_new");
-		json__int(j, (int64_t)v->exits_new);
-		json__key(j, "life_us");
-		json__number(j, (double)v->life_ns / 1e3);
-		json__end_object(j);
-	}
-	json__end_array(j);
+static void json_comm(struct json *j, const void *row, void *arg)
+{
+	const struct comm_row *r = row;
 
+	trace__json_comm(j, "comm", r->comm, sizeof(r->comm));
+	trace__json_comm(j, "filename", r->v.filename, sizeof(r->v.filename));
+	trace__json_int(j, "execs", r->v.execs);
+	trace__json_int(j, "exits_new", r->v.exits_new);
+	trace__json_us(j, "life_us", r->v.life_ns);
+}
+
+static void json_sampling(struct json *j, const struct execsnoop_bpf *skel)
+{
 	json__key(j, "sampling");
 	json__begin_object(j);
-	json__key(j, "first");
-	json__int(j, skel->rodata->targ_first_samples);
-	json__key(j, "per_comm");
-	json__int(j, skel->rodata->targ_per_comm);
-	json__key(j, "max");
-	json__int(j, EXECSNOOP_MAX_SAMPLES);
-	json__key(j, "args_max");
-	json__int(j, EXECSNOOP_ARGS_MAX - 1);
+	trace__json_int(j, "first", skel->rodata->targ_first_samples);
+	trace__json_int(j, "per_comm", skel->rodata->targ_per_comm);
+	trace__json_int(j, "max", EXECSNOOP_MAX_SAMPLES);
+	trace__json_int(j, "args_max", EXECSNOOP_ARGS_MAX - 1);
 	json__end_object(j);
+}
 
-	json__key(j, "samples");
-	json__begin_array(j);
-	for (size_t i = 0; i < smp.n; i++) {
-		const struct execsnoop_sample *e = &smp.rows[i];
+static void json_sample(struct json *j, const void *row, void *arg)
+{
+	const struct execsnoop_sample *e = row;
+	const struct trace_run *t = arg;
 
-		json__begin_object(j);
-		json__key(j, "at_s");
-		json__number(j, ((double)e->ts_ns - (double)t->attached_mono_ns) / 1e9);
-		json__key(j, "pid");
-		json__int(j, e->pid);
-		json__key(j, "ppid");
-		json__int(j, e->ppid);
-		json__key(j, "uid");
-		json__int(j, e->uid);
-		json__key(j, "comm");
-		trace__json_comm(j, e->comm, sizeof(e->comm));
-		json__key(j, "pcomm");
-		trace__json_comm(j, e->pcomm, sizeof(e->pcomm));
-		json__key(j, "filename");
-		trace__json_comm(j, e->filename, sizeof(e->filename));
-		json__key(j, "args");
-		json_args(j, e->args, e->args_len);
-		json__key(j, "args_cut");
-		json__bool(j, e->args_cut);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	json__key(j, "at_s");
+	json__number(j, ((double)e->ts_ns - (double)t->attached_mono_ns) / 1e9);
+	trace__json_int(j, "pid", e->pid);
+	trace__json_int(j, "ppid", e->ppid);
+	trace__json_int(j, "uid", e->uid);
+	trace__json_comm(j, "comm", e->comm, sizeof(e->comm));
+	trace__json_comm(j, "pcomm", e->pcomm, sizeof(e->pcomm));
+	trace__json_comm(j, "filename", e->filename, sizeof(e->filename));
+	json__key(j, "args");
+	json_args(j, e->args, e->args_len);
+	json__key(j, "args_cut");
+	json__bool(j, e->args_cut);
+}
+
+static int execsnoop_collect(struct trace_run *t, struct json *j)
+{
+	struct execsnoop_bpf *skel = t->skel;
+	struct execsnoop_hist life;
+	struct parent_row *parents = NULL;
+	struct comm_row *comms = NULL;
+	struct samples smp = { 0 };
+	size_t nparents = 0, ncomms = 0;
+	uint64_t tot[EXECSNOOP_TOTAL_NR];
+	int err;
+
+	if ((err = trace_map__counters(bpf_map__fd(skel->maps.totals), tot, EXECSNOOP_TOTAL_NR)) ||
+	    (err = trace_map__percpu_sum(bpf_map__fd(skel->maps.lifetimes), 0, &life,
+					 sizeof(life))) ||
+	    (err = trace_map__read(bpf_map__fd(skel->maps.parents), &parent_rows, 0,
+				   (void **)&parents, &nparents)) ||
+	    (err = trace_map__read(bpf_map__fd(skel->maps.comms), &comm_rows, 0, (void **)&comms,
+				   &ncomms)) ||
+	    (err = read_samples(bpf_map__fd(skel->maps.samples), &smp)))
+		goto cleanup;
+	qsort(parents, nparents, sizeof(*parents), parents_desc);
+	qsort(comms, ncomms, sizeof(*comms), comms_desc);
+
+	json_totals(j, tot, t, &life);
+	trace__json_top(j, "parents_seen", "parents", parents, nparents, sizeof(*parents),
+			TOP_PARENTS, json_parent, NULL);
+	trace__json_top(j, "comms_seen", "comms", comms, ncomms, sizeof(*comms), TOP_COMMS,
+			json_comm, NULL);
+	json_sampling(j, skel);
+	trace__json_top(j, NULL, "samples", smp.rows, smp.n, sizeof(*smp.rows), smp.n, json_sample,
+			t);
 cleanup:
-	ring_buffer__free(rb);
 	free(smp.rows);
 	free(comms);
 	free(parents);
-	free(per_cpu);
 	return err;
 }
 

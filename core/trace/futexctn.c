@@ -29,6 +29,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "util/clock.h"
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "futexctn.h"
 #include "futexctn.skel.h"
@@ -71,13 +73,17 @@ struct proc_row {
 struct lock_row {
 	struct futexctn_lock_key k;
 	struct futexctn_stat v;
+	char comm[16]; /* its process's (empty when unknown) */
 };
+
+static const struct trace_map_row proc_rows = TRACE_MAP_ROW(struct proc_row, tgid, v);
+static const struct trace_map_row lock_rows = TRACE_MAP_ROW(struct lock_row, k, v);
 
 static int stat_cmp(const struct futexctn_stat *x, const struct futexctn_stat *y)
 {
 	if (x->lock_ns != y->lock_ns)
-		return x->lock_ns < y->lock_ns ? 1 : -1;
-	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+		return trace__cmp_desc(x->lock_ns, y->lock_ns);
+	return trace__cmp_desc(x->total_ns, y->total_ns);
 }
 
 static int proc_cmp(const void *a, const void *b)
@@ -92,178 +98,141 @@ static int lock_cmp(const void *a, const void *b)
 
 static void stat_json(struct json *j, const struct futexctn_stat *s)
 {
-	json__key(j, "count");
-	json__int(j, (int64_t)s->count);
-	json__key(j, "total_us");
-	json__number(j, (double)s->total_ns / 1e3);
-	json__key(j, "max_us");
-	json__number(j, (double)s->max_ns / 1e3);
-	json__key(j, "lock_count");
-	json__int(j, (int64_t)s->lock_count);
-	json__key(j, "lock_us");
-	json__number(j, (double)s->lock_ns / 1e3);
+	trace__json_int(j, "count", s->count);
+	trace__json_us(j, "total_us", s->total_ns);
+	trace__json_us(j, "max_us", s->max_ns);
+	trace__json_int(j, "lock_count", s->lock_count);
+	trace__json_us(j, "lock_us", s->lock_ns);
 }
 
-static const char *comm_of(const struct proc_row *procs, size_t n, __u32 tgid)
+/* Every process's waits added up: the waits of the window. */
+static void sum_procs(const struct proc_row *procs, size_t nprocs, struct futexctn_stat *all)
 {
-	for (size_t i = 0; i < n; i++)
-		if (procs[i].tgid == tgid)
-			return procs[i].v.comm;
-	return "";
+	memset(all, 0, sizeof(*all));
+	for (size_t i = 0; i < nprocs; i++) {
+		const struct futexctn_stat *s = &procs[i].v.s;
+
+		all->count += s->count;
+		all->total_ns += s->total_ns;
+		all->lock_count += s->lock_count;
+		all->lock_ns += s->lock_ns;
+		all->errors += s->errors;
+		if (s->max_ns > all->max_ns)
+			all->max_ns = s->max_ns;
+	}
+}
+
+/* Waits still blocked when read: how many, and the longest so far. */
+struct in_flight {
+	__u64 now, threads, longest;
+};
+
+static int add_in_flight(const void *key, const void *value, void *arg)
+{
+	const struct futexctn_inflight *f = value;
+	struct in_flight *w = arg;
+
+	if (f->start_ns && f->start_ns < w->now) {
+		w->threads++;
+		if (w->now - f->start_ns > w->longest)
+			w->longest = w->now - f->start_ns;
+	}
+	return 0;
+}
+
+static void json_syscalls(struct json *j, const struct futexctn_bpf *skel)
+{
+	json__key(j, "syscalls");
+	json__begin_object(j);
+	trace__json_int(j, "futex", skel->rodata->targ_nr_futex);
+	trace__json_int(j, "futex_waitv", skel->rodata->targ_nr_futex_waitv);
+	trace__json_int(j, "futex_wait", skel->rodata->targ_nr_futex_wait);
+	json__end_object(j);
+}
+
+static void json_proc(struct json *j, const void *row, void *arg)
+{
+	const struct proc_row *r = row;
+
+	trace__json_int(j, "pid", r->tgid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
+	stat_json(j, &r->v.s);
+	trace__json_int(j, "errors", r->v.s.errors);
+}
+
+/* The comm of each listed lock's process. */
+static void name_locks(struct lock_row *locks, size_t nlocks, const struct proc_row *procs,
+		       size_t nprocs)
+{
+	for (size_t i = 0; i < nlocks && i < TOP; i++)
+		for (size_t k = 0; k < nprocs; k++)
+			if (procs[k].tgid == locks[i].k.tgid) {
+				memcpy(locks[i].comm, procs[k].v.comm, sizeof(locks[i].comm));
+				break;
+			}
+}
+
+static void json_lock(struct json *j, const void *row, void *arg)
+{
+	const struct lock_row *r = row;
+	char addr[32];
+
+	trace__json_int(j, "pid", r->k.tgid);
+	trace__json_comm(j, "comm", r->comm, sizeof(r->comm));
+	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)r->k.uaddr);
+	json__key(j, "uaddr");
+	json__string(j, addr);
+	stat_json(j, &r->v);
 }
 
 static int futexctn_collect(struct trace_run *t, struct json *j)
 {
 	struct futexctn_bpf *skel = t->skel;
-	int ncpu = libbpf_num_possible_cpus();
-	struct futexctn_hist *per_cpu = NULL, sum = { 0 };
-	struct futexctn_stat all = { 0 };
+	struct futexctn_hist sum;
+	struct futexctn_stat all;
 	struct proc_row *procs = NULL;
 	struct lock_row *locks = NULL;
 	size_t nprocs = 0, nlocks = 0;
-	__u64 inflight = 0, longest = 0, now;
-	struct timespec ts;
-	__u32 key = 0;
-	int fd, err = 0;
-	char addr[32];
+	struct in_flight in_flight = { 0 };
+	int err;
 
-	if (ncpu <= 0)
-		return -EINVAL;
-	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
-	procs = calloc(FUTEXCTN_MAX_PROCS, sizeof(*procs));
-	locks = calloc(FUTEXCTN_MAX_LOCKS, sizeof(*locks));
-	if (!per_cpu || !procs || !locks) {
-		err = -ENOMEM;
+	if ((err = trace_map__percpu_sum(bpf_map__fd(skel->maps.hist), 0, &sum, sizeof(sum))) ||
+	    (err = trace_map__read(bpf_map__fd(skel->maps.by_proc), &proc_rows, FUTEXCTN_MAX_PROCS,
+				   (void **)&procs, &nprocs)) ||
+	    (err = trace_map__read(bpf_map__fd(skel->maps.by_lock), &lock_rows, FUTEXCTN_MAX_LOCKS,
+				   (void **)&locks, &nlocks)))
 		goto cleanup;
-	}
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.hist), &key, per_cpu)) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (int c = 0; c < ncpu; c++)
-		for (int s = 0; s < FUTEXCTN_SLOTS; s++) {
-			sum.slots[s] += per_cpu[c].slots[s];
-			sum.lock_slots[s] += per_cpu[c].lock_slots[s];
-		}
-
-	fd = bpf_map__fd(skel->maps.by_proc);
-	{
-		__u32 k, next, *prev = NULL;
-
-		while (nprocs < FUTEXCTN_MAX_PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
-			if (!bpf_map_lookup_elem(fd, &next, &procs[nprocs].v)) {
-				struct futexctn_stat *s = &procs[nprocs].v.s;
-
-				procs[nprocs].tgid = next;
-				all.count += s->count;
-				all.total_ns += s->total_ns;
-				all.lock_count += s->lock_count;
-				all.lock_ns += s->lock_ns;
-				all.errors += s->errors;
-				if (s->max_ns > all.max_ns)
-					all.max_ns = s->max_ns;
-				nprocs++;
-			}
-			k = next;
-			prev = &k;
-		}
-	}
+	sum_procs(procs, nprocs, &all);
 	qsort(procs, nprocs, sizeof(*procs), proc_cmp);
-	fd = bpf_map__fd(skel->maps.by_lock);
-	{
-		struct futexctn_lock_key k, next, *prev = NULL;
-
-		while (nlocks < FUTEXCTN_MAX_LOCKS && !bpf_map_get_next_key(fd, prev, &next)) {
-			if (!bpf_map_lookup_elem(fd, &next, &locks[nlocks].v)) {
-				locks[nlocks].k = next;
-				nlocks++;
-			}
-			k = next;
-			prev = &k;
-		}
-	}
 	qsort(locks, nlocks, sizeof(*locks), lock_cmp);
 	/* Still blocked: bpf_ktime_get_ns() is CLOCK_MONOTONIC. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-	fd = bpf_map__fd(skel->maps.inflight);
-	{
-		__u32 k, next, *prev = NULL;
-		struct futexctn_inflight f;
-
-		while (!bpf_map_get_next_key(fd, prev, &next)) {
-			if (!bpf_map_lookup_elem(fd, &next, &f) && f.start_ns && f.start_ns < now) {
-				inflight++;
-				if (now - f.start_ns > longest)
-					longest = now - f.start_ns;
-			}
-			k = next;
-			prev = &k;
-		}
-	}
+	in_flight.now = (__u64)clock__ns(CLOCK_MONOTONIC);
+	err = trace_map__each(bpf_map__fd(skel->maps.inflight), 0, add_in_flight, &in_flight);
+	if (err)
+		goto cleanup;
 
 	json__key(j, "unit");
 	json__string(j, "us");
-	json__key(j, "syscalls");
-	json__begin_object(j);
-	json__key(j, "futex");
-	json__int(j, skel->rodata->targ_nr_futex);
-	json__key(j, "futex_waitv");
-	json__int(j, skel->rodata->targ_nr_futex_waitv);
-	json__key(j, "futex_wait");
-	json__int(j, skel->rodata->targ_nr_futex_wait);
-	json__end_object(j);
+	json_syscalls(j, skel);
 	stat_json(j, &all);
-	json__key(j, "errors");
-	json__int(j, (int64_t)all.errors);
+	trace__json_int(j, "errors", all.errors);
 	json__key(j, "hist");
 	trace__json_log2(j, sum.slots, FUTEXCTN_SLOTS);
 	json__key(j, "lock_hist");
 	trace__json_log2(j, sum.lock_slots, FUTEXCTN_SLOTS);
-	json__key(j, "processes_seen");
-	json__int(j, (int64_t)nprocs);
-	json__key(j, "processes");
-	json__begin_array(j);
-	for (size_t i = 0; i < nprocs && i < TOP; i++) {
-		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, procs[i].tgid);
-		json__key(j, "comm");
-		trace__json_comm(j, procs[i].v.comm, sizeof(procs[i].v.comm));
-		stat_json(j, &procs[i].v.s);
-		json__key(j, "errors");
-		json__int(j, (int64_t)procs[i].v.s.errors);
-		json__end_object(j);
-	}
-	json__end_array(j);
-	json__key(j, "locks_seen");
-	json__int(j, (int64_t)nlocks);
-	json__key(j, "locks");
-	json__begin_array(j);
-	for (size_t i = 0; i < nlocks && i < TOP; i++) {
-		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, locks[i].k.tgid);
-		json__key(j, "comm");
-		trace__json_comm(j, comm_of(procs, nprocs, locks[i].k.tgid), 16);
-		json__key(j, "uaddr");
-		snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)locks[i].k.uaddr);
-		json__string(j, addr);
-		stat_json(j, &locks[i].v);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	trace__json_top(j, "processes_seen", "processes", procs, nprocs, sizeof(*procs), TOP,
+			json_proc, NULL);
+	name_locks(locks, nlocks, procs, nprocs);
+	trace__json_top(j, "locks_seen", "locks", locks, nlocks, sizeof(*locks), TOP, json_lock,
+			NULL);
 	json__key(j, "in_flight");
 	json__begin_object(j);
-	json__key(j, "threads");
-	json__int(j, (int64_t)inflight);
-	json__key(j, "longest_us");
-	json__number(j, (double)longest / 1e3);
+	trace__json_int(j, "threads", in_flight.threads);
+	trace__json_us(j, "longest_us", in_flight.longest);
 	json__end_object(j);
 cleanup:
 	free(locks);
 	free(procs);
-	free(per_cpu);
 	return err;
 }
 

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "hardirqs.h"
 #include "hardirqs.skel.h"
@@ -34,11 +35,22 @@ struct irq_row {
 	struct hardirqs_val *per_cpu; /* ncpu values */
 };
 
+/* The map's per-CPU values are read as an array of them: no padding between two. */
+_Static_assert(sizeof(struct hardirqs_val) % 8 == 0, "a per-CPU value is 8-byte aligned");
+
+/* What the walk of the map gathers: a row per handler, and the sums per CPU and overall. */
+struct irqs {
+	int ncpu;
+	struct irq_row *rows; /* at most HARDIRQS_MAX_KEYS: the map's size */
+	size_t n;
+	struct hardirqs_val *per_cpu, total;
+};
+
 static int by_total_desc(const void *a, const void *b)
 {
 	const struct irq_row *x = a, *y = b;
 
-	return x->sum.total_ns < y->sum.total_ns ? 1 : x->sum.total_ns > y->sum.total_ns ? -1 : 0;
+	return trace__cmp_desc(x->sum.total_ns, y->sum.total_ns);
 }
 
 static void add_val(struct hardirqs_val *to, const struct hardirqs_val *v)
@@ -49,102 +61,86 @@ static void add_val(struct hardirqs_val *to, const struct hardirqs_val *v)
 	to->total_ns += v->total_ns;
 }
 
+static int add_irq(const void *key, const void *value, void *arg)
+{
+	struct irqs *q = arg;
+	struct irq_row *r = &q->rows[q->n];
+
+	r->per_cpu = calloc((size_t)q->ncpu, sizeof(*r->per_cpu));
+	if (!r->per_cpu)
+		return -ENOMEM;
+	memcpy(&r->key, key, sizeof(r->key));
+	memcpy(r->per_cpu, value, (size_t)q->ncpu * sizeof(*r->per_cpu));
+	for (int c = 0; c < q->ncpu; c++) {
+		add_val(&r->sum, &r->per_cpu[c]);
+		add_val(&q->per_cpu[c], &r->per_cpu[c]);
+	}
+	add_val(&q->total, &r->sum);
+	q->n++;
+	return 0;
+}
+
+static void json_irq(struct json *j, const void *row, void *ncpu)
+{
+	const struct irq_row *r = row;
+
+	trace__json_int(j, "irq", r->key.irq);
+	trace__json_comm(j, "name", r->key.name, sizeof(r->key.name));
+	trace__json_int(j, "count", r->sum.count);
+	trace__json_int(j, "total_ns", r->sum.total_ns);
+	json__key(j, "hist");
+	trace__json_log2(j, r->sum.slots, HARDIRQS_SLOTS);
+	json__key(j, "cpus");
+	json__begin_array(j);
+	for (int c = 0; c < *(const int *)ncpu; c++) {
+		if (!r->per_cpu[c].count)
+			continue;
+		trace__json_cpu_time(j, c, r->per_cpu[c].count, r->per_cpu[c].total_ns, NULL, 0);
+	}
+	json__end_array(j);
+}
+
 static int hardirqs_collect(struct trace_run *t, struct json *j)
 {
 	struct hardirqs_bpf *skel = t->skel;
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.irqs), err = 0;
-	struct hardirqs_key key, next, *prev = NULL;
-	struct hardirqs_val *per_cpu = NULL, total = { 0 };
-	struct irq_row *rows = NULL;
-	size_t nrows = 0;
+	struct irqs q = { .ncpu = libbpf_num_possible_cpus() };
+	int err;
 
-	if (ncpu <= 0)
+	if (q.ncpu <= 0)
 		return -EINVAL;
-	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
-	/* the map holds at most HARDIRQS_MAX_KEYS keys */
-	rows = calloc(HARDIRQS_MAX_KEYS, sizeof(*rows));
-	if (!per_cpu || !rows) {
+	q.per_cpu = calloc((size_t)q.ncpu, sizeof(*q.per_cpu));
+	q.rows = calloc(HARDIRQS_MAX_KEYS, sizeof(*q.rows));
+	if (!q.per_cpu || !q.rows) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	while (nrows < HARDIRQS_MAX_KEYS && !bpf_map_get_next_key(fd, prev, &next)) {
-		struct irq_row *r = &rows[nrows];
-
-		r->per_cpu = calloc((size_t)ncpu, sizeof(*r->per_cpu));
-		if (!r->per_cpu) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		if (!bpf_map_lookup_elem(fd, &next, r->per_cpu)) {
-			r->key = next;
-			for (int c = 0; c < ncpu; c++) {
-				add_val(&r->sum, &r->per_cpu[c]);
-				add_val(&per_cpu[c], &r->per_cpu[c]);
-			}
-			add_val(&total, &r->sum);
-			nrows++;
-		} else {
-			free(r->per_cpu);
-			r->per_cpu = NULL;
-		}
-		key = next;
-		prev = &key;
-	}
-	qsort(rows, nrows, sizeof(*rows), by_total_desc);
+	err = trace_map__each(bpf_map__fd(skel->maps.irqs), HARDIRQS_MAX_KEYS, add_irq, &q);
+	if (err)
+		goto cleanup;
+	qsort(q.rows, q.n, sizeof(*q.rows), by_total_desc);
 
 	json__key(j, "unit");
 	json__string(j, "ns");
-	json__key(j, "count");
-	json__int(j, (int64_t)total.count);
-	json__key(j, "total_ns");
-	json__int(j, (int64_t)total.total_ns);
+	trace__json_int(j, "count", q.total.count);
+	trace__json_int(j, "total_ns", q.total.total_ns);
 	json__key(j, "hist");
-	trace__json_log2(j, total.slots, HARDIRQS_SLOTS);
-	json__key(j, "irqs_seen");
-	json__int(j, (int64_t)nrows);
-	json__key(j, "irqs");
-	json__begin_array(j);
-	for (size_t i = 0; i < nrows && i < TOP_IRQS; i++) {
-		const struct irq_row *r = &rows[i];
-
-		json__begin_object(j);
-		json__key(j, "irq");
-		json__int(j, r->key.irq);
-		json__key(j, "name");
-		trace__json_comm(j, r->key.name, sizeof(r->key.name));
-		json__key(j, "count");
-		json__int(j, (int64_t)r->sum.count);
-		json__key(j, "total_ns");
-		json__int(j, (int64_t)r->sum.total_ns);
-		json__key(j, "hist");
-		trace__json_log2(j, r->sum.slots, HARDIRQS_SLOTS);
-		json__key(j, "cpus");
-		json__begin_array(j);
-		for (int c = 0; c < ncpu; c++) {
-			if (!r->per_cpu[c].count)
-				continue;
-			trace__json_cpu_time(j, c, r->per_cpu[c].count, r->per_cpu[c].total_ns, NULL,
-					     0);
-		}
-		json__end_array(j);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	trace__json_log2(j, q.total.slots, HARDIRQS_SLOTS);
+	trace__json_top(j, "irqs_seen", "irqs", q.rows, q.n, sizeof(*q.rows), TOP_IRQS, json_irq,
+			&q.ncpu);
 	json__key(j, "cpus");
 	json__begin_array(j);
-	for (int c = 0; c < ncpu; c++) {
-		if (!per_cpu[c].count)
+	for (int c = 0; c < q.ncpu; c++) {
+		if (!q.per_cpu[c].count)
 			continue;
-		trace__json_cpu_time(j, c, per_cpu[c].count, per_cpu[c].total_ns, per_cpu[c].slots,
-				     HARDIRQS_SLOTS);
+		trace__json_cpu_time(j, c, q.per_cpu[c].count, q.per_cpu[c].total_ns,
+				     q.per_cpu[c].slots, HARDIRQS_SLOTS);
 	}
 	json__end_array(j);
 cleanup:
-	if (rows)
-		for (size_t i = 0; i < HARDIRQS_MAX_KEYS; i++)
-			free(rows[i].per_cpu);
-	free(rows);
-	free(per_cpu);
+	for (size_t i = 0; q.rows && i < q.n; i++)
+		free(q.rows[i].per_cpu);
+	free(q.rows);
+	free(q.per_cpu);
 	return err;
 }
 

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "killsnoop.h"
 #include "killsnoop.skel.h"
@@ -99,6 +100,8 @@ struct row {
 	struct killsnoop_val v;
 };
 
+static const struct trace_map_row signal_rows = TRACE_MAP_ROW(struct row, k, v);
+
 struct fatal_list {
 	struct killsnoop_event *ev;
 	size_t n;
@@ -119,7 +122,7 @@ static int by_rank_count(const void *a, const void *b, void *mask)
 
 	if (rx != ry)
 		return rx - ry;
-	return x->v.count < y->v.count ? 1 : x->v.count > y->v.count ? -1 : 0;
+	return trace__cmp_desc(x->v.count, y->v.count);
 }
 
 static int on_fatal(void *ctx, void *data, size_t size)
@@ -136,18 +139,15 @@ static void json_signal(struct json *j, int sig, int code, int result)
 {
 	char buf[32];
 
-	json__key(j, "sig");
-	json__int(j, sig);
+	trace__json_int(j, "sig", sig);
 	json__key(j, "signal");
 	sig_name(sig, buf, sizeof(buf));
 	json__string(j, buf);
-	json__key(j, "code");
-	json__int(j, code);
+	trace__json_int(j, "code", code);
 	json__key(j, "origin");
 	origin_name(sig, code, buf, sizeof(buf));
 	json__string(j, buf);
-	json__key(j, "result");
-	json__int(j, result);
+	trace__json_int(j, "result", result);
 	json__key(j, "outcome");
 	if (result >= 0 && result < (int)(sizeof(outcomes) / sizeof(outcomes[0])))
 		json__string(j, outcomes[result]);
@@ -160,116 +160,96 @@ static double at_s(const struct trace_run *t, __u64 ts)
 	return ((double)ts - (double)t->attached_mono_ns) / 1e9;
 }
 
+static void json_signal_row(struct json *j, const void *row, void *t)
+{
+	const struct row *r = row;
+
+	trace__json_int(j, "sender_pid", r->k.sender_tgid);
+	trace__json_int(j, "sender_tid", r->v.sender_pid);
+	trace__json_comm(j, "sender_comm", r->k.sender_comm, sizeof(r->k.sender_comm));
+	trace__json_int(j, "target_pid", r->k.target_pid);
+	trace__json_int(j, "target_tgid", r->v.target_tgid);
+	trace__json_comm(j, "target_comm", r->k.target_comm, sizeof(r->k.target_comm));
+	json_signal(j, r->k.sig, r->k.code, r->k.result);
+	json__key(j, "group");
+	json__bool(j, r->v.group != 0);
+	trace__json_int(j, "count", r->v.count);
+	json__key(j, "first_at_s");
+	json__number(j, at_s(t, r->v.first_ns));
+	json__key(j, "last_at_s");
+	json__number(j, at_s(t, r->v.last_ns));
+}
+
+static void json_fatal(struct json *j, const void *row, void *t)
+{
+	const struct killsnoop_event *e = row;
+
+	json__key(j, "at_s");
+	json__number(j, at_s(t, e->ts_ns));
+	trace__json_int(j, "sender_pid", e->sender_tgid);
+	trace__json_int(j, "sender_tid", e->sender_pid);
+	trace__json_comm(j, "sender_comm", e->sender_comm, sizeof(e->sender_comm));
+	trace__json_int(j, "target_pid", e->target_pid);
+	trace__json_int(j, "target_tgid", e->target_tgid);
+	trace__json_comm(j, "target_comm", e->target_comm, sizeof(e->target_comm));
+	json_signal(j, e->sig, e->code, e->result);
+	json__key(j, "group");
+	json__bool(j, e->group != 0);
+}
+
+/* The fatal signals the ring buffer holds now, in order. 0 or -errno. */
+static int read_fatal(int fd, struct fatal_list *fatal)
+{
+	struct ring_buffer *rb;
+	int err = 0;
+
+	fatal->ev = calloc(MAX_FATAL, sizeof(*fatal->ev));
+	if (!fatal->ev)
+		return -ENOMEM;
+	rb = ring_buffer__new(fd, on_fatal, fatal, NULL);
+	if (!rb)
+		return -errno;
+	if (ring_buffer__consume(rb) < 0)
+		err = -errno;
+	ring_buffer__free(rb);
+	return err;
+}
+
 static int killsnoop_collect(struct trace_run *t, struct json *j)
 {
 	struct killsnoop_bpf *skel = t->skel;
-	int fd = bpf_map__fd(skel->maps.signals), err = 0;
-	struct killsnoop_key key, next, *prev = NULL;
 	struct fatal_list fatal = { 0 };
-	struct ring_buffer *rb = NULL;
 	struct row *rows = NULL;
 	size_t nrows = 0;
-	__u64 total = 0, fatal_mask;
+	__u64 total = 0, fatal_mask = skel->rodata->targ_fatal_mask;
 	char buf[32];
+	int err;
 
-	rows = calloc(KILLSNOOP_MAX_KEYS, sizeof(*rows));
-	fatal.ev = calloc(MAX_FATAL, sizeof(*fatal.ev));
-	if (!rows || !fatal.ev) {
-		err = -ENOMEM;
+	err = trace_map__read(bpf_map__fd(skel->maps.signals), &signal_rows, KILLSNOOP_MAX_KEYS,
+			      (void **)&rows, &nrows);
+	if (err)
 		goto cleanup;
-	}
-	while (nrows < KILLSNOOP_MAX_KEYS && !bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &rows[nrows].v)) {
-			rows[nrows].k = next;
-			total += rows[nrows].v.count;
-			nrows++;
-		}
-		key = next;
-		prev = &key;
-	}
-	fatal_mask = skel->rodata->targ_fatal_mask;
+	for (size_t i = 0; i < nrows; i++)
+		total += rows[i].v.count;
 	qsort_r(rows, nrows, sizeof(*rows), by_rank_count, &fatal_mask);
-
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.fatal), on_fatal, &fatal, NULL);
-	if (!rb) {
-		err = -errno;
+	err = read_fatal(bpf_map__fd(skel->maps.fatal), &fatal);
+	if (err)
 		goto cleanup;
-	}
-	if (ring_buffer__consume(rb) < 0) {
-		err = -errno;
-		goto cleanup;
-	}
 
-	json__key(j, "count");
-	json__int(j, (int64_t)total);
-	json__key(j, "signals_seen");
-	json__int(j, (int64_t)nrows);
-	json__key(j, "signals");
-	json__begin_array(j);
-	for (size_t i = 0; i < nrows && i < TOP_ROWS; i++) {
-		const struct row *r = &rows[i];
-
-		json__begin_object(j);
-		json__key(j, "sender_pid");
-		json__int(j, r->k.sender_tgid);
-		json__key(j, "sender_tid");
-		json__int(j, r->v.sender_pid);
-		json__key(j, "sender_comm");
-		trace__json_comm(j, r->k.sender_comm, sizeof(r->k.sender_comm));
-		json__key(j, "target_pid");
-		json__int(j, r->k.target_pid);
-		json__key(j, "target_tgid");
-		json__int(j, r->v.target_tgid);
-		json__key(j, "target_comm");
-		trace__json_comm(j, r->k.target_comm, sizeof(r->k.target_comm));
-		json_signal(j, r->k.sig, r->k.code, r->k.result);
-		json__key(j, "group");
-		json__bool(j, r->v.group != 0);
-		json__key(j, "count");
-		json__int(j, (int64_t)r->v.count);
-		json__key(j, "first_at_s");
-		json__number(j, at_s(t, r->v.first_ns));
-		json__key(j, "last_at_s");
-		json__number(j, at_s(t, r->v.last_ns));
-		json__end_object(j);
-	}
-	json__end_array(j);
+	trace__json_int(j, "count", total);
+	trace__json_top(j, "signals_seen", "signals", rows, nrows, sizeof(*rows), TOP_ROWS,
+			json_signal_row, t);
 	json__key(j, "fatal_signals");
 	json__begin_array(j);
 	for (int s = 1; s < 64; s++)
-		if ((skel->rodata->targ_fatal_mask >> s) & 1) {
+		if ((fatal_mask >> s) & 1) {
 			sig_name(s, buf, sizeof(buf));
 			json__string(j, buf);
 		}
 	json__end_array(j);
-	json__key(j, "fatal");
-	json__begin_array(j);
-	for (size_t i = 0; i < fatal.n; i++) {
-		const struct killsnoop_event *e = &fatal.ev[i];
-
-		json__begin_object(j);
-		json__key(j, "at_s");
-		json__number(j, at_s(t, e->ts_ns));
-		json__key(j, "sender_pid");
-		json__int(j, e->sender_tgid);
-		json__key(j, "sender_tid");
-		json__int(j, e->sender_pid);
-		json__key(j, "sender_comm");
-		trace__json_comm(j, e->sender_comm, sizeof(e->sender_comm));
-		json__key(j, "target_pid");
-		json__int(j, e->target_pid);
-		json__key(j, "target_tgid");
-		json__int(j, e->target_tgid);
-		json__key(j, "target_comm");
-		trace__json_comm(j, e->target_comm, sizeof(e->target_comm));
-		json_signal(j, e->sig, e->code, e->result);
-		json__key(j, "group");
-		json__bool(j, e->group != 0);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	trace__json_top(j, NULL, "fatal", fatal.ev, fatal.n, sizeof(*fatal.ev), fatal.n, json_fatal,
+			t);
 cleanup:
-	ring_buffer__free(rb);
 	free(fatal.ev);
 	free(rows);
 	return err;

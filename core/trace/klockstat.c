@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "perf/symbolize.h"
 #include "klockstat.h"
@@ -103,8 +104,7 @@ static int lock_frame(const char *n)
 }
 
 struct caller_row {
-	__u32 flags;
-	__s32 stackid;
+	struct klock_caller_key key;
 	char frames[SHOWN_FRAMES][128];
 	int nframes;
 	char caller[128];
@@ -116,12 +116,15 @@ struct proc_row {
 	struct klock_proc v;
 };
 
+static const struct trace_map_row caller_rows = TRACE_MAP_ROW(struct caller_row, key, v);
+static const struct trace_map_row proc_rows = TRACE_MAP_ROW(struct proc_row, tgid, v);
+
 static int caller_key_cmp(const void *a, const void *b)
 {
 	const struct caller_row *x = a, *y = b;
 
-	if (x->flags != y->flags)
-		return x->flags < y->flags ? -1 : 1;
+	if (x->key.flags != y->key.flags)
+		return x->key.flags < y->key.flags ? -1 : 1;
 	if (strcmp(x->caller, y->caller))
 		return strcmp(x->caller, y->caller);
 	if (x->nframes != y->nframes)
@@ -139,24 +142,21 @@ static int caller_by_total(const void *a, const void *b)
 {
 	const struct caller_row *x = a, *y = b;
 
-	return x->v.total_ns < y->v.total_ns ? 1 : x->v.total_ns > y->v.total_ns ? -1 : 0;
+	return trace__cmp_desc(x->v.total_ns, y->v.total_ns);
 }
 
 static int proc_by_total(const void *a, const void *b)
 {
 	const struct proc_row *x = a, *y = b;
 
-	return x->v.s.total_ns < y->v.s.total_ns ? 1 : x->v.s.total_ns > y->v.s.total_ns ? -1 : 0;
+	return trace__cmp_desc(x->v.s.total_ns, y->v.s.total_ns);
 }
 
 static void stat_json(struct json *j, __u64 count, __u64 total_ns, __u64 max_ns)
 {
-	json__key(j, "count");
-	json__int(j, (int64_t)count);
-	json__key(j, "total_us");
-	json__number(j, (double)total_ns / 1e3);
-	json__key(j, "max_us");
-	json__number(j, (double)max_ns / 1e3);
+	trace__json_int(j, "count", count);
+	trace__json_us(j, "total_us", total_ns);
+	trace__json_us(j, "max_us", max_ns);
 }
 
 /* Name the frames of a stack id (tracer frames cut) into r, and its caller. */
@@ -189,77 +189,18 @@ static void name_stack(struct symbolizer *sym, int fd, __s32 id, struct caller_r
 	}
 }
 
-static int klockstat_collect(struct trace_run *t, struct json *j)
+/*
+ * Name every caller's stack, merge the callers with the same type and frames
+ * (deeper frames differ: several stack ids), and sort them by total wait.
+ * Returns how many rows remain.
+ */
+static size_t name_callers(struct symbolizer *sym, int stacks_fd, struct caller_row *callers,
+			   size_t ncallers)
 {
-	struct klockstat_bpf *skel = t->skel;
-	struct klock_type_stat types[KLOCK_TYPES], all = { 0 };
-	struct caller_row *callers = NULL;
-	struct proc_row *procs = NULL;
-	size_t ncallers = 0, nprocs = 0, merged = 0;
-	struct symbolizer *sym = NULL;
-	uint64_t cnt[KLOCK_CNT_NR] = { 0 };
-	int fd, sfd, err = 0;
-	char buf[32];
+	size_t merged = 0;
 
-	callers = calloc(KLOCK_MAX_CALLERS, sizeof(*callers));
-	procs = calloc(KLOCK_MAX_PROCS, sizeof(*procs));
-	sym = symbolizer__new();
-	if (!callers || !procs || !sym) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	memset(types, 0, sizeof(types));
-	fd = bpf_map__fd(skel->maps.by_type);
-	for (__u32 k = 0; k < KLOCK_TYPES; k++) {
-		if (bpf_map_lookup_elem(fd, &k, &types[k])) {
-			err = -errno;
-			goto cleanup;
-		}
-		all.count += types[k].count;
-		all.total_ns += types[k].total_ns;
-		if (types[k].max_ns > all.max_ns)
-			all.max_ns = types[k].max_ns;
-		for (int s = 0; s < KLOCK_SLOTS; s++)
-			all.slots[s] += types[k].slots[s];
-	}
-	for (__u32 k = 0; k < KLOCK_CNT_NR; k++)
-		trace__percpu_sum(bpf_map__fd(skel->maps.counters), k, &cnt[k]);
-
-	fd = bpf_map__fd(skel->maps.by_caller);
-	sfd = bpf_map__fd(skel->maps.stacks);
-	{
-		struct klock_caller_key key, next, *prev = NULL;
-
-		while (ncallers < KLOCK_MAX_CALLERS && !bpf_map_get_next_key(fd, prev, &next)) {
-			struct caller_row *r = &callers[ncallers];
-
-			if (!bpf_map_lookup_elem(fd, &next, &r->v)) {
-				r->flags = next.flags;
-				r->stackid = next.stackid;
-				ncallers++;
-			}
-			key = next;
-			prev = &key;
-		}
-	}
-	/* Every map read before the slow part (kallsyms), so the totals agree. */
-	fd = bpf_map__fd(skel->maps.by_proc);
-	{
-		__u32 key, next, *prev = NULL;
-
-		while (nprocs < KLOCK_MAX_PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
-			if (!bpf_map_lookup_elem(fd, &next, &procs[nprocs].v)) {
-				procs[nprocs].tgid = next;
-				nprocs++;
-			}
-			key = next;
-			prev = &key;
-		}
-	}
-	qsort(procs, nprocs, sizeof(*procs), proc_by_total);
 	for (size_t i = 0; i < ncallers; i++)
-		name_stack(sym, sfd, callers[i].stackid, &callers[i]);
-	/* The same frames under several stack ids (deeper frames differ): one row. */
+		name_stack(sym, stacks_fd, callers[i].key.stackid, &callers[i]);
 	qsort(callers, ncallers, sizeof(*callers), caller_key_cmp);
 	for (size_t i = 0; i < ncallers; i++) {
 		if (merged && !caller_key_cmp(&callers[merged - 1], &callers[i])) {
@@ -276,13 +217,31 @@ static int klockstat_collect(struct trace_run *t, struct json *j)
 		merged++;
 	}
 	qsort(callers, merged, sizeof(*callers), caller_by_total);
+	return merged;
+}
 
+/* The per-type array (KLOCK_TYPES entries) into types, and every wait in all. 0 or -errno. */
+static int read_types(int fd, struct klock_type_stat *types, struct klock_type_stat *all)
+{
+	memset(all, 0, sizeof(*all));
+	for (__u32 k = 0; k < KLOCK_TYPES; k++) {
+		if (bpf_map_lookup_elem(fd, &k, &types[k]))
+			return -errno;
+		all->count += types[k].count;
+		all->total_ns += types[k].total_ns;
+		if (types[k].max_ns > all->max_ns)
+			all->max_ns = types[k].max_ns;
+		for (int s = 0; s < KLOCK_SLOTS; s++)
+			all->slots[s] += types[k].slots[s];
+	}
+	return 0;
+}
 
-	json__key(j, "hist_unit");
-	json__string(j, "ns");
-	stat_json(j, all.count, all.total_ns, all.max_ns);
-	json__key(j, "hist");
-	trace__json_log2(j, all.slots, KLOCK_SLOTS);
+/* The lock types that had waits, by total wait (types is consumed). */
+static void json_types(struct json *j, struct klock_type_stat *types)
+{
+	char buf[32];
+
 	json__key(j, "types");
 	json__begin_array(j);
 	for (;;) {
@@ -296,8 +255,7 @@ static int klockstat_collect(struct trace_run *t, struct json *j)
 		json__begin_object(j);
 		json__key(j, "type");
 		json__string(j, type_name((__u32)best, buf, sizeof(buf)));
-		json__key(j, "flags");
-		json__int(j, best);
+		trace__json_int(j, "flags", best);
 		stat_json(j, types[best].count, types[best].total_ns, types[best].max_ns);
 		json__key(j, "hist");
 		trace__json_log2(j, types[best].slots, KLOCK_SLOTS);
@@ -305,53 +263,84 @@ static int klockstat_collect(struct trace_run *t, struct json *j)
 		types[best].count = 0;
 	}
 	json__end_array(j);
-	json__key(j, "callers_seen");
-	json__int(j, (int64_t)merged);
-	json__key(j, "callers");
-	json__begin_array(j);
-	for (size_t i = 0; i < merged && i < TOP_CALLERS; i++) {
-		struct caller_row *r = &callers[i];
+}
 
-		json__begin_object(j);
-		json__key(j, "type");
-		json__string(j, type_name(r->flags, buf, sizeof(buf)));
-		json__key(j, "caller");
-		json__string(j, r->caller);
-		json__key(j, "stack");
-		json__begin_array(j);
-		for (int f = 0; f < r->nframes; f++)
-			json__string(j, r->frames[f]);
-		json__end_array(j);
-		stat_json(j, r->v.count, r->v.total_ns, r->v.max_ns);
-		json__end_object(j);
-	}
-	json__end_array(j);
-	json__key(j, "processes_seen");
-	json__int(j, (int64_t)nprocs);
-	json__key(j, "processes");
+static void json_caller(struct json *j, const void *row, void *arg)
+{
+	const struct caller_row *r = row;
+	char buf[32];
+
+	json__key(j, "type");
+	json__string(j, type_name(r->key.flags, buf, sizeof(buf)));
+	json__key(j, "caller");
+	json__string(j, r->caller);
+	json__key(j, "stack");
 	json__begin_array(j);
-	for (size_t i = 0; i < nprocs && i < TOP_PROCS; i++) {
-		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, procs[i].tgid);
-		json__key(j, "comm");
-		trace__json_comm(j, procs[i].v.comm, sizeof(procs[i].v.comm));
-		stat_json(j, procs[i].v.s.count, procs[i].v.s.total_ns, procs[i].v.s.max_ns);
-		json__end_object(j);
-	}
+	for (int f = 0; f < r->nframes; f++)
+		json__string(j, r->frames[f]);
 	json__end_array(j);
+	stat_json(j, r->v.count, r->v.total_ns, r->v.max_ns);
+}
+
+static void json_proc(struct json *j, const void *row, void *arg)
+{
+	const struct proc_row *r = row;
+
+	trace__json_int(j, "pid", r->tgid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
+	stat_json(j, r->v.s.count, r->v.s.total_ns, r->v.s.max_ns);
+}
+
+static void json_not_measured(struct json *j, const uint64_t *cnt, struct symbolizer *sym)
+{
 	json__key(j, "not_measured");
 	json__begin_object(j);
-	json__key(j, "nested");
-	json__int(j, (int64_t)cnt[KLOCK_NESTED]);
-	json__key(j, "unmatched");
-	json__int(j, (int64_t)cnt[KLOCK_UNMATCHED]);
-	json__key(j, "no_stack");
-	json__int(j, (int64_t)cnt[KLOCK_NO_STACK]);
+	trace__json_int(j, "nested", cnt[KLOCK_NESTED]);
+	trace__json_int(j, "unmatched", cnt[KLOCK_UNMATCHED]);
+	trace__json_int(j, "no_stack", cnt[KLOCK_NO_STACK]);
 	json__end_object(j);
 	json__key(j, "kernel_symbols");
 	symbolizer__kernel_load(sym, NULL);
 	json__string(j, symbolizer__kernel_why(sym)[0] ? symbolizer__kernel_why(sym) : "ok");
+}
+
+static int klockstat_collect(struct trace_run *t, struct json *j)
+{
+	struct klockstat_bpf *skel = t->skel;
+	struct klock_type_stat types[KLOCK_TYPES], all;
+	struct caller_row *callers = NULL;
+	struct proc_row *procs = NULL;
+	size_t ncallers = 0, nprocs = 0;
+	struct symbolizer *sym = symbolizer__new();
+	uint64_t cnt[KLOCK_CNT_NR];
+	int err;
+
+	if (!sym)
+		return -ENOMEM;
+	err = read_types(bpf_map__fd(skel->maps.by_type), types, &all);
+	if (err)
+		goto cleanup;
+	trace_map__counters(bpf_map__fd(skel->maps.counters), cnt, KLOCK_CNT_NR);
+	/* Every map read before the slow part (kallsyms), so the totals agree. */
+	if ((err = trace_map__read(bpf_map__fd(skel->maps.by_caller), &caller_rows,
+				   KLOCK_MAX_CALLERS, (void **)&callers, &ncallers)) ||
+	    (err = trace_map__read(bpf_map__fd(skel->maps.by_proc), &proc_rows, KLOCK_MAX_PROCS,
+				   (void **)&procs, &nprocs)))
+		goto cleanup;
+	qsort(procs, nprocs, sizeof(*procs), proc_by_total);
+	ncallers = name_callers(sym, bpf_map__fd(skel->maps.stacks), callers, ncallers);
+
+	json__key(j, "hist_unit");
+	json__string(j, "ns");
+	stat_json(j, all.count, all.total_ns, all.max_ns);
+	json__key(j, "hist");
+	trace__json_log2(j, all.slots, KLOCK_SLOTS);
+	json_types(j, types);
+	trace__json_top(j, "callers_seen", "callers", callers, ncallers, sizeof(*callers),
+			TOP_CALLERS, json_caller, NULL);
+	trace__json_top(j, "processes_seen", "processes", procs, nprocs, sizeof(*procs), TOP_PROCS,
+			json_proc, NULL);
+	json_not_measured(j, cnt, sym);
 cleanup:
 	symbolizer__free(sym);
 	free(procs);

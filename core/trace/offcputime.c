@@ -28,19 +28,20 @@
 
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "offcputime.h"
 #include "offcputime.skel.h"
 
-_Static_assert(sizeof(struct offcpu_key) == 32, "stacks.c reads this key layout");
+_Static_assert(sizeof(struct offcpu_key) == 32, "perf/stacks.c reads this key layout");
 
-struct offcpu_priv {
+struct offcputime_priv {
 	long min_us;
 	struct symbolizer *sym;
 	struct stack_poller *poller;
 };
 
-static void *offcpu_open(struct bpf_object **obj)
+static void *offcputime_open(struct bpf_object **obj)
 {
 	struct offcputime_bpf *skel = offcputime_bpf__open();
 
@@ -62,7 +63,7 @@ static long min_block_us(void)
 	return *end || v < 0 || v > 60L * 1000 * 1000 ? -1 : v;
 }
 
-static int offcpu_configure(void *skel, const struct trace_opts *o)
+static int offcputime_configure(void *skel, const struct trace_opts *o)
 {
 	struct offcputime_bpf *s = skel;
 	long min = min_block_us();
@@ -73,9 +74,9 @@ static int offcpu_configure(void *skel, const struct trace_opts *o)
 	return 0;
 }
 
-static void offcpu_release(struct trace_run *t)
+static void offcputime_release(struct trace_run *t)
 {
-	struct offcpu_priv *p = t->priv;
+	struct offcputime_priv *p = t->priv;
 
 	if (!p)
 		return;
@@ -85,10 +86,10 @@ static void offcpu_release(struct trace_run *t)
 	t->priv = NULL;
 }
 
-static int offcpu_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
+static int offcputime_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
 {
 	struct offcputime_bpf *skel = t->skel;
-	struct offcpu_priv *p = calloc(1, sizeof(*p));
+	struct offcputime_priv *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
@@ -107,10 +108,10 @@ static int offcpu_attach(struct trace_run *t, const struct trace_opts *o, char *
 	return 0;
 }
 
-static int offcpu_collect(struct trace_run *t, struct json *j)
+static int offcputime_collect(struct trace_run *t, struct json *j)
 {
 	struct offcputime_bpf *skel = t->skel;
-	struct offcpu_priv *p = t->priv;
+	struct offcputime_priv *p = t->priv;
 	struct stack_sample *v = NULL;
 	struct strbuf folded = { 0 };
 	uint64_t st[OFFCPU_STAT_NR] = { 0 };
@@ -123,33 +124,22 @@ static int offcpu_collect(struct trace_run *t, struct json *j)
 				  sizeof(struct offcpu_val), 0, &v, &n);
 	if (err)
 		return err;
-	for (int k = 0; k < OFFCPU_STAT_NR; k++)
-		trace__percpu_sum(fd, (uint32_t)k, &st[k]);
+	trace_map__counters(fd, st, OFFCPU_STAT_NR);
 
 	json__key(j, "unit");
 	json__string(j, "us");
-	json__key(j, "min_block_us");
-	json__int(j, p->min_us);
-	json__key(j, "blocks");
-	json__int(j, (int64_t)st[OFFCPU_BLOCKS]);
-	json__key(j, "counted");
-	json__int(j, (int64_t)st[OFFCPU_COUNTED]);
-	json__key(j, "short");
-	json__int(j, (int64_t)st[OFFCPU_SHORT]);
+	trace__json_int(j, "min_block_us", p->min_us);
+	trace__json_int(j, "blocks", st[OFFCPU_BLOCKS]);
+	trace__json_int(j, "counted", st[OFFCPU_COUNTED]);
+	trace__json_int(j, "short", st[OFFCPU_SHORT]);
 	json__key(j, "lost");
 	json__begin_object(j);
-	json__key(j, "kernel_stack");
-	json__int(j, (int64_t)st[OFFCPU_KSTACK_LOST]);
-	json__key(j, "user_stack");
-	json__int(j, (int64_t)st[OFFCPU_USTACK_LOST]);
-	json__key(j, "user_stack_fault");
-	json__int(j, (int64_t)st[OFFCPU_USTACK_FAULT]);
-	json__key(j, "threads_full");
-	json__int(j, (int64_t)st[OFFCPU_STARTS_DROPPED]);
-	json__key(j, "counts_full");
-	json__int(j, (int64_t)st[OFFCPU_KEYS_DROPPED]);
-	json__key(j, "counts_full_us");
-	json__int(j, (int64_t)(st[OFFCPU_LOST_NS] / 1000));
+	trace__json_int(j, "kernel_stack", st[OFFCPU_KSTACK_LOST]);
+	trace__json_int(j, "user_stack", st[OFFCPU_USTACK_LOST]);
+	trace__json_int(j, "user_stack_fault", st[OFFCPU_USTACK_FAULT]);
+	trace__json_int(j, "threads_full", st[OFFCPU_STARTS_DROPPED]);
+	trace__json_int(j, "counts_full", st[OFFCPU_KEYS_DROPPED]);
+	trace__json_int(j, "counts_full_us", st[OFFCPU_LOST_NS] / 1000);
 	json__end_object(j);
 	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), OFFCPU_STACK_DEPTH, v, n, 1000,
 			    "us", j, &folded);
@@ -162,7 +152,7 @@ static int offcpu_collect(struct trace_run *t, struct json *j)
 	return err;
 }
 
-static void offcpu_destroy(void *skel)
+static void offcputime_destroy(void *skel)
 {
 	offcputime_bpf__destroy(skel);
 }
@@ -171,10 +161,10 @@ const struct trace_tool trace_offcputime = {
 	.name = "offcputime",
 	.what = "time threads spent blocked, by stack, symbolized",
 	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_NR },
-	.open = offcpu_open,
-	.configure = offcpu_configure,
-	.attach_custom = offcpu_attach,
-	.collect = offcpu_collect,
-	.destroy = offcpu_destroy,
-	.release = offcpu_release,
+	.open = offcputime_open,
+	.configure = offcputime_configure,
+	.attach_custom = offcputime_attach,
+	.collect = offcputime_collect,
+	.destroy = offcputime_destroy,
+	.release = offcputime_release,
 };

@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "oomkill.h"
 #include "oomkill.skel.h"
@@ -46,10 +47,10 @@ static int on_kill(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void json_memcg(struct json *j, const char *key, const char *name, size_t cap)
+/* pages of unit bytes, as bytes */
+static void json_bytes(struct json *j, const char *key, __u64 pages, double unit)
 {
-	json__key(j, key);
-	trace__json_comm(j, name, cap);
+	trace__json_int(j, key, (int64_t)((double)pages * unit));
 }
 
 static int oomkill_collect(struct trace_run *t, struct json *j)
@@ -75,10 +76,8 @@ static int oomkill_collect(struct trace_run *t, struct json *j)
 		goto cleanup;
 	}
 
-	json__key(j, "kills");
-	json__int(j, (int64_t)kills.n);
-	json__key(j, "page_size");
-	json__int(j, page);
+	trace__json_int(j, "kills", kills.n);
+	trace__json_int(j, "page_size", page);
 	json__key(j, "kills_list");
 	json__begin_array(j);
 	for (size_t i = 0; i < kills.n; i++) {
@@ -92,46 +91,33 @@ static int oomkill_collect(struct trace_run *t, struct json *j)
 		json__number(j, ((double)e->ts_ns - (double)t->attached_mono_ns) / 1e9);
 		json__key(j, "victim");
 		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, e->victim_tgid);
+		trace__json_int(j, "pid", e->victim_tgid);
 		if (e->flags & OOMKILL_HAVE_VICTIM_TID) {
-			json__key(j, "tid");
-			json__int(j, e->victim_pid);
+			trace__json_int(j, "tid", e->victim_pid);
 		}
-		json__key(j, "comm");
-		trace__json_comm(j, e->victim_comm, sizeof(e->victim_comm));
+		trace__json_comm(j, "comm", e->victim_comm, sizeof(e->victim_comm));
 		if (e->flags & OOMKILL_HAVE_RSS) {
-			json__key(j, "rss_pages");
-			json__int(j, (int64_t)((double)rss * unit / (double)page));
-			json__key(j, "rss_bytes");
-			json__int(j, (int64_t)((double)rss * unit));
-			json__key(j, "anon_bytes");
-			json__int(j, (int64_t)((double)e->victim_anon_pages * unit));
-			json__key(j, "file_bytes");
-			json__int(j, (int64_t)((double)e->victim_file_pages * unit));
-			json__key(j, "shmem_bytes");
-			json__int(j, (int64_t)((double)e->victim_shmem_pages * unit));
-			json__key(j, "total_vm_bytes");
-			json__int(j, (int64_t)((double)e->victim_total_vm_pages * unit));
-			json__key(j, "oom_score_adj");
-			json__int(j, e->oom_score_adj);
+			trace__json_int(j, "rss_pages",
+					(int64_t)((double)rss * unit / (double)page));
+			json_bytes(j, "rss_bytes", rss, unit);
+			json_bytes(j, "anon_bytes", e->victim_anon_pages, unit);
+			json_bytes(j, "file_bytes", e->victim_file_pages, unit);
+			json_bytes(j, "shmem_bytes", e->victim_shmem_pages, unit);
+			json_bytes(j, "total_vm_bytes", e->victim_total_vm_pages, unit);
+			trace__json_int(j, "oom_score_adj", e->oom_score_adj);
 		}
 		if (e->flags & OOMKILL_HAVE_VICTIM_CG)
-			json_memcg(j, "memcg", e->victim_memcg, sizeof(e->victim_memcg));
+			trace__json_comm(j, "memcg", e->victim_memcg, sizeof(e->victim_memcg));
 		json__end_object(j);
 		json__key(j, "trigger");
 		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, e->trigger_tgid);
-		json__key(j, "tid");
-		json__int(j, e->trigger_pid);
-		json__key(j, "comm");
-		trace__json_comm(j, e->trigger_comm, sizeof(e->trigger_comm));
+		trace__json_int(j, "pid", e->trigger_tgid);
+		trace__json_int(j, "tid", e->trigger_pid);
+		trace__json_comm(j, "comm", e->trigger_comm, sizeof(e->trigger_comm));
 		json__end_object(j);
 		if (e->flags & OOMKILL_HAVE_TOTALPAGES) {
-			json__key(j, "totalpages");
-			json__int(j, (int64_t)e->totalpages);
-			json_memcg(j, "oom_memcg", e->oom_memcg, sizeof(e->oom_memcg));
+			trace__json_int(j, "totalpages", e->totalpages);
+			trace__json_comm(j, "oom_memcg", e->oom_memcg, sizeof(e->oom_memcg));
 		}
 		json__end_object(j);
 	}

@@ -32,11 +32,12 @@
 
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "profile.h"
 #include "profile.skel.h"
 
-_Static_assert(sizeof(struct profile_key) == 32, "stacks.c reads this key layout");
+_Static_assert(sizeof(struct profile_key) == 32, "perf/stacks.c reads this key layout");
 
 #define MAX_CPUS 4096
 
@@ -211,8 +212,7 @@ static int profile_collect(struct trace_run *t, struct json *j)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	stack_poller__stop(p->poller);
 	p->poller = NULL;
-	for (int k = 0; k < PROFILE_STAT_NR; k++)
-		trace__percpu_sum(fd, (uint32_t)k, &st[k]);
+	trace_map__counters(fd, st, PROFILE_STAT_NR);
 	err = stacks__read_counts(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
 				  sizeof(__u64), 0, &v, &n);
 	if (err)
@@ -220,24 +220,16 @@ static int profile_collect(struct trace_run *t, struct json *j)
 
 	json__key(j, "unit");
 	json__string(j, "samples");
-	json__key(j, "frequency_hz");
-	json__int(j, p->hz);
-	json__key(j, "cpus");
-	json__int(j, p->ncpus);
-	json__key(j, "samples");
-	json__int(j, (int64_t)st[PROFILE_SAMPLES]);
-	json__key(j, "idle_samples");
-	json__int(j, (int64_t)st[PROFILE_IDLE]);
+	trace__json_int(j, "frequency_hz", p->hz);
+	trace__json_int(j, "cpus", p->ncpus);
+	trace__json_int(j, "samples", st[PROFILE_SAMPLES]);
+	trace__json_int(j, "idle_samples", st[PROFILE_IDLE]);
 	json__key(j, "lost");
 	json__begin_object(j);
-	json__key(j, "kernel_stack");
-	json__int(j, (int64_t)st[PROFILE_KSTACK_LOST]);
-	json__key(j, "user_stack");
-	json__int(j, (int64_t)st[PROFILE_USTACK_LOST]);
-	json__key(j, "user_stack_fault");
-	json__int(j, (int64_t)st[PROFILE_USTACK_FAULT]);
-	json__key(j, "counts_full");
-	json__int(j, (int64_t)st[PROFILE_KEYS_DROPPED]);
+	trace__json_int(j, "kernel_stack", st[PROFILE_KSTACK_LOST]);
+	trace__json_int(j, "user_stack", st[PROFILE_USTACK_LOST]);
+	trace__json_int(j, "user_stack_fault", st[PROFILE_USTACK_FAULT]);
+	trace__json_int(j, "counts_full", st[PROFILE_KEYS_DROPPED]);
 	json__end_object(j);
 	/* samples without their whole stack: not stored, or the counts map full */
 	json__key(j, "lost_samples");

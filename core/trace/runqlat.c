@@ -4,13 +4,12 @@
  * total_us, tasks = top threads by total wait { pid, tgid, comm, count,
  * total_us, max_us }, tasks_seen }.
  */
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "runqlat.h"
 #include "runqlat.skel.h"
@@ -37,91 +36,53 @@ struct task_row {
 	struct runqlat_task v;
 };
 
+static const struct trace_map_row task_rows = TRACE_MAP_ROW(struct task_row, pid, v);
+
 static int by_total_desc(const void *a, const void *b)
 {
 	const struct task_row *x = a, *y = b;
 
-	return x->v.total_ns < y->v.total_ns ? 1 : x->v.total_ns > y->v.total_ns ? -1 : 0;
+	return trace__cmp_desc(x->v.total_ns, y->v.total_ns);
+}
+
+static void json_task(struct json *j, const void *row, void *arg)
+{
+	const struct task_row *r = row;
+
+	trace__json_int(j, "pid", r->pid);
+	trace__json_int(j, "tgid", r->v.tgid);
+	trace__json_comm(j, "comm", r->v.comm, sizeof(r->v.comm));
+	trace__json_int(j, "count", r->v.count);
+	trace__json_us(j, "total_us", r->v.total_ns);
+	trace__json_us(j, "max_us", r->v.max_ns);
 }
 
 static int runqlat_collect(struct trace_run *t, struct json *j)
 {
 	struct runqlat_bpf *skel = t->skel;
-	int ncpu = libbpf_num_possible_cpus();
-	struct runqlat_hist *per_cpu, sum = { 0 };
+	struct runqlat_hist sum;
 	struct task_row *rows = NULL;
-	size_t nrows = 0, cap = 0;
-	__u32 key = 0, next, *prev = NULL;
-	int fd, err = 0;
+	size_t nrows = 0;
+	int err;
 
-	if (ncpu <= 0)
-		return -EINVAL;
-	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
-	if (!per_cpu)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.hist), &key, per_cpu)) {
-		err = -errno;
+	err = trace_map__percpu_sum(bpf_map__fd(skel->maps.hist), 0, &sum, sizeof(sum));
+	if (err)
+		return err;
+	err = trace_map__read(bpf_map__fd(skel->maps.tasks), &task_rows, 0, (void **)&rows, &nrows);
+	if (err)
 		goto cleanup;
-	}
-	for (int c = 0; c < ncpu; c++) {
-		for (int s = 0; s < RUNQLAT_SLOTS; s++)
-			sum.slots[s] += per_cpu[c].slots[s];
-		sum.count += per_cpu[c].count;
-		sum.total_ns += per_cpu[c].total_ns;
-	}
-
-	fd = bpf_map__fd(skel->maps.tasks);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (nrows == cap) {
-			struct task_row *n = realloc(rows, (cap = cap ? cap * 2 : 256) * sizeof(*n));
-
-			if (!n) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			rows = n;
-		}
-		if (!bpf_map_lookup_elem(fd, &next, &rows[nrows].v)) {
-			rows[nrows].pid = next;
-			nrows++;
-		}
-		key = next;
-		prev = &key;
-	}
 	qsort(rows, nrows, sizeof(*rows), by_total_desc);
 
 	json__key(j, "unit");
 	json__string(j, "us");
 	json__key(j, "hist");
 	trace__json_log2(j, sum.slots, RUNQLAT_SLOTS);
-	json__key(j, "count");
-	json__int(j, (int64_t)sum.count);
-	json__key(j, "total_us");
-	json__number(j, (double)sum.total_ns / 1e3);
-	json__key(j, "tasks_seen");
-	json__int(j, (int64_t)nrows);
-	json__key(j, "tasks");
-	json__begin_array(j);
-	for (size_t i = 0; i < nrows && i < TOP_TASKS; i++) {
-		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, rows[i].pid);
-		json__key(j, "tgid");
-		json__int(j, rows[i].v.tgid);
-		json__key(j, "comm");
-		trace__json_comm(j, rows[i].v.comm, sizeof(rows[i].v.comm));
-		json__key(j, "count");
-		json__int(j, (int64_t)rows[i].v.count);
-		json__key(j, "total_us");
-		json__number(j, (double)rows[i].v.total_ns / 1e3);
-		json__key(j, "max_us");
-		json__number(j, (double)rows[i].v.max_ns / 1e3);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	trace__json_int(j, "count", sum.count);
+	trace__json_us(j, "total_us", sum.total_ns);
+	trace__json_top(j, "tasks_seen", "tasks", rows, nrows, sizeof(*rows), TOP_TASKS, json_task,
+			NULL);
 cleanup:
 	free(rows);
-	free(per_cpu);
 	return err;
 }
 

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "softirqs.h"
 #include "softirqs.skel.h"
@@ -75,10 +76,8 @@ static int softirqs_collect(struct trace_run *t, struct json *j)
 
 	json__key(j, "unit");
 	json__string(j, "ns");
-	json__key(j, "count");
-	json__int(j, (int64_t)total.count);
-	json__key(j, "total_ns");
-	json__int(j, (int64_t)total.total_ns);
+	trace__json_int(j, "count", total.count);
+	trace__json_int(j, "total_ns", total.total_ns);
 	json__key(j, "hist");
 	trace__json_log2(j, total.slots, SOFTIRQS_SLOTS);
 	json__key(j, "vecs");
@@ -96,14 +95,11 @@ static int softirqs_collect(struct trace_run *t, struct json *j)
 			continue;
 		vec_name(vec, name, sizeof(name));
 		json__begin_object(j);
-		json__key(j, "vec");
-		json__int(j, vec);
+		trace__json_int(j, "vec", vec);
 		json__key(j, "name");
 		json__string(j, name);
-		json__key(j, "count");
-		json__int(j, (int64_t)sum.count);
-		json__key(j, "total_ns");
-		json__int(j, (int64_t)sum.total_ns);
+		trace__json_int(j, "count", sum.count);
+		trace__json_int(j, "total_ns", sum.total_ns);
 		json__key(j, "hist");
 		trace__json_log2(j, sum.slots, SOFTIRQS_SLOTS);
 		json__key(j, "cpus");

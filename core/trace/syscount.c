@@ -20,6 +20,7 @@
  * every number >= 1024: ia32 compat or x32 calls); likewise "errno_name".
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "syscount.h"
 #include "syscount.skel.h"
@@ -105,27 +107,38 @@ struct err_row {
 	struct syscount_proc_err_key k; /* tgid 0 in the per-syscall list */
 	__u64 count;
 	int rank; /* 0: exhaustion of a resource (listed first), 1: the rest */
+	struct syscount_comm comm; /* the process's, in the per-process list */
 };
+
+static const struct trace_map_row proc_rows = TRACE_MAP_ROW(struct proc_row, tgid, v);
+static const struct trace_map_row proc_err_rows = TRACE_MAP_ROW(struct err_row, k, count);
+/* A (syscall, errno) key lands on the id and err of a row's (process, syscall, errno) key. */
+_Static_assert(offsetof(struct syscount_proc_err_key, err) -
+			       offsetof(struct syscount_proc_err_key, id) ==
+		       offsetof(struct syscount_err_key, err),
+	       "the per-syscall error key is the tail of the per-process one");
+static const struct trace_map_row err_rows =
+	TRACE_MAP_ROW_SIZED(struct err_row, k.id, sizeof(struct syscount_err_key), count);
 
 static int by_count_desc(const void *a, const void *b)
 {
 	const struct id_row *x = a, *y = b;
 
-	return x->v.count < y->v.count ? 1 : x->v.count > y->v.count ? -1 : 0;
+	return trace__cmp_desc(x->v.count, y->v.count);
 }
 
 static int proc_by_count(const void *a, const void *b)
 {
 	const struct proc_row *x = a, *y = b;
 
-	return x->v.count < y->v.count ? 1 : x->v.count > y->v.count ? -1 : 0;
+	return trace__cmp_desc(x->v.count, y->v.count);
 }
 
 static int proc_by_time(const void *a, const void *b)
 {
 	const struct proc_row *x = a, *y = b;
 
-	return x->v.total_ns < y->v.total_ns ? 1 : x->v.total_ns > y->v.total_ns ? -1 : 0;
+	return trace__cmp_desc(x->v.total_ns, y->v.total_ns);
 }
 
 static int err_by_rank_count(const void *a, const void *b)
@@ -134,7 +147,7 @@ static int err_by_rank_count(const void *a, const void *b)
 
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+	return trace__cmp_desc(x->count, y->count);
 }
 
 /* The failures that fill the fd, task and memory error cells of the USE matrix. */
@@ -152,26 +165,11 @@ static int exhaustion_rank(__u32 id, __u32 err)
 	return 1;
 }
 
-/* Grow *rows to hold one more; 0 or -ENOMEM. */
-static int grow(void **rows, size_t n, size_t *cap, size_t size)
-{
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*rows, (*cap = *cap ? *cap * 2 : 256) * size);
-	if (!p)
-		return -ENOMEM;
-	*rows = p;
-	return 0;
-}
-
 static void json_id(struct json *j, __u32 id)
 {
 	const char *n = id < SYSCOUNT_MAX_ID ? syscall_name(id) : "other";
 
-	json__key(j, "id");
-	json__int(j, id);
+	trace__json_int(j, "id", id);
 	if (n) {
 		json__key(j, "name");
 		json__string(j, n);
@@ -182,8 +180,7 @@ static void json_errno(struct json *j, __u32 e)
 {
 	const char *n = errno_name(e);
 
-	json__key(j, "errno");
-	json__int(j, e);
+	trace__json_int(j, "errno", e);
 	if (n) {
 		json__key(j, "errno_name");
 		json__string(j, n);
@@ -192,142 +189,66 @@ static void json_errno(struct json *j, __u32 e)
 
 static void json_stat(struct json *j, const struct syscount_stat *v)
 {
-	json__key(j, "count");
-	json__int(j, (int64_t)v->count);
-	json__key(j, "errors");
-	json__int(j, (int64_t)v->errors);
-	json__key(j, "total_us");
-	json__number(j, (double)v->total_ns / 1e3);
+	trace__json_int(j, "count", v->count);
+	trace__json_int(j, "errors", v->errors);
+	trace__json_us(j, "total_us", v->total_ns);
 }
 
-static const struct syscount_comm *comm_of(const struct proc_row *procs, size_t n, __u32 tgid)
+/* The comm of each process of the listed per-process errors (empty when unknown). */
+static void name_proc_errs(struct err_row *perrs, size_t n, const struct proc_row *procs,
+			   size_t nprocs)
 {
-	for (size_t i = 0; i < n; i++)
-		if (procs[i].tgid == tgid)
-			return &procs[i].comm;
-	return NULL;
-}
-
-/* Read every key of a hash map of struct err_row-compatible entries. */
-static int read_errs(int fd, size_t key_size, struct err_row **rows, size_t *n)
-{
-	struct syscount_proc_err_key key, next;
-	size_t cap = 0;
-	void *prev = NULL;
-	int err;
-
-	*n = 0;
-	memset(&key, 0, sizeof(key));
-	memset(&next, 0, sizeof(next));
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct err_row *r;
-
-		if ((err = grow((void **)rows, *n, &cap, sizeof(**rows))))
-			return err;
-		r = &(*rows)[*n];
-		memset(r, 0, sizeof(*r));
-		if (!bpf_map_lookup_elem(fd, &next, &r->count)) {
-			if (key_size == sizeof(struct syscount_err_key)) {
-				const struct syscount_err_key *ek = (const void *)&next;
-
-				r->k.id = ek->id;
-				r->k.err = ek->err;
-			} else {
-				r->k = next;
+	for (size_t i = 0; i < n && i < TOP_PROC_ERRS; i++)
+		for (size_t k = 0; k < nprocs; k++)
+			if (procs[k].tgid == perrs[i].k.tgid) {
+				perrs[i].comm = procs[k].comm;
+				break;
 			}
-			r->rank = exhaustion_rank(r->k.id, r->k.err);
-			(*n)++;
-		}
-		memcpy(&key, &next, key_size);
-		prev = &key;
+}
+
+/* Every syscall number seen (a per-CPU array), by count, and their total. 0 or -errno. */
+static int read_ids(int fd, struct id_row *ids, size_t *nids, struct syscount_stat *total)
+{
+	memset(total, 0, sizeof(*total));
+	*nids = 0;
+	for (__u32 key = 0; key <= SYSCOUNT_MAX_ID; key++) {
+		struct id_row r = { .id = key };
+		int err = trace_map__percpu_sum(fd, key, &r.v, sizeof(r.v));
+
+		if (err)
+			return err;
+		if (!r.v.count)
+			continue;
+		total->count += r.v.count;
+		total->errors += r.v.errors;
+		total->total_ns += r.v.total_ns;
+		ids[(*nids)++] = r;
 	}
+	qsort(ids, *nids, sizeof(*ids), by_count_desc);
 	return 0;
 }
 
-static int syscount_collect(struct trace_run *t, struct json *j)
+/* The errors of one map, resource exhaustion first, then by count. 0 or -errno. */
+static int read_errs(int fd, const struct trace_map_row *l, struct err_row **rows, size_t *n)
 {
-	struct syscount_bpf *skel = t->skel;
-	int ncpu = libbpf_num_possible_cpus();
-	struct syscount_stat *per_cpu = NULL, total = { 0 };
-	struct id_row *ids = NULL;
-	struct proc_row *procs = NULL;
-	struct err_row *errs = NULL, *perrs = NULL;
-	size_t nids = 0, nprocs = 0, cap = 0, nerrs = 0, nperrs = 0;
-	__u32 key, next, *prev = NULL;
-	int fd, err = 0;
+	int err = trace_map__read(fd, l, 0, (void **)rows, n);
 
-	if (ncpu <= 0)
-		return -EINVAL;
-	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
-	ids = calloc(SYSCOUNT_MAX_ID + 1, sizeof(*ids));
-	if (!per_cpu || !ids) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	if (err)
+		return err;
+	for (size_t i = 0; i < *n; i++)
+		(*rows)[i].rank = exhaustion_rank((*rows)[i].k.id, (*rows)[i].k.err);
+	qsort(*rows, *n, sizeof(**rows), err_by_rank_count);
+	return 0;
+}
 
-	/* per syscall number: a per-CPU array */
-	fd = bpf_map__fd(skel->maps.by_id);
-	for (key = 0; key <= SYSCOUNT_MAX_ID; key++) {
-		struct id_row r = { .id = key };
-
-		if (bpf_map_lookup_elem(fd, &key, per_cpu)) {
-			err = -errno;
-			goto cleanup;
-		}
-		for (int c = 0; c < ncpu; c++) {
-			r.v.count += per_cpu[c].count;
-			r.v.errors += per_cpu[c].errors;
-			r.v.total_ns += per_cpu[c].total_ns;
-		}
-		if (!r.v.count)
-			continue;
-		total.count += r.v.count;
-		total.errors += r.v.errors;
-		total.total_ns += r.v.total_ns;
-		ids[nids++] = r;
-	}
-	qsort(ids, nids, sizeof(*ids), by_count_desc);
-
-	/* per process: a per-CPU hash, and the names beside it */
-	fd = bpf_map__fd(skel->maps.by_proc);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct proc_row *r;
-
-		if ((err = grow((void **)&procs, nprocs, &cap, sizeof(*procs))))
-			goto cleanup;
-		r = &procs[nprocs];
-		memset(r, 0, sizeof(*r));
-		if (!bpf_map_lookup_elem(fd, &next, per_cpu)) {
-			r->tgid = next;
-			for (int c = 0; c < ncpu; c++) {
-				r->v.count += per_cpu[c].count;
-				r->v.errors += per_cpu[c].errors;
-				r->v.total_ns += per_cpu[c].total_ns;
-			}
-			/* absent name (its map was full): an empty comm, the drop is counted */
-			bpf_map_lookup_elem(bpf_map__fd(skel->maps.comms), &next, &r->comm);
-			nprocs++;
-		}
-		key = next;
-		prev = &key;
-	}
-
-	if ((err = read_errs(bpf_map__fd(skel->maps.errs), sizeof(struct syscount_err_key),
-			     &errs, &nerrs)) ||
-	    (err = read_errs(bpf_map__fd(skel->maps.proc_errs),
-			     sizeof(struct syscount_proc_err_key), &perrs, &nperrs)))
-		goto cleanup;
-	qsort(errs, nerrs, sizeof(*errs), err_by_rank_count);
-	qsort(perrs, nperrs, sizeof(*perrs), err_by_rank_count);
-
+static void json_by_syscall(struct json *j, const struct syscount_stat *total,
+			    const struct id_row *ids, size_t nids)
+{
 	json__key(j, "arch");
 	json__string(j, SYSCALL_NAMES_ARCH);
-	json__key(j, "syscalls");
-	json__int(j, (int64_t)total.count);
-	json__key(j, "errors");
-	json__int(j, (int64_t)total.errors);
-	json__key(j, "total_us");
-	json__number(j, (double)total.total_ns / 1e3);
+	trace__json_int(j, "syscalls", total->count);
+	trace__json_int(j, "errors", total->errors);
+	trace__json_us(j, "total_us", total->total_ns);
 	json__key(j, "by_syscall");
 	json__begin_array(j);
 	for (size_t i = 0; i < nids; i++) {
@@ -337,10 +258,12 @@ static int syscount_collect(struct trace_run *t, struct json *j)
 		json__end_object(j);
 	}
 	json__end_array(j);
+}
 
-	/* the top by count and the top by time: a process can block long in few calls */
-	json__key(j, "processes_seen");
-	json__int(j, (int64_t)nprocs);
+/* The top by count and the top by time, by count: a process can block long in few calls. */
+static void json_processes(struct json *j, struct proc_row *procs, size_t nprocs)
+{
+	trace__json_int(j, "processes_seen", nprocs);
 	qsort(procs, nprocs, sizeof(*procs), proc_by_time);
 	for (size_t i = 0; i < nprocs && i < TOP_PROCS; i++)
 		procs[i].picked = 1;
@@ -351,55 +274,67 @@ static int syscount_collect(struct trace_run *t, struct json *j)
 		if (i >= TOP_PROCS && !procs[i].picked)
 			continue;
 		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, procs[i].tgid);
-		json__key(j, "comm");
-		trace__json_comm(j, procs[i].comm.comm, sizeof(procs[i].comm.comm));
+		trace__json_int(j, "pid", procs[i].tgid);
+		trace__json_comm(j, "comm", procs[i].comm.comm, sizeof(procs[i].comm.comm));
 		json_stat(j, &procs[i].v);
 		json__end_object(j);
 	}
 	json__end_array(j);
+}
 
-	json__key(j, "errors_by_syscall");
-	json__begin_array(j);
-	for (size_t i = 0; i < nerrs && i < TOP_ERRS; i++) {
-		json__begin_object(j);
-		json_id(j, errs[i].k.id);
-		json_errno(j, errs[i].k.err);
-		json__key(j, "count");
-		json__int(j, (int64_t)errs[i].count);
-		json__end_object(j);
-	}
-	json__end_array(j);
+static void json_err(struct json *j, const void *row, void *arg)
+{
+	const struct err_row *r = row;
 
-	json__key(j, "process_errors_seen");
-	json__int(j, (int64_t)nperrs);
-	json__key(j, "process_errors");
-	json__begin_array(j);
-	for (size_t i = 0; i < nperrs && i < TOP_PROC_ERRS; i++) {
-		const struct syscount_comm *c = comm_of(procs, nprocs, perrs[i].k.tgid);
+	json_id(j, r->k.id);
+	json_errno(j, r->k.err);
+	trace__json_int(j, "count", r->count);
+}
 
-		json__begin_object(j);
-		json__key(j, "pid");
-		json__int(j, perrs[i].k.tgid);
-		json__key(j, "comm");
-		if (c)
-			trace__json_comm(j, c->comm, sizeof(c->comm));
-		else
-			json__string(j, "");
-		json_id(j, perrs[i].k.id);
-		json_errno(j, perrs[i].k.err);
-		json__key(j, "count");
-		json__int(j, (int64_t)perrs[i].count);
-		json__end_object(j);
-	}
-	json__end_array(j);
+static void json_proc_err(struct json *j, const void *row, void *arg)
+{
+	const struct err_row *r = row;
+
+	trace__json_int(j, "pid", r->k.tgid);
+	trace__json_comm(j, "comm", r->comm.comm, sizeof(r->comm.comm));
+	json_err(j, row, NULL);
+}
+
+static int syscount_collect(struct trace_run *t, struct json *j)
+{
+	struct syscount_bpf *skel = t->skel;
+	struct syscount_stat total;
+	struct id_row *ids = calloc(SYSCOUNT_MAX_ID + 1, sizeof(*ids));
+	struct proc_row *procs = NULL;
+	struct err_row *errs = NULL, *perrs = NULL;
+	size_t nids = 0, nprocs = 0, nerrs = 0, nperrs = 0;
+	int err;
+
+	if (!ids)
+		return -ENOMEM;
+	if ((err = read_ids(bpf_map__fd(skel->maps.by_id), ids, &nids, &total)) ||
+	    (err = trace_map__read(bpf_map__fd(skel->maps.by_proc), &proc_rows, 0, (void **)&procs,
+				   &nprocs)))
+		goto cleanup;
+	/* absent name (its map was full): an empty comm, the drop is counted */
+	for (size_t i = 0; i < nprocs; i++)
+		bpf_map_lookup_elem(bpf_map__fd(skel->maps.comms), &procs[i].tgid, &procs[i].comm);
+	if ((err = read_errs(bpf_map__fd(skel->maps.errs), &err_rows, &errs, &nerrs)) ||
+	    (err = read_errs(bpf_map__fd(skel->maps.proc_errs), &proc_err_rows, &perrs, &nperrs)))
+		goto cleanup;
+
+	json_by_syscall(j, &total, ids, nids);
+	json_processes(j, procs, nprocs);
+	name_proc_errs(perrs, nperrs, procs, nprocs);
+	trace__json_top(j, NULL, "errors_by_syscall", errs, nerrs, sizeof(*errs), TOP_ERRS,
+			json_err, NULL);
+	trace__json_top(j, "process_errors_seen", "process_errors", perrs, nperrs, sizeof(*perrs),
+			TOP_PROC_ERRS, json_proc_err, NULL);
 cleanup:
 	free(errs);
 	free(perrs);
 	free(procs);
 	free(ids);
-	free(per_cpu);
 	return err;
 }
 

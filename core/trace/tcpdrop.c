@@ -17,6 +17,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "tcpdrop.h"
 #include "tcpdrop.skel.h"
@@ -188,42 +190,22 @@ struct row {
 	__u64 count;
 };
 
+static const struct trace_map_row reason_rows = TRACE_MAP_ROW(struct row, k.r, count);
+static const struct trace_map_row flow_rows = TRACE_MAP_ROW(struct row, k.f, count);
+
 static int by_count_desc(const void *a, const void *b)
 {
-	__u64 x = ((const struct row *)a)->count, y = ((const struct row *)b)->count;
-
-	return x < y ? 1 : x > y ? -1 : 0;
+	return trace__cmp_desc(((const struct row *)a)->count, ((const struct row *)b)->count);
 }
 
-/* Every entry of a hash map with a u64 value, most first. 0 or -errno. */
-static int read_rows(int fd, size_t key_size, struct row **out, size_t *nout)
+/* Every entry of a map of counts, most first. 0 or -errno. */
+static int read_rows(int fd, const struct trace_map_row *l, struct row **rows, size_t *n)
 {
-	struct row *rows = NULL, cur, prevk;
-	size_t n = 0, cap = 0;
-	int first = 1;
+	int err = trace_map__read(fd, l, 0, (void **)rows, n);
 
-	while (!bpf_map_get_next_key(fd, first ? NULL : &prevk.k, &cur.k)) {
-		first = 0;
-		if (n == cap) {
-			struct row *m = realloc(rows, (cap = cap ? cap * 2 : 64) * sizeof(*m));
-
-			if (!m) {
-				free(rows);
-				return -ENOMEM;
-			}
-			rows = m;
-		}
-		if (!bpf_map_lookup_elem(fd, &cur.k, &cur.count)) {
-			rows[n] = cur;
-			n++;
-		}
-		memcpy(&prevk.k, &cur.k, key_size);
-	}
-	if (n)
-		qsort(rows, n, sizeof(*rows), by_count_desc);
-	*out = rows;
-	*nout = n;
-	return 0;
+	if (!err && *n)
+		qsort(*rows, *n, sizeof(**rows), by_count_desc);
+	return err;
 }
 
 struct reason_total {
@@ -233,53 +215,44 @@ struct reason_total {
 
 static int by_total_desc(const void *a, const void *b)
 {
-	__u64 x = ((const struct reason_total *)a)->count;
-	__u64 y = ((const struct reason_total *)b)->count;
-
-	return x < y ? 1 : x > y ? -1 : 0;
+	return trace__cmp_desc(((const struct reason_total *)a)->count,
+			       ((const struct reason_total *)b)->count);
 }
 
-static int tcpdrop_collect(struct trace_run *t, struct json *j)
-{
-	struct tcpdrop_bpf *skel = t->skel;
-	struct reason_names *rn = calloc(1, sizeof(*rn));
-	struct row *rrows = NULL, *frows = NULL;
-	struct reason_total *totals = NULL;
-	size_t nr = 0, nf = 0, nt = 0, shown;
-	__u64 drops = 0, freed = 0;
-	int err;
+/* The drops, the frees that are not drops, and the count of each reason (most first). */
+struct drop_totals {
+	__u64 drops, freed;
+	struct reason_total *v;
+	size_t n;
+};
 
-	if (!rn)
+static int add_reasons(const struct reason_names *rn, const struct row *rows, size_t n,
+		       struct drop_totals *dt)
+{
+	dt->v = calloc(n ? n : 1, sizeof(*dt->v));
+	if (!dt->v)
 		return -ENOMEM;
-	reason_names__load(rn);
-	err = read_rows(bpf_map__fd(skel->maps.reasons), sizeof(struct tcpdrop_reason_key), &rrows,
-			&nr);
-	if (err)
-		goto cleanup;
-	err = read_rows(bpf_map__fd(skel->maps.flows), sizeof(struct tcpdrop_flow_key), &frows, &nf);
-	if (err)
-		goto cleanup;
-	totals = calloc(nr ? nr : 1, sizeof(*totals));
-	if (!totals) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
-		if (reason_is_not_drop(rn, rrows[i].k.r.reason))
-			freed += rrows[i].count;
+		if (reason_is_not_drop(rn, rows[i].k.r.reason))
+			dt->freed += rows[i].count;
 		else
-			drops += rrows[i].count;
-		for (k = 0; k < nt && totals[k].code != rrows[i].k.r.reason; k++)
+			dt->drops += rows[i].count;
+		for (k = 0; k < dt->n && dt->v[k].code != rows[i].k.r.reason; k++)
 			;
-		if (k == nt)
-			totals[nt++].code = rrows[i].k.r.reason;
-		totals[k].count += rrows[i].count;
+		if (k == dt->n)
+			dt->v[dt->n++].code = rows[i].k.r.reason;
+		dt->v[k].count += rows[i].count;
 	}
-	if (nt)
-		qsort(totals, nt, sizeof(*totals), by_total_desc);
+	if (dt->n)
+		qsort(dt->v, dt->n, sizeof(*dt->v), by_total_desc);
+	return 0;
+}
 
+static void json_reasons(struct json *j, const struct reason_names *rn,
+			 const struct drop_totals *dt)
+{
 	json__key(j, "reason_source");
 	json__string(j, rn->source);
 	json__key(j, "not_drops");
@@ -288,32 +261,36 @@ static int tcpdrop_collect(struct trace_run *t, struct json *j)
 		if (reason_is_not_drop(rn, rn->e[i].code))
 			json__string(j, rn->e[i].name);
 	json__end_array(j);
-	json__key(j, "drops");
-	json__int(j, (int64_t)drops);
-	json__key(j, "freed_not_dropped");
-	json__int(j, (int64_t)freed);
+	trace__json_int(j, "drops", dt->drops);
+	trace__json_int(j, "freed_not_dropped", dt->freed);
 
 	json__key(j, "reasons");
 	json__begin_array(j);
-	for (size_t i = 0; i < nt; i++) {
+	for (size_t i = 0; i < dt->n; i++) {
+		__u32 code = dt->v[i].code;
+
 		json__begin_object(j);
 		json__key(j, "reason");
-		json_reason(j, rn, totals[i].code);
-		json__key(j, "code");
-		json__int(j, totals[i].code == TCPDROP_REASON_UNKNOWN ? -1 : (int64_t)totals[i].code);
-		json__key(j, "count");
-		json__int(j, (int64_t)totals[i].count);
+		json_reason(j, rn, code);
+		trace__json_int(j, "code", code == TCPDROP_REASON_UNKNOWN ? -1 : (int64_t)code);
+		trace__json_int(j, "count", dt->v[i].count);
 		json__key(j, "drop");
-		json__bool(j, !reason_is_not_drop(rn, totals[i].code));
+		json__bool(j, !reason_is_not_drop(rn, code));
 		json__end_object(j);
 	}
 	json__end_array(j);
+}
+
+/* The top (reason, protocol) rows of drops (the frees that are not drops left out). */
+static void json_by_protocol(struct json *j, const struct reason_names *rn,
+			     const struct row *rows, size_t n)
+{
+	size_t shown = 0;
 
 	json__key(j, "by_protocol");
 	json__begin_array(j);
-	shown = 0;
-	for (size_t i = 0; i < nr && shown < TOP_ROWS; i++) {
-		const struct tcpdrop_reason_key *k = &rrows[i].k.r;
+	for (size_t i = 0; i < n && shown < TOP_ROWS; i++) {
+		const struct tcpdrop_reason_key *k = &rows[i].k.r;
 
 		if (reason_is_not_drop(rn, k->reason))
 			continue;
@@ -323,43 +300,56 @@ static int tcpdrop_collect(struct trace_run *t, struct json *j)
 		json_reason(j, rn, k->reason);
 		json__key(j, "protocol");
 		json_protocol(j, k->protocol);
-		json__key(j, "ethertype");
-		json__int(j, k->protocol);
-		json__key(j, "count");
-		json__int(j, (int64_t)rrows[i].count);
+		trace__json_int(j, "ethertype", k->protocol);
+		trace__json_int(j, "count", rows[i].count);
 		json__end_object(j);
 	}
 	json__end_array(j);
+}
 
-	json__key(j, "flows_seen");
-	json__int(j, (int64_t)nf);
-	json__key(j, "flows");
-	json__begin_array(j);
-	for (size_t i = 0; i < nf && i < TOP_ROWS; i++) {
-		const struct tcpdrop_flow_key *k = &frows[i].k.f;
+static void json_flow(struct json *j, const void *row, void *rn)
+{
+	const struct row *r = row;
+	const struct tcpdrop_flow_key *k = &r->k.f;
 
-		json__begin_object(j);
-		json__key(j, "reason");
-		json_reason(j, rn, k->reason);
-		json__key(j, "proto");
-		json__string(j, k->l4 == 6 ? "tcp" : k->l4 == 17 ? "udp" : "?");
-		json__key(j, "family");
-		json__string(j, k->family == AF_INET ? "ipv4" : "ipv6");
-		json__key(j, "saddr");
-		json_addr(j, k->family, k->saddr);
-		json__key(j, "sport");
-		json__int(j, k->sport);
-		json__key(j, "daddr");
-		json_addr(j, k->family, k->daddr);
-		json__key(j, "dport");
-		json__int(j, k->dport);
-		json__key(j, "count");
-		json__int(j, (int64_t)frows[i].count);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	json__key(j, "reason");
+	json_reason(j, rn, k->reason);
+	json__key(j, "proto");
+	json__string(j, k->l4 == 6 ? "tcp" : k->l4 == 17 ? "udp" : "?");
+	json__key(j, "family");
+	json__string(j, k->family == AF_INET ? "ipv4" : "ipv6");
+	json__key(j, "saddr");
+	json_addr(j, k->family, k->saddr);
+	trace__json_int(j, "sport", k->sport);
+	json__key(j, "daddr");
+	json_addr(j, k->family, k->daddr);
+	trace__json_int(j, "dport", k->dport);
+	trace__json_int(j, "count", r->count);
+}
+
+static int tcpdrop_collect(struct trace_run *t, struct json *j)
+{
+	struct tcpdrop_bpf *skel = t->skel;
+	struct reason_names *rn = calloc(1, sizeof(*rn));
+	struct row *rrows = NULL, *frows = NULL;
+	struct drop_totals dt = { 0 };
+	size_t nr = 0, nf = 0;
+	int err;
+
+	if (!rn)
+		return -ENOMEM;
+	reason_names__load(rn);
+	if ((err = read_rows(bpf_map__fd(skel->maps.reasons), &reason_rows, &rrows, &nr)) ||
+	    (err = read_rows(bpf_map__fd(skel->maps.flows), &flow_rows, &frows, &nf)) ||
+	    (err = add_reasons(rn, rrows, nr, &dt)))
+		goto cleanup;
+
+	json_reasons(j, rn, &dt);
+	json_by_protocol(j, rn, rrows, nr);
+	trace__json_top(j, "flows_seen", "flows", frows, nf, sizeof(*frows), TOP_ROWS, json_flow,
+			rn);
 cleanup:
-	free(totals);
+	free(dt.v);
 	free(rrows);
 	free(frows);
 	free(rn);

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/maps.h"
 #include "trace/trace.h"
 #include "tcpretrans.h"
 #include "tcpretrans.skel.h"
@@ -75,89 +76,57 @@ struct flow_row {
 	struct tcpretrans_val v;
 };
 
+static const struct trace_map_row flow_rows = TRACE_MAP_ROW(struct flow_row, k, v);
+
 static int by_retransmits_desc(const void *a, const void *b)
 {
 	const struct tcpretrans_val *x = &((const struct flow_row *)a)->v;
 	const struct tcpretrans_val *y = &((const struct flow_row *)b)->v;
-	__u64 rx = x->resets_sent + x->resets_received, ry = y->resets_sent + y->resets_received;
 
 	if (x->retransmits != y->retransmits)
-		return x->retransmits < y->retransmits ? 1 : -1;
-	return rx < ry ? 1 : rx > ry ? -1 : 0;
+		return trace__cmp_desc(x->retransmits, y->retransmits);
+	return trace__cmp_desc(x->resets_sent + x->resets_received,
+			       y->resets_sent + y->resets_received);
+}
+
+static void json_flow(struct json *j, const void *row, void *arg)
+{
+	const struct flow_row *r = row;
+
+	json__key(j, "family");
+	json__string(j, family_name(r->k.family));
+	json__key(j, "laddr");
+	json_addr(j, r->k.family, r->k.laddr);
+	trace__json_int(j, "lport", r->k.lport);
+	json__key(j, "raddr");
+	json_addr(j, r->k.family, r->k.raddr);
+	trace__json_int(j, "rport", r->k.rport);
+	json__key(j, "state");
+	json_state(j, r->k.state);
+	trace__json_int(j, "retransmits", r->v.retransmits);
+	trace__json_int(j, "resets_sent", r->v.resets_sent);
+	trace__json_int(j, "resets_received", r->v.resets_received);
 }
 
 static int tcpretrans_collect(struct trace_run *t, struct json *j)
 {
-	static const char *const total_names[TCPRETRANS_TOTAL_NR] = {
-		[TCPRETRANS_RETRANSMITS] = "retransmits",
-		[TCPRETRANS_RESETS_SENT] = "resets_sent",
-		[TCPRETRANS_RESETS_RECEIVED] = "resets_received",
-	};
 	struct tcpretrans_bpf *skel = t->skel;
-	struct tcpretrans_key key, next, *prev = NULL;
+	uint64_t tot[TCPRETRANS_TOTAL_NR];
 	struct flow_row *rows = NULL;
-	size_t nrows = 0, cap = 0;
-	int fd, err = 0;
+	size_t nrows = 0;
+	int err;
 
-	for (__u32 i = 0; i < TCPRETRANS_TOTAL_NR; i++) {
-		uint64_t sum;
-
-		err = trace__percpu_sum(bpf_map__fd(skel->maps.totals), i, &sum);
-		if (err)
-			return err;
-		json__key(j, total_names[i]);
-		json__int(j, (int64_t)sum);
-	}
-
-	fd = bpf_map__fd(skel->maps.flows);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (nrows == cap) {
-			struct flow_row *n = realloc(rows, (cap = cap ? cap * 2 : 64) * sizeof(*n));
-
-			if (!n) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			rows = n;
-		}
-		if (!bpf_map_lookup_elem(fd, &next, &rows[nrows].v)) {
-			rows[nrows].k = next;
-			nrows++;
-		}
-		key = next;
-		prev = &key;
-	}
+	if ((err = trace_map__counters(bpf_map__fd(skel->maps.totals), tot, TCPRETRANS_TOTAL_NR)) ||
+	    (err = trace_map__read(bpf_map__fd(skel->maps.flows), &flow_rows, 0, (void **)&rows,
+				   &nrows)))
+		goto cleanup;
 	qsort(rows, nrows, sizeof(*rows), by_retransmits_desc);
 
-	json__key(j, "flows_seen");
-	json__int(j, (int64_t)nrows);
-	json__key(j, "flows");
-	json__begin_array(j);
-	for (size_t i = 0; i < nrows && i < TOP_FLOWS; i++) {
-		const struct flow_row *r = &rows[i];
-
-		json__begin_object(j);
-		json__key(j, "family");
-		json__string(j, family_name(r->k.family));
-		json__key(j, "laddr");
-		json_addr(j, r->k.family, r->k.laddr);
-		json__key(j, "lport");
-		json__int(j, r->k.lport);
-		json__key(j, "raddr");
-		json_addr(j, r->k.family, r->k.raddr);
-		json__key(j, "rport");
-		json__int(j, r->k.rport);
-		json__key(j, "state");
-		json_state(j, r->k.state);
-		json__key(j, "retransmits");
-		json__int(j, (int64_t)r->v.retransmits);
-		json__key(j, "resets_sent");
-		json__int(j, (int64_t)r->v.resets_sent);
-		json__key(j, "resets_received");
-		json__int(j, (int64_t)r->v.resets_received);
-		json__end_object(j);
-	}
-	json__end_array(j);
+	trace__json_int(j, "retransmits", tot[TCPRETRANS_RETRANSMITS]);
+	trace__json_int(j, "resets_sent", tot[TCPRETRANS_RESETS_SENT]);
+	trace__json_int(j, "resets_received", tot[TCPRETRANS_RESETS_RECEIVED]);
+	trace__json_top(j, "flows_seen", "flows", rows, nrows, sizeof(*rows), TOP_FLOWS, json_flow,
+			NULL);
 cleanup:
 	free(rows);
 	return err;

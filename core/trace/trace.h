@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * BPF tracing tools: bpf/<tool>.bpf.c (kernel side, aggregating in maps) +
- * core/trace_<tool>.c (this interface). The core starts every tool a selected
+ * core/trace/<tool>.c (this interface), one line each in the table
+ * core/trace/tools.h. The core starts every tool a selected
  * check asks for ("bpf.<tool>" in its collect list) just before the
  * observation window, reads the kernel's aggregates once at its end, and
  * writes raw/bpf/<tool>.json (docs/bpf-tools.md): the data, or why there is
@@ -92,7 +93,7 @@ struct trace_tool {
 	void (*release)(struct trace_run *t); /* frees priv (perf fds); may be NULL */
 };
 
-/* NULL-terminated static registry (core/trace.c). */
+/* Every tool of the table (core/trace/tools.h), in its order, then NULL. */
 extern const struct trace_tool *const trace_tools[];
 /* The tool of a collector name "bpf.runqlat" or of a bare name; NULL if none. */
 const struct trace_tool *trace_tool__find(const char *name);
@@ -109,8 +110,18 @@ int trace__probe(char *why, size_t whylen);
 int trace_tool__probe(const struct trace_tool *tool, enum trace_attach *attach, char *why,
 		      size_t whylen);
 
-/* How many tools one window can run: every tool of the table, once. */
-#define TRACE_MAX_TOOLS 24
+/*
+ * How many tools one window can run: every tool of the table, once. Counted
+ * from the table, so a tool added there always has its place in the arrays
+ * sized by it (trace_set, the overhead guard's costs); trace.c checks at
+ * compile time that trace_tools[] has exactly this many tools.
+ */
+enum {
+#define TRACE_TOOL(tool) TRACE_TOOL_##tool,
+#include "trace/tools.h"
+#undef TRACE_TOOL
+	TRACE_MAX_TOOLS
+};
 
 /* Every tool of one window. */
 struct trace_set {
@@ -127,6 +138,13 @@ struct trace_set {
 	size_t nout;
 	const char *disabled;       /* non-NULL: BPF off, this is why (--no-bpf) */
 };
+
+/* Room for every tool of the table, were they all asked for: none is ever dropped. */
+#define TRACE_SET_ROOM(member) (sizeof(((struct trace_set *)0)->member) / \
+				sizeof(((struct trace_set *)0)->member[0]))
+_Static_assert(TRACE_SET_ROOM(runs) >= TRACE_MAX_TOOLS &&
+		       TRACE_SET_ROOM(outcome) >= TRACE_MAX_TOOLS,
+	       "a window holds every tool of the table");
 
 /* How many of names are BPF tools. */
 int trace_set__wanted(const char *const *names);
@@ -159,20 +177,11 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 /* Detach everything without writing (an abort). */
 void trace_set__destroy(struct trace_set *ts);
 
-/* Helpers for trace_<tool>.c collect functions. */
-/* Sum of a per-CPU u64 array map entry over the possible CPUs; 0 when absent. */
-int trace__percpu_sum(int map_fd, uint32_t key, uint64_t *sum);
-/* Write a log2 histogram (slots[i] counts values in [2^i, 2^(i+1)), slot 0 also 0) as an array, trailing zeros cut. */
-void trace__json_log2(struct json *j, const unsigned long long *slots, size_t nslots);
-/* Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded); 0 or -errno. */
-int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
 /*
- * One CPU's share of a time-accounting tool (irq time, ...): an object
- * { cpu, count, total_ns [, hist] }; slots may be NULL (no histogram).
+ * Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded);
+ * 0, -EINVAL without a raw dir (a probe), or -errno. The tools' map readers and
+ * JSON helpers are in trace/maps.h.
  */
-void trace__json_cpu_time(struct json *j, int cpu, uint64_t count, uint64_t total_ns,
-			  const unsigned long long *slots, size_t nslots);
-/* A comm from the kernel (16 bytes, maybe not terminated) as a JSON string. */
-void trace__json_comm(struct json *j, const char *comm, size_t cap);
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
 
 #endif
