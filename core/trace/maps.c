@@ -11,6 +11,8 @@
 #include <bpf/libbpf.h>
 
 #include "trace/maps.h"
+#include "trace/trace.h"
+#include "util/file.h"
 
 /* One map as the walk reads it. */
 struct map_walk {
@@ -279,4 +281,16 @@ void trace__json_top(struct json *j, const char *seen_key, const char *key, cons
 		json__end_object(j);
 	}
 	json__end_array(j);
+}
+
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb)
+{
+	char path[4400];
+
+	if (!t->raw_dir || strchr(name, '/'))
+		return -EINVAL;
+	if (sb->oom)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%s", t->raw_dir, name);
+	return file__write_all(path, sb->buf, sb->len);
 }

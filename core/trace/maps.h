@@ -93,4 +93,11 @@ void trace__json_top(struct json *j, const char *seen_key, const char *key, cons
 		     size_t n, size_t size, size_t top,
 		     void (*row)(struct json *j, const void *row, void *arg), void *arg);
 
+struct trace_run;
+/*
+ * Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded);
+ * 0, -EINVAL without a raw dir (a probe), or -errno.
+ */
+int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
+
 #endif

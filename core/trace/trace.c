@@ -557,18 +557,6 @@ static const char *outcome_status(const struct trace_set *ts, const struct trace
 	return ts->disabled ? "disabled" : "unavailable";
 }
 
-int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb)
-{
-	char path[4400];
-
-	if (!t->raw_dir || strchr(name, '/'))
-		return -EINVAL;
-	if (sb->oom)
-		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/%s", t->raw_dir, name);
-	return file__write_all(path, sb->buf, sb->len);
-}
-
 static struct trace_run *run_of(struct trace_set *ts, const struct trace_tool *tool)
 {
 	for (size_t i = 0; i < ts->nruns; i++)

@@ -177,11 +177,6 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 /* Detach everything without writing (an abort). */
 void trace_set__destroy(struct trace_set *ts);
 
-/*
- * Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded);
- * 0, -EINVAL without a raw dir (a probe), or -errno. The tools' map readers and
- * JSON helpers are in trace/maps.h.
- */
-int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
+/* The tools' map readers, JSON helpers and trace_run__write_raw are in trace/maps.h. */
 
 #endif
