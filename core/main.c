@@ -32,7 +32,6 @@
 #include "perf/counters.h"
 #include "trace/trace.h"
 #include "lua/engine.h"
-#include "report/html.h"
 #include "util/json.h"
 #include "bundle/redact.h"
 #include "report/report.h"
@@ -593,6 +592,7 @@ static void bundle_path(const char *dir, const struct analysis *an, char *out, s
 
 struct outcome {
 	struct run_report rr;
+	struct report_model *report; /* built once from rr by write_reports */
 	struct analysis drill_an;
 	int drill_open;
 	struct check_result *res;
@@ -649,26 +649,22 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 			 struct redactor *red, char *err, size_t errlen)
 {
 	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
-	struct strbuf js = { 0 }, md = { 0 };
-	char *html = NULL, title[300];
+	struct strbuf js = { 0 }, md = { 0 }, html = { 0 };
 	int rc;
 
 	if (out_dir) {
 		bundle_path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
 	}
 	measure_cost(&oc->rr.cost);
-	report__json(&oc->rr, &js);
-	report__markdown(&oc->rr, &md);
-	snprintf(title, sizeof(title), "sonde report: %s", oc->rr.an->hostname);
-	html = report__html(&oc->rr, md.buf ? md.buf : "", md.len, title, oc->rr.cat->css);
-	if (js.oom || md.oom || !html) {
+	/* One model, three renderings of it (and the summary, in finish). */
+	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js)) ||
+	    (rc = report__markdown(oc->report, &md)) || (rc = report__html(oc->report, &html))) {
 		snprintf(err, errlen, "building the report: out of memory");
-		rc = -ENOMEM;
 		goto cleanup;
 	}
 	if ((rc = write_file(stage, "findings.json", js.buf, js.len)) ||
 	    (rc = write_file(stage, "report.md", md.buf, md.len)) ||
-	    (rc = write_file(stage, "report.html", html, strlen(html)))) {
+	    (rc = write_file(stage, "report.html", html.buf, html.len))) {
 		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
 		goto cleanup;
 	}
@@ -700,7 +696,7 @@ static int write_reports(const char *stage, struct outcome *oc, const char *out_
 cleanup:
 	strbuf__free(&js);
 	strbuf__free(&md);
-	free(html);
+	strbuf__free(&html);
 	return rc;
 }
 
@@ -715,7 +711,7 @@ static void print_redacted_summary(struct outcome *oc, struct redactor *red)
 	FILE *mf = open_memstream(&buf, &len);
 
 	if (mf) {
-		report__terminal(&oc->rr, mf, isatty(STDOUT_FILENO));
+		report__terminal(oc->report, mf, isatty(STDOUT_FILENO));
 		if (fclose(mf))
 			len = 0;
 	}
@@ -747,7 +743,7 @@ static int finish(struct opts *o, struct outcome *oc, const char *stage, struct 
 		if (red)
 			print_redacted_summary(oc, red);
 		else
-			report__terminal(&oc->rr, stdout, isatty(STDOUT_FILENO));
+			report__terminal(oc->report, stdout, isatty(STDOUT_FILENO));
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
 		if (oc->map[0])
@@ -761,6 +757,7 @@ static int finish(struct opts *o, struct outcome *oc, const char *stage, struct 
 
 static void free_outcome(struct outcome *oc)
 {
+	report__free(oc->report);
 	for (size_t i = 0; i < oc->rr.nres; i++)
 		check_result__free(&oc->res[i]);
 	free(oc->res);
