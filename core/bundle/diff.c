@@ -534,7 +534,8 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 
 		doc__init(&doc, "sonde diff");
 		if (!build_doc(&doc, &o, &n, &d) &&
-		    !(fmt == DIFF_MD ? doc__markdown(&doc, &sb) : doc__html(&doc, css ? css : "", &sb)))
+		    !(fmt == DIFF_MD ? doc__markdown(&doc, &sb) :
+				       doc__html(&doc, css ? css : "", &sb)))
 			fwrite(sb.buf, 1, sb.len, out);
 		doc__free(&doc);
 		strbuf__free(&sb);

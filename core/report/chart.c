@@ -56,8 +56,8 @@ void chart__sparkline(struct strbuf *out, const char *title, const double *value
 
 	title = title ? title : "";
 	strbuf__puts(out, "<figure class=\"spark\"><svg class=\"spark-svg\" viewBox=\"0 0 ");
-	strbuf__printf(out, "%d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"", SPARK_W,
-		       SPARK_H, SPARK_W, SPARK_H);
+	strbuf__printf(out, "%d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"",
+		       SPARK_W, SPARK_H, SPARK_W, SPARK_H);
 	attr(out, title);
 	strbuf__puts(out, "\"><title>");
 	attr(out, title);

@@ -144,8 +144,8 @@ static const char *anchor_copy(struct doc *d, const char *id)
 	for (i = 0; id[i] && i < ANCHOR_MAX; i++) {
 		char c = id[i];
 
-		buf[i] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-			  c == '-') ? c : '-';
+		buf[i] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+			  c == '_' || c == '-') ? c : '-';
 	}
 	return doc_strndup(d, buf, i);
 }
@@ -266,7 +266,7 @@ void doc__flamegraph(struct doc *d, const struct evidence *e)
 	struct block *b;
 	int seen = 0;
 
-	/* A graph is drawn once; a second place (a finding's check in its own section) points up. */
+	/* A graph is drawn once; a second place of it (a finding's workload check) points up. */
 	for (size_t i = 0; i < d->n && !seen; i++)
 		seen = d->v[i]->kind == BLOCK_FLAMEGRAPH && d->v[i]->ev == e;
 	b = new_block(d, BLOCK_FLAMEGRAPH);

@@ -276,8 +276,8 @@ static void doc_flamegraph(struct doc *d, const struct evidence *e)
 		inl__words(in, ")");
 	}
 	if (e->fg.depth_cut)
-		inl__words(in, "; %llu stacks cut at %d frames", (unsigned long long)e->fg.depth_cut,
-			   FG_MAX_DEPTH);
+		inl__words(in, "; %llu stacks cut at %d frames",
+			   (unsigned long long)e->fg.depth_cut, FG_MAX_DEPTH);
 	inl__words(in, ". The interactive graph (hover, zoom, search) is in report.html.");
 	if (!e->fg.stacks.n || !((double)e->fg.total > 0))
 		return;

@@ -177,10 +177,9 @@ static int html_block(struct strbuf *out, const struct block *b)
 		html_series(out, b);
 		break;
 	case BLOCK_FLAMEGRAPH:
-		if (b->repeat)
-			strbuf__puts(out, "<p class=\"fg-seen\">(The flame graph is shown above.)</p>\n");
-		else
+		if (!b->repeat)
 			return flamegraph__html(b->ev, out);
+		strbuf__puts(out, "<p class=\"fg-seen\">(The flame graph is shown above.)</p>\n");
 		break;
 	case BLOCK_ANCHOR:
 		if (b->anchor)
@@ -218,10 +217,11 @@ static void base64(struct strbuf *sb, const uint8_t *p, size_t n)
  */
 static void page_head(struct strbuf *out, const char *title, const char *script, const char *css)
 {
-	strbuf__puts(out, "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-			  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-			  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-			  "style-src 'unsafe-inline'; img-src data:");
+	strbuf__puts(out,
+		     "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+		     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		     "style-src 'unsafe-inline'; img-src data:");
 	if (script) {
 		uint8_t d[32];
 		struct sha256 h;

@@ -23,7 +23,8 @@ static void md_code_span(struct strbuf *out, const char *s, size_t n)
 
 struct md_inline {
 	struct strbuf *out;
-	const struct span *first; /* starts a line (not a table cell): leading blanks would mean code */
+	/* the span that starts a line (not a table cell): leading blanks there would mean code */
+	const struct span *first;
 };
 
 static void md_span(void *arg, const struct span *sp, int end)

@@ -125,7 +125,8 @@ static void matrix_instances(struct block *t, const struct use_matrix *u,
 	if (row->ninst > MATRIX_INSTANCES_SHOWN) {
 		struct inlines *in = doc__cell(t, CELL_PLAIN);
 
-		inl__words(in, "↳ %zu more (findings.json: ", row->ninst - MATRIX_INSTANCES_SHOWN);
+		inl__words(in, "↳ %zu more (findings.json: ",
+			   row->ninst - MATRIX_INSTANCES_SHOWN);
 		inl__text(in, "use_matrix_instances");
 		inl__words(in, ")");
 		for (size_t mi = 0; mi < nmetrics; mi++)

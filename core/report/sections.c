@@ -60,6 +60,7 @@ void report__doc_workload(struct report_model *m)
 		   "Who causes the load, what it is, how it behaves and why, from the workload "
 		   "characterization checks; the series show how it changed over the window.");
 	for (size_t q = 0; w && q <= w->metrics.n; q++) {
+		const char *question = q < w->metrics.n ? w->metrics.v[q] : "Other";
 		int heading = 0;
 
 		for (size_t i = 0; i < rr->nres; i++) {
@@ -72,7 +73,7 @@ void report__doc_workload(struct report_model *m)
 			if (q < w->metrics.n ? strcmp(r->def->metric, w->metrics.v[q]) : in_vocab)
 				continue;
 			if (!heading)
-				question_heading(&m->doc, q < w->metrics.n ? w->metrics.v[q] : "Other");
+				question_heading(&m->doc, question);
 			heading = 1;
 			workload_check(&m->doc, r);
 			shown++;
@@ -244,7 +245,7 @@ static void appendix_tools(struct doc *d, struct analysis *an)
 	inl__words(doc__heading(d, 3, NULL), "BPF tools");
 	tb = doc__table_head(d, "lllrrrrl", head);
 	for (size_t i = 0; i < n; i++) {
-		/* the tool's status field: ok, or why it did not run (disabled, unavailable, failed) */
+		/* its status field: ok, or why it did not run (disabled, unavailable, failed) */
 		int ok = !strcmp(t[i].status, "ok");
 		struct inlines *in;
 
@@ -260,11 +261,12 @@ static void appendix_tools(struct doc *d, struct analysis *an)
 		inl__words(doc__cell(tb, CELL_PLAIN), "%llu", (unsigned long long)t[i].runs);
 		inl__words(doc__cell(tb, CELL_PLAIN), "%llu", (unsigned long long)t[i].drops);
 		inl__words(doc__cell(tb, CELL_PLAIN), "%.2f", t[i].cpu_ns / 1e6);
-		inl__words(doc__cell(tb, CELL_PLAIN), "%.1f / %.1f", t[i].setup_ms, t[i].teardown_ms);
+		inl__words(doc__cell(tb, CELL_PLAIN), "%.1f / %.1f", t[i].setup_ms,
+			   t[i].teardown_ms);
 		in = doc__cell(tb, CELL_PLAIN);
 		inl__text(in, !strcmp(t[i].cost_source, "kernel") ?
-				      "CPU counted by the kernel" :
-				      "CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
+			"CPU counted by the kernel" :
+			"CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
 		if (t[i].stopped[0]) {
 			inl__words(in, "; ");
 			inl__open(in, SPAN_STRONG);
@@ -293,8 +295,8 @@ static void appendix_run(struct doc *d, const struct run_report *rr)
 		   c->analysis_ms);
 	if (c->reads)
 		inl__words(doc__item(d),
-			   "%llu reads of /proc and /sys (%llu failed: processes that exited, files "
-			   "this host lacks), %.1f MiB captured under raw/",
+			   "%llu reads of /proc and /sys (%llu failed: processes that exited, "
+			   "files this host lacks), %.1f MiB captured under raw/",
 			   (unsigned long long)c->reads, (unsigned long long)c->read_errors,
 			   (double)c->capture_bytes / (1 << 20));
 	inl__words(doc__item(d), "sonde's own cost above is counted up to this report: writing "
