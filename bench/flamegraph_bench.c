@@ -16,7 +16,7 @@
 
 #include "perf/fold.h"
 #include "report/flamegraph.h"
-#include "report/html.h"
+#include "report/doc.h"
 #include "util/json.h"
 
 static unsigned long long rng = 88172645463325252ull;
@@ -78,13 +78,32 @@ static void synth(struct strbuf *out, unsigned nstacks, unsigned samples)
 	strbuf__free(&st);
 }
 
+/* A page of one heading, with e's graph or without it. */
+static char *page(const struct evidence *e, int with)
+{
+	struct strbuf out = { 0 };
+	struct doc d;
+	int rc;
+
+	doc__init(&d, "r");
+	inl__words(doc__heading(&d, 1, NULL), "r");
+	if (with)
+		doc__flamegraph(&d, e);
+	rc = doc__finish(&d) || doc__html(&d, "", &out);
+	doc__free(&d);
+	if (rc) {
+		strbuf__free(&out);
+		return NULL;
+	}
+	return out.buf;
+}
+
 int main(int argc, char **argv)
 {
 	struct strbuf in = { 0 }, frag = { 0 };
 	struct evidence e = { 0 };
 	struct fold *f;
 	char err[200], *with, *without;
-	const char *md_with = "# r\n\n<!-- sonde:embed 0 -->\n", *md_without = "# r\n";
 	double t0, t1, t2;
 	unsigned nstacks = argc > 1 ? (unsigned)atoi(argv[1]) : 2000;
 	unsigned samples = argc > 2 ? (unsigned)atoi(argv[2]) : nstacks * 10;
@@ -114,13 +133,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t2 = now();
-	{
-		const char *embeds[] = { frag.buf };
-		struct html_extras ex = { embeds, 1, flamegraph__script };
-
-		with = html__render_page_ex(md_with, strlen(md_with), "r", "", &ex);
-		without = html__render_page(md_without, strlen(md_without), "r", "");
-	}
+	with = page(&e, 1);
+	without = page(&e, 0);
 	if (!with || !without)
 		return 1;
 	printf("%u\t%llu\t%llu\t%zu\t%zu\t%.1f\t%.1f\n", nstacks, (unsigned long long)e.fg.stacks_in,

@@ -2,7 +2,8 @@
 /*
  * sonde diff: findings and metric deltas between two bundles. Both
  * findings.json are read as untrusted (json_read); every string from them is
- * escaped for its output (terminal, Markdown, HTML, JSON).
+ * escaped for its output (terminal, Markdown, HTML, JSON); --md and --html are
+ * one document (report/doc.h) rendered twice, never HTML made from Markdown.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,7 +15,7 @@
 
 #include "bundle/diff.h"
 #include "util/file.h"
-#include "report/html.h"
+#include "report/doc.h"
 #include "util/json.h"
 #include "util/json_read.h"
 
@@ -315,81 +316,105 @@ static void print_text(FILE *out, const struct side *o, const struct side *n, co
 		d->unknown_spread);
 }
 
-static void md(struct strbuf *sb, const char *s)
+/* A severity read from findings.json: coloured only when it is one of the contract's words. */
+static enum cell_status severity_cell(const char *sev)
 {
-	char *e = md__escape(s ? s : "-", s ? strlen(s) : 1);
+	static const char *const words[] = { "ok", "warn", "crit" };
+	static const enum status st[] = { ST_OK, ST_WARN, ST_CRIT };
 
-	if (e)
-		strbuf__puts(sb, e);
-	free(e);
+	for (size_t i = 0; sev && i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(sev, words[i]))
+			return cell_status__of(st[i]);
+	return CELL_PLAIN;
 }
 
-static void build_md(struct strbuf *sb, const struct side *o, const struct side *n,
+static void cell_text(struct block *t, const char *s, enum cell_status st)
+{
+	inl__text(doc__cell(t, st), s ? s : "-");
+}
+
+static void doc_findings(struct doc *doc, const struct diff *d)
+{
+	static const char *const head[] = { "change", "old", "new", "check", "summary" };
+	struct block *t;
+
+	inl__words(doc__heading(doc, 2, NULL), "Findings");
+	inl__words(doc__para(doc), "%d new, %d worse, %d resolved, %d persisting, %d better",
+		   counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
+		   counts(d, CH_PERSISTING), counts(d, CH_BETTER));
+	if (!d->nf)
+		return;
+	t = doc__table_head(doc, "lllll", head);
+	for (size_t i = 0; i < d->nf; i++) {
+		const struct finding_change *c = &d->f[i];
+
+		inl__words(doc__cell(t, CELL_PLAIN), "%s", change_names[c->ch]);
+		cell_text(t, c->old_sev, severity_cell(c->old_sev));
+		cell_text(t, c->new_sev, severity_cell(c->new_sev));
+		cell_text(t, c->check, CELL_PLAIN);
+		cell_text(t, c->summary, CELL_PLAIN);
+	}
+}
+
+static void doc_metrics(struct doc *doc, const struct diff *d)
+{
+	static const char *const head[] = { "check", "metric", "old", "new", "old window",
+					    "new window", "verdict" };
+	struct block *t;
+
+	inl__words(doc__heading(doc, 2, NULL), "Metrics");
+	inl__words(doc__para(doc),
+		   "%zu beyond the noise of their windows, %zu within noise, %zu changed with no "
+		   "spread known.",
+		   d->beyond, d->within, d->unknown_spread);
+	if (!d->nm)
+		return;
+	t = doc__table_head(doc, "llrrlll", head);
+	for (size_t i = 0; i < d->nm; i++) {
+		const struct metric_change *c = &d->m[i];
+		struct inlines *in;
+
+		if (!strcmp(c->verdict, "same"))
+			continue;
+		cell_text(t, c->check, CELL_PLAIN);
+		in = doc__cell(t, CELL_PLAIN);
+		inl__text(in, c->name);
+		if (c->instance) {
+			inl__words(in, " ");
+			inl__text(in, c->instance);
+		}
+		inl__words(doc__cell(t, CELL_PLAIN), "%.4g", c->old_v);
+		inl__words(doc__cell(t, CELL_PLAIN), "%.4g", c->new_v);
+		in = doc__cell(t, CELL_PLAIN);
+		if (c->old_has_range)
+			inl__words(in, "%.4g..%.4g", c->old_lo, c->old_hi);
+		in = doc__cell(t, CELL_PLAIN);
+		if (c->new_has_range)
+			inl__words(in, "%.4g..%.4g", c->new_lo, c->new_hi);
+		cell_text(t, c->verdict, CELL_PLAIN);
+	}
+}
+
+/* --md and --html: one document, rendered by the report layer's two renderers. */
+static int build_doc(struct doc *doc, const struct side *o, const struct side *n,
 		     const struct diff *d)
 {
-	strbuf__puts(sb, "# sonde diff\n\n| | bundle | host | window start |\n|---|---|---|---|\n");
+	static const char *const head[] = { "", "bundle", "host", "window start" };
+	struct block *t;
+
+	inl__words(doc__heading(doc, 1, NULL), "sonde diff");
+	t = doc__table_head(doc, "llll", head);
 	for (int k = 0; k < 2; k++) {
 		const struct side *sd = k ? n : o;
 
-		strbuf__puts(sb, k ? "| new | " : "| old | ");
-		md(sb, sd->name);
-		strbuf__puts(sb, " | ");
-		md(sb, jval__str(jval__get(sd->doc, "host"), "hostname"));
-		strbuf__puts(sb, " | ");
-		md(sb, jval__str(jval__get(sd->doc, "window"), "start"));
-		strbuf__puts(sb, " |\n");
+		inl__words(doc__cell(t, CELL_PLAIN), k ? "new" : "old");
+		cell_text(t, sd->name, CELL_PLAIN);
+		cell_text(t, jval__str(jval__get(sd->doc, "host"), "hostname"), CELL_PLAIN);
+		cell_text(t, jval__str(jval__get(sd->doc, "window"), "start"), CELL_PLAIN);
 	}
-	strbuf__printf(sb, "\n## Findings\n\n%d new, %d worse, %d resolved, %d persisting, %d better\n",
-		       counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
-		       counts(d, CH_PERSISTING), counts(d, CH_BETTER));
-	if (d->nf) {
-		strbuf__puts(sb, "\n| change | old | new | check | summary |\n|---|---|---|---|---|\n");
-		for (size_t i = 0; i < d->nf; i++) {
-			const struct finding_change *c = &d->f[i];
-
-			strbuf__printf(sb, "| %s | ", change_names[c->ch]);
-			md(sb, c->old_sev);
-			strbuf__puts(sb, " | ");
-			md(sb, c->new_sev);
-			strbuf__puts(sb, " | ");
-			md(sb, c->check);
-			strbuf__puts(sb, " | ");
-			md(sb, c->summary);
-			strbuf__puts(sb, " |\n");
-		}
-	}
-	strbuf__printf(sb, "\n## Metrics\n\n%zu beyond the noise of their windows, %zu within noise, "
-			   "%zu changed with no spread known.\n",
-		       d->beyond, d->within, d->unknown_spread);
-	if (d->nm) {
-		strbuf__puts(sb, "\n| check | metric | old | new | old window | new window | verdict |\n"
-				 "|---|---|---:|---:|---|---|---|\n");
-		for (size_t i = 0; i < d->nm; i++) {
-			const struct metric_change *c = &d->m[i];
-			char buf[160];
-
-			if (!strcmp(c->verdict, "same"))
-				continue;
-			strbuf__puts(sb, "| ");
-			md(sb, c->check);
-			strbuf__puts(sb, " | ");
-			md(sb, c->name);
-			if (c->instance) {
-				strbuf__puts(sb, " ");
-				md(sb, c->instance);
-			}
-			snprintf(buf, sizeof(buf), " | %.4g | %.4g | ", c->old_v, c->new_v);
-			strbuf__puts(sb, buf);
-			if (c->old_has_range)
-				strbuf__printf(sb, "%.4g..%.4g", c->old_lo, c->old_hi);
-			strbuf__puts(sb, " | ");
-			if (c->new_has_range)
-				strbuf__printf(sb, "%.4g..%.4g", c->new_lo, c->new_hi);
-			strbuf__puts(sb, " | ");
-			md(sb, c->verdict);
-			strbuf__puts(sb, " |\n");
-		}
-	}
+	doc_findings(doc, d);
+	doc_metrics(doc, d);
+	return doc__finish(doc);
 }
 
 static void json_opt_str(struct json *j, const char *k, const char *v)
@@ -505,18 +530,14 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 		strbuf__free(&j.out);
 	} else {
 		struct strbuf sb = { 0 };
-		char *html;
+		struct doc doc;
 
-		build_md(&sb, &o, &n, &d);
-		if (fmt == DIFF_MD) {
+		doc__init(&doc, "sonde diff");
+		if (!build_doc(&doc, &o, &n, &d) &&
+		    !(fmt == DIFF_MD ? doc__markdown(&doc, &sb) :
+				       doc__html(&doc, css ? css : "", &sb)))
 			fwrite(sb.buf, 1, sb.len, out);
-		} else {
-			html = html__render_page(sb.buf ? sb.buf : "", sb.len, "sonde diff",
-						 css ? css : "");
-			if (html)
-				fputs(html, out);
-			free(html);
-		}
+		doc__free(&doc);
 		strbuf__free(&sb);
 	}
 cleanup:

@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The report: ranking of findings, the USE matrix, findings.json (the machine
- * contract, docs/findings-schema.md), report.md (for people; report.html is
- * rendered from it) and the short terminal summary.
+ * The report: the ranking of findings, then one model built from the run
+ * (model.h: the findings with their sentences, the USE matrix, and the
+ * document people read), rendered four ways, each from the model:
+ * findings.json (the machine contract, docs/findings-schema.md), report.md,
+ * report.html and the short terminal summary.
+ *
+ *	report__rank(&rr);
+ *	report__build(&rr, &model);
+ *	report__json(model, &js); report__markdown(model, &md); report__html(model, &html);
+ *	report__terminal(model, stdout, color);
+ *	report__free(model);
  */
 #ifndef SONDE_REPORT_H
 #define SONDE_REPORT_H
@@ -59,14 +67,20 @@ enum status report__worst(const struct run_report *rr);
 /* One sentence: the bottleneck and its culprit, or that none was found. */
 void report__verdict(const struct run_report *rr, char *buf, size_t len);
 
-void report__json(const struct run_report *rr, struct strbuf *out);
-void report__markdown(const struct run_report *rr, struct strbuf *out);
+struct report_model;
+
 /*
- * report.html: md (report__markdown's output) rendered by html.c, with each
- * flame graph drawn in place of its marker. NULL when out of memory.
+ * Build the model of rr, once, after report__rank and with rr->cost measured
+ * (the appendix shows it). rr must outlive the model. 0, or -ENOMEM.
  */
-char *report__html(const struct run_report *rr, const char *md, size_t mdlen, const char *title,
-		   const char *css);
-void report__terminal(const struct run_report *rr, FILE *f, int color);
+int report__build(const struct run_report *rr, struct report_model **out);
+void report__free(struct report_model *m);
+
+/* Each appends to out (a strbuf, NUL-terminated); 0, or -ENOMEM. */
+int report__json(const struct report_model *m, struct strbuf *out);
+int report__markdown(const struct report_model *m, struct strbuf *out);
+/* The page, with the catalog's stylesheet (reports/report.css) inlined. */
+int report__html(const struct report_model *m, struct strbuf *out);
+void report__terminal(const struct report_model *m, FILE *f, int color);
 
 #endif

@@ -52,6 +52,7 @@ void run_analyze__checks(struct run_opts *o, const struct run_plan *p, struct an
 
 void run_outcome__free(struct run_outcome *oc)
 {
+	report__free(oc->report);
 	for (size_t i = 0; i < oc->rr.nres; i++)
 		check_result__free(&oc->res[i]);
 	free(oc->res);

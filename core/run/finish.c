@@ -47,26 +47,22 @@ static int write_reports(const char *stage, struct run_outcome *oc, const char *
 			 struct redactor *red, char *err, size_t errlen)
 {
 	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
-	struct strbuf js = { 0 }, md = { 0 };
-	char *html = NULL, title[300];
+	struct strbuf js = { 0 }, md = { 0 }, html = { 0 };
 	int rc;
 
 	if (out_dir) {
 		bundle__path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
 	}
 	measure_cost(&oc->rr.cost);
-	report__json(&oc->rr, &js);
-	report__markdown(&oc->rr, &md);
-	snprintf(title, sizeof(title), "sonde report: %s", oc->rr.an->hostname);
-	html = report__html(&oc->rr, md.buf ? md.buf : "", md.len, title, oc->rr.cat->css);
-	if (js.oom || md.oom || !html) {
+	/* One model, three renderings of it (and the summary, in finish). */
+	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js)) ||
+	    (rc = report__markdown(oc->report, &md)) || (rc = report__html(oc->report, &html))) {
 		snprintf(err, errlen, "building the report: out of memory");
-		rc = -ENOMEM;
 		goto cleanup;
 	}
 	if ((rc = write_file(stage, "findings.json", js.buf, js.len)) ||
 	    (rc = write_file(stage, "report.md", md.buf, md.len)) ||
-	    (rc = write_file(stage, "report.html", html, strlen(html)))) {
+	    (rc = write_file(stage, "report.html", html.buf, html.len))) {
 		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
 		goto cleanup;
 	}
@@ -98,7 +94,7 @@ static int write_reports(const char *stage, struct run_outcome *oc, const char *
 cleanup:
 	strbuf__free(&js);
 	strbuf__free(&md);
-	free(html);
+	strbuf__free(&html);
 	return rc;
 }
 
@@ -141,7 +137,7 @@ static void print_redacted_summary(struct run_outcome *oc, struct redactor *red)
 	FILE *mf = open_memstream(&buf, &len);
 
 	if (mf) {
-		report__terminal(&oc->rr, mf, isatty(STDOUT_FILENO));
+		report__terminal(oc->report, mf, isatty(STDOUT_FILENO));
 		if (fclose(mf))
 			len = 0;
 	}
@@ -179,7 +175,7 @@ static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const
 		if (red)
 			print_redacted_summary(oc, red);
 		else
-			report__terminal(&oc->rr, stdout, isatty(STDOUT_FILENO));
+			report__terminal(oc->report, stdout, isatty(STDOUT_FILENO));
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
 		if (oc->map[0])

@@ -122,6 +122,7 @@ struct redactor *run_observe__redact(struct run_opts *o, const char *stage);
 /* What the checks found, and where it went. */
 struct run_outcome {
 	struct run_report rr;
+	struct report_model *report; /* built once from rr by finish.c (report__build) */
 	struct analysis drill_an;
 	int drill_open;
 	struct check_result *res;

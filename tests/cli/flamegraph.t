@@ -47,7 +47,8 @@ ok "report.md: largest stacks, leaf last" \
 ok "report.md: a hostile name is escaped Markdown" \
 	grep -qF '| \<script\>alert\(1\)\<\/script\> | 300 samples |' "$md"
 ok "report.md: time units" grep -qF '| vfs\_read | 2\.00 s | 99.9% | 99.9% |' "$md"
-is "$(grep -c '^<!-- sonde:embed [0-9]* -->$' "$md")" 2 "report.md: one marker per graph"
+is "$(grep -c '^Flame graph: ' "$md")" 2 "report.md: one summary per graph"
+ok "report.md: no HTML comment (report.html is not made from it)" sh -c "! grep -q '<!--' '$md'"
 
 # ---- report.html ----
 html=$T/x/report.html

@@ -4,8 +4,8 @@
  * bad lines refused with a reason, depth, frame, stack-count caps), the SVG
  * (widths proportional to counts, children inside their parents, narrow
  * frames merged, the page budget), hostile frame names (only text, XML that
- * parses, one script: sonde's, allowed by hash), the wire form, and
- * html.c's placing of the fragment.
+ * parses, one script: sonde's, allowed by hash), the wire form, and the
+ * document's placing of the graph in a page (report/doc.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -17,7 +17,7 @@
 #include "lua/engine.h"
 #include "perf/fold.h"
 #include "report/flamegraph.h"
-#include "report/html.h"
+#include "report/doc.h"
 #include "util/json.h"
 #include "util/sha256.h"
 #include "tap.h"
@@ -451,10 +451,10 @@ static const char *const hostile[] = {
 
 static void test_hostile(void)
 {
-	struct strbuf in = { 0 }, md = { 0 };
+	struct strbuf in = { 0 };
 	struct evidence e;
 	struct frame *fr;
-	char err[160], *html, *page, *esc;
+	char err[160], *html, *page;
 	size_t n, found = 0;
 	int rc;
 
@@ -491,23 +491,24 @@ static void test_hostile(void)
 	free(fr);
 
 	/* The whole page: one script, ours, allowed by its hash. */
-	esc = md__escape("<!-- sonde:embed 0 -->", 22);
-	strbuf__printf(&md, "# r\n\n<!-- sonde:embed 0 -->\n\ntext %s\n\n<!-- sonde:embed 0 -->\n\n"
-			    "<!-- sonde:embed 7 -->\n\n<!-- sonde:embed 0 --><script>x</script>\n",
-		       esc);
-	free(esc);
 	{
-		const char *embeds[] = { html };
-		struct html_extras ex = { .embeds = embeds, .nembeds = 1,
-					  .script = flamegraph__script };
-		uint8_t d[32];
+		struct doc d;
+		struct strbuf pg = { 0 };
+		uint8_t dg[32];
 		struct sha256 h;
 		static const char b64[] =
 			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 		char want[64] = "'sha256-";
 		size_t k = 8;
 
-		page = html__render_page_ex(md.buf, md.len, "t", "", &ex);
+		doc__init(&d, "t");
+		inl__words(doc__heading(&d, 1, NULL), "r");
+		doc__flamegraph(&d, &e);
+		inl__text(doc__para(&d), "text <!-- sonde:embed 0 --><script>x</script>");
+		doc__flamegraph(&d, &e);
+		rc = doc__finish(&d) || doc__html(&d, "", &pg);
+		page = rc ? NULL : pg.buf;
+		doc__free(&d);
 		ok(page != NULL, "page with a flame graph renders");
 		if (!page)
 			goto out;
@@ -517,17 +518,17 @@ static void test_hostile(void)
 				    strlen(flamegraph__script)) &&
 			   count_of(page, "</script>") == 1,
 		   "and it is sonde's own");
-		is_int(count_of(page, "<figure class=\"fg\">"), 1, "the graph is placed once");
-		ok(strstr(page, "shown above"), "a second marker points to it");
-		ok(strstr(page, "raw HTML omitted"), "an unknown index or a marker with more "
-						     "is dropped like raw HTML");
-		ok(strstr(page, "&lt;!-- sonde:embed 0 --&gt;"), "a marker from data stays text");
+		is_int(count_of(page, "<figure class=\"fg\">"), 1, "the graph is drawn once");
+		ok(strstr(page, "shown above"), "a second place of the same graph points to it");
+		ok(strstr(page, "&lt;!-- sonde:embed 0 --&gt;&lt;script&gt;x&lt;/script&gt;"),
+		   "a marker or a script from data stays text");
 		sha256__init(&h);
 		sha256__update(&h, flamegraph__script, strlen(flamegraph__script));
-		sha256__final(&h, d);
+		sha256__final(&h, dg);
 		for (size_t i = 0; i < 32; i += 3) {
-			uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < 32 ? (uint32_t)d[i + 1] << 8 : 0) |
-				     (i + 2 < 32 ? d[i + 2] : 0);
+			uint32_t v = (uint32_t)dg[i] << 16 |
+				     (i + 1 < 32 ? (uint32_t)dg[i + 1] << 8 : 0) |
+				     (i + 2 < 32 ? dg[i + 2] : 0);
 
 			want[k++] = b64[v >> 18 & 63];
 			want[k++] = b64[v >> 12 & 63];
@@ -544,13 +545,17 @@ static void test_hostile(void)
 			   !strstr(flamegraph__script, "document.write"),
 		   "the script writes text only");
 		free(page);
-		page = html__render_page("x\n", 2, "t", "");
-		ok(page && !strstr(page, "<script") && !strstr(page, "script-src"),
+
+		pg = (struct strbuf){ 0 };
+		doc__init(&d, "t");
+		inl__words(doc__para(&d), "x");
+		rc = doc__finish(&d) || doc__html(&d, "", &pg);
+		ok(!rc && !strstr(pg.buf, "<script") && !strstr(pg.buf, "script-src"),
 		   "a page without flame graphs has no script");
-		free(page);
+		strbuf__free(&pg);
+		doc__free(&d);
 	}
 out:
-	strbuf__free(&md);
 	free(html);
 	evidence_free(&e);
 	strbuf__free(&in);

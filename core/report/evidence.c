@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What a check shows under its heading, as document blocks: its culprits,
+ * its metrics (the status column coloured by each metric's status), and its
+ * evidence: tables, notes, series (a line of numbers, and a sparkline in
+ * report.html) and flame graphs (the graph in report.html, and in both
+ * renderings its hottest frames and largest stacks as tables).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/flamegraph.h"
+#include "report/model.h"
+
+/* Table cells stay readable: long command lines are cut (at a UTF-8 boundary) with a mark. */
+#define CELL_MAX 160
+/* Stacks shown from the leaf end, where the time is, cut to this many bytes. */
+#define STACK_MAX 150
+#define FG_TOP 10
+
+void report__doc_culprits(struct doc *d, const struct check_result *r)
+{
+	static const char *const head[] = { "pid", "process", "share", "command line" };
+	struct block *t;
+
+	if (!r->nculprits)
+		return;
+	t = doc__table_head(d, "rlrl", head);
+	for (size_t i = 0; i < r->nculprits; i++) {
+		const struct culprit *c = &r->culprits[i];
+		char share[32];
+
+		snprintf(share, sizeof(share), "%.1f%%", c->share * 100);
+		inl__words(doc__cell(t, CELL_PLAIN), "%d", c->pid);
+		inl__text(doc__cell(t, CELL_PLAIN), c->comm);
+		inl__text(doc__cell(t, CELL_PLAIN), share);
+		inl__text_cut(doc__cell(t, CELL_PLAIN), c->cmdline ? c->cmdline : "", CELL_MAX);
+	}
+}
+
+void report__doc_metrics(struct doc *d, const struct check_result *r)
+{
+	static const char *const head[] = { "metric", "value", "warn", "crit", "status" };
+	struct block *t;
+	char v[64], w[64], c[64];
+
+	if (!r->nmetrics)
+		return;
+	t = doc__table_head(d, "lrrrl", head);
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct metric *m = &r->metrics[i];
+		struct inlines *in = doc__cell(t, CELL_PLAIN);
+
+		inl__text(in, m->name);
+		if (m->instance) {
+			inl__words(in, " (");
+			inl__text(in, m->instance);
+			inl__words(in, ")");
+		}
+		report__fmt_value(v, sizeof(v), m->value, m->unit);
+		if (m->has_warn)
+			report__fmt_value(w, sizeof(w), m->warn, m->unit);
+		if (m->has_crit)
+			report__fmt_value(c, sizeof(c), m->crit, m->unit);
+		inl__text(doc__cell(t, CELL_PLAIN), v);
+		inl__text(doc__cell(t, CELL_PLAIN), m->has_warn ? w : "");
+		inl__text(doc__cell(t, CELL_PLAIN), m->has_crit ? c : "");
+		inl__words(doc__cell(t, cell_status__of(m->st)), "%s", status__name(m->st));
+	}
+}
+
+static const char *const spark[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+
+/*
+ * A series: its numbers as a text line (a Unicode sparkline, min, mean, max),
+ * which report.html follows with the chart, labelled min, max and last.
+ */
+static void doc_series(struct doc *d, const struct evidence *e)
+{
+	double lo = INFINITY, hi = -INFINITY, sum = 0, last = NAN;
+	struct strbuf line = { 0 };
+	struct inlines *in;
+	size_t n = 0;
+	char a[48], b[48], c[48], l[48];
+	const char *labels[3] = { 0 };
+
+	for (size_t i = 0; i < e->nvalues; i++)
+		if (isfinite(e->values[i])) {
+			lo = fmin(lo, e->values[i]);
+			hi = fmax(hi, e->values[i]);
+			sum += e->values[i];
+			last = e->values[i];
+			n++;
+		}
+	if (n) {
+		report__fmt_value(a, sizeof(a), lo, e->unit);
+		report__fmt_value(b, sizeof(b), sum / (double)n, e->unit);
+		report__fmt_value(c, sizeof(c), hi, e->unit);
+		report__fmt_value(l, sizeof(l), last, e->unit);
+		labels[0] = a;
+		labels[1] = c;
+		labels[2] = l;
+	}
+	for (size_t i = 0; i < e->nvalues; i++) {
+		int k = 0;
+
+		if (!isfinite(e->values[i])) {
+			strbuf__puts(&line, " ");
+			continue;
+		}
+		if (hi > lo)
+			k = (int)((e->values[i] - lo) / (hi - lo) * 7.999);
+		strbuf__puts(&line, spark[k < 0 ? 0 : k > 7 ? 7 : k]);
+	}
+	in = doc__series(d, e, labels);
+	inl__text(in, e->title);
+	inl__words(in, ": ");
+	inl__code(in, line.buf ? line.buf : "");
+	if (n) {
+		inl__words(in, " min ");
+		inl__text(in, a);
+		inl__words(in, ", mean ");
+		inl__text(in, b);
+		inl__words(in, ", max ");
+		inl__text(in, c);
+		inl__words(in, " (every %.4g s)", e->step_s);
+	}
+	if (line.oom)
+		d->oom = 1;
+	strbuf__free(&line);
+}
+
+struct fg_frame {
+	const char *name;
+	size_t len;
+	double self, incl;
+	size_t seen; /* the last stack that counted it in incl (recursion counts once) */
+};
+
+static int cmp_frame_self(const void *a, const void *b)
+{
+	const struct fg_frame *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return x->incl > y->incl ? -1 : x->incl < y->incl;
+}
+
+/* Frames by their own count; a name seen several times in one stack counts once in incl. */
+static struct fg_frame *fg_frames(const struct evidence *e, size_t *nout)
+{
+	struct fg_frame *fr = NULL;
+	size_t nfr = 0, cap = 0;
+
+	for (size_t i = 0; i < e->fg.stacks.n; i++) {
+		for (const char *p = e->fg.stacks.v[i];;) {
+			const char *q = strchr(p, ';');
+			size_t len = q ? (size_t)(q - p) : strlen(p), k;
+
+			for (k = 0; k < nfr; k++)
+				if (fr[k].len == len && !memcmp(fr[k].name, p, len))
+					break;
+			if (k == nfr) {
+				if (nfr == cap) {
+					size_t nc = cap ? cap * 2 : 64;
+					struct fg_frame *nf = realloc(fr, nc * sizeof(*nf));
+
+					if (!nf) {
+						free(fr);
+						return NULL;
+					}
+					fr = nf;
+					cap = nc;
+				}
+				fr[nfr++] = (struct fg_frame){ .name = p, .len = len };
+			}
+			if (fr[k].seen != i + 1) {
+				fr[k].seen = i + 1;
+				fr[k].incl += e->fg.counts[i];
+			}
+			if (!q) {
+				fr[k].self += e->fg.counts[i];
+				break;
+			}
+			p = q + 1;
+		}
+		/* Enough for a top ten; the table is a summary, not the data. */
+		if (nfr > 20000)
+			break;
+	}
+	qsort(fr, nfr, sizeof(*fr), cmp_frame_self);
+	*nout = nfr;
+	return fr;
+}
+
+static void pct(struct inlines *in, double part, double total)
+{
+	inl__words(in, "%.1f%%", total > 0 ? 100 * part / total : 0);
+}
+
+static void fg_hottest(struct doc *d, const struct evidence *e)
+{
+	static const char *const head[] = { "hottest frame", "own", "own %", "with callees %" };
+	double total = (double)e->fg.total;
+	struct fg_frame *fr;
+	struct block *t;
+	size_t nfr = 0;
+	char c[64];
+
+	fr = fg_frames(e, &nfr);
+	if (!fr && e->fg.stacks.n) {
+		d->oom = 1;
+		return;
+	}
+	t = doc__table_head(d, "lrrr", head);
+	for (size_t k = 0; k < nfr && k < FG_TOP && fr[k].self > 0; k++) {
+		inl__text_n(doc__cell(t, CELL_PLAIN), fr[k].name, fr[k].len);
+		flamegraph__fmt_count(c, sizeof(c), fr[k].self, e->unit);
+		inl__text(doc__cell(t, CELL_PLAIN), c);
+		pct(doc__cell(t, CELL_PLAIN), fr[k].self, total);
+		pct(doc__cell(t, CELL_PLAIN), fr[k].incl, total);
+	}
+	free(fr);
+}
+
+static void fg_largest(struct doc *d, const struct evidence *e)
+{
+	static const char *const head[] = { "largest stacks (leaf last)", "count", "share" };
+	struct block *t = doc__table_head(d, "lrr", head);
+	char c[64];
+
+	for (size_t i = 0; i < e->fg.stacks.n && i < FG_TOP; i++) {
+		const char *s = e->fg.stacks.v[i];
+		size_t n = strlen(s), from = 0;
+		struct inlines *in = doc__cell(t, CELL_PLAIN);
+
+		if (n > STACK_MAX) {
+			from = n - STACK_MAX;
+			while (from < n && ((unsigned char)s[from] & 0xc0) == 0x80)
+				from++;
+			inl__words(in, "… ");
+		}
+		/* Frames one by one, leaf last. */
+		for (const char *p = s + from;;) {
+			const char *q = strchr(p, ';');
+
+			inl__text_n(in, p, q ? (size_t)(q - p) : strlen(p));
+			if (!q)
+				break;
+			inl__words(in, " → ");
+			p = q + 1;
+		}
+		flamegraph__fmt_count(c, sizeof(c), e->fg.counts[i], e->unit);
+		inl__text(doc__cell(t, CELL_PLAIN), c);
+		pct(doc__cell(t, CELL_PLAIN), e->fg.counts[i], (double)e->fg.total);
+	}
+}
+
+/* The graph (report.html), then its text side: totals, hottest frames, largest stacks. */
+static void doc_flamegraph(struct doc *d, const struct evidence *e)
+{
+	struct inlines *in;
+	char tot[64];
+
+	doc__flamegraph(d, e);
+	flamegraph__fmt_count(tot, sizeof(tot), (double)e->fg.total, e->unit);
+	in = doc__para(d);
+	inl__words(in, "Flame graph: ");
+	inl__text(in, tot);
+	inl__words(in, " in %llu distinct stacks", (unsigned long long)e->fg.stacks_in);
+	if (e->fg.other) {
+		inl__words(in, " (the %zu largest kept, the rest merged into ", e->fg.stacks.n - 1);
+		inl__text(in, "[other]");
+		inl__words(in, ")");
+	}
+	if (e->fg.depth_cut)
+		inl__words(in, "; %llu stacks cut at %d frames",
+			   (unsigned long long)e->fg.depth_cut, FG_MAX_DEPTH);
+	inl__words(in, ". The interactive graph (hover, zoom, search) is in report.html.");
+	if (!e->fg.stacks.n || !((double)e->fg.total > 0))
+		return;
+	fg_hottest(d, e);
+	fg_largest(d, e);
+}
+
+static void doc_table(struct doc *d, const struct evidence *e)
+{
+	struct block *t;
+	char *align = malloc(e->columns.n + 1);
+
+	if (!align) {
+		d->oom = 1;
+		return;
+	}
+	memset(align, 'l', e->columns.n);
+	align[e->columns.n] = '\0';
+	t = doc__table(d, align);
+	free(align);
+	for (size_t c = 0; c < e->columns.n; c++)
+		inl__text_cut(doc__cell(t, CELL_PLAIN), e->columns.v[c], CELL_MAX);
+	for (size_t r = 0; r < e->nrows; r++)
+		for (size_t c = 0; c < e->columns.n; c++)
+			inl__text_cut(doc__cell(t, CELL_PLAIN), e->rows[r][c], CELL_MAX);
+}
+
+void report__doc_evidence(struct doc *d, const struct check_result *r)
+{
+	for (size_t i = 0; i < r->nevidence; i++) {
+		const struct evidence *e = &r->evidence[i];
+
+		if (e->kind == EV_SERIES) {
+			doc_series(d, e);
+			continue;
+		}
+		if (e->kind == EV_NOTE) {
+			doc__prose(d, e->title);
+			continue;
+		}
+		if (e->title) {
+			struct inlines *in = doc__para(d);
+
+			inl__open(in, SPAN_STRONG);
+			inl__text(in, e->title);
+			inl__close(in);
+		}
+		if (e->kind == EV_FLAMEGRAPH)
+			doc_flamegraph(d, e);
+		else if (e->columns.n)
+			doc_table(d, e);
+	}
+}

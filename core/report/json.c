@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * findings.json, the machine contract (docs/findings-schema.md), from the
+ * report model: the run, the ranked findings with their sentences, the USE
+ * matrix and its instance rows, every check's result, the tools and the
+ * drill-down. Strings are JSON-escaped by util/json.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/model.h"
+#include "util/clock.h"
+
+static void json_time(struct json *j, const char *key, int64_t ns)
+{
+	char buf[64];
+
+	clock__iso8601(ns, buf, sizeof(buf), 0);
+	json__key(j, key);
+	json__string(j, buf);
+}
+
+static void json_kv_str(struct json *j, const char *k, const char *v)
+{
+	json__key(j, k);
+	if (v)
+		json__string(j, v);
+	else
+		json__null(j);
+}
+
+static void json_kv_strv(struct json *j, const char *k, const struct strv *v)
+{
+	json__key(j, k);
+	json__begin_array(j);
+	for (size_t i = 0; i < v->n; i++)
+		json__string(j, v->v[i]);
+	json__end_array(j);
+}
+
+static void json_kv_num(struct json *j, const char *k, double v)
+{
+	json__key(j, k);
+	json__number(j, v);
+}
+
+static void json_culprits(struct json *j, const struct check_result *r)
+{
+	json__key(j, "culprits");
+	json__begin_array(j);
+	for (size_t i = 0; i < r->nculprits; i++) {
+		json__begin_object(j);
+		json__key(j, "pid");
+		json__int(j, r->culprits[i].pid);
+		json_kv_str(j, "comm", r->culprits[i].comm);
+		json_kv_num(j, "share", r->culprits[i].share);
+		if (r->culprits[i].cmdline)
+			json_kv_str(j, "cmdline", r->culprits[i].cmdline);
+		if (r->culprits[i].kernel_thread) {
+			json__key(j, "kernel_thread");
+			json__bool(j, 1);
+		}
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+static void json_metric(struct json *j, const struct metric *m)
+{
+	json__begin_object(j);
+	json_kv_str(j, "name", m->name);
+	json_kv_num(j, "value", m->value);
+	if (m->unit)
+		json_kv_str(j, "unit", m->unit);
+	if (m->instance)
+		json_kv_str(j, "instance", m->instance);
+	if (m->has_warn)
+		json_kv_num(j, "warn", m->warn);
+	if (m->has_crit)
+		json_kv_num(j, "crit", m->crit);
+	if (m->lower_is_worse) {
+		json__key(j, "lower_is_worse");
+		json__bool(j, 1);
+	}
+	if (m->has_range) {
+		json__key(j, "range");
+		json__begin_array(j);
+		json__number(j, m->range_lo);
+		json__number(j, m->range_hi);
+		json__end_array(j);
+	}
+	json_kv_str(j, "status", status__name(m->st));
+	json__end_object(j);
+}
+
+static void json_evidence(struct json *j, const struct evidence *e)
+{
+	static const char *const kinds[] = { "table", "series", "note", "flamegraph" };
+
+	json__begin_object(j);
+	json_kv_str(j, "kind", kinds[e->kind]);
+	json_kv_str(j, "title", e->title);
+	if (e->kind == EV_TABLE) {
+		json_kv_strv(j, "columns", &e->columns);
+		json__key(j, "rows");
+		json__begin_array(j);
+		for (size_t r = 0; r < e->nrows; r++) {
+			json__begin_array(j);
+			for (size_t c = 0; c < e->columns.n; c++)
+				json__string(j, e->rows[r][c] ? e->rows[r][c] : "");
+			json__end_array(j);
+		}
+		json__end_array(j);
+	} else if (e->kind == EV_SERIES) {
+		if (e->unit)
+			json_kv_str(j, "unit", e->unit);
+		json_kv_num(j, "step_seconds", e->step_s);
+		json__key(j, "values");
+		json__begin_array(j);
+		for (size_t i = 0; i < e->nvalues; i++)
+			json__number(j, e->values[i]);
+		json__end_array(j);
+	} else if (e->kind == EV_FLAMEGRAPH) {
+		struct strbuf line = { 0 };
+
+		json_kv_str(j, "unit", e->unit ? e->unit : "samples");
+		json__key(j, "total");
+		json__int(j, (int64_t)e->fg.total);
+		json__key(j, "stacks");
+		json__int(j, (int64_t)e->fg.stacks_in);
+		json__key(j, "stacks_kept");
+		json__int(j, (int64_t)e->fg.stacks.n - (e->fg.other ? 1 : 0));
+		json__key(j, "other");
+		json__int(j, (int64_t)e->fg.other);
+		json__key(j, "depth_cut");
+		json__int(j, (int64_t)e->fg.depth_cut);
+		json__key(j, "folded");
+		json__begin_array(j);
+		for (size_t i = 0; i < e->fg.stacks.n; i++) {
+			line.len = 0;
+			strbuf__printf(&line, "%s %.0f", e->fg.stacks.v[i], e->fg.counts[i]);
+			json__string_n(j, line.oom ? "" : line.buf, line.oom ? 0 : line.len);
+		}
+		json__end_array(j);
+		strbuf__free(&line);
+	}
+	json__end_object(j);
+}
+
+/* The BPF tools of the window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
+static void json_tools(struct json *j, struct analysis *an)
+{
+	const struct tool_summary *t;
+	size_t n = 0;
+
+	json__key(j, "tools");
+	json__begin_array(j);
+	if (!analysis__tools(an, &t, &n))
+		for (size_t i = 0; i < n; i++) {
+			json__begin_object(j);
+			json_kv_str(j, "name", t[i].name);
+			json_kv_str(j, "status", t[i].status);
+			if (t[i].reason[0])
+				json_kv_str(j, "reason", t[i].reason);
+			if (!strcmp(t[i].status, "ok")) {
+				json_kv_str(j, "attach", t[i].attach);
+				json__key(j, "runs");
+				json__int(j, (int64_t)t[i].runs);
+				json__key(j, "drops");
+				json__int(j, (int64_t)t[i].drops);
+				json_kv_num(j, "cpu_ns", t[i].cpu_ns);
+				json_kv_str(j, "cost_source", t[i].cost_source);
+				json_kv_num(j, "setup_ms", t[i].setup_ms);
+				json_kv_num(j, "teardown_ms", t[i].teardown_ms);
+				if (t[i].stopped[0])
+					json_kv_str(j, "stopped_early", t[i].stopped);
+			}
+			json__end_object(j);
+		}
+	json__end_array(j);
+}
+
+/* The drill-down: which rules fired (trigger, why, checks) and the second window. */
+static void json_drilldown(struct json *j, const struct run_report *rr)
+{
+	json__key(j, "drilldown");
+	json__begin_object(j);
+	json__key(j, "fired");
+	json__begin_array(j);
+	for (size_t i = 0; i < rr->ndrill; i++) {
+		const struct drill_rule *r = rr->drill[i].rule;
+
+		json__begin_object(j);
+		json_kv_str(j, "trigger", r->trigger);
+		json_kv_str(j, "trigger_status", status__name(rr->drill[i].trigger_status));
+		json_kv_str(j, "why", r->why);
+		json_kv_strv(j, "run", &r->run);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	if (rr->drill_an) {
+		json__key(j, "window");
+		json__begin_object(j);
+		json_kv_num(j, "seconds", rr->drill_an->elapsed_s);
+		json__key(j, "samples");
+		json__int(j, rr->drill_an->samples);
+		json__key(j, "partial");
+		json__bool(j, rr->drill_an->partial);
+		json_kv_str(j, "stop_reason", rr->drill_an->stop_reason);
+		json__end_object(j);
+	}
+	if (rr->drill_note)
+		json_kv_str(j, "note", rr->drill_note);
+	json__end_object(j);
+}
+
+
+static void json_run(struct json *j, const struct analysis *an)
+{
+	json_kv_str(j, "schema", FINDINGS_SCHEMA);
+	json__key(j, "sonde");
+	json__begin_object(j);
+	json_kv_str(j, "version", SONDE_VERSION);
+	json_kv_str(j, "captured_by", an->version[0] ? an->version : NULL);
+	json__end_object(j);
+
+	json__key(j, "host");
+	json__begin_object(j);
+	json_kv_str(j, "hostname", an->hostname);
+	json_kv_str(j, "kernel", an->kernel);
+	json__key(j, "cpus");
+	json__int(j, an->cpus);
+	json__key(j, "mem_total_bytes");
+	json__int(j, (int64_t)an->mem_total);
+	json_kv_str(j, "virtualization", an->virt[0] ? an->virt : NULL);
+	json__end_object(j);
+
+	json__key(j, "window");
+	json__begin_object(j);
+	json_time(j, "start", an->start_wall_ns);
+	json_time(j, "end", an->end_wall_ns);
+	json_kv_num(j, "seconds", an->elapsed_s);
+	json_kv_num(j, "requested_seconds", an->window_s);
+	json_kv_num(j, "interval_seconds", an->interval_s);
+	json__key(j, "samples");
+	json__int(j, an->samples);
+	json__key(j, "partial");
+	json__bool(j, an->partial);
+	json_kv_str(j, "stop_reason", an->stop_reason);
+	json__end_object(j);
+}
+
+static void json_findings(struct json *j, const struct report_model *m)
+{
+	const struct run_report *rr = m->rr;
+
+	json__key(j, "findings");
+	json__begin_array(j);
+	for (size_t k = 0; k < rr->nrank; k++) {
+		const struct report_finding *f = &m->findings[k];
+		const struct check_result *r = f->r;
+
+		json__begin_object(j);
+		json__key(j, "rank");
+		json__int(j, (int64_t)k + 1);
+		json_kv_str(j, "check", r->def->id);
+		json_kv_str(j, "methodology", r->def->methodology);
+		json_kv_str(j, "resource", r->def->resource);
+		json_kv_str(j, "metric", r->def->metric);
+		json_kv_str(j, "severity", status__name(r->st));
+		json_kv_str(j, "summary", f->summary);
+		if (rr->explained_by[f->res] != SIZE_MAX) {
+			json__key(j, "explained_by");
+			json__begin_object(j);
+			json_kv_str(j, "check", rr->res[rr->explained_by[f->res]].def->id);
+			json_kv_str(j, "reason", rr->why[f->res]->reason);
+			json__end_object(j);
+		}
+		json_culprits(j, r);
+		json__key(j, "evidence");
+		json__begin_array(j);
+		for (size_t i = 0; i < r->nmetrics; i++)
+			if (r->metrics[i].st == ST_WARN || r->metrics[i].st == ST_CRIT)
+				json_metric(j, &r->metrics[i]);
+		json__end_array(j);
+		json_kv_strv(j, "next", &r->next);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+static void json_matrix(struct json *j, const struct use_matrix *u)
+{
+	json__key(j, "use_matrix");
+	json__begin_object(j);
+	for (size_t ri = 0; u->m && ri < u->m->resources.n; ri++) {
+		json__key(j, u->rows[ri].resource);
+		json__begin_object(j);
+		for (size_t mi = 0; mi < u->m->metrics.n; mi++) {
+			const struct matrix_cell *c = &u->rows[ri].cells[mi];
+
+			json__key(j, u->m->metrics.v[mi]);
+			json__begin_object(j);
+			json_kv_str(j, "status", c->na ? "n/a" : status__name(c->st));
+			if (c->na)
+				json_kv_str(j, "reason", c->na_reason);
+			else if (!c->has_check)
+				json_kv_str(j, "reason", "no check selected for this cell");
+			if (c->decider)
+				json_kv_str(j, "check", c->decider->def->id);
+			json__end_object(j);
+		}
+		json__end_object(j);
+	}
+	json__end_object(j);
+}
+
+static void json_inst_cell(struct json *j, const struct inst_cell *c, int na)
+{
+	if (na) {
+		json__begin_object(j);
+		json_kv_str(j, "status", "n/a");
+		json__end_object(j);
+		return;
+	}
+	if (!c->m) {
+		json__null(j);
+		return;
+	}
+	json__begin_object(j);
+	json_kv_str(j, "status", status__name(c->m->st));
+	json_kv_str(j, "check", c->r->def->id);
+	json_kv_str(j, "metric", c->m->name);
+	json_kv_num(j, "value", c->m->value);
+	if (c->m->unit)
+		json_kv_str(j, "unit", c->m->unit);
+	json__end_object(j);
+}
+
+/* "use_matrix_instances": the matrix's per-instance rows, all of them, worst first per resource. */
+static void json_matrix_instances(struct json *j, const struct use_matrix *u)
+{
+	json__key(j, "use_matrix_instances");
+	json__begin_array(j);
+	for (size_t ri = 0; u->m && ri < u->m->resources.n; ri++) {
+		const struct matrix_row *row = &u->rows[ri];
+
+		for (size_t k = 0; k < row->ninst; k++) {
+			json__begin_object(j);
+			json_kv_str(j, "resource", row->resource);
+			json_kv_str(j, "instance", row->inst[k].instance);
+			json_kv_str(j, "status", status__name(row->inst[k].worst));
+			for (size_t mi = 0; mi < u->m->metrics.n && mi < MATRIX_COLS; mi++) {
+				json__key(j, u->m->metrics.v[mi]);
+				json_inst_cell(j, &row->inst[k].cell[mi], row->cells[mi].na);
+			}
+			json__end_object(j);
+		}
+	}
+	json__end_array(j);
+}
+
+static void json_unknowns(struct json *j, const struct run_report *rr)
+{
+	json__key(j, "unknowns");
+	json__begin_array(j);
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nunknowns; k++) {
+			json__begin_object(j);
+			json_kv_str(j, "check", rr->res[i].def->id);
+			json_kv_str(j, "resource", rr->res[i].def->resource);
+			json_kv_str(j, "metric", rr->res[i].unknowns[k].name);
+			json_kv_str(j, "reason", rr->res[i].unknowns[k].reason);
+			json__end_object(j);
+		}
+	json__end_array(j);
+}
+
+static void json_check(struct json *j, const struct check_result *r)
+{
+	json__begin_object(j);
+	json_kv_str(j, "id", r->def->id);
+	json_kv_str(j, "title", r->def->title);
+	json_kv_str(j, "methodology", r->def->methodology);
+	json_kv_str(j, "resource", r->def->resource);
+	json_kv_str(j, "metric", r->def->metric);
+	json_kv_str(j, "status", status__name(r->st));
+	if (r->summary)
+		json_kv_str(j, "summary", r->summary);
+	json__key(j, "metrics");
+	json__begin_array(j);
+	for (size_t k = 0; k < r->nmetrics; k++)
+		json_metric(j, &r->metrics[k]);
+	json__end_array(j);
+	json__key(j, "unknowns");
+	json__begin_array(j);
+	for (size_t k = 0; k < r->nunknowns; k++) {
+		json__begin_object(j);
+		json_kv_str(j, "metric", r->unknowns[k].name);
+		json_kv_str(j, "reason", r->unknowns[k].reason);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	json_culprits(j, r);
+	json__key(j, "evidence");
+	json__begin_array(j);
+	for (size_t k = 0; k < r->nevidence; k++)
+		json_evidence(j, &r->evidence[k]);
+	json__end_array(j);
+	if (r->error) {
+		json_kv_str(j, "error", r->error);
+		json_kv_str(j, "traceback", r->traceback);
+	}
+	json_kv_num(j, "elapsed_ms", r->elapsed_ms);
+	json__key(j, "mem_peak_bytes");
+	json__int(j, (int64_t)r->mem_peak);
+	json__key(j, "instructions");
+	json__int(j, (int64_t)r->instructions);
+	json__end_object(j);
+}
+
+static void json_cost(struct json *j, const struct run_cost *c)
+{
+	json__key(j, "cost");
+	json__begin_object(j);
+	json_kv_num(j, "cpu_seconds", c->user_s + c->sys_s);
+	json_kv_num(j, "user_seconds", c->user_s);
+	json_kv_num(j, "system_seconds", c->sys_s);
+	json__key(j, "peak_rss_bytes");
+	json__int(j, (int64_t)c->peak_rss_kb * 1024);
+	json_kv_num(j, "analysis_ms", c->analysis_ms);
+	json__key(j, "reads");
+	json__int(j, (int64_t)c->reads);
+	json__key(j, "captured_bytes");
+	json__int(j, (int64_t)c->capture_bytes);
+	json__end_object(j);
+}
+
+int report__json(const struct report_model *m, struct strbuf *out)
+{
+	const struct run_report *rr = m->rr;
+	struct json j = { .pretty = 1, .out = *out };
+
+	json__begin_object(&j);
+	json_run(&j, rr->an);
+	json_kv_str(&j, "verdict", m->verdict);
+	json_kv_str(&j, "worst", status__name(m->worst));
+	json_findings(&j, m);
+	json_matrix(&j, &m->use);
+	json_matrix_instances(&j, &m->use);
+	json_unknowns(&j, rr);
+	json__key(&j, "checks");
+	json__begin_array(&j);
+	for (size_t i = 0; i < rr->nres; i++)
+		json_check(&j, &rr->res[i]);
+	json__end_array(&j);
+	json_cost(&j, &rr->cost);
+	json_tools(&j, rr->an);
+	json_drilldown(&j, rr);
+	json__end_object(&j);
+	strbuf__append(&j.out, "\n", 1);
+	*out = j.out;
+	return out->oom ? -ENOMEM : 0;
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The document's sections after the findings: workload characterization,
+ * the USE checks that found nothing, the drill-down, the known unknowns, and
+ * the appendix (what ran, what failed, the BPF tools, what the run cost).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/model.h"
+
+/* "### Who": the methodology's word for the question, capitalised. */
+static void question_heading(struct doc *d, const char *name)
+{
+	struct inlines *in = doc__heading(d, 3, NULL);
+
+	if (name[0] >= 'a' && name[0] <= 'z') {
+		inl__words(in, "%c", name[0] - 'a' + 'A');
+		inl__text(in, name + 1);
+	} else {
+		inl__text(in, name);
+	}
+}
+
+/* A workload check under its question; a finding has its section above, and links there. */
+static void workload_check(struct doc *d, const struct check_result *r)
+{
+	int finding = report__is_finding(r);
+
+	inl__text(doc__heading(d, 4, finding ? NULL : r->def->id), r->def->title);
+	if (finding) {
+		struct inlines *in = doc__para(d);
+
+		inl__words(in, "A finding (%s): ", status__name(r->st));
+		inl__link(in, r->def->id);
+		inl__words(in, "see it above");
+		inl__close(in);
+		inl__words(in, ".");
+	}
+	if (r->summary)
+		doc__prose(d, r->summary);
+	report__doc_evidence(d, r);
+}
+
+/*
+ * Workload characterization, a section of its own: the checks of methodology
+ * workload grouped by their question (who, what, how, why: the methodology's
+ * metrics, in its order), each with its summary and evidence; series are
+ * drawn as charts in report.html, so the section shows how the load changed
+ * over the window.
+ */
+void report__doc_workload(struct report_model *m)
+{
+	const struct run_report *rr = m->rr;
+	const struct methodology *w = catalog__methodology(rr->cat, "workload");
+	size_t shown = 0;
+
+	inl__words(doc__heading(&m->doc, 2, NULL), "Workload");
+	inl__words(doc__para(&m->doc),
+		   "Who causes the load, what it is, how it behaves and why, from the workload "
+		   "characterization checks; the series show how it changed over the window.");
+	for (size_t q = 0; w && q <= w->metrics.n; q++) {
+		const char *question = q < w->metrics.n ? w->metrics.v[q] : "Other";
+		int heading = 0;
+
+		for (size_t i = 0; i < rr->nres; i++) {
+			const struct check_result *r = &rr->res[i];
+			int in_vocab = w->metrics.n && matrix__col(w, r->def->metric) >= 0;
+
+			if (strcmp(r->def->methodology, "workload") || r->st == ST_ERROR)
+				continue;
+			/* q == metrics.n: checks of a metric outside the vocabulary, if any */
+			if (q < w->metrics.n ? strcmp(r->def->metric, w->metrics.v[q]) : in_vocab)
+				continue;
+			if (!heading)
+				question_heading(&m->doc, question);
+			heading = 1;
+			workload_check(&m->doc, r);
+			shown++;
+		}
+	}
+	if (!shown)
+		inl__words(doc__para(&m->doc), "No workload check ran.");
+}
+
+/* The USE checks that are not findings (and did not fail): what was measured, and how. */
+void report__doc_use_details(struct report_model *m)
+{
+	const struct run_report *rr = m->rr;
+
+	inl__words(doc__heading(&m->doc, 2, NULL), "USE details");
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+		struct inlines *in;
+
+		if (strcmp(r->def->methodology, "use") || r->st == ST_WARN || r->st == ST_CRIT ||
+		    r->st == ST_ERROR)
+			continue;
+		in = doc__heading(&m->doc, 3, r->def->id);
+		inl__words(in, "%s: ", status__name(r->st));
+		inl__text(in, r->def->title);
+		if (r->summary)
+			doc__prose(&m->doc, r->summary);
+		report__doc_metrics(&m->doc, r);
+		report__doc_evidence(&m->doc, r);
+	}
+}
+
+static void drill_check(struct doc *d, const struct check_result *r)
+{
+	struct inlines *in = doc__heading(d, 3, report__is_finding(r) ? NULL : r->def->id);
+
+	inl__text(in, r->def->title ? r->def->title : r->def->id);
+	inl__words(in, " (");
+	inl__text(in, r->def->id);
+	inl__words(in, ", %s)", status__name(r->st));
+	if (r->summary)
+		doc__prose(d, r->summary);
+	if (r->st == ST_ERROR && r->error) {
+		in = doc__para(d);
+		inl__words(in, "The check failed: ");
+		inl__text(in, r->error);
+	}
+	report__doc_metrics(d, r);
+	report__doc_evidence(d, r);
+}
+
+/* The drill-down: which rules fired and why, the second window, and its checks. */
+void report__doc_drilldown(struct report_model *m)
+{
+	const struct run_report *rr = m->rr;
+	struct inlines *in;
+
+	if (!rr->ndrill)
+		return;
+	inl__words(doc__heading(&m->doc, 2, NULL), "Drill-down");
+	in = doc__para(&m->doc);
+	if (rr->drill_an) {
+		inl__words(in, "A second window of %.1f s (%u samples%s) looked deeper, because:",
+			   rr->drill_an->elapsed_s, rr->drill_an->samples,
+			   rr->drill_an->partial ? ", partial" : "");
+	} else {
+		inl__words(in, "Findings called for deeper checks, which did not run: ");
+		inl__text(in, rr->drill_note ? rr->drill_note : "--no-drilldown");
+		inl__words(in, ".");
+	}
+	for (size_t i = 0; i < rr->ndrill; i++) {
+		const struct drill_rule *r = rr->drill[i].rule;
+
+		in = doc__item(&m->doc);
+		inl__text(in, r->trigger);
+		inl__words(in, " (%s): ", status__name(rr->drill[i].trigger_status));
+		inl__text(in, r->why);
+		inl__words(in, " -> ");
+		for (size_t k = 0; k < r->run.n; k++) {
+			if (k)
+				inl__words(in, ", ");
+			inl__text(in, r->run.v[k]);
+		}
+	}
+	for (size_t i = 0; i < rr->nres; i++)
+		if (!strcmp(rr->res[i].def->methodology, "drilldown"))
+			drill_check(&m->doc, &rr->res[i]);
+}
+
+void report__doc_unknowns(struct report_model *m)
+{
+	static const char *const head[] = { "check", "metric", "why it is unknown here" };
+	const struct run_report *rr = m->rr;
+	struct block *t = NULL;
+
+	inl__words(doc__heading(&m->doc, 2, NULL), "Known unknowns");
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t k = 0; k < rr->res[i].nunknowns; k++) {
+			if (!t)
+				t = doc__table_head(&m->doc, "lll", head);
+			inl__text(doc__cell(t, CELL_PLAIN), rr->res[i].def->id);
+			inl__text(doc__cell(t, CELL_PLAIN), rr->res[i].unknowns[k].name);
+			inl__text(doc__cell(t, CELL_PLAIN), rr->res[i].unknowns[k].reason);
+		}
+	if (!t && !m->doc.oom)
+		inl__words(doc__para(&m->doc),
+			   "None: every metric the checks asked for was measured.");
+}
+
+static void appendix_checks(struct doc *d, const struct run_report *rr)
+{
+	static const char *const head[] = { "check", "status", "time (ms)", "Lua memory peak",
+					    "instructions" };
+	struct block *t;
+
+	inl__words(doc__heading(d, 3, NULL), "Checks");
+	t = doc__table_head(d, "llrrr", head);
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		inl__text(doc__cell(t, CELL_PLAIN), r->def->id);
+		inl__words(doc__cell(t, cell_status__of(r->st)), "%s", status__name(r->st));
+		inl__words(doc__cell(t, CELL_PLAIN), "%.1f", r->elapsed_ms);
+		inl__words(doc__cell(t, CELL_PLAIN), "%zu KiB", r->mem_peak / 1024);
+		inl__words(doc__cell(t, CELL_PLAIN), "%llu", (unsigned long long)r->instructions);
+	}
+}
+
+static void appendix_errors(struct doc *d, const struct run_report *rr)
+{
+	int heading = 0;
+
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+		struct inlines *in;
+
+		if (r->st != ST_ERROR)
+			continue;
+		if (!heading)
+			inl__words(doc__heading(d, 3, NULL), "Check errors");
+		heading = 1;
+		/* a failed drill-down check has its section in the drill-down */
+		if (strcmp(r->def->methodology, "drilldown"))
+			doc__anchor(d, r->def->id);
+		in = doc__para(d);
+		inl__open(in, SPAN_STRONG);
+		inl__text(in, r->def->id);
+		inl__close(in);
+		inl__words(in, " (");
+		inl__text(in, r->def->origin);
+		inl__words(in, "): ");
+		inl__text(in, r->error);
+		if (r->traceback)
+			doc__code(d, r->traceback);
+	}
+}
+
+/* The BPF tools of the window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
+static void appendix_tools(struct doc *d, struct analysis *an)
+{
+	static const char *const head[] = { "tool", "status", "attach", "program runs", "dropped",
+					    "own CPU (ms)", "setup / teardown (ms)", "notes" };
+	const struct tool_summary *t;
+	struct block *tb;
+	size_t n = 0;
+
+	if (analysis__tools(an, &t, &n) || !n)
+		return;
+	inl__words(doc__heading(d, 3, NULL), "BPF tools");
+	tb = doc__table_head(d, "lllrrrrl", head);
+	for (size_t i = 0; i < n; i++) {
+		/* its status field: ok, or why it did not run (disabled, unavailable, failed) */
+		int ok = !strcmp(t[i].status, "ok");
+		struct inlines *in;
+
+		inl__text(doc__cell(tb, CELL_PLAIN), t[i].name);
+		inl__text(doc__cell(tb, ok ? CELL_OK : CELL_PLAIN), t[i].status);
+		if (!ok) {
+			for (int k = 0; k < 5; k++)
+				doc__cell(tb, CELL_PLAIN);
+			inl__text(doc__cell(tb, CELL_PLAIN), t[i].reason);
+			continue;
+		}
+		inl__text(doc__cell(tb, CELL_PLAIN), t[i].attach);
+		inl__words(doc__cell(tb, CELL_PLAIN), "%llu", (unsigned long long)t[i].runs);
+		inl__words(doc__cell(tb, CELL_PLAIN), "%llu", (unsigned long long)t[i].drops);
+		inl__words(doc__cell(tb, CELL_PLAIN), "%.2f", t[i].cpu_ns / 1e6);
+		inl__words(doc__cell(tb, CELL_PLAIN), "%.1f / %.1f", t[i].setup_ms,
+			   t[i].teardown_ms);
+		in = doc__cell(tb, CELL_PLAIN);
+		inl__text(in, !strcmp(t[i].cost_source, "kernel") ?
+			"CPU counted by the kernel" :
+			"CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
+		if (t[i].stopped[0]) {
+			inl__words(in, "; ");
+			inl__open(in, SPAN_STRONG);
+			inl__text(in, t[i].stopped);
+			inl__close(in);
+		}
+	}
+}
+
+static void appendix_run(struct doc *d, const struct run_report *rr)
+{
+	const struct run_cost *c = &rr->cost;
+	struct inlines *in;
+
+	inl__words(doc__heading(d, 3, NULL), "This run");
+	in = doc__item(d);
+	inl__words(in, "command: ");
+	inl__code(in, rr->command ? rr->command : "");
+	in = doc__item(d);
+	inl__words(in, "sonde %s; window stop: ", SONDE_VERSION);
+	inl__text(in, rr->an->stop_reason);
+	inl__words(doc__item(d),
+		   "sonde's own cost: %.3f s CPU (%.3f user, %.3f system), peak RSS %.1f MiB, "
+		   "analysis %.1f ms",
+		   c->user_s + c->sys_s, c->user_s, c->sys_s, (double)c->peak_rss_kb / 1024,
+		   c->analysis_ms);
+	if (c->reads)
+		inl__words(doc__item(d),
+			   "%llu reads of /proc and /sys (%llu failed: processes that exited, "
+			   "files this host lacks), %.1f MiB captured under raw/",
+			   (unsigned long long)c->reads, (unsigned long long)c->read_errors,
+			   (double)c->capture_bytes / (1 << 20));
+	inl__words(doc__item(d), "sonde's own cost above is counted up to this report: writing "
+				 "and compressing the bundle comes after it");
+}
+
+void report__doc_appendix(struct report_model *m)
+{
+	inl__words(doc__heading(&m->doc, 2, NULL), "Appendix");
+	appendix_checks(&m->doc, m->rr);
+	appendix_errors(&m->doc, m->rr);
+	appendix_tools(&m->doc, m->rr->an);
+	appendix_run(&m->doc, m->rr);
+}
