@@ -36,6 +36,7 @@
 #include "collect/capture.h"
 #include "util/json.h"
 #include "util/file.h"
+#include "util/hash.h"
 #include "bundle/redact.h"
 
 #define REDACTED "REDACTED"
@@ -171,13 +172,9 @@ static int all_digits(const char *s, size_t n)
 
 /* ---- the index ---- */
 
-static uint64_t fnv1a(const char *s)
+static uint64_t key_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return fnv1a(s, strlen(s), FNV1A_OFFSET);
 }
 
 static size_t *index_slot(struct redactor *r, const char *key)

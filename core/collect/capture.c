@@ -14,6 +14,7 @@
 
 #include "collect/capture.h"
 #include "util/file.h"
+#include "util/hash.h"
 
 /* A capture stream larger than this is refused when loading (bounded memory). */
 #define CAPTURE_STREAM_MAX (512u << 20)
@@ -52,11 +53,7 @@ static int path_ok(const char *path)
 
 static uint64_t path_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return fnv1a(s, strlen(s), FNV1A_OFFSET);
 }
 
 /* The slot of path (existing or empty); NULL when the table cannot grow. */

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 
 #include "util/clock.h"
+#include "util/hash.h"
 #include "perf/stacks.h"
 
 struct stack_poller {
@@ -306,15 +307,6 @@ static int by_value_desc(const void *a, const void *b)
 	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->folded, y->folded);
 }
 
-static uint64_t hash_row(uint32_t tgid, const char *s)
-{
-	uint64_t h = 1469598103934665603ULL ^ tgid;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 struct proc_row {
 	uint32_t tgid;
 	char comm[16];
@@ -369,7 +361,7 @@ int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_
 			goto cleanup;
 		}
 		total += v[i].value;
-		h = hash_row(v[i].tgid, f);
+		h = fnv1a(f, strlen(f), FNV1A_OFFSET ^ v[i].tgid);
 		for (k = h & (hcap - 1); slots[k] != (size_t)-1; k = (k + 1) & (hcap - 1))
 			if (rows[slots[k]].tgid == v[i].tgid && !strcmp(rows[slots[k]].folded, f))
 				break;
