@@ -193,7 +193,7 @@ static size_t *index_slot(struct redactor *r, const char *key)
 		for (size_t k = 0; k < ix->cap; k++) {
 			if (!ix->slot[k])
 				continue;
-			for (i = fnv1a(r->e[ix->slot[k] - 1].key) & (ncap - 1); ns[i];
+			for (i = key_hash(r->e[ix->slot[k] - 1].key) & (ncap - 1); ns[i];
 			     i = (i + 1) & (ncap - 1))
 				;
 			ns[i] = ix->slot[k];
@@ -202,7 +202,7 @@ static size_t *index_slot(struct redactor *r, const char *key)
 		ix->slot = ns;
 		ix->cap = ncap;
 	}
-	for (i = fnv1a(key) & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
+	for (i = key_hash(key) & (ix->cap - 1); ix->slot[i]; i = (i + 1) & (ix->cap - 1))
 		if (!strcmp(r->e[ix->slot[i] - 1].key, key))
 			break;
 	return &ix->slot[i];
@@ -493,15 +493,6 @@ static void build_literals(struct redactor *r)
 	free(r->lit);
 	r->lit = lit;
 	r->lit_dirty = 0;
-}
-
-const char *redactor__hostname(struct redactor *r)
-{
-	freeze(r);
-	for (size_t i = 0; i < r->n; i++)
-		if (r->e[i].kind == K_HOST)
-			return r->e[i].pseudo;
-	return NULL;
 }
 
 /* ---- a scan over one view ---- */
@@ -2093,18 +2084,4 @@ struct redactor *redact__dir(const char *dir, const char *command, char **comman
 		return NULL;
 	}
 	return r;
-}
-
-int redact__stage(const char *stage, const char *mapping_path, char *err, size_t errlen)
-{
-	struct redactor *r;
-	int rc;
-
-	err[0] = '\0';
-	r = redact__dir(stage, NULL, NULL, err, errlen);
-	if (!r)
-		return -EINVAL;
-	rc = redactor__write_map(r, mapping_path, err, errlen);
-	redactor__free(r);
-	return rc;
 }

@@ -96,12 +96,9 @@ static ssize_t bundle_read_full(int fd, char *buf, size_t len)
 
 static int bundle_hash_fd(int fd, char *io, uint64_t *size, char hex[65])
 {
-	static const char digits[] = "0123456789abcdef";
-	uint8_t digest[32];
 	struct sha256 s;
 	uint64_t total = 0;
 	ssize_t n;
-	int i;
 
 	sha256__init(&s);
 	while ((n = bundle_read_full(fd, io, BUNDLE_IO_SIZE)) > 0) {
@@ -110,12 +107,7 @@ static int bundle_hash_fd(int fd, char *io, uint64_t *size, char hex[65])
 	}
 	if (n < 0)
 		return n;
-	sha256__final(&s, digest);
-	for (i = 0; i < 32; i++) {
-		hex[2 * i] = digits[digest[i] >> 4];
-		hex[2 * i + 1] = digits[digest[i] & 0xf];
-	}
-	hex[64] = '\0';
+	sha256__final_hex(&s, hex);
 	/* Size from the bytes hashed, not fstat, so the two always describe the same data. */
 	*size = total;
 	return 0;

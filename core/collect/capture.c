@@ -478,23 +478,6 @@ const struct capture_stream *capture_set__stream(const struct capture_set *cs, c
 	return NULL;
 }
 
-size_t capture_stream__each(const struct capture_stream *st, const char *path,
-			    void (*fn)(const struct capture_rec *r, void *arg), void *arg)
-{
-	size_t count = 0;
-
-	if (!st)
-		return 0;
-	for (size_t i = 0; i < st->n; i++) {
-		if (strcmp(st->rec[i].path, path))
-			continue;
-		if (fn)
-			fn(&st->rec[i], arg);
-		count++;
-	}
-	return count;
-}
-
 const struct capture_rec *capture_stream__last(const struct capture_stream *st, const char *path)
 {
 	if (!st)
