@@ -363,6 +363,21 @@ static struct entry *addr_entry(struct redactor *r, const char *key, enum kind k
 	return e ? e : redactor__add(r, key, NULL, 0, NULL, kind);
 }
 
+/*
+ * Entry idx gets the pseudonym pkey (a key no original has), and pkey is kept
+ * as it is wherever it is met from now on. The entry, or NULL.
+ */
+static struct entry *hand_out(struct redactor *r, size_t idx, const char *pkey)
+{
+	struct entry *e;
+
+	if (!redactor__add(r, pkey, NULL, 0, pkey, K_KEEP))
+		return NULL;
+	e = &r->e[idx]; /* add() may have moved the entries */
+	e->pseudo = strdup(pkey);
+	return e->pseudo ? e : NULL;
+}
+
 /* Remember one address's pseudonym for the mapping file. */
 static void note_address(struct redactor *r, enum kind kind, const char *orig, const char *pseudo)
 {
@@ -440,11 +455,8 @@ static int map_v4(struct redactor *r, uint32_t a, uint32_t *out, int learn)
 			net = v4pools[p].base + (r->next_v4[p] << 8);
 			v4net_key(pkey, sizeof(pkey), net);
 		} while (redactor__find(r, pkey));
-		if (!redactor__add(r, pkey, NULL, 0, pkey, K_KEEP))
-			return -1;
-		e = &r->e[idx];
-		e->pseudo = strdup(pkey);
-		if (!e->pseudo)
+		e = hand_out(r, idx, pkey);
+		if (!e)
 			return -1;
 	}
 	{
@@ -683,11 +695,8 @@ static int map_v6(struct redactor *r, uint8_t b[16], int learn)
 				snprintf(pkey, sizeof(pkey), "6:20010db8%04x%04x",
 					 (k >> 16) & 0xffff, k & 0xffff);
 		} while (redactor__find(r, pkey));
-		if (!redactor__add(r, pkey, NULL, 0, pkey, K_KEEP))
-			return -1;
-		e = &r->e[idx];
-		e->pseudo = strdup(pkey);
-		if (!e->pseudo)
+		e = hand_out(r, idx, pkey);
+		if (!e)
 			return -1;
 	}
 	for (int k = 0; k < 8; k++) {

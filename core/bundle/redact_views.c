@@ -91,6 +91,17 @@ static int view__scan(struct redactor *r, struct view *w, size_t src_end, const 
 	return r->oom ? -ENOMEM : 0;
 }
 
+/* The rest of the file after the last view (unless rc says it failed); the view freed. rc. */
+static int view__finish(struct view *w, const char *s, size_t n, size_t emitted,
+			struct strbuf *out, int rc)
+{
+	if (!rc && out && n > emitted)
+		strbuf__append(out, s + emitted, n - emitted);
+	free(w->v);
+	free(w->map);
+	return rc;
+}
+
 static unsigned int hex4(const char *s, size_t avail, int *ok)
 {
 	unsigned int v = 0;
@@ -176,11 +187,7 @@ int redact__json(struct redactor *r, const char *s, size_t n, struct strbuf *out
 		rc = view__scan(r, &w, k, s, &emitted, out);
 		i = k + 1;
 	}
-	if (out && n > emitted)
-		strbuf__append(out, s + emitted, n - emitted);
-	free(w.v);
-	free(w.map);
-	return rc;
+	return view__finish(&w, s, n, emitted, out, rc);
 }
 
 static int is_ascii_punct(unsigned char c)
@@ -206,11 +213,7 @@ int redact__md(struct redactor *r, const char *s, size_t n, struct strbuf *out)
 		}
 	}
 	rc = view__scan(r, &w, n, s, &emitted, out);
-	if (!rc && out && n > emitted)
-		strbuf__append(out, s + emitted, n - emitted);
-	free(w.v);
-	free(w.map);
-	return rc;
+	return view__finish(&w, s, n, emitted, out, rc);
 }
 
 /* The entities cmark and html.c write (and a few more); others stay as written. */
@@ -350,9 +353,5 @@ int redact__html(struct redactor *r, const char *s, size_t n, struct strbuf *out
 			i = find_ci(s, n, i, close);
 		}
 	}
-	if (!rc && out && n > emitted)
-		strbuf__append(out, s + emitted, n - emitted);
-	free(w.v);
-	free(w.map);
-	return rc;
+	return view__finish(&w, s, n, emitted, out, rc);
 }

@@ -171,9 +171,7 @@ int parse_loadavg(const char *buf, size_t len, struct loadavg *out)
 	const char *p, *end;
 
 	memset(out, 0, sizeof(*out));
-	if (!buf || !len)
-		return -EINVAL;
-	end = memchr(buf, '\n', len);
+	end = parse_line_one(buf, len);
 	if (!end)
 		return -EINVAL;
 	p = parse_skip_blanks(buf, end);
@@ -194,9 +192,7 @@ int parse_file_nr(const char *buf, size_t len, struct file_nr *out)
 	const char *p, *end;
 
 	memset(out, 0, sizeof(*out));
-	if (!buf || !len)
-		return -EINVAL;
-	end = memchr(buf, '\n', len);
+	end = parse_line_one(buf, len);
 	if (!end)
 		return -EINVAL;
 	p = buf;

@@ -82,6 +82,12 @@ static inline bool parse_next_line(const char **pos, const char *end, const char
 	return true;
 }
 
+/* The '\n' ending the first line of a one-line file, or NULL when there is no complete line. */
+static inline const char *parse_line_one(const char *buf, size_t len)
+{
+	return buf && len ? memchr(buf, '\n', len) : NULL;
+}
+
 /* Decimal digits at *pp; refuses no digits and anything above UINT64_MAX. */
 static inline int parse_scan_u64(const char **pp, const char *end, uint64_t *out)
 {
