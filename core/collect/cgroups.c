@@ -320,7 +320,7 @@ int cgroups__sample(struct collector_state *cs, struct reader *rd, struct captur
 		if (!n->busy || !n->depth)
 			continue;
 		if (h->v2) {
-			/* cpu.stat and the pressure files are in every v2 cgroup; the rest per controller. */
+			/* cpu.stat and pressure: in every v2 cgroup; the rest by controller. */
 			if (ends) {
 				cg_tee(rd, w, n, "cpu.stat");
 				cg_tee(rd, w, n, "cpu.pressure");

@@ -89,7 +89,7 @@ static int interrupts_sample(struct collector_state *cs, struct reader *rd,
 #define PROBE(fn, path, what)                                                                  \
 	static int fn(const char *root, char *why, size_t whylen)                               \
 	{                                                                                       \
-		return collector__probe_path(root, path, what, why, whylen);                               \
+		return collector__probe_path(root, path, what, why, whylen);                    \
 	}
 
 PROBE(stat_probe, "/proc/stat", "no CPU statistics")
@@ -128,7 +128,8 @@ static int diskstats_sample(struct collector_state *cs, struct reader *rd,
 		strbuf__free(&txt);
 		for (size_t i = 0; i < cs->names.n; i++)
 			for (const char *const *q = queue_files; *q; q++) {
-				snprintf(path, sizeof(path), "/sys/block/%s/%s", cs->names.v[i], *q);
+				snprintf(path, sizeof(path), "/sys/block/%s/%s", cs->names.v[i],
+					 *q);
 				reader__tee(rd, w, path, NULL, NULL);
 			}
 		controllers__record(cs, rd, w, "/sys/block", "sonde:disk-controllers", 1);
@@ -213,14 +214,17 @@ static const struct collector c_cgroups = { "proc.cgroups",
 					    "resource controls: cgroups v1 and v2 (/sys/fs/cgroup)",
 					    cgroups__probe, cgroups__sample, cgroups__fini };
 static const struct collector c_mounts = { "proc.mounts",
-					   "file system and swap capacity (mountinfo, statvfs, /proc/swaps)",
+					   "file system and swap capacity "
+					   "(mountinfo, statvfs, /proc/swaps)",
 					   mounts__probe, mounts__sample, NULL };
-static const struct collector c_kmsg = { "kernel.log", "kernel log: OOM and I/O error records (/dev/kmsg)",
+static const struct collector c_kmsg = { "kernel.log",
+					 "kernel log: OOM and I/O error records (/dev/kmsg)",
 					 kmsg__probe, kmsg__sample, NULL };
 
 const struct collector *const collectors[] = {
-	&c_host,   &c_stat,  &c_loadavg, &c_meminfo,    &c_vmstat, &c_pressure, &c_diskstats,
-	&c_netdev, &c_snmp,  &c_filenr,  &c_interrupts, &c_pids,   &c_kmsg,     &c_cgroups, &c_mounts, NULL,
+	&c_host, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,
+	&c_netdev, &c_snmp, &c_filenr, &c_interrupts, &c_pids, &c_kmsg, &c_cgroups,
+	&c_mounts, NULL,
 };
 
 const struct collector *collector__find(const char *name)

@@ -145,7 +145,8 @@ void controllers__record(struct collector_state *cs, struct reader *rd, struct c
 		} else {
 			kind = "none";
 		}
-		record__printf(&out, "%s\t%s\t%s\t%s\t%s\t", name, have ? id : "-", kind, driver, dev);
+		record__printf(&out, "%s\t%s\t%s\t%s\t%s\t", name, have ? id : "-", kind, driver,
+			       dev);
 		snprintf(path, sizeof(path), "%s/%s%s", dir, name, block ? "/slaves" : "");
 		list_with_prefix(&out, rd, path, block ? "" : "lower_");
 		record__printf(&out, "\n");

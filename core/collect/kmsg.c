@@ -29,7 +29,10 @@ static int contains_ci(const char *s, size_t n, const char *needle)
 	return 0;
 }
 
-/* Only what the checks need (OOM kills, I/O, swap and file system errors): the rest of the log stays private. */
+/*
+ * Only what the checks need (OOM kills, I/O, swap and file system errors):
+ * the rest of the log stays private.
+ */
 static int kept_line(const char *s, size_t n)
 {
 	return contains_ci(s, n, "out of memory") || contains_ci(s, n, "oom-kill") ||
@@ -89,7 +92,7 @@ int kmsg__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 		if (f)
 			fclose(f);
 	} else {
-		/* /dev/kmsg: each read() returns one record; EPIPE means records were overwritten. */
+		/* /dev/kmsg: each read() returns one record; EPIPE: records were overwritten. */
 		for (;;) {
 			ssize_t n = read(fd, rec, sizeof(rec) - 1);
 

@@ -117,7 +117,8 @@ int mounts__sample(struct collector_state *cs, struct reader *rd, struct capture
 				snprintf(devs[ndev++], sizeof(devs[0]), "%s", dev);
 		}
 		if (strcmp(status, "ok")) {
-			record__printf(&out, "%s\t%s\t%s\t%s\t%s\t-\n", status, dev, fstype, source, mnt);
+			record__printf(&out, "%s\t%s\t%s\t%s\t%s\t-\n", status, dev, fstype, source,
+				       mnt);
 			continue;
 		}
 		/* The kernel's name of the device (sysfs directories use it, not the source). */
@@ -138,8 +139,8 @@ int mounts__sample(struct collector_state *cs, struct reader *rd, struct capture
 		snprintf(full, sizeof(full), "%s%s", cs->root, mnt);
 		unescape_octal(full);
 		if (statvfs(full, &sv)) {
-			record__printf(&out, "err=%d\t%s\t%s\t%s\t%s\t%s\n", errno, dev, fstype, source, mnt,
-				  blk);
+			record__printf(&out, "err=%d\t%s\t%s\t%s\t%s\t%s\n", errno, dev, fstype,
+				       source, mnt, blk);
 			continue;
 		}
 		record__printf(&out,

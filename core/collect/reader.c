@@ -65,7 +65,7 @@ int reader__read(struct reader *rd, const char *path, size_t cap, const char **d
 			if (rd->cap >= cap) {
 				char probe;
 
-				/* One more byte tells a file of exactly cap bytes from a longer one. */
+				/* One more byte tells a file of cap bytes from a longer one. */
 				*truncated = read(fd, &probe, 1) > 0;
 				break;
 			}

@@ -67,12 +67,13 @@ static void proc_hidepid(const char *root, char *out, size_t len)
 	fclose(f);
 }
 
-static void write_run_facts(struct reader *rd, struct capture_writer *w, const struct window_opts *o,
-			    const struct window_result *res)
+static void write_run_facts(struct reader *rd, struct capture_writer *w,
+			    const struct window_opts *o, const struct window_result *res)
 {
 	char txt[1536], hidepid[32];
 	int n;
 
+	proc_hidepid(o->root, hidepid, sizeof(hidepid));
 	n = snprintf(txt, sizeof(txt),
 		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
 		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
@@ -81,7 +82,7 @@ static void write_run_facts(struct reader *rd, struct capture_writer *w, const s
 		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
 		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
 		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
-		     (long)getpid(), (int)geteuid(), (proc_hidepid(o->root, hidepid, sizeof(hidepid)), hidepid));
+		     (long)getpid(), (int)geteuid(), hidepid);
 	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
 }
 

@@ -67,7 +67,8 @@ static inline bool parse_word_is(const char *w, size_t n, const char *lit)
  * The next complete line at *pos: [*ls, *le) with *le on its '\n'. A tail
  * without '\n' is not returned (see the top of the file).
  */
-static inline bool parse_next_line(const char **pos, const char *end, const char **ls, const char **le)
+static inline bool parse_next_line(const char **pos, const char *end, const char **ls,
+				   const char **le)
 {
 	const char *nl;
 
