@@ -137,7 +137,7 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Ic
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract
 UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c
-fuzz_parse_SRCS := core/util/parse.c
+fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
 fuzz_json_read_SRCS := $(UTIL_JSON)
 fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)

@@ -30,6 +30,7 @@
 
 #include "bundle/read.h"
 #include "util/file.h"
+#include "util/hash.h"
 
 const struct bundle_open_limits bundle_open_default_limits = {
 	.max_member_bytes = 1ULL << 30,
@@ -73,18 +74,6 @@ struct extract {
 	char err[EXTRACT_ERR_SIZE];
 };
 
-static uint64_t name_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static bool name_slot_is(const char *slot, const char *name, size_t len)
 {
 	return !strncmp(slot, name, len) && slot[len] == '\0';
@@ -103,7 +92,7 @@ static int name_set_grow(struct name_set *set)
 
 		if (!s)
 			continue;
-		j = name_hash(s, strlen(s)) & (cap - 1);
+		j = fnv1a(s, strlen(s), FNV1A_OFFSET) & (cap - 1);
 		while (slot[j])
 			j = (j + 1) & (cap - 1);
 		slot[j] = set->slot[i];
@@ -126,7 +115,7 @@ static int name_set_add(struct name_set *set, const char *name, size_t len)
 		if (err)
 			return err;
 	}
-	j = name_hash(name, len) & (set->cap - 1);
+	j = fnv1a(name, len, FNV1A_OFFSET) & (set->cap - 1);
 	for (; set->slot[j]; j = (j + 1) & (set->cap - 1)) {
 		if (name_slot_is(set->slot[j], name, len))
 			return 0;

@@ -67,8 +67,6 @@ int redactor__apply_dir(struct redactor *r, const char *dir, char *err, size_t e
  * O_EXCL, mode 0600: an existing file is never replaced. 0 or -errno with err.
  */
 int redactor__write_map(struct redactor *r, const char *path, char *err, size_t errlen);
-/* The pseudonym of the host's name once learned (NULL before). */
-const char *redactor__hostname(struct redactor *r);
 
 /*
  * Redact a staging directory: learn from every file and from command (the
@@ -80,8 +78,5 @@ const char *redactor__hostname(struct redactor *r);
  */
 struct redactor *redact__dir(const char *dir, const char *command, char **command_out,
 			     char *err, size_t errlen);
-
-/* redact__dir, then the mapping written to mapping_path. 0 or -errno with err. */
-int redact__stage(const char *stage, const char *mapping_path, char *err, size_t errlen);
 
 #endif

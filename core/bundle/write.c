@@ -96,12 +96,9 @@ static ssize_t bundle_read_full(int fd, char *buf, size_t len)
 
 static int bundle_hash_fd(int fd, char *io, uint64_t *size, char hex[65])
 {
-	static const char digits[] = "0123456789abcdef";
-	uint8_t digest[32];
 	struct sha256 s;
 	uint64_t total = 0;
 	ssize_t n;
-	int i;
 
 	sha256__init(&s);
 	while ((n = bundle_read_full(fd, io, BUNDLE_IO_SIZE)) > 0) {
@@ -110,12 +107,7 @@ static int bundle_hash_fd(int fd, char *io, uint64_t *size, char hex[65])
 	}
 	if (n < 0)
 		return n;
-	sha256__final(&s, digest);
-	for (i = 0; i < 32; i++) {
-		hex[2 * i] = digits[digest[i] >> 4];
-		hex[2 * i + 1] = digits[digest[i] & 0xf];
-	}
-	hex[64] = '\0';
+	sha256__final_hex(&s, hex);
 	/* Size from the bytes hashed, not fstat, so the two always describe the same data. */
 	*size = total;
 	return 0;
@@ -539,13 +531,117 @@ static int bundle_publish(const char *tmp, char *final_path, size_t final_size)
 	return -EEXIST;
 }
 
+/*
+ * Create the temporary the archive is written to, mode 0600 exactly. The fd,
+ * or -errno with errbuf.
+ */
+static int bundle_create_tmp(const char *tmp, char *errbuf, size_t errlen)
+{
+	int fd, err;
+
+	/*
+	 * O_EXCL so we never write through a file or symlink someone else placed
+	 * there. A leftover with our own pid can only come from an earlier run
+	 * that died mid-write (pids repeat in containers); clear it once.
+	 */
+	fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))
+		fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		bundle_errf(errbuf, errlen, "creating %s: %s", tmp, strerror(-err));
+		return err;
+	}
+	memcpy(inflight_tmp, tmp, sizeof(inflight_tmp));
+	inflight_set = 1;
+	/* The umask may have cleared bits of 0600; the bundle holds host details, so be exact. */
+	if (fchmod(fd, 0600)) {
+		err = -errno;
+		bundle_errf(errbuf, errlen, "chmod %s: %s", tmp, strerror(-err));
+		close(fd);
+		unlink(tmp);
+		inflight_set = 0;
+		return err;
+	}
+	return fd;
+}
+
+/* An xz-compressed tar writer on fd into *out. 0 or -errno with errbuf. */
+static int bundle_archive_open(int fd, const char *final_path, struct archive **out,
+			       char *errbuf, size_t errlen)
+{
+	struct archive *a = archive_write_new();
+
+	*out = a;
+	if (!a) {
+		bundle_errf(errbuf, errlen, "writing %s: %s", final_path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	/* pax restricted: plain ustar headers unless a name needs more than 100 bytes. */
+	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    archive_write_add_filter_xz(a) < ARCHIVE_WARN ||
+	    archive_write_set_filter_option(a, "xz", "compression-level", BUNDLE_XZ_LEVEL) !=
+		    ARCHIVE_OK ||
+	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
+		bundle_errf(errbuf, errlen, "setting up %s: %s", final_path,
+			    bundle_archive_msg(a));
+		return bundle_archive_err(a);
+	}
+	return 0;
+}
+
+/*
+ * The archive is complete: its data on disk (fsync), fd closed (*fd = -1),
+ * then it is published under final_path and the directory synced. 0 or
+ * -errno with errbuf; *published says whether the temporary is gone.
+ */
+static int bundle_commit(int *fd, const char *tmp, const char *dir, char *final_path,
+			 size_t final_size, bool *published, char *errbuf, size_t errlen)
+{
+	int err;
+
+	/* Data on disk before the name, or a crash can leave an empty file under the final name. */
+	if (fsync(*fd)) {
+		err = -errno;
+		bundle_errf(errbuf, errlen, "syncing %s: %s", tmp, strerror(-err));
+		return err;
+	}
+	/* close(2) can report a deferred write error (NFS); don't publish past it. */
+	err = close(*fd) ? -errno : 0;
+	*fd = -1;
+	if (err) {
+		bundle_errf(errbuf, errlen, "closing %s: %s", tmp, strerror(-err));
+		return err;
+	}
+
+	err = bundle_publish(tmp, final_path, final_size);
+	if (err) {
+		bundle_errf(errbuf, errlen, "renaming %s to %s: %s", tmp, final_path,
+			    strerror(-err));
+		return err;
+	}
+	*published = true;
+	inflight_set = 0;
+
+	/*
+	 * The bundle is complete and in place from here on. A failed directory
+	 * sync still leaves it there (undoing the rename would lose it outright),
+	 * so report the error with that said and let the caller decide.
+	 */
+	err = bundle_sync_dir(dir);
+	if (err)
+		bundle_errf(errbuf, errlen, "%s written but syncing %s failed: %s", final_path,
+			    dir, strerror(-err));
+	return err;
+}
+
 int bundle__write(const char *stage_dir, char *final_path, size_t final_size, char *errbuf,
 		  size_t errlen)
 {
 	struct bundle_list bl = { 0 };
 	struct archive *a = NULL;
 	char dir[PATH_MAX], tmp[PATH_MAX];
-	bool tmp_created = false, closed = false;
+	bool tmp_created = false, published = false, closed = false;
 	int rootfd = -1, fd = -1, err;
 	char *io = NULL;
 	size_t i;
@@ -588,47 +684,15 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
 		goto cleanup;
 	}
 
-	/*
-	 * O_EXCL so we never write through a file or symlink someone else placed
-	 * there. A leftover with our own pid can only come from an earlier run
-	 * that died mid-write (pids repeat in containers); clear it once.
-	 */
-	fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST && !unlink(tmp))
-		fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	fd = bundle_create_tmp(tmp, errbuf, errlen);
 	if (fd < 0) {
-		err = -errno;
-		bundle_errf(errbuf, errlen, "creating %s: %s", tmp, strerror(-err));
+		err = fd;
 		goto cleanup;
 	}
 	tmp_created = true;
-	memcpy(inflight_tmp, tmp, sizeof(inflight_tmp));
-	inflight_set = 1;
-	/* The umask may have cleared bits of 0600; the bundle holds host details, so be exact. */
-	if (fchmod(fd, 0600)) {
-		err = -errno;
-		bundle_errf(errbuf, errlen, "chmod %s: %s", tmp, strerror(-err));
+	err = bundle_archive_open(fd, final_path, &a, errbuf, errlen);
+	if (err)
 		goto cleanup;
-	}
-
-	a = archive_write_new();
-	if (!a) {
-		err = -ENOMEM;
-		bundle_errf(errbuf, errlen, "writing %s: %s", final_path, strerror(ENOMEM));
-		goto cleanup;
-	}
-	/* pax restricted: plain ustar headers unless a name needs more than 100 bytes. */
-	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_add_filter_xz(a) < ARCHIVE_WARN ||
-	    archive_write_set_filter_option(a, "xz", "compression-level", BUNDLE_XZ_LEVEL) !=
-		    ARCHIVE_OK ||
-	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-		err = bundle_archive_err(a);
-		bundle_errf(errbuf, errlen, "setting up %s: %s", final_path,
-			    bundle_archive_msg(a));
-		goto cleanup;
-	}
-
 	for (i = 0; i < bl.n; i++) {
 		err = bundle_write_member(a, rootfd, bl.m[i].path, io, errbuf, errlen);
 		if (err)
@@ -643,39 +707,7 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
 			    bl.m[bl.n - 1].path, bundle_archive_msg(a));
 		goto cleanup;
 	}
-
-	/* Data on disk before the name, or a crash can leave an empty file under the final name. */
-	if (fsync(fd)) {
-		err = -errno;
-		bundle_errf(errbuf, errlen, "syncing %s: %s", tmp, strerror(-err));
-		goto cleanup;
-	}
-	/* close(2) can report a deferred write error (NFS); don't publish past it. */
-	err = close(fd) ? -errno : 0;
-	fd = -1;
-	if (err) {
-		bundle_errf(errbuf, errlen, "closing %s: %s", tmp, strerror(-err));
-		goto cleanup;
-	}
-
-	err = bundle_publish(tmp, final_path, final_size);
-	if (err) {
-		bundle_errf(errbuf, errlen, "renaming %s to %s: %s", tmp, final_path,
-			    strerror(-err));
-		goto cleanup;
-	}
-	tmp_created = false;
-	inflight_set = 0;
-
-	/*
-	 * The bundle is complete and in place from here on. A failed directory
-	 * sync still leaves it there (undoing the rename would lose it outright),
-	 * so report the error with that said and let the caller decide.
-	 */
-	err = bundle_sync_dir(dir);
-	if (err)
-		bundle_errf(errbuf, errlen, "%s written but syncing %s failed: %s", final_path,
-			    dir, strerror(-err));
+	err = bundle_commit(&fd, tmp, dir, final_path, final_size, &published, errbuf, errlen);
 
 cleanup:
 	if (a && !closed) {
@@ -694,7 +726,7 @@ cleanup:
 		archive_write_free(a);
 	if (fd >= 0)
 		close(fd);
-	if (tmp_created)
+	if (tmp_created && !published)
 		unlink(tmp);
 	inflight_set = 0;
 	if (rootfd >= 0)

@@ -312,12 +312,194 @@ static char *join_cmdline(const char *d, size_t n)
 	return s;
 }
 
+/* The processes being built from proc.pids, in the order first seen, and their index by pid. */
+struct task_table {
+	struct task_build *b;
+	size_t nb, cb;
+	struct task_index ix;
+};
+
+/*
+ * A new entry for pid (a new process, or a pid reused by one), zeroed but
+ * for its pid, indexed. NULL when out of memory.
+ */
+static struct task_build *task_table__add(struct task_table *tt, int pid)
+{
+	struct task_build *t;
+
+	if (tt->nb == tt->cb) {
+		size_t nc = tt->cb ? tt->cb * 2 : 256;
+		struct task_build *nbp = realloc(tt->b, nc * sizeof(*nbp));
+
+		if (!nbp)
+			return NULL;
+		tt->b = nbp;
+		tt->cb = nc;
+	}
+	/* Growing the table may need a bigger index: rebuild it. */
+	if ((tt->nb + 1) * 2 > tt->ix.cap) {
+		size_t ncap = tt->ix.cap * 2;
+		int *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		free(tt->ix.slot);
+		tt->ix.slot = ns;
+		tt->ix.cap = ncap;
+		for (size_t k = 0; k < tt->nb; k++)
+			*task_index__slot(&tt->ix, tt->b, tt->b[k].s.pid) = (int)k + 1;
+	}
+	t = &tt->b[tt->nb];
+	memset(t, 0, sizeof(*t));
+	t->s.pid = pid;
+	*task_index__slot(&tt->ix, tt->b, pid) = (int)++tt->nb;
+	return t;
+}
+
+/* One /proc/PID/stat record: a new process, or the latest values of a known one. */
+static int task_table__stat(struct task_table *tt, const struct analysis *an,
+			    struct task_build *t, int pid, const struct capture_rec *r)
+{
+	struct pid_stat ps;
+
+	/* The same bytes as last round (an idle process): only the time moves. */
+	if (t && r->data == t->stat_data) {
+		t->last_seq = r->seq;
+		t->s.last_t = analysis__t(an, r);
+		return 0;
+	}
+	if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
+		return 0;
+	if (!t || t->s.starttime != ps.starttime) {
+		/* A new process, or a pid reused by a new one (starttime differs). */
+		t = task_table__add(tt, pid);
+		if (!t)
+			return -ENOMEM;
+		t->s.uid = -1;
+		t->s.fds = -1;
+		t->s.starttime = ps.starttime;
+		t->first_seq = r->seq;
+		t->s.first_t = analysis__t(an, r);
+		t->utime0 = ps.utime;
+		t->stime0 = ps.stime;
+		t->minflt0 = ps.minflt;
+		t->majflt0 = ps.majflt;
+		t->blkio0 = ps.blkio_ticks;
+	}
+	memcpy(t->s.comm, ps.comm, sizeof(t->s.comm));
+	t->s.ppid = ps.ppid;
+	t->s.state = ps.state;
+	t->s.threads = ps.num_threads;
+	t->s.rss_bytes = ps.rss_pages * (uint64_t)an->page_size;
+	t->s.processor = ps.processor;
+	t->utime1 = ps.utime;
+	t->stime1 = ps.stime;
+	t->minflt1 = ps.minflt;
+	t->majflt1 = ps.majflt;
+	t->blkio1 = ps.blkio_ticks;
+	t->last_seq = r->seq;
+	t->s.last_t = analysis__t(an, r);
+	t->stat_data = r->data;
+	return 0;
+}
+
+/* Any other file of a known process: status, io, schedstat, cmdline, limits, fd. */
+static void task_build__file(struct task_build *t, const char *file, const struct capture_rec *r)
+{
+	if (!strcmp(file, "status")) {
+		status_fields(t, r, r->seq == t->first_seq);
+	} else if (!strcmp(file, "io")) {
+		struct pid_io io;
+
+		if (parse_pid_io(r->data, r->len, &io) || !io.present)
+			return;
+		if (!t->have_first_io && r->seq == t->first_seq) {
+			t->io0 = io;
+			t->have_first_io = 1;
+		}
+		t->io1 = io;
+		t->have_last_io = 1;
+	} else if (!strcmp(file, "schedstat")) {
+		struct pid_schedstat ss;
+
+		if (parse_pid_schedstat(r->data, r->len, &ss))
+			return;
+		if (!t->have_sched0 && r->seq == t->first_seq) {
+			t->sched0 = ss;
+			t->have_sched0 = 1;
+		}
+		t->sched1 = ss;
+		t->have_sched1 = 1;
+	} else if (!strcmp(file, "cmdline")) {
+		free(t->s.cmdline);
+		t->s.cmdline = join_cmdline(r->data, r->len);
+	} else if (!strcmp(file, "limits")) {
+		parse_pid_limits_nofile(r->data, r->len, &t->s.nofile_soft, &t->s.nofile_hard);
+	} else if (!strcmp(file, "fd")) {
+		int64_t c = 0;
+
+		for (size_t k = 0; k < r->len; k++)
+			c += r->data[k] == '\n';
+		t->s.fds = c;
+	}
+}
+
+/* The summary of one process: its counters' deltas over the part of the window it lived. */
+static void task_build__summarize(const struct analysis *an, struct task_build *t,
+				  uint32_t max_seq, struct task_summary *s)
+{
+	/* Started inside the window: everything it did is the window's. */
+	int born = an->uptime_start > 0 &&
+		   (double)t->s.starttime / (double)an->clk_tck > an->uptime_start;
+
+	*s = t->s;
+	s->started = t->first_seq > 0 || born;
+	s->exited = t->last_seq < max_seq;
+	if (born) {
+		t->utime0 = t->stime0 = t->minflt0 = t->majflt0 = t->blkio0 = 0;
+		memset(&t->io0, 0, sizeof(t->io0));
+		t->have_first_io = t->have_last_io;
+		t->vol0 = t->nonvol0 = 0;
+		t->have_ctxt0 = s->has_ctxt;
+		memset(&t->sched0, 0, sizeof(t->sched0));
+		t->have_sched0 = t->have_sched1;
+	}
+	s->utime = counter__delta(t->utime0, t->utime1, NULL);
+	s->stime = counter__delta(t->stime0, t->stime1, NULL);
+	s->minflt = counter__delta(t->minflt0, t->minflt1, NULL);
+	s->majflt = counter__delta(t->majflt0, t->majflt1, NULL);
+	s->blkio_ticks = counter__delta(t->blkio0, t->blkio1, NULL);
+	s->has_io = t->have_first_io && t->have_last_io;
+	if (s->has_io) {
+		s->read_bytes = counter__delta(t->io0.read_bytes, t->io1.read_bytes, NULL);
+		s->write_bytes = counter__delta(t->io0.write_bytes, t->io1.write_bytes, NULL);
+		s->rchar = counter__delta(t->io0.rchar, t->io1.rchar, NULL);
+		s->wchar = counter__delta(t->io0.wchar, t->io1.wchar, NULL);
+		s->syscr = counter__delta(t->io0.syscr, t->io1.syscr, NULL);
+		s->syscw = counter__delta(t->io0.syscw, t->io1.syscw, NULL);
+	}
+	s->has_sched = t->have_sched0 && t->have_sched1;
+	if (s->has_sched) {
+		s->run_ns = counter__delta(t->sched0.run_ns, t->sched1.run_ns, NULL);
+		s->wait_ns = counter__delta(t->sched0.wait_ns, t->sched1.wait_ns, NULL);
+		s->slices = counter__delta(t->sched0.slices, t->sched1.slices, NULL);
+	}
+	if (s->has_ctxt && t->have_ctxt0) {
+		s->vol_ctxt = counter__delta(t->vol0, s->vol_ctxt, NULL);
+		s->nonvol_ctxt = counter__delta(t->nonvol0, s->nonvol_ctxt, NULL);
+	} else {
+		s->has_ctxt = 0;
+		s->vol_ctxt = s->nonvol_ctxt = 0;
+	}
+	s->self = s->pid == an->sonde_pid && !strcmp(s->comm, "sonde");
+	s->kernel_thread = (s->pid == 2 || s->ppid == 2) && (!s->cmdline || !s->cmdline[0]);
+	t->s.cmdline = NULL; /* ownership moved */
+}
+
 int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n)
 {
 	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.pids");
-	struct task_build *b = NULL;
-	struct task_index ix = { 0 };
-	size_t nb = 0, cb = 0;
+	struct task_table tt = { 0 };
 	uint32_t max_seq = 0;
 	int err = 0;
 
@@ -328,16 +510,16 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 	}
 	if (!st)
 		return -ENOENT;
-	for (ix.cap = 1024; ix.cap < st->n; ix.cap <<= 1)
+	for (tt.ix.cap = 1024; tt.ix.cap < st->n; tt.ix.cap <<= 1)
 		;
-	ix.slot = calloc(ix.cap, sizeof(*ix.slot));
-	if (!ix.slot)
+	tt.ix.slot = calloc(tt.ix.cap, sizeof(*tt.ix.slot));
+	if (!tt.ix.slot)
 		return -ENOMEM;
 	for (size_t i = 0; i < st->n; i++)
 		if (st->rec[i].seq > max_seq)
 			max_seq = st->rec[i].seq;
 
-	for (size_t i = 0; i < st->n; i++) {
+	for (size_t i = 0; i < st->n && !err; i++) {
 		const struct capture_rec *r = &st->rec[i];
 		const char *file;
 		int pid = path_pid(r->path, &file), *slot;
@@ -345,186 +527,33 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 
 		if (pid <= 0 || r->err)
 			continue;
-		slot = task_index__slot(&ix, b, pid);
-		t = *slot ? &b[*slot - 1] : NULL;
-		if (!strcmp(file, "stat")) {
-			struct pid_stat ps;
-
-			/* The same bytes as last round (an idle process): only the time moves. */
-			if (t && r->data == t->stat_data) {
-				t->last_seq = r->seq;
-				t->s.last_t = analysis__t(an, r);
-				continue;
-			}
-			if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
-				continue;
-			if (!t || t->s.starttime != ps.starttime) {
-				/* A new process, or a pid reused by a new one (starttime differs). */
-				if (nb == cb) {
-					size_t nc = cb ? cb * 2 : 256;
-					struct task_build *nbp = realloc(b, nc * sizeof(*nbp));
-
-					if (!nbp) {
-						err = -ENOMEM;
-						goto cleanup;
-					}
-					b = nbp;
-					cb = nc;
-				}
-				/* Growing the table may need a bigger index: rebuild it. */
-				if ((nb + 1) * 2 > ix.cap) {
-					size_t ncap = ix.cap * 2;
-					int *ns = calloc(ncap, sizeof(*ns));
-
-					if (!ns) {
-						err = -ENOMEM;
-						goto cleanup;
-					}
-					free(ix.slot);
-					ix.slot = ns;
-					ix.cap = ncap;
-					for (size_t k = 0; k < nb; k++)
-						*task_index__slot(&ix, b, b[k].s.pid) = (int)k + 1;
-					slot = task_index__slot(&ix, b, pid);
-				}
-				t = &b[nb];
-				memset(t, 0, sizeof(*t));
-				t->s.pid = pid;
-				t->s.uid = -1;
-				t->s.fds = -1;
-				t->s.starttime = ps.starttime;
-				t->first_seq = r->seq;
-				t->s.first_t = analysis__t(an, r);
-				t->utime0 = ps.utime;
-				t->stime0 = ps.stime;
-				t->minflt0 = ps.minflt;
-				t->majflt0 = ps.majflt;
-				t->blkio0 = ps.blkio_ticks;
-				*slot = (int)++nb;
-			}
-			memcpy(t->s.comm, ps.comm, sizeof(t->s.comm));
-			t->s.ppid = ps.ppid;
-			t->s.state = ps.state;
-			t->s.threads = ps.num_threads;
-			t->s.rss_bytes = ps.rss_pages * (uint64_t)an->page_size;
-			t->s.processor = ps.processor;
-			t->utime1 = ps.utime;
-			t->stime1 = ps.stime;
-			t->minflt1 = ps.minflt;
-			t->majflt1 = ps.majflt;
-			t->blkio1 = ps.blkio_ticks;
-			t->last_seq = r->seq;
-			t->s.last_t = analysis__t(an, r);
-			t->stat_data = r->data;
-			continue;
-		}
-		if (!t)
-			continue;
-		if (!strcmp(file, "status")) {
-			status_fields(t, r, r->seq == t->first_seq);
-		} else if (!strcmp(file, "io")) {
-			struct pid_io io;
-
-			if (parse_pid_io(r->data, r->len, &io) || !io.present)
-				continue;
-			if (!t->have_first_io && r->seq == t->first_seq) {
-				t->io0 = io;
-				t->have_first_io = 1;
-			}
-			t->io1 = io;
-			t->have_last_io = 1;
-		} else if (!strcmp(file, "schedstat")) {
-			struct pid_schedstat ss;
-
-			if (parse_pid_schedstat(r->data, r->len, &ss))
-				continue;
-			if (!t->have_sched0 && r->seq == t->first_seq) {
-				t->sched0 = ss;
-				t->have_sched0 = 1;
-			}
-			t->sched1 = ss;
-			t->have_sched1 = 1;
-		} else if (!strcmp(file, "cmdline")) {
-			free(t->s.cmdline);
-			t->s.cmdline = join_cmdline(r->data, r->len);
-		} else if (!strcmp(file, "limits")) {
-			parse_pid_limits_nofile(r->data, r->len, &t->s.nofile_soft,
-						&t->s.nofile_hard);
-		} else if (!strcmp(file, "fd")) {
-			int64_t c = 0;
-
-			for (size_t k = 0; k < r->len; k++)
-				c += r->data[k] == '\n';
-			t->s.fds = c;
-		}
+		slot = task_index__slot(&tt.ix, tt.b, pid);
+		t = *slot ? &tt.b[*slot - 1] : NULL;
+		if (!strcmp(file, "stat"))
+			err = task_table__stat(&tt, an, t, pid, r);
+		else if (t)
+			task_build__file(t, file, r);
 	}
+	if (err)
+		goto cleanup;
 
-	an->tasks = calloc(nb ? nb : 1, sizeof(*an->tasks));
+	an->tasks = calloc(tt.nb ? tt.nb : 1, sizeof(*an->tasks));
 	if (!an->tasks) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (size_t i = 0; i < nb; i++) {
-		struct task_build *t = &b[i];
-		struct task_summary *s = &an->tasks[i];
-		/* Started inside the window: everything it did is the window's. */
-		int born = an->uptime_start > 0 &&
-			   (double)t->s.starttime / (double)an->clk_tck > an->uptime_start;
-
-		*s = t->s;
-		s->started = t->first_seq > 0 || born;
-		s->exited = t->last_seq < max_seq;
-		if (born) {
-			t->utime0 = t->stime0 = t->minflt0 = t->majflt0 = t->blkio0 = 0;
-			memset(&t->io0, 0, sizeof(t->io0));
-			t->have_first_io = t->have_last_io;
-			t->vol0 = t->nonvol0 = 0;
-			t->have_ctxt0 = s->has_ctxt;
-			memset(&t->sched0, 0, sizeof(t->sched0));
-			t->have_sched0 = t->have_sched1;
-		}
-		s->utime = counter__delta(t->utime0, t->utime1, NULL);
-		s->stime = counter__delta(t->stime0, t->stime1, NULL);
-		s->minflt = counter__delta(t->minflt0, t->minflt1, NULL);
-		s->majflt = counter__delta(t->majflt0, t->majflt1, NULL);
-		s->blkio_ticks = counter__delta(t->blkio0, t->blkio1, NULL);
-		s->has_io = t->have_first_io && t->have_last_io;
-		if (s->has_io) {
-			s->read_bytes = counter__delta(t->io0.read_bytes, t->io1.read_bytes, NULL);
-			s->write_bytes = counter__delta(t->io0.write_bytes, t->io1.write_bytes, NULL);
-			s->rchar = counter__delta(t->io0.rchar, t->io1.rchar, NULL);
-			s->wchar = counter__delta(t->io0.wchar, t->io1.wchar, NULL);
-			s->syscr = counter__delta(t->io0.syscr, t->io1.syscr, NULL);
-			s->syscw = counter__delta(t->io0.syscw, t->io1.syscw, NULL);
-		}
-		s->has_sched = t->have_sched0 && t->have_sched1;
-		if (s->has_sched) {
-			s->run_ns = counter__delta(t->sched0.run_ns, t->sched1.run_ns, NULL);
-			s->wait_ns = counter__delta(t->sched0.wait_ns, t->sched1.wait_ns, NULL);
-			s->slices = counter__delta(t->sched0.slices, t->sched1.slices, NULL);
-		}
-		if (s->has_ctxt && t->have_ctxt0) {
-			s->vol_ctxt = counter__delta(t->vol0, s->vol_ctxt, NULL);
-			s->nonvol_ctxt = counter__delta(t->nonvol0, s->nonvol_ctxt, NULL);
-		} else {
-			s->has_ctxt = 0;
-			s->vol_ctxt = s->nonvol_ctxt = 0;
-		}
-		s->self = s->pid == an->sonde_pid && !strcmp(s->comm, "sonde");
-		s->kernel_thread = (s->pid == 2 || s->ppid == 2) &&
-				   (!s->cmdline || !s->cmdline[0]);
-		t->s.cmdline = NULL; /* ownership moved */
-	}
-	an->ntasks = nb;
+	for (size_t i = 0; i < tt.nb; i++)
+		task_build__summarize(an, &tt.b[i], max_seq, &an->tasks[i]);
+	an->ntasks = tt.nb;
 	an->tasks_built = 1;
 	*out = an->tasks;
 	*n = an->ntasks;
 cleanup:
 	if (err)
-		for (size_t i = 0; i < nb; i++)
-			free(b[i].s.cmdline);
-	free(b);
-	free(ix.slot);
+		for (size_t i = 0; i < tt.nb; i++)
+			free(tt.b[i].s.cmdline);
+	free(tt.b);
+	free(tt.ix.slot);
 	return err;
 }
 

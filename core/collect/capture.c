@@ -14,6 +14,7 @@
 
 #include "collect/capture.h"
 #include "util/file.h"
+#include "util/hash.h"
 
 /* A capture stream larger than this is refused when loading (bounded memory). */
 #define CAPTURE_STREAM_MAX (512u << 20)
@@ -52,11 +53,7 @@ static int path_ok(const char *path)
 
 static uint64_t path_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	return fnv1a(s, strlen(s), FNV1A_OFFSET);
 }
 
 /* The slot of path (existing or empty); NULL when the table cannot grow. */
@@ -266,6 +263,89 @@ static size_t *path_index__slot(struct path_index *ix, const struct capture_rec 
 	return &ix->slot[i];
 }
 
+/*
+ * One record at *pp (its header parsed in place: the path's '\n' becomes a
+ * NUL, and so does the payload's). 1 with *r and *pp past it; 0 for a tail a
+ * killed run left (a header or payload cut short: the records before it
+ * stand); -EINVAL with errbuf; -ENOMEM.
+ */
+static int capture_stream__record(struct capture_stream *st, struct path_index *ix, char **pp,
+				  const char *end, struct capture_rec *r, char *errbuf,
+				  size_t errlen)
+{
+	char *p = *pp, *nl;
+	const char *q = p;
+	int64_t seq, wall, mono, num;
+	char kind = *q, flag;
+
+	if (q + 2 > end)
+		return 0; /* a record header cut after its first byte */
+	if ((kind != '@' && kind != '!' && kind != '=') || q[1] != ' ')
+		goto bad;
+	q += 2;
+	if (scan_num(&q, end, 0, &seq) || seq > UINT32_MAX || scan_num(&q, end, 1, &wall) ||
+	    scan_num(&q, end, 1, &mono) || scan_num(&q, end, 0, &num))
+		goto bad_or_short;
+	if (q + 2 > end || q[1] != ' ')
+		goto bad_or_short;
+	flag = q[0];
+	q += 2;
+	nl = memchr(q, '\n', (size_t)(end - q));
+	if (!nl)
+		return 0; /* header cut short: a killed run; keep what came before */
+	if (nl == q)
+		goto bad;
+	*nl = '\0';
+	memset(r, 0, sizeof(*r));
+	r->seq = (uint32_t)seq;
+	r->wall_ns = wall;
+	r->mono_ns = mono;
+	r->path = q;
+	if (kind == '!') {
+		r->err = num > 4095 || num <= 0 ? EIO : (int)num;
+		*pp = nl + 1;
+	} else if (kind == '=') {
+		/* The same bytes as this path's previous read (see capture_writer__record). */
+		size_t *slot = path_index__slot(ix, st->rec, r->path);
+		const struct capture_rec *prev;
+
+		if (!slot)
+			return -ENOMEM;
+		prev = *slot ? &st->rec[*slot - 1] : NULL;
+		if (!prev || prev->err || (int64_t)prev->len != num) {
+			set_err(errbuf, errlen, st->name, (size_t)(p - st->text),
+				"a repeat record with no matching earlier read");
+			return -EINVAL;
+		}
+		r->data = prev->data;
+		r->len = prev->len;
+		r->truncated = prev->truncated;
+		*pp = nl + 1;
+	} else {
+		if (flag != '-' && flag != 't')
+			goto bad;
+		r->truncated = flag == 't';
+		if ((uint64_t)num > (uint64_t)(end - (nl + 1)) ||
+		    (uint64_t)num + 1 > (uint64_t)(end - (nl + 1)))
+			return 0; /* payload cut short */
+		r->data = nl + 1;
+		r->len = (size_t)num;
+		if (r->data[r->len] != '\n')
+			goto bad;
+		/* The trailing newline becomes a NUL: payloads are C strings too. */
+		((char *)r->data)[r->len] = '\0';
+		*pp = (char *)r->data + r->len + 1;
+	}
+	return 1;
+bad_or_short:
+	/* A header line with no newline yet is a killed run's tail, not corruption. */
+	if (!memchr(p, '\n', (size_t)(end - p)))
+		return 0;
+bad:
+	set_err(errbuf, errlen, st->name, (size_t)(p - st->text), "bad record header");
+	return -EINVAL;
+}
+
 int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
 			  size_t errlen)
 {
@@ -285,111 +365,38 @@ int capture_stream__parse(struct capture_stream *st, char *text, size_t len, cha
 	}
 	p = text + maglen;
 	while (p < end) {
-		struct capture_rec r = { 0 };
-		const char *q = p;
-		int64_t seq, wall, mono, num;
-		char kind = *q, flag;
-		char *nl;
+		struct capture_rec r;
+		size_t *slot;
 
-		if (q + 2 > end)
-			break; /* a record header cut after its first byte */
-		if ((kind != '@' && kind != '!' && kind != '=') || q[1] != ' ')
-			goto bad;
-		q += 2;
-		if (scan_num(&q, end, 0, &seq) || seq > UINT32_MAX || scan_num(&q, end, 1, &wall) ||
-		    scan_num(&q, end, 1, &mono) || scan_num(&q, end, 0, &num))
-			goto bad_or_short;
-		if (q + 2 > end || q[1] != ' ')
-			goto bad_or_short;
-		flag = q[0];
-		q += 2;
-		nl = memchr(q, '\n', (size_t)(end - q));
-		if (!nl)
-			break; /* header cut short: a killed run; keep what came before */
-		if (nl == q)
-			goto bad;
-		*nl = '\0';
-		r.seq = (uint32_t)seq;
-		r.wall_ns = wall;
-		r.mono_ns = mono;
-		r.path = q;
-		if (kind == '!') {
-			r.err = num > 4095 || num <= 0 ? EIO : (int)num;
-			p = nl + 1;
-		} else if (kind == '=') {
-			/* The same bytes as this path's previous read (see capture_writer__record). */
-			size_t *slot = path_index__slot(&ix, st->rec, r.path);
-			const struct capture_rec *prev;
-
-			if (!slot) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			prev = *slot ? &st->rec[*slot - 1] : NULL;
-			if (!prev || prev->err || (int64_t)prev->len != num) {
-				set_err(errbuf, errlen, st->name, (size_t)(p - text),
-					"a repeat record with no matching earlier read");
-				rc = -EINVAL;
-				goto out;
-			}
-			r.data = prev->data;
-			r.len = prev->len;
-			r.truncated = prev->truncated;
-			p = nl + 1;
-		} else {
-			if (flag != '-' && flag != 't')
-				goto bad;
-			r.truncated = flag == 't';
-			if ((uint64_t)num > (uint64_t)(end - (nl + 1)) ||
-			    (uint64_t)num + 1 > (uint64_t)(end - (nl + 1)))
-				break; /* payload cut short */
-			r.data = nl + 1;
-			r.len = (size_t)num;
-			if (r.data[r.len] != '\n')
-				goto bad;
-			/* The trailing newline becomes a NUL: payloads are C strings too. */
-			((char *)r.data)[r.len] = '\0';
-			p = (char *)r.data + r.len + 1;
-		}
+		rc = capture_stream__record(st, &ix, &p, end, &r, errbuf, errlen);
+		if (rc <= 0)
+			break;
+		rc = 0;
 		if (st->n == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
 			struct capture_rec *nr = realloc(st->rec, ncap * sizeof(*nr));
 
 			if (!nr) {
 				rc = -ENOMEM;
-				goto out;
+				break;
 			}
 			st->rec = nr;
 			cap = ncap;
 		}
 		st->rec[st->n++] = r;
 		/* Failed reads are indexed too: a repeat can never refer past one. */
-		{
-			size_t *slot = path_index__slot(&ix, st->rec, r.path);
-
-			if (!slot) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			if (!*slot)
-				ix.n++;
-			*slot = st->n;
-		}
-		continue;
-bad_or_short:
-		/* A header line with no newline yet is a killed run's tail, not corruption. */
-		if (!memchr(p, '\n', (size_t)(end - p)))
+		slot = path_index__slot(&ix, st->rec, r.path);
+		if (!slot) {
+			rc = -ENOMEM;
 			break;
-bad:
-		set_err(errbuf, errlen, st->name, (size_t)(p - text), "bad record header");
-		rc = -EINVAL;
-		goto out;
+		}
+		if (!*slot)
+			ix.n++;
+		*slot = st->n;
 	}
-out:
 	free(ix.slot);
 	return rc;
 }
-
 
 static int stream_cmp(const void *a, const void *b)
 {
@@ -479,23 +486,6 @@ const struct capture_stream *capture_set__stream(const struct capture_set *cs, c
 		if (!strcmp(cs->s[i].name, name))
 			return &cs->s[i];
 	return NULL;
-}
-
-size_t capture_stream__each(const struct capture_stream *st, const char *path,
-			    void (*fn)(const struct capture_rec *r, void *arg), void *arg)
-{
-	size_t count = 0;
-
-	if (!st)
-		return 0;
-	for (size_t i = 0; i < st->n; i++) {
-		if (strcmp(st->rec[i].path, path))
-			continue;
-		if (fn)
-			fn(&st->rec[i], arg);
-		count++;
-	}
-	return count;
 }
 
 const struct capture_rec *capture_stream__last(const struct capture_stream *st, const char *path)

@@ -90,9 +90,6 @@ int capture_stream__parse(struct capture_stream *st, char *text, size_t len, cha
 			  size_t errlen);
 void capture_set__free(struct capture_set *cs);
 const struct capture_stream *capture_set__stream(const struct capture_set *cs, const char *name);
-/* The records of one path in seq order, via a callback; returns the count. */
-size_t capture_stream__each(const struct capture_stream *st, const char *path,
-			    void (*fn)(const struct capture_rec *r, void *arg), void *arg);
 /* The last record for path, or NULL. */
 const struct capture_rec *capture_stream__last(const struct capture_stream *st, const char *path);
 

@@ -3,6 +3,7 @@
  * Collectors: each samples one family of /proc and /sys files during the one
  * observation window and tees every read, verbatim, into its capture stream
  * raw/<collector>.cap. Checks never read the host; they read what is here.
+ * The reader is reader.c, the window window.c, the table collectors.c.
  */
 #ifndef SONDE_COLLECT_H
 #define SONDE_COLLECT_H
@@ -64,7 +65,7 @@ struct collector {
 	void (*fini)(struct collector_state *cs);
 };
 
-/* NULL-terminated static registry. */
+/* NULL-terminated static registry (collectors.c). */
 extern const struct collector *const collectors[];
 const struct collector *collector__find(const char *name);
 

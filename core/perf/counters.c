@@ -266,7 +266,8 @@ static int open_event(const struct perf_event_spec *spec, int cpu, int group_fd,
 	return (int)fd;
 }
 
-int perf_counters__wanted(const char *const *names)
+/* Does names (collector names, NULL-terminated) ask for perf.counters? */
+static int perf_counters__wanted(const char *const *names)
 {
 	for (const char *const *nm = names; nm && *nm; nm++)
 		if (!strcmp(*nm, PERF_COLLECTOR))

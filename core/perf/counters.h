@@ -46,8 +46,6 @@ struct perf_counters {
 	char general[512];        /* why nothing could start (online CPUs unreadable, ...) */
 };
 
-/* Does names (collector names, NULL-terminated) ask for perf.counters? */
-int perf_counters__wanted(const char *const *names);
 /*
  * Open and enable the counters when names asks for them, and make raw_dir/perf.
  * An event that cannot be opened is recorded with its errno; the others go on.

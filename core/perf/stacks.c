@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 
 #include "util/clock.h"
+#include "util/hash.h"
 #include "perf/stacks.h"
 
 struct stack_poller {
@@ -306,15 +307,6 @@ static int by_value_desc(const void *a, const void *b)
 	return x->value < y->value ? 1 : x->value > y->value ? -1 : strcmp(x->folded, y->folded);
 }
 
-static uint64_t hash_row(uint32_t tgid, const char *s)
-{
-	uint64_t h = 1469598103934665603ULL ^ tgid;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 struct proc_row {
 	uint32_t tgid;
 	char comm[16];
@@ -329,96 +321,102 @@ static int proc_by_value_desc(const void *a, const void *b)
 	return x->value < y->value ? 1 : x->value > y->value ? -1 : 0;
 }
 
-int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_sample *v,
-		  size_t n, uint64_t value_div, const char *value_key, struct json *j,
-		  struct strbuf *folded)
-{
-	struct fold_state fs = { .sym = sym, .stack_fd = stack_fd, .depth = depth };
-	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
-	struct row *rows = NULL;
-	size_t nrows = 0, hcap = 1, *slots = NULL, nprocs = 0;
-	struct proc_row *procs = NULL;
-	uint64_t other_value = 0, total = 0;
-	struct symbolizer_stats st;
-	int err = 0;
+/* The folded stacks of one write: rows by value, the processes they belong to. */
+struct stacks_out {
+	struct row *rows;
+	size_t nrows;
+	struct proc_row *procs;
+	size_t nprocs;
+	uint64_t total;
+};
 
-	value_div = value_div ? value_div : 1;
+/* Fold every sample, merging the threads of a process that share a stack; rows by value. */
+static int stacks_fold_all(struct fold_state *fs, const struct stack_sample *v, size_t n,
+			   struct stacks_out *so)
+{
+	size_t hcap = 1, *slots;
+
 	while (hcap < 2 * n + 2)
 		hcap <<= 1;
-	fs.ips = calloc((size_t)depth, sizeof(*fs.ips));
-	fs.names = calloc((size_t)depth, sizeof(*fs.names));
-	fs.whys = calloc((size_t)depth, sizeof(*fs.whys));
-	rows = calloc(n ? n : 1, sizeof(*rows));
 	slots = malloc(hcap * sizeof(*slots));
-	procs = calloc(n ? n : 1, sizeof(*procs));
-	if (!fs.ips || !fs.names || !fs.whys || !rows || !slots || !procs) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	if (!slots)
+		return -ENOMEM;
 	memset(slots, 0xff, hcap * sizeof(*slots));
-	symbolizer__kernel_load(sym, NULL);
-
-	/* fold every key, and merge the threads of a process that share a stack */
 	for (size_t i = 0; i < n; i++) {
-		char *f = fold_one(&fs, &v[i]);
+		char *f = fold_one(fs, &v[i]);
 		uint64_t h;
 		size_t k;
 
 		if (!f) {
-			err = -ENOMEM;
-			goto cleanup;
+			free(slots);
+			return -ENOMEM;
 		}
-		total += v[i].value;
-		h = hash_row(v[i].tgid, f);
+		so->total += v[i].value;
+		h = fnv1a(f, strlen(f), FNV1A_OFFSET ^ v[i].tgid);
 		for (k = h & (hcap - 1); slots[k] != (size_t)-1; k = (k + 1) & (hcap - 1))
-			if (rows[slots[k]].tgid == v[i].tgid && !strcmp(rows[slots[k]].folded, f))
+			if (so->rows[slots[k]].tgid == v[i].tgid &&
+			    !strcmp(so->rows[slots[k]].folded, f))
 				break;
 		if (slots[k] != (size_t)-1) {
-			rows[slots[k]].value += v[i].value;
+			so->rows[slots[k]].value += v[i].value;
 			free(f);
 			continue;
 		}
-		slots[k] = nrows;
-		rows[nrows].tgid = v[i].tgid;
-		memcpy(rows[nrows].comm, v[i].comm, 16);
-		rows[nrows].value = v[i].value;
-		rows[nrows].folded = f;
-		nrows++;
+		slots[k] = so->nrows;
+		so->rows[so->nrows].tgid = v[i].tgid;
+		memcpy(so->rows[so->nrows].comm, v[i].comm, 16);
+		so->rows[so->nrows].value = v[i].value;
+		so->rows[so->nrows].folded = f;
+		so->nrows++;
 	}
-	qsort(rows, nrows, sizeof(*rows), by_value_desc);
+	free(slots);
+	qsort(so->rows, so->nrows, sizeof(*so->rows), by_value_desc);
+	return 0;
+}
 
-	/* per process: rows are few thousand at most, a linear scan of the procs is enough */
-	for (size_t i = 0; i < nrows; i++) {
+/* The processes of the rows, by value (rows are few thousand at most: a linear scan will do). */
+static void stacks_procs(struct stacks_out *so)
+{
+	for (size_t i = 0; i < so->nrows; i++) {
+		const struct row *r = &so->rows[i];
+		struct proc_row *p;
 		size_t k;
 
-		for (k = 0; k < nprocs && procs[k].tgid != rows[i].tgid; k++)
+		for (k = 0; k < so->nprocs && so->procs[k].tgid != r->tgid; k++)
 			;
-		if (k == nprocs) {
-			procs[k].tgid = rows[i].tgid;
-			nprocs++;
+		p = &so->procs[k];
+		if (k == so->nprocs) {
+			p->tgid = r->tgid;
+			so->nprocs++;
 		}
-		procs[k].value += rows[i].value;
-		procs[k].stacks++;
-		if (rows[i].value > procs[k].best || !procs[k].comm[0]) {
-			procs[k].best = rows[i].value;
-			memcpy(procs[k].comm, rows[i].comm, 16);
+		p->value += r->value;
+		p->stacks++;
+		if (r->value > p->best || !p->comm[0]) {
+			p->best = r->value;
+			memcpy(p->comm, r->comm, 16);
 		}
 	}
-	qsort(procs, nprocs, sizeof(*procs), proc_by_value_desc);
+	qsort(so->procs, so->nprocs, sizeof(*so->procs), proc_by_value_desc);
+}
+
+/* What symbolizing cost and missed: frames, unknown ones by reason, broken stacks. */
+static void stacks_write_quality(struct json *j, struct symbolizer *sym,
+				 const struct fold_state *fs, uint64_t value_div,
+				 const char *value_key)
+{
+	struct symbolizer_stats st;
 
 	symbolizer__stats(sym, &st);
-	json__key(j, "total");
-	json__int(j, (int64_t)(total / value_div));
 	json__key(j, "frames");
-	json__int(j, (int64_t)fs.frames);
+	json__int(j, (int64_t)fs->frames);
 	json__key(j, "unknown_frames");
-	json__int(j, (int64_t)fs.unknown);
+	json__int(j, (int64_t)fs->unknown);
 	json__key(j, "unknown_reasons");
 	json__begin_object(j);
 	for (int w = 1; w < SYM_WHY_NR; w++)
-		if (fs.by_why[w]) {
+		if (fs->by_why[w]) {
 			json__key(j, symbolizer__why_key((enum sym_why)w));
-			json__int(j, (int64_t)fs.by_why[w]);
+			json__int(j, (int64_t)fs->by_why[w]);
 		}
 	json__end_object(j);
 	json__key(j, "kernel_symbols");
@@ -434,73 +432,113 @@ int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_
 	json__key(j, "broken");
 	json__begin_object(j);
 	json__key(j, "stacks");
-	json__int(j, (int64_t)fs.broken_stacks);
+	json__int(j, (int64_t)fs->broken_stacks);
 	json__key(j, value_key);
-	json__int(j, (int64_t)(fs.broken_value / value_div));
+	json__int(j, (int64_t)(fs->broken_value / value_div));
 	json__key(j, "what");
 	json__string(j, "user stacks of fewer than 3 frames or that do not reach a thread-start "
 			"frame (_start, __libc_start_call_main, start_thread, clone3, ...)");
 	json__key(j, "fix");
 	json__string(j, STACKS_BROKEN_FIX);
 	json__end_object(j);
+}
+
+/* The top processes, the top stacks (and their folded lines), and the rest as "other". */
+static void stacks_write_rows(struct json *j, const struct stacks_out *so, uint64_t value_div,
+			      const char *value_key, struct strbuf *folded)
+{
+	uint64_t other_value = 0;
+
 	json__key(j, "processes");
 	json__begin_array(j);
-	for (size_t i = 0; i < nprocs && i < STACKS_TOP_PROCS; i++) {
+	for (size_t i = 0; i < so->nprocs && i < STACKS_TOP_PROCS; i++) {
 		json__begin_object(j);
 		json__key(j, "tgid");
-		json__int(j, procs[i].tgid);
+		json__int(j, so->procs[i].tgid);
 		json__key(j, "comm");
-		json__string_n(j, procs[i].comm, strnlen(procs[i].comm, 16));
+		json__string_n(j, so->procs[i].comm, strnlen(so->procs[i].comm, 16));
 		json__key(j, value_key);
-		json__int(j, (int64_t)(procs[i].value / value_div));
+		json__int(j, (int64_t)(so->procs[i].value / value_div));
 		json__key(j, "stacks");
-		json__int(j, procs[i].stacks);
+		json__int(j, so->procs[i].stacks);
 		json__end_object(j);
 	}
 	json__end_array(j);
 	json__key(j, "processes_total");
-	json__int(j, (int64_t)nprocs);
+	json__int(j, (int64_t)so->nprocs);
 	json__key(j, "stacks_total");
-	json__int(j, (int64_t)nrows);
+	json__int(j, (int64_t)so->nrows);
 	json__key(j, "stacks");
 	json__begin_array(j);
-	for (size_t i = 0; i < nrows; i++) {
+	for (size_t i = 0; i < so->nrows; i++) {
+		const struct row *r = &so->rows[i];
+
 		if (i >= STACKS_TOP) {
-			other_value += rows[i].value;
+			other_value += r->value;
 			continue;
 		}
 		json__begin_object(j);
 		json__key(j, "tgid");
-		json__int(j, rows[i].tgid);
+		json__int(j, r->tgid);
 		json__key(j, "comm");
-		json__string_n(j, rows[i].comm, strnlen(rows[i].comm, 16));
+		json__string_n(j, r->comm, strnlen(r->comm, 16));
 		json__key(j, value_key);
-		json__int(j, (int64_t)(rows[i].value / value_div));
+		json__int(j, (int64_t)(r->value / value_div));
 		json__key(j, "folded");
-		json__string(j, rows[i].folded);
+		json__string(j, r->folded);
 		json__end_object(j);
-		if (folded && rows[i].value / value_div)
-			strbuf__printf(folded, "%s %llu\n", rows[i].folded,
-				       (unsigned long long)(rows[i].value / value_div));
+		if (folded && r->value / value_div)
+			strbuf__printf(folded, "%s %llu\n", r->folded,
+				       (unsigned long long)(r->value / value_div));
 	}
 	json__end_array(j);
 	json__key(j, "other");
 	json__begin_object(j);
 	json__key(j, "stacks");
-	json__int(j, nrows > STACKS_TOP ? (int64_t)(nrows - STACKS_TOP) : 0);
+	json__int(j, so->nrows > STACKS_TOP ? (int64_t)(so->nrows - STACKS_TOP) : 0);
 	json__key(j, value_key);
 	json__int(j, (int64_t)(other_value / value_div));
 	json__end_object(j);
 	if (folded && other_value / value_div)
 		strbuf__printf(folded, "[other] %llu\n", (unsigned long long)(other_value / value_div));
+}
+
+int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_sample *v,
+		  size_t n, uint64_t value_div, const char *value_key, struct json *j,
+		  struct strbuf *folded)
+{
+	struct fold_state fs = { .sym = sym, .stack_fd = stack_fd, .depth = depth };
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+	struct stacks_out so = { 0 };
+	int err = 0;
+
+	value_div = value_div ? value_div : 1;
+	fs.ips = calloc((size_t)depth, sizeof(*fs.ips));
+	fs.names = calloc((size_t)depth, sizeof(*fs.names));
+	fs.whys = calloc((size_t)depth, sizeof(*fs.whys));
+	so.rows = calloc(n ? n : 1, sizeof(*so.rows));
+	so.procs = calloc(n ? n : 1, sizeof(*so.procs));
+	if (!fs.ips || !fs.names || !fs.whys || !so.rows || !so.procs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	symbolizer__kernel_load(sym, NULL);
+	err = stacks_fold_all(&fs, v, n, &so);
+	if (err)
+		goto cleanup;
+	stacks_procs(&so);
+
+	json__key(j, "total");
+	json__int(j, (int64_t)(so.total / value_div));
+	stacks_write_quality(j, sym, &fs, value_div, value_key);
+	stacks_write_rows(j, &so, value_div, value_key, folded);
 	json__key(j, "symbolize_ms");
 	json__number(j, (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6);
 cleanup:
-	for (size_t i = 0; i < nrows; i++)
-		free(rows[i].folded);
-	free(rows);
-	free(slots);
-	free(procs);
+	for (size_t i = 0; i < so.nrows; i++)
+		free(so.rows[i].folded);
+	free(so.rows);
+	free(so.procs);
 	free(fs.ips);
 	free(fs.names);
 	free(fs.whys);

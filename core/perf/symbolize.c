@@ -76,24 +76,20 @@ struct symbolizer {
 	struct symbolizer_stats st;
 };
 
-static const struct { const char *key, *text; } why_names[SYM_WHY_NR] = {
-	[SYM_OK] = { "ok", "named" },
-	[SYM_KERNEL_HIDDEN] = { "kernel_hidden", "kernel addresses hidden or kallsyms unreadable" },
-	[SYM_KERNEL_NONE] = { "kernel_no_symbol", "kernel address below every kernel symbol" },
-	[SYM_PROC_GONE] = { "process_exited", "the process exited before its maps were read" },
-	[SYM_NO_MAPPING] = { "no_mapping", "no file mapping or JIT map entry at the address" },
-	[SYM_FILE_UNREADABLE] = { "file_unreadable", "the mapped file could not be read as ELF" },
-	[SYM_NO_SYMBOL] = { "no_symbol", "no symbol covers the address (stripped file)" },
+/* The JSON keys of unknown_reasons (docs/bpf-tools.md; enum sym_why says what each means). */
+static const char *const why_keys[SYM_WHY_NR] = {
+	[SYM_OK] = "ok",
+	[SYM_KERNEL_HIDDEN] = "kernel_hidden",
+	[SYM_KERNEL_NONE] = "kernel_no_symbol",
+	[SYM_PROC_GONE] = "process_exited",
+	[SYM_NO_MAPPING] = "no_mapping",
+	[SYM_FILE_UNREADABLE] = "file_unreadable",
+	[SYM_NO_SYMBOL] = "no_symbol",
 };
-
-const char *symbolizer__why_text(enum sym_why w)
-{
-	return w < SYM_WHY_NR ? why_names[w].text : "?";
-}
 
 const char *symbolizer__why_key(enum sym_why w)
 {
-	return w < SYM_WHY_NR ? why_names[w].key : "?";
+	return w < SYM_WHY_NR ? why_keys[w] : "?";
 }
 
 struct symbolizer *symbolizer__new(void)
@@ -680,21 +676,6 @@ static struct map *proc_map(struct symbolizer *s, struct proc *p, uint64_t addr)
 		p->kind = fresh.kind;
 	}
 	return map_find(p, addr);
-}
-
-int symbolizer__module(struct symbolizer *s, int tgid, uint64_t addr, const char **path,
-		       const char **build_id)
-{
-	struct proc *p = proc_get(s, tgid, 1);
-	struct map *m = p ? proc_map(s, p, addr) : NULL;
-
-	if (!m || !m->path[0] || m->path[0] == '[')
-		return -ENOENT;
-	if (!m->elf)
-		m->elf = elf_get(s, tgid, m);
-	*path = m->path;
-	*build_id = m->elf ? m->elf->build_id : "";
-	return 0;
 }
 
 const char *symbolizer__user(struct symbolizer *s, int tgid, uint64_t addr, enum sym_why *why)

@@ -71,12 +71,8 @@ const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr, enum sym_why
 enum sym_proc symbolizer__snapshot(struct symbolizer *s, int tgid);
 /* The function holding a user address of tgid (snapshotting it if not yet), or SYM_UNKNOWN. */
 const char *symbolizer__user(struct symbolizer *s, int tgid, uint64_t addr, enum sym_why *why);
-/* The file mapped at a user address and its GNU build-id (hex, "" if none); -ENOENT if none. */
-int symbolizer__module(struct symbolizer *s, int tgid, uint64_t addr, const char **path,
-		       const char **build_id);
 
-const char *symbolizer__why_text(enum sym_why w); /* "process exited before its maps were read" */
-const char *symbolizer__why_key(enum sym_why w);  /* "process_exited" (JSON keys) */
+const char *symbolizer__why_key(enum sym_why w); /* "process_exited" (JSON keys) */
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
 
 #endif

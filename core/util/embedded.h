@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Files compiled into the binary by core/tools/embedgen.c (see the Makefile). */
+/* Files compiled into the binary by build-aux/embedgen.c (see the Makefile). */
 #ifndef SONDE_EMBEDDED_H
 #define SONDE_EMBEDDED_H
 

@@ -60,7 +60,8 @@ size_t utf8__seq_len(const unsigned char *s, size_t n)
 
 static const char hex_digits[] = "0123456789abcdef";
 
-void json__escape(struct strbuf *sb, const char *s, size_t n)
+/* Append the escaped form of s (without quotes) to sb. */
+static void json__escape(struct strbuf *sb, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0, len;

@@ -38,7 +38,4 @@ void json__raw(struct json *j, const char *text, size_t n);
  * s[0] starts none (overlongs, surrogates, beyond U+10FFFF, cut sequences).
  */
 size_t utf8__seq_len(const unsigned char *s, size_t n);
-/* Append the escaped form of s (without quotes) to sb. */
-void json__escape(struct strbuf *sb, const char *s, size_t n);
-
 #endif

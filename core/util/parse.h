@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Parsers for the /proc and /sys text formats sonde captures.
+ * Parsers for the /proc and /sys text formats sonde captures: system-wide
+ * files in parse_proc.c, per-process files in parse_pid.c.
  *
  * Every parser takes a buffer and its length (the buffer need not be
  * NUL-terminated; nothing is read past len), never allocates unless it says

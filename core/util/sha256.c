@@ -161,16 +161,13 @@ void sha256__final(struct sha256 *s, uint8_t digest[32])
 		sha256_store_be32(digest + 4 * i, s->h[i]);
 }
 
-void sha256__hex(const void *buf, size_t len, char hex[65])
+void sha256__final_hex(struct sha256 *s, char hex[65])
 {
 	static const char digits[] = "0123456789abcdef";
-	struct sha256 s;
 	uint8_t digest[32];
 	int i;
 
-	sha256__init(&s);
-	sha256__update(&s, buf, len);
-	sha256__final(&s, digest);
+	sha256__final(s, digest);
 	for (i = 0; i < 32; i++) {
 		hex[2 * i] = digits[digest[i] >> 4];
 		hex[2 * i + 1] = digits[digest[i] & 0xf];

@@ -16,7 +16,7 @@ struct sha256 {
 void sha256__init(struct sha256 *s);
 void sha256__update(struct sha256 *s, const void *buf, size_t len);
 void sha256__final(struct sha256 *s, uint8_t digest[32]);
-/* Lower-case hex of the digest of buf, into hex[65]. */
-void sha256__hex(const void *buf, size_t len, char hex[65]);
+/* sha256__final as lower-case hex, NUL-terminated, into hex[65] (the manifest's form). */
+void sha256__final_hex(struct sha256 *s, char hex[65]);
 
 #endif

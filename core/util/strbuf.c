@@ -69,7 +69,16 @@ void strbuf__puts(struct strbuf *sb, const char *s)
 
 void strbuf__printf(struct strbuf *sb, const char *fmt, ...)
 {
-	va_list ap, ap2;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf__vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf__vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list ap2;
 	size_t room;
 	int n;
 
@@ -77,7 +86,6 @@ void strbuf__printf(struct strbuf *sb, const char *fmt, ...)
 	if (strbuf__reserve(sb, 0))
 		return;
 
-	va_start(ap, fmt);
 	va_copy(ap2, ap);
 	room = sb->cap - sb->len;
 	n = vsnprintf(sb->buf + sb->len, room, fmt, ap);
@@ -96,7 +104,6 @@ void strbuf__printf(struct strbuf *sb, const char *fmt, ...)
 	sb->len += n;
 out:
 	va_end(ap2);
-	va_end(ap);
 }
 
 void strbuf__free(struct strbuf *sb)

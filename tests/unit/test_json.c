@@ -54,15 +54,18 @@ static int jq(const char *json, size_t len, const char *args, char *out, size_t 
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static struct strbuf esc_sb;
+static struct json esc_j;
 
-/* Escaped form of s; valid until the next call. */
+/* Escaped form of s (a JSON string value without its quotes); valid until the next call. */
 static char *escape(const char *s, size_t n)
 {
-	strbuf__free(&esc_sb);
-	json__escape(&esc_sb, s, n);
-	strbuf__append(&esc_sb, "", 0);
-	return esc_sb.buf;
+	strbuf__free(&esc_j.out);
+	memset(&esc_j, 0, sizeof(esc_j));
+	json__string_n(&esc_j, s, n);
+	if (esc_j.out.len < 2)
+		return "";
+	esc_j.out.buf[esc_j.out.len - 1] = '\0'; /* the closing quote */
+	return esc_j.out.buf + 1;
 }
 
 #define ESC(lit) escape(lit, sizeof(lit) - 1)
@@ -469,6 +472,6 @@ int main(void)
 	test_utf8();
 	test_numbers();
 	test_jq_strings();
-	strbuf__free(&esc_sb);
+	strbuf__free(&esc_j.out);
 	return tap_done();
 }

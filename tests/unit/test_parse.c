@@ -4,7 +4,7 @@
  * truncation of that text, and against hostile input (process names, numbers
  * that do not fit, torn files).
  *
- * Truncation contract checked below (see the top of core/parse.c): the kernel
+ * Truncation contract checked below (see the top of core/util/parse_scan.h): the kernel
  * ends every line with '\n', so bytes after the last '\n' are a cut read and
  * are ignored; multi-line files report exactly their complete lines, the
  * one-line files (loadavg, file-nr) are -EINVAL until the '\n' is there, and

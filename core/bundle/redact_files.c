@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Redacting files: every regular file under a directory (a stage), the
+ * captures first, each read by its kind (capture stream record by record,
+ * JSON, Markdown, HTML, plain text) and replaced through a temporary.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle/redact_int.h"
+#include "collect/capture.h"
+#include "util/file.h"
+
+/* Files under a stage are ours or come from a bundle opened under caps; this bounds memory. */
+#define REDACT_FILE_MAX (512u << 20)
+#define REDACT_MAX_DEPTH 8
+
+/* Write data to path through a temporary in the same directory, then rename over it. */
+static int replace_file(const char *path, const char *data, size_t len)
+{
+	char tmp[4200];
+	const char *slash = strrchr(path, '/');
+	int fd, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%.*s.redact-%s", slash ? (int)(slash - path + 1) : 0,
+		     path, slash ? slash + 1 : path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	err = fd__write_all(fd, data, len);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static unsigned int path_ctx(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!strcmp(path, "/proc/sys/kernel/hostname"))
+		return REDACT_HOSTNAME;
+	if (!strcmp(path, "/proc/sys/kernel/domainname"))
+		return REDACT_DOMAIN;
+	if (n >= 8 && !strcmp(path + n - 8, "/cmdline"))
+		return REDACT_CMDLINE;
+	return REDACT_TEXT;
+}
+
+/*
+ * A capture stream, record by record. Written anew with the capture writer,
+ * so a repeat ('=') is written only where the redacted bytes repeat, and
+ * every length is that of the redacted payload.
+ */
+static int capture_file(struct redactor *r, const char *dir, const char *rel, int learn,
+			char *err, size_t errlen)
+{
+	struct capture_stream st = { 0 };
+	struct capture_writer w = { 0 };
+	struct strbuf path = { 0 }, payload = { 0 };
+	char full[4200], raw_dir[4200], stream[512], tmp[4800];
+	const char *base = strrchr(rel, '/');
+	char *text = NULL;
+	size_t len = 0, bl;
+	int rc, wopen = 0;
+
+	snprintf(full, sizeof(full), "%s/%s", dir, rel);
+	base = base ? base + 1 : rel;
+	bl = strlen(base);
+	snprintf(raw_dir, sizeof(raw_dir), "%s/%.*s", dir, (int)(base - rel), rel);
+	snprintf(stream, sizeof(stream), "%.*s", (int)(bl - 4), base);
+	rc = file__read_bounded(AT_FDCWD, full, REDACT_FILE_MAX, &text, &len);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", rel, strerror(-rc));
+		return rc;
+	}
+	st.name = (char *)rel;
+	rc = capture_stream__parse(&st, text, len, err, errlen);
+	if (rc)
+		goto cleanup;
+	if (!learn) {
+		/* ".redact-NAME" is skipped by capture readers and renamed before anyone looks. */
+		snprintf(tmp, sizeof(tmp), "%s/.redact-%s.cap", raw_dir, stream);
+		unlink(tmp);
+		snprintf(tmp, sizeof(tmp), ".redact-%s", stream);
+		rc = capture_writer__open(&w, raw_dir, tmp);
+		if (rc) {
+			snprintf(err, errlen, "%s: writing its redacted copy: %s", rel,
+				 strerror(-rc));
+			goto cleanup;
+		}
+		wopen = 1;
+	}
+	for (size_t i = 0; i < st.n && !rc; i++) {
+		const struct capture_rec *c = &st.rec[i];
+		unsigned int ctx = path_ctx(c->path) | (c->truncated ? REDACT_TRUNCATED : 0);
+
+		if (learn) {
+			rc = redact__plain(r, c->path, strlen(c->path), REDACT_TEXT, NULL);
+			if (!rc && !c->err)
+				rc = redact__plain(r, c->data, c->len, ctx, NULL);
+			continue;
+		}
+		path.len = 0;
+		payload.len = 0;
+		strbuf__append(&path, "", 0);
+		strbuf__append(&payload, "", 0);
+		rc = redact__plain(r, c->path, strlen(c->path), REDACT_TEXT, &path);
+		if (!rc && !c->err)
+			rc = redact__plain(r, c->data, c->len, ctx, &payload);
+		if (rc)
+			break;
+		if (c->err)
+			rc = capture_writer__error(&w, c->seq, c->wall_ns, c->mono_ns, path.buf,
+						   c->err);
+		else
+			rc = capture_writer__record(&w, c->seq, c->wall_ns, c->mono_ns, path.buf,
+						    payload.buf, payload.len, c->truncated);
+		if (rc)
+			snprintf(err, errlen, "%s: writing its redacted copy: %s", rel,
+				 strerror(-rc));
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", rel);
+	if (wopen) {
+		int crc = capture_writer__close(&w);
+
+		wopen = 0;
+		if (!rc && crc) {
+			rc = crc;
+			snprintf(err, errlen, "%s: writing its redacted copy: %s", rel,
+				 strerror(-rc));
+		}
+		snprintf(tmp, sizeof(tmp), "%s/.redact-%s.cap", raw_dir, stream);
+		if (!rc && rename(tmp, full)) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", rel, strerror(-rc));
+		}
+		if (rc)
+			unlink(tmp);
+	}
+cleanup:
+	free(st.text);
+	free(st.rec);
+	strbuf__free(&path);
+	strbuf__free(&payload);
+	return rc;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+
+	return n >= k && !strcmp(s + n - k, suf);
+}
+
+static int one_file(struct redactor *r, const char *dir, const char *rel, int learn, char *err,
+		    size_t errlen)
+{
+	struct strbuf out = { 0 };
+	char full[4200], *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (ends_with(rel, ".cap"))
+		return capture_file(r, dir, rel, learn, err, errlen);
+	snprintf(full, sizeof(full), "%s/%s", dir, rel);
+	rc = file__read_bounded(AT_FDCWD, full, REDACT_FILE_MAX, &text, &len);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", rel, strerror(-rc));
+		return rc;
+	}
+	if (!learn)
+		strbuf__append(&out, "", 0);
+	if (ends_with(rel, ".json"))
+		rc = redact__json(r, text, len, learn ? NULL : &out);
+	else if (ends_with(rel, ".md"))
+		rc = redact__md(r, text, len, learn ? NULL : &out);
+	else if (ends_with(rel, ".html") || ends_with(rel, ".htm"))
+		rc = redact__html(r, text, len, learn ? NULL : &out);
+	else
+		rc = redact__plain(r, text, len, REDACT_TEXT, learn ? NULL : &out);
+	if (!rc && out.oom)
+		rc = -ENOMEM;
+	if (rc)
+		snprintf(err, errlen, "%s: %s", rel,
+			 rc == -ENOMEM ? "out of memory" : strerror(-rc));
+	if (!rc && !learn) {
+		rc = replace_file(full, out.buf, out.len);
+		if (rc)
+			snprintf(err, errlen, "writing %s: %s", rel, strerror(-rc));
+	}
+	strbuf__free(&out);
+	free(text);
+	return rc;
+}
+
+struct file_list {
+	char **v;
+	size_t n, cap;
+};
+
+static int list_files(const char *dir, const char *rel, int depth, struct file_list *fl)
+{
+	char path[4200];
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (depth > REDACT_MAX_DEPTH)
+		return -ELOOP;
+	snprintf(path, sizeof(path), "%s%s%s", dir, *rel ? "/" : "", rel);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!rc && (de = readdir(d))) {
+		char sub[4200], child[4400];
+		struct stat sb;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		snprintf(child, sizeof(child), "%s/%s", dir, sub);
+		if (lstat(child, &sb)) {
+			rc = -errno;
+			break;
+		}
+		if (S_ISDIR(sb.st_mode)) {
+			rc = list_files(dir, sub, depth + 1, fl);
+		} else if (S_ISREG(sb.st_mode) && !(depth == 0 && !strcmp(sub, "manifest.json"))) {
+			if (fl->n == fl->cap) {
+				size_t ncap = fl->cap ? fl->cap * 2 : 32;
+				char **nv = realloc(fl->v, ncap * sizeof(*nv));
+
+				if (!nv) {
+					rc = -ENOMEM;
+					break;
+				}
+				fl->v = nv;
+				fl->cap = ncap;
+			}
+			fl->v[fl->n] = strdup(sub);
+			if (!fl->v[fl->n]) {
+				rc = -ENOMEM;
+				break;
+			}
+			fl->n++;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* The host's captures first (host-1 is the host itself), then the captures, then the rest. */
+static int file_rank(const char *rel)
+{
+	if (!strcmp(rel, "raw/host.cap") || !strcmp(rel, "host.cap"))
+		return 0;
+	return ends_with(rel, ".cap") ? 1 : 2;
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int rx = file_rank(x), ry = file_rank(y);
+
+	return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+static int each_file(struct redactor *r, const char *dir, int learn, char *err, size_t errlen)
+{
+	struct file_list fl = { 0 };
+	int rc = list_files(dir, "", 0, &fl);
+
+	if (rc)
+		snprintf(err, errlen, "listing %s: %s", dir, strerror(-rc));
+	else
+		qsort(fl.v, fl.n, sizeof(*fl.v), file_cmp);
+	for (size_t i = 0; i < fl.n && !rc; i++)
+		rc = one_file(r, dir, fl.v[i], learn, err, errlen);
+	for (size_t i = 0; i < fl.n; i++)
+		free(fl.v[i]);
+	free(fl.v);
+	return rc;
+}
+
+int redactor__learn_dir(struct redactor *r, const char *dir, char *err, size_t errlen)
+{
+	return each_file(r, dir, 1, err, errlen);
+}
+
+int redactor__apply_file(struct redactor *r, const char *dir, const char *rel, char *err,
+			 size_t errlen)
+{
+	return one_file(r, dir, rel, 0, err, errlen);
+}
+
+int redactor__apply_dir(struct redactor *r, const char *dir, char *err, size_t errlen)
+{
+	return each_file(r, dir, 0, err, errlen);
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The redactor's inside, shared by its files and private to core/bundle:
+ * redact.c (the redactor: its index of names and addresses, pseudonyms,
+ * learning, the map), redact_rules.c (the scan and its rules),
+ * redact_views.c (JSON, Markdown and HTML read as their readers see them),
+ * redact_files.c (directories, capture streams, files replaced).
+ */
+#ifndef SONDE_REDACT_INT_H
+#define SONDE_REDACT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bundle/redact.h"
+#include "util/strbuf.h"
+
+#define REDACTED "REDACTED"
+/* A user name (useradd allows 32) or one DNS name (253). */
+#define USER_NAME_MAX 64
+#define DNS_NAME_MAX 253
+/*
+ * A secret value learned from a command line is also replaced wherever else
+ * it shows up, but only when it is long enough not to be an ordinary word.
+ */
+#define SECRET_LITERAL_MIN 4
+/* Names shorter than this match in their own case only. */
+#define SHORT_NAME 4
+
+enum kind {
+	K_HOST,   /* a host name's first label */
+	K_DOMAIN, /* a domain (one or more labels) */
+	K_USER,
+	K_SECRET, /* a secret value seen in a command line: always "REDACTED", never mapped */
+	K_KEEP,   /* a pseudonym this redactor handed out: kept when met again */
+	K_V4NET,  /* an IPv4 /24 */
+	K_V6NET,  /* an IPv6 /64 */
+	K_MAC,
+	K_V4, /* one IPv4 address, for the mapping file only */
+	K_V6, /* one IPv6 address, for the mapping file only */
+};
+
+struct entry {
+	/*
+	 * "n:" lowercased name, "4:a.b.c" (/24), "6:" 16 hex digits (/64),
+	 * "m:" 12 hex digits, "a4:"/"a6:" an address as printed.
+	 */
+	char *key;
+	char *orig;   /* as first seen, for the mapping */
+	char *pseudo; /* NULL until handed out */
+	enum kind kind;
+	int word;     /* a name replaced as a whole word in every text */
+};
+
+/* key -> entry index, open addressing. */
+struct index {
+	size_t *slot; /* entry index + 1; 0 is empty */
+	size_t cap, n;
+};
+
+struct redactor {
+	struct entry *e;
+	size_t n, cap;
+	struct index ix;
+	unsigned int next_name[3]; /* host, domain, user */
+	unsigned int next_v4[6], next_v6[2], next_mac;
+	int frozen; /* names learned so far have pseudonyms; later ones get theirs at once */
+	/* Word-replaced names: entry indices by lowercased first byte, longest first. */
+	size_t *lit;
+	size_t lit_at[257];
+	int lit_dirty;
+	int oom;
+};
+
+/* ---- characters ---- */
+
+static inline int is_alpha(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static inline int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline int is_hex(unsigned char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Part of a word: a name never starts or ends next to one of these. UTF-8 counts. */
+static inline int is_word(unsigned char c)
+{
+	return is_alpha(c) || is_digit(c) || c == '_' || c >= 0x80;
+}
+
+static inline int is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0' || c == '\v' ||
+	       c == '\f';
+}
+
+static inline unsigned char lower(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+}
+
+static inline int hexval(unsigned char c)
+{
+	if (is_digit(c))
+		return c - '0';
+	c = lower(c);
+	return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+}
+
+/* s (n bytes) equals the lowercase word w, ignoring ASCII case. */
+static inline int eq_ci(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+
+	if (n != wl)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (lower((unsigned char)s[i]) != (unsigned char)w[i])
+			return 0;
+	return 1;
+}
+
+static inline int ends_ci(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+
+	return n >= wl && eq_ci(s + n - wl, wl, w);
+}
+
+static inline int all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_digit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* A byte of a user name. */
+static inline int is_user_char(unsigned char c)
+{
+	return is_word(c) || c == '.' || c == '-';
+}
+
+/* ---- redact.c: the index, names ---- */
+
+struct entry *redactor__find(struct redactor *r, const char *key);
+/* Add an entry (key must be new); orig/pseudo are copied. NULL on allocation failure. */
+struct entry *redactor__add(struct redactor *r, const char *key, const char *orig, size_t origlen,
+			    const char *pseudo, enum kind kind);
+/* Give e its pseudonym, if it has none yet. */
+void redactor__alloc_name(struct redactor *r, struct entry *e);
+/* Hand out the pseudonyms of every name learned so far (before the first rewrite). */
+void redactor__freeze(struct redactor *r);
+/* Learn one name; the entry index + 1, or 0 when it is not a name to learn. */
+size_t redactor__learn_name(struct redactor *r, const char *s, size_t n, enum kind kind);
+size_t redactor__learn_user(struct redactor *r, const char *s, size_t n);
+/* A DNS name: system, the host's own (first label the host, the rest its domain). */
+void redactor__learn_dns(struct redactor *r, const char *s, size_t n, int system);
+/* The table of word-replaced names, by lowercased first byte, rebuilt when names were added. */
+void redactor__build_literals(struct redactor *r);
+/* Never pseudonymized (root, localhost, example.com, ...): it stays where it stands. */
+int redactor__stoplisted(const char *s, size_t n);
+
+/* ---- redact_rules.c: a scan over one view ---- */
+
+struct scan {
+	struct redactor *r;
+	const char *v;     /* the text as a reader sees it */
+	size_t n;
+	const size_t *map; /* v offset -> source offset (n + 1 entries); NULL: v is the source */
+	const char *src;
+	size_t *emitted;   /* source bytes up to here are in out */
+	struct strbuf *out; /* NULL: learning */
+	unsigned int ctx;
+};
+
+/* Run every rule over sc->v: learn (sc->out NULL), or write the redacted source to sc->out. */
+void redact__scan(struct scan *sc);
+/* A plain text: learn from it (out NULL) or append its redacted form to out. 0 or -ENOMEM. */
+int redact__plain(struct redactor *r, const char *s, size_t n, unsigned int ctx,
+		  struct strbuf *out);
+
+/* ---- redact_views.c: views of encoded text ---- */
+
+/* JSON string values, Markdown, HTML text: learn (out NULL) or redact into out. 0 or -ENOMEM. */
+int redact__json(struct redactor *r, const char *s, size_t n, struct strbuf *out);
+int redact__md(struct redactor *r, const char *s, size_t n, struct strbuf *out);
+int redact__html(struct redactor *r, const char *s, size_t n, struct strbuf *out);
+
+#endif

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The collector table, and the collectors small enough to be a few lines:
+ * host facts, the every-round /proc files, disks and network interfaces.
+ * The larger ones have a file each (pids.c, cgroups.c, mounts.c, kmsg.c).
+ *
+ * Collectors never interpret what they read beyond what they need to decide
+ * what to read next (which pids exist, which disks and interfaces there are).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/collectors.h"
+
+int collector__probe_path(const char *root, const char *path, const char *what, char *why,
+			  size_t whylen)
+{
+	char full[4096];
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	if (access(full, R_OK) == 0)
+		return 0;
+	snprintf(why, whylen, "%s: %s: %s", what, path, strerror(errno));
+	return -errno;
+}
+
+static int tee_each(struct reader *rd, struct capture_writer *w, const char *const *paths)
+{
+	for (; *paths; paths++)
+		reader__tee(rd, w, *paths, NULL, NULL);
+	return 0;
+}
+
+/* ---- host facts (always) ---- */
+
+static int host_sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		       int phase)
+{
+	static const char *const first[] = {
+		"/proc/sys/kernel/hostname", "/proc/sys/kernel/osrelease",
+		"/proc/sys/kernel/version", "/proc/cpuinfo", "/sys/devices/system/cpu/online",
+		"/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name",
+		"/sys/hypervisor/type", "/proc/sys/kernel/threads-max", "/proc/sys/kernel/pid_max",
+		"/proc/sys/fs/nr_open", NULL,
+	};
+
+	if (phase & PHASE_FIRST)
+		tee_each(rd, w, first);
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		reader__tee(rd, w, "/proc/uptime", NULL, NULL);
+	return 0;
+}
+
+/* ---- simple every-round files ---- */
+
+#define EVERY_ROUND(fn, ...)                                                                   \
+	static int fn(struct collector_state *cs, struct reader *rd, struct capture_writer *w,  \
+		      int phase)                                                                \
+	{                                                                                       \
+		static const char *const paths[] = { __VA_ARGS__, NULL };                       \
+		return tee_each(rd, w, paths);                                                  \
+	}
+
+EVERY_ROUND(stat_sample, "/proc/stat")
+EVERY_ROUND(loadavg_sample, "/proc/loadavg")
+EVERY_ROUND(meminfo_sample, "/proc/meminfo")
+EVERY_ROUND(vmstat_sample, "/proc/vmstat")
+EVERY_ROUND(pressure_sample, "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io")
+EVERY_ROUND(snmp_sample, "/proc/net/snmp", "/proc/net/netstat")
+
+static int filenr_sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+			 int phase)
+{
+	reader__tee(rd, w, "/proc/sys/fs/file-nr", NULL, NULL);
+	return 0;
+}
+
+static int interrupts_sample(struct collector_state *cs, struct reader *rd,
+			     struct capture_writer *w, int phase)
+{
+	/* Only the ends of the window: the counts are cumulative and the file is large. */
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		reader__tee(rd, w, "/proc/interrupts", NULL, NULL);
+	return 0;
+}
+
+#define PROBE(fn, path, what)                                                                  \
+	static int fn(const char *root, char *why, size_t whylen)                               \
+	{                                                                                       \
+		return collector__probe_path(root, path, what, why, whylen);                    \
+	}
+
+PROBE(stat_probe, "/proc/stat", "no CPU statistics")
+PROBE(loadavg_probe, "/proc/loadavg", "no load average")
+PROBE(meminfo_probe, "/proc/meminfo", "no memory statistics")
+PROBE(vmstat_probe, "/proc/vmstat", "no VM statistics")
+PROBE(pressure_probe, "/proc/pressure/cpu",
+      "no pressure stall information (kernel without CONFIG_PSI, or booted with psi=0)")
+PROBE(snmp_probe, "/proc/net/snmp", "no network protocol statistics")
+PROBE(filenr_probe, "/proc/sys/fs/file-nr", "no file table statistics")
+PROBE(interrupts_probe, "/proc/interrupts", "no interrupt statistics")
+PROBE(diskstats_probe, "/proc/diskstats", "no disk statistics")
+PROBE(netdev_probe, "/proc/net/dev", "no network interface statistics")
+
+/* ---- disks ---- */
+
+static int diskstats_sample(struct collector_state *cs, struct reader *rd,
+			    struct capture_writer *w, int phase)
+{
+	static const char *const queue_files[] = { "queue/rotational", "queue/nr_requests",
+						   "queue/logical_block_size", "queue/scheduler",
+						   "queue/max_sectors_kb", "size", NULL };
+	char path[512];
+
+	if (phase & PHASE_FIRST) {
+		struct strbuf txt = { 0 };
+
+		strv__free(&cs->names);
+		/* Out of memory: the disks listed so far are read. */
+		reader__list_dir(rd, "/sys/block", &cs->names);
+		/* The listing itself is evidence: which disks existed. */
+		for (size_t i = 0; i < cs->names.n; i++)
+			strbuf__printf(&txt, "%s\n", cs->names.v[i]);
+		if (!txt.oom)
+			reader__tee_text(rd, w, "/sys/block", txt.buf ? txt.buf : "", txt.len);
+		strbuf__free(&txt);
+		for (size_t i = 0; i < cs->names.n; i++)
+			for (const char *const *q = queue_files; *q; q++) {
+				snprintf(path, sizeof(path), "/sys/block/%s/%s", cs->names.v[i],
+					 *q);
+				reader__tee(rd, w, path, NULL, NULL);
+			}
+		controllers__record(cs, rd, w, "/sys/block", "sonde:disk-controllers", 1);
+	}
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		controllers__aer(cs, rd, w);
+	reader__tee(rd, w, "/proc/diskstats", NULL, NULL);
+	for (size_t i = 0; i < cs->names.n; i++) {
+		snprintf(path, sizeof(path), "/sys/block/%s/inflight", cs->names.v[i]);
+		reader__tee(rd, w, path, NULL, NULL);
+		if (phase & (PHASE_FIRST | PHASE_LAST)) {
+			/* SCSI disks count I/O errors here; most others expose none. */
+			snprintf(path, sizeof(path), "/sys/block/%s/device/ioerr_cnt",
+				 cs->names.v[i]);
+			reader__tee(rd, w, path, NULL, NULL);
+		}
+	}
+	return 0;
+}
+
+/* ---- network interfaces ---- */
+
+static int netdev_sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+			 int phase)
+{
+	static const char *const files[] = { "speed", "operstate", "mtu", "duplex", "type", NULL };
+	char path[512];
+
+	if (phase & PHASE_FIRST) {
+		strv__free(&cs->names);
+		/* Out of memory: the interfaces listed so far are read. */
+		reader__list_dir(rd, "/sys/class/net", &cs->names);
+		for (size_t i = 0; i < cs->names.n; i++)
+			for (const char *const *q = files; *q; q++) {
+				snprintf(path, sizeof(path), "/sys/class/net/%s/%s",
+					 cs->names.v[i], *q);
+				reader__tee(rd, w, path, NULL, NULL);
+			}
+		controllers__record(cs, rd, w, "/sys/class/net", "sonde:net-controllers", 0);
+	}
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		controllers__aer(cs, rd, w);
+	reader__tee(rd, w, "/proc/net/dev", NULL, NULL);
+	return 0;
+}
+
+/* diskstats, netdev: the devices and their controllers */
+static void names_fini(struct collector_state *cs)
+{
+	strv__free(&cs->names);
+	strv__free(&cs->ctrls);
+}
+
+static const struct collector c_host = { "host", "host facts (kernel, CPUs, virtualization)", NULL,
+					 host_sample, NULL };
+static const struct collector c_stat = { "proc.stat", "CPU time per CPU (/proc/stat)", stat_probe,
+					 stat_sample, NULL };
+static const struct collector c_loadavg = { "proc.loadavg", "run queue (/proc/loadavg)",
+					    loadavg_probe, loadavg_sample, NULL };
+static const struct collector c_meminfo = { "proc.meminfo", "memory (/proc/meminfo)",
+					    meminfo_probe, meminfo_sample, NULL };
+static const struct collector c_vmstat = { "proc.vmstat", "paging and reclaim (/proc/vmstat)",
+					   vmstat_probe, vmstat_sample, NULL };
+static const struct collector c_pressure = { "proc.pressure", "pressure stalls (/proc/pressure)",
+					     pressure_probe, pressure_sample, NULL };
+static const struct collector c_diskstats = { "proc.diskstats",
+					      "disks (/proc/diskstats, /sys/block)",
+					      diskstats_probe, diskstats_sample, names_fini };
+static const struct collector c_netdev = { "proc.netdev",
+					   "network interfaces (/proc/net/dev, /sys/class/net)",
+					   netdev_probe, netdev_sample, names_fini };
+static const struct collector c_snmp = { "proc.snmp", "TCP/IP counters (/proc/net/snmp, netstat)",
+					 snmp_probe, snmp_sample, NULL };
+static const struct collector c_filenr = { "proc.filenr", "file table (/proc/sys/fs/file-nr)",
+					   filenr_probe, filenr_sample, NULL };
+static const struct collector c_interrupts = { "proc.interrupts",
+					       "interrupts and machine checks (/proc/interrupts)",
+					       interrupts_probe, interrupts_sample, NULL };
+static const struct collector c_pids = { "proc.pids", "every process (/proc/PID/{stat,status,io})",
+					 pids__probe, pids__sample, pids__fini };
+static const struct collector c_cgroups = { "proc.cgroups",
+					    "resource controls: cgroups v1 and v2 (/sys/fs/cgroup)",
+					    cgroups__probe, cgroups__sample, cgroups__fini };
+static const struct collector c_mounts = { "proc.mounts",
+					   "file system and swap capacity "
+					   "(mountinfo, statvfs, /proc/swaps)",
+					   mounts__probe, mounts__sample, NULL };
+static const struct collector c_kmsg = { "kernel.log",
+					 "kernel log: OOM and I/O error records (/dev/kmsg)",
+					 kmsg__probe, kmsg__sample, NULL };
+
+const struct collector *const collectors[] = {
+	&c_host, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,
+	&c_netdev, &c_snmp, &c_filenr, &c_interrupts, &c_pids, &c_kmsg, &c_cgroups,
+	&c_mounts, NULL,
+};
+
+const struct collector *collector__find(const char *name)
+{
+	for (const struct collector *const *c = collectors; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
+	return NULL;
+}

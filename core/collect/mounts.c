@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * proc.mounts: file system and swap capacity. Every mount of mountinfo with
+ * its statvfs (never asked of a network or user-space file system: it can
+ * hang), ext4's error count, and /proc/swaps.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "collect/collectors.h"
+
+/*
+ * Not storage: no capacity to run out of (statfs reports 0 blocks or a fiction), and
+ * some are costly to ask. tmpfs, ramfs-like devtmpfs and overlay are kept: they fill up
+ * and fail writes with ENOSPC like a disk file system.
+ */
+static const char *const pseudo_fs[] = {
+	"proc", "sysfs", "cgroup", "cgroup2", "devpts", "debugfs", "tracefs", "securityfs",
+	"pstore", "bpf", "mqueue", "configfs", "fusectl", "binfmt_misc", "nsfs", "rpc_pipefs",
+	"selinuxfs", "efivarfs", "hugetlbfs", "ramfs", "autofs", NULL,
+};
+
+/*
+ * Network and user-space file systems: statfs goes to a server or a daemon and can hang
+ * (a dead NFS server blocks it uninterruptibly). Not asked; listed as skipped.
+ */
+static const char *const remote_fs[] = {
+	"nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "ceph", "glusterfs", "9p", "afs",
+	"lustre", "gpfs", "ocfs2", "gfs2", "beegfs", "davfs", "sshfs", "fuse", "fuseblk", NULL,
+};
+
+#define MOUNTS_MAX 512 /* mounts listed per round: the rest is counted as cut */
+
+static int in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return 1;
+	return 0;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/*
+ * One line per mount: status, maj:min, fstype, source, mount point (both as mountinfo
+ * escapes them: no spaces or tabs inside), the kernel name of the block device ("-" when
+ * none), then statvfs: frsize blocks bfree bavail files ffree flag. status is "ok",
+ * "same" (a second mount of a device already measured), "pseudo", "remote", or
+ * "err=N" (statvfs failed with errno N).
+ */
+int mounts__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		   int phase)
+{
+	int ends = phase & (PHASE_FIRST | PHASE_LAST);
+	struct strbuf out = { 0 };
+	char devs[MOUNTS_MAX][24];
+	const char *d = NULL;
+	size_t len = 0, ndev = 0, nmounts = 0, cut = 0;
+	int trunc = 0, err;
+	char *copy = NULL, *line, *save = NULL;
+
+	if (ends)
+		err = reader__tee(rd, w, "/proc/self/mountinfo", &d, &len);
+	else
+		err = reader__read(rd, "/proc/self/mountinfo", READ_CAP, &d, &len, &trunc);
+	if (!err && (copy = malloc(len + 1))) {
+		memcpy(copy, d, len);
+		copy[len] = '\0';
+	}
+	for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dev[24], mnt[1024], fstype[64], source[512], full[4200], blk[64] = "-";
+		const char *dash = strstr(line, " - ");
+		const char *status = "ok";
+		struct statvfs sv;
+		size_t k;
+
+		if (!dash || sscanf(line, "%*s %*s %23s %*s %1023s", dev, mnt) != 2 ||
+		    sscanf(dash + 3, "%63s %511s", fstype, source) != 2)
+			continue;
+		if (nmounts >= MOUNTS_MAX) {
+			cut++;
+			continue;
+		}
+		nmounts++;
+		if (in_list(pseudo_fs, fstype)) {
+			status = "pseudo";
+		} else if (in_list(remote_fs, fstype) || !strncmp(fstype, "fuse.", 5) ||
+			   !strncmp(fstype, "nfs", 3)) {
+			status = "remote";
+		} else {
+			for (k = 0; k < ndev; k++)
+				if (!strcmp(devs[k], dev))
+					break;
+			if (k < ndev)
+				status = "same";
+			else
+				snprintf(devs[ndev++], sizeof(devs[0]), "%s", dev);
+		}
+		if (strcmp(status, "ok")) {
+			record__printf(&out, "%s\t%s\t%s\t%s\t%s\t-\n", status, dev, fstype, source,
+				       mnt);
+			continue;
+		}
+		/* The kernel's name of the device (sysfs directories use it, not the source). */
+		{
+			char link[4096], target[512];
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "%s/sys/dev/block/%s", cs->root, dev);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n > 0) {
+				const char *base;
+
+				target[n] = '\0';
+				base = strrchr(target, '/');
+				snprintf(blk, sizeof(blk), "%.63s", base ? base + 1 : target);
+			}
+		}
+		snprintf(full, sizeof(full), "%s%s", cs->root, mnt);
+		unescape_octal(full);
+		if (statvfs(full, &sv)) {
+			record__printf(&out, "err=%d\t%s\t%s\t%s\t%s\t%s\n", errno, dev, fstype,
+				       source, mnt, blk);
+			continue;
+		}
+		record__printf(&out,
+			  "ok\t%s\t%s\t%s\t%s\t%s\t%lu %llu %llu %llu %llu %llu %lu\n", dev, fstype,
+			  source, mnt, blk, (unsigned long)sv.f_frsize,
+			  (unsigned long long)sv.f_blocks, (unsigned long long)sv.f_bfree,
+			  (unsigned long long)sv.f_bavail, (unsigned long long)sv.f_files,
+			  (unsigned long long)sv.f_ffree, (unsigned long)sv.f_flag);
+		/* ext4 counts the errors it met in the superblock (and keeps the count). */
+		if (ends && !strcmp(fstype, "ext4") && strcmp(blk, "-")) {
+			char path[128];
+
+			snprintf(path, sizeof(path), "/sys/fs/ext4/%s/errors_count", blk);
+			reader__tee(rd, w, path, NULL, NULL);
+		}
+	}
+	if (cut)
+		record__printf(&out, "cut\t%zu\n", cut);
+	if (copy || !err)
+		reader__tee_text(rd, w, "sonde:statfs", out.buf ? out.buf : "", out.len);
+	strbuf__free(&out);
+	free(copy);
+	reader__tee(rd, w, "/proc/swaps", NULL, NULL);
+	return 0;
+}
+
+int mounts__probe(const char *root, char *why, size_t whylen)
+{
+	return collector__probe_path(root, "/proc/self/mountinfo", "no mount table", why, whylen);
+}

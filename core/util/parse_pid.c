@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Parsers of the per-process files sonde captures (formats in parse.h):
+ * /proc/PID/stat, status, io, schedstat and limits. The rules every parser
+ * keeps (never past len, complete lines only) are in parse_scan.h.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/parse.h"
+#include "util/parse_scan.h"
+
+/* ---- /proc/PID/stat ---- */
+
+/* The unsigned fields kept, by index after the comm. */
+static const struct {
+	int idx;
+	size_t off;
+} pid_stat_u64_fields[] = {
+	{ 8, offsetof(struct pid_stat, minflt) },
+	{ 10, offsetof(struct pid_stat, majflt) },
+	{ 12, offsetof(struct pid_stat, utime) },
+	{ 13, offsetof(struct pid_stat, stime) },
+	{ 18, offsetof(struct pid_stat, num_threads) },
+	{ 20, offsetof(struct pid_stat, starttime) },
+	{ 21, offsetof(struct pid_stat, vsize) },
+	{ 22, offsetof(struct pid_stat, rss_pages) },
+	{ 40, offsetof(struct pid_stat, blkio_ticks) }, /* delayacct_blkio_ticks, 2.6.18 */
+};
+
+/*
+ * Field idx after the comm (1 = state, 2 = ppid, ... as in proc(5) minus 2).
+ * cut: the token ran into the end of a buffer without '\n', so it may be the
+ * front of a longer one. Returns 0 when stored, 1 when cut (not stored), or
+ * -EINVAL when the token cannot be a field of this line.
+ */
+static int parse_stat_field(struct pid_stat *ps, int idx, const char *t, size_t n, bool cut)
+{
+	uint64_t mag;
+	size_t i;
+	bool neg;
+
+	if (idx == 1) {
+		if (n != 1)
+			return -EINVAL;
+		if (cut)
+			return 1;
+		ps->state = t[0];
+		return 0;
+	}
+	if (cut && n == 1 && t[0] == '-')
+		return 1;
+	if (parse_num_token(t, n, &neg, &mag))
+		return -EINVAL;
+	if (cut)
+		return 1;
+
+	switch (idx) {
+	case 2:
+		if (neg || mag > INT_MAX)
+			return -EINVAL;
+		ps->ppid = (int)mag;
+		break;
+	case 37:
+		if (neg || mag > INT_MAX)
+			return -EINVAL;
+		ps->processor = (int)mag;
+		break;
+	case 17:
+		if (neg ? mag > (uint64_t)INT64_MAX + 1 : mag > INT64_MAX)
+			return -EINVAL;
+		ps->nice = neg ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
+		break;
+	default:
+		for (i = 0; i < sizeof(pid_stat_u64_fields) / sizeof(pid_stat_u64_fields[0]); i++) {
+			if (pid_stat_u64_fields[i].idx != idx)
+				continue;
+			if (neg && mag)
+				return -EINVAL;
+			memcpy((char *)ps + pid_stat_u64_fields[i].off, &mag, sizeof(mag));
+			return 0;
+		}
+		/* Not kept; signed ones (tpgid -1, cutime) are legal here. */
+		break;
+	}
+	return 0;
+}
+
+int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out)
+{
+	struct pid_stat ps = { 0 };
+	const char *end, *open, *close, *p, *lim, *nl;
+	size_t clen;
+	uint64_t pid;
+	bool whole;
+	int idx, ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!buf || !len)
+		return -EINVAL;
+	end = buf + len;
+	open = memchr(buf, '(', len);
+	if (!open)
+		return -EINVAL;
+	/*
+	 * The comm is whatever the task called itself, ')' and '\n' included;
+	 * only the fields after it are known not to contain ')', so the last one
+	 * closes the comm.
+	 */
+	for (close = end; close > open + 1 && close[-1] != ')'; close--)
+		;
+	if (close[-1] != ')')
+		return -EINVAL;
+	close--;
+	p = buf;
+	if (parse_scan_u64_field(&p, open, &pid) || pid > INT_MAX ||
+	    parse_skip_blanks(p, open) != open)
+		return -EINVAL;
+	ps.pid = (int)pid;
+	clen = close - open - 1;
+	if (clen > sizeof(ps.comm) - 1)
+		clen = sizeof(ps.comm) - 1;
+	memcpy(ps.comm, open + 1, clen);
+
+	p = close + 1;
+	nl = memchr(p, '\n', end - p);
+	whole = nl != NULL;
+	lim = nl ? nl : end;
+	for (idx = 1; idx < INT_MAX; idx++) {
+		const char *t;
+
+		p = parse_skip_blanks(p, lim);
+		if (p == lim)
+			break;
+		t = p;
+		p = parse_token_end(p, lim);
+		ret = parse_stat_field(&ps, idx, t, p - t, p == lim && !whole);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			break;
+		ps.nfields = idx;
+	}
+	*out = ps;
+	return 0;
+}
+
+/* ---- /proc/PID/status ---- */
+
+int parse_pid_status(const char *buf, size_t len, struct pid_status *out)
+{
+	const char *pos, *end, *ls, *le, *k, *v;
+	size_t klen, vlen;
+	bool found = false, vol = false, nonvol = false;
+	uint64_t x;
+
+	memset(out, 0, sizeof(*out));
+	out->uid = -1;
+	if (!buf || !len)
+		return -EINVAL;
+	pos = buf;
+	end = buf + len;
+	while (parse_next_line(&pos, end, &ls, &le)) {
+		/*
+		 * Name is taken raw after "Name:\t": trimming would eat blanks
+		 * that are part of the name, and an all-blank name is still one.
+		 */
+		if (le - ls >= 5 && !memcmp(ls, "Name:", 5)) {
+			const char *s = ls + 5;
+			size_t n;
+
+			if (s < le && *s == '\t')
+				s++;
+			n = le - s;
+			if (n > sizeof(out->name) - 1)
+				n = sizeof(out->name) - 1;
+			memcpy(out->name, s, n);
+			out->name[n] = '\0';
+			found = true;
+			continue;
+		}
+		if (!parse_kv_split(ls, le, &k, &klen, &v, &vlen))
+			continue;
+		if (parse_word_is(k, klen, "State")) {
+			out->state = v[0];
+			found = true;
+		} else if (parse_word_is(k, klen, "PPid")) {
+			if (!parse_kv_u64(v, vlen, 0, &x) && x <= INT_MAX) {
+				out->ppid = (int)x;
+				found = true;
+			}
+		} else if (parse_word_is(k, klen, "Uid")) {
+			/* "real effective saved fs": the leading number is the real uid. */
+			if (!parse_kv_u64(v, vlen, 0, &x) && x <= UINT32_MAX) {
+				out->uid = (int64_t)x;
+				found = true;
+			}
+		} else if (parse_word_is(k, klen, "Threads")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->threads = x;
+				found = true;
+			}
+		} else if (parse_word_is(k, klen, "VmRSS")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->vm_rss_kb = x;
+				found = true;
+			}
+		} else if (parse_word_is(k, klen, "voluntary_ctxt_switches")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->vol_ctxt = x;
+				vol = found = true;
+			}
+		} else if (parse_word_is(k, klen, "nonvoluntary_ctxt_switches")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->nonvol_ctxt = x;
+				nonvol = found = true;
+			}
+		}
+	}
+	out->has_ctxt = vol && nonvol;
+	return found ? 0 : -EINVAL;
+}
+
+/* ---- /proc/PID/io ---- */
+
+static const struct {
+	const char *key;
+	size_t off;
+} pid_io_fields[] = {
+	{ "rchar", offsetof(struct pid_io, rchar) },
+	{ "wchar", offsetof(struct pid_io, wchar) },
+	{ "syscr", offsetof(struct pid_io, syscr) },
+	{ "syscw", offsetof(struct pid_io, syscw) },
+	{ "read_bytes", offsetof(struct pid_io, read_bytes) },
+	{ "write_bytes", offsetof(struct pid_io, write_bytes) },
+	{ "cancelled_write_bytes", offsetof(struct pid_io, cancelled_write_bytes) },
+};
+
+#define PID_IO_NFIELDS (sizeof(pid_io_fields) / sizeof(pid_io_fields[0]))
+
+struct pid_io_walk {
+	struct pid_io *io;
+	unsigned int seen; /* bit i: pid_io_fields[i] */
+};
+
+static int pid_io__kv(const char *key, size_t klen, const char *val, size_t vlen, void *arg)
+{
+	struct pid_io_walk *w = arg;
+	uint64_t x;
+	size_t i;
+
+	for (i = 0; i < PID_IO_NFIELDS; i++) {
+		if (!parse_word_is(key, klen, pid_io_fields[i].key))
+			continue;
+		if (!parse_kv_u64(val, vlen, 0, &x)) {
+			memcpy((char *)w->io + pid_io_fields[i].off, &x, sizeof(x));
+			w->seen |= 1u << i;
+		}
+		break;
+	}
+	return 0;
+}
+
+int parse_pid_io(const char *buf, size_t len, struct pid_io *out)
+{
+	struct pid_io_walk w = { .io = out };
+
+	memset(out, 0, sizeof(*out));
+	parse_kv(buf, len, pid_io__kv, &w);
+	/*
+	 * All seven have been printed together since 2.6.20, so fewer means a cut
+	 * read: present stays 0 so no one takes a missing write_bytes for zero.
+	 */
+	out->present = w.seen == (1u << PID_IO_NFIELDS) - 1;
+	return w.seen ? 0 : -EINVAL;
+}
+
+/* ---- /proc/PID/limits ---- */
+
+static int parse_limit(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = parse_skip_blanks(*pp, end), *te = parse_token_end(p, end);
+
+	if (parse_word_is(p, te - p, "unlimited")) {
+		*out = UINT64_MAX;
+		*pp = te;
+		return 0;
+	}
+	return parse_scan_u64_field(pp, end, out);
+}
+
+int parse_pid_schedstat(const char *buf, size_t len, struct pid_schedstat *out)
+{
+	const char *pos = buf, *ls, *le, *p;
+	uint64_t v[3];
+
+	if (!buf || !parse_next_line(&pos, buf + len, &ls, &le))
+		return -EINVAL; /* empty, or cut before its newline */
+	p = ls;
+	for (int i = 0; i < 3; i++) {
+		p = parse_skip_blanks(p, le);
+		if (parse_scan_u64(&p, le, &v[i]) || !parse_at_boundary(p, le))
+			return -EINVAL;
+	}
+	out->run_ns = v[0];
+	out->wait_ns = v[1];
+	out->slices = v[2];
+	return 0;
+}
+
+int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard)
+{
+	static const char label[] = "Max open files";
+	const char *pos, *end, *ls, *le, *p;
+	uint64_t s, h;
+
+	if (!buf || !len)
+		return -EINVAL;
+	pos = buf;
+	end = buf + len;
+	while (parse_next_line(&pos, end, &ls, &le)) {
+		if ((size_t)(le - ls) <= sizeof(label) - 1 ||
+		    memcmp(ls, label, sizeof(label) - 1) || !parse_is_blank(ls[sizeof(label) - 1]))
+			continue;
+		p = ls + sizeof(label) - 1;
+		if (parse_limit(&p, le, &s) || parse_limit(&p, le, &h))
+			return -EINVAL;
+		*soft = s;
+		*hard = h;
+		return 0;
+	}
+	return -EINVAL;
+}

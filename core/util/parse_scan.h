@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The bounded scanners the /proc parsers share (parse_proc.c, parse_pid.c);
+ * private to core/util.
+ *
+ * Two rules hold throughout:
+ *
+ * - Nothing at or past len is read and the buffer is not assumed to be
+ *   NUL-terminated, so the C string functions (strtoull, sscanf, strchr) are
+ *   never pointed at it. Numbers go through the bounded scanners here, which
+ *   also refuse a value that does not fit instead of wrapping it the way
+ *   sscanf does, or clamping it the way strtoull does.
+ *
+ * - The kernel ends every line it prints with '\n', so bytes after the last
+ *   '\n' are the cut-off part of a truncated read (the file grew past the
+ *   reader's buffer, or a capture was cut short). A counter "224074\n" cut
+ *   to "2240" must not be reported as 2240: the next delta would look like a
+ *   reset. Multi-line files therefore use only complete lines, and
+ *   /proc/PID/stat, one long line, keeps only the fields that a following
+ *   blank or '\n' proves complete.
+ */
+#ifndef SONDE_PARSE_SCAN_H
+#define SONDE_PARSE_SCAN_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline bool parse_is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline bool parse_is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline const char *parse_skip_blanks(const char *p, const char *end)
+{
+	while (p < end && parse_is_blank(*p))
+		p++;
+	return p;
+}
+
+/* End of the run of non-blank bytes at p. */
+static inline const char *parse_token_end(const char *p, const char *end)
+{
+	while (p < end && !parse_is_blank(*p) && *p != '\n')
+		p++;
+	return p;
+}
+
+static inline bool parse_at_boundary(const char *p, const char *end)
+{
+	return p == end || parse_is_blank(*p) || *p == '\n';
+}
+
+static inline bool parse_word_is(const char *w, size_t n, const char *lit)
+{
+	return n == strlen(lit) && !memcmp(w, lit, n);
+}
+
+/*
+ * The next complete line at *pos: [*ls, *le) with *le on its '\n'. A tail
+ * without '\n' is not returned (see the top of the file).
+ */
+static inline bool parse_next_line(const char **pos, const char *end, const char **ls,
+				   const char **le)
+{
+	const char *nl;
+
+	if (*pos >= end)
+		return false;
+	nl = memchr(*pos, '\n', end - *pos);
+	if (!nl)
+		return false;
+	*ls = *pos;
+	*le = nl;
+	*pos = nl + 1;
+	return true;
+}
+
+/* The '\n' ending the first line of a one-line file, or NULL when there is no complete line. */
+static inline const char *parse_line_one(const char *buf, size_t len)
+{
+	return buf && len ? memchr(buf, '\n', len) : NULL;
+}
+
+/* Decimal digits at *pp; refuses no digits and anything above UINT64_MAX. */
+static inline int parse_scan_u64(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+
+	if (p >= end || !parse_is_digit(*p))
+		return -EINVAL;
+	for (; p < end && parse_is_digit(*p); p++) {
+		unsigned int d = *p - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	*pp = p;
+	return 0;
+}
+
+/* A whole numeric field: blanks, digits, then a blank, '\n' or end ("12ab" is refused). */
+static inline int parse_scan_u64_field(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = parse_skip_blanks(*pp, end);
+
+	if (parse_scan_u64(&p, end, out) || !parse_at_boundary(p, end))
+		return -EINVAL;
+	*pp = p;
+	return 0;
+}
+
+/*
+ * A non-negative decimal such as "0.43" (load and PSI averages). By hand
+ * rather than strtod: the buffer is not NUL-terminated and strtod obeys
+ * LC_NUMERIC. All digits go into one integer divided once by an exact power
+ * of ten, so "1.95" yields the same double as the literal 1.95.
+ */
+static inline int parse_scan_decimal(const char **pp, const char *end, double *out)
+{
+	/* Powers of ten that a double holds exactly; 19 digits is all a u64 mantissa takes. */
+	static const double pow10[] = {
+		1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,
+		1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+	};
+	const char *p = *pp;
+	uint64_t mant;
+	int scale = 0;
+
+	if (parse_scan_u64(&p, end, &mant))
+		return -EINVAL;
+	if (p < end && *p == '.') {
+		p++;
+		if (p >= end || !parse_is_digit(*p))
+			return -EINVAL;
+		for (; p < end && parse_is_digit(*p); p++) {
+			unsigned int d = *p - '0';
+
+			/* Digits past what the mantissa holds are below a double's precision. */
+			if (scale < 19 && mant <= (UINT64_MAX - d) / 10) {
+				mant = mant * 10 + d;
+				scale++;
+			}
+		}
+	}
+	*out = (double)mant / pow10[scale];
+	*pp = p;
+	return 0;
+}
+
+/*
+ * "[-]digits" filling exactly [s, s + n). The magnitude is returned so each
+ * caller applies the range of its own field.
+ */
+static inline int parse_num_token(const char *s, size_t n, bool *neg, uint64_t *mag)
+{
+	const char *p = s, *end = s + n;
+
+	*neg = false;
+	if (p < end && *p == '-') {
+		*neg = true;
+		p++;
+	}
+	if (parse_scan_u64(&p, end, mag) || p != end)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * "Key: value" or "key value": the key runs to the first ':' or blank, the
+ * value is the rest without surrounding blanks. False when either is empty.
+ */
+static inline bool parse_kv_split(const char *ls, const char *le, const char **k, size_t *klen,
+				   const char **v, size_t *vlen)
+{
+	const char *p = parse_skip_blanks(ls, le), *ks = p, *ve;
+
+	while (p < le && *p != ':' && !parse_is_blank(*p))
+		p++;
+	if (p == ks)
+		return false;
+	*k = ks;
+	*klen = p - ks;
+	if (p < le && *p == ':')
+		p++;
+	p = parse_skip_blanks(p, le);
+	ve = le;
+	while (ve > p && parse_is_blank(ve[-1]))
+		ve--;
+	if (ve == p)
+		return false;
+	*v = p;
+	*vlen = ve - p;
+	return true;
+}
+
+#endif
