@@ -362,28 +362,6 @@ void redactor__build_literals(struct redactor *r)
 	r->lit_dirty = 0;
 }
 
-/* ---- the redactor's interface ---- */
-
-int redactor__learn(struct redactor *r, const char *text, size_t len, unsigned int ctx)
-{
-	return redact__plain(r, text, len, ctx, NULL);
-}
-
-char *redactor__text(struct redactor *r, const char *text, size_t len, unsigned int ctx,
-		     size_t *outlen)
-{
-	struct strbuf out = { 0 };
-
-	strbuf__append(&out, "", 0);
-	if (redact__plain(r, text, len, ctx, &out)) {
-		strbuf__free(&out);
-		return NULL;
-	}
-	if (outlen)
-		*outlen = out.len;
-	return out.buf;
-}
-
 /* ---- the mapping ---- */
 
 int redactor__write_map(struct redactor *r, const char *path, char *err, size_t errlen)
@@ -442,29 +420,4 @@ int redactor__write_map(struct redactor *r, const char *path, char *err, size_t 
 	}
 	strbuf__free(&j.out);
 	return rc;
-}
-
-struct redactor *redact__dir(const char *dir, const char *command, char **command_out,
-			     char *err, size_t errlen)
-{
-	struct redactor *r = redactor__new();
-	int rc = r ? 0 : -ENOMEM;
-
-	if (!rc)
-		rc = redactor__learn_dir(r, dir, err, errlen);
-	if (!rc && command)
-		rc = redactor__learn(r, command, strlen(command), REDACT_CMDLINE);
-	if (!rc)
-		rc = redactor__apply_dir(r, dir, err, errlen);
-	if (!rc && command &&
-	    !(*command_out = redactor__text(r, command, strlen(command), REDACT_CMDLINE, NULL)))
-		rc = -ENOMEM;
-	if (rc) {
-		/* learn_dir and apply_dir name the file; the others only fail for memory */
-		if (!err[0])
-			snprintf(err, errlen, "%s", strerror(-rc));
-		redactor__free(r);
-		return NULL;
-	}
-	return r;
 }

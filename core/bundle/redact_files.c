@@ -310,3 +310,28 @@ int redactor__apply_dir(struct redactor *r, const char *dir, char *err, size_t e
 {
 	return each_file(r, dir, 0, err, errlen);
 }
+
+struct redactor *redact__dir(const char *dir, const char *command, char **command_out,
+			     char *err, size_t errlen)
+{
+	struct redactor *r = redactor__new();
+	int rc = r ? 0 : -ENOMEM;
+
+	if (!rc)
+		rc = redactor__learn_dir(r, dir, err, errlen);
+	if (!rc && command)
+		rc = redactor__learn(r, command, strlen(command), REDACT_CMDLINE);
+	if (!rc)
+		rc = redactor__apply_dir(r, dir, err, errlen);
+	if (!rc && command &&
+	    !(*command_out = redactor__text(r, command, strlen(command), REDACT_CMDLINE, NULL)))
+		rc = -ENOMEM;
+	if (rc) {
+		/* learn_dir and apply_dir name the file; the others only fail for memory */
+		if (!err[0])
+			snprintf(err, errlen, "%s", strerror(-rc));
+		redactor__free(r);
+		return NULL;
+	}
+	return r;
+}

@@ -853,3 +853,25 @@ int redact__plain(struct redactor *r, const char *s, size_t n, unsigned int ctx,
 		strbuf__append(out, s + emitted, n - emitted);
 	return r->oom || (out && out->oom) ? -ENOMEM : 0;
 }
+
+/* ---- the redactor's interface ---- */
+
+int redactor__learn(struct redactor *r, const char *text, size_t len, unsigned int ctx)
+{
+	return redact__plain(r, text, len, ctx, NULL);
+}
+
+char *redactor__text(struct redactor *r, const char *text, size_t len, unsigned int ctx,
+		     size_t *outlen)
+{
+	struct strbuf out = { 0 };
+
+	strbuf__append(&out, "", 0);
+	if (redact__plain(r, text, len, ctx, &out)) {
+		strbuf__free(&out);
+		return NULL;
+	}
+	if (outlen)
+		*outlen = out.len;
+	return out.buf;
+}

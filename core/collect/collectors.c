@@ -14,18 +14,6 @@
 
 #include "collect/collectors.h"
 
-int collector__probe_path(const char *root, const char *path, const char *what, char *why,
-			  size_t whylen)
-{
-	char full[4096];
-
-	snprintf(full, sizeof(full), "%s%s", root, path);
-	if (access(full, R_OK) == 0)
-		return 0;
-	snprintf(why, whylen, "%s: %s: %s", what, path, strerror(errno));
-	return -errno;
-}
-
 static int tee_each(struct reader *rd, struct capture_writer *w, const char *const *paths)
 {
 	for (; *paths; paths++)

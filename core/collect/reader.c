@@ -190,3 +190,15 @@ void record__printf(struct strbuf *b, const char *fmt, ...)
 		b->buf[before] = '\0';
 	}
 }
+
+int collector__probe_path(const char *root, const char *path, const char *what, char *why,
+			  size_t whylen)
+{
+	char full[4096];
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	if (access(full, R_OK) == 0)
+		return 0;
+	snprintf(why, whylen, "%s: %s: %s", what, path, strerror(errno));
+	return -errno;
+}
