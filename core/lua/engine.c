@@ -1187,11 +1187,11 @@ int catalog__validate_check(const struct catalog *cat, const char *rel, const ch
 }
 
 /*
- * methodologies/verdict.lua is not a methodology: it holds the ranking rules
- * (which findings explain which, and each check's capacity-lost metric), read
- * here into the catalog; every check id it names must be a loaded check.
+ * ranking/verdict.lua is not a methodology: it holds the ranking rules (which
+ * findings explain which, and each check's capacity-lost metric), read here
+ * into the catalog; every check id it names must be a loaded check.
  */
-#define VERDICT_FILE "methodologies/verdict.lua"
+#define VERDICT_FILE "ranking/verdict.lua"
 #define VERDICT_MAX_RULES 256
 
 static int verdict_check_id(struct loader *ld, const struct catalog *cat, const char *field,
@@ -1336,7 +1336,7 @@ int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t e
 
 	memset(cat, 0, sizeof(*cat));
 	for (const struct embedded_file *f = embedded_files; f->path && !rc; f++)
-		if (!strncmp(f->path, "methodologies/", 14) && strcmp(f->path, VERDICT_FILE))
+		if (!strncmp(f->path, "methodologies/", 14))
 			rc = load_methodology(cat, f->path, f->data, f->len, err, errlen);
 	for (const struct embedded_file *f = embedded_files; f->path && !rc; f++)
 		if (!strncmp(f->path, "checks/lib/", 11)) {
