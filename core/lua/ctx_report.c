@@ -488,7 +488,7 @@ static void push_window(lua_State *L, const struct analysis *an)
 	lua_setfield(L, -2, "kernel_clock_start");
 }
 
-void lua_modules__push_ctx(lua_State *L, struct analysis *an, struct check_result *res)
+void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
 {
 	lua_createtable(L, 0, 6);
 	push_host(L, an);

@@ -104,7 +104,7 @@ static void engine_run_here(const struct catalog *cat, const struct check_def *d
 	if (st == LUA_OK)
 		st = sandbox__pcall(L, 0, 1);
 	if (st == LUA_OK && lua_istable(L, -1) && lua_getfield(L, -1, "run") == LUA_TFUNCTION) {
-		lua_modules__push_ctx(L, an, out);
+		ctx__push(L, an, out);
 		engine_push_args(L, def);
 		lua_pushvalue(L, -1);
 		lua_setfield(L, -3, "args");
