@@ -18,6 +18,14 @@
 /* Push the ctx table for one check: host, window, proc, bpf, perf and the report methods. */
 void ctx__push(lua_State *L, struct analysis *an, struct check_result *res);
 
+/*
+ * Every capture a check reads goes through here: the check must have declared
+ * the collector that wrote it (collect = { ... }), or it is stopped in status
+ * error with a message naming the check, the accessor (ctx.<domain>.<name>,
+ * the function the check called) and the collector.
+ */
+void ctx__need(lua_State *L, const char *domain, const char *collector);
+
 /* Each expects the analysis as a light userdata on top and replaces it with the module. */
 int luaopen_sonde_proc(lua_State *L);
 int luaopen_sonde_bpf(lua_State *L);
@@ -30,6 +38,8 @@ int luaopen_sonde_perf(lua_State *L);
  * ctx_proc_fs.c (file systems, swap), ctx_proc_cgroups.c, ctx_proc_tasks.c.
  */
 struct analysis *ctx_proc__analysis(lua_State *L);
+/* The capture stream of collector (NULL when not collected), once ctx__need allows it. */
+const struct capture_stream *ctx_proc__stream(lua_State *L, const char *collector);
 void ctx__push_u64(lua_State *L, uint64_t v);
 /* t[k] = v on the table on top. */
 void ctx__set_u64(lua_State *L, const char *k, uint64_t v);

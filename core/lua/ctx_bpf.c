@@ -10,6 +10,7 @@
  * Every call builds fresh tables: a check may change what it gets.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -18,6 +19,7 @@
 #include "collect/analysis.h"
 #include "util/json_read.h"
 #include "trace/trace.h"
+#include "lua/ctx.h"
 
 static void push_jval(lua_State *L, const struct jval *v, int depth)
 {
@@ -60,8 +62,10 @@ static int push_tool(lua_State *L, struct analysis *an, const char *name)
 	static const char *const info_keys[] = { "attach", "runs", "drops", "traced_from_s",
 						 "traced_to_s", "window_s", NULL };
 	const struct jval *doc;
-	char why[768];
+	char why[768], collector[64];
 
+	snprintf(collector, sizeof(collector), "bpf.%s", name);
+	ctx__need(L, "bpf", collector);
 	doc = analysis__bpf(an, name, why, sizeof(why));
 	if (!doc) {
 		lua_pushnil(L);

@@ -21,6 +21,7 @@
 #include "collect/analysis.h"
 #include "util/json_read.h"
 #include "perf/counters.h"
+#include "lua/ctx.h"
 
 static void push_num(lua_State *L, double d)
 {
@@ -90,8 +91,10 @@ static void push_event(lua_State *L, const struct jval *ev)
 static const struct jval *doc_or_reason(lua_State *L, struct analysis *an)
 {
 	char why[768];
-	const struct jval *doc = analysis__perf_counters(an, why, sizeof(why));
+	const struct jval *doc;
 
+	ctx__need(L, "perf", PERF_COLLECTOR);
+	doc = analysis__perf_counters(an, why, sizeof(why));
 	if (!doc) {
 		lua_pushnil(L);
 		lua_pushstring(L, why);

@@ -34,6 +34,12 @@ struct analysis *ctx_proc__analysis(lua_State *L)
 	return lua_touserdata(L, lua_upvalueindex(1));
 }
 
+const struct capture_stream *ctx_proc__stream(lua_State *L, const char *collector)
+{
+	ctx__need(L, "proc", collector);
+	return capture_set__stream(&ctx_proc__analysis(L)->cs, collector);
+}
+
 void ctx__push_u64(lua_State *L, uint64_t v)
 {
 	if (v <= (uint64_t)LUA_MAXINTEGER)
@@ -285,7 +291,7 @@ int ctx_proc__series(lua_State *L, const char *stream, const char *path, const c
 		     ctx_proc_sample_fn fn, void *arg)
 {
 	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, stream);
+	const struct capture_stream *st = ctx_proc__stream(L, stream);
 	lua_Integer n = 0;
 
 	if (!st)
@@ -365,7 +371,7 @@ static void set_cpu_times(lua_State *L, const struct cpu_times *c)
 static int proc_stat(lua_State *L)
 {
 	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.stat");
+	const struct capture_stream *st = ctx_proc__stream(L, "proc.stat");
 	int ncpu_max = 0, nsamples = 0, ids[4096];
 
 	if (!st)
@@ -511,7 +517,7 @@ static int proc_snmp(lua_State *L)
 		return n;
 	{
 		struct analysis *an = ctx_proc__analysis(L);
-		const struct capture_stream *st = capture_set__stream(&an->cs, "proc.snmp");
+		const struct capture_stream *st = ctx_proc__stream(L, "proc.snmp");
 		lua_Integer len = (lua_Integer)lua_rawlen(L, -1), k = 0;
 
 		for (size_t i = 0; i < st->n && k < len; i++) {
@@ -581,7 +587,7 @@ int ctx_proc__keyed_series(lua_State *L, const char *stream, const char *path,
 			   ctx_proc_keyed_fn parse)
 {
 	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, stream);
+	const struct capture_stream *st = ctx_proc__stream(L, stream);
 	int n = 0;
 
 	if (!st)
@@ -671,8 +677,7 @@ static int irq_line(const char *name, size_t nl, const char *desc, size_t dl, ui
 /* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) */
 static int proc_interrupts(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.interrupts");
+	const struct capture_stream *st = ctx_proc__stream(L, "proc.interrupts");
 	const struct capture_rec *r0 = ctx_proc__rec(st, "/proc/interrupts", 0);
 	const struct capture_rec *r1 = ctx_proc__rec(st, "/proc/interrupts", 1);
 	struct irq_walk w = { L, "first" };
@@ -691,8 +696,7 @@ static int proc_interrupts(lua_State *L)
 /* ctx.proc.kernel_log() -> { "line", ... } (OOM-related records only) */
 static int proc_kernel_log(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "kernel.log");
+	const struct capture_stream *st = ctx_proc__stream(L, "kernel.log");
 	const struct capture_rec *r = ctx_proc__rec(st, "/dev/kmsg", 1);
 	const char *p, *end;
 	lua_Integer n = 0;

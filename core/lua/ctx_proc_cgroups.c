@@ -455,7 +455,7 @@ static void cg_sort_procs(lua_State *L, struct cg_walk *w)
 int ctx_proc__cgroups(lua_State *L)
 {
 	struct analysis *an = ctx_proc__analysis(L);
-	struct cg_walk w = { .st = capture_set__stream(&an->cs, "proc.cgroups") };
+	struct cg_walk w = { .st = ctx_proc__stream(L, "proc.cgroups") };
 	const struct capture_rec *hr = ctx_proc__rec(w.st, "sonde:cgroups", 0);
 	const char *p, *end;
 

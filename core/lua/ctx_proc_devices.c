@@ -142,8 +142,7 @@ static void disk_info(lua_State *L, const char *name, void *arg)
 /* ctx.proc.disks() -> { [name] = { rotational, nr_requests, scheduler, inflight = series, ... } } */
 int ctx_proc__disks(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.diskstats");
+	const struct capture_stream *st = ctx_proc__stream(L, "proc.diskstats");
 	const struct capture_rec *list = ctx_proc__rec(st, "/sys/block", 0);
 
 	if (!list)
@@ -192,8 +191,7 @@ int ctx_proc__netdev(lua_State *L)
 /* ctx.proc.interfaces() -> { [ifname] = { speed_mbps | speed_reason, operstate, mtu, type } } */
 int ctx_proc__interfaces(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.netdev");
+	const struct capture_stream *st = ctx_proc__stream(L, "proc.netdev");
 
 	if (!st)
 		return ctx_proc__missing(L, st, "proc.netdev", "/sys/class/net", NULL);
@@ -376,11 +374,10 @@ static void pci_facts(lua_State *L, const struct capture_stream *st, const char 
 int ctx_proc__controllers(lua_State *L)
 {
 	static const char *const kinds[] = { "disk", "net", NULL };
-	struct analysis *an = ctx_proc__analysis(L);
 	int k = luaL_checkoption(L, 1, NULL, kinds);
 	const char *stream = k ? "proc.netdev" : "proc.diskstats";
 	const char *recname = k ? "sonde:net-controllers" : "sonde:disk-controllers";
-	const struct capture_stream *st = capture_set__stream(&an->cs, stream);
+	const struct capture_stream *st = ctx_proc__stream(L, stream);
 	const struct capture_rec *rec = ctx_proc__rec(st, recname, 0);
 	const char *p, *end;
 	int devs, ctrls;

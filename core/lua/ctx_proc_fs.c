@@ -126,8 +126,7 @@ static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
  */
 int ctx_proc__filesystems(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = capture_set__stream(&an->cs, "proc.mounts");
+	const struct capture_stream *st = ctx_proc__stream(L, "proc.mounts");
 	int ret = ctx_proc__keyed_series(L, "proc.mounts", "sonde:statfs", parse_statfs);
 
 	if (ret != 1 || lua_isnil(L, -1))

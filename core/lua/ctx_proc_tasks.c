@@ -206,8 +206,10 @@ int ctx_proc__tasks(lua_State *L)
 	struct analysis *an = ctx_proc__analysis(L);
 	const struct task_summary *t;
 	size_t n;
-	int err = analysis__tasks(an, &t, &n);
+	int err;
 
+	ctx__need(L, "proc", "proc.pids");
+	err = analysis__tasks(an, &t, &n);
 	if (err == -ENOENT)
 		return ctx_proc__missing(L, NULL, "proc.pids", "/proc/PID/stat", NULL);
 	if (err)

@@ -5,8 +5,13 @@
  * evidence (tables, per-second series, notes, flame graphs), a summary sentence and
  * suggested next steps. Everything a check hands over is bounded here so a
  * runaway or hostile check cannot blow up the report.
+ *
+ * Also the ctx itself (ctx__push: host, window, the domains) and its one
+ * rule for reading (ctx__need): a check reads only the captures of the
+ * collectors it declared.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +19,12 @@
 #include <lua.h>
 
 #include "perf/fold.h"
+#include "util/strv.h"
 #include "lua/ctx.h"
+#include "lua/sandbox.h"
+
+/* The check being run (its collect list), for ctx__need. */
+#define REG_CHECK "sonde.check"
 
 #define MAX_METRICS 256
 #define MAX_UNKNOWNS 64
@@ -488,8 +498,31 @@ static void push_window(lua_State *L, const struct analysis *an)
 	lua_setfield(L, -2, "kernel_clock_start");
 }
 
+void ctx__need(lua_State *L, const char *domain, const char *collector)
+{
+	const struct check_def *def;
+	lua_Debug ar;
+	char accessor[96];
+
+	lua_getfield(L, LUA_REGISTRYINDEX, REG_CHECK);
+	def = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	if (def && strv__has(&def->collect, collector))
+		return;
+	/* The function the check called: the one running now, named as its caller knows it. */
+	if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name)
+		snprintf(accessor, sizeof(accessor), "ctx.%s.%.40s()", domain, ar.name);
+	else
+		snprintf(accessor, sizeof(accessor), "ctx.%s", domain);
+	sandbox__stop(L, "%s reads %s, the capture of collector \"%s\", which it does not "
+		      "declare: add \"%s\" to its collect list",
+		      def ? def->id : "the check", accessor, collector, collector);
+}
+
 void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
 {
+	lua_pushlightuserdata(L, (void *)res->def);
+	lua_setfield(L, LUA_REGISTRYINDEX, REG_CHECK);
 	lua_createtable(L, 0, 6);
 	push_host(L, an);
 	lua_setfield(L, -2, "host");

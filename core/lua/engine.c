@@ -115,11 +115,12 @@ static void engine_run_here(const struct catalog *cat, const struct check_def *d
 	}
 	if (st != LUA_OK) {
 		const char *msg = lua_tostring(L, -1);
-		char why[256];
+		char why[sizeof(b.why)];
 
 		out->st = ST_ERROR;
 		if (b.doomed && strcmp(b.why, "closing")) {
-			/* The budget is the reason, whatever message the unwinding produced. */
+			/* The stop's reason (a budget, a broken rule) is the error, whatever
+			 * message the unwinding produced. */
 			snprintf(why, sizeof(why), "%s", b.why);
 			engine_set_error(out, msg ? msg : why);
 			free(out->error);

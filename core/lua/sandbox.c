@@ -19,6 +19,7 @@
  * refused, and beyond all that each check runs in a child process that the
  * parent kills when its wall-clock budget is past (engine__run_check).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,20 @@ static void sandbox_hook(lua_State *L, lua_Debug *ar)
 		lua_sethook(L, sandbox_hook, LUA_MASKCOUNT, 1);
 		luaL_error(L, "check stopped: %s", b->why);
 	}
+}
+
+int sandbox__stop(lua_State *L, const char *fmt, ...)
+{
+	struct budget *b = sandbox_budget(L);
+	char why[sizeof(b->why)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	sandbox_doom(b, why);
+	lua_sethook(L, sandbox_hook, LUA_MASKCOUNT, 1);
+	return luaL_error(L, "check stopped: %s", b->why);
 }
 
 /* ---- the sandbox ---- */

@@ -20,8 +20,8 @@ struct budget {
 	size_t used, peak, cap;
 	uint64_t instructions, max_instructions;
 	int64_t deadline_ns;
-	int doomed;     /* a budget is blown: every instruction raises from now on */
-	char why[128];  /* the reason, for the check's error */
+	int doomed;     /* a budget is blown, or sandbox__stop: every instruction raises */
+	char why[512];  /* the reason, for the check's error */
 };
 
 /*
@@ -36,6 +36,12 @@ void sandbox__close(lua_State *L);
 int sandbox__load(lua_State *L, const char *src, size_t len, const char *origin);
 /* lua_pcall with a message handler that adds a traceback and never runs user code. */
 int sandbox__pcall(lua_State *L, int nargs, int nres);
+/*
+ * Stop the running check for good, as a blown budget does: pcall cannot
+ * catch it, and the message (printf-style) becomes the check's error. For
+ * a check that breaks a rule of the host (reading what it did not declare).
+ */
+int sandbox__stop(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A checks/lib module name: [a-z0-9_-]{1,64}. */
 int sandbox__lib_name_ok(const char *name);
 
