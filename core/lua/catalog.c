@@ -149,22 +149,15 @@ static int catalog_load_methodology(struct catalog *cat, const char *origin, con
 {
 	static const char *const known[] = { "id", "title", "description", "order", "resources",
 					     "metrics", "tags", "not_applicable", "rules", NULL };
-	struct budget b;
 	struct loader ld = { .origin = origin, .err = err, .errlen = errlen };
 	struct methodology m = { 0 }, *nm;
 	int t, rc;
 	char expect[64];
 	const char *base = strrchr(origin, '/');
 
-	ld.L = sandbox__new(cat, &b, &engine_default_limits);
-	if (!ld.L)
-		return -ENOMEM;
-	rc = loader__run(&ld, src, len);
-	if (rc)
-		goto cleanup;
-	t = lua_gettop(ld.L);
-	if ((rc = loader__only_fields(&ld, t, known)) ||
-	    (rc = loader__string(&ld, t, "id", 1, &m.id)) ||
+	rc = loader__open(&ld, cat, src, len, known);
+	t = ld.t;
+	if (rc || (rc = loader__string(&ld, t, "id", 1, &m.id)) ||
 	    (rc = loader__string(&ld, t, "title", 1, &m.title)) ||
 	    (rc = loader__string(&ld, t, "description", 0, &m.description)) ||
 	    (rc = loader__strv(&ld, t, "resources", &m.resources, NULL, NULL)) ||
@@ -209,7 +202,7 @@ static int catalog_load_methodology(struct catalog *cat, const char *origin, con
 	memset(&m, 0, sizeof(m));
 cleanup:
 	catalog_free_methodology(&m);
-	sandbox__close(ld.L);
+	loader__close(&ld);
 	return rc;
 }
 
@@ -352,7 +345,6 @@ static int catalog_load_check(struct catalog *cat, const char *origin, const cha
 	static const char *const known[] = { "id", "title", "description", "methodology",
 					     "resource", "metric", "tags", "collect", "args",
 					     "run", NULL };
-	struct budget b;
 	struct loader ld = { .origin = origin, .err = err, .errlen = errlen };
 	struct check_def d = { 0 }, *nd;
 	const struct methodology *m;
@@ -364,15 +356,9 @@ static int catalog_load_check(struct catalog *cat, const char *origin, const cha
 			 origin);
 		return -EINVAL;
 	}
-	ld.L = sandbox__new(cat, &b, &engine_default_limits);
-	if (!ld.L)
-		return -ENOMEM;
-	rc = loader__run(&ld, src, len);
-	if (rc)
-		goto cleanup;
-	t = lua_gettop(ld.L);
-	if ((rc = loader__only_fields(&ld, t, known)) ||
-	    (rc = loader__string(&ld, t, "id", 1, &d.id)) ||
+	rc = loader__open(&ld, cat, src, len, known);
+	t = ld.t;
+	if (rc || (rc = loader__string(&ld, t, "id", 1, &d.id)) ||
 	    (rc = loader__string(&ld, t, "title", 1, &d.title)) ||
 	    (rc = loader__string(&ld, t, "description", 0, &d.description)) ||
 	    (rc = loader__string(&ld, t, "methodology", 1, &d.methodology)) ||
@@ -429,7 +415,7 @@ static int catalog_load_check(struct catalog *cat, const char *origin, const cha
 	memset(&d, 0, sizeof(d));
 cleanup:
 	catalog_free_check(&d);
-	sandbox__close(ld.L);
+	loader__close(&ld);
 	return rc;
 }
 

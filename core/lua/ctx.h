@@ -8,6 +8,7 @@
 #ifndef SONDE_CTX_H
 #define SONDE_CTX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <lua.h>
@@ -44,6 +45,14 @@ void ctx__push_u64(lua_State *L, uint64_t v);
 /* t[k] = v on the table on top. */
 void ctx__set_u64(lua_State *L, const char *k, uint64_t v);
 void ctx__set_num(lua_State *L, const char *k, double v);
+/* A uint64_t member of a parsed struct, by name; a table of them ends with a NULL name. */
+struct ctx_u64_field {
+	const char *name;
+	size_t off;
+};
+#define CTX_U64(type, member) { #member, offsetof(type, member) }
+/* t[name] = the member, for each field of f, on the table on top. */
+void ctx__set_u64_fields(lua_State *L, const void *s, const struct ctx_u64_field *f);
 /* Give the table on top the series methods (first, last, max, delta, rate, ...). */
 void ctx_proc__series_mt(lua_State *L);
 /* Push "path: strerror(err) — hint" and return it. */

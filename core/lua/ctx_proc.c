@@ -54,6 +54,12 @@ void ctx__set_u64(lua_State *L, const char *k, uint64_t v)
 	lua_setfield(L, -2, k);
 }
 
+void ctx__set_u64_fields(lua_State *L, const void *s, const struct ctx_u64_field *f)
+{
+	for (; f->name; f++)
+		ctx__set_u64(L, f->name, *(const uint64_t *)((const char *)s + f->off));
+}
+
 void ctx__set_num(lua_State *L, const char *k, double v)
 {
 	lua_pushnumber(L, v);
@@ -353,19 +359,13 @@ static int sample_snmp(lua_State *L, const struct capture_rec *r, void *arg)
 	return parse_snmp(r->data, r->len, kv_field, &o) < 0;
 }
 
-static void set_cpu_times(lua_State *L, const struct cpu_times *c)
-{
-	ctx__set_u64(L, "user", c->user);
-	ctx__set_u64(L, "nice", c->nice);
-	ctx__set_u64(L, "system", c->system);
-	ctx__set_u64(L, "idle", c->idle);
-	ctx__set_u64(L, "iowait", c->iowait);
-	ctx__set_u64(L, "irq", c->irq);
-	ctx__set_u64(L, "softirq", c->softirq);
-	ctx__set_u64(L, "steal", c->steal);
-	ctx__set_u64(L, "guest", c->guest);
-	ctx__set_u64(L, "guest_nice", c->guest_nice);
-}
+static const struct ctx_u64_field cpu_time_fields[] = {
+	CTX_U64(struct cpu_times, user), CTX_U64(struct cpu_times, nice),
+	CTX_U64(struct cpu_times, system), CTX_U64(struct cpu_times, idle),
+	CTX_U64(struct cpu_times, iowait), CTX_U64(struct cpu_times, irq),
+	CTX_U64(struct cpu_times, softirq), CTX_U64(struct cpu_times, steal),
+	CTX_U64(struct cpu_times, guest), CTX_U64(struct cpu_times, guest_nice), { NULL, 0 },
+};
 
 /* ctx.proc.stat() -> { total = series, cpus = { series, ... (each with .id) }, ncpu = n } */
 static int proc_stat(lua_State *L)
@@ -389,7 +389,7 @@ static int proc_stat(lua_State *L)
 		nsamples++;
 		lua_newtable(L);
 		ctx__set_num(L, "t", t);
-		set_cpu_times(L, &ps.total);
+		ctx__set_u64_fields(L, &ps.total, cpu_time_fields);
 		ctx__set_u64(L, "ctxt", ps.ctxt);
 		ctx__set_u64(L, "processes", ps.processes);
 		ctx__set_u64(L, "procs_running", ps.procs_running);
@@ -408,7 +408,7 @@ static int proc_stat(lua_State *L)
 			}
 			lua_newtable(L);
 			ctx__set_num(L, "t", t);
-			set_cpu_times(L, &ps.cpu[c]);
+			ctx__set_u64_fields(L, &ps.cpu[c], cpu_time_fields);
 			lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 			lua_pop(L, 1);
 		}

@@ -19,29 +19,24 @@
 
 /* ---- disks ---- */
 
+static const struct ctx_u64_field disk_fields[] = {
+	CTX_U64(struct diskstat, rd_ios), CTX_U64(struct diskstat, rd_merges),
+	CTX_U64(struct diskstat, rd_sectors), CTX_U64(struct diskstat, rd_ticks),
+	CTX_U64(struct diskstat, wr_ios), CTX_U64(struct diskstat, wr_merges),
+	CTX_U64(struct diskstat, wr_sectors), CTX_U64(struct diskstat, wr_ticks),
+	CTX_U64(struct diskstat, in_flight), CTX_U64(struct diskstat, io_ticks),
+	CTX_U64(struct diskstat, time_in_queue), CTX_U64(struct diskstat, dc_ios),
+	CTX_U64(struct diskstat, dc_sectors), CTX_U64(struct diskstat, dc_ticks),
+	CTX_U64(struct diskstat, fl_ios), CTX_U64(struct diskstat, fl_ticks), { NULL, 0 },
+};
+
 static int disk_sample(const struct diskstat *d, void *arg)
 {
 	struct ctx_proc_keyed *w = arg;
-	lua_State *L = w->L;
 
-	ctx_proc__keyed_begin(L, d->name, w->t);
-	ctx__set_u64(L, "rd_ios", d->rd_ios);
-	ctx__set_u64(L, "rd_merges", d->rd_merges);
-	ctx__set_u64(L, "rd_sectors", d->rd_sectors);
-	ctx__set_u64(L, "rd_ticks", d->rd_ticks);
-	ctx__set_u64(L, "wr_ios", d->wr_ios);
-	ctx__set_u64(L, "wr_merges", d->wr_merges);
-	ctx__set_u64(L, "wr_sectors", d->wr_sectors);
-	ctx__set_u64(L, "wr_ticks", d->wr_ticks);
-	ctx__set_u64(L, "in_flight", d->in_flight);
-	ctx__set_u64(L, "io_ticks", d->io_ticks);
-	ctx__set_u64(L, "time_in_queue", d->time_in_queue);
-	ctx__set_u64(L, "dc_ios", d->dc_ios);
-	ctx__set_u64(L, "dc_sectors", d->dc_sectors);
-	ctx__set_u64(L, "dc_ticks", d->dc_ticks);
-	ctx__set_u64(L, "fl_ios", d->fl_ios);
-	ctx__set_u64(L, "fl_ticks", d->fl_ticks);
-	ctx_proc__keyed_end(L);
+	ctx_proc__keyed_begin(w->L, d->name, w->t);
+	ctx__set_u64_fields(w->L, d, disk_fields);
+	ctx_proc__keyed_end(w->L);
 	return 0;
 }
 
@@ -154,26 +149,23 @@ int ctx_proc__disks(lua_State *L)
 
 /* ---- network interfaces ---- */
 
+static const struct ctx_u64_field net_fields[] = {
+	CTX_U64(struct netdev, rx_bytes), CTX_U64(struct netdev, rx_packets),
+	CTX_U64(struct netdev, rx_errs), CTX_U64(struct netdev, rx_drop),
+	CTX_U64(struct netdev, rx_fifo), CTX_U64(struct netdev, rx_frame),
+	CTX_U64(struct netdev, tx_bytes), CTX_U64(struct netdev, tx_packets),
+	CTX_U64(struct netdev, tx_errs), CTX_U64(struct netdev, tx_drop),
+	CTX_U64(struct netdev, tx_fifo), CTX_U64(struct netdev, tx_colls),
+	CTX_U64(struct netdev, tx_carrier), { NULL, 0 },
+};
+
 static int net_sample(const struct netdev *d, void *arg)
 {
 	struct ctx_proc_keyed *w = arg;
-	lua_State *L = w->L;
 
-	ctx_proc__keyed_begin(L, d->name, w->t);
-	ctx__set_u64(L, "rx_bytes", d->rx_bytes);
-	ctx__set_u64(L, "rx_packets", d->rx_packets);
-	ctx__set_u64(L, "rx_errs", d->rx_errs);
-	ctx__set_u64(L, "rx_drop", d->rx_drop);
-	ctx__set_u64(L, "rx_fifo", d->rx_fifo);
-	ctx__set_u64(L, "rx_frame", d->rx_frame);
-	ctx__set_u64(L, "tx_bytes", d->tx_bytes);
-	ctx__set_u64(L, "tx_packets", d->tx_packets);
-	ctx__set_u64(L, "tx_errs", d->tx_errs);
-	ctx__set_u64(L, "tx_drop", d->tx_drop);
-	ctx__set_u64(L, "tx_fifo", d->tx_fifo);
-	ctx__set_u64(L, "tx_colls", d->tx_colls);
-	ctx__set_u64(L, "tx_carrier", d->tx_carrier);
-	ctx_proc__keyed_end(L);
+	ctx_proc__keyed_begin(w->L, d->name, w->t);
+	ctx__set_u64_fields(w->L, d, net_fields);
+	ctx_proc__keyed_end(w->L);
 	return 0;
 }
 

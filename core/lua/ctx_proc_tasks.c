@@ -181,6 +181,13 @@ static int task_tostring(lua_State *L)
 	return 1;
 }
 
+static const luaL_Reg task_metamethods[] = {
+	{ "__index", task_index },
+	{ "__newindex", task_newindex },
+	{ "__tostring", task_tostring },
+	{ NULL, NULL },
+};
+
 static void push_task(lua_State *L, const struct analysis *an, const struct task_summary *t)
 {
 	struct task_ref *ref = lua_newuserdatauv(L, sizeof(*ref), 0);
@@ -188,12 +195,7 @@ static void push_task(lua_State *L, const struct analysis *an, const struct task
 	ref->an = an;
 	ref->t = t;
 	if (luaL_newmetatable(L, TASK_MT)) {
-		lua_pushcfunction(L, task_index);
-		lua_setfield(L, -2, "__index");
-		lua_pushcfunction(L, task_newindex);
-		lua_setfield(L, -2, "__newindex");
-		lua_pushcfunction(L, task_tostring);
-		lua_setfield(L, -2, "__tostring");
+		luaL_setfuncs(L, task_metamethods, 0);
 		lua_pushstring(L, "read-only");
 		lua_setfield(L, -2, "__metatable");
 	}

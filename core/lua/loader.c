@@ -14,7 +14,6 @@
 #include <lua.h>
 
 #include "lua/loader.h"
-#include "lua/sandbox.h"
 
 int loader__fail(struct loader *ld, const char *fmt, ...)
 {
@@ -140,7 +139,8 @@ int loader__only_fields(struct loader *ld, int t, const char *const *known)
 	return 0;
 }
 
-int loader__run(struct loader *ld, const char *src, size_t len)
+/* Run the file in ld->L and leave the table it returns on the stack. */
+static int loader_run(struct loader *ld, const char *src, size_t len)
 {
 	int st = sandbox__load(ld->L, src, len, ld->origin);
 
@@ -162,4 +162,24 @@ int loader__run(struct loader *ld, const char *src, size_t len)
 	if (!lua_istable(ld->L, -1))
 		return loader__fail(ld, "must return a table");
 	return 0;
+}
+
+int loader__open(struct loader *ld, const struct catalog *cat, const char *src, size_t len,
+		 const char *const *known)
+{
+	int rc;
+
+	ld->L = sandbox__new(cat, &ld->budget, &engine_default_limits);
+	if (!ld->L)
+		return -ENOMEM;
+	rc = loader_run(ld, src, len);
+	ld->t = lua_gettop(ld->L);
+	return rc ? rc : loader__only_fields(ld, ld->t, known);
+}
+
+void loader__close(struct loader *ld)
+{
+	if (ld->L)
+		sandbox__close(ld->L);
+	ld->L = NULL;
 }

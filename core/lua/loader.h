@@ -14,18 +14,28 @@
 
 #include "util/strv.h"
 #include "lua/catalog.h"
+#include "lua/sandbox.h"
 
 struct loader {
-	lua_State *L;       /* a throwaway sandbox (sandbox__new) */
 	const char *origin; /* what errors name: "checks/use/cpu-x.lua" */
 	char *err;
 	size_t errlen;
+	lua_State *L;       /* a throwaway sandbox (loader__open) */
+	int t;              /* where the file's table is on L's stack */
+	struct budget budget;
 };
 
+/*
+ * Run a definition file in a fresh sandbox (whose require finds cat's lib
+ * modules) and check that every key of the table it returns is one of known
+ * (NULL-terminated); the table stays at ld->t. loader__close whatever it
+ * returns.
+ */
+int loader__open(struct loader *ld, const struct catalog *cat, const char *src, size_t len,
+		 const char *const *known);
+void loader__close(struct loader *ld);
 /* "ORIGIN: " and the message into ld->err; returns -EINVAL. */
 int loader__fail(struct loader *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Run the file in ld->L and leave the table it returns on the stack. */
-int loader__run(struct loader *ld, const char *src, size_t len);
 /* Every key of table t is one of known (NULL-terminated). */
 int loader__only_fields(struct loader *ld, int t, const char *const *known);
 /* t[key]: a non-empty string (NULL when absent and not required), malloc'd. */

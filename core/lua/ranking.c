@@ -14,7 +14,6 @@
 
 #include "util/embedded.h"
 #include "lua/loader.h"
-#include "lua/sandbox.h"
 
 #define RANKING_FILE "ranking/verdict.lua"
 #define RANKING_MAX_RULES 256
@@ -116,19 +115,15 @@ int ranking__load(struct catalog *cat, char *err, size_t errlen)
 {
 	static const char *const known[] = { "capacity", "explains", NULL };
 	const struct embedded_file *f = embedded__find(RANKING_FILE);
-	struct budget b;
 	struct loader ld = { .origin = RANKING_FILE, .err = err, .errlen = errlen };
 	int t, rc;
 
 	if (!f)
 		return 0; /* no rules: findings rank by severity, methodology and score */
-	ld.L = sandbox__new(cat, &b, &engine_default_limits);
-	if (!ld.L)
-		return -ENOMEM;
-	rc = loader__run(&ld, f->data, f->len);
-	if (rc || (rc = loader__only_fields(&ld, lua_gettop(ld.L), known)))
+	rc = loader__open(&ld, cat, f->data, f->len, known);
+	if (rc)
 		goto cleanup;
-	t = lua_gettop(ld.L);
+	t = ld.t;
 	if (lua_getfield(ld.L, t, "capacity") == LUA_TTABLE && (rc = ranking_capacity(&ld, cat)))
 		goto cleanup;
 	lua_settop(ld.L, t);
@@ -152,6 +147,6 @@ int ranking__load(struct catalog *cat, char *err, size_t errlen)
 		}
 	}
 cleanup:
-	sandbox__close(ld.L);
+	loader__close(&ld);
 	return rc;
 }
