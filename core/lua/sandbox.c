@@ -8,7 +8,7 @@
  * the cap and the hook raises an error on every instruction, so a check that
  * wraps its loop in pcall gets the error again at its very next instruction
  * and unwinds all the way out. Only one allow-list of the standard library
- * and our wrappers is reachable (sandbox_libs, sandbox_base_functions),
+ * and our wrappers is reachable (sandbox_globals),
  * through an environment table whose metatable makes reading or writing an
  * undeclared global an error; never luaL_openlibs. require() finds only the
  * modules of checks/lib (and a user's --checks DIR/lib).
@@ -264,99 +264,93 @@ static int sandbox_require(lua_State *L)
 	return 1;
 }
 
-static const char *const sandbox_base_functions[] = {
-	"assert", "error",  "getmetatable", "ipairs", "next",     "pairs",    "pcall",
-	"rawequal", "rawget", "rawlen",     "select", "tonumber", "tostring", "type",
-	"_VERSION", NULL,
-};
-static const char *const sandbox_os_functions[] = { "time", "clock", "date", "difftime", NULL };
+static const char *const sandbox_os_fields[] = { "time", "clock", "date", "difftime", NULL };
 
-/* One allow-list: these libraries, these base functions, our wrappers; nothing else. */
-static const struct {
+/*
+ * The one allow-list: every global a check sees, and nothing else (never
+ * luaL_openlibs). A base function is the standard one unless we replace it
+ * (ours) where it would open a way out of the sandbox; a library is opened
+ * with open and copied into the check's environment (so edits stay there),
+ * all of it but drop, or only fields.
+ */
+static const struct sandbox_global {
 	const char *name;
+	lua_CFunction ours;
 	lua_CFunction open;
-} sandbox_libs[] = {
-	{ LUA_GNAME, luaopen_base },       { LUA_STRLIBNAME, luaopen_string },
-	{ LUA_TABLIBNAME, luaopen_table }, { LUA_MATHLIBNAME, luaopen_math },
-	{ LUA_UTF8LIBNAME, luaopen_utf8 }, { LUA_OSLIBNAME, luaopen_os },
-	{ NULL, NULL },
+	const char *const *fields;
+	const char *drop;
+} sandbox_globals[] = {
+#define STANDARD(fn) { .name = fn }
+	STANDARD("_VERSION"), STANDARD("assert"), STANDARD("error"), STANDARD("getmetatable"),
+	STANDARD("ipairs"), STANDARD("next"), STANDARD("pairs"), STANDARD("pcall"),
+	STANDARD("rawequal"), STANDARD("rawget"), STANDARD("rawlen"), STANDARD("select"),
+	STANDARD("tonumber"), STANDARD("tostring"), STANDARD("type"),
+#undef STANDARD
+	{ .name = "rawset", .ours = sandbox_rawset },             /* not on the environment */
+	{ .name = "xpcall", .ours = sandbox_xpcall },             /* no handler once stopped */
+	{ .name = "setmetatable", .ours = sandbox_setmetatable }, /* no __gc */
+	{ .name = "load", .ours = sandbox_load },                 /* text only, in the sandbox */
+	{ .name = "require", .ours = sandbox_require },           /* checks/lib only */
+	{ .name = LUA_STRLIBNAME, .open = luaopen_string, .drop = "dump" }, /* no bytecode out */
+	{ .name = LUA_TABLIBNAME, .open = luaopen_table },
+	{ .name = LUA_MATHLIBNAME, .open = luaopen_math },
+	{ .name = LUA_UTF8LIBNAME, .open = luaopen_utf8 },
+	{ .name = LUA_OSLIBNAME, .open = luaopen_os, .fields = sandbox_os_fields },
+	{ .name = NULL },
 };
 
-lua_State *sandbox__new(const struct catalog *cat, struct budget *b,
-			const struct engine_limits *lim)
+/* Library g, opened, into the environment at env as a copy of the fields it allows. */
+static void sandbox_library(lua_State *L, int env, const struct sandbox_global *g)
 {
-	lua_State *L;
-	int env;
-
-	memset(b, 0, sizeof(*b));
-	b->cap = lim->mem_bytes;
-	b->max_instructions = lim->instructions;
-	b->deadline_ns = clock__ns(CLOCK_MONOTONIC) + (int64_t)(lim->wall_s * 1e9);
-	L = lua_newstate(sandbox_alloc, b);
-	if (!L)
-		return NULL;
-	for (int i = 0; sandbox_libs[i].name; i++) {
-		luaL_requiref(L, sandbox_libs[i].name, sandbox_libs[i].open, 0);
-		lua_pop(L, 1);
-	}
-
-	lua_newtable(L); /* the environment checks see */
-	env = lua_gettop(L);
-	lua_pushglobaltable(L);
-	for (int i = 0; sandbox_base_functions[i]; i++) {
-		lua_getfield(L, -1, sandbox_base_functions[i]);
-		lua_setfield(L, env, sandbox_base_functions[i]);
-	}
-	lua_pop(L, 1);
-	lua_pushcfunction(L, sandbox_rawset);
-	lua_setfield(L, env, "rawset");
-	lua_pushcfunction(L, sandbox_xpcall);
-	lua_setfield(L, env, "xpcall");
-	lua_getglobal(L, "setmetatable");
-	lua_setfield(L, LUA_REGISTRYINDEX, "sonde.setmetatable");
-	lua_pushcfunction(L, sandbox_setmetatable);
-	lua_setfield(L, env, "setmetatable");
-	lua_pushcfunction(L, sandbox_load);
-	lua_setfield(L, env, "load");
-	lua_pushcfunction(L, sandbox_require);
-	lua_setfield(L, env, "require");
-
-	/* string without dump (no bytecode out), table, math, utf8: copies, so edits stay local. */
-	static const char *const copied[] = { LUA_STRLIBNAME, LUA_TABLIBNAME, LUA_MATHLIBNAME,
-					      LUA_UTF8LIBNAME, NULL };
-	for (int i = 0; copied[i]; i++) {
-		lua_newtable(L);
-		luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-		lua_getfield(L, -1, copied[i]);
+	luaL_requiref(L, g->name, g->open, 0);
+	lua_newtable(L);
+	if (g->fields) {
+		for (const char *const *f = g->fields; *f; f++) {
+			lua_getfield(L, -2, *f);
+			lua_setfield(L, -2, *f);
+		}
+	} else {
 		lua_pushnil(L);
-		while (lua_next(L, -2)) {
+		while (lua_next(L, -3)) {
 			lua_pushvalue(L, -2);
 			lua_insert(L, -2);
-			lua_settable(L, -6);
+			lua_settable(L, -4);
 		}
-		lua_pop(L, 2);
-		lua_setfield(L, env, copied[i]);
 	}
-	lua_getfield(L, env, LUA_STRLIBNAME);
-	lua_pushnil(L);
-	lua_setfield(L, -2, "dump");
+	if (g->drop) {
+		lua_pushnil(L);
+		lua_setfield(L, -2, g->drop);
+		/* The library is reachable too (the string metatable's __index): drop it there. */
+		lua_pushnil(L);
+		lua_setfield(L, -3, g->drop);
+	}
+	lua_setfield(L, env, g->name);
 	lua_pop(L, 1);
-	/* The string metatable's __index is the real string table: drop dump there too. */
-	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-	lua_getfield(L, -1, LUA_STRLIBNAME);
-	lua_pushnil(L);
-	lua_setfield(L, -2, "dump");
-	lua_pop(L, 2);
+}
+
+/* The table checks see as their globals: the allow-list, strict about the rest. */
+static void sandbox_env(lua_State *L)
+{
+	int env;
 
 	lua_newtable(L);
-	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-	lua_getfield(L, -1, LUA_OSLIBNAME);
-	for (int i = 0; sandbox_os_functions[i]; i++) {
-		lua_getfield(L, -1, sandbox_os_functions[i]);
-		lua_setfield(L, -4, sandbox_os_functions[i]);
+	env = lua_gettop(L);
+	luaL_requiref(L, LUA_GNAME, luaopen_base, 0);
+	/* the standard setmetatable, for our wrapper to call */
+	lua_getfield(L, -1, "setmetatable");
+	lua_setfield(L, LUA_REGISTRYINDEX, "sonde.setmetatable");
+	for (const struct sandbox_global *g = sandbox_globals; g->name; g++) {
+		if (g->open) {
+			sandbox_library(L, env, g);
+			continue;
+		}
+		if (g->ours)
+			lua_pushcfunction(L, g->ours);
+		else
+			lua_getfield(L, env + 1, g->name);
+		lua_setfield(L, env, g->name);
 	}
-	lua_pop(L, 2);
-	lua_setfield(L, env, "os");
+	lua_pop(L, 1);
 
 	lua_newtable(L); /* strict metatable */
 	lua_pushcfunction(L, sandbox_undeclared_read);
@@ -366,15 +360,26 @@ lua_State *sandbox__new(const struct catalog *cat, struct budget *b,
 	lua_pushstring(L, "the global environment is locked");
 	lua_setfield(L, -2, "__metatable");
 	lua_setmetatable(L, env);
+}
 
-	lua_pushvalue(L, env);
+lua_State *sandbox__new(const struct catalog *cat, struct budget *b,
+			const struct engine_limits *lim)
+{
+	lua_State *L;
+
+	memset(b, 0, sizeof(*b));
+	b->cap = lim->mem_bytes;
+	b->max_instructions = lim->instructions;
+	b->deadline_ns = clock__ns(CLOCK_MONOTONIC) + (int64_t)(lim->wall_s * 1e9);
+	L = lua_newstate(sandbox_alloc, b);
+	if (!L)
+		return NULL;
+	sandbox_env(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, REG_ENV);
 	lua_newtable(L);
 	lua_setfield(L, LUA_REGISTRYINDEX, REG_LOADED);
 	lua_pushlightuserdata(L, (void *)cat);
 	lua_setfield(L, LUA_REGISTRYINDEX, REG_CATALOG);
-	lua_pop(L, 1);
-
 	lua_sethook(L, sandbox_hook, LUA_MASKCOUNT, HOOK_EVERY);
 	return L;
 }
