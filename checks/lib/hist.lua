@@ -36,7 +36,7 @@ function hist.share_above(slots, v)
   local total, above = hist.count(slots), 0
   if total == 0 then return nil end
   for i, c in ipairs(slots) do
-    local lo, hi = bounds(i)
+    local _, hi = bounds(i)
     if hi > v then above = above + c end
   end
   return above / total

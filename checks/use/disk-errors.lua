@@ -1,6 +1,5 @@
 --- Disk errors: device error counters where the driver keeps one, requests completed with an
 -- error (biolatency, block_rq_complete), and I/O errors in the kernel log.
-local disks = require("disks")
 
 local OPS = { "read", "write", "discard", "flush", "other" }
 
@@ -13,7 +12,6 @@ return {
 
   run = function(ctx, args)
     local info = ctx.proc.disks()
-    local measured = false
     if info then
       local names = {}
       for name in pairs(info) do names[#names + 1] = name end
@@ -23,7 +21,6 @@ return {
         local d = info[name]
         if d.ioerr_first and d.ioerr_last then
           ctx:metric("device_errors", d.ioerr_last - d.ioerr_first, { instance = name, warn = 1, crit = 10 })
-          measured = true
         elseif d.ioerr_reason and not name:match("^loop") and not name:match("^ram") and not name:match("^zram") then
           reasons[#reasons + 1] = name
         end

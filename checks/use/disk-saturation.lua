@@ -1,7 +1,6 @@
 --- Disk saturation: I/O waiting in queues (average queue size, await, PSI io), and with
 -- biolatency the time each request waited before the device got it, and the slowest I/Os.
 local disks = require("disks")
-local fmt = require("fmt")
 local tasks = require("tasks")
 local hist = require("hist")
 

@@ -1,5 +1,4 @@
 --- File descriptor errors: EMFILE/ENFILE failures, per process (BPF syscount). /proc keeps no count of them.
-local fmt = require("fmt")
 local sc = require("syscount")
 
 return {

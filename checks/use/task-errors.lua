@@ -1,5 +1,4 @@
 --- Task errors: fork/clone failures (EAGAIN, ENOMEM), per process (BPF syscount). /proc keeps no count of them.
-local fmt = require("fmt")
 local sc = require("syscount")
 
 local FORKS = { fork = true, vfork = true, clone = true, clone3 = true }

@@ -4,7 +4,6 @@
 -- glibc mutex (FUTEX_WAIT expecting 2) and PI locks, as the mean number of
 -- threads stalled per CPU; all futex waits (condition variables and idle
 -- worker pools included, which are not contention) are shown beside it.
-local fmt = require("fmt")
 local hist = require("hist")
 
 return {

@@ -82,8 +82,6 @@ return {
       list[#list + 1] = e
     end
     table.sort(list, function(a, b) return a.hard + a.soft > b.hard + b.soft end)
-    local per = {}
-    for i = 0, ncpu - 1 do per[#per + 1] = cpus[i] and (cpus[i].hard + cpus[i].soft) or 0 end
     local worst = list[1]
     if worst then
       ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,

@@ -55,7 +55,7 @@ struct lib_source {
 };
 
 /*
- * methodologies/verdict.lua: a finding of check `consequence` is explained by a
+ * ranking/verdict.lua: a finding of check `consequence` is explained by a
  * finding of check `cause` (always, or only when the cause's first culprit is
  * one of the consequence's culprits); see docs/verdict.md.
  */

@@ -1,19 +1,107 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The Lua modules a check sees through its ctx (lua_proc.c, lua_report.c). */
-#ifndef SONDE_LUA_MODULES_H
-#define SONDE_LUA_MODULES_H
+/*
+ * The ctx a check runs with (private to core/lua/): one domain per file,
+ * ctx.proc (ctx_proc*.c), ctx.bpf (ctx_bpf.c), ctx.perf (ctx_perf.c), and
+ * the report methods with host and window (ctx_report.c). Each domain's
+ * functions get the analysis as upvalue 1.
+ */
+#ifndef SONDE_CTX_H
+#define SONDE_CTX_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include <lua.h>
 
 #include "collect/analysis.h"
-#include "lua/engine.h"
+#include "lua/result.h"
 
-/* ctx.proc: parsed series from the captures; upvalue: the analysis. */
+/* Push the ctx table for one check: host, window, proc, bpf, perf and the report methods. */
+void ctx__push(lua_State *L, struct analysis *an, struct check_result *res);
+
+/*
+ * Every capture a check reads goes through here: the check must have declared
+ * the collector that wrote it (collect = { ... }), or it is stopped in status
+ * error with a message naming the check, the accessor (ctx.<domain>.<name>,
+ * the function the check called) and the collector.
+ */
+void ctx__need(lua_State *L, const char *domain, const char *collector);
+
+/* Each expects the analysis as a light userdata on top and replaces it with the module. */
 int luaopen_sonde_proc(lua_State *L);
 int luaopen_sonde_bpf(lua_State *L);
-/* ctx.perf: raw/perf/counters.json (lua_perf.c); same calling convention. */
 int luaopen_sonde_perf(lua_State *L);
-/* Push the ctx table for one check: host, window, proc, and the result methods. */
-void lua_modules__push_ctx(lua_State *L, struct analysis *an, struct check_result *res);
+
+/*
+ * ctx.proc: ctx_proc.c holds the series, the system-wide files and the
+ * kernel log, with the helpers below; the other files one domain each:
+ * ctx_proc_devices.c (disks, interfaces, their controllers),
+ * ctx_proc_fs.c (file systems, swap), ctx_proc_cgroups.c, ctx_proc_tasks.c.
+ */
+struct analysis *ctx_proc__analysis(lua_State *L);
+/* The capture stream of collector (NULL when not collected), once ctx__need allows it. */
+const struct capture_stream *ctx_proc__stream(lua_State *L, const char *collector);
+void ctx__push_u64(lua_State *L, uint64_t v);
+/* t[k] = v on the table on top. */
+void ctx__set_u64(lua_State *L, const char *k, uint64_t v);
+void ctx__set_num(lua_State *L, const char *k, double v);
+/* A uint64_t member of a parsed struct, by name; a table of them ends with a NULL name. */
+struct ctx_u64_field {
+	const char *name;
+	size_t off;
+};
+#define CTX_U64(type, member) { #member, offsetof(type, member) }
+/* t[name] = the member, for each field of f, on the table on top. */
+void ctx__set_u64_fields(lua_State *L, const void *s, const struct ctx_u64_field *f);
+/* Give the table on top the series methods (first, last, max, delta, rate, ...). */
+void ctx_proc__series_mt(lua_State *L);
+/* Push "path: strerror(err) — hint" and return it. */
+const char *ctx_proc__err_reason(lua_State *L, const char *path, int err, const char *hint);
+/* Push nil, reason for a path with no readable record in stream st (NULL: not collected). */
+int ctx_proc__missing(lua_State *L, const struct capture_stream *st, const char *stream,
+		      const char *path, const char *hint);
+/* The first (or last) record of path in st, readable or not; NULL when none. */
+const struct capture_rec *ctx_proc__rec(const struct capture_stream *st, const char *path,
+					int last);
+/* t[k] = the record's text, trimmed; nothing when r is NULL or failed. */
+void ctx_proc__set_text(lua_State *L, const char *k, const struct capture_rec *r);
+/* t[k] = the record's number; nothing when r is NULL, failed or not a number. */
+void ctx_proc__set_rec_u64(lua_State *L, const char *k, const struct capture_rec *r);
+
+/* Fill the sample table on top from one record; non-zero skips the record. */
+typedef int (*ctx_proc_sample_fn)(lua_State *L, const struct capture_rec *r, void *arg);
+/* Push the series of every readable record of path in stream, or nil, reason. */
+int ctx_proc__series(lua_State *L, const char *stream, const char *path, const char *hint,
+		     ctx_proc_sample_fn fn, void *arg);
+/* A /proc/pressure/<resource> sample (ctx.proc.pressure, and per cgroup). */
+int ctx_proc__sample_pressure(lua_State *L, const struct capture_rec *r, void *arg);
+
+/*
+ * Files with one line per device (diskstats, net/dev, mounts, swaps) become
+ * { [name] = series }: for each line, ctx_proc__keyed_begin pushes a new
+ * sample table for name at time t, ctx_proc__keyed_end files it.
+ */
+struct ctx_proc_keyed {
+	lua_State *L;
+	double t;
+};
+typedef void (*ctx_proc_keyed_fn)(const struct capture_rec *r, struct ctx_proc_keyed *w);
+void ctx_proc__keyed_begin(lua_State *L, const char *name, double t);
+void ctx_proc__keyed_end(lua_State *L);
+/* Push { [name] = series } from every readable record of path in stream, or nil, reason. */
+int ctx_proc__keyed_series(lua_State *L, const char *stream, const char *path,
+			   ctx_proc_keyed_fn parse);
+
+/* The ctx.proc functions of the other files (luaopen_sonde_proc's table). */
+int ctx_proc__diskstats(lua_State *L);
+int ctx_proc__disks(lua_State *L);
+int ctx_proc__netdev(lua_State *L);
+int ctx_proc__interfaces(lua_State *L);
+int ctx_proc__controllers(lua_State *L);
+int ctx_proc__filesystems(lua_State *L);
+int ctx_proc__swaps(lua_State *L);
+int ctx_proc__cgroups(lua_State *L);
+int ctx_proc__tasks(lua_State *L);
+int ctx_proc__task_series(lua_State *L);
 
 #endif

@@ -10,6 +10,7 @@
  * Every call builds fresh tables: a check may change what it gets.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -18,8 +19,9 @@
 #include "collect/analysis.h"
 #include "util/json_read.h"
 #include "trace/trace.h"
+#include "lua/ctx.h"
 
-static void push_jval(lua_State *L, const struct jval *v, int depth)
+static void bpf_push_jval(lua_State *L, const struct jval *v, int depth)
 {
 	luaL_checkstack(L, 4, "BPF tool data nested too deep");
 	switch (v->type) {
@@ -41,40 +43,42 @@ static void push_jval(lua_State *L, const struct jval *v, int depth)
 	case J_ARRAY:
 		lua_createtable(L, (int)(v->len < 1u << 24 ? v->len : 0), 0);
 		for (size_t i = 0; i < v->len; i++) {
-			push_jval(L, &v->items[i], depth + 1);
+			bpf_push_jval(L, &v->items[i], depth + 1);
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
 		break;
 	case J_OBJECT:
 		lua_createtable(L, 0, (int)(v->len < 1u << 24 ? v->len : 0));
 		for (size_t i = 0; i < v->len; i++) {
-			push_jval(L, &v->items[i], depth + 1);
+			bpf_push_jval(L, &v->items[i], depth + 1);
 			lua_setfield(L, -2, v->keys[i]);
 		}
 		break;
 	}
 }
 
-static int push_tool(lua_State *L, struct analysis *an, const char *name)
+static int bpf_push_tool(lua_State *L, struct analysis *an, const char *name)
 {
 	static const char *const info_keys[] = { "attach", "runs", "drops", "traced_from_s",
 						 "traced_to_s", "window_s", NULL };
 	const struct jval *doc;
-	char why[768];
+	char why[768], collector[64];
 
+	snprintf(collector, sizeof(collector), "bpf.%s", name);
+	ctx__need(L, "bpf", collector);
 	doc = analysis__bpf(an, name, why, sizeof(why));
 	if (!doc) {
 		lua_pushnil(L);
 		lua_pushstring(L, why);
 		return 2;
 	}
-	push_jval(L, jval__get(doc, "data"), 0);
+	bpf_push_jval(L, jval__get(doc, "data"), 0);
 	lua_createtable(L, 0, 6);
 	for (const char *const *k = info_keys; *k; k++) {
 		const struct jval *v = jval__get(doc, *k);
 
 		if (v) {
-			push_jval(L, v, 0);
+			bpf_push_jval(L, v, 0);
 			lua_setfield(L, -2, *k);
 		}
 	}
@@ -84,8 +88,8 @@ static int push_tool(lua_State *L, struct analysis *an, const char *name)
 /* ctx.bpf.<tool>(): upvalue 1 the analysis, upvalue 2 the tool's name. */
 static int bpf_tool_fn(lua_State *L)
 {
-	return push_tool(L, lua_touserdata(L, lua_upvalueindex(1)),
-			 lua_tostring(L, lua_upvalueindex(2)));
+	return bpf_push_tool(L, lua_touserdata(L, lua_upvalueindex(1)),
+			     lua_tostring(L, lua_upvalueindex(2)));
 }
 
 /* ctx.bpf.tool(name): the same, by name. */
@@ -95,7 +99,7 @@ static int bpf_tool(lua_State *L)
 
 	if (!trace_tool__find(name))
 		return luaL_argerror(L, 1, "no such BPF tool");
-	return push_tool(L, lua_touserdata(L, lua_upvalueindex(1)), name);
+	return bpf_push_tool(L, lua_touserdata(L, lua_upvalueindex(1)), name);
 }
 
 /* Expects the analysis as a light userdata on top; replaces it with the module. */

@@ -21,8 +21,9 @@
 #include "collect/analysis.h"
 #include "util/json_read.h"
 #include "perf/counters.h"
+#include "lua/ctx.h"
 
-static void push_num(lua_State *L, double d)
+static void perf_push_num(lua_State *L, double d)
 {
 	if (d == floor(d) && fabs(d) < 9007199254740992.0)
 		lua_pushinteger(L, (lua_Integer)d);
@@ -31,17 +32,17 @@ static void push_num(lua_State *L, double d)
 }
 
 /* t[key] = number member key of v, when there is one. */
-static void copy_num(lua_State *L, const struct jval *v, const char *key)
+static void perf_copy_num(lua_State *L, const struct jval *v, const char *key)
 {
 	double d;
 
 	if (jval__num(v, key, &d))
 		return;
-	push_num(L, d);
+	perf_push_num(L, d);
 	lua_setfield(L, -2, key);
 }
 
-static void copy_str(lua_State *L, const struct jval *v, const char *key)
+static void perf_copy_str(lua_State *L, const struct jval *v, const char *key)
 {
 	const char *s = jval__str(v, key);
 
@@ -51,7 +52,7 @@ static void copy_str(lua_State *L, const struct jval *v, const char *key)
 	lua_setfield(L, -2, key);
 }
 
-static int event_ok(const struct jval *ev)
+static int perf_event_ok(const struct jval *ev)
 {
 	const char *st = jval__str(ev, "status");
 	double d;
@@ -59,7 +60,7 @@ static int event_ok(const struct jval *ev)
 	return ev->type == J_OBJECT && st && !strcmp(st, "ok") && !jval__num(ev, "scaled", &d);
 }
 
-static void push_event(lua_State *L, const struct jval *ev)
+static void perf_push_event(lua_State *L, const struct jval *ev)
 {
 	static const char *const nums[] = { "value", "scaled", "enabled_ns", "running_ns",
 					     "running_ratio", NULL };
@@ -67,31 +68,33 @@ static void push_event(lua_State *L, const struct jval *ev)
 
 	lua_createtable(L, 0, 8);
 	for (const char *const *k = nums; *k; k++)
-		copy_num(L, ev, *k);
-	copy_str(L, ev, "unit");
-	copy_str(L, ev, "kind");
+		perf_copy_num(L, ev, *k);
+	perf_copy_str(L, ev, "unit");
+	perf_copy_str(L, ev, "kind");
 	lua_createtable(L, pc && pc->type == J_ARRAY ? (int)(pc->len & 0xffff) : 0, 0);
 	if (pc && pc->type == J_ARRAY) {
 		for (size_t i = 0; i < pc->len && i < PERF_MAX_CPUS; i++) {
 			const struct jval *c = &pc->items[i];
 
 			lua_createtable(L, 0, 7);
-			copy_num(L, c, "cpu");
-			copy_str(L, c, "status");
-			copy_str(L, c, "reason");
+			perf_copy_num(L, c, "cpu");
+			perf_copy_str(L, c, "status");
+			perf_copy_str(L, c, "reason");
 			for (const char *const *k = nums; *k; k++)
-				copy_num(L, c, *k);
+				perf_copy_num(L, c, *k);
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
 	}
 	lua_setfield(L, -2, "per_cpu");
 }
 
-static const struct jval *doc_or_reason(lua_State *L, struct analysis *an)
+static const struct jval *perf_doc(lua_State *L, struct analysis *an)
 {
 	char why[768];
-	const struct jval *doc = analysis__perf_counters(an, why, sizeof(why));
+	const struct jval *doc;
 
+	ctx__need(L, "perf", PERF_COLLECTOR);
+	doc = analysis__perf_counters(an, why, sizeof(why));
 	if (!doc) {
 		lua_pushnil(L);
 		lua_pushstring(L, why);
@@ -104,7 +107,7 @@ static int perf_counters(lua_State *L)
 {
 	static const char *const info_nums[] = { "perf_event_paranoid", "window_s",
 						 "counted_from_s", "counted_to_s", NULL };
-	const struct jval *doc = doc_or_reason(L, lua_touserdata(L, lua_upvalueindex(1)));
+	const struct jval *doc = perf_doc(L, lua_touserdata(L, lua_upvalueindex(1)));
 	const struct jval *evs, *v;
 
 	if (!doc)
@@ -112,14 +115,14 @@ static int perf_counters(lua_State *L)
 	evs = jval__get(doc, "events");
 	lua_createtable(L, 0, (int)perf_nevents);
 	for (size_t i = 0; i < evs->len; i++) {
-		if (!event_ok(&evs->items[i]))
+		if (!perf_event_ok(&evs->items[i]))
 			continue;
-		push_event(L, &evs->items[i]);
+		perf_push_event(L, &evs->items[i]);
 		lua_setfield(L, -2, evs->keys[i]);
 	}
 	lua_createtable(L, 0, 8);
 	for (const char *const *k = info_nums; *k; k++)
-		copy_num(L, doc, *k);
+		perf_copy_num(L, doc, *k);
 	if ((v = jval__get(doc, "core_pmu")) && v->type == J_BOOL) {
 		lua_pushboolean(L, v->boolean);
 		lua_setfield(L, -2, "core_pmu");
@@ -134,7 +137,7 @@ static int perf_counters(lua_State *L)
 	for (size_t i = 0; i < evs->len; i++) {
 		const char *r = jval__str(&evs->items[i], "reason");
 
-		if (event_ok(&evs->items[i]))
+		if (perf_event_ok(&evs->items[i]))
 			continue;
 		lua_pushstring(L, r ? r : "no value recorded");
 		lua_setfield(L, -2, evs->keys[i]);
@@ -154,11 +157,11 @@ static int perf_counter(lua_State *L)
 		;
 	if (i == perf_nevents)
 		return luaL_argerror(L, 1, "no such perf counter (see docs/perf-counters.md)");
-	doc = doc_or_reason(L, lua_touserdata(L, lua_upvalueindex(1)));
+	doc = perf_doc(L, lua_touserdata(L, lua_upvalueindex(1)));
 	if (!doc)
 		return 2;
 	ev = jval__get(jval__get(doc, "events"), name);
-	if (!ev || !event_ok(ev)) {
+	if (!ev || !perf_event_ok(ev)) {
 		const char *r = ev ? jval__str(ev, "reason") : NULL;
 
 		lua_pushnil(L);
@@ -168,7 +171,7 @@ static int perf_counter(lua_State *L)
 			lua_pushfstring(L, "%s: not recorded in raw/perf/counters.json", name);
 		return 2;
 	}
-	push_event(L, ev);
+	perf_push_event(L, ev);
 	return 1;
 }
 

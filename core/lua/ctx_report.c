@@ -5,8 +5,13 @@
  * evidence (tables, per-second series, notes, flame graphs), a summary sentence and
  * suggested next steps. Everything a check hands over is bounded here so a
  * runaway or hostile check cannot blow up the report.
+ *
+ * Also the ctx itself (ctx__push: host, window, the domains) and its one
+ * rule for reading (ctx__need): a check reads only the captures of the
+ * collectors it declared.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +19,12 @@
 #include <lua.h>
 
 #include "perf/fold.h"
+#include "util/strv.h"
 #include "lua/ctx.h"
+#include "lua/sandbox.h"
+
+/* The check being run (its collect list), for ctx__need. */
+#define REG_CHECK "sonde.check"
 
 #define MAX_METRICS 256
 #define MAX_UNKNOWNS 64
@@ -32,7 +42,7 @@ static struct check_result *report_result(lua_State *L)
 }
 
 /* A bounded copy of a string argument. */
-static char *text_arg(lua_State *L, int idx)
+static char *report_text_arg(lua_State *L, int idx)
 {
 	size_t n;
 	const char *s = luaL_checklstring(L, idx, &n);
@@ -48,19 +58,19 @@ static char *text_arg(lua_State *L, int idx)
 	return d;
 }
 
-static char *text_field(lua_State *L, int t, const char *k)
+static char *report_text_field(lua_State *L, int t, const char *k)
 {
 	char *s = NULL;
 
 	if (lua_getfield(L, t, k) == LUA_TSTRING)
-		s = text_arg(L, lua_gettop(L));
+		s = report_text_arg(L, lua_gettop(L));
 	else if (!lua_isnil(L, -1))
 		luaL_error(L, "field '%s' must be a string", k);
 	lua_pop(L, 1);
 	return s;
 }
 
-static int opt_number(lua_State *L, int t, const char *k, double *out)
+static int report_opt_number(lua_State *L, int t, const char *k, double *out)
 {
 	int ty = lua_getfield(L, t, k), ok = 0;
 
@@ -74,7 +84,7 @@ static int opt_number(lua_State *L, int t, const char *k, double *out)
 	return ok;
 }
 
-static void *grow(lua_State *L, void *p, size_t n, size_t size)
+static void *report_grow(lua_State *L, void *p, size_t n, size_t size)
 {
 	void *np = realloc(p, (n + 1) * size);
 
@@ -96,13 +106,13 @@ static int report_metric(lua_State *L)
 		return 0;
 	if (!lua_isnoneornil(L, 4)) {
 		luaL_checktype(L, 4, LUA_TTABLE);
-		m.has_warn = opt_number(L, 4, "warn", &m.warn);
-		m.has_crit = opt_number(L, 4, "crit", &m.crit);
+		m.has_warn = report_opt_number(L, 4, "warn", &m.warn);
+		m.has_crit = report_opt_number(L, 4, "crit", &m.crit);
 		lua_getfield(L, 4, "lower_is_worse");
 		m.lower_is_worse = lua_toboolean(L, -1);
 		lua_pop(L, 1);
-		m.unit = text_field(L, 4, "unit");
-		m.instance = text_field(L, 4, "instance");
+		m.unit = report_text_field(L, 4, "unit");
+		m.instance = report_text_field(L, 4, "instance");
 		/* over = { per-interval values }: their range is the metric's noise (sonde diff) */
 		if (lua_getfield(L, 4, "over") == LUA_TTABLE) {
 			lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
@@ -137,8 +147,8 @@ static int report_metric(lua_State *L)
 		else if (m.has_warn && v >= m.warn)
 			m.st = ST_WARN;
 	}
-	m.name = text_arg(L, 2);
-	r->metrics = grow(L, r->metrics, r->nmetrics, sizeof(*r->metrics));
+	m.name = report_text_arg(L, 2);
+	r->metrics = report_grow(L, r->metrics, r->nmetrics, sizeof(*r->metrics));
 	r->metrics[r->nmetrics++] = m;
 	return 0;
 }
@@ -153,9 +163,9 @@ static int report_unknown(lua_State *L)
 	luaL_checkstring(L, 3);
 	if (r->nunknowns >= MAX_UNKNOWNS)
 		return 0;
-	u.name = text_arg(L, 2);
-	u.reason = text_arg(L, 3);
-	r->unknowns = grow(L, r->unknowns, r->nunknowns, sizeof(*r->unknowns));
+	u.name = report_text_arg(L, 2);
+	u.reason = report_text_arg(L, 3);
+	r->unknowns = report_grow(L, r->unknowns, r->nunknowns, sizeof(*r->unknowns));
 	r->unknowns[r->nunknowns++] = u;
 	return 0;
 }
@@ -170,19 +180,19 @@ static int report_culprit(lua_State *L)
 	luaL_checktype(L, 2, LUA_TTABLE);
 	if (r->nculprits >= MAX_CULPRITS)
 		return 0;
-	if (!opt_number(L, 2, "pid", &pid) || pid < 0 || pid > 1e9)
+	if (!report_opt_number(L, 2, "pid", &pid) || pid < 0 || pid > 1e9)
 		return luaL_argerror(L, 2, "culprit needs a pid");
-	opt_number(L, 2, "share", &share);
+	report_opt_number(L, 2, "share", &share);
 	c.pid = (int)pid;
 	c.share = isfinite(share) ? share : 0;
-	c.comm = text_field(L, 2, "comm");
-	c.cmdline = text_field(L, 2, "cmdline");
+	c.comm = report_text_field(L, 2, "comm");
+	c.cmdline = report_text_field(L, 2, "cmdline");
 	lua_getfield(L, 2, "kernel_thread");
 	c.kernel_thread = lua_toboolean(L, -1);
 	lua_pop(L, 1);
 	if (!c.comm)
 		c.comm = strdup("?");
-	r->culprits = grow(L, r->culprits, r->nculprits, sizeof(*r->culprits));
+	r->culprits = report_grow(L, r->culprits, r->nculprits, sizeof(*r->culprits));
 	r->culprits[r->nculprits++] = c;
 	return 0;
 }
@@ -192,7 +202,7 @@ static int report_summary(lua_State *L)
 	struct check_result *r = report_result(L);
 
 	free(r->summary);
-	r->summary = text_arg(L, 2);
+	r->summary = report_text_arg(L, 2);
 	return 0;
 }
 
@@ -201,7 +211,7 @@ static int report_next(lua_State *L)
 	struct check_result *r = report_result(L);
 
 	if (r->next.n < MAX_NEXT) {
-		char *s = text_arg(L, 2);
+		char *s = report_text_arg(L, 2);
 		int rc = strv__push(&r->next, s);
 
 		free(s);
@@ -211,13 +221,14 @@ static int report_next(lua_State *L)
 	return 0;
 }
 
-static struct evidence *new_evidence(lua_State *L, struct check_result *r, enum evidence_kind k)
+static struct evidence *report_new_evidence(lua_State *L, struct check_result *r,
+						enum evidence_kind k)
 {
 	struct evidence *e;
 
 	if (r->nevidence >= MAX_EVIDENCE)
 		return NULL;
-	r->evidence = grow(L, r->evidence, r->nevidence, sizeof(*r->evidence));
+	r->evidence = report_grow(L, r->evidence, r->nevidence, sizeof(*r->evidence));
 	e = &r->evidence[r->nevidence++];
 	memset(e, 0, sizeof(*e));
 	e->kind = k;
@@ -225,7 +236,7 @@ static struct evidence *new_evidence(lua_State *L, struct check_result *r, enum 
 }
 
 /* A cell: strings as they are, numbers formatted compactly, booleans as yes/no. */
-static char *cell_text(lua_State *L, int idx)
+static char *report_cell_text(lua_State *L, int idx)
 {
 	char buf[64];
 
@@ -237,7 +248,7 @@ static char *cell_text(lua_State *L, int idx)
 			snprintf(buf, sizeof(buf), "%.4g", lua_tonumber(L, idx));
 		return strdup(buf);
 	case LUA_TSTRING:
-		return text_arg(L, idx);
+		return report_text_arg(L, idx);
 	case LUA_TBOOLEAN:
 		return strdup(lua_toboolean(L, idx) ? "yes" : "no");
 	case LUA_TNIL:
@@ -260,10 +271,10 @@ static int report_table(lua_State *L)
 		return luaL_argerror(L, 2, "table needs columns = { ... }");
 	if (lua_getfield(L, 2, "rows") != LUA_TTABLE)
 		return luaL_argerror(L, 2, "table needs rows = { { ... }, ... }");
-	e = new_evidence(L, r, EV_TABLE);
+	e = report_new_evidence(L, r, EV_TABLE);
 	if (!e)
 		return 0;
-	e->title = text_field(L, 2, "title");
+	e->title = report_text_field(L, 2, "title");
 	ncol = (lua_Integer)lua_rawlen(L, -2);
 	if (ncol > MAX_COLUMNS)
 		ncol = MAX_COLUMNS;
@@ -271,7 +282,7 @@ static int report_table(lua_State *L)
 		char *s;
 
 		lua_rawgeti(L, -2, c);
-		s = cell_text(L, -1);
+		s = report_cell_text(L, -1);
 		if (strv__push(&e->columns, s)) {
 			free(s);
 			return luaL_error(L, "not enough memory");
@@ -295,7 +306,7 @@ static int report_table(lua_State *L)
 			return luaL_error(L, "table row %d is not a list", (int)i);
 		for (size_t c = 0; c < e->columns.n; c++) {
 			lua_rawgeti(L, -1, (lua_Integer)c + 1);
-			row[c] = cell_text(L, -1);
+			row[c] = report_cell_text(L, -1);
 			lua_pop(L, 1);
 		}
 		lua_pop(L, 1);
@@ -313,14 +324,14 @@ static int report_series(lua_State *L)
 
 	luaL_checkstring(L, 2);
 	luaL_checktype(L, 3, LUA_TTABLE);
-	e = new_evidence(L, r, EV_SERIES);
+	e = report_new_evidence(L, r, EV_SERIES);
 	if (!e)
 		return 0;
-	e->title = text_arg(L, 2);
+	e->title = report_text_arg(L, 2);
 	e->step_s = 1;
 	if (lua_istable(L, 4)) {
-		e->unit = text_field(L, 4, "unit");
-		opt_number(L, 4, "step", &e->step_s);
+		e->unit = report_text_field(L, 4, "unit");
+		report_opt_number(L, 4, "step", &e->step_s);
 	}
 	n = (lua_Integer)lua_rawlen(L, 3);
 	if (n > MAX_VALUES)
@@ -339,10 +350,10 @@ static int report_series(lua_State *L)
 static int report_note(lua_State *L)
 {
 	struct check_result *r = report_result(L);
-	struct evidence *e = new_evidence(L, r, EV_NOTE);
+	struct evidence *e = report_new_evidence(L, r, EV_NOTE);
 
 	if (e)
-		e->title = text_arg(L, 2);
+		e->title = report_text_arg(L, 2);
 	return 0;
 }
 
@@ -375,12 +386,12 @@ static int report_flamegraph(lua_State *L)
 	} else if (ty != LUA_TSTRING) {
 		return luaL_argerror(L, 2, "flamegraph needs folded = \"a;b;c 12\n...\" or a list");
 	}
-	unit = text_field(L, 2, "unit");
+	unit = report_text_field(L, 2, "unit");
 	if (unit && strcmp(unit, "samples") && strcmp(unit, "us")) {
 		free(unit);
 		return luaL_argerror(L, 2, "flamegraph unit must be \"samples\" or \"us\"");
 	}
-	title = text_field(L, 2, "title");
+	title = report_text_field(L, 2, "title");
 	f = fold__new();
 	if (!f) {
 		rc = -1;
@@ -402,7 +413,7 @@ static int report_flamegraph(lua_State *L)
 		}
 	}
 	lua_pop(L, 1);
-	e = rc ? NULL : new_evidence(L, r, EV_FLAMEGRAPH);
+	e = rc ? NULL : report_new_evidence(L, r, EV_FLAMEGRAPH);
 	if (e) {
 		e->title = title;
 		e->unit = unit ? unit : strdup("samples");
@@ -427,7 +438,7 @@ static const luaL_Reg report_methods[] = {
 	{ NULL, NULL },
 };
 
-static void push_host(lua_State *L, const struct analysis *an)
+static void ctx_push_host(lua_State *L, const struct analysis *an)
 {
 	lua_createtable(L, 0, 12);
 	lua_pushstring(L, an->hostname);
@@ -462,7 +473,7 @@ static void push_host(lua_State *L, const struct analysis *an)
 	}
 }
 
-static void push_window(lua_State *L, const struct analysis *an)
+static void ctx_push_window(lua_State *L, const struct analysis *an)
 {
 	lua_createtable(L, 0, 8);
 	lua_pushnumber(L, an->elapsed_s);
@@ -488,12 +499,35 @@ static void push_window(lua_State *L, const struct analysis *an)
 	lua_setfield(L, -2, "kernel_clock_start");
 }
 
-void lua_modules__push_ctx(lua_State *L, struct analysis *an, struct check_result *res)
+void ctx__need(lua_State *L, const char *domain, const char *collector)
 {
+	const struct check_def *def;
+	lua_Debug ar;
+	char accessor[96];
+
+	lua_getfield(L, LUA_REGISTRYINDEX, REG_CHECK);
+	def = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	if (def && strv__has(&def->collect, collector))
+		return;
+	/* The function the check called: the one running now, named as its caller knows it. */
+	if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name)
+		snprintf(accessor, sizeof(accessor), "ctx.%s.%.40s()", domain, ar.name);
+	else
+		snprintf(accessor, sizeof(accessor), "ctx.%s", domain);
+	sandbox__stop(L, "%s reads %s, the capture of collector \"%s\", which it does not "
+		      "declare: add \"%s\" to its collect list",
+		      def ? def->id : "the check", accessor, collector, collector);
+}
+
+void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
+{
+	lua_pushlightuserdata(L, (void *)res->def);
+	lua_setfield(L, LUA_REGISTRYINDEX, REG_CHECK);
 	lua_createtable(L, 0, 6);
-	push_host(L, an);
+	ctx_push_host(L, an);
 	lua_setfield(L, -2, "host");
-	push_window(L, an);
+	ctx_push_window(L, an);
 	lua_setfield(L, -2, "window");
 	lua_pushlightuserdata(L, an);
 	luaopen_sonde_proc(L);

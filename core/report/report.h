@@ -40,7 +40,7 @@ struct run_report {
 	/*
 	 * Parallel to res, in the same allocation as rank (freed with it): the
 	 * finding that explains res[i] (an index into res, or SIZE_MAX) and the rule
-	 * that says why (methodologies/verdict.lua).
+	 * that says why (ranking/verdict.lua).
 	 */
 	size_t *explained_by;
 	const struct explain_rule **why;
