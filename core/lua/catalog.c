@@ -442,14 +442,6 @@ static int catalog_add_lib(struct catalog *cat, const char *name, const char *or
 	return 0;
 }
 
-const struct embedded_file *embedded__find(const char *path)
-{
-	for (const struct embedded_file *f = embedded_files; f->path; f++)
-		if (!strcmp(f->path, path))
-			return f;
-	return NULL;
-}
-
 static int catalog_lib_name(const char *file, char *name, size_t nlen)
 {
 	size_t l = strlen(file);
@@ -684,22 +676,6 @@ void catalog__free(struct catalog *cat)
 	}
 	free(cat->capacity);
 	memset(cat, 0, sizeof(*cat));
-}
-
-const struct methodology *catalog__methodology(const struct catalog *cat, const char *id)
-{
-	for (size_t i = 0; i < cat->nmeth; i++)
-		if (!strcmp(cat->meth[i].id, id))
-			return &cat->meth[i];
-	return NULL;
-}
-
-const struct check_def *catalog__check(const struct catalog *cat, const char *id)
-{
-	for (size_t i = 0; i < cat->nchecks; i++)
-		if (!strcmp(cat->checks[i].id, id))
-			return &cat->checks[i];
-	return NULL;
 }
 
 int catalog__set_arg(struct catalog *cat, const char *as, char *err, size_t errlen)

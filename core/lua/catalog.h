@@ -9,6 +9,7 @@
 #define SONDE_CATALOG_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "util/strv.h"
 
@@ -94,8 +95,27 @@ void catalog__free(struct catalog *cat);
  */
 int catalog__validate_check(const struct catalog *cat, const char *rel, const char *src,
 			    size_t len, char *err, size_t errlen);
-const struct methodology *catalog__methodology(const struct catalog *cat, const char *id);
-const struct check_def *catalog__check(const struct catalog *cat, const char *id);
+/*
+ * Lookups by id, NULL when there is none. Inline: the loaders of the catalog's
+ * parts (ranking.c) look up what catalog.c loaded before them, and catalog.c
+ * calls them; as calls into catalog.c they would make the two files a loop.
+ */
+static inline const struct methodology *catalog__methodology(const struct catalog *cat,
+							      const char *id)
+{
+	for (size_t i = 0; i < cat->nmeth; i++)
+		if (!strcmp(cat->meth[i].id, id))
+			return &cat->meth[i];
+	return NULL;
+}
+
+static inline const struct check_def *catalog__check(const struct catalog *cat, const char *id)
+{
+	for (size_t i = 0; i < cat->nchecks; i++)
+		if (!strcmp(cat->checks[i].id, id))
+			return &cat->checks[i];
+	return NULL;
+}
 /* "--set ID.ARG=VALUE": validated against the check's declared args. */
 int catalog__set_arg(struct catalog *cat, const char *assignment, char *errbuf, size_t errlen);
 

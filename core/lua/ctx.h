@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The ctx a check runs with (private to core/lua/): one domain per file,
- * ctx.proc (ctx_proc*.c), ctx.bpf (ctx_bpf.c), ctx.perf (ctx_perf.c), and
- * the report methods with host and window (ctx_report.c). Each domain's
- * functions get the analysis as upvalue 1.
+ * The ctx a check runs with (private to core/lua/): ctx.c assembles it, one
+ * domain per file, ctx.proc (ctx_proc*.c), ctx.bpf (ctx_bpf.c), ctx.perf
+ * (ctx_perf.c), the report methods (ctx_report.c), on what they share
+ * (ctx_series.c: ctx__need, streams, series). Each domain's functions get the
+ * analysis as upvalue 1.
  */
 #ifndef SONDE_CTX_H
 #define SONDE_CTX_H
@@ -16,6 +17,9 @@
 #include "collect/analysis.h"
 #include "lua/result.h"
 
+/* The registry key of the check being run (its collect list), for ctx__need. */
+#define CTX_REG_CHECK "sonde.check"
+
 /* Push the ctx table for one check: host, window, proc, bpf, perf and the report methods. */
 void ctx__push(lua_State *L, struct analysis *an, struct check_result *res);
 
@@ -27,14 +31,17 @@ void ctx__push(lua_State *L, struct analysis *an, struct check_result *res);
  */
 void ctx__need(lua_State *L, const char *domain, const char *collector);
 
+/* Make the report methods (ctx:metric, ...) writing into res the metatable of the table on top. */
+void ctx_report__set_methods(lua_State *L, struct check_result *res);
+
 /* Each expects the analysis as a light userdata on top and replaces it with the module. */
 int luaopen_sonde_proc(lua_State *L);
 int luaopen_sonde_bpf(lua_State *L);
 int luaopen_sonde_perf(lua_State *L);
 
 /*
- * ctx.proc: ctx_proc.c holds the series, the system-wide files and the
- * kernel log, with the helpers below; the other files one domain each:
+ * ctx.proc: ctx_proc.c holds the system-wide files and the kernel log;
+ * ctx_series.c the helpers below; the other files one domain each:
  * ctx_proc_devices.c (disks, interfaces, their controllers),
  * ctx_proc_fs.c (file systems, swap), ctx_proc_cgroups.c, ctx_proc_tasks.c.
  */
@@ -53,6 +60,8 @@ struct ctx_u64_field {
 #define CTX_U64(type, member) { #member, offsetof(type, member) }
 /* t[name] = the member, for each field of f, on the table on top. */
 void ctx__set_u64_fields(lua_State *L, const void *s, const struct ctx_u64_field *f);
+/* The t (seconds into the window) of sample i of the series at index s. */
+double ctx__sample_t(lua_State *L, int s, lua_Integer i);
 /* Give the table on top the series methods (first, last, max, delta, rate, ...). */
 void ctx_proc__series_mt(lua_State *L);
 /* Push "path: strerror(err) — hint" and return it. */

@@ -5,10 +5,6 @@
  * evidence (tables, per-second series, notes, flame graphs), a summary sentence and
  * suggested next steps. Everything a check hands over is bounded here so a
  * runaway or hostile check cannot blow up the report.
- *
- * Also the ctx itself (ctx__push: host, window, the domains) and its one
- * rule for reading (ctx__need): a check reads only the captures of the
- * collectors it declared.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,9 +18,6 @@
 #include "util/strv.h"
 #include "lua/ctx.h"
 #include "lua/sandbox.h"
-
-/* The check being run (its collect list), for ctx__need. */
-#define REG_CHECK "sonde.check"
 
 #define MAX_METRICS 256
 #define MAX_UNKNOWNS 64
@@ -438,104 +431,8 @@ static const luaL_Reg report_methods[] = {
 	{ NULL, NULL },
 };
 
-static void ctx_push_host(lua_State *L, const struct analysis *an)
+void ctx_report__set_methods(lua_State *L, struct check_result *res)
 {
-	lua_createtable(L, 0, 12);
-	lua_pushstring(L, an->hostname);
-	lua_setfield(L, -2, "hostname");
-	lua_pushstring(L, an->kernel);
-	lua_setfield(L, -2, "kernel");
-	lua_pushinteger(L, an->cpus);
-	lua_setfield(L, -2, "cpus");
-	lua_pushinteger(L, (lua_Integer)an->mem_total);
-	lua_setfield(L, -2, "mem_total");
-	if (an->virt[0]) {
-		lua_pushstring(L, an->virt);
-		lua_setfield(L, -2, "virtualization");
-	}
-	lua_pushinteger(L, (lua_Integer)an->threads_max);
-	lua_setfield(L, -2, "threads_max");
-	lua_pushinteger(L, (lua_Integer)an->pid_max);
-	lua_setfield(L, -2, "pid_max");
-	lua_pushinteger(L, (lua_Integer)an->nr_open);
-	lua_setfield(L, -2, "nr_open");
-	lua_pushinteger(L, an->clk_tck);
-	lua_setfield(L, -2, "clk_tck");
-	lua_pushinteger(L, an->page_size);
-	lua_setfield(L, -2, "page_size");
-	if (an->euid >= 0) {
-		lua_pushinteger(L, an->euid);
-		lua_setfield(L, -2, "euid"); /* sonde's, during the window */
-	}
-	if (an->proc_hidepid[0]) {
-		lua_pushstring(L, an->proc_hidepid);
-		lua_setfield(L, -2, "proc_hidepid");
-	}
-}
-
-static void ctx_push_window(lua_State *L, const struct analysis *an)
-{
-	lua_createtable(L, 0, 8);
-	lua_pushnumber(L, an->elapsed_s);
-	lua_setfield(L, -2, "seconds");
-	lua_pushnumber(L, an->window_s);
-	lua_setfield(L, -2, "requested");
-	lua_pushnumber(L, an->interval_s);
-	lua_setfield(L, -2, "interval");
-	lua_pushinteger(L, an->samples);
-	lua_setfield(L, -2, "samples");
-	lua_pushboolean(L, an->partial);
-	lua_setfield(L, -2, "partial");
-	lua_pushnumber(L, (double)an->start_wall_ns / 1e9);
-	lua_setfield(L, -2, "start");
-	lua_pushnumber(L, an->uptime_start);
-	lua_setfield(L, -2, "uptime_start");
-	/*
-	 * CLOCK_MONOTONIC at the window start, in seconds: kernel log timestamps
-	 * (/dev/kmsg) come from the same clock, which, unlike uptime, does not
-	 * count time the machine was suspended.
-	 */
-	lua_pushnumber(L, (double)an->start_mono_ns / 1e9);
-	lua_setfield(L, -2, "kernel_clock_start");
-}
-
-void ctx__need(lua_State *L, const char *domain, const char *collector)
-{
-	const struct check_def *def;
-	lua_Debug ar;
-	char accessor[96];
-
-	lua_getfield(L, LUA_REGISTRYINDEX, REG_CHECK);
-	def = lua_touserdata(L, -1);
-	lua_pop(L, 1);
-	if (def && strv__has(&def->collect, collector))
-		return;
-	/* The function the check called: the one running now, named as its caller knows it. */
-	if (lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name)
-		snprintf(accessor, sizeof(accessor), "ctx.%s.%.40s()", domain, ar.name);
-	else
-		snprintf(accessor, sizeof(accessor), "ctx.%s", domain);
-	sandbox__stop(L, "%s reads %s, the capture of collector \"%s\", which it does not "
-		      "declare: add \"%s\" to its collect list",
-		      def ? def->id : "the check", accessor, collector, collector);
-}
-
-void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
-{
-	lua_pushlightuserdata(L, (void *)res->def);
-	lua_setfield(L, LUA_REGISTRYINDEX, REG_CHECK);
-	lua_createtable(L, 0, 6);
-	ctx_push_host(L, an);
-	lua_setfield(L, -2, "host");
-	ctx_push_window(L, an);
-	lua_setfield(L, -2, "window");
-	lua_pushlightuserdata(L, an);
-	luaopen_sonde_proc(L);
-	lua_setfield(L, -2, "proc");
-	lua_pushlightuserdata(L, an);
-	luaopen_sonde_bpf(L);
-	lua_setfield(L, -2, "bpf");
-	lua_pushlightuserdata(L, an), luaopen_sonde_perf(L), lua_setfield(L, -2, "perf");
 	lua_createtable(L, 0, 2); /* metatable: the report methods */
 	luaL_newlibtable(L, report_methods);
 	lua_pushlightuserdata(L, res);
