@@ -49,7 +49,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: all deps check unit run bench bench-syscount fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -100,7 +100,11 @@ vmlinux:
 # single file works anywhere.
 $(BUILD)/embedgen: build-aux/embedgen.c | $(BUILD)
 	$(CC) -O2 -o $@ $<
-$(BUILD)/embedded.c: $(BUILD)/embedgen $(EMBED_FILES)
+# The list of what is embedded, rewritten only when it changes: a file removed
+# or renamed (no newer prerequisite then) regenerates embedded.c too.
+$(BUILD)/embedded.list: FORCE | $(BUILD)
+	@echo '$(EMBED_FILES)' | cmp -s - $@ 2>/dev/null || echo '$(EMBED_FILES)' > $@
+$(BUILD)/embedded.c: $(BUILD)/embedgen $(EMBED_FILES) $(BUILD)/embedded.list
 	$(BUILD)/embedgen $(EMBED_FILES) > $@.tmp && mv $@.tmp $@
 $(BUILD)/embedded.o: $(BUILD)/embedded.c
 	$(CC) $(CFLAGS) -c -o $@ $<

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Ranking (docs/verdict.md): which findings explain others
- * (methodologies/verdict.lua), their order, the verdict sentence and each
+ * (ranking/verdict.lua), their order, the verdict sentence and each
  * finding's own sentence.
  */
 #include <stdio.h>

@@ -41,6 +41,27 @@ my @files = sort(glob("core/*/*.[ch]"), glob("core/main.c"));
 my @strays = grep { !defined layer_of($_) } @files;
 ok_line(!@strays, "every C file of core/ is in a layer's folder", map { "not in a layer: $_" } @strays);
 
+# Each layer's folder says what it owns, what it may include, and its files.
+my @undocumented;
+for my $l (@layers) {
+	my $readme = "core/$l/README.md";
+	if (!-f $readme) {
+		push @undocumented, "core/$l has no README.md";
+		next;
+	}
+	my $text = do { local $/; open(my $fh, '<', $readme) or die "$readme: $!"; <$fh> };
+	for my $f (glob("core/$l/*.[ch]")) {
+		(my $b = $f) =~ s{.*/}{};
+		(my $stem = $b) =~ s/\.[ch]$//;
+		push @undocumented, "$readme does not name $b"
+			unless index($text, $b) >= 0 || index($text, "$stem.c/.h") >= 0;
+	}
+	push @undocumented, "$readme: no \"May include\" line" unless $text =~ /may include/i;
+}
+my @odd = grep { -d $_ && !defined $rank{ (split m{/}, $_)[1] } } glob("core/*");
+push @undocumented, map { "$_ is not a layer (docs/architecture.md)" } @odd;
+ok_line(!@undocumented, "every layer's folder has a README.md naming its files", @undocumented);
+
 # ---- 1. includes ----
 my (@bad_inc, %hdr_edges);
 for my $f (@files) {

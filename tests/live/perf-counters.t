@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Live: perf.counters (core/perf.c) and the checks on it (workload.cpu-how,
+# Live: perf.counters (core/perf/counters.c) and the checks on it (workload.cpu-how,
 # use.interconnect-utilization).
 # - Software counters move: a ping-pong between two processes of ours (1-byte
 #   messages over pipes, both pinned to one CPU) makes a known number of context

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * core/flamegraph.c and its way into the report: folding (duplicates merged,
+ * Flame graphs, from folding (perf/fold.c: duplicates merged,
  * bad lines refused with a reason, depth, frame, stack-count caps), the SVG
  * (widths proportional to counts, children inside their parents, narrow
  * frames merged, the page budget), hostile frame names (only text, XML that

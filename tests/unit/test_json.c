@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * core/json.c: buffer growth, structure and commas, pretty printing, every
+ * core/util/json.c: buffer growth, structure and commas, pretty printing, every
  * escape, strict UTF-8 repair, number formatting. Where jq is installed, the
  * output is also checked by a real JSON parser.
  */

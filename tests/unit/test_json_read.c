@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * core/json_read.c: JSONTestSuite-style accept and reject cases with the byte
+ * core/util/json_read.c: JSONTestSuite-style accept and reject cases with the byte
  * each refusal names, the limits, a million-element array, documents written
- * by core/json.c read back, every truncation, random byte flips, and every
+ * by core/util/json.c read back, every truncation, random byte flips, and every
  * allocation failing in turn. Run it under ASan: the leak checker at exit is
  * part of the test, for the error paths most of all.
  */
@@ -583,7 +583,7 @@ static const char *sha_of(size_t i, char *buf)
 	return buf;
 }
 
-/* A bundle manifest as the collector writes it, through core/json.c. */
+/* A bundle manifest as the collector writes it, through core/util/json.c. */
 static char *write_manifest(int pretty, size_t nfiles, size_t *len)
 {
 	struct json j = { .pretty = pretty };
@@ -633,7 +633,7 @@ static void test_manifest(void)
 
 	for (pretty = 0; pretty < 2; pretty++) {
 		doc = write_manifest(pretty, nfiles, &len);
-		is_int(parse(doc, len, NULL, &v), 0, "%s manifest from core/json.c reads back",
+		is_int(parse(doc, len, NULL, &v), 0, "%s manifest from core/util/json.c reads back",
 		       pretty ? "pretty" : "compact");
 		is_str(jval__str(v, "format"), "sonde-bundle", "format");
 		is_str(jval__str(v, "host"), "db-01 \"prod\" <eu>", "escaped host");
@@ -765,7 +765,7 @@ static int utf8_valid(const char *s, size_t n)
 
 #define FFFD "\xef\xbf\xbd"
 
-/* Strings through core/json.c's escaping come back byte for byte. */
+/* Strings through core/util/json.c's escaping come back byte for byte. */
 static void test_writer_strings(void)
 {
 	char every[128];
