@@ -8,14 +8,7 @@
 use strict;
 use warnings;
 
-my ($n, $failed) = (0, 0);
-sub ok_line {
-	my ($ok, $name, @diag) = @_;
-	$n++;
-	print(($ok ? "ok" : "not ok") . " $n - $name\n");
-	print "#   $_\n" for @diag;
-	$failed++ unless $ok;
-}
+require "./tests/lib/tap.pl";
 
 my @files = sort(glob("core/*/*.[ch]"), glob("core/main.c"));
 my (@big, @long);
@@ -55,5 +48,4 @@ ok_line(!@big, "no C file of core/ is over 1,000 lines", @big);
 my $main = -f 'core/main.c' ? do { open(my $fh, '<', 'core/main.c'); my @l = <$fh>; scalar @l } : 0;
 ok_line($main > 0 && $main < 150, "core/main.c is a page (under 150 lines; it has $main)");
 ok_line(!@long, "no function over 120 lines without a \"Long:\" comment saying why", @long);
-print "1..$n\n";
-exit($failed ? 1 : 0);
+done_testing();
