@@ -96,9 +96,10 @@ const struct cmd_help cmd_run_help = {
 		"print the verdict and write a bundle (report.md, report.html, findings.json,\n"
 		"manifest.json and the raw captures) named sonde-HOST-UTCTIME.tar.xz, mode 0600.\n",
 	.options = options,
-	.notes = "Ctrl-C ends the window early: the checks run on what was captured so far and\n"
-		 "the bundle is written, marked partial. A second Ctrl-C (or one after the\n"
-		 "window) exits at once; the next run removes what it left.\n\n"
+	.notes = "Ctrl-C ends the window early: the checks run on what was captured so far\n"
+		 "(no drill-down window follows) and the bundle is written, marked partial.\n"
+		 "A second Ctrl-C (or one after the window) exits at once; the next run\n"
+		 "removes what it left.\n\n"
 		 "Exit status: 0 the run completed (whatever it found), 1 the run failed,\n"
 		 "2 usage error, 3 a finding reached --fail-on.\n",
 };

@@ -116,6 +116,19 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 		oc->rr.drill_note = "--no-drilldown";
 		goto out;
 	}
+	/*
+	 * A user who ended the window (Ctrl-C, SIGTERM) wants the report now, and
+	 * a deadline that ended it leaves no time: no second window then.
+	 */
+	if (o->live && run_observe__stopped() == STOP_SIGNAL) {
+		oc->rr.drill_note = "the window was interrupted (Ctrl-C or SIGTERM), so no second "
+				    "window ran";
+		goto out;
+	}
+	if (o->live && run_observe__stopped() == STOP_DEADLINE) {
+		oc->rr.drill_note = "the --timeout deadline ended the window, so no second window ran";
+		goto out;
+	}
 	snprintf(raw2, sizeof(raw2), "%s/drilldown", oc->rr.an->raw_dir);
 	if (o->live) {
 		if (drill_observe(o, cat, &run, raw2, red)) {

@@ -72,6 +72,11 @@ void run_observe__stop_ends_window(void)
 	set_signal_handler(on_stop_signal);
 }
 
+int run_observe__stopped(void)
+{
+	return stop_requested;
+}
+
 void run_observe__stop_aborts(void)
 {
 	set_signal_handler(on_abort_signal);

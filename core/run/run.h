@@ -99,6 +99,8 @@ int run_plan__stage(const char *out_dir, char *stage, size_t len, char *raw, siz
 void run_observe__arm(const struct run_opts *o, const char *stage);
 /* From now on a signal ends the window (the drill-down window: stop_requested cleared). */
 void run_observe__stop_ends_window(void);
+/* Why the last window ended early: STOP_SIGNAL, STOP_DEADLINE (collect/collect.h), or 0. */
+int run_observe__stopped(void);
 /* From now on a signal exits at once (after a window: the checks and the bundle are quick). */
 void run_observe__stop_aborts(void);
 /*

@@ -87,6 +87,34 @@ for sig in INT TERM; do
 		"SIG$sig: the bundle's manifest.json says partial"
 done
 
+# ---- an interrupted window that calls for a drill-down: no second window ----
+# Four busy loops per CPU saturate the CPUs, so use.cpu-saturation ends warn or
+# crit and its drill-down rule fires; after Ctrl-C the user wants the report,
+# not a second window.
+HOGS=()
+for _ in $(seq 1 $((4 * $(nproc)))); do
+	sh -c 'while :; do :; done' &
+	HOGS+=($!)
+	PIDS+=($!)
+done
+D=$T/drill
+start "$D" --check use.cpu-saturation
+sleep 3
+kill -INT "$PID"
+wait_exit "$PID" 20
+kill -KILL "${HOGS[@]}" 2>/dev/null
+wait "${HOGS[@]}" 2>/dev/null
+if jqt "$D.json" '.checks[] | select(.id == "use.cpu-saturation") | .status == "warn" or .status == "crit"'; then
+	ok "interrupted with a drill-down due: exits within 5 s of the signal (took ${WAITED_MS} ms)" \
+		test "$RC" = 0 -a "$WAITED_MS" -lt 5000
+	ok "interrupted with a drill-down due: the report says no second window ran" \
+		jqt "$D.json" '.drilldown.note | test("interrupted")'
+	ok "interrupted with a drill-down due: the rule that fired is still listed" \
+		jqt "$D.json" '.drilldown.fired | length > 0'
+else
+	skip "interrupted with a drill-down due" "use.cpu-saturation did not fire under $((4 * $(nproc))) busy loops (status $RC)"
+fi
+
 # ---- a second SIGINT while the checks run: exits at once ----
 # A user check that computes for 1.5 s keeps sonde in the analysis after the
 # first signal; the second one, 0.3 s later, must end it there and then.
