@@ -6,15 +6,20 @@ VERSION := 0.1.0
 SHELL := /bin/bash
 CC ?= cc
 BUILD := build
-PKGS := lua5.4 libcmark libarchive
+PKGS := lua5.4 libcmark libarchive libcurl
 
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
-# for luacheck over checks/, methodologies/ and ranking/).
+# for luacheck over checks/, methodologies/ and ranking/; libcurl for run --upload;
+# prometheus, prometheus-node-exporter, ansible-core, openssh-server, python3 and
+# openssl for the fleet tests: the Prometheus round trip, the playbook over ssh,
+# the upload server).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
+	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
+	    openssh-server openssh-client python3 openssl
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \

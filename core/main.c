@@ -3,7 +3,8 @@
  * sonde: the command line. One static table of commands (core/cmd/, one file
  * each, with its own options and --help); main() finds the command and runs it.
  * Exit status: 0 the run completed (whatever it found), 1 the run failed,
- * 2 usage error, 3 a finding reached --fail-on.
+ * 2 usage error, 3 a finding reached --fail-on, 4 run --upload could not send the
+ * bundle (it is written).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sonde show: a bundle's summary rebuilt from its findings.json (read as
- * untrusted), or findings.json, report.md or one member as it is.
+ * untrusted), or its Prometheus metrics (built from findings.json by the
+ * names sonde run --metrics uses), or findings.json, report.md or one member
+ * as it is.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -10,12 +12,13 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "report/report.h"
 #include "run/run.h"
 #include "util/file.h"
 #include "util/json_read.h"
 
 struct show_opts {
-	int json, md;
+	int json, md, metrics;
 };
 
 static const struct cmd_option options[] = {
@@ -23,15 +26,19 @@ static const struct cmd_option options[] = {
 	  .field = offsetof(struct show_opts, json), .help = "print findings.json" },
 	{ .name = "md", .kind = CMD_OPT_FLAG, .field = offsetof(struct show_opts, md),
 	  .help = "print report.md" },
+	{ .name = "metrics", .kind = CMD_OPT_FLAG, .field = offsetof(struct show_opts, metrics),
+	  .help = "print the run's Prometheus metrics (text format), the\n"
+		  "same as 'sonde run --metrics' wrote for it" },
 	{ NULL },
 };
 
 const struct cmd_help cmd_show_help = {
-	.usage = "sonde show BUNDLE [MEMBER] [--json | --md]",
+	.usage = "sonde show BUNDLE [MEMBER] [--json | --md | --metrics]",
 	.description =
 		"Print a bundle's summary (verdict, USE matrix, findings) from its findings.json,\n"
-		"or findings.json itself (--json), or report.md (--md), or one MEMBER as it is\n"
-		"(e.g. raw/proc.stat.cap). The bundle is opened in a private directory that is\n"
+		"or findings.json itself (--json), or report.md (--md), or its Prometheus\n"
+		"metrics (--metrics, docs/metrics.md), or one MEMBER as it is (e.g.\n"
+		"raw/proc.stat.cap). The bundle is opened in a private directory that is\n"
 		"removed afterwards; nothing else is written.\n",
 	.options = options,
 };
@@ -42,23 +49,54 @@ static void show_text(const char *s)
 		putchar(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
 }
 
-/* The terminal summary, rebuilt from findings.json (read as untrusted). */
-static int show_summary(const char *dir)
+/* findings.json of an opened bundle (untrusted): 0 with *doc, or EXIT_RUN_FAILED (said). */
+static int read_findings(const char *dir, struct jval **doc)
 {
 	char path[4200], err[256], *text = NULL;
-	const struct jval *v, *m, *f;
-	struct jval *doc = NULL;
 	size_t len = 0;
-	double num;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/findings.json", dir);
 	rc = file__read_bounded(AT_FDCWD, path, 64u << 20, &text, &len);
-	if (rc || json_read(text, len, &json_read_default_limits, &doc, err, sizeof(err))) {
+	if (rc || json_read(text, len, &json_read_default_limits, doc, err, sizeof(err))) {
 		fprintf(stderr, "sonde: findings.json: %s\n", rc ? strerror(-rc) : err);
 		free(text);
 		return EXIT_RUN_FAILED;
 	}
+	free(text);
+	return 0;
+}
+
+/* The metrics sonde run --metrics wrote for this run, made again from findings.json. */
+static int show_metrics(const char *dir)
+{
+	struct strbuf out = { 0 };
+	struct jval *doc = NULL;
+	char err[256];
+	int rc = read_findings(dir, &doc);
+
+	if (rc)
+		return rc;
+	rc = report__metrics_from_findings(doc, &out, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "sonde: %s\n", err);
+	else
+		fwrite(out.buf, 1, out.len, stdout);
+	strbuf__free(&out);
+	jval__free(doc);
+	return rc ? EXIT_RUN_FAILED : 0;
+}
+
+/* The terminal summary, rebuilt from findings.json (read as untrusted). */
+static int show_summary(const char *dir)
+{
+	const struct jval *v, *m, *f;
+	struct jval *doc = NULL;
+	double num;
+	int rc = read_findings(dir, &doc);
+
+	if (rc)
+		return rc;
 	v = jval__get(doc, "host");
 	printf("bundle of ");
 	show_text(jval__str(v, "hostname"));
@@ -99,7 +137,6 @@ static int show_summary(const char *dir)
 		}
 	}
 	jval__free(doc);
-	free(text);
 	return 0;
 }
 
@@ -115,8 +152,10 @@ int cmd_show(int argc, char **argv)
 		run__die_usage(cmd, "which bundle? sonde show BUNDLE [MEMBER]");
 	if (idx + 2 < argc)
 		run__die_usage(cmd, "unexpected argument '%s'", argv[idx + 2]);
-	if ((o.json || o.md) && idx + 1 < argc)
-		run__die_usage(cmd, "give a MEMBER or --json/--md, not both");
+	if ((o.json || o.md || o.metrics) && idx + 1 < argc)
+		run__die_usage(cmd, "give a MEMBER or --json/--md/--metrics, not both");
+	if (o.json + o.md + o.metrics > 1)
+		run__die_usage(cmd, "one of --json, --md and --metrics");
 	cmd__open_bundle(cmd, argv[idx], dir, sizeof(dir), &opened);
 	if (idx + 1 < argc)
 		return run_finish__print_member(dir, argv[idx + 1]);
@@ -124,5 +163,7 @@ int cmd_show(int argc, char **argv)
 		return run_finish__print_member(dir, "findings.json");
 	if (o.md)
 		return run_finish__print_member(dir, "report.md");
+	if (o.metrics)
+		return show_metrics(dir);
 	return show_summary(dir);
 }

@@ -2,7 +2,8 @@
 /*
  * The end of a run: what it cost, the reports into the staging directory,
  * the manifest and the bundle, the redaction map beside it (--redact), then
- * the terminal summary or findings.json, and --fail-on's verdict.
+ * the terminal summary or findings.json, the metrics for Prometheus
+ * (--metrics), the upload (--upload), and --fail-on's verdict.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include "bundle/bundle.h"
 #include "bundle/read.h"
 #include "bundle/redact.h"
+#include "bundle/upload.h"
 #include "run/run.h"
 #include "util/file.h"
 
@@ -43,16 +45,16 @@ static int write_file(const char *dir, const char *name, const char *data, size_
  * findings.json, report.md, report.html, manifest.json into stage; then the
  * bundle, and with red (--redact) the redaction map next to it.
  */
-static int write_reports(const char *stage, struct run_outcome *oc, const char *out_dir,
+static int write_reports(const char *stage, struct run_outcome *oc, const struct run_opts *o,
 			 struct redactor *red, char *err, size_t errlen)
 {
 	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
 	struct strbuf js = { 0 }, md = { 0 }, html = { 0 };
+	const char *out_dir = o->out_dir;
 	int rc;
 
-	if (out_dir) {
-		bundle__path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
-	}
+	if (out_dir)
+		bundle__path(out_dir, oc->rr.an, o->case_id, oc->bundle, sizeof(oc->bundle));
 	measure_cost(&oc->rr.cost);
 	/* One model, three renderings of it (and the summary, in finish). */
 	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js)) ||
@@ -75,7 +77,8 @@ static int write_reports(const char *stage, struct run_outcome *oc, const char *
 		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
 			goto cleanup;
 	/* After redaction: the manifest hashes the files as they go into the bundle. */
-	if ((rc = bundle__write_manifest(stage, oc->rr.command, oc->rr.an, err, errlen)))
+	if ((rc = bundle__write_manifest(stage, oc->rr.command, o->case_id, oc->rr.an, err,
+					 errlen)))
 		goto cleanup;
 	if (out_dir)
 		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
@@ -185,6 +188,69 @@ static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const
 	return run_finish__fail_on(o->fail_on, worst);
 }
 
+/*
+ * --metrics FILE: the model as Prometheus text (through the redactor with
+ * --redact, like the summary), replacing FILE atomically so node_exporter's
+ * textfile collector never reads half of it; mode 0644, since the exporter
+ * reads it as another user and it holds nothing the metrics endpoint does
+ * not publish anyway. 0, or -1 with the message printed.
+ */
+static int write_metrics(const struct run_opts *o, struct run_outcome *oc, struct redactor *red)
+{
+	struct strbuf prom = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = report__metrics(oc->report, &prom);
+	if (!rc && red && !(text = redactor__text(red, prom.buf, prom.len, 0, &len)))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = file__replace(o->metrics_path, text ? text : prom.buf, text ? len : prom.len,
+				   0644);
+	if (rc)
+		fprintf(stderr, "sonde: --metrics %s: %s%s%s\n", o->metrics_path, strerror(-rc),
+			oc->bundle[0] ? "; the bundle is written: " : "", oc->bundle);
+	free(text);
+	strbuf__free(&prom);
+	return rc ? -1 : 0;
+}
+
+static void upload_note(void *arg, const char *msg)
+{
+	fprintf(stderr, "sonde: %s\n", msg);
+}
+
+/* --upload URL: the bundle, with retries; it stays where it is either way. 0, or -1 (said). */
+static int upload(const struct run_opts *o, const char *bundle)
+{
+	struct upload_opts uo = {
+		.url = o->upload_url,
+		.post = o->upload_post,
+		.case_id = o->case_id,
+		.cacert = o->upload_cacert,
+		.attempts = UPLOAD_ATTEMPTS,
+		.backoff_s = o->upload_backoff_s > 0 ? o->upload_backoff_s : 1,
+		.note = upload_note,
+	};
+	struct upload_result res;
+	char err[1024], how[64] = "";
+
+	if (bundle__upload(&uo, bundle, &res, err, sizeof(err))) {
+		fprintf(stderr, "sonde: upload to %s failed after %d attempt%s: %s; the bundle "
+			"stays at %s\n", res.where, res.attempts, res.attempts == 1 ? "" : "s", err,
+			bundle);
+		return -1;
+	}
+	if (res.http_status)
+		snprintf(how, sizeof(how), "HTTP %ld, ", res.http_status);
+	fprintf(o->json ? stderr : stdout, "%s%s (%s%d attempt%s)\n",
+		o->json ? "sonde: uploaded to " : "Uploaded: ", res.where, how, res.attempts,
+		res.attempts == 1 ? "" : "s");
+	fflush(stdout);
+	return 0;
+}
+
 int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *stage,
 			int keep_on_error, struct redactor *red, const char *recorded_dir)
 {
@@ -193,7 +259,7 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 
 	if (o->progress_shown)
 		fputs("\r\033[K", stderr);
-	if (write_reports(stage, oc, o->out_dir, red, err, sizeof(err))) {
+	if (write_reports(stage, oc, o, red, err, sizeof(err))) {
 		if (keep_on_error) {
 			/* The captures are the evidence: keep them where the user can get them. */
 			fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err,
@@ -208,6 +274,11 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 	code = print_outcome(o, oc, stage, red);
 	if (recorded_dir && !o->json)
 		run_analyze__compare(recorded_dir, stage);
+	/* After the summary: the user sees the verdict first, whatever happens to these. */
+	if (o->metrics_path && write_metrics(o, oc, red))
+		code = EXIT_RUN_FAILED;
+	if (o->upload_url && oc->bundle[0] && upload(o, oc->bundle))
+		code = EXIT_UPLOAD_FAILED;
 	bundle__remove_tree(stage);
 	run_outcome__free(oc);
 	return code;

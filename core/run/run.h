@@ -21,6 +21,7 @@
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
 #define EXIT_FAIL_ON 3
+#define EXIT_UPLOAD_FAILED 4 /* the bundle is written, but --upload could not send it */
 
 struct redactor;
 
@@ -47,6 +48,12 @@ struct run_opts {
 	int no_perf;            /* --no-perf: no perf_event counter is opened (perf.counters) */
 	int fail_on;            /* an enum status: ST_OK (never), ST_WARN or ST_CRIT */
 	struct strv only_checks, tags, sets;
+	const char *metrics_path; /* --metrics FILE: the results for Prometheus, replaced atomically */
+	const char *case_id;    /* --case-id: in the bundle's name and manifest */
+	const char *upload_url; /* --upload URL */
+	int upload_post;        /* --upload-method post */
+	const char *upload_cacert;
+	double upload_backoff_s; /* the first wait between upload attempts */
 	int progress;           /* -1 auto */
 	int progress_shown;
 	char *command_line;

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* One bounded whole-file reader (captures, manifests, findings, checks, redaction) and one writer. */
+/*
+ * One bounded whole-file reader (captures, manifests, findings, checks, redaction), one writer,
+ * and one that replaces a file atomically (what another program reads while we write).
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,5 +94,33 @@ int file__write_all(const char *path, const void *data, size_t len)
 	err = fd__write_all(fd, data, len);
 	if (close(fd) && !err)
 		err = -errno;
+	return err;
+}
+
+int file__replace(const char *path, const void *data, size_t len, unsigned int mode)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	char tmp[4200];
+	int fd, err;
+
+	/* A dot name, which readers of *.prom or *.md globs do not match. */
+	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp-XXXXXX", (int)(base - path), path, base) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = fd__write_all(fd, data, len);
+	if (!err && fchmod(fd, (mode_t)mode))
+		err = -errno;
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
 	return err;
 }

@@ -18,6 +18,13 @@ int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, si
  * symlink; every short write continued. 0 or -errno (a failed close too).
  */
 int file__write_all(const char *path, const void *data, size_t len);
+/*
+ * Replace path with len bytes atomically: a temporary beside it (".NAME.tmp-XXXXXX"),
+ * given mode, fsynced, renamed over path; a reader sees the old file or the new
+ * one, never part of either. On failure the temporary is removed and path is
+ * untouched. 0 or -errno.
+ */
+int file__replace(const char *path, const void *data, size_t len, unsigned int mode);
 /* Write all len bytes to fd, continuing short writes and EINTR. 0 or -errno. */
 int fd__write_all(int fd, const void *data, size_t len);
 
