@@ -5,6 +5,7 @@
  * core/run/; this file is the order they run in.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "bundle/upload.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
+#include "util/file.h"
 
 #define F(field) offsetof(struct run_opts, field)
 
@@ -110,10 +112,10 @@ static const struct cmd_option options[] = {
 		  "http://) PUT or POST, or sftp://; for PUT and SFTP a\n"
 		  "URL ending in '/' gets the bundle's name. Retried 3\n"
 		  "times (waits 1, 2, 4 s); on failure the bundle stays\n"
-		  "and sonde exits 4.\n"
-		  "Credentials: ~/.netrc, or user:password@ in the URL\n"
-		  "(never recorded in the bundle). SFTP checks the\n"
-		  "server in ~/.ssh/known_hosts" },
+		  "and sonde exits 4. A URL with a secret (a token,\n"
+		  "user:password@) goes in a file: --upload @FILE;\n"
+		  "or credentials in ~/.netrc. SFTP checks the server\n"
+		  "in ~/.ssh/known_hosts" },
 	{ .name = "upload-method", .arg = "put|post", .kind = CMD_OPT_CHOICE,
 	  .field = F(upload_post), .choices = upload_methods,
 	  .help = "put (default): the bundle is the request body;\n"
@@ -168,8 +170,40 @@ static void check_metrics_path(const char *cmd, const char *path)
 }
 
 /*
- * --upload and --case-id, before the window; the URL goes into the bundle's
- * command line without its credentials or query.
+ * --upload @FILE: the URL from FILE's first line, for a URL that carries a
+ * secret (a token, a pre-signed query, user:password@). A secret on the
+ * command line would be in every process listing, and in this run's own
+ * captures of it (raw/proc.pids.cap).
+ */
+static void read_upload_url(struct run_opts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = file__read_bounded(AT_FDCWD, o->upload_url + 1, 8192, &text, &len);
+
+	if (rc)
+		run__die_usage(o->cmd, "--upload %s: %s", o->upload_url, strerror(-rc));
+	text[strcspn(text, "\r\n")] = '\0';
+	o->upload_url_owned = text;
+	o->upload_url = text;
+}
+
+/* A password in a URL given on the command line: "user:password@". */
+static int url_has_password(const char *url)
+{
+	const char *host = strstr(url, "://");
+	const char *end = host ? host + 3 + strcspn(host + 3, "/?#") : NULL;
+	const char *at = NULL;
+
+	for (const char *p = host ? host + 3 : url; end && p < end; p++)
+		if (*p == '@')
+			at = p;
+	return at && memchr(host + 3, ':', (size_t)(at - host - 3)) != NULL;
+}
+
+/*
+ * --upload and --case-id, before the window. The URL goes into the bundle's
+ * command line without its query; a password is refused there (see above).
  */
 static void check_upload(struct run_opts *o)
 {
@@ -183,8 +217,14 @@ static void check_upload(struct run_opts *o)
 			run__die_usage(o->cmd, "--upload-method and --upload-cacert need --upload");
 		return;
 	}
+	if (o->upload_url[0] == '@')
+		read_upload_url(o);
+	else if (url_has_password(o->upload_url))
+		run__die_usage(o->cmd, "--upload: a password on the command line is seen by every "
+			       "process and captured in the bundle; use ~/.netrc, or --upload @FILE "
+			       "with the URL in FILE");
 	if (upload__url_check(o->upload_url, err, sizeof(err)))
-		run__die_usage(o->cmd, "--upload %s: %s", o->upload_url, err);
+		run__die_usage(o->cmd, "--upload: %s", err);
 	if (o->upload_cacert && access(o->upload_cacert, R_OK))
 		run__die_usage(o->cmd, "--upload-cacert %s: %s", o->upload_cacert, strerror(errno));
 	upload__url_shown(o->upload_url, shown, sizeof(shown));

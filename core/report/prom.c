@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/prom.h"
+#include "util/json.h" /* utf8__seq_len */
 
 /* Bounds: a check may report 256 metrics; a family keeps the first of them. */
 #define PROM_MAX_FAMILIES 2048
@@ -136,39 +137,33 @@ static void sample(struct prom *p, struct prom_family *f, char *labels, double v
 }
 
 /*
- * A label value: valid UTF-8 (anything else, and control characters, as
- * '?'), at most PROM_LABEL_MAX bytes cut at a character boundary, with the
- * format's three escapes.
+ * A label value: valid UTF-8, an invalid byte as U+FFFD (as findings.json
+ * writes it, so a bundle gives the same label), a control character as '?',
+ * at most PROM_LABEL_MAX bytes cut at a character boundary, with the
+ * format's escapes for backslash and double quote.
  */
 static void label_value(struct strbuf *sb, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)(s ? s : "");
-	size_t used = 0;
+	size_t left = strlen((const char *)u), used = 0;
 
-	while (*u && used < PROM_LABEL_MAX) {
-		size_t n = *u < 0x80 ? 1 : (*u & 0xe0) == 0xc0 ? 2 : (*u & 0xf0) == 0xe0 ? 3 :
-					   (*u & 0xf8) == 0xf0 ? 4 : 0;
-		size_t k;
+	while (left && used < PROM_LABEL_MAX) {
+		size_t n = utf8__seq_len(u, left);
 
-		for (k = 1; n && k < n; k++)
-			if ((u[k] & 0xc0) != 0x80)
-				n = 0;
-		if (n == 2 && *u < 0xc2)
-			n = 0; /* overlong */
-		if (!n || *u < 0x20 || *u == 0x7f) {
-			strbuf__puts(sb, "?");
-			u++;
-			used++;
-			continue;
-		}
-		if (used + n > PROM_LABEL_MAX)
+		if (used + (n ? n : 3) > PROM_LABEL_MAX)
 			break;
-		if (*u == '\\' || *u == '"')
+		if (!n)
+			strbuf__append(sb, "\xef\xbf\xbd", 3);
+		else if (*u < 0x20 || *u == 0x7f)
+			strbuf__puts(sb, "?");
+		else if (*u == '\\' || *u == '"')
 			strbuf__printf(sb, "\\%c", *u);
 		else
 			strbuf__append(sb, (const char *)u, n);
+		used += n ? n : 3;
+		n = n ? n : 1;
 		u += n;
-		used += n;
+		left -= n;
 	}
 }
 
@@ -413,14 +408,16 @@ int prom__write(const struct prom *p, struct strbuf *out)
 	if (p->oom)
 		return -ENOMEM;
 	if (p->left_object)
-		strbuf__printf(out, "# sonde: %zu samples left out: their object is not a bounded "
-			       "name (a process, a pid, words)\n", p->left_object);
+		strbuf__printf(out, "# sonde: %zu sample%s left out: their object is not a bounded "
+			       "name (a process, a pid, words)\n", p->left_object,
+			       p->left_object == 1 ? "" : "s");
 	if (p->left_cap)
-		strbuf__printf(out, "# sonde: %zu samples left out: more objects than a family "
-			       "keeps (%d)\n", p->left_cap, PROM_MAX_CHECK_SAMPLES);
+		strbuf__printf(out, "# sonde: %zu sample%s left out: more objects than a family "
+			       "keeps (%d)\n", p->left_cap, p->left_cap == 1 ? "" : "s",
+			       PROM_MAX_CHECK_SAMPLES);
 	if (p->left_value)
-		strbuf__printf(out, "# sonde: %zu samples left out: no finite value or no "
-			       "usable name\n", p->left_value);
+		strbuf__printf(out, "# sonde: %zu sample%s left out: no finite value or no "
+			       "usable name\n", p->left_value, p->left_value == 1 ? "" : "s");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct prom_family *f = &p->f[i];
 

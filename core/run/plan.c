@@ -59,6 +59,8 @@ void run_opts__free(struct run_opts *o)
 	strv__free(&o->sets);
 	free(o->command_line);
 	o->command_line = NULL;
+	free(o->upload_url_owned);
+	o->upload_url_owned = NULL;
 }
 
 void run_plan__check_out_dir(const char *cmd, const char *dir)

@@ -50,7 +50,8 @@ struct run_opts {
 	struct strv only_checks, tags, sets;
 	const char *metrics_path; /* --metrics FILE: the results for Prometheus, replaced atomically */
 	const char *case_id;    /* --case-id: in the bundle's name and manifest */
-	const char *upload_url; /* --upload URL */
+	const char *upload_url; /* --upload URL (or the URL read from --upload @FILE) */
+	char *upload_url_owned; /* what --upload @FILE read */
 	int upload_post;        /* --upload-method post */
 	const char *upload_cacert;
 	double upload_backoff_s; /* the first wait between upload attempts */
