@@ -118,20 +118,27 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(BUILD)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(CORE_OBJS) $(LDLIBS)
 
+# bench/fleet_gen.c: made-up fleets from one real bundle, for sonde fleet's
+# test (tests/cli/fleet.t) and benchmark (bench/fleet.sh).
+$(BUILD)/fleet-gen: bench/fleet_gen.c $(CORE_OBJS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
+
 $(BUILD):
 	mkdir -p $(BUILD)
 
-unit: $(UNIT_TESTS)
+# the C unit tests, and the tools the script tests need
+unit: $(UNIT_TESTS) $(BUILD)/fleet-gen
 
 # The whole suite, as TAP through prove; its last line is the summary.
-check: sonde $(UNIT_TESTS)
+check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen
 	prove --exec '' $(UNIT_TESTS) $(SCRIPT_TESTS)
 
 run: sonde
 	./sonde run
 
-bench: sonde
+bench: sonde $(BUILD)/fleet-gen
 	bench/run-bench.sh
+	bench/fleet.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde

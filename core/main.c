@@ -27,6 +27,7 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print a bundle's summary, report or one member", &cmd_show_help },
 	{ "list", cmd_list, "the checks and collectors, and what this host can provide",
 	  &cmd_list_help },
+	{ "fleet", cmd_fleet, "one summary of many hosts' bundles", &cmd_fleet_help },
 	{ "help", cmd_help, "this text; 'sonde help COMMAND' for a command", NULL },
 	{ "version", cmd_version, "print the version", NULL },
 	{ NULL, NULL, NULL, NULL },

@@ -86,7 +86,8 @@ int cmd_redact(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 extern const struct cmd_help cmd_run_help, cmd_analyze_help, cmd_verify_help, cmd_redact_help,
-	cmd_diff_help, cmd_show_help, cmd_list_help;
+	cmd_diff_help, cmd_show_help, cmd_list_help, cmd_fleet_help;
 
 #endif
