@@ -26,6 +26,7 @@
 #include "util/embedded.h"
 #include "util/file.h"
 #include "util/json_read.h"
+#include "util/sha256.h"
 #include "util/strv.h"
 
 /* How deep a directory is searched for bundles (DIR/HOST/sonde-*.tar.xz is 2). */
@@ -90,35 +91,91 @@ static void fleet_texts__free(struct fleet_texts *t)
 }
 
 /*
+ * The members read against manifest.json (the bundle's own claim): each one
+ * listed with its size and sha256, each one listed present. Only what fleet
+ * reads is hashed, not every capture (sonde verify checks a whole bundle).
+ */
+static int check_members(const struct fleet_texts *t, char *err, size_t errlen)
+{
+	const struct jval *files;
+	struct jval *man = NULL;
+	char why[256];
+	int rc = 0;
+
+	if (json_read(t->text[M_MANIFEST], t->len[M_MANIFEST], &json_read_default_limits, &man,
+		      why, sizeof(why))) {
+		snprintf(err, errlen, "manifest.json: %s", why);
+		return -EINVAL;
+	}
+	files = jval__get(man, "files");
+	for (int k = 0; !rc && k < M_N; k++) {
+		const struct jval *e = NULL;
+		char hex[65];
+		struct sha256 h;
+		double size;
+
+		if (k == M_MANIFEST)
+			continue;
+		for (size_t i = 0; files && files->type == J_ARRAY && i < files->len && !e; i++) {
+			const char *path = jval__str(&files->items[i], "path");
+
+			if (path && !strcmp(path, member_names[k]))
+				e = &files->items[i];
+		}
+		if (!e && !t->text[k])
+			continue;
+		if (!e || !t->text[k]) {
+			snprintf(err, errlen, "%s: %s", member_names[k],
+				 e ? "listed in the manifest but missing" :
+				     "in the bundle but not in the manifest");
+			rc = -EINVAL;
+			break;
+		}
+		sha256__init(&h);
+		sha256__update(&h, t->text[k], t->len[k]);
+		sha256__final_hex(&h, hex);
+		if (jval__num(e, "size", &size) || size != (double)t->len[k] ||
+		    !jval__str(e, "sha256") || strcmp(jval__str(e, "sha256"), hex)) {
+			snprintf(err, errlen, "%s: size or sha256 differs from the manifest",
+				 member_names[k]);
+			rc = -EINVAL;
+		}
+	}
+	jval__free(man);
+	return rc;
+}
+
+/*
  * The one place sonde fleet opens a bundle (core/bundle/read.c): a file is
- * extracted under the untrusted-bundle limits into a private directory,
- * verified against its manifest, the members fleet reads are read, and the
- * directory is removed; a directory is an extracted bundle, verified and
- * read as it is. 0, or -EINVAL with the reason in err.
+ * extracted under the untrusted-bundle limits into a private directory, the
+ * members fleet reads are read and checked against the manifest, and the
+ * directory is removed; a directory is an extracted bundle, read as it is.
+ * 0, or -EINVAL with the reason in err.
  */
 static int fleet_read_bundle(const char *path, int is_dir, struct fleet_texts *t, char *err,
 			     size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096], file[4400];
-	int rc;
+	int rc = 0;
 
 	if (is_dir)
 		snprintf(dir, sizeof(dir), "%s", path);
 	else if (bundle__extract(path, tmp && *tmp ? tmp : "/tmp", &bundle_open_default_limits,
 				 dir, sizeof(dir), err, errlen))
 		return -EINVAL;
-	rc = bundle__verify_dir(dir, err, errlen);
 	for (int k = 0; !rc && k < M_N; k++) {
 		snprintf(file, sizeof(file), "%s/%s", dir, member_names[k]);
 		rc = file__read_bounded(AT_FDCWD, file, member_max[k], &t->text[k], &t->len[k]);
-		if (rc == -ENOENT && k != M_FINDINGS)
+		if (rc == -ENOENT && k > M_MANIFEST)
 			rc = 0;
 		else if (rc)
 			snprintf(err, errlen, "%s: %s", member_names[k], strerror(-rc));
 	}
 	if (!is_dir)
 		bundle__remove_tree(dir);
+	if (!rc)
+		rc = check_members(t, err, errlen);
 	if (rc)
 		fleet_texts__free(t);
 	return rc ? -EINVAL : 0;
@@ -238,7 +295,7 @@ static int write_outputs(const char *dir, const struct strbuf *md, const struct 
 }
 
 /*
- * Reading runs in worker processes, one per bundle and up to one per CPU at
+ * Reading runs in worker processes, one per bundle and up to two per CPU at
  * a time (FLEET_MAX_JOBS at most): each extracts, verifies and reads its
  * bundle and sends the members back through a pipe ("OK\n", then per member
  * its length or -1 and its bytes; or "ERR reason\n"). The summaries are made
@@ -465,8 +522,9 @@ int cmd_fleet(int argc, char **argv)
 	f = fleet__new();
 	if (!f)
 		run__die_oom();
-	njobs = (size_t)sysconf(_SC_NPROCESSORS_ONLN);
-	njobs = njobs < 1 ? 1 : njobs > FLEET_MAX_JOBS ? FLEET_MAX_JOBS : njobs;
+	/* two per CPU: a worker waits for the disk as much as it decompresses */
+	njobs = 2 * (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	njobs = njobs < 2 ? 2 : njobs > FLEET_MAX_JOBS ? FLEET_MAX_JOBS : njobs;
 	read_all(f, &bundles, njobs);
 	doc__init(&d, "sonde fleet summary");
 	if (fleet__finish(f) || fleet__doc(f, &d) || doc__markdown(&d, &md) ||

@@ -4,8 +4,9 @@
 # real bundle, with findings, an outlier and slower latency histograms written
 # down in a truth file): a row per host, the shared findings and the unique
 # one, the outlier, the heat maps; an older bundle of a host, an extracted
-# bundle, a hostile host name, a tampered bundle, junk and a symlink; the
-# outputs written atomically and the usage errors.
+# bundle, a hostile host name, a tampered bundle (what fleet reads is checked
+# against the manifest), junk and a symlink; the outputs written atomically
+# and the usage errors.
 . tests/lib/tap.sh
 
 GEN=${FLEET_GEN:-$TOP/build/fleet-gen}
@@ -57,7 +58,8 @@ rm "$T"/fleet/fleet-0011/*.tar.xz
 # A tampered bundle, junk, and a symlink that is not followed.
 mkdir -p "$T/fleet/bad"
 rm -rf "$T/x" && mkdir "$T/x" && tar -xJf "$B2" -C "$T/x" &&
-	echo "edited" >>"$T/x/raw/proc.stat.cap" && tar -cJf "$T/fleet/bad/tampered.tar.xz" -C "$T/x" .
+	jq '.host.hostname = "forged"' "$T/x/findings.json" >"$T/f" && mv "$T/f" "$T/x/findings.json" &&
+	tar -cJf "$T/fleet/bad/tampered.tar.xz" -C "$T/x" .
 printf 'not a bundle' >"$T/fleet/bad/junk.tar.xz"
 mkdir -p "$T/elsewhere" && cp "$B2" "$T/elsewhere/" && ln -s "$T/elsewhere" "$T/fleet/link"
 
@@ -74,8 +76,9 @@ is "$(jq -r '.hosts[] | select(.host == "fleet-0002") | .older_bundles' "$J")" 1
 is "$(jq -r '.hosts[] | select(.host == "fleet-0011") | .bundle' "$J")" \
 	"$T/fleet/extracted-0011" "an extracted bundle is read as it is"
 is "$(jq '.refused | length' "$J")" 2 "two bundles refused"
-ok "the tampered one, naming the member" \
-	jqok '.refused[] | select(.bundle | endswith("tampered.tar.xz")) | .reason | test("raw/proc.stat.cap")' "$J"
+ok "the tampered one (findings.json edited, the manifest not), naming the member" \
+	jqok '.refused[] | select(.bundle | endswith("tampered.tar.xz")) | .reason | test("findings.json: size or sha256 differs from the manifest")' "$J"
+ok "the forged host is not in the summary" test -z "$(jq -r '.hosts[].host' "$J" | grep -x forged)"
 ok "the refusals are said on stderr, one line each" \
 	test "$(grep -c "^sonde: $T/fleet/bad/" "$T/stderr")" = 2
 ok "the symlinked directory is not followed" test -z "$(grep -F "$T/fleet/link" "$J")"
