@@ -7,6 +7,7 @@
 # with its labels. Then a second run replaces the file while node_exporter
 # keeps reading it: no scrape ever sees an error.
 . tests/lib/tap.sh
+. tests/lib/net.sh
 
 PROM=$(command -v prometheus)
 NODE=$(command -v prometheus-node-exporter || command -v node_exporter)
@@ -24,10 +25,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # A check that always warns and names a culprit: a finding whatever the host is doing.
 mkdir -p "$T/checks/use" "$T/textfile" "$T/out" "$T/data"
