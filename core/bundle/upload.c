@@ -124,6 +124,8 @@ struct attempt {
 	char why[512];
 };
 
+static void sftp_key(CURL *c);
+
 /* The options every attempt shares. */
 static void set_common(CURL *c, const struct upload_opts *o, const char *url, char *errbuf,
 		       struct reply *reply, struct curl_slist *headers, const char *known_hosts)
@@ -143,8 +145,10 @@ static void set_common(CURL *c, const struct upload_opts *o, const char *url, ch
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	if (o->cacert)
 		curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
-	if (known_hosts)
+	if (known_hosts) {
 		curl_easy_setopt(c, CURLOPT_SSH_KNOWNHOSTS, known_hosts);
+		sftp_key(c);
+	}
 }
 
 static void attempt_once(const struct upload_opts *o, const char *url, const char *path,
@@ -234,6 +238,26 @@ static char *target_url(const char *url, const char *path)
 		sprintf(out, "%.*s%s%s", (int)end, url,
 			end > s && url[end - 1] == '/' ? base : "", url + end);
 	return out;
+}
+
+/*
+ * SFTP logs in with the first of ~/.ssh/id_ed25519, id_ecdsa and id_rsa (its
+ * public key derived from it), as ssh would; an agent's keys are tried too.
+ */
+static void sftp_key(CURL *c)
+{
+	static const char *const keys[] = { "id_ed25519", "id_ecdsa", "id_rsa" };
+	const char *home = getenv("HOME");
+	char path[4200];
+
+	for (size_t i = 0; home && *home && i < sizeof(keys) / sizeof(*keys); i++) {
+		snprintf(path, sizeof(path), "%s/.ssh/%s", home, keys[i]);
+		if (!access(path, R_OK)) {
+			curl_easy_setopt(c, CURLOPT_SSH_PRIVATE_KEYFILE, path);
+			curl_easy_setopt(c, CURLOPT_SSH_PUBLIC_KEYFILE, "");
+			return;
+		}
+	}
 }
 
 /* SFTP checks the server's key against ~/.ssh/known_hosts; without one, no SFTP. */

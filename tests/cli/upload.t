@@ -7,6 +7,8 @@
 # bundle, exit 4 and say where it is. A URL's secrets, read from a file, never
 # reach the bundle.
 . tests/lib/tap.sh
+. tests/lib/net.sh
+. tests/lib/sshd.sh
 
 for tool in python3 openssl jq tar; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
@@ -15,6 +17,7 @@ done
 T=$(mktemp -d /tmp/sonde-cli-upload.XXXXXX)
 PIDS=()
 cleanup() {
+	sshd_stop
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	rm -rf "$T"
@@ -140,6 +143,41 @@ is "$?" 4 "no server: exit 4"
 ok "connection refused is retried" test "$(grep -c 'upload attempt' "$T/stderr")" = 3
 is "$(jq -r .schema "$T/stdout")" sonde.findings/1 "--json still prints findings.json on stdout"
 ok "the bundle stays" test -f "$(ls "$T"/out6/*.tar.xz)"
+
+# ---- SFTP, to an sshd of this test's on 127.0.0.1 ----
+if [ "$(id -u)" = 0 ] && [ -x "$SSHD" ] && command -v ssh-keygen >/dev/null; then
+	sshd_keys
+	SP=$(free_port)
+	ok "an sshd on 127.0.0.1:$SP" sshd_start sftp 127.0.0.1 "$SP"
+	mkdir -p "$T/home/.ssh" "$T/sftp-in" "$T/out7"
+	ssh-keygen -q -t ed25519 -N '' -f "$T/home/.ssh/id_ed25519"
+	cat "$T/home/.ssh/id_ed25519.pub" >>"$T/ssh/authorized_keys"
+	cp "$T/ssh/known_hosts" "$T/home/.ssh/known_hosts"
+	HOME=$T/home "$SONDE" run "${R[@]}" --out "$T/out7" --case-id SFTP-1 \
+		--upload "sftp://root@127.0.0.1:$SP$T/sftp-in/" >"$T/stdout" 2>"$T/stderr"
+	is "$?" 0 "sftp: exit 0$(head -c 200 "$T/stderr")"
+	B=$(ls "$T"/out7/*.tar.xz)
+	ok "the bundle is on the server, byte for byte" cmp -s "$B" "$T/sftp-in/$(basename "$B")"
+	ok "the summary says where it went" grep -q "^Uploaded: sftp://127.0.0.1:$SP$T/sftp-in/sonde-" "$T/stdout"
+	# A server that is not the one known_hosts names: refused at once, the bundle stays.
+	grep -v "127.0.0.1\]:$SP" "$T/ssh/known_hosts" >"$T/home/.ssh/known_hosts"
+	echo "[127.0.0.1]:$SP $(cat "$T/home/.ssh/id_ed25519.pub" | cut -d' ' -f1,2)" \
+		>>"$T/home/.ssh/known_hosts"
+	mkdir -p "$T/out8"
+	HOME=$T/home "$SONDE" run "${R[@]}" --out "$T/out8" --upload "sftp://root@127.0.0.1:$SP$T/sftp-in/" \
+		--upload-backoff 0.1 >/dev/null 2>"$T/stderr"
+	is "$?" 4 "sftp to a server whose key is not the known one: exit 4"
+	ok "no retry, the bundle stays ($(tail -1 "$T/stderr"))" \
+		grep -q "failed after 1 attempt: .*the bundle stays at $T/out8/" "$T/stderr"
+	rm -f "$T/home/.ssh/known_hosts"
+	HOME=$T/home "$SONDE" run "${R[@]}" --out "$T/out8" --upload "sftp://root@127.0.0.1:$SP/x/" \
+		>/dev/null 2>"$T/stderr"
+	is "$?" 4 "sftp without a known_hosts: exit 4"
+	ok "it says why ($(tail -1 "$T/stderr"))" grep -q "no readable .*known_hosts" "$T/stderr"
+	sshd_stop
+else
+	skip "sftp" "needs root and Debian's openssh-server (make deps)"
+fi
 
 # ---- usage errors, before any window ----
 for args in "--upload ftp://127.0.0.1/x" "--upload https:///nohost" "--case-id ../x" \
