@@ -242,7 +242,8 @@ static char *target_url(const char *url, const char *path)
 
 /*
  * SFTP logs in with the first of ~/.ssh/id_ed25519, id_ecdsa and id_rsa (its
- * public key derived from it), as ssh would; an agent's keys are tried too.
+ * public key derived from it), as ssh would; libcurl's own default, id_rsa
+ * with id_dsa.pub, fails with any other key.
  */
 static void sftp_key(CURL *c)
 {
