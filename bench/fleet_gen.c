@@ -282,20 +282,8 @@ static int manifest(const char *stage, struct jval *man, const struct jval *doc)
 			emit(&j, jval__get(jval__get(doc, "window"), man->keys[k]));
 		else if (strcmp(man->keys[k], "files"))
 			emit(&j, &man->items[k]);
-		else {
-			json__begin_array(&j);
-			for (size_t m = 0; m < bl.n; m++) {
-				json__begin_object(&j);
-				json__key(&j, "path");
-				json__string(&j, bl.m[m].path);
-				json__key(&j, "size");
-				json__int(&j, (int64_t)bl.m[m].size);
-				json__key(&j, "sha256");
-				json__string(&j, bl.m[m].sha256);
-				json__end_object(&j);
-			}
-			json__end_array(&j);
-		}
+		else
+			bundle__manifest_files(&j, &bl);
 	}
 	json__end_object(&j);
 	strbuf__puts(&j.out, "\n");

@@ -52,6 +52,10 @@ void bundle__abort_cleanup(void);
 /* ---- manifest.c ---- */
 
 struct analysis;
+struct json;
+
+/* The manifest's "files" array: every member's path, size and sha256. */
+void bundle__manifest_files(struct json *j, const struct bundle_list *bl);
 
 /*
  * stage/manifest.json: the schema, sonde's version, command (the command line

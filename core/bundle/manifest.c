@@ -17,6 +17,22 @@
 
 #define MANIFEST_SCHEMA "sonde.manifest/1"
 
+void bundle__manifest_files(struct json *j, const struct bundle_list *bl)
+{
+	json__begin_array(j);
+	for (size_t i = 0; i < bl->n; i++) {
+		json__begin_object(j);
+		json__key(j, "path");
+		json__string(j, bl->m[i].path);
+		json__key(j, "size");
+		json__int(j, (int64_t)bl->m[i].size);
+		json__key(j, "sha256");
+		json__string(j, bl->m[i].sha256);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
 int bundle__write_manifest(const char *stage, const char *command, const char *case_id,
 			   const struct analysis *an, char *err, size_t errlen)
 {
@@ -67,18 +83,7 @@ int bundle__write_manifest(const char *stage, const char *command, const char *c
 	json__key(&j, "partial");
 	json__bool(&j, an->partial);
 	json__key(&j, "files");
-	json__begin_array(&j);
-	for (size_t i = 0; i < bl.n; i++) {
-		json__begin_object(&j);
-		json__key(&j, "path");
-		json__string(&j, bl.m[i].path);
-		json__key(&j, "size");
-		json__int(&j, (int64_t)bl.m[i].size);
-		json__key(&j, "sha256");
-		json__string(&j, bl.m[i].sha256);
-		json__end_object(&j);
-	}
-	json__end_array(&j);
+	bundle__manifest_files(&j, &bl);
 	json__end_object(&j);
 	strbuf__puts(&j.out, "\n");
 	bundle_list__free(&bl);

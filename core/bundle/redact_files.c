@@ -21,30 +21,6 @@
 #define REDACT_FILE_MAX (512u << 20)
 #define REDACT_MAX_DEPTH 8
 
-/* Write data to path through a temporary in the same directory, then rename over it. */
-static int replace_file(const char *path, const char *data, size_t len)
-{
-	char tmp[4200];
-	const char *slash = strrchr(path, '/');
-	int fd, err;
-
-	if (snprintf(tmp, sizeof(tmp), "%.*s.redact-%s", slash ? (int)(slash - path + 1) : 0,
-		     path, slash ? slash + 1 : path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	err = fd__write_all(fd, data, len);
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
 static unsigned int path_ctx(const char *path)
 {
 	size_t n = strlen(path);
@@ -197,7 +173,8 @@ static int one_file(struct redactor *r, const char *dir, const char *rel, int le
 		snprintf(err, errlen, "%s: %s", rel,
 			 rc == -ENOMEM ? "out of memory" : strerror(-rc));
 	if (!rc && !learn) {
-		rc = replace_file(full, out.buf, out.len);
+		/* fsynced before the rename: a crash never leaves a capture empty */
+		rc = file__replace(full, out.buf, out.len, 0600);
 		if (rc)
 			snprintf(err, errlen, "writing %s: %s", rel, strerror(-rc));
 	}

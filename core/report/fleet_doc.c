@@ -159,17 +159,25 @@ static void doc_shared(const struct fleet *f, struct doc *d)
 	}
 }
 
+/* A table of n rows under its header, or, with none, the sentence that says so (NULL). */
+static struct block *table_or(struct doc *d, size_t n, const char *none, const char *align,
+			      const char *const *head)
+{
+	if (n)
+		return doc__table_head(d, align, head);
+	inl__words(doc__para(d), "%s", none);
+	return NULL;
+}
+
 static void doc_unique(const struct fleet *f, struct doc *d)
 {
 	static const char *const head[] = { "host", "severity", "check", "summary" };
 	struct block *t;
 
 	inl__words(doc__heading(d, 2, "unique-findings"), "Findings on one host only");
-	if (!f->nunique) {
-		inl__words(doc__para(d), "No finding is unique to one host.");
+	t = table_or(d, f->nunique, "No finding is unique to one host.", "llll", head);
+	if (!t)
 		return;
-	}
-	t = doc__table_head(d, "llll", head);
 	for (size_t i = 0; i < f->nunique && i < DOC_UNIQUE; i++) {
 		const struct fleet_unique *u = &f->unique[i];
 
@@ -196,11 +204,9 @@ static void doc_outliers(const struct fleet *f, struct doc *d)
 		   "at least %.0f%% away from the median. Metrics measured on fewer than %d hosts "
 		   "are not judged.", FLEET_OUTLIER_Z, 100 * FLEET_OUTLIER_MIN_REL,
 		   FLEET_OUTLIER_MIN_HOSTS);
-	if (!f->noutliers) {
-		inl__words(doc__para(d), "No host stands out on any metric.");
+	t = table_or(d, f->noutliers, "No host stands out on any metric.", "lllrrr", head);
+	if (!t)
 		return;
-	}
-	t = doc__table_head(d, "lllrrr", head);
 	for (size_t i = 0; i < f->noutliers && i < DOC_OUTLIERS; i++) {
 		const struct fleet_outlier *o = &f->outliers[i];
 		const char *check, *metric, *unit = f->key_units[o->key];
@@ -318,15 +324,23 @@ static void kv_num(struct json *j, const char *k, double v)
 	json__number(j, v); /* NaN: null */
 }
 
+/* The k-th host in the summary's order, its object opened with its name. */
+static const struct fleet_host *json_host(const struct fleet *f, struct json *j, size_t k)
+{
+	const struct fleet_host *h = &f->hosts[f->order[k]];
+
+	json__begin_object(j);
+	kv_str(j, "host", h->host);
+	return h;
+}
+
 static void json_hosts(const struct fleet *f, struct json *j)
 {
 	json__key(j, "hosts");
 	json__begin_array(j);
 	for (size_t k = 0; k < f->nhosts; k++) {
-		const struct fleet_host *h = &f->hosts[f->order[k]];
+		const struct fleet_host *h = json_host(f, j, k);
 
-		json__begin_object(j);
-		kv_str(j, "host", h->host);
 		kv_str(j, "worst", worst_name(h->worst));
 		kv_str(j, "verdict", h->verdict);
 		kv_num(j, "crit", (double)h->ncrit);
@@ -442,10 +456,8 @@ static void json_heat(const struct fleet *f, struct json *j, int kind)
 	json__key(j, "hosts");
 	json__begin_array(j);
 	for (size_t k = 0; k < f->nhosts; k++) {
-		const struct fleet_host *h = &f->hosts[f->order[k]];
+		const struct fleet_host *h = json_host(f, j, k);
 
-		json__begin_object(j);
-		kv_str(j, "host", h->host);
 		if (h->hist[kind].have) {
 			kv_num(j, "p50_us", h->p50[kind]);
 			kv_num(j, "p99_us", h->p99[kind]);

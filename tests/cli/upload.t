@@ -15,14 +15,7 @@ for tool in python3 openssl jq tar; do
 done
 
 T=$(mktemp -d /tmp/sonde-cli-upload.XXXXXX)
-PIDS=()
-cleanup() {
-	sshd_stop
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+trap 'sshd_stop; stop_servers; rm -rf "$T"' EXIT
 R=(--window 1 --interval 0.5 --no-progress --no-bpf --check use.cpu-utilization)
 
 # start_server NAME ARGS...: an endpoint storing into $T/NAME; its port in PORT
@@ -32,7 +25,7 @@ start_server() {
 	mkdir -p "$T/$name"
 	python3 tests/lib/upload-server.py --dir "$T/$name" --port-file "$T/$name.port" "$@" \
 		2>"$T/$name.err" &
-	PIDS+=($!)
+	SERVERS+=($!)
 	for _ in $(seq 50); do
 		[ -s "$T/$name.port" ] && break
 		sleep 0.1
@@ -134,8 +127,8 @@ is "$?" 4 "403: exit 4"
 is "$(wc -l <"$T/refuse/requests.log")" 1 "a refusal is not retried"
 
 # A port nothing listens on (a closed server's).
-kill "${PIDS[-1]}" 2>/dev/null
-wait "${PIDS[-1]}" 2>/dev/null
+kill "${SERVERS[-1]}" 2>/dev/null
+wait "${SERVERS[-1]}" 2>/dev/null
 mkdir -p "$T/out6"
 "$SONDE" run "${R[@]}" --out "$T/out6" --upload "http://127.0.0.1:$PORT/x/" --upload-backoff 0.1 \
 	--json >"$T/stdout" 2>"$T/stderr"

@@ -18,13 +18,7 @@ for tool in curl jq python3; do
 done
 
 T=$(mktemp -d /tmp/sonde-live-prometheus.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+trap 'stop_servers; rm -rf "$T"' EXIT
 
 # A check that always warns and names a culprit: a finding whatever the host is doing.
 mkdir -p "$T/checks/use" "$T/textfile" "$T/out" "$T/data"
@@ -44,7 +38,7 @@ EOF
 NPORT=$(free_port)
 "$NODE" --web.listen-address="127.0.0.1:$NPORT" --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory="$T/textfile" >"$T/node.log" 2>&1 &
-PIDS+=($!)
+SERVERS+=($!)
 PPORT=$(free_port)
 cat >"$T/prometheus.yml" <<EOF
 global:
@@ -57,7 +51,7 @@ scrape_configs:
 EOF
 "$PROM" --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/data" \
 	--web.listen-address="127.0.0.1:$PPORT" >"$T/prometheus.log" 2>&1 &
-PIDS+=($!)
+SERVERS+=($!)
 
 # query PROMQL: the API's result array (JSON), or empty
 query() {
