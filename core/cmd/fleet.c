@@ -2,9 +2,9 @@
 /*
  * sonde fleet DIR|BUNDLE...: one summary of many hosts' bundles (the fan-out
  * of contrib/ansible fetches them into one directory, a folder per host).
- * Bundles are read one at a time, each under the untrusted-bundle rules, and
- * only a small summary of each is kept (core/report/fleet.c); the summary is
- * printed and written as fleet.md, fleet.html and fleet.json.
+ * Bundles are read by worker processes, each under the untrusted-bundle
+ * rules, and only a small summary of each is kept (core/report/fleet.c); the
+ * summary is printed and written as fleet.md, fleet.html and fleet.json.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -64,9 +64,10 @@ const struct cmd_help cmd_fleet_help = {
 		"(each host's run-queue and block I/O latency histograms, merged and side by\n"
 		"side). A DIR is searched for sonde-*.tar.xz (.gz, .zst) bundles and extracted\n"
 		"ones, as contrib/ansible/sonde-fleet.yml fetches them (DIR/HOST/...). Each\n"
-		"bundle is opened as untrusted input and verified against its manifest; one\n"
-		"that is not is listed with the reason, and the others are read. Prints a\n"
-		"summary and writes fleet.md, fleet.html and fleet.json (docs/fleet.md).\n",
+		"bundle is opened as untrusted input and what is read of it is checked\n"
+		"against its manifest; a bundle that fails is listed with the reason, and\n"
+		"the others are read. Prints a summary and writes fleet.md, fleet.html and\n"
+		"fleet.json (docs/fleet.md).\n",
 	.options = options,
 	.notes = "Exit status: 0 at least one bundle was read, 1 none could be, 2 usage\n"
 		 "error, 3 a host reached --fail-on.\n",
