@@ -66,12 +66,19 @@ busy() {
 }
 busy_before=$(busy)
 
+# the same with the extraction on a tmpfs (TMPDIR=/dev/shm): what the file system costs
+SHM=""
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	SHM=$(mktemp -d /dev/shm/sonde-fleetbench.XXXXXX)
+	trap 'rm -rf "$T" "$SHM"' EXIT
+fi
 # the floor: xz over the same bundles, one process
 ls "$T"/fleet/*/*.tar.xz >"$T/list"
 measure xz sh -c "xargs xz -dc <'$T/list' >/dev/null"
 # the first tenth of the hosts, their directories named
 measure small "$SONDE" fleet $(ls -d "$T"/fleet/* | head -n "$SMALL") --out "$T/out"
 measure fleet "$SONDE" fleet "$T/fleet" --out "$T/out"
+[ -n "$SHM" ] && TMPDIR=$SHM measure shm "$SONDE" fleet "$T/fleet" --out "$T/out"
 [ "$(cat "$T/fleet.rc")" = 0 ] || { sed 's/^/  /' "$T/fleet.err" | head -5 >&2; die "sonde fleet exited $(cat "$T/fleet.rc")"; }
 
 read -r wall user sys rss_kb <"$T/fleet.time"
@@ -105,6 +112,11 @@ printf "%-44s %10.1f MiB %12s  %s\n" "  peak RSS" "$rss" "< $TARGET_RSS_MIB MiB"
 	"$(verdict "$rss" "<" "$TARGET_RSS_MIB")"
 printf "%-44s %10.1f MiB %12s\n" "  peak RSS with $SMALL bundles" "$srss" ""
 printf "%-44s %12.2f s\n" "  wall with $SMALL bundles" "$swall"
+if [ -n "$SHM" ]; then
+	read -r mwall muser msys _ <"$T/shm.time"
+	printf "%-44s %12.2f s\n" "  the same, extracting to a tmpfs: wall" "$mwall"
+	printf "%-44s %12.2f s\n" "    CPU" "$(awk -v u="$muser" -v s="$msys" 'BEGIN { print u + s }')"
+fi
 printf "%-44s %12.2f s\n" "baseline: xz -dc of the same bundles, wall" "$xwall"
 printf "%-44s %12.2f s\n" "  CPU" "$xcpu"
 printf "%-44s %13.1fx\n" "sonde fleet / baseline, wall" "$(awk -v a="$wall" -v b="$xwall" 'BEGIN { print a / b }')"
@@ -113,4 +125,6 @@ printf "%-44s %14s\n" "hosts in the summary (refused)" "$hosts ($refused)"
 printf "%-44s %14s\n" "outliers found (made)" "$found_out ($want_out)"
 echo
 echo "Peak RSS is GNU time's: the largest of sonde and the workers it waited for."
+echo "Extraction writes every member to \$TMPDIR (default /tmp) and removes it: on a"
+echo "disk file system that is most of the system time (the tmpfs row)."
 exit 0
