@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sonde: `make deps` (Debian packages), `make` (the binary), `make check` (tests),
-# `make run` (a run on this host), `make bench` (benchmarks).
+# `make run` (a run on this host), `make bench` (benchmarks), `make install`,
+# `make uninstall`, `make deb` (build-aux/install.mk).
 
 VERSION := 0.1.0
 SHELL := /bin/bash
@@ -14,12 +15,16 @@ PKGS := lua5.4 libcmark libarchive libcurl
 # for luacheck over checks/, methodologies/ and ranking/; libcurl for run --upload;
 # prometheus, prometheus-node-exporter, ansible-core, openssh-server, python3 and
 # openssl for the fleet tests: the Prometheus round trip, the playbook over ssh,
-# the upload server).
+# the upload server); installing (build-aux/install.mk: scdoc for the man pages,
+# man-db to read them, bash-completion, zsh and tmux (a real TAB) to test completion,
+# debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
+# fresh-machine test).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
-	    openssh-server openssh-client python3 openssl
+	    openssh-server openssh-client python3 openssl \
+	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -130,7 +135,7 @@ $(BUILD):
 unit: $(UNIT_TESTS) $(BUILD)/fleet-gen
 
 # The whole suite, as TAP through prove; its last line is the summary.
-check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen
+check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen man completion
 	prove --exec '' $(UNIT_TESTS) $(SCRIPT_TESTS)
 
 run: sonde
@@ -152,10 +157,12 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Icore \
 	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract
+FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx
 UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c
 fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
+fuzz_hostctx_SRCS := core/collect/hostctx_read.c core/collect/capture.c core/util/file.c \
+		     core/util/strv.c
 fuzz_json_read_SRCS := $(UTIL_JSON)
 fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
 # The schema validator needs the whole engine (Lua, the embedded catalog): every core
@@ -196,5 +203,7 @@ deps:
 
 clean:
 	rm -rf $(BUILD) sonde
+
+include build-aux/install.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -77,4 +77,11 @@ int bundle__case_id_ok(const char *id);
 /* The redaction map's path for a bundle: NAME.redaction-map.json beside NAME.tar.xz. */
 void bundle__map_path(const char *bundle, char *out, size_t len);
 
+/*
+ * retain.c: keep the newest keep bundles of bundle's host in its directory
+ * (bundle, just written, always among them) and remove the others with
+ * their redaction maps. *removed counts them. 0, or -errno with err.
+ */
+int bundle__retain(const char *bundle, int keep, int *removed, char *err, size_t errlen);
+
 #endif

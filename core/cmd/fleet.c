@@ -506,6 +506,7 @@ int cmd_fleet(int argc, char **argv)
 	struct strv bundles = { 0 };
 	struct fleet *f;
 	struct doc d;
+	char what[1024];
 	size_t njobs;
 	int idx, code;
 
@@ -542,8 +543,11 @@ int cmd_fleet(int argc, char **argv)
 		fleet__terminal(f, stdout);
 		printf("\nWritten: %s/fleet.md, fleet.html, fleet.json\n", o.out_dir);
 	}
-	if (!code)
-		code = run_finish__fail_on(o.fail_on, fleet__worst(f));
+	if (!code) {
+		enum status worst = fleet__worst(f, what, sizeof(what));
+
+		code = run_finish__fail_on(o.fail_on, worst, what);
+	}
 	if (!fleet__bundles_read(f))
 		fprintf(stderr, "sonde: none of the %zu bundles could be read\n", bundles.n);
 	doc__free(&d);

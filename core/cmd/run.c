@@ -124,6 +124,14 @@ static const struct cmd_option options[] = {
 	{ .name = "upload-cacert", .arg = "FILE", .kind = CMD_OPT_STRING, .field = F(upload_cacert),
 	  .help = "the CA certificates to check the server against\n"
 		  "(a private CA; default: the system's)" },
+	{ .name = "keep", .arg = "N", .kind = CMD_OPT_COUNT, .field = F(keep), .max = 1000000,
+	  .help = "retention: after writing the bundle, remove this host's\n"
+		  "older bundles in --out beyond the newest N (and their\n"
+		  "redaction maps); 0 (default): keep them all" },
+	{ .name = "color", .arg = "auto|always|never", .kind = CMD_OPT_CHOICE, .field = F(color),
+	  .choices = cmd_color_modes,
+	  .help = "colour the summary (default: auto,\n"
+		  "on a terminal unless NO_COLOR is set)" },
 	/* Test hooks, not in --help: a made-up /proc and /sys; progress off a terminal;
 	 * the first wait between upload attempts. */
 	{ .name = "root", .arg = "DIR", .kind = CMD_OPT_STRING, .field = F(root) },

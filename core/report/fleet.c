@@ -473,14 +473,32 @@ size_t fleet__bundles_read(const struct fleet *f)
 	return f->bundles;
 }
 
-enum status fleet__worst(const struct fleet *f)
+enum status fleet__worst(const struct fleet *f, char *what, size_t n)
 {
-	int w = 0;
+	const struct fleet_host *worst = NULL;
+	size_t also = 0;
 
-	for (size_t i = 0; i < f->nhosts; i++)
-		if (f->hosts[i].worst > w)
-			w = f->hosts[i].worst;
-	return w == 2 ? ST_CRIT : w == 1 ? ST_WARN : ST_OK;
+	for (size_t i = 0; i < f->nhosts; i++) {
+		if (f->hosts[i].worst <= 0)
+			continue;
+		if (worst && f->hosts[i].worst == worst->worst)
+			also++;
+		if (!worst || f->hosts[i].worst > worst->worst) {
+			worst = &f->hosts[i];
+			also = 0;
+		}
+	}
+	if (!worst) {
+		if (what && n)
+			*what = '\0';
+		return ST_OK;
+	}
+	/* Which host tripped --fail-on, with its verdict: a job's log says where to look. */
+	if (what && n)
+		snprintf(what, n, "host %s is %s: %.600s%s", worst->host ? worst->host : "?",
+			 worst->worst == 2 ? "crit" : "warn", worst->verdict ? worst->verdict : "",
+			 also ? " (and more hosts: see the summary)" : "");
+	return worst->worst == 2 ? ST_CRIT : ST_WARN;
 }
 
 void fleet__free(struct fleet *f)

@@ -62,8 +62,9 @@ int fleet__finish(struct fleet *f);
 
 size_t fleet__hosts(const struct fleet *f);
 size_t fleet__bundles_read(const struct fleet *f);
-/* The worst severity among the hosts (ST_OK when none). */
-enum status fleet__worst(const struct fleet *f);
+/* The worst severity among the hosts (ST_OK when none); what (n bytes, may be NULL) names the
+ * first host at that severity and its verdict. */
+enum status fleet__worst(const struct fleet *f, char *what, size_t n);
 
 /* The summary as a document (doc__init'ed by the caller; valid while f lives). 0 or -ENOMEM. */
 int fleet__doc(const struct fleet *f, struct doc *d);
