@@ -141,7 +141,7 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Ic
 	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract
-UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c
+UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c core/util/tty.c
 fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
 fuzz_json_read_SRCS := $(UTIL_JSON)

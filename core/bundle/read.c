@@ -31,6 +31,7 @@
 #include "bundle/read.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/tty.h"
 
 const struct bundle_open_limits bundle_open_default_limits = {
 	.max_member_bytes = 1ULL << 30,
@@ -138,13 +139,13 @@ static void name_set_free(struct name_set *set)
 	set->cap = set->n = 0;
 }
 
-/* A reason ends up on one log line: a member name must not break it or hide it. */
+/*
+ * A reason ends up on one line of a terminal or a log: a member name must not
+ * break it, hide it or bring an escape sequence (util/tty.h).
+ */
 static void one_line(char *s)
 {
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-	}
+	tty__clean_str(s);
 }
 
 static void show_name(char *dst, size_t size, const char *name)
@@ -242,12 +243,11 @@ static const char *extract_bad_name(const char *name, bool is_dir, size_t *key_l
 		return "an empty name";
 	if (name[0] == '/')
 		return "path is absolute";
-	for (i = 0; i < len; i++) {
-		unsigned char c = name[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			return "a control character or backslash in the name";
-	}
+	/* Names a terminal shows as they are (util/tty.h): every message may quote one. */
+	if (tty__printable(name, len, 0) != len)
+		return "a control character, or bytes that are not text, in the name";
+	if (memchr(name, '\\', len))
+		return "a backslash in the name";
 	/* tar writes directories with one trailing '/'; anywhere else it is an empty component. */
 	if (is_dir && name[len - 1] == '/')
 		len--;

@@ -22,6 +22,7 @@
 
 #include "bundle/bundle.h"
 #include "util/sha256.h"
+#include "util/tty.h"
 
 /* Read size for hashing and archiving; large enough to keep syscalls rare. */
 #define BUNDLE_IO_SIZE (64 * 1024)
@@ -60,18 +61,14 @@ static void bundle_errf(char *errbuf, size_t errlen, const char *fmt, ...)
 static void bundle_errf(char *errbuf, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
-	char *p;
 
 	if (!errbuf || !errlen)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(errbuf, errlen, fmt, ap);
 	va_end(ap);
-	/* The reason ends up on one log line; a member name must not break it. */
-	for (p = errbuf; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	}
+	/* The reason ends up on one line of a terminal or a log; a member name must not break it. */
+	tty__clean_str(errbuf);
 }
 
 /* read(2) that retries on EINTR and fills as much of buf as the file has. */

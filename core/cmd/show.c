@@ -13,6 +13,7 @@
 #include "run/run.h"
 #include "util/file.h"
 #include "util/json_read.h"
+#include "util/tty.h"
 
 struct show_opts {
 	int json, md;
@@ -36,10 +37,26 @@ const struct cmd_help cmd_show_help = {
 	.options = options,
 };
 
-static void show_text(const char *s)
+/* A field of the summary, cleaned for the terminal, padded to width, cut when cut. */
+static void show_field(const char *s, int width, int cut)
 {
-	for (; s && *s; s++)
-		putchar(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
+	char buf[256];
+
+	if (!width) {
+		tty__puts(stdout, s);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", s ? s : "-");
+	tty__clean_str(buf);
+	if (cut && strlen(buf) > (size_t)width) {
+		size_t w = (size_t)width;
+
+		/* Cut between characters, never inside one (the rest is well-formed UTF-8). */
+		while (w && ((unsigned char)buf[w] & 0xc0) == 0x80)
+			w--;
+		buf[w] = '\0';
+	}
+	printf("%-*s", width, buf);
 }
 
 /* The terminal summary, rebuilt from findings.json (read as untrusted). */
@@ -61,16 +78,17 @@ static int show_summary(const char *dir)
 	}
 	v = jval__get(doc, "host");
 	printf("bundle of ");
-	show_text(jval__str(v, "hostname"));
+	show_field(jval__str(v, "hostname"), 0, 0);
 	m = jval__get(doc, "window");
-	printf(" · %s", jval__str(m, "start") ? jval__str(m, "start") : "?");
+	printf(" · ");
+	show_field(jval__str(m, "start") ? jval__str(m, "start") : "?", 0, 0);
 	if (!jval__num(m, "seconds", &num))
 		printf(" · %.1f s window", num);
 	v = jval__get(m, "partial");
 	if (v && v->type == J_BOOL && v->boolean)
 		printf(" (partial)");
 	printf("\n\nVerdict: ");
-	show_text(jval__str(doc, "verdict"));
+	show_field(jval__str(doc, "verdict"), 0, 0);
 	printf("\n");
 	m = jval__get(doc, "use_matrix");
 	if (m && m->type == J_OBJECT) {
@@ -78,11 +96,11 @@ static int show_summary(const char *dir)
 		for (size_t i = 0; i < m->len; i++) {
 			static const char *const cols[] = { "utilization", "saturation", "errors" };
 
-			printf("  %-8.8s", m->keys[i]);
+			printf("  ");
+			show_field(m->keys[i], 8, 1);
 			for (int c = 0; c < 3; c++) {
-				const char *st = jval__str(jval__get(&m->items[i], cols[c]), "status");
-
-				printf("  %-12.12s", st ? st : "-");
+				printf("  ");
+				show_field(jval__str(jval__get(&m->items[i], cols[c]), "status"), 12, 1);
 			}
 			printf("\n");
 		}
@@ -91,10 +109,11 @@ static int show_summary(const char *dir)
 	if (f && f->type == J_ARRAY && f->len) {
 		printf("\nFindings:\n");
 		for (size_t i = 0; i < f->len; i++) {
-			printf("  %zu. %-4s ", i + 1,
-			       jval__str(&f->items[i], "severity") ? jval__str(&f->items[i], "severity") :
-								      "?");
-			show_text(jval__str(&f->items[i], "summary"));
+			printf("  %zu. ", i + 1);
+			show_field(jval__str(&f->items[i], "severity") ?
+					   jval__str(&f->items[i], "severity") : "?", 4, 0);
+			printf(" ");
+			show_field(jval__str(&f->items[i], "summary"), 0, 0);
 			printf("\n");
 		}
 	}

@@ -17,6 +17,7 @@
 
 #include "bundle/read.h"
 #include "run/run.h"
+#include "util/tty.h"
 
 void run__die_usage(const char *cmd, const char *fmt, ...)
 {
@@ -26,6 +27,8 @@ void run__die_usage(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* It may quote a check's own error or a name from a file: text only (util/tty.h). */
+	tty__clean_str(msg);
 	fprintf(stderr, "sonde: %s", msg);
 	/* One hint per line: a message that already points somewhere keeps its own. */
 	if (!strstr(msg, "(see "))
@@ -78,6 +81,8 @@ void run_plan__load_catalog(const struct run_opts *o, struct catalog *cat)
 	char err[1024];
 
 	if (catalog__load(cat, o->checks_dir, err, sizeof(err))) {
+		/* A user's check file wrote part of it (its error()): text only. */
+		tty__clean_str(err);
 		fprintf(stderr, "sonde: %s\n", err);
 		exit(EXIT_USAGE);
 	}

@@ -563,19 +563,32 @@ static void test_paths(void)
 		struct member m[] = { { .path = "raw/a\nb", .data = d, .len = 6 } };
 
 		refused("newline in a name", build("newline.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
-			"raw/a?b: a control character or backslash in the name");
+			"raw/a?b: a control character, or bytes that are not text, in the name");
 	}
 	{
 		struct member m[] = { { .path = "raw/a\x7f", .data = d, .len = 6 } };
 
 		refused("DEL in a name", build("del.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
-			"raw/a?: a control character or backslash in the name");
+			"raw/a?: a control character, or bytes that are not text, in the name");
+	}
+	{
+		/* CSI as a C1 character, and as a raw byte: both are escapes to some terminal. */
+		struct member m[] = { { .path = "raw/a\xc2\x9b" "2J", .data = d, .len = 6 } };
+
+		refused("C1 control in a name", build("c1.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
+			"raw/a?2J: a control character, or bytes that are not text, in the name");
+	}
+	{
+		struct member m[] = { { .path = "raw/a\x9b" "2J", .data = d, .len = 6 } };
+
+		refused("a raw 0x9b byte in a name", build("c1raw.tar.xz", FMT_PAX, F_XZ, m, 1),
+			NULL, "raw/a?2J: a control character, or bytes that are not text, in the name");
 	}
 	{
 		struct member m[] = { { .path = "raw\\..\\..\\pwned", .data = d, .len = 6 } };
 
 		refused("backslash in a name", build("bslash.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
-			"raw\\..\\..\\pwned: a control character or backslash in the name");
+			"raw\\..\\..\\pwned: a backslash in the name");
 	}
 	{
 		/* A leading "./" is the top ("tar -C dir ."); inside a name it is refused. */
