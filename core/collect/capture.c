@@ -120,6 +120,20 @@ static void last_forget(struct capture_writer *w, const char *path)
 		l->len = SIZE_MAX;
 }
 
+/* A '=' record: the same len bytes as path's previous read. */
+static int write_repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			const char *path, size_t len)
+{
+	w->last_repeat = 1;
+	if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns, mono_ns,
+		    len, path) < 0) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	w->records++;
+	return 0;
+}
+
 int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			   const char *path, const void *buf, size_t len, int truncated)
 {
@@ -130,16 +144,8 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 	if (w->err)
 		return w->err;
 	w->last_repeat = 0;
-	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len)) {
-		w->last_repeat = 1;
-		if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns,
-			    mono_ns, len, path) < 0) {
-			w->err = errno ? -errno : -EIO;
-			return w->err;
-		}
-		w->records++;
-		return 0;
-	}
+	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len))
+		return write_repeat(w, seq, wall_ns, mono_ns, path, len);
 	if (truncated || len > REPEAT_MAX)
 		last_forget(w, path);
 	if (fprintf(w->f, "@ %" PRIu32 " %" PRId64 " %" PRId64 " %zu %c %s\n", seq, wall_ns, mono_ns,
@@ -151,6 +157,19 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 	w->bytes += len;
 	w->records++;
 	return 0;
+}
+
+int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, size_t len)
+{
+	if (!w->f)
+		return -EBADF;
+	if (!path_ok(path))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	/* path's last payload (if kept) stays what it was: the bytes are the same. */
+	return write_repeat(w, seq, wall_ns, mono_ns, path, len);
 }
 
 int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,

@@ -499,6 +499,74 @@ static void test_stage(void)
 	ok(stat(path, &sb) && errno == ENOENT, "no temporary left behind");
 }
 
+/*
+ * '=' records: written as repeats in the copy whatever their size, each
+ * learned and redacted once; a repeat of a truncated read stays truncated.
+ */
+static void test_repeats(void)
+{
+	struct capture_set cs;
+	const struct capture_stream *st;
+	struct redactor *r;
+	static const char cut[] = "run\0--token=CANARYCUT";
+	char stage[4096], raw[4200], path[4400], err[512], *big, *text = NULL;
+	size_t big_len = 256 << 10, n = 0, reps = 0;
+	struct stat sb;
+	FILE *f;
+	int rc;
+
+	snprintf(stage, sizeof(stage), "%s/repeats", tmpdir);
+	snprintf(raw, sizeof(raw), "%s/raw", stage);
+	mkdir(stage, 0700);
+	mkdir(raw, 0700);
+	big = malloc(big_len);
+	memset(big, 'x', big_len);
+	memcpy(big, "app\0--password=CANARYREP\0", 26);
+	snprintf(path, sizeof(path), "%s/proc.pids.cap", raw);
+	f = fopen(path, "w");
+	fprintf(f, "sonde-capture 1\n@ 0 1 1 %zu - /proc/5/cmdline\n", big_len);
+	fwrite(big, 1, big_len, f);
+	fputc('\n', f);
+	for (int i = 1; i <= 500; i++)
+		fprintf(f, "= %d %d %d %zu - /proc/5/cmdline\n", i, i + 1, i + 1, big_len);
+	fprintf(f, "@ 0 1 1 %zu t /proc/6/cmdline\n", sizeof(cut) - 1);
+	fwrite(cut, 1, sizeof(cut) - 1, f);
+	fprintf(f, "\n= 1 2 2 %zu - /proc/6/cmdline\n", sizeof(cut) - 1);
+	fclose(f);
+	free(big);
+
+	r = redact__dir(stage, NULL, NULL, err, sizeof(err));
+	ok(r, "a stream of 500 repeats of a 256 KiB read is redacted (%s)", r ? "ok" : err);
+	redactor__free(r);
+	ok(!stat(path, &sb) && sb.st_size < (off_t)big_len + 100 * 1000,
+	   "the copy stays the size of the original (%lld bytes)", (long long)sb.st_size);
+	rc = capture_set__load(&cs, raw, err, sizeof(err));
+	is_int(rc, 0, "the copy loads (%s)", rc ? err : "ok");
+	st = rc ? NULL : capture_set__stream(&cs, "proc.pids");
+	ok(st && st->n == 503, "every record is there (%zu)", st ? st->n : 0);
+	for (size_t i = 1; st && i <= 500 && i < st->n; i++)
+		reps += st->rec[i].data == st->rec[0].data;
+	is_int(reps, 500, "each '=' repeats the redacted read");
+	ok(st && st->n == 503 && !memmem(st->rec[0].data, st->rec[0].len, "CANARYREP", 9) &&
+		   memmem(st->rec[0].data, st->rec[0].len, "--password=REDACTED", 19),
+	   "the repeated read is redacted");
+	ok(st && st->n == 503 && st->rec[502].truncated && st->rec[502].data == st->rec[501].data,
+	   "a repeat of a truncated read: still a repeat, still truncated");
+	if (!rc)
+		capture_set__free(&cs);
+	f = fopen(path, "r");
+	if (f) {
+		text = calloc(1, (size_t)sb.st_size + 1);
+		n = fread(text, 1, (size_t)sb.st_size, f);
+		fclose(f);
+	}
+	reps = 0;
+	for (const char *p = text; p && (p = memmem(p, n - (size_t)(p - text), "\n= ", 3)); p++)
+		reps++;
+	is_int(reps, 501, "written as 501 '=' records");
+	free(text);
+}
+
 static void test_idempotent(void)
 {
 	struct redactor *r = redactor__new();
@@ -528,6 +596,7 @@ int main(void)
 	test_names();
 	test_short_names();
 	test_views();
+	test_repeats();
 	test_stage();
 	test_idempotent();
 	{
