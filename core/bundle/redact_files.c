@@ -54,7 +54,7 @@ static unsigned int path_ctx(const char *path)
 	if (!strcmp(path, "/proc/sys/kernel/domainname"))
 		return REDACT_DOMAIN;
 	if (n >= 8 && !strcmp(path + n - 8, "/cmdline"))
-		return REDACT_CMDLINE;
+		return REDACT_CMDLINE | REDACT_ARGV;
 	return REDACT_TEXT;
 }
 

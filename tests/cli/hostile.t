@@ -142,6 +142,39 @@ ok "redact: the secret is gone from the repeated read" sh -c "! grep -aq hunter2
 "$SONDE" analyze "$R" >/dev/null 2>&1
 is "$?" 0 "redact: the copy's captures read back (analyze)"
 
+# ---- item 14: a secret with blanks, in the captures, findings.json and both reports ----
+# The hog's argv: --password=correct horse CANARYSECRET, --db-password "two
+# wordsCANARY", API_TOKEN=zq<TAB>CANARYWV; and execsnoop saw a command line
+# cut at its 255 bytes between "https://user:" and "@host".
+mkdir -p "$T/sec"
+perl -pe 's/^\.\/a\) S 1 \(b\\0--burn\\0$/.\/a) S 1 (b\\0--password=correct horse CANARYSECRET\\0--db-password\\0two wordsCANARY\\0API_TOKEN=zq\\tCANARYWV\\0/' \
+	"$CASE/case.txt" >"$T/sec/case.txt"
+ok "the case's hog has the secrets in its argv" grep -q "CANARYSECRET" "$T/sec/case.txt"
+tests/checks/mkcap "$T/sec/case.txt" "$T/sec/raw"
+mkdir "$T/sec-out"
+"$SONDE" analyze "$T/sec" --out "$T/sec-out" >/dev/null 2>&1
+S=$(ls "$T"/sec-out/sonde-*.tar.xz 2>/dev/null | head -1)
+mkdir "$T/secx"
+tar -xJf "$S" -C "$T/secx"
+ok "findings.json quotes the hog's command line, secrets and all" \
+	grep -q "correct horse CANARYSECRET" "$T/secx/findings.json"
+ok "report.md does too" grep -q "correct horse CANARYSECRET" "$T/secx/report.md"
+mkdir -p "$T/secx/raw/bpf"
+printf '{"samples": [{"comm": "curl", "args": "curl -o x https://alice:CANARYCUTPW", "args_cut": true}]}\n' \
+	>"$T/secx/raw/bpf/execsnoop.json"
+repack "$T/secx" "$T/sec.tar.xz"
+mkdir "$T/sec-red"
+"$SONDE" redact "$T/sec.tar.xz" --out "$T/sec-red" >"$T/sec-red.out" 2>&1; rc=$?
+is "$rc" 0 "redact: exit 0 ($(tail -1 "$T/sec-red.out"))"
+mkdir "$T/secr"
+tar -xJf "$(ls "$T"/sec-red/sonde-*.tar.xz | head -1)" -C "$T/secr"
+for f in raw/proc.pids.cap findings.json report.md report.html raw/bpf/execsnoop.json; do
+	ok "redact: $f: no part of a secret with blanks, no cut password" \
+		sh -c "! grep -aEq 'horse|CANARY|two words|zq' '$T/secr/$f'"
+done
+ok "redact: the capture keeps the element, value redacted" \
+	grep -aq -- '--password=REDACTED' "$T/secr/raw/proc.pids.cap"
+
 # ---- item 9: diff at the JSON reader's limits (2,000,000 values per document) ----
 # 490,000 findings a side, checks drawn from 980,000 ids: a quadratic match
 # takes hours, sorted keys a few seconds.

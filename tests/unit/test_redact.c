@@ -17,6 +17,7 @@
 #include "collect/capture.h"
 #include "util/json_read.h"
 #include "bundle/redact.h"
+#include "bundle/redact_int.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/sonde-test-redact-XXXXXX";
@@ -216,6 +217,85 @@ static void test_secrets(void)
 	       "--password VALUE as the next argument");
 	is_str(red(r, "x --password --verbose", 0), "x --password --verbose",
 	       "--password followed by an option: nothing to drop");
+	redactor__free(r);
+}
+
+/* An argv element is the unit of a secret; a report joining argv with spaces follows it. */
+static void test_argv_secrets(void)
+{
+	static const struct {
+		const char *in, *want;
+		size_t in_len, want_len;
+		const char *what;
+	} argv[] = {
+#define A(in, want, what) { in, want, sizeof(in) - 1, sizeof(want) - 1, what }
+		A("prog\0--password=correct horse CANARY\0--user\0bob\0",
+		  "prog\0--password=REDACTED\0--user\0bob\0", "--password=V with blanks"),
+		A("psql\0--db-password\0two words\0db\0", "psql\0--db-password\0REDACTED\0db\0",
+		  "--db-password V, V with a blank"),
+		A("env\0API_TOKEN=zq wv\0cmd\0", "env\0API_TOKEN=REDACTED\0cmd\0",
+		  "API_TOKEN=V, a short V with a blank"),
+		A("x\0--secret=tab\there\0", "x\0--secret=REDACTED\0", "a tab in V"),
+		A("c\0-H\0Authorization: Bearer ab cd\0", "c\0-H\0Authorization: Bearer REDACTED\0",
+		  "Authorization: Bearer V with a blank"),
+#undef A
+	};
+	struct redactor *r = redactor__new();
+	const char cut[] = "x\0--password=correct hor";
+	char *out;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(argv) / sizeof(*argv); i++)
+		redactor__learn(r, argv[i].in, argv[i].in_len, REDACT_CMDLINE | REDACT_ARGV);
+	redactor__learn(r, cut, sizeof(cut) - 1, REDACT_CMDLINE | REDACT_ARGV | REDACT_TRUNCATED);
+	for (size_t i = 0; i < sizeof(argv) / sizeof(*argv); i++) {
+		out = redactor__text(r, argv[i].in, argv[i].in_len, REDACT_CMDLINE | REDACT_ARGV,
+				     &len);
+		ok(out && len == argv[i].want_len && !memcmp(out, argv[i].want, len),
+		   "argv, %s: the whole element", argv[i].what);
+		free(out);
+	}
+	out = redactor__text(r, cut, sizeof(cut) - 1,
+			     REDACT_CMDLINE | REDACT_ARGV | REDACT_TRUNCATED, &len);
+	ok(out && len == 21 && !memcmp(out, "x\0--password=REDACTED", 21),
+	   "argv cut at the cap inside a secret: the value and its fragment dropped");
+	free(out);
+	/* The same command lines as a report shows them: joined with spaces. */
+	is_str(red(r, "prog --password=correct horse CANARY --user bob", 0),
+	       "prog --password=REDACTED --user bob", "joined: the learned value, blanks and all");
+	is_str(red(r, "psql --db-password two words db", 0), "psql --db-password REDACTED db",
+	       "joined: --db-password V");
+	is_str(red(r, "env API_TOKEN=zq wv cmd", 0), "env API_TOKEN=REDACTED cmd",
+	       "joined: a short value with a blank, after its name");
+	is_str(red(r, "x --password=correct hor", 0), "x --password=REDACTED",
+	       "joined: the value cut at the cap, fragment included");
+	is_str(red(r, "echo correct horse CANARY", 0), "echo REDACTED",
+	       "the learned value elsewhere");
+	is_str(red(r, "| prog --password=correct horse CAN \xe2\x80\xa6", 0),
+	       "| prog --password=REDACTED REDACTED REDACTED \xe2\x80\xa6",
+	       "a table cell cut between its words: each word and the fragment dropped");
+	is_str(red(r, "db --password=other things stay", 0), "db --password=REDACTED things stay",
+	       "a value never learned: up to the blank, as before");
+	redactor__free(r);
+}
+
+/* execsnoop's args, cut at 255 bytes inside scheme://user:PASSWORD@host. */
+static void test_json_cut(void)
+{
+	struct redactor *r = redactor__new();
+	struct strbuf out = { 0 };
+	const char json[] = "{\"samples\": [{\"args\": \"curl -o x https://bob:CANARYPW\", "
+			    "\"args_cut\": true}, {\"args\": \"ls https://u:keep\", "
+			    "\"args_cut\": false}]}";
+
+	strbuf__append(&out, "", 0);
+	redact__json(r, json, sizeof(json) - 1, NULL);
+	redact__json(r, json, sizeof(json) - 1, &out);
+	ok(out.buf && !has(out.buf, "CANARYPW") && !has(out.buf, "bob") &&
+		   has(out.buf, "\"curl -o x REDACTED\""),
+	   "a value with \"KEY_cut\": true after it: its last token dropped (%s)", out.buf);
+	ok(out.buf && has(out.buf, "ls https://u:keep"), "\"KEY_cut\": false: as it is");
+	strbuf__free(&out);
 	redactor__free(r);
 }
 
@@ -593,6 +673,8 @@ int main(void)
 	test_mac();
 	test_secrets();
 	test_learned_secrets();
+	test_argv_secrets();
+	test_json_cut();
 	test_names();
 	test_short_names();
 	test_views();
