@@ -150,7 +150,8 @@ fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sh
 # source but main.c, with the libraries sonde links.
 fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
 fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -lelf -lz -lpthread
-fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
+fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/want.c core/bundle/write.c core/util/sha256.c \
+			    core/util/scratch.c $(UTIL_JSON)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
 #include "util/file.h"
@@ -32,8 +33,9 @@ const struct cmd_help cmd_show_help = {
 	.description =
 		"Print a bundle's summary (verdict, USE matrix, findings) from its findings.json,\n"
 		"or findings.json itself (--json), or report.md (--md), or one MEMBER as it is\n"
-		"(e.g. raw/proc.stat.cap). The bundle is opened in a private directory that is\n"
-		"removed afterwards; nothing else is written.\n",
+		"(e.g. raw/proc.stat.cap). Only that member is taken out of the bundle, into a\n"
+		"private directory removed afterwards (on Ctrl-C or a closed pipe too); nothing\n"
+		"else is written.\n",
 	.options = options,
 };
 
@@ -126,6 +128,7 @@ int cmd_show(int argc, char **argv)
 {
 	const char *cmd = "show";
 	struct show_opts o = { 0 };
+	struct bundle_want want = { 0 };
 	char dir[4096];
 	int idx, opened;
 
@@ -136,12 +139,12 @@ int cmd_show(int argc, char **argv)
 		run__die_usage(cmd, "unexpected argument '%s'", argv[idx + 2]);
 	if ((o.json || o.md) && idx + 1 < argc)
 		run__die_usage(cmd, "give a MEMBER or --json/--md, not both");
-	cmd__open_bundle(cmd, argv[idx], dir, sizeof(dir), &opened);
-	if (idx + 1 < argc)
-		return run_finish__print_member(dir, argv[idx + 1]);
-	if (o.json)
-		return run_finish__print_member(dir, "findings.json");
-	if (o.md)
-		return run_finish__print_member(dir, "report.md");
+	/* Only the member shown is written out of the bundle. */
+	want.name = idx + 1 < argc ? argv[idx + 1] : o.md ? "report.md" : "findings.json";
+	if (!*want.name || want.name[0] == '/' || strstr(want.name, ".."))
+		run__die_usage(cmd, "%s: not a member name", want.name);
+	cmd__open_members(cmd, argv[idx], &want, 1, dir, sizeof(dir), &opened);
+	if (idx + 1 < argc || o.json || o.md)
+		return run_finish__print_member(dir, want.name);
 	return show_summary(dir);
 }

@@ -128,7 +128,7 @@ int run_finish__print_member(const char *dir, const char *member)
 					      "file in it" :
 					      "not a regular file");
 		close(fd);
-		return EXIT_USAGE;
+		return EXIT_RUN_FAILED;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))

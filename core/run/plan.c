@@ -6,9 +6,7 @@
  * staging directory in it. A mistake here is the user's: a usage error (exit 2)
  * before anything is observed.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +15,7 @@
 
 #include "bundle/read.h"
 #include "run/run.h"
+#include "util/scratch.h"
 #include "util/tty.h"
 
 void run__die_usage(const char *cmd, const char *fmt, ...)
@@ -180,42 +179,28 @@ void run_plan__free(struct run_plan *p)
 
 /*
  * Staging directories (.sonde-run-PID-XXXXXX) and bundle temporaries
- * (.NAME.tmp.PID) left in dir by a run that was killed: removed when that
- * process is gone.
+ * (.NAME.tmp.XXXXXX) left in dir by a run that was killed: removed when no
+ * process holds their lock (util/scratch.h), never by asking whether a PID
+ * exists: a sonde in another PID namespace sharing --out (a container) would
+ * find a live run's PID missing and take its captures.
  */
 static void remove_stale(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		const char *p = NULL;
-		char path[4096];
-		long pid;
-
-		if (!strncmp(de->d_name, ".sonde-run-", 11))
-			p = de->d_name + 11;
-		else if (!strncmp(de->d_name, ".sonde-", 7) && strstr(de->d_name, ".tmp."))
-			p = strstr(de->d_name, ".tmp.") + 5;
-		if (!p || (pid = strtol(p, NULL, 10)) <= 0)
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		bundle__remove_tree(path);
-	}
-	closedir(d);
+	scratch__sweep(dir, ".sonde-run-");
+	scratch__sweep_files(dir, ".sonde-", ".tmp.");
 }
 
 int run_plan__stage(const char *out_dir, char *stage, size_t len, char *raw, size_t rawlen)
 {
+	int err;
+
 	remove_stale(out_dir);
 	snprintf(stage, len, "%s/.sonde-run-%d-XXXXXX", out_dir, (int)getpid());
-	if (!mkdtemp(stage)) {
+	/* Locked while this run lives; kept (with its captures) if it ends before the bundle. */
+	err = scratch__mkdtemp(stage, 0);
+	if (err) {
 		fprintf(stderr, "sonde: cannot create a working directory in %s: %s\n", out_dir,
-			strerror(errno));
+			strerror(-err));
 		return -1;
 	}
 	snprintf(raw, rawlen, "%s/raw", stage);

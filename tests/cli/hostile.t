@@ -87,15 +87,20 @@ is "$?" 0 "show MEMBER to a pipe: the member byte for byte"
 
 # ---- item 12: a member that is a directory ----
 err=$("$SONDE" show "$B" raw 2>&1 >"$T/raw.out"); rc=$?
-ok "show BUNDLE raw: an error (exit $rc)" test "$rc" -ne 0
+is "$rc" 1 "show BUNDLE raw: exit 1"
 is "$(wc -c <"$T/raw.out")" 0 "show BUNDLE raw: nothing on stdout"
+is "$(wc -l <<<"$err")" 1 "show BUNDLE raw: one line"
 ok "show BUNDLE raw: names the member and says it is a directory (got: $err)" \
-	grep -q "^sonde: raw: a directory" <<<"$err"
+	grep -q "^sonde: .*: raw: a directory in the bundle" <<<"$err"
 err=$("$SONDE" show "$T/evil" raw 2>&1 >/dev/null); rc=$?
-ok "show DIR raw: the same from an extracted bundle (got: $err)" grep -q "^sonde: raw: a directory" <<<"$err"
+is "$rc" 1 "show DIR raw: exit 1"
+ok "show DIR raw: the same from an extracted bundle (got: $err)" \
+	grep -q "^sonde: raw: a directory in the bundle" <<<"$err"
+err=$("$SONDE" show "$B" raw/ 2>&1 >/dev/null); rc=$?
+ok "show BUNDLE raw/: the same (exit $rc, got: $err)" grep -q "raw/: a directory in the bundle" <<<"$err"
 err=$("$SONDE" show "$B" raw/nothing.cap 2>&1 >/dev/null); rc=$?
 is "$rc" 1 "show BUNDLE MISSING: exit 1"
-ok "show BUNDLE MISSING: names it (got: $err)" grep -q "^sonde: raw/nothing.cap: not in the bundle" <<<"$err"
+ok "show BUNDLE MISSING: names it (got: $err)" grep -q ": raw/nothing.cap: not in the bundle" <<<"$err"
 
 # A tree re-packed as a bundle that verifies: the manifest's sizes and hashes redone.
 repack() { # DIR OUT
@@ -174,6 +179,95 @@ for f in raw/proc.pids.cap findings.json report.md report.html raw/bpf/execsnoop
 done
 ok "redact: the capture keeps the element, value redacted" \
 	grep -aq -- '--password=REDACTED' "$T/secr/raw/proc.pids.cap"
+
+# ---- item 10: interrupted, the opened bundle goes; a dead owner's is swept ----
+# findings.json of $B is larger than a pipe's buffer, so sonde is still
+# writing when the reader goes away or the signal comes.
+export TMPDIR="$T/open"
+mkdir -p "$TMPDIR"
+"$SONDE" show "$B" findings.json | head -c 10 >/dev/null
+is "${PIPESTATUS[0]}" 141 "show | head: sonde ends by SIGPIPE, as a pipe's writer does"
+is "$(ls -A "$TMPDIR" | tr '\n' ' ')" "" "show | head: the opened bundle is removed (SIGPIPE)"
+for sig in INT TERM HUP; do
+	("$SONDE" show "$B" findings.json | sleep 5) &
+	sub=$!
+	for _ in $(seq 50); do [ -n "$(ls -A "$TMPDIR")" ] && break; sleep 0.1; done
+	pid=$(pgrep -f "show $B findings.json" | head -1)
+	opened=$(ls -A "$TMPDIR" | tr '\n' ' ')
+	kill -$sig "$pid"
+	sleep 0.5
+	is "$(ls -A "$TMPDIR" | tr '\n' ' ')" "" "SIG$sig while show writes: the opened bundle is removed (was: $opened)"
+	kill "$sub" 2>/dev/null
+	wait "$sub" 2>/dev/null
+done
+("$SONDE" show "$B" findings.json | sleep 5) &
+sub=$!
+for _ in $(seq 50); do [ -n "$(ls -A "$TMPDIR")" ] && break; sleep 0.1; done
+kill -KILL "$(pgrep -f "show $B findings.json" | head -1)"
+sleep 0.3
+left=$(ls -A "$TMPDIR" | tr '\n' ' ')
+ok "SIGKILL: the opened bundle and its lock stay (nothing can run) (got: $left)" \
+	grep -q '^\.sonde-open-[^ ]* \.sonde-open-[^ ]*\.lock $' <<<"$left"
+kill "$sub" 2>/dev/null
+wait "$sub" 2>/dev/null
+"$SONDE" show "$B" >/dev/null
+is "$(ls -A "$TMPDIR" | tr '\n' ' ')" "" "the next command removes what the killed one left (no one held its lock)"
+export TMPDIR="$T/tmp"
+
+# ---- item 11: extraction writes only what the command reads, caps checked first ----
+if [ "$(id -u)" = 0 ] && mkdir -p "$T/small" && mount -t tmpfs -o size=8m tmpfs "$T/small" 2>/dev/null; then
+	cleanup() { umount "$T/small" 2>/dev/null; rm -rf "$T"; }
+	# findings.json, then 2 members of 256 MiB of zeros (gzip: a few hundred KB)
+	mkdir -p "$T/fat/raw"
+	cp "$T/evil/findings.json" "$T/fat/"
+	truncate -s 256M "$T/fat/raw/zeros1.cap" "$T/fat/raw/zeros2.cap"
+	tar -czf "$T/fat.tar.gz" -C "$T/fat" findings.json raw
+	rm -rf "$T/fat"
+	diag "a bundle of 512 MiB of members: $(stat -c %s "$T/fat.tar.gz") bytes"
+	out=$(TMPDIR="$T/small" "$SONDE" show "$T/fat.tar.gz" 2>&1); rc=$?
+	is "$rc" 0 "show in an 8 MiB TMPDIR: findings.json alone is written (exit $rc: $(tail -1 <<<"$out"))"
+	out=$(TMPDIR="$T/small" "$SONDE" show "$T/fat.tar.gz" findings.json 2>&1 >/dev/null); rc=$?
+	is "$rc" 0 "show MEMBER: the same"
+	out=$(TMPDIR="$T/small" "$SONDE" diff "$T/fat.tar.gz" "$T/fat.tar.gz" 2>&1 >/dev/null); rc=$?
+	is "$rc" 0 "diff: findings.json of each, nothing more ($out)"
+	out=$(TMPDIR="$T/small" "$SONDE" verify "$T/fat.tar.gz" 2>&1); rc=$?
+	is "$rc" 1 "verify needs every member: refused there, one line ($out)"
+	is "$(ls -A "$T/small" | tr '\n' ' ')" "" "nothing left in the small TMPDIR"
+	umount "$T/small"
+else
+	skip "extraction into a small tmpfs" "mounting a tmpfs needs root"
+fi
+
+# ---- item 5: a run in another PID namespace sharing --out ----
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare --pid --fork --mount-proc true 2>/dev/null; then
+	mkdir "$T/shared"
+	"$SONDE" run --window 6 --interval 1 --out "$T/shared" --no-progress >"$T/first.out" 2>&1 &
+	first=$!
+	for _ in $(seq 50); do ls -A "$T/shared" | grep -q '^\.sonde-run-' && break; sleep 0.1; done
+	stage=$(ls -A "$T/shared" | grep '^\.sonde-run-' | grep -v '\.lock$')
+	# Its PID does not exist in the new namespace: kill(PID, 0) said "dead".
+	unshare --pid --fork --mount-proc "$SONDE" run --window 1 --out "$T/shared" --no-progress \
+		>"$T/second.out" 2>&1
+	is "$?" 0 "a run in another PID namespace, same --out: exit 0"
+	ok "it left the live run's stage alone ($stage)" test -d "$T/shared/$stage/raw"
+	wait "$first"
+	is "$?" 0 "the first run completes ($(tail -1 "$T/first.out"))"
+	is "$(ls "$T/shared" | grep -c '^sonde-.*\.tar\.xz$')" 2 "both bundles are written"
+	# A run killed with SIGKILL leaves its stage; the next run takes it (no one holds its lock).
+	"$SONDE" run --window 5 --out "$T/shared" --no-progress >/dev/null 2>&1 &
+	killed=$!
+	for _ in $(seq 50); do ls -A "$T/shared" | grep -q '^\.sonde-run-' && break; sleep 0.1; done
+	sleep 0.5
+	kill -KILL "$killed"
+	wait "$killed" 2>/dev/null
+	ok "SIGKILL: the stage stays" sh -c "ls -A '$T/shared' | grep -q '^\.sonde-run-'"
+	unshare --pid --fork --mount-proc "$SONDE" run --window 1 --out "$T/shared" --no-progress \
+		>/dev/null 2>&1
+	is "$(ls -A "$T/shared" | grep '^\.sonde-' | tr '\n' ' ')" "" \
+		"the next run, in any namespace, removes the dead run's stage and lock"
+else
+	skip "a run in another PID namespace" "needs root and unshare --pid"
+fi
 
 # ---- item 9: diff at the JSON reader's limits (2,000,000 values per document) ----
 # 490,000 findings a side, checks drawn from 980,000 ids: a quadratic match
