@@ -15,6 +15,7 @@
 
 #include "bundle/read.h"
 #include "run/run.h"
+#include "util/clock.h"
 #include "util/scratch.h"
 #include "util/tty.h"
 
@@ -51,6 +52,7 @@ void run_opts__init(struct run_opts *o, const char *cmd)
 		.progress = -1,
 		.fail_on = ST_OK,
 		.max_overhead_pct = 2,
+		.start_ns = clock__ns(CLOCK_MONOTONIC),
 	};
 }
 
@@ -77,9 +79,13 @@ void run_plan__check_out_dir(const char *cmd, const char *dir)
 
 void run_plan__load_catalog(const struct run_opts *o, struct catalog *cat)
 {
+	int64_t deadline = 0;
 	char err[1024];
 
-	if (catalog__load(cat, o->checks_dir, err, sizeof(err))) {
+	/* --timeout covers loading too: a check file's top-level code runs then. */
+	if (o->timeout_s > 0)
+		deadline = o->start_ns + (int64_t)(o->timeout_s * 1e9);
+	if (catalog__load_until(cat, o->checks_dir, deadline, err, sizeof(err))) {
 		/* A user's check file wrote part of it (its error()): text only. */
 		tty__clean_str(err);
 		fprintf(stderr, "sonde: %s\n", err);
