@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +28,7 @@
 
 #include "bundle/read.h"
 #include "bundle/want.h"
+#include "util/child.h"
 #include "util/file.h"
 #include "util/hash.h"
 #include "util/scratch.h"
@@ -686,15 +686,7 @@ extract_child(const struct extract_job *job, int report_fd, pid_t parent)
 	int ret = 0, n;
 
 	/* Killed with the parent, so an interrupted sonde leaves no decompressor behind. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	/* The parent's handlers (cleanup, report) are not ours to run. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
+	child__tie(parent);
 	/* Past RLIMIT_FSIZE, write fails with EFBIG rather than killing us with no reason given. */
 	signal(SIGXFSZ, SIG_IGN);
 

@@ -13,13 +13,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +26,7 @@
 #include "lua/catalog_int.h"
 #include "lua/engine.h"
 #include "lua/loader.h"
+#include "util/child.h"
 #include "util/clock.h"
 #include "util/embedded.h"
 #include "util/file.h"
@@ -35,6 +34,8 @@
 
 /* One file may take a check's wall budget (the hook's own limit), and this much more. */
 #define LOAD_GRACE_S 1.0
+/* How often the watchdog looks while the child says nothing. */
+#define LOAD_TICK_MS 100
 /* What the child sends back: every user check's source at most, and a margin. */
 #define LOAD_REPLY_MAX (256u << 20)
 
@@ -241,14 +242,7 @@ load_child(struct catalog *cat, const char *udir, int fd, pid_t parent)
 	int rc;
 
 	/* It must not outlive a sonde that was killed, nor run the parent's handlers. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGALRM, SIG_DFL);
+	child__tie(parent);
 	rc = catalog_load_user_dir(cat, udir, err, sizeof(err));
 	wire__put_u64(&sb, (uint64_t)(rc < 0 ? -rc : rc));
 	wire__put_str(&sb, err);
@@ -309,24 +303,36 @@ static int load_reply(struct catalog *cat, const struct strbuf *reply, char *err
 	return ret;
 }
 
-/* Why the watchdog stops the child now ("" while it may go on). */
-static void load_overdue(int64_t now, int64_t deadline_ns, const char *udir, char *err,
-			 size_t errlen)
+/* What the watchdog of the loading child knows. */
+struct load_watch {
+	int64_t deadline_ns;
+	const char *udir;
+	char *err;
+	size_t errlen;
+};
+
+/* Is it time to stop the child? Then err says why. */
+static int load_overdue(void *arg)
 {
+	struct load_watch *w = arg;
+	int64_t now = clock__ns(CLOCK_MONOTONIC);
 	int64_t since = __atomic_load_n(&progress->since_ns, __ATOMIC_ACQUIRE);
 	double per_file = engine_default_limits.wall_s + LOAD_GRACE_S;
 	char file[sizeof(progress->file)];
 
-	snprintf(file, sizeof(file), "%s", since ? progress->file : udir);
+	snprintf(file, sizeof(file), "%s", since ? progress->file : w->udir);
 	if (since && now - since > (int64_t)(per_file * 1e9))
-		snprintf(err, errlen,
+		snprintf(w->err, w->errlen,
 			 "%s: loading it took longer than %.0f s and was stopped from outside: its "
 			 "top-level code is stuck where the Lua hook cannot reach (a pathological "
 			 "pattern match, or a long C call)",
 			 file, per_file);
-	else if (deadline_ns && now >= deadline_ns)
-		snprintf(err, errlen,
+	else if (w->deadline_ns && now >= w->deadline_ns)
+		snprintf(w->err, w->errlen,
 			 "%s: still loading at the --timeout deadline; stopped from outside", file);
+	else
+		return 0;
+	return 1;
 }
 
 /*
@@ -337,6 +343,7 @@ static int load_user_dir_watched(struct catalog *cat, const char *udir, int64_t 
 				 char *err, size_t errlen)
 {
 	struct strbuf reply = { 0 };
+	struct load_watch watch;
 	int fds[2], status = 0, ret = 0;
 	pid_t pid, parent = getpid();
 
@@ -365,30 +372,11 @@ static int load_user_dir_watched(struct catalog *cat, const char *udir, int64_t 
 		load_child(cat, udir, fds[1], parent);
 	}
 	close(fds[1]);
-	for (;;) {
-		struct pollfd p = { .fd = fds[0], .events = POLLIN };
-		char chunk[65536];
-		ssize_t n;
-
-		load_overdue(clock__ns(CLOCK_MONOTONIC), deadline_ns, udir, err, errlen);
-		if (err[0] || reply.len > LOAD_REPLY_MAX) {
-			kill(pid, SIGKILL);
-			ret = -ETIMEDOUT;
-			break;
-		}
-		/* A tick: the watchdog looks again even while the child says nothing. */
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		n = read(fds[0], chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf__append(&reply, chunk, (size_t)n);
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	watch = (struct load_watch){ .deadline_ns = deadline_ns, .udir = udir, .err = err,
+				     .errlen = errlen };
+	if (child__collect(pid, fds[0], &reply, LOAD_REPLY_MAX, LOAD_TICK_MS, load_overdue, &watch,
+			   &status))
+		ret = -ETIMEDOUT;
 	if (!ret && WIFSIGNALED(status)) {
 		snprintf(err, errlen, "--checks %s: the process that loaded the checks died: %s",
 			 udir, strsignal(WTERMSIG(status)));

@@ -172,6 +172,26 @@ static int take_dead_lock(int dfd, const char *name)
 	return fd;
 }
 
+/*
+ * The directory of a lock taken from its dead owner, if it is still there and
+ * this user's; then the lock file, once the directory is gone. 1 if removed.
+ */
+static int sweep_dir(DIR *d, const char *dir, const char *lock)
+{
+	char name[NAME_MAX + 1], path[PATH_MAX + NAME_MAX + 2];
+	struct stat st;
+	int removed = 0;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(strlen(lock) - strlen(LOCK_SUFFIX)), lock);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode) &&
+	    st.st_uid == geteuid() && !file__remove_tree(path))
+		removed = 1;
+	if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
+		unlinkat(dirfd(d), lock, 0);
+	return removed;
+}
+
 static int has_suffix(const char *s, const char *suf)
 {
 	size_t n = strlen(s), k = strlen(suf);
@@ -179,7 +199,12 @@ static int has_suffix(const char *s, const char *suf)
 	return n > k && !strcmp(s + n - k, suf);
 }
 
-int scratch__sweep(const char *dir, const char *prefix)
+/*
+ * In dir, the entries named prefix...: with infix NULL, every NAME.lock no one
+ * holds, with its directory NAME; else every file holding infix that no one
+ * holds an flock on. The number of directories or files removed.
+ */
+static int sweep(const char *dir, const char *prefix, const char *infix)
 {
 	size_t plen = strlen(prefix);
 	struct dirent *de;
@@ -189,52 +214,30 @@ int scratch__sweep(const char *dir, const char *prefix)
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		char name[NAME_MAX + 1], path[PATH_MAX + NAME_MAX + 2];
-		struct stat st;
-		int fd;
+		const char *n = de->d_name;
+		int lock = has_suffix(n, LOCK_SUFFIX), fd;
 
-		if (strncmp(de->d_name, prefix, plen) || !has_suffix(de->d_name, LOCK_SUFFIX))
+		if (strncmp(n, prefix, plen) || (infix ? lock || !strstr(n + plen, infix) : !lock))
 			continue;
-		fd = take_dead_lock(dirfd(d), de->d_name);
+		fd = take_dead_lock(dirfd(d), n);
 		if (fd < 0)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(strlen(de->d_name) - strlen(LOCK_SUFFIX)),
-			 de->d_name);
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		/* The directory of the same user, if it is still there; then its lock. */
-		if (!fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode) &&
-		    st.st_uid == geteuid() && !file__remove_tree(path))
-			removed++;
-		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT)
-			unlinkat(dirfd(d), de->d_name, 0);
+		if (infix)
+			removed += !unlinkat(dirfd(d), n, 0);
+		else
+			removed += sweep_dir(d, dir, n);
 		close(fd);
 	}
 	closedir(d);
 	return removed;
 }
 
+int scratch__sweep(const char *dir, const char *prefix)
+{
+	return sweep(dir, prefix, NULL);
+}
+
 int scratch__sweep_files(const char *dir, const char *prefix, const char *infix)
 {
-	size_t plen = strlen(prefix);
-	struct dirent *de;
-	int removed = 0;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		int fd;
-
-		if (strncmp(de->d_name, prefix, plen) || !strstr(de->d_name + plen, infix) ||
-		    has_suffix(de->d_name, LOCK_SUFFIX))
-			continue;
-		fd = take_dead_lock(dirfd(d), de->d_name);
-		if (fd < 0)
-			continue;
-		if (!unlinkat(dirfd(d), de->d_name, 0))
-			removed++;
-		close(fd);
-	}
-	closedir(d);
-	return removed;
+	return sweep(dir, prefix, infix);
 }

@@ -57,15 +57,11 @@ uint64_t wire__u64(struct wire_reader *rb)
 
 double wire__f64(struct wire_reader *rb)
 {
-	double v = 0;
+	uint64_t bits = wire__u64(rb);
+	double v;
 
-	if (rb->bad || (size_t)(rb->end - rb->p) < sizeof(v)) {
-		rb->bad = 1;
-		return 0;
-	}
-	memcpy(&v, rb->p, sizeof(v));
-	rb->p += sizeof(v);
-	return v;
+	memcpy(&v, &bits, sizeof(v));
+	return rb->bad ? 0 : v;
 }
 
 size_t wire__count(struct wire_reader *rb)
