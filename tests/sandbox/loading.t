@@ -96,4 +96,17 @@ if [ -n "$B" ]; then
 	is "$RC" 2 "--set of an argument it does not declare: a usage error ($ERR)"
 fi
 
+# A check's id is its file's name: one with escape sequences in it is listed
+# as text (util/tty.h), not acted on by the terminal.
+mkdir -p "$T/esc/use"
+name=$'cpu-x\x1b]0;pwned\x07\xc2\x9b2J'
+printf 'return { id = "use.%s", title = "t", methodology = "use", resource = "cpu",\n  metric = "errors", collect = {}, run = function(ctx) end }\n' \
+	"$name" >"$T/esc/use/$name.lua"
+time_of "$SONDE" list --checks "$T/esc" --no-bpf --no-perf
+is "$RC" 0 "list --checks with an escape sequence in a file name: exit 0 ($ERR)"
+ok "list: the check is listed, as text" grep -aq '^use\.cpu-x?\]0;pwned??2J ' "$T/out.txt"
+ok "list: no control character reaches the terminal" \
+	perl -e 'local $/; my $s = <STDIN>; utf8::decode($s) or exit 1;
+		exit($s =~ /[\x00-\x09\x0b-\x1f\x7f-\x9f]/ ? 1 : 0)' <"$T/out.txt"
+
 done_testing
