@@ -157,8 +157,8 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Icore \
 	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx
-UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c
+FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx redact
+UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c core/util/tty.c
 fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
 fuzz_hostctx_SRCS := core/collect/hostctx_read.c core/collect/capture.c core/util/file.c \
@@ -169,7 +169,10 @@ fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sh
 # source but main.c, with the libraries sonde links.
 fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
 fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -lelf -lz -lpthread
-fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
+fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/want.c core/bundle/write.c core/util/sha256.c \
+			    core/util/child.c core/util/scratch.c $(UTIL_JSON)
+fuzz_redact_SRCS := core/bundle/redact.c core/bundle/redact_rules.c core/bundle/redact_views.c \
+		    core/bundle/redact_files.c core/collect/capture.c $(UTIL_JSON)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)

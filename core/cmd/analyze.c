@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
 
@@ -74,6 +75,8 @@ static void find_raw(const char *cmd, const char *dir, char *raw, size_t len)
 
 int cmd_analyze(int argc, char **argv)
 {
+	/* The captures, and the findings they gave then (compared with today's when present). */
+	static const struct bundle_want want[] = { { "raw/", 0 }, { "findings.json", 1 } };
 	struct run_opts o;
 	struct run_plan plan;
 	struct run_outcome oc = { 0 };
@@ -90,7 +93,8 @@ int cmd_analyze(int argc, char **argv)
 			       "which captures? sonde analyze BUNDLE (or an extracted bundle's DIR)");
 	if (idx + 1 < argc)
 		run__die_usage(o.cmd, "unexpected argument '%s'", argv[idx + 1]);
-	cmd__open_bundle(o.cmd, argv[idx], dir, sizeof(dir), &opened);
+	cmd__open_members(o.cmd, argv[idx], want, sizeof(want) / sizeof(*want), dir, sizeof(dir),
+			  &opened);
 	find_raw(o.cmd, dir, raw, sizeof(raw));
 	if (o.out_dir)
 		run_plan__check_out_dir(o.cmd, o.out_dir);

@@ -135,10 +135,21 @@ char *cmd__command_line(int argc, char **argv);
 /*
  * open.c: a bundle named on the command line. A bundle file is opened into
  * a private directory (bundle__extract: a child process with memory and time
- * limits, refusing anything a bundle never holds), removed at exit; a
- * directory is used as it is. *opened says which. Exits on failure.
+ * limits, refusing anything a bundle never holds), removed at exit and on a
+ * signal that ends the command; a directory is used as it is. *opened says
+ * which. Exits on failure.
  */
 void cmd__open_bundle(const char *cmd, const char *path, char *dir, size_t len, int *opened);
+/* The same, writing only the members in want (bundle__extract_some). */
+struct bundle_want;
+void cmd__open_members(const char *cmd, const char *path, const struct bundle_want *want,
+		       size_t nwant, char *dir, size_t len, int *opened);
+/*
+ * From now on SIGINT, SIGTERM, SIGHUP and SIGPIPE remove this process's
+ * scratch directories (util/scratch.h) and a bundle being written, then do
+ * what they would have done. cmd__open_members arms it.
+ */
+void cmd__cleanup_on_signals(void);
 
 /*
  * explain.c: the ctx:metric calls of a check's source, as written: each

@@ -78,6 +78,11 @@ enum { M_FINDINGS, M_MANIFEST, M_RUNQLAT, M_BIOLATENCY, M_N };
 static const char *const member_names[M_N] = { "findings.json", "manifest.json",
 						"raw/bpf/runqlat.json", "raw/bpf/biolatency.json" };
 static const uint64_t member_max[M_N] = { 64u << 20, 64u << 20, 16u << 20, 16u << 20 };
+/* What is taken out of a bundle file: only these members (the histograms may be absent). */
+static const struct bundle_want member_want[M_N] = {
+	{ "findings.json", 0 }, { "manifest.json", 0 },
+	{ "raw/bpf/runqlat.json", 1 }, { "raw/bpf/biolatency.json", 1 },
+};
 
 struct fleet_texts {
 	char *text[M_N];
@@ -147,9 +152,9 @@ static int check_members(const struct fleet_texts *t, char *err, size_t errlen)
 }
 
 /*
- * The one place sonde fleet opens a bundle (core/bundle/read.c): a file is
- * extracted under the untrusted-bundle limits into a private directory, the
- * members fleet reads are read and checked against the manifest, and the
+ * The one place sonde fleet opens a bundle (core/bundle/read.c): from a file only
+ * the members fleet reads are extracted, under the untrusted-bundle limits, into a
+ * private directory; they are read and checked against the manifest, and the
  * directory is removed; a directory is an extracted bundle, read as it is.
  * 0, or -EINVAL with the reason in err.
  */
@@ -162,8 +167,8 @@ static int fleet_read_bundle(const char *path, int is_dir, struct fleet_texts *t
 
 	if (is_dir)
 		snprintf(dir, sizeof(dir), "%s", path);
-	else if (bundle__extract(path, tmp && *tmp ? tmp : "/tmp", &bundle_open_default_limits,
-				 dir, sizeof(dir), err, errlen))
+	else if (bundle__extract_some(path, tmp && *tmp ? tmp : "/tmp", &bundle_open_default_limits,
+				      member_want, M_N, dir, sizeof(dir), err, errlen))
 		return -EINVAL;
 	for (int k = 0; !rc && k < M_N; k++) {
 		snprintf(file, sizeof(file), "%s/%s", dir, member_names[k]);

@@ -12,6 +12,7 @@
 #include "run/run.h"
 #include "trace/trace.h"
 #include "util/json.h"
+#include "util/tty.h"
 
 #define F(field) offsetof(struct run_opts, field)
 
@@ -75,14 +76,18 @@ static void list_checks(const struct run_opts *o, const struct catalog *cat, con
 	       "TAGS", "AVAILABLE HERE");
 	for (size_t i = 0; i < cat->nchecks; i++) {
 		const struct check_def *d = &cat->checks[i];
-		char tags[128] = "", avail[512];
+		char id[256], tags[128] = "", avail[512];
 		size_t t = 0;
+
+		/* A --checks file's name is its id: text only to the terminal (util/tty.h). */
+		snprintf(id, sizeof(id), "%s", d->id);
+		tty__clean_str(id);
 
 		for (size_t k = 0; k < d->tags.n && t + 2 < sizeof(tags); k++)
 			t += (size_t)snprintf(tags + t, sizeof(tags) - t, "%s%s", k ? "," : "",
 					      d->tags.v[k]);
 		check_available(o, d, root, avail, sizeof(avail));
-		printf("%-28s %-12s %-9s %-12s %-20s %s\n", d->id, d->methodology, d->resource,
+		printf("%-28s %-12s %-9s %-12s %-20s %s\n", id, d->methodology, d->resource,
 		       d->metric, tags, avail);
 	}
 }

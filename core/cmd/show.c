@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "util/file.h"
 #include "util/json_read.h"
+#include "util/tty.h"
 
 struct show_opts {
 	int json, md, metrics;
@@ -38,15 +40,32 @@ const struct cmd_help cmd_show_help = {
 		"Print a bundle's summary (verdict, USE matrix, findings) from its findings.json,\n"
 		"or findings.json itself (--json), or report.md (--md), or its Prometheus\n"
 		"metrics (--metrics, docs/metrics.md), or one MEMBER as it is (e.g.\n"
-		"raw/proc.stat.cap). The bundle is opened in a private directory that is\n"
-		"removed afterwards; nothing else is written.\n",
+		"raw/proc.stat.cap). Only what is shown is taken out of the bundle, into a\n"
+		"private directory removed afterwards (on Ctrl-C or a closed pipe too);\n"
+		"nothing else is written.\n",
 	.options = options,
 };
 
-static void show_text(const char *s)
+/* A field of the summary, cleaned for the terminal, padded to width, cut when cut. */
+static void show_field(const char *s, int width, int cut)
 {
-	for (; s && *s; s++)
-		putchar(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
+	char buf[256];
+
+	if (!width) {
+		tty__puts(stdout, s);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", s ? s : "-");
+	tty__clean_str(buf);
+	if (cut && strlen(buf) > (size_t)width) {
+		size_t w = (size_t)width;
+
+		/* Cut between characters, never inside one (the rest is well-formed UTF-8). */
+		while (w && ((unsigned char)buf[w] & 0xc0) == 0x80)
+			w--;
+		buf[w] = '\0';
+	}
+	printf("%-*s", width, buf);
 }
 
 /* findings.json of an opened bundle (untrusted): 0 with *doc, or EXIT_RUN_FAILED (said). */
@@ -99,16 +118,17 @@ static int show_summary(const char *dir)
 		return rc;
 	v = jval__get(doc, "host");
 	printf("bundle of ");
-	show_text(jval__str(v, "hostname"));
+	show_field(jval__str(v, "hostname"), 0, 0);
 	m = jval__get(doc, "window");
-	printf(" · %s", jval__str(m, "start") ? jval__str(m, "start") : "?");
+	printf(" · ");
+	show_field(jval__str(m, "start") ? jval__str(m, "start") : "?", 0, 0);
 	if (!jval__num(m, "seconds", &num))
 		printf(" · %.1f s window", num);
 	v = jval__get(m, "partial");
 	if (v && v->type == J_BOOL && v->boolean)
 		printf(" (partial)");
 	printf("\n\nVerdict: ");
-	show_text(jval__str(doc, "verdict"));
+	show_field(jval__str(doc, "verdict"), 0, 0);
 	printf("\n");
 	m = jval__get(doc, "use_matrix");
 	if (m && m->type == J_OBJECT) {
@@ -116,11 +136,11 @@ static int show_summary(const char *dir)
 		for (size_t i = 0; i < m->len; i++) {
 			static const char *const cols[] = { "utilization", "saturation", "errors" };
 
-			printf("  %-8.8s", m->keys[i]);
+			printf("  ");
+			show_field(m->keys[i], 8, 1);
 			for (int c = 0; c < 3; c++) {
-				const char *st = jval__str(jval__get(&m->items[i], cols[c]), "status");
-
-				printf("  %-12.12s", st ? st : "-");
+				printf("  ");
+				show_field(jval__str(jval__get(&m->items[i], cols[c]), "status"), 12, 1);
 			}
 			printf("\n");
 		}
@@ -129,10 +149,11 @@ static int show_summary(const char *dir)
 	if (f && f->type == J_ARRAY && f->len) {
 		printf("\nFindings:\n");
 		for (size_t i = 0; i < f->len; i++) {
-			printf("  %zu. %-4s ", i + 1,
-			       jval__str(&f->items[i], "severity") ? jval__str(&f->items[i], "severity") :
-								      "?");
-			show_text(jval__str(&f->items[i], "summary"));
+			printf("  %zu. ", i + 1);
+			show_field(jval__str(&f->items[i], "severity") ?
+					   jval__str(&f->items[i], "severity") : "?", 4, 0);
+			printf(" ");
+			show_field(jval__str(&f->items[i], "summary"), 0, 0);
 			printf("\n");
 		}
 	}
@@ -144,6 +165,7 @@ int cmd_show(int argc, char **argv)
 {
 	const char *cmd = "show";
 	struct show_opts o = { 0 };
+	struct bundle_want want = { 0 };
 	char dir[4096];
 	int idx, opened;
 
@@ -156,13 +178,13 @@ int cmd_show(int argc, char **argv)
 		run__die_usage(cmd, "give a MEMBER or --json/--md/--metrics, not both");
 	if (o.json + o.md + o.metrics > 1)
 		run__die_usage(cmd, "one of --json, --md and --metrics");
-	cmd__open_bundle(cmd, argv[idx], dir, sizeof(dir), &opened);
-	if (idx + 1 < argc)
-		return run_finish__print_member(dir, argv[idx + 1]);
-	if (o.json)
-		return run_finish__print_member(dir, "findings.json");
-	if (o.md)
-		return run_finish__print_member(dir, "report.md");
+	/* Only the member shown is written out of the bundle. */
+	want.name = idx + 1 < argc ? argv[idx + 1] : o.md ? "report.md" : "findings.json";
+	if (!*want.name || want.name[0] == '/' || strstr(want.name, ".."))
+		run__die_usage(cmd, "%s: not a member name", want.name);
+	cmd__open_members(cmd, argv[idx], &want, 1, dir, sizeof(dir), &opened);
+	if (idx + 1 < argc || o.json || o.md)
+		return run_finish__print_member(dir, want.name);
 	if (o.metrics)
 		return show_metrics(dir);
 	return show_summary(dir);

@@ -120,26 +120,40 @@ static void last_forget(struct capture_writer *w, const char *path)
 		l->len = SIZE_MAX;
 }
 
-int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
-			   const char *path, const void *buf, size_t len, int truncated)
+/* The writer is open, path is one a record may carry, no write has failed: 0, else why not. */
+static int writer_ready(const struct capture_writer *w, const char *path)
 {
 	if (!w->f)
 		return -EBADF;
 	if (!path_ok(path))
 		return -EINVAL;
-	if (w->err)
+	return w->err;
+}
+
+/* A '=' record: the same len bytes as path's previous read. */
+static int write_repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			const char *path, size_t len)
+{
+	w->last_repeat = 1;
+	if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns, mono_ns,
+		    len, path) < 0) {
+		w->err = errno ? -errno : -EIO;
 		return w->err;
-	w->last_repeat = 0;
-	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len)) {
-		w->last_repeat = 1;
-		if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns,
-			    mono_ns, len, path) < 0) {
-			w->err = errno ? -errno : -EIO;
-			return w->err;
-		}
-		w->records++;
-		return 0;
 	}
+	w->records++;
+	return 0;
+}
+
+int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, const void *buf, size_t len, int truncated)
+{
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
+	w->last_repeat = 0;
+	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len))
+		return write_repeat(w, seq, wall_ns, mono_ns, path, len);
 	if (truncated || len > REPEAT_MAX)
 		last_forget(w, path);
 	if (fprintf(w->f, "@ %" PRIu32 " %" PRId64 " %" PRId64 " %zu %c %s\n", seq, wall_ns, mono_ns,
@@ -153,15 +167,24 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 	return 0;
 }
 
+int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, size_t len)
+{
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
+	/* path's last payload (if kept) stays what it was: the bytes are the same. */
+	return write_repeat(w, seq, wall_ns, mono_ns, path, len);
+}
+
 int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			  const char *path, int err)
 {
-	if (!w->f)
-		return -EBADF;
-	if (!path_ok(path))
-		return -EINVAL;
-	if (w->err)
-		return w->err;
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
 	w->last_repeat = 0;
 	last_forget(w, path);
 	if (fprintf(w->f, "! %" PRIu32 " %" PRId64 " %" PRId64 " %d - %s\n", seq, wall_ns, mono_ns,

@@ -50,6 +50,15 @@ struct capture_writer {
 int capture_writer__open(struct capture_writer *w, const char *raw_dir, const char *stream);
 int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			   const char *path, const void *buf, size_t len, int truncated);
+/*
+ * A read whose bytes are exactly those of path's previous record in this
+ * stream (len bytes, a successful read), written as a '=' record whatever its
+ * size: for a caller copying a stream record by record (sonde redact), which
+ * knows the two are equal without comparing them. The reader refuses a
+ * repeat that matches no such record, so the caller must be right.
+ */
+int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, size_t len);
 int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			  const char *path, int err);
 /* Flush and close; returns the sticky error, if any. */

@@ -12,6 +12,7 @@
 #include "report/fleet_int.h"
 #include "report/model.h"
 #include "util/json.h"
+#include "util/tty.h"
 
 /* Rows shown in the document; fleet.json has them all. */
 #define DOC_OUTLIERS 100
@@ -507,10 +508,23 @@ int fleet__json(const struct fleet *f, struct strbuf *out)
 
 /* ---- the terminal ---- */
 
+/* Bundle text to the terminal: at most max bytes, cut between characters, through util/tty. */
 static void tty(FILE *out, const char *s, size_t max)
 {
-	for (size_t i = 0; s && s[i] && i < max; i++)
-		fputc(((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i], out);
+	char buf[256];
+	size_t n = s ? strlen(s) : 0;
+
+	if (max >= sizeof(buf))
+		max = sizeof(buf) - 1;
+	if (n > max) {
+		n = max;
+		while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(buf, s ? s : "", n);
+	buf[n] = '\0';
+	tty__clean_str(buf);
+	fputs(buf, out);
 }
 
 void fleet__terminal(const struct fleet *f, FILE *out)

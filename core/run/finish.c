@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bundle/bundle.h"
@@ -18,6 +19,7 @@
 #include "bundle/upload.h"
 #include "run/run.h"
 #include "util/file.h"
+#include "util/tty.h"
 
 /* sonde and the processes its checks ran in (reaped by now). */
 static void measure_cost(struct run_cost *c)
@@ -104,7 +106,9 @@ cleanup:
 int run_finish__print_member(const char *dir, const char *member)
 {
 	char path[8192], buf[65536];
-	int fd, tty = isatty(STDOUT_FILENO);
+	struct tty_stream ts = { .f = stdout, .flags = TTY_KEEP_LINES };
+	int fd, tty = isatty(STDOUT_FILENO), rc = 0;
+	struct stat st;
 	ssize_t n;
 
 	if (!*member || member[0] == '/' || strstr(member, "..")) {
@@ -112,21 +116,41 @@ int run_finish__print_member(const char *dir, const char *member)
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, member);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		fprintf(stderr, "sonde: %s: %s\n", member, strerror(errno));
+	/* O_NONBLOCK: a FIFO in a directory given as a bundle must not hang the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "sonde: %s: %s\n", member,
+			errno == ENOENT ? "not in the bundle" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return EXIT_RUN_FAILED;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (tty)
-			for (ssize_t i = 0; i < n; i++)
-				if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') ||
-				    buf[i] == 0x7f)
-					buf[i] = '?';
-		fwrite(buf, 1, (size_t)n, stdout);
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "sonde: %s: %s\n", member,
+			S_ISDIR(st.st_mode) ? "a directory in the bundle, not a member: name a "
+					      "file in it" :
+					      "not a regular file");
+		close(fd);
+		return EXIT_RUN_FAILED;
 	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "sonde: %s: %s\n", member, strerror(errno));
+			rc = EXIT_RUN_FAILED;
+			break;
+		}
+		/* A terminal gets text only (util/tty.h); a pipe or a file, the bytes. */
+		if (tty)
+			tty__write(&ts, buf, (size_t)n);
+		else
+			fwrite(buf, 1, (size_t)n, stdout);
+	}
+	if (tty)
+		tty__end(&ts);
 	close(fd);
-	return 0;
+	return rc;
 }
 
 /*

@@ -110,6 +110,7 @@ void run_observe__arm(const struct run_opts *o, const char *stage)
 {
 	struct sigaction sa = { 0 };
 	struct itimerval it = { 0 };
+	double left;
 
 	set_signal_handler(on_stop_signal);
 	if (!o->normal_priority)
@@ -123,8 +124,12 @@ void run_observe__arm(const struct run_opts *o, const char *stage)
 	sa.sa_handler = on_deadline;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
-	it.it_value.tv_sec = (time_t)o->timeout_s;
-	it.it_value.tv_usec = (suseconds_t)((o->timeout_s - (double)(time_t)o->timeout_s) * 1e6);
+	/* What is left of --timeout: it counts from the start, loading the checks included. */
+	left = o->timeout_s - (double)(clock__ns(CLOCK_MONOTONIC) - o->start_ns) / 1e9;
+	if (left < 0.001)
+		left = 0.001;
+	it.it_value.tv_sec = (time_t)left;
+	it.it_value.tv_usec = (suseconds_t)((left - (double)(time_t)left) * 1e6);
 	in_window = 1;
 	setitimer(ITIMER_REAL, &it, NULL);
 }

@@ -10,6 +10,7 @@
 #define SONDE_RUN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "collect/collect.h"
@@ -44,6 +45,7 @@ struct run_opts {
 	int no_bpf;             /* --no-bpf: no BPF tool is loaded; their cells are known unknowns */
 	double max_overhead_pct; /* the overhead guard's budget, % of the host's CPU; 0: off */
 	double timeout_s;       /* --timeout: the run's deadline; 0 until defaulted */
+	int64_t start_ns;       /* CLOCK_MONOTONIC when the command started: --timeout counts from it */
 	int no_drilldown;       /* --no-drilldown */
 	double drill_window_s;  /* the second window: half the first, at least 2 s */
 	int live;               /* `run`: the host is here (drill-down can observe) */
