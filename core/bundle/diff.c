@@ -243,6 +243,33 @@ static const struct jval *find_metric(const struct keyed_index *ix, const char *
 	return keyed_index__find(ix, &key);
 }
 
+/* The host's configuration changes appended to d's findings: 0 or -ENOMEM. */
+static int diff_add_host(const struct side *o, const struct side *n, struct diff *d)
+{
+	size_t total;
+	struct finding_change *grown;
+
+	if (diff_host__compare(o->doc, n->doc, &d->host_checks, &d->host_lines))
+		return -ENOMEM;
+	if (!d->host_checks.n)
+		return 0;
+	total = d->nf + d->host_checks.n;
+	grown = realloc(d->f, total * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	d->f = grown;
+	for (size_t i = 0; i < d->host_checks.n; i++)
+		d->f[d->nf++] = (struct finding_change){ .ch = CH_HOST,
+							 .check = d->host_checks.v[i],
+							 .new_sev = "warn",
+							 .summary = d->host_lines.v[i] };
+	if (d->worst < 1) {
+		d->worst = 1;
+		d->worst_at = d->nf - d->host_checks.n;
+	}
+	return 0;
+}
+
 static int diff__compute(const struct side *o, const struct side *n, struct diff *d)
 {
 	const struct jval *of = array_of(o->doc, "findings"), *nf = array_of(n->doc, "findings");
@@ -292,25 +319,8 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 	}
 
 	/* The host's configuration: each change a finding of the diff, of severity warn. */
-	if (diff_host__compare(o->doc, n->doc, &d->host_checks, &d->host_lines))
-		return -ENOMEM;
-	if (d->host_checks.n) {
-		size_t total = d->nf + d->host_checks.n;
-		struct finding_change *grown = realloc(d->f, total * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		d->f = grown;
-		for (size_t i = 0; i < d->host_checks.n; i++)
-			d->f[d->nf++] = (struct finding_change){ .ch = CH_HOST,
-								 .check = d->host_checks.v[i],
-								 .new_sev = "warn",
-								 .summary = d->host_lines.v[i] };
-		if (d->worst < 1) {
-			d->worst = 1;
-			d->worst_at = d->nf - d->host_checks.n;
-		}
-	}
+	if (diff_add_host(o, n, d))
+		goto cleanup;
 
 	/* Metrics of the new run that the old run also measured. */
 	cap = 1;
