@@ -42,9 +42,17 @@ struct reader {
  */
 int reader__tee(struct reader *rd, struct capture_writer *w, const char *path, const char **data,
 		size_t *len);
-/* Read without recording (for directory walks' decisions). */
+/*
+ * A file the kernel makes in one piece (single_open: /proc/PID/stat, status,
+ * io, schedstat, limits; and /proc/PID/cmdline): the same, one read() fewer.
+ */
+int reader__tee_one(struct reader *rd, struct capture_writer *w, const char *path);
+/* Read without recording (for directory walks' decisions); read() until it returns 0. */
 int reader__read(struct reader *rd, const char *path, size_t cap, const char **data, size_t *len,
 		 int *truncated);
+/* reader__read of a file made in one piece (see reader__tee_one). */
+int reader__read_one(struct reader *rd, const char *path, size_t cap, const char **data,
+		     size_t *len, int *truncated);
 void reader__free(struct reader *rd);
 
 enum sample_phase {

@@ -159,7 +159,7 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 		/* Gone between readdir and open: it exited, nothing to keep. */
-		if (reader__tee(rd, w, path, NULL, NULL) == -ENOENT) {
+		if (reader__tee_one(rd, w, path) == -ENOENT) {
 			cs->nproc--;
 			continue;
 		}
@@ -172,7 +172,7 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 
 			/* 30 bytes: CPU time, run-queue wait and times scheduled, at both ends. */
 			snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-			sched_err = reader__tee(rd, w, path, NULL, NULL);
+			sched_err = reader__tee_one(rd, w, path);
 			/*
 			 * status (uid, threads, RSS, switch counts) is the costliest file
 			 * per process: at the end for all, at first sight only for a
@@ -181,10 +181,10 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 			 */
 			if ((phase & PHASE_LAST) || rd->seq > 0 || sched_err) {
 				snprintf(path, sizeof(path), "/proc/%d/status", pid);
-				reader__tee(rd, w, path, NULL, NULL);
+				reader__tee_one(rd, w, path);
 			}
 			snprintf(path, sizeof(path), "/proc/%d/io", pid);
-			reader__tee(rd, w, path, NULL, NULL);
+			reader__tee_one(rd, w, path);
 		}
 		if (first) {
 			const char *data;
@@ -193,7 +193,7 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 			int64_t wall = clock__ns(CLOCK_REALTIME), mono = clock__ns(CLOCK_MONOTONIC);
 
 			snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-			if (!reader__read(rd, path, CMDLINE_CAP, &data, &len, &trunc))
+			if (!reader__read_one(rd, path, CMDLINE_CAP, &data, &len, &trunc))
 				capture_writer__record(w, rd->seq, wall, mono, path, data, len,
 						       trunc);
 		}
@@ -207,7 +207,7 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 			 */
 			if (nfds < 0 || nfds >= LIMITS_MIN_FDS) {
 				snprintf(path, sizeof(path), "/proc/%d/limits", pid);
-				reader__tee(rd, w, path, NULL, NULL);
+				reader__tee_one(rd, w, path);
 			}
 		}
 	}
