@@ -6,15 +6,15 @@ VERSION := 0.1.0
 SHELL := /bin/bash
 CC ?= cc
 BUILD := build
-PKGS := lua5.4 libcmark libarchive
+PKGS := lua5.4 libcmark libarchive libmd
 
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
-# for luacheck over checks/, methodologies/ and ranking/).
+# for luacheck over checks/, methodologies/ and ranking/; libmd-dev for SHA-256).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check libmd-dev
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -155,7 +155,7 @@ FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)
 	@mkdir -p $(BUILD)/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive $(fuzz_$*_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive -lmd $(fuzz_$*_LIBS) -lm
 
 # it links core/trace/<tool>.c, which include the generated skeletons and syscall names
 $(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(BUILD)/syscall_names.h
