@@ -198,20 +198,36 @@ static void derive_host(struct analysis *an)
 
 int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_t errlen)
 {
+	return analysis__open_limited(an, raw_dir, NULL, errbuf, errlen);
+}
+
+void analysis__preload(struct analysis *an, const char *collector)
+{
+	capture_set__stream(&an->cs, collector);
+}
+
+int analysis__open_limited(struct analysis *an, const char *raw_dir,
+			   const struct capture_limits *lim, char *errbuf, size_t errlen)
+{
 	const struct capture_stream *meta;
 	const struct capture_rec *r;
 	int err;
 
 	memset(an, 0, sizeof(*an));
 	snprintf(an->raw_dir, sizeof(an->raw_dir), "%s", raw_dir);
-	err = capture_set__load(&an->cs, raw_dir, errbuf, errlen);
+	err = capture_set__open(&an->cs, raw_dir, lim, errbuf, errlen);
 	if (err)
 		return err;
 	meta = capture_set__stream(&an->cs, "sonde");
 	r = capture_stream__last(meta, "sonde:run");
 	if (!r) {
-		snprintf(errbuf, errlen, "%s: no run facts (raw/sonde.cap with a sonde:run record)",
-			 raw_dir);
+		const char *why = capture_set__why(&an->cs, "sonde");
+
+		if (why)
+			snprintf(errbuf, errlen, "%s/%s", raw_dir, why);
+		else
+			snprintf(errbuf, errlen,
+				 "%s: no run facts (raw/sonde.cap with a sonde:run record)", raw_dir);
 		capture_set__free(&an->cs);
 		return -EINVAL;
 	}
@@ -566,30 +582,59 @@ static int doc_by_name(const void *a, const void *b)
 	return strcmp(((const struct bpf_doc *)a)->name, ((const struct bpf_doc *)b)->name);
 }
 
+/* What one parsed JSON value may cost: the jval, its key pointer, an allocation for its string. */
+#define JVAL_COST 96
+
+static uint64_t jval_count(const struct jval *v)
+{
+	uint64_t n = 1;
+
+	if (v->type == J_ARRAY || v->type == J_OBJECT)
+		for (size_t i = 0; i < v->len; i++)
+			n += jval_count(&v->items[i]);
+	return n;
+}
+
 /*
  * A JSON capture of sonde's own (raw/bpf/<tool>.json, raw/perf/counters.json):
- * read bounded, parsed strictly, of the expected schema. NULL with the reason
- * in why (shown names the file); *rc is -ENOENT when it is absent.
+ * read bounded, parsed strictly, of the expected schema, within what is left
+ * of the analysis's memory limit (the streams' share, an->docs_held) and
+ * charged to it. NULL with the reason in why (shown names the file); *rc is
+ * -ENOENT when it is absent.
  */
-static struct jval *raw_doc(int dirfd, const char *path, const char *shown, const char *schema,
-			    const struct json_read_limits *lim, int *rc, char *why, size_t whylen)
+static struct jval *raw_doc(struct analysis *an, int dirfd, const char *path, const char *shown,
+			    const char *schema, const struct json_read_limits *dlim, int *rc,
+			    char *why, size_t whylen)
 {
+	struct json_read_limits lim = *dlim;
+	uint64_t used = an->cs.held + an->docs_held, room;
 	struct jval *doc = NULL;
 	char *text = NULL, err[256];
 	size_t len = 0;
 	const char *sc;
 
-	*rc = file__read_bounded(dirfd, path, lim->max_bytes, &text, &len);
+	room = an->cs.lim.max_memory_bytes > used ? an->cs.lim.max_memory_bytes - used : 0;
+	*rc = file__read_bounded(dirfd, path, lim.max_bytes < room ? lim.max_bytes : room, &text,
+				 &len);
 	if (*rc) {
-		snprintf(why, whylen, "%s: %s", shown, *rc == -EFBIG ? "too large" : strerror(-*rc));
+		snprintf(why, whylen, "%s: %s", shown,
+			 *rc != -EFBIG ? strerror(-*rc) :
+			 room < lim.max_bytes ? "too large for what is left of the analysis's memory limit" :
+			 "too large");
 		return NULL;
 	}
-	*rc = json_read(text, len, lim, &doc, err, sizeof(err));
+	/* its values, at their cost, within what is left beside the text */
+	if ((room - len) / JVAL_COST < lim.max_items)
+		lim.max_items = (size_t)((room - len) / JVAL_COST);
+	*rc = json_read(text, len, &lim, &doc, err, sizeof(err));
 	free(text);
 	if (*rc) {
-		snprintf(why, whylen, "%s is not valid JSON: %s", shown, err);
+		snprintf(why, whylen, "%s is not valid JSON: %s%s", shown, err,
+			 lim.max_items < dlim->max_items ?
+				 " (within what is left of the analysis's memory limit)" : "");
 		return NULL;
 	}
+	an->docs_held += len + jval_count(doc) * JVAL_COST;
 	if (doc->type != J_OBJECT || !(sc = jval__str(doc, "schema")) || strcmp(sc, schema)) {
 		snprintf(why, whylen, "%s is not a %s document", shown, schema);
 		jval__free(doc);
@@ -635,7 +680,7 @@ static void load_bpf_docs(struct analysis *an)
 		memset(bd, 0, sizeof(*bd));
 		memcpy(bd->name, de->d_name, nl - 5);
 		snprintf(shown, sizeof(shown), "raw/bpf/%s", de->d_name);
-		bd->doc = raw_doc(dirfd(d), de->d_name, shown, "sonde.bpf/1", &lim, &rc, bd->why,
+		bd->doc = raw_doc(an, dirfd(d), de->d_name, shown, "sonde.bpf/1", &lim, &rc, bd->why,
 				  sizeof(bd->why));
 	}
 	closedir(d);
@@ -744,8 +789,8 @@ const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_
 
 		an->perf_loaded = 1;
 		snprintf(path, sizeof(path), "%s/perf/counters.json", an->raw_dir);
-		an->perf_doc = raw_doc(AT_FDCWD, path, "raw/perf/counters.json", "sonde.perf/1", &lim,
-				       &rc, an->perf_why, sizeof(an->perf_why));
+		an->perf_doc = raw_doc(an, AT_FDCWD, path, "raw/perf/counters.json", "sonde.perf/1",
+				       &lim, &rc, an->perf_why, sizeof(an->perf_why));
 		if (rc == -ENOENT)
 			snprintf(an->perf_why, sizeof(an->perf_why),
 				 "perf counters were not collected in this window "

@@ -222,6 +222,93 @@ static void test_repeats(void)
 	}
 }
 
+/* ---- bounded, lazy loading (issue 18, item 7) ---- */
+
+static void write_file(const char *dir, const char *name, const char *text, size_t len)
+{
+	char path[700];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fwrite(text, 1, len, f);
+		fclose(f);
+	}
+}
+
+/* A stream of one read of /a and n repeats of it: 15 bytes a record, 56 once parsed. */
+static void write_repeats(const char *dir, const char *name, size_t n)
+{
+	char path[700];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fputs(CAPTURE_MAGIC "@ 0 0 0 1 - /a\nx\n", f);
+	for (size_t i = 0; i < n; i++)
+		fputs("= 0 0 0 1 - /a\n", f);
+	fclose(f);
+}
+
+static void test_limits(void)
+{
+	const char ok_text[] = CAPTURE_MAGIC "@ 0 0 0 2 - /proc/loadavg\nab\n= 1 0 0 2 - /proc/loadavg\n";
+	const char bad_text[] = CAPTURE_MAGIC "@ 0 0 0 2 - /x\nab\n% 1 0 0 2 - /x\n";
+	struct capture_limits lim = { .max_stream_bytes = 1u << 20, .max_records = 100,
+				      .max_memory_bytes = 64u << 10 };
+	char dir[600], err[256];
+	struct capture_set cs;
+	const struct capture_stream *st;
+	const char *why;
+
+	snprintf(dir, sizeof(dir), "%s/limits", tmpdir);
+	mkdir(dir, 0700);
+	write_file(dir, "good.cap", ok_text, sizeof(ok_text) - 1);
+	write_file(dir, "malformed.cap", bad_text, sizeof(bad_text) - 1);
+	write_repeats(dir, "many.cap", 100); /* 101 records: one over the cap */
+	write_repeats(dir, "big.cap", 10000); /* 150 KB: over the whole 64 KiB limit */
+	write_repeats(dir, "half.cap", 500);  /* 36 KB loaded: one fits in 64 KiB, not two */
+	write_repeats(dir, "half2.cap", 500);
+
+	is_int(capture_set__open(&cs, dir, &lim, err, sizeof(err)), 0, "the streams are listed");
+	is_int(cs.n, 6, "six streams listed");
+	is_int(cs.held, 0, "... none read yet");
+	st = capture_set__stream(&cs, "good");
+	ok(st && st->n == 2 && st->rec[1].len == 2, "a stream is read when first asked for");
+	ok(!capture_set__stream(&cs, "malformed"), "a malformed stream is refused");
+	why = capture_set__why(&cs, "malformed");
+	ok(why && strstr(why, "malformed.cap: malformed capture at byte"), "... with why: %s",
+	   why ? why : "(none)");
+	ok(capture_set__stream(&cs, "good") == st, "... and the others still load");
+	ok(!capture_set__stream(&cs, "many"), "a stream over the record cap is refused");
+	why = capture_set__why(&cs, "many");
+	ok(why && strstr(why, "many.cap: more than 100 records"), "... with why: %s",
+	   why ? why : "(none)");
+	ok(!capture_set__stream(&cs, "big"), "a stream larger than the memory limit is not read");
+	why = capture_set__why(&cs, "big");
+	ok(why && strstr(why, "memory limit"), "... with why: %s", why ? why : "(none)");
+	capture_set__free(&cs);
+
+	lim.max_records = 1u << 20;
+	is_int(capture_set__open(&cs, dir, &lim, err, sizeof(err)), 0, "listed again, no record cap");
+	ok(capture_set__stream(&cs, "half") != NULL, "a stream within the limit loads");
+	ok(!capture_set__stream(&cs, "half2"), "the next one past the limit does not");
+	why = capture_set__why(&cs, "half2");
+	ok(why && strstr(why, "memory limit"), "... with why: %s", why ? why : "(none)");
+	ok(cs.held <= lim.max_memory_bytes, "what the set holds stays within the limit (%llu bytes)",
+	   (unsigned long long)cs.held);
+	ok(!capture_set__stream(&cs, "absent") && !capture_set__why(&cs, "absent"),
+	   "an absent stream is absent, with no reason");
+	capture_set__free(&cs);
+
+	/* capture_set__load reads everything now: the malformed stream fails it, as before */
+	ok(capture_set__load(&cs, dir, err, sizeof(err)) == -EINVAL && strstr(err, ".cap: "),
+	   "loading every stream at once fails on the first refused: %s", err);
+}
+
 /* ---- tasks ---- */
 
 static void stat_line(char *buf, size_t len, int pid, const char *comm, int ppid, unsigned long ut,
@@ -368,6 +455,7 @@ int main(void)
 	test_hostile();
 	test_repeats();
 	test_tasks();
+	test_limits();
 	{
 		char cmd[256];
 
