@@ -33,9 +33,13 @@ BPF_CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 TRACE_TOOLS := $(shell sed -n 's/^TRACE_TOOL(\([a-z0-9_]*\))$$/\1/p' core/trace/tools.h)
-BPF_SKELS := $(TRACE_TOOLS:%=$(BUILD)/bpf/%.skel.h)
+# BPF programs that are not tools of the window: the task iterator the pids
+# collector samples (bpf/tasks.bpf.c, core/trace/tasks.c). tests/layout/bpf-tools.t reads this line.
+BPF_ITERS := tasks
+BPF_PROGS := $(TRACE_TOOLS) $(BPF_ITERS)
+BPF_SKELS := $(BPF_PROGS:%=$(BUILD)/bpf/%.skel.h)
 # kept (not removed as intermediates): `make check`'s last line stays prove's summary
-.SECONDARY: $(TRACE_TOOLS:%=$(BUILD)/bpf/%.bpf.o)
+.SECONDARY: $(BPF_PROGS:%=$(BUILD)/bpf/%.bpf.o)
 
 # core/<layer>/*.c (docs/architecture.md); main.c alone at the top. Objects
 # mirror the tree under build/; -MMD -MP writes each object's header
@@ -61,7 +65,7 @@ $(BUILD)/%.o: core/%.c
 
 # A tool's C side includes its skeleton, generated first (an order-only
 # prerequisite: -MMD records the real dependency once it has been built).
-TOOL_OBJS := $(TRACE_TOOLS:%=$(BUILD)/trace/%.o)
+TOOL_OBJS := $(BPF_PROGS:%=$(BUILD)/trace/%.o)
 $(TOOL_OBJS): $(BUILD)/trace/%.o: core/trace/%.c | $(BUILD)/bpf/%.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<

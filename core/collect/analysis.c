@@ -249,6 +249,7 @@ int analysis__open_limited(struct analysis *an, const char *raw_dir,
 struct task_build {
 	struct task_summary s;
 	const char *stat_data;    /* payload of the last stat parsed: a repeat ('=') shares it */
+	int kthread;              /* from a task record: 1 or 0; -1 unknown (guessed from /proc) */
 	uint32_t first_seq, last_seq;
 	int have_first_io, have_last_io;
 	struct pid_io io0, io1;
@@ -279,18 +280,21 @@ static int *task_index__slot(struct task_index *ix, struct task_build *b, int pi
 	return &ix->slot[h];
 }
 
+/* The pid of "/proc/PID/FILE" (*file: FILE) or of "sonde:task/PID" (*file: "task"); -1 else. */
 static int path_pid(const char *path, const char **file)
 {
 	long v = 0;
-	const char *p;
+	const char *p, *digits;
+	int task = !strncmp(path, "sonde:task/", 11);
 
-	if (strncmp(path, "/proc/", 6))
+	if (!task && strncmp(path, "/proc/", 6))
 		return -1;
-	for (p = path + 6; *p >= '0' && *p <= '9' && v < 100000000; p++)
+	digits = path + (task ? 11 : 6);
+	for (p = digits; *p >= '0' && *p <= '9' && v < 100000000; p++)
 		v = v * 10 + (*p - '0');
-	if (p == path + 6 || *p != '/')
+	if (p == digits || *p != (task ? '\0' : '/'))
 		return -1;
-	*file = p + 1;
+	*file = task ? "task" : p + 1;
 	return (int)v;
 }
 
@@ -372,6 +376,27 @@ static struct task_build *task_table__add(struct task_table *tt, int pid)
 	return t;
 }
 
+/*
+ * A new entry for a process first seen at r (a new pid, or a pid reused:
+ * another starttime), with the counters' values there as its baseline.
+ */
+static struct task_build *task_table__first(struct task_table *tt, const struct analysis *an,
+					    int pid, const struct capture_rec *r,
+					    uint64_t starttime)
+{
+	struct task_build *t = task_table__add(tt, pid);
+
+	if (!t)
+		return NULL;
+	t->s.uid = -1;
+	t->s.fds = -1;
+	t->kthread = -1;
+	t->s.starttime = starttime;
+	t->first_seq = r->seq;
+	t->s.first_t = analysis__t(an, r);
+	return t;
+}
+
 /* One /proc/PID/stat record: a new process, or the latest values of a known one. */
 static int task_table__stat(struct task_table *tt, const struct analysis *an,
 			    struct task_build *t, int pid, const struct capture_rec *r)
@@ -388,14 +413,9 @@ static int task_table__stat(struct task_table *tt, const struct analysis *an,
 		return 0;
 	if (!t || t->s.starttime != ps.starttime) {
 		/* A new process, or a pid reused by a new one (starttime differs). */
-		t = task_table__add(tt, pid);
+		t = task_table__first(tt, an, pid, r, ps.starttime);
 		if (!t)
 			return -ENOMEM;
-		t->s.uid = -1;
-		t->s.fds = -1;
-		t->s.starttime = ps.starttime;
-		t->first_seq = r->seq;
-		t->s.first_t = analysis__t(an, r);
 		t->utime0 = ps.utime;
 		t->stime0 = ps.stime;
 		t->minflt0 = ps.minflt;
@@ -413,6 +433,87 @@ static int task_table__stat(struct task_table *tt, const struct analysis *an,
 	t->minflt1 = ps.minflt;
 	t->majflt1 = ps.majflt;
 	t->blkio1 = ps.blkio_ticks;
+	t->last_seq = r->seq;
+	t->s.last_t = analysis__t(an, r);
+	t->stat_data = r->data;
+	return 0;
+}
+
+/*
+ * A sonde:task/PID record (a task source's: util/parse.h): what stat,
+ * status, schedstat, io, limits and the fd count give, in one.
+ */
+static int task_table__task(struct task_table *tt, const struct analysis *an,
+			    struct task_build *t, int pid, const struct capture_rec *r)
+{
+	struct pid_task pt;
+
+	if (t && r->data == t->stat_data) {
+		t->last_seq = r->seq;
+		t->s.last_t = analysis__t(an, r);
+		return 0;
+	}
+	if (parse_task_record(r->data, r->len, &pt))
+		return 0;
+	if (!t || t->s.starttime != pt.starttime) {
+		t = task_table__first(tt, an, pid, r, pt.starttime);
+		if (!t)
+			return -ENOMEM;
+		t->utime0 = pt.utime;
+		t->stime0 = pt.stime;
+		t->minflt0 = pt.minflt;
+		t->majflt0 = pt.majflt;
+		t->blkio0 = pt.blkio_ticks;
+	}
+	snprintf(t->s.comm, sizeof(t->s.comm), "%s", pt.comm);
+	t->kthread = pt.kernel_thread;
+	t->s.ppid = pt.ppid;
+	t->s.state = pt.state;
+	t->s.threads = pt.threads;
+	t->s.rss_bytes = pt.rss_pages * (uint64_t)an->page_size;
+	t->s.processor = pt.processor;
+	t->s.uid = pt.uid;
+	t->utime1 = pt.utime;
+	t->stime1 = pt.stime;
+	t->minflt1 = pt.minflt;
+	t->majflt1 = pt.majflt;
+	t->blkio1 = pt.blkio_ticks;
+	if (!t->have_ctxt0 && r->seq == t->first_seq) {
+		t->have_ctxt0 = 1;
+		t->vol0 = pt.vol_ctxt;
+		t->nonvol0 = pt.nonvol_ctxt;
+	}
+	t->s.has_ctxt = 1;
+	t->s.vol_ctxt = pt.vol_ctxt;
+	t->s.nonvol_ctxt = pt.nonvol_ctxt;
+	{
+		struct pid_schedstat ss = { pt.run_ns, pt.wait_ns, pt.slices };
+
+		if (!t->have_sched0 && r->seq == t->first_seq) {
+			t->sched0 = ss;
+			t->have_sched0 = 1;
+		}
+		t->sched1 = ss;
+		t->have_sched1 = 1;
+	}
+	if (pt.has_io) {
+		struct pid_io io = { .present = 1, .rchar = pt.rchar, .wchar = pt.wchar,
+				     .syscr = pt.syscr, .syscw = pt.syscw,
+				     .read_bytes = pt.read_bytes, .write_bytes = pt.write_bytes };
+
+		if (!t->have_first_io && r->seq == t->first_seq) {
+			t->io0 = io;
+			t->have_first_io = 1;
+		}
+		t->io1 = io;
+		t->have_last_io = 1;
+	}
+	if (pt.fds >= 0)
+		t->s.fds = pt.fds;
+	if (pt.nofile_soft) {
+		t->s.nofile_soft = pt.nofile_soft;
+		t->s.nofile_hard = pt.nofile_hard;
+	}
 	t->last_seq = r->seq;
 	t->s.last_t = analysis__t(an, r);
 	t->stat_data = r->data;
@@ -508,7 +609,10 @@ static void task_build__summarize(const struct analysis *an, struct task_build *
 		s->vol_ctxt = s->nonvol_ctxt = 0;
 	}
 	s->self = s->pid == an->sonde_pid && !strcmp(s->comm, "sonde");
-	s->kernel_thread = (s->pid == 2 || s->ppid == 2) && (!s->cmdline || !s->cmdline[0]);
+	if (t->kthread >= 0)
+		s->kernel_thread = t->kthread;
+	else
+		s->kernel_thread = (s->pid == 2 || s->ppid == 2) && (!s->cmdline || !s->cmdline[0]);
 	t->s.cmdline = NULL; /* ownership moved */
 }
 
@@ -547,6 +651,8 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 		t = *slot ? &tt.b[*slot - 1] : NULL;
 		if (!strcmp(file, "stat"))
 			err = task_table__stat(&tt, an, t, pid, r);
+		else if (!strcmp(file, "task"))
+			err = task_table__task(&tt, an, t, pid, r);
 		else if (t)
 			task_build__file(t, file, r);
 	}

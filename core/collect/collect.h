@@ -77,6 +77,48 @@ struct collector {
 extern const struct collector *const collectors[];
 const struct collector *collector__find(const char *name);
 
+/*
+ * One process, as a task source gives it: what its /proc/PID/{stat,status,
+ * io,schedstat,limits} and fd table say, in the same units (clock ticks,
+ * pages). The pids collector writes it as one record, sonde:task/PID
+ * (docs/capture-format.md).
+ */
+struct task_sample {
+	int pid, ppid;
+	char comm[16];
+	char state;                        /* R S D T t X Z P I, as /proc/PID/stat */
+	int kernel_thread;
+	int processor;
+	int64_t uid;                       /* real uid */
+	uint64_t starttime;                /* clock ticks after boot: with pid, who it is */
+	uint64_t utime, stime;             /* clock ticks, the whole process */
+	uint64_t minflt, majflt, blkio_ticks;
+	uint64_t threads, rss_pages;
+	uint64_t vol_ctxt, nonvol_ctxt;    /* the main thread's, as status */
+	uint64_t run_ns, wait_ns, slices;  /* the main thread's, as schedstat */
+	int has_io;
+	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	int64_t fds;                       /* open fds; -1 unknown (read from /proc/PID/fd) */
+	uint64_t nofile_soft, nofile_hard; /* RLIMIT_NOFILE; UINT64_MAX unlimited */
+};
+
+typedef int (*task_visit_fn)(void *ctx, const struct task_sample *t);
+
+/*
+ * Where the pids collector gets its processes from, when not from /proc: a
+ * layer above fills it (the run layer, with the trace layer's task
+ * iterator). Each round, read takes a snapshot of every process (0, or
+ * -errno with why: the collector then walks /proc for the rest of the
+ * window), then each calls visit once per process of it. read touches no
+ * capture, so it runs outside the window watchdog's lock, as a file read does.
+ */
+struct task_source {
+	const char *name; /* "bpf_iter_task": written in the run facts */
+	int (*read)(void *arg, char *why, size_t whylen);
+	int (*each)(void *arg, task_visit_fn visit, void *ctx);
+	void *arg;
+};
+
 struct window_opts {
 	const char *root;       /* "" for the live host */
 	const char *raw_dir;    /* where the streams go */
@@ -90,6 +132,9 @@ struct window_opts {
 	/* called after every sampling round (the overhead guard); may be NULL */
 	void (*tick)(void *arg, int64_t now_mono_ns, int64_t start_mono_ns);
 	void *tick_arg;
+	/* proc.pids: the processes from here (NULL: /proc, and tasks_why says why) */
+	const struct task_source *tasks;
+	const char *tasks_why;
 };
 
 enum { STOP_SIGNAL = 1, STOP_DEADLINE = 2 };

@@ -67,25 +67,6 @@ static void proc_hidepid(const char *root, char *out, size_t len)
 	fclose(f);
 }
 
-static void write_run_facts(struct reader *rd, struct capture_writer *w,
-			    const struct window_opts *o, const struct window_result *res)
-{
-	char txt[1536], hidepid[32];
-	int n;
-
-	proc_hidepid(o->root, hidepid, sizeof(hidepid));
-	n = snprintf(txt, sizeof(txt),
-		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
-		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
-		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
-		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n",
-		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
-		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
-		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
-		     (long)getpid(), (int)geteuid(), hidepid);
-	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
-}
-
 static int wanted(const struct window_opts *o, const char *name)
 {
 	if (!strcmp(name, "host"))
@@ -129,6 +110,54 @@ struct window {
 	int meta_open;
 	struct reader rd;
 };
+
+/* Where proc.pids took its processes from: the source, or /proc and why. */
+static void tasks_source(const struct window *win, const struct window_opts *o, char *out,
+			 size_t len)
+{
+	const char *why = o->tasks_why;
+
+	for (size_t i = 0; i < win->nst; i++) {
+		const struct collector_state *cs = &win->st[i];
+
+		if (strcmp(cs->c->name, "proc.pids"))
+			continue;
+		if (cs->tasks && !cs->tasks_why[0]) {
+			/* missed: processes /proc listed that the source did not give (read from /proc) */
+			snprintf(out, len, "tasks_source: %s\ntasks_source_missed: %" PRIu64 "\n",
+				 cs->tasks->name, cs->tasks_missed);
+			return;
+		}
+		if (cs->tasks_why[0])
+			why = cs->tasks_why;
+		snprintf(out, len, "tasks_source: proc\ntasks_source_why: %s\n",
+			 why && why[0] ? why : "no task source was offered");
+		return;
+	}
+	out[0] = '\0';
+}
+
+static void write_run_facts(const struct window *win, struct reader *rd, struct capture_writer *w,
+			    const struct window_opts *o, const struct window_result *res)
+{
+	char txt[1536], hidepid[32], source[400];
+	int n;
+
+	proc_hidepid(o->root, hidepid, sizeof(hidepid));
+	tasks_source(win, o, source, sizeof(source));
+	n = snprintf(txt, sizeof(txt),
+		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
+		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
+		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
+		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n%s",
+		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
+		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
+		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
+		     (long)getpid(), (int)geteuid(), hidepid, source);
+	if (n >= (int)sizeof(txt))
+		n = (int)sizeof(txt) - 1;
+	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+}
 
 static void *round_main(void *arg)
 {
@@ -190,6 +219,8 @@ static int window__open(struct window *win, const struct window_opts *o, char *e
 			continue;
 		cs->c = *c;
 		cs->root = o->root;
+		if (!strcmp((*c)->name, "proc.pids"))
+			cs->tasks = o->tasks;
 		err = capture_writer__open(&cs->w, o->raw_dir, (*c)->name);
 		if (err) {
 			snprintf(errbuf, errlen, "%s/%s.cap: %s", o->raw_dir, (*c)->name,
@@ -334,10 +365,10 @@ static void window__facts(struct window *win, const struct window_opts *o,
 		/* The blocked worker owns rd: a fresh reader (and buffer) for the facts. */
 		struct reader facts = { .root = o->root };
 
-		write_run_facts(&facts, &win->meta, o, res);
+		write_run_facts(win, &facts, &win->meta, o, res);
 		reader__free(&facts);
 	} else {
-		write_run_facts(&win->rd, &win->meta, o, res);
+		write_run_facts(win, &win->rd, &win->meta, o, res);
 	}
 }
 
