@@ -157,6 +157,28 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 	return 0;
 }
 
+int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns,
+			   int64_t mono_ns, const char *path)
+{
+	struct capture_last *l;
+
+	if (!w->f)
+		return -EBADF;
+	if (w->err)
+		return w->err;
+	l = w->last_cap ? last_slot(w, path) : NULL;
+	if (!l || !l->path || l->len == SIZE_MAX)
+		return -ENOENT;
+	if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns, mono_ns,
+		    l->len, path) < 0) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	w->last_repeat = 1;
+	w->records++;
+	return 0;
+}
+
 int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			  const char *path, int err)
 {

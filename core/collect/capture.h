@@ -50,6 +50,13 @@ struct capture_writer {
 int capture_writer__open(struct capture_writer *w, const char *raw_dir, const char *stream);
 int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			   const char *path, const void *buf, size_t len, int truncated);
+/*
+ * A '=' record for path, whose bytes the caller knows are those of its last
+ * record (a task source's unchanged process): no payload to compare. 0, or
+ * -ENOENT when path has no last payload to repeat (write it in full).
+ */
+int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns,
+			   int64_t mono_ns, const char *path);
 int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			  const char *path, int err);
 /* Flush and close; returns the sticky error, if any. */

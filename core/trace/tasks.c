@@ -316,7 +316,7 @@ static void fill_sample(struct trace_tasks *t, const struct proc_fold *p, struct
 	s->state = state_letter(l->state, l->exit_state);
 	s->kernel_thread = !!(l->flags & TASKS_KTHREAD);
 	s->processor = (int)l->cpu;
-	s->uid = l->uid;
+	s->uid = l->uid == (uint32_t)-1 ? -1 : (int64_t)l->uid;
 	s->starttime = to_ticks(t, l->start_boottime);
 	cputime_adjust(t, p, &ut, &st);
 	s->utime = to_ticks(t, ut);

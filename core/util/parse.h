@@ -124,8 +124,8 @@ int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out);
  * "PID (COMM) STATE PPID KTHREAD THREADS RSS_PAGES PROCESSOR UTIME STIME
  * MINFLT MAJFLT BLKIO_TICKS STARTTIME UID VOL_CTXT NONVOL_CTXT RUN_NS WAIT_NS
  * SLICES FDS NOFILE_SOFT NOFILE_HARD RCHAR WCHAR SYSCR SYSCW READ_BYTES
- * WRITE_BYTES"; FDS and the six I/O counters may be "-" (unknown: all six
- * or none), the limits "unlimited".
+ * WRITE_BYTES"; UID, FDS and the six I/O counters may be "-" (unknown: all
+ * six or none), the limits "unlimited".
  */
 struct pid_task {
 	int pid, ppid;

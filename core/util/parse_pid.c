@@ -171,7 +171,7 @@ static const struct {
 } task_fields[] = {
 	TASK_U64(ppid_u), TASK_U64(kthread_u), TASK_U64(threads), TASK_U64(rss_pages),
 	TASK_U64(processor_u), TASK_U64(utime), TASK_U64(stime), TASK_U64(minflt),
-	TASK_U64(majflt), TASK_U64(blkio_ticks), TASK_U64(starttime), TASK_U64(uid_u),
+	TASK_U64(majflt), TASK_U64(blkio_ticks), TASK_U64(starttime), { offsetof(struct pid_task, uid_u), 1 },
 	TASK_U64(vol_ctxt), TASK_U64(nonvol_ctxt), TASK_U64(run_ns), TASK_U64(wait_ns),
 	TASK_U64(slices), { offsetof(struct pid_task, fds_u), 1 },
 	{ offsetof(struct pid_task, nofile_soft), 2 }, { offsetof(struct pid_task, nofile_hard), 2 },
