@@ -70,9 +70,10 @@ struct mm_struct___old {
 /*
  * One rss counter of mm (MM_FILEPAGES 0, MM_ANONPAGES 1, MM_SHMEMPAGES 3), in
  * pages: the kernel's own approximation, as get_mm_counter() and
- * /proc/PID/stat read it.
+ * /proc/PID/stat read it. direct: mm is a BTF-typed pointer (an iterator's,
+ * tp_btf's), read with plain loads; else through bpf_probe_read_kernel.
  */
-static __always_inline __u64 sonde_rss_pages(struct mm_struct *mm, int which)
+static __always_inline __u64 sonde_rss_pages_how(struct mm_struct *mm, int which, int direct)
 {
 	long v;
 
@@ -80,11 +81,15 @@ static __always_inline __u64 sonde_rss_pages(struct mm_struct *mm, int which)
 		struct mm_struct___old *old = (void *)mm;
 
 		v = BPF_CORE_READ(old, rss_stat.count[which].counter);
+	} else if (direct) {
+		v = mm->rss_stat[which].count;
 	} else {
 		/* percpu_counter.count without the per-CPU deltas, as get_mm_counter() reads it */
 		v = BPF_CORE_READ(mm, rss_stat[which].count);
 	}
 	return v > 0 ? (__u64)v : 0;
 }
+
+#define sonde_rss_pages(mm, which) sonde_rss_pages_how(mm, which, 0)
 
 #endif

@@ -107,7 +107,8 @@ static __always_inline void fill_leader(struct tasks_rec *r, struct task_struct 
 		r->blkio_delay = delays->blkio_delay;
 	if (mm) {
 		r->flags |= TASKS_HAVE_MM;
-		r->rss_pages = sonde_rss_pages(mm, 0) + sonde_rss_pages(mm, 1) + sonde_rss_pages(mm, 3);
+		r->rss_pages = sonde_rss_pages_how(mm, 0, 1) + sonde_rss_pages_how(mm, 1, 1) +
+			       sonde_rss_pages_how(mm, 3, 1);
 	}
 	if (sig) {
 		r->nr_threads = sig->nr_threads;
@@ -148,7 +149,8 @@ int dump_task(struct bpf_iter__task *ctx)
 	else
 		r.cpu = BPF_CORE_READ((struct task_struct___old *)task, cpu);
 	r.uid = task->real_cred ? task->real_cred->uid.val : (__u32)-1; /* INVALID_UID: unknown */
-	bpf_probe_read_kernel(r.comm, sizeof(r.comm), task->comm);
+	/* two plain loads of the 16-byte name, the verifier checks them against task_struct */
+	__builtin_memcpy(r.comm, task->comm, sizeof(r.comm));
 	r.utime = task->utime;
 	r.stime = task->stime;
 	r.sum_exec = task->se.sum_exec_runtime;
