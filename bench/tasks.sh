@@ -50,7 +50,7 @@ bench_one() {
 bench_tasks_section() {
 	local iw ic ir icap isrc pw pc pr pcap psrc
 	echo
-	echo "sampling every process ($(ls -d /proc/[0-9]* | wc -l) alive), the checks that read them and no BPF tool:"
+	echo "sampling every process ($(ls -d /proc/[0-9]* 2>/dev/null | wc -l) alive), the checks that read them and no BPF tool:"
 	bench_one iter "${TASKS_CHECKS[@]}" --no-perf --no-drilldown
 	iw=$R_WALL ic=$R_CPU ir=$R_RSS icap=$R_CAP isrc=$R_SRC
 	bench_one proc "${TASKS_CHECKS[@]}" --no-perf --no-drilldown --no-bpf
@@ -69,7 +69,7 @@ bench_tasks_section() {
 	echo "sonde run --window $WINDOW --no-drilldown (default checks), issue 18's targets at 10,000 processes:"
 	bench_one scale --no-drilldown
 	local alive at10k excess
-	alive=$(ls -d /proc/[0-9]* | wc -l)
+	alive=$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)
 	at10k=$([ "$PROCS" -ge 10000 ] && echo 1 || echo 0)
 	excess=$(awk -v w="$R_WALL" -v r="$WINDOW" 'BEGIN { printf "%.2f", w - r }')
 	v() { [ "$at10k" = 1 ] && verdict "$@" || echo "(at 10,000)"; }
