@@ -17,7 +17,8 @@
 TASKS_CHECKS=(--check workload.process-who --check use.cpu-utilization --check use.memory-utilization
 	--check use.task-utilization --check use.fd-utilization)
 
-# bench_one NAME ARGS...: one sonde run; sets R_WALL R_CPU R_RSS (MiB) R_CAP R_SRC R_RC
+# bench_one NAME ARGS...: one sonde run; sets R_WALL R_CPU R_RSS (MiB) R_CAP R_SRC R_RC, and
+# R_ROUNDS (CPU-s of the sampling rounds) R_PERPROC (their us per process per round)
 bench_one() {
 	local name=$1 d="$T/tasks-$1" b
 	shift
@@ -42,7 +43,13 @@ bench_one() {
 	R_CAP=$(tar -xJOf "$b" findings.json 2>/dev/null | jq -r '.cost.captured_bytes // 0')
 	[ -n "$R_RSS" ] || R_RSS=$(tar -xJOf "$b" findings.json 2>/dev/null |
 		jq -r '.cost.peak_rss_bytes / 1048576 * 10 | round / 10')
-	R_SRC=$(tar -xJOf "$b" raw/sonde.cap 2>/dev/null | sed -n 's/^tasks_source: //p' | head -1)
+	tar -xJOf "$b" raw/sonde.cap >"$d.facts" 2>/dev/null
+	R_SRC=$(sed -n 's/^tasks_source: //p' "$d.facts" | head -1)
+	# the sampling rounds alone (their thread's CPU), and per process per round
+	R_ROUNDS=$(awk '/^rounds_cpu_ns: / { printf "%.3f", $2 / 1e9 }' "$d.facts")
+	R_PERPROC=$(awk -v n="$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)" '
+		/^samples: / { s = $2 } /^rounds_cpu_ns: / { c = $2 }
+		END { if (s > 0 && n > 0) printf "%.1f", c / 1e3 / s / n }' "$d.facts")
 	R_WIN=$(tar -xJOf "$b" findings.json 2>/dev/null | jq -r '.window.seconds // 0')
 	[ "$R_RC" = 0 ] || sed "s/^/  $name: /" "$d.err" >&2
 }
@@ -52,14 +59,18 @@ bench_tasks_section() {
 	echo
 	echo "sampling every process ($(ls -d /proc/[0-9]* 2>/dev/null | wc -l) alive), the checks that read them and no BPF tool:"
 	bench_one iter "${TASKS_CHECKS[@]}" --no-perf --no-drilldown
-	iw=$R_WALL ic=$R_CPU ir=$R_RSS icap=$R_CAP isrc=$R_SRC
+	iw=$R_WALL ic=$R_CPU ir=$R_RSS icap=$R_CAP isrc=$R_SRC iro=$R_ROUNDS ipp=$R_PERPROC
 	bench_one proc "${TASKS_CHECKS[@]}" --no-perf --no-drilldown --no-bpf
-	pw=$R_WALL pc=$R_CPU pr=$R_RSS pcap=$R_CAP psrc=$R_SRC
+	pw=$R_WALL pc=$R_CPU pr=$R_RSS pcap=$R_CAP psrc=$R_SRC pro=$R_ROUNDS ppp=$R_PERPROC
 	printf "%-40s %14s %14s %8s\n" "figure" "task iterator" "/proc walk" "ratio"
 	printf "%-40s %14s %14s %8s\n" "  (tasks_source in the run facts)" "${isrc:-?}" "${psrc:-?}" ""
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 	printf "%-40s %12.2f s %12.2f s %8s\n" "wall time" "$iw" "$pw" "$(ratio "$iw" "$pw")"
 	printf "%-40s %12.2f s %12.2f s %8s\n" "CPU time, user + sys" "$ic" "$pc" "$(ratio "$ic" "$pc")"
+	printf "%-40s %12.3f s %12.3f s %8s\n" "  of which the sampling rounds" "${iro:-0}" "${pro:-0}" \
+		"$(ratio "${iro:-0}" "${pro:-0}")"
+	printf "%-40s %11.1f us %11.1f us %8s\n" "  per process per round" "${ipp:-0}" "${ppp:-0}" \
+		"$(ratio "${ipp:-0}" "${ppp:-0}")"
 	printf "%-40s %10.1f MiB %10.1f MiB %8s\n" "peak RSS" "$ir" "$pr" "$(ratio "$ir" "$pr")"
 	printf "%-40s %10.2f MiB %10.2f MiB %8s\n" "captured (raw/, payload bytes)" \
 		"$(awk -v b="$icap" 'BEGIN { print b / 1048576 }')" \
@@ -78,6 +89,8 @@ bench_tasks_section() {
 	printf "%-40s %14.3f s %12s\n" "  the window itself (.window.seconds)" "$R_WIN" ""
 	printf "%-40s %14.2f s %12s  %s\n" "CPU time, user + sys" "$R_CPU" "<= 0.6 s" \
 		"$(v "$R_CPU" "<=" 0.6)"
+	printf "%-40s %14.3f s %12s\n" "  of which the sampling rounds" "${R_ROUNDS:-0}" ""
+	printf "%-40s %13.1f us %12s\n" "  per process per round" "${R_PERPROC:-0}" ""
 	printf "%-40s %12.1f MiB %12s  %s\n" "peak RSS" "$R_RSS" "<= 60 MiB" "$(v "$R_RSS" "<=" 60)"
 	printf "%-40s %16s\n" "tasks_source" "${R_SRC:-?}"
 	printf "%-40s %16s\n" "processes alive" "$alive"

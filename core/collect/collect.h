@@ -146,6 +146,8 @@ struct window_result {
 	int abandoned;          /* a round hung and was given up: its thread is left blocked */
 	char stop_reason[400];  /* "complete", "interrupted after 3.2 s", "timed out: ..." */
 	uint64_t reads, read_bytes, read_errors, capture_bytes;
+	/* CPU time of the sampling rounds (their thread's, syscalls included); the costliest one's */
+	int64_t rounds_cpu_ns, max_round_cpu_ns;
 };
 
 /*

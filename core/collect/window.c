@@ -94,6 +94,7 @@ struct round_worker {
 	struct collector_state *st;
 	size_t nst;
 	struct reader *rd;
+	int64_t cpu_ns, max_cpu_ns;  /* the rounds' CPU time in this thread, its syscalls included */
 };
 
 /*
@@ -149,11 +150,13 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
 		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
 		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
-		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n%s",
+		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n%s"
+		     "rounds_cpu_ns: %" PRId64 "\nmax_round_cpu_ns: %" PRId64 "\n",
 		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
 		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
 		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
-		     (long)getpid(), (int)geteuid(), hidepid, source);
+		     (long)getpid(), (int)geteuid(), hidepid, source, res->rounds_cpu_ns,
+		     res->max_round_cpu_ns);
 	if (n >= (int)sizeof(txt))
 		n = (int)sizeof(txt) - 1;
 	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
@@ -163,6 +166,7 @@ static void *round_main(void *arg)
 {
 	struct round_worker *wk = arg;
 	sigset_t all;
+	int64_t c0;
 
 	/* Signals are the main thread's business. */
 	sigfillset(&all);
@@ -174,8 +178,13 @@ static void *round_main(void *arg)
 		if (wk->quit)
 			break;
 		wk->go = 0;
+		c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID);
 		for (size_t i = 0; i < wk->nst; i++)
 			wk->st[i].c->sample(&wk->st[i], wk->rd, &wk->st[i].w, wk->phase);
+		c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		wk->cpu_ns += c0;
+		if (c0 > wk->max_cpu_ns)
+			wk->max_cpu_ns = c0;
 		wk->done = 1;
 		pthread_cond_broadcast(&wk->cv);
 	}
@@ -334,6 +343,8 @@ static void window__rounds(struct window *win, const struct window_opts *o,
 			nproc += win->st[i].nproc;
 		}
 		res->samples = seq + 1;
+		res->rounds_cpu_ns = win->wk.cpu_ns;
+		res->max_round_cpu_ns = win->wk.max_cpu_ns;
 		if (last)
 			return;
 		if (o->tick)

@@ -94,6 +94,11 @@ ok "--no-bpf: /proc/PID records, no task records" \
 for src in iter proc; do
 	[ "$src" = iter ] && [ "$iter" != bpf_iter_task ] && continue
 	F=$T/$src.json
+	# the rounds' CPU time, what make bench divides per process: within the run's own
+	rounds=$(sed -n 's/^rounds_cpu_ns: //p' "$T/$src.facts")
+	diag "$src: the sampling rounds took ${rounds:-?} ns of CPU"
+	ok "$src: the run facts hold the rounds' CPU time, more than 0, less than the run's" \
+		jq_true --argjson r "${rounds:-0}" '$r > 0 and $r / 1e9 < .cost.cpu_seconds' "$F"
 	ok "$src: fd-utilization's top process is ours, $FDS fds of 50" jq_true --argjson p "$HOLDER" \
 		--argjson n "$FDS" '.checks[] | select(.id == "use.fd-utilization") | .evidence[]
 		| select(.title? | test("nearest")) | .rows[0] | .[0] == ($p | tostring) and .[2] == ($n | tostring) and .[3] == "50"' "$F"
