@@ -246,6 +246,11 @@ int analysis__open_limited(struct analysis *an, const char *raw_dir,
 
 /* ---- per-process summaries ---- */
 
+/* The cumulative counters both /proc/PID/stat and a task record carry. */
+struct task_counters {
+	uint64_t utime, stime, minflt, majflt, blkio;
+};
+
 struct task_build {
 	struct task_summary s;
 	const char *stat_data;    /* payload of the last stat parsed: a repeat ('=') shares it */
@@ -257,8 +262,7 @@ struct task_build {
 	uint64_t vol0, nonvol0;
 	int have_sched0, have_sched1;
 	struct pid_schedstat sched0, sched1;
-	uint64_t utime0, stime0, minflt0, majflt0, blkio0;
-	uint64_t utime1, stime1, minflt1, majflt1, blkio1;
+	struct task_counters c0, c1; /* at first sight, and the latest */
 };
 
 struct task_index {
@@ -397,6 +401,34 @@ static struct task_build *task_table__first(struct task_table *tt, const struct 
 	return t;
 }
 
+/* A record of t was read: seen up to here; a repeat ('=') of it shares its payload. */
+static void task_build__seen(struct task_build *t, const struct analysis *an,
+			     const struct capture_rec *r)
+{
+	t->last_seq = r->seq;
+	t->s.last_t = analysis__t(an, r);
+	t->stat_data = r->data;
+}
+
+/*
+ * The process a record with these counters is of: t, or a new one when there
+ * was none or the pid was reused (its starttime differs); NULL without memory.
+ */
+static struct task_build *task_table__counters(struct task_table *tt, const struct analysis *an,
+					       struct task_build *t, int pid,
+					       const struct capture_rec *r, uint64_t starttime,
+					       struct task_counters now)
+{
+	if (!t || t->s.starttime != starttime) {
+		t = task_table__first(tt, an, pid, r, starttime);
+		if (!t)
+			return NULL;
+		t->c0 = now;
+	}
+	t->c1 = now;
+	return t;
+}
+
 /* One /proc/PID/stat record: a new process, or the latest values of a known one. */
 static int task_table__stat(struct task_table *tt, const struct analysis *an,
 			    struct task_build *t, int pid, const struct capture_rec *r)
@@ -405,37 +437,23 @@ static int task_table__stat(struct task_table *tt, const struct analysis *an,
 
 	/* The same bytes as last round (an idle process): only the time moves. */
 	if (t && r->data == t->stat_data) {
-		t->last_seq = r->seq;
-		t->s.last_t = analysis__t(an, r);
+		task_build__seen(t, an, r);
 		return 0;
 	}
 	if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
 		return 0;
-	if (!t || t->s.starttime != ps.starttime) {
-		/* A new process, or a pid reused by a new one (starttime differs). */
-		t = task_table__first(tt, an, pid, r, ps.starttime);
-		if (!t)
-			return -ENOMEM;
-		t->utime0 = ps.utime;
-		t->stime0 = ps.stime;
-		t->minflt0 = ps.minflt;
-		t->majflt0 = ps.majflt;
-		t->blkio0 = ps.blkio_ticks;
-	}
+	t = task_table__counters(tt, an, t, pid, r, ps.starttime,
+				 (struct task_counters){ ps.utime, ps.stime, ps.minflt, ps.majflt,
+							 ps.blkio_ticks });
+	if (!t)
+		return -ENOMEM;
 	memcpy(t->s.comm, ps.comm, sizeof(t->s.comm));
 	t->s.ppid = ps.ppid;
 	t->s.state = ps.state;
 	t->s.threads = ps.num_threads;
 	t->s.rss_bytes = ps.rss_pages * (uint64_t)an->page_size;
 	t->s.processor = ps.processor;
-	t->utime1 = ps.utime;
-	t->stime1 = ps.stime;
-	t->minflt1 = ps.minflt;
-	t->majflt1 = ps.majflt;
-	t->blkio1 = ps.blkio_ticks;
-	t->last_seq = r->seq;
-	t->s.last_t = analysis__t(an, r);
-	t->stat_data = r->data;
+	task_build__seen(t, an, r);
 	return 0;
 }
 
@@ -449,22 +467,16 @@ static int task_table__task(struct task_table *tt, const struct analysis *an,
 	struct pid_task pt;
 
 	if (t && r->data == t->stat_data) {
-		t->last_seq = r->seq;
-		t->s.last_t = analysis__t(an, r);
+		task_build__seen(t, an, r);
 		return 0;
 	}
 	if (parse_task_record(r->data, r->len, &pt))
 		return 0;
-	if (!t || t->s.starttime != pt.starttime) {
-		t = task_table__first(tt, an, pid, r, pt.starttime);
-		if (!t)
-			return -ENOMEM;
-		t->utime0 = pt.utime;
-		t->stime0 = pt.stime;
-		t->minflt0 = pt.minflt;
-		t->majflt0 = pt.majflt;
-		t->blkio0 = pt.blkio_ticks;
-	}
+	t = task_table__counters(tt, an, t, pid, r, pt.starttime,
+				 (struct task_counters){ pt.utime, pt.stime, pt.minflt, pt.majflt,
+							 pt.blkio_ticks });
+	if (!t)
+		return -ENOMEM;
 	snprintf(t->s.comm, sizeof(t->s.comm), "%s", pt.comm);
 	t->kthread = pt.kernel_thread;
 	t->s.ppid = pt.ppid;
@@ -473,11 +485,6 @@ static int task_table__task(struct task_table *tt, const struct analysis *an,
 	t->s.rss_bytes = pt.rss_pages * (uint64_t)an->page_size;
 	t->s.processor = pt.processor;
 	t->s.uid = pt.uid;
-	t->utime1 = pt.utime;
-	t->stime1 = pt.stime;
-	t->minflt1 = pt.minflt;
-	t->majflt1 = pt.majflt;
-	t->blkio1 = pt.blkio_ticks;
 	if (!t->have_ctxt0 && r->seq == t->first_seq) {
 		t->have_ctxt0 = 1;
 		t->vol0 = pt.vol_ctxt;
@@ -514,9 +521,7 @@ static int task_table__task(struct task_table *tt, const struct analysis *an,
 		t->s.nofile_soft = pt.nofile_soft;
 		t->s.nofile_hard = pt.nofile_hard;
 	}
-	t->last_seq = r->seq;
-	t->s.last_t = analysis__t(an, r);
-	t->stat_data = r->data;
+	task_build__seen(t, an, r);
 	return 0;
 }
 
@@ -573,7 +578,7 @@ static void task_build__summarize(const struct analysis *an, struct task_build *
 	s->started = t->first_seq > 0 || born;
 	s->exited = t->last_seq < max_seq;
 	if (born) {
-		t->utime0 = t->stime0 = t->minflt0 = t->majflt0 = t->blkio0 = 0;
+		memset(&t->c0, 0, sizeof(t->c0));
 		memset(&t->io0, 0, sizeof(t->io0));
 		t->have_first_io = t->have_last_io;
 		t->vol0 = t->nonvol0 = 0;
@@ -581,11 +586,11 @@ static void task_build__summarize(const struct analysis *an, struct task_build *
 		memset(&t->sched0, 0, sizeof(t->sched0));
 		t->have_sched0 = t->have_sched1;
 	}
-	s->utime = counter__delta(t->utime0, t->utime1, NULL);
-	s->stime = counter__delta(t->stime0, t->stime1, NULL);
-	s->minflt = counter__delta(t->minflt0, t->minflt1, NULL);
-	s->majflt = counter__delta(t->majflt0, t->majflt1, NULL);
-	s->blkio_ticks = counter__delta(t->blkio0, t->blkio1, NULL);
+	s->utime = counter__delta(t->c0.utime, t->c1.utime, NULL);
+	s->stime = counter__delta(t->c0.stime, t->c1.stime, NULL);
+	s->minflt = counter__delta(t->c0.minflt, t->c1.minflt, NULL);
+	s->majflt = counter__delta(t->c0.majflt, t->c1.majflt, NULL);
+	s->blkio_ticks = counter__delta(t->c0.blkio, t->c1.blkio, NULL);
 	s->has_io = t->have_first_io && t->have_last_io;
 	if (s->has_io) {
 		s->read_bytes = counter__delta(t->io0.read_bytes, t->io1.read_bytes, NULL);
