@@ -23,6 +23,7 @@ struct reader {
 	size_t cap;
 	uint32_t seq;     /* current sample round */
 	uint64_t reads, read_bytes, read_errors;
+	uint64_t finished;  /* opens and reads ended, failed too: the watchdog's sign of life (atomic) */
 	/*
 	 * Set while a sampling round runs in the window's worker thread: released
 	 * around every open/read, so the watchdog can take it while a read blocks
@@ -128,7 +129,7 @@ struct window_opts {
 	int progress;           /* draw a progress line on stderr */
 	volatile sig_atomic_t *stop; /* set by a signal handler: end the window early
 				      * (STOP_SIGNAL, STOP_DEADLINE) */
-	double stall_s;         /* a sampling round longer than this is abandoned (a hung read) */
+	double stall_s;         /* a round with no read ending for this long is abandoned (hung) */
 	/* called after every sampling round (the overhead guard); may be NULL */
 	void (*tick)(void *arg, int64_t now_mono_ns, int64_t start_mono_ns);
 	void *tick_arg;

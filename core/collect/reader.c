@@ -62,6 +62,7 @@ static int reader__read_flags(struct reader *rd, const char *path, size_t cap, u
 	if (fd < 0) {
 		err = -errno;
 		rd->read_errors++;
+		__atomic_add_fetch(&rd->finished, 1, __ATOMIC_RELAXED);
 		if (rd->lock)
 			pthread_mutex_lock(rd->lock);
 		return err;
@@ -108,6 +109,7 @@ static int reader__read_flags(struct reader *rd, const char *path, size_t cap, u
 	rd->read_bytes += got;
 cleanup:
 	close(fd);
+	__atomic_add_fetch(&rd->finished, 1, __ATOMIC_RELAXED);
 	if (rd->lock)
 		pthread_mutex_lock(rd->lock);
 	return err;

@@ -192,21 +192,42 @@ static void *round_main(void *arg)
 	return NULL;
 }
 
-/* Run one round in the worker (main holds wk->mu). 0, or -ETIMEDOUT when it was given up. */
-static int round_run(struct round_worker *wk, int phase, double stall_s)
+/*
+ * Run one round in the worker (main holds wk->mu). A round is hung when no
+ * read ended for stall_s; one that is slow but moving (10,000 processes on a
+ * host whose CPUs are all taken) is waited for, up to max_s + stall_s in all.
+ * 0, or -ETIMEDOUT (hung) or -ETIME (still moving then) when it was given up.
+ */
+static int round_run(struct round_worker *wk, int phase, double stall_s, double max_s)
 {
 	struct timespec dl;
-	int64_t deadline = clock__ns(CLOCK_MONOTONIC) + (int64_t)(stall_s * 1e9);
+	/* looked at five times per stall_s: a hang is told within a fifth of it */
+	int64_t poll = (int64_t)(stall_s * 1e9) / 5, now = clock__ns(CLOCK_MONOTONIC), moved = now;
+	int64_t limit = now + (int64_t)((max_s + stall_s) * 1e9), next;
+	uint64_t seen = __atomic_load_n(&wk->rd->finished, __ATOMIC_RELAXED), cur;
 
 	wk->phase = phase;
 	wk->done = 0;
 	wk->go = 1;
 	pthread_cond_broadcast(&wk->cv);
-	dl.tv_sec = deadline / 1000000000;
-	dl.tv_nsec = deadline % 1000000000;
-	while (!wk->done)
-		if (pthread_cond_timedwait(&wk->cv, &wk->mu, &dl) == ETIMEDOUT && !wk->done)
+	next = now + poll;
+	while (!wk->done) {
+		dl.tv_sec = next / 1000000000;
+		dl.tv_nsec = next % 1000000000;
+		if (pthread_cond_timedwait(&wk->cv, &wk->mu, &dl) != ETIMEDOUT || wk->done)
+			continue;
+		cur = __atomic_load_n(&wk->rd->finished, __ATOMIC_RELAXED);
+		now = clock__ns(CLOCK_MONOTONIC);
+		if (cur != seen) {
+			seen = cur;
+			moved = now;
+		} else if (now - moved >= (int64_t)(stall_s * 1e9)) {
 			return -ETIMEDOUT;
+		}
+		if (now >= limit)
+			return -ETIME;
+		next = now + poll;
+	}
 	return 0;
 }
 
@@ -313,7 +334,7 @@ static void window__rounds(struct window *win, const struct window_opts *o,
 {
 	double stall_s = o->stall_s > 0 ? o->stall_s : 5;
 	int64_t t0, end, interval_ns = (int64_t)(o->interval_s * 1e9);
-	int last = 0;
+	int last = 0, rc;
 
 	res->start_wall_ns = clock__ns(CLOCK_REALTIME);
 	t0 = res->start_mono_ns = clock__ns(CLOCK_MONOTONIC);
@@ -325,17 +346,25 @@ static void window__rounds(struct window *win, const struct window_opts *o,
 		uint64_t bytes = 0, nproc = 0;
 
 		win->rd.seq = seq;
-		if (round_run(&win->wk, PHASE_TICK | (seq == 0 ? PHASE_FIRST : 0) |
-						(last ? PHASE_LAST : 0),
-			      stall_s) == -ETIMEDOUT) {
+		rc = round_run(&win->wk, PHASE_TICK | (seq == 0 ? PHASE_FIRST : 0) |
+					      (last ? PHASE_LAST : 0),
+			       stall_s, o->window_s);
+		if (rc) {
 			int64_t now = clock__ns(CLOCK_MONOTONIC);
 
 			/* Keep wk.mu: the worker stays blocked; its round is not counted. */
 			res->abandoned = res->partial = 1;
-			snprintf(res->stop_reason, sizeof(res->stop_reason),
-				 "timed out after %.1f s: no answer in %.1f s reading %s (the "
-				 "window ended there)",
-				 (double)(now - t0) / 1e9, stall_s, win->rd.current);
+			if (rc == -ETIMEDOUT)
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "timed out after %.1f s: no answer in %.1f s reading %s "
+					 "(the window ended there)",
+					 (double)(now - t0) / 1e9, stall_s, win->rd.current);
+			else
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "timed out after %.1f s: a sampling round still not done "
+					 "after %.1f s, reading %s (the window ended there)",
+					 (double)(now - t0) / 1e9, o->window_s + stall_s,
+					 win->rd.current);
 			return;
 		}
 		for (size_t i = 0; i < win->nst; i++) {
