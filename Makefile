@@ -7,7 +7,7 @@ VERSION := 0.1.0
 SHELL := /bin/bash
 CC ?= cc
 BUILD := build
-PKGS := lua5.4 libcmark libarchive libcurl
+PKGS := lua5.4 libcmark libarchive libcurl libmd
 
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
@@ -15,7 +15,7 @@ PKGS := lua5.4 libcmark libarchive libcurl
 # for luacheck over checks/, methodologies/ and ranking/; libcurl for run --upload;
 # prometheus, prometheus-node-exporter, ansible-core, openssh-server, python3 and
 # openssl for the fleet tests: the Prometheus round trip, the playbook over ssh,
-# the upload server); installing (build-aux/install.mk: scdoc for the man pages,
+# the upload server); libmd-dev for SHA-256; installing (build-aux/install.mk: scdoc for the man pages,
 # man-db to read them, bash-completion, zsh and tmux (a real TAB) to test completion,
 # debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
 # fresh-machine test).
@@ -24,7 +24,8 @@ DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev
 	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
-	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap
+	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
+	    libmd-dev
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -43,9 +44,13 @@ BPF_CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 TRACE_TOOLS := $(shell sed -n 's/^TRACE_TOOL(\([a-z0-9_]*\))$$/\1/p' core/trace/tools.h)
-BPF_SKELS := $(TRACE_TOOLS:%=$(BUILD)/bpf/%.skel.h)
+# BPF programs that are not tools of the window: the task iterator the pids
+# collector samples (bpf/tasks.bpf.c, core/trace/tasks.c). tests/layout/bpf-tools.t reads this line.
+BPF_ITERS := tasks
+BPF_PROGS := $(TRACE_TOOLS) $(BPF_ITERS)
+BPF_SKELS := $(BPF_PROGS:%=$(BUILD)/bpf/%.skel.h)
 # kept (not removed as intermediates): `make check`'s last line stays prove's summary
-.SECONDARY: $(TRACE_TOOLS:%=$(BUILD)/bpf/%.bpf.o)
+.SECONDARY: $(BPF_PROGS:%=$(BUILD)/bpf/%.bpf.o)
 
 # core/<layer>/*.c (docs/architecture.md); main.c alone at the top. Objects
 # mirror the tree under build/; -MMD -MP writes each object's header
@@ -71,7 +76,7 @@ $(BUILD)/%.o: core/%.c
 
 # A tool's C side includes its skeleton, generated first (an order-only
 # prerequisite: -MMD records the real dependency once it has been built).
-TOOL_OBJS := $(TRACE_TOOLS:%=$(BUILD)/trace/%.o)
+TOOL_OBJS := $(BPF_PROGS:%=$(BUILD)/trace/%.o)
 $(TOOL_OBJS): $(BUILD)/trace/%.o: core/trace/%.c | $(BUILD)/bpf/%.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
@@ -177,7 +182,7 @@ FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)
 	@mkdir -p $(BUILD)/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive $(fuzz_$*_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive -lmd $(fuzz_$*_LIBS) -lm
 
 # it links core/trace/<tool>.c, which include the generated skeletons and syscall names
 $(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(BUILD)/syscall_names.h

@@ -10,6 +10,8 @@
 # The difference is what the BPF tools and perf counters cost sonde itself
 # (loading and verifying the programs, reading their maps, symbolizing); their
 # programs' own run time in the kernel is in the report's appendix.
+# Then bench/tasks.sh: the process sampling, task iterator against /proc, and
+# a run without drill-down against issue 18's targets at 10,000 processes.
 # Prints a table with PASS/FAIL per target and exits 0 either way (this is a
 # benchmark, not a test); exits non-zero only when it cannot run at all.
 #
@@ -228,4 +230,7 @@ fi
 echo
 echo "sonde's .cost is measured before the reports are rendered and the bundle is"
 echo "compressed; the CPU and wall figures above include both."
+# the process sampling: task iterator against /proc, and issue 18's scale targets
+. "$TOP/bench/tasks.sh"
+bench_tasks_section
 exit 0

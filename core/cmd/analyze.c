@@ -82,6 +82,7 @@ int cmd_analyze(int argc, char **argv)
 	struct run_outcome oc = { 0 };
 	char raw[4200], stage[4096], err[1024], dir[4096];
 	struct analysis an;
+	struct capture_limits lim = capture_default_limits;
 	int idx, code, opened;
 
 	run_opts__init(&o, "analyze");
@@ -99,7 +100,9 @@ int cmd_analyze(int argc, char **argv)
 	if (o.out_dir)
 		run_plan__check_out_dir(o.cmd, o.out_dir);
 	run_plan__make(&plan, &o);
-	if (analysis__open(&an, raw, err, sizeof(err))) {
+	/* The captures are parsed under the memory limit the bundle was extracted under. */
+	lim.max_memory_bytes = bundle_open_default_limits.max_memory_bytes;
+	if (analysis__open_limited(&an, raw, &lim, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		return EXIT_RUN_FAILED;
 	}

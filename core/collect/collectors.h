@@ -17,8 +17,10 @@
 
 /* pids: how many reads in a row a process's stat came back unchanged */
 struct idle_slot {
-	int pid;      /* 0: empty */
-	uint8_t same; /* saturates at 255 */
+	int pid;       /* 0: empty */
+	uint8_t same;  /* saturates at 255 */
+	uint32_t pass; /* the round (+1) a task source last gave this pid */
+	struct task_sample *last; /* what the task source gave last, as written */
 };
 
 struct cg_state;
@@ -34,6 +36,12 @@ struct collector_state {
 	struct idle_slot *idle; /* pids: open addressing on the pid */
 	size_t idle_cap, idle_n;
 	uint64_t nproc;         /* pids: processes in the last round */
+	const struct task_source *tasks; /* pids: where processes come from, NULL: /proc */
+	char tasks_why[256];    /* pids: why /proc is read ("" while the source serves) */
+	uint64_t tasks_missed;  /* pids: most processes in one round /proc listed and the source not */
+	int missed[64];         /* pids: those of the last listing, read from /proc in the rounds between */
+	size_t nmissed;
+	struct strbuf line;     /* pids: the record being composed */
 	struct cg_state *cg;    /* proc.cgroups: the hierarchies and the cgroups kept */
 };
 

@@ -52,7 +52,7 @@ struct host_context {
 };
 
 /* The facts from a window's streams (host and host.context). 0 or -ENOMEM. */
-int host_context__read(const struct capture_set *cs, struct host_context *hc);
+int host_context__read(struct capture_set *cs, struct host_context *hc);
 void host_context__free(struct host_context *hc);
 /* What a taint letter means ("W" -> "a kernel warning was issued"), or NULL. */
 const char *host_context__taint_meaning(char letter);

@@ -377,7 +377,7 @@ static void read_cgroup(const struct capture_stream *st, struct host_context *hc
 		snprintf(hc->cgroup, sizeof(hc->cgroup), "v1");
 }
 
-int host_context__read(const struct capture_set *cs, struct host_context *hc)
+int host_context__read(struct capture_set *cs, struct host_context *hc)
 {
 	const struct capture_stream *st = capture_set__stream(cs, HOSTCTX_STREAM);
 	const struct capture_stream *host = capture_set__stream(cs, "host");

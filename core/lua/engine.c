@@ -183,7 +183,12 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 	pid_t pid, parent;
 
 	memset(out, 0, sizeof(*out));
-	/* Built once here, so that children share them instead of each building its own. */
+	/*
+	 * Built or loaded once here, so that children share them instead of each
+	 * building its own: the captures the check declared, the process summaries.
+	 */
+	for (size_t i = 0; i < def->collect.n; i++)
+		analysis__preload(an, def->collect.v[i]);
 	analysis__tasks(an, &tasks, &ntasks);
 	if (pipe2(fds, O_CLOEXEC)) {
 		engine_run_here(cat, def, an, lim, out);
