@@ -148,7 +148,7 @@ int cmd_run(int argc, char **argv)
 	run_observe__arm(&o, stage);
 	progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) : o.progress;
 	rc = run_observe__window(&o, (const char *const *)plan.names.v, raw, o.window_s,
-				 o.interval_s, progress, &wr, err, sizeof(err));
+				 o.interval_s, progress, NULL, &wr, err, sizeof(err));
 	/* From here a signal means "stop now": the checks and the bundle take a second or less. */
 	run_observe__stop_aborts();
 	if (rc) {
