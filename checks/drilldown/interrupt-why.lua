@@ -1,4 +1,7 @@
---- CPU in interrupts: the share of each CPU's time in hard interrupt handlers and softirqs, by type.
+--- CPU in interrupts, deeper: the time of each hard interrupt handler and
+-- softirq type, per CPU (BPF hardirqs, softirqs). Both hook every interrupt:
+-- they run in the drill-down window, when the first window's counters
+-- (workload.cpu-what) show a CPU busy in interrupts.
 local hist = require("hist")
 local fmt = require("fmt")
 
@@ -9,10 +12,10 @@ local function span(info, window)
 end
 
 return {
-  id = "workload.cpu-what",
-  title = "What the CPUs do in interrupts",
-  methodology = "workload", resource = "cpu", metric = "what",
-  tags = { "default", "tracing" },
+  id = "drilldown.interrupt-why",
+  title = "Drill-down: which interrupt handlers take the CPU time",
+  methodology = "drilldown", resource = "interrupt", metric = "why",
+  tags = { "drilldown", "tracing" },
   collect = { "bpf.hardirqs", "bpf.softirqs" },
   args = {
     -- A CPU normally spends a few % in interrupts, even under network load when

@@ -1,16 +1,18 @@
---- Kernel mutex saturation: time threads waited to take a contended kernel lock
--- (mutexes, rw-semaphores, spinlocks, ...), from the lock:contention_begin/end
--- tracepoints (BPF klockstat): by lock type, by the function taking the lock,
--- by process. Saturation is the wait: the mean number of threads stalled on a
--- kernel lock, per CPU. Uncontended acquisitions never fire the tracepoints.
+--- Kernel lock contention, deeper: time threads waited to take a contended
+-- kernel lock (mutexes, rw-semaphores, spinlocks, ...), from the
+-- lock:contention_begin/end tracepoints (BPF klockstat, filtered in the kernel
+-- to the processes the first window found spinning): by lock type, by the
+-- function taking the lock, by process. The wait as the mean number of threads
+-- stalled on a kernel lock, per CPU. Uncontended acquisitions never fire the
+-- tracepoints.
 local fmt = require("fmt")
 local hist = require("hist")
 
 return {
-  id = "use.kernel-mutex-saturation",
-  title = "Kernel lock contention",
-  methodology = "use", resource = "kernel-mutex", metric = "saturation",
-  tags = { "default", "tracing" },
+  id = "drilldown.kernel-mutex-who",
+  title = "Drill-down: who waits for which kernel lock",
+  methodology = "drilldown", resource = "kernel-mutex", metric = "who",
+  tags = { "drilldown", "tracing" },
   collect = { "proc.pids", "bpf.klockstat" },
   args = {
     -- Wait time as threads stalled per CPU: 0.1 is a tenth of the host's CPU
@@ -26,7 +28,8 @@ return {
       ctx:unknown("lock_wait_per_cpu", why)
       return
     end
-    local secs = math.max(ctx.window.seconds, 1e-9)
+    -- the tool attaches before the window and may be detached early (a duty cycle): its span
+    local secs = math.max((why.traced_to_s or 0) - (why.traced_from_s or 0), 1e-9)
     local ncpu = math.max(ctx.host.cpus or 1, 1)
     local wait_s = (k.total_us or 0) / 1e6
     local per_cpu = wait_s / secs / ncpu

@@ -1,4 +1,6 @@
---- What the system calls are: rate, top syscalls, who makes them, time in them, errors (BPF syscount).
+--- Syscall-heavy, deeper: every syscall of the processes the first window
+-- named (BPF syscount, filtered in the kernel to them): which syscalls, how
+-- long in them, which fail.
 local fmt = require("fmt")
 
 -- "read", or "#435" for a number the build host's headers did not name
@@ -15,10 +17,10 @@ local function secs(us)
 end
 
 return {
-  id = "workload.syscall-what",
-  title = "What: system calls",
-  methodology = "workload", resource = "syscall", metric = "what",
-  tags = { "default", "tracing" },
+  id = "drilldown.syscall-who",
+  title = "Drill-down: which syscalls, and how long in them",
+  methodology = "drilldown", resource = "syscall", metric = "who",
+  tags = { "drilldown", "tracing" },
   collect = { "bpf.syscount" },
   args = {
     -- Crossing into the kernel and back costs roughly 0.1-0.5 us per syscall
@@ -41,6 +43,13 @@ return {
     local traced = math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9)
     local total = d.syscalls or 0
     local rate = total / traced
+    local only = info.filtered_to
+    if only and #only > 0 then
+      local pids = {}
+      for i, p in ipairs(only) do pids[i] = tostring(p) end
+      ctx:note(string.format("traced only pid %s (the first window's culprits), filtered in the kernel; over %.1f s of the window",
+        table.concat(pids, ", "), traced))
+    end
     ctx:metric("syscalls_per_s", rate, { unit = "/s" })
     ctx:metric("syscalls_per_s_per_cpu", rate / ncpu, { unit = "/s", warn = args.warn_per_cpu })
     if total == 0 then

@@ -1,16 +1,19 @@
---- User mutex saturation: time threads blocked in futex waits (BPF futexctn):
--- a pthread mutex, rwlock, condition variable or semaphore that must wait
--- ends in futex(2). Saturation is the lock-like part: waits of a contended
--- glibc mutex (FUTEX_WAIT expecting 2) and PI locks, as the mean number of
--- threads stalled per CPU; all futex waits (condition variables and idle
--- worker pools included, which are not contention) are shown beside it.
+--- User lock contention, deeper: time threads blocked in futex waits (BPF
+-- futexctn, filtered in the kernel to the processes the first window found in
+-- futex code): a pthread mutex, rwlock, condition variable or semaphore that
+-- must wait ends in futex(2). The lock-like part: waits of a contended glibc
+-- mutex (FUTEX_WAIT expecting 2) and PI locks, as the mean number of threads
+-- stalled per CPU; all futex waits (condition variables and idle worker pools
+-- included, which are not contention) beside it; and the waits the kernel
+-- failed (EDEADLK, EINVAL, EFAULT, ESRCH, EOWNERDEAD: not EAGAIN, ETIMEDOUT or
+-- EINTR, the normal outcomes).
 local hist = require("hist")
 
 return {
-  id = "use.user-mutex-saturation",
-  title = "User lock contention (futex waits)",
-  methodology = "use", resource = "user-mutex", metric = "saturation",
-  tags = { "default", "tracing" },
+  id = "drilldown.user-mutex-who",
+  title = "Drill-down: who waits on which user lock",
+  methodology = "drilldown", resource = "user-mutex", metric = "who",
+  tags = { "drilldown", "tracing" },
   collect = { "proc.pids", "bpf.futexctn" },
   args = {
     -- Threads stalled on a contended mutex, per CPU: 0.25 is a quarter of the
@@ -18,6 +21,7 @@ return {
     -- another. Uncontended mutexes never wait, so a healthy program is near 0.
     warn_wait_per_cpu = { type = "number", default = 0.25, help = "threads waiting for a contended user mutex on average, per CPU, that warns" },
     crit_wait_per_cpu = { type = "number", default = 1, help = "threads waiting for a contended user mutex on average, per CPU, that is critical" },
+    warn_errors = { type = "number", default = 1, help = "failed futex waits that warn" },
   },
 
   run = function(ctx, args)
@@ -26,7 +30,8 @@ return {
       ctx:unknown("mutex_wait_per_cpu", why)
       return
     end
-    local secs = math.max(ctx.window.seconds, 1e-9)
+    -- the tool attaches before the window and may be detached early (a duty cycle): its span
+    local secs = math.max((why.traced_to_s or 0) - (why.traced_from_s or 0), 1e-9)
     local ncpu = math.max(ctx.host.cpus or 1, 1)
     local lock_s = (f.lock_us or 0) / 1e6
     local all_s = (f.total_us or 0) / 1e6
@@ -63,6 +68,17 @@ return {
     if (inf.threads or 0) > 0 then
       ctx:note(string.format("%d threads were still blocked in a futex wait at the end (longest %.1f s): not counted above",
         inf.threads, (inf.longest_us or 0) / 1e6))
+    end
+
+    -- failed waits (the kernel counts none: only futexctn sees them)
+    local nerr = f.errors or 0
+    ctx:metric("futex_wait_errors", nerr, { unit = "count", warn = args.warn_errors })
+    local erows = {}
+    for _, p in ipairs(f.processes or {}) do
+      if (p.errors or 0) > 0 then erows[#erows + 1] = { p.pid, p.comm, p.errors, p.count } end
+    end
+    if #erows > 0 then
+      ctx:table { title = "Processes with failed futex waits (futexctn)", columns = { "pid", "process", "failed waits", "waits" }, rows = erows }
     end
 
     local saturated = per_cpu >= args.warn_wait_per_cpu
