@@ -11,10 +11,12 @@ PKGS := lua5.4 libcmark libarchive
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
-# for luacheck over checks/, methodologies/ and ranking/).
+# for luacheck over checks/, methodologies/ and ranking/; redis-server and
+# redis-tools for `make bench`'s workload under observation).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
+	    redis-server redis-tools
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -49,7 +51,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-tools fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -125,12 +127,19 @@ check: sonde $(UNIT_TESTS)
 run: sonde
 	./sonde run
 
+# sonde's own cost (CPU, RSS, wall) with 1,000 processes, then what it costs a
+# workload it watches (redis under redis-benchmark, dd bs=1), against baselines.
 bench: sonde
 	bench/run-bench.sh
+	bench/overhead.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
 	bench/syscount.sh
+
+# One program run of each hot BPF tool against the counting program: run_cost.
+bench-tools: sonde
+	bench/tool-cost.sh
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over the parsers and readers of
 # untrusted input; `make fuzz` runs each for FUZZ_SECONDS from the committed

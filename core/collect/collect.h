@@ -93,6 +93,7 @@ struct window_result {
 	int abandoned;          /* a round hung and was given up: its thread is left blocked */
 	char stop_reason[400];  /* "complete", "interrupted after 3.2 s", "timed out: ..." */
 	uint64_t reads, read_bytes, read_errors, capture_bytes;
+	double self_cpu_s;      /* sonde's own CPU while the window ran (set by the run stage) */
 };
 
 /*

@@ -436,6 +436,7 @@ static void json_cost(struct json *j, const struct run_cost *c)
 	json_kv_num(j, "cpu_seconds", c->user_s + c->sys_s);
 	json_kv_num(j, "user_seconds", c->user_s);
 	json_kv_num(j, "system_seconds", c->sys_s);
+	json_kv_num(j, "window_cpu_seconds", c->window_cpu_s);
 	json__key(j, "peak_rss_bytes");
 	json__int(j, (int64_t)c->peak_rss_kb * 1024);
 	json_kv_num(j, "analysis_ms", c->analysis_ms);

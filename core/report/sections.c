@@ -324,10 +324,11 @@ static void appendix_self(struct doc *d, const struct run_report *rr)
 	self_tools(rr->an, &bpf_ms, &signals);
 	self_tools(rr->drill_an, &bpf_ms, &signals);
 	inl__words(doc__item(d),
-		   "sonde itself, left out of every finding and culprit: %.3f s of CPU, %.1f ms of its "
-		   "BPF programs, %.2f MiB of captures written, %llu signals sent to it or by it",
-		   c->user_s + c->sys_s, bpf_ms, (double)c->capture_bytes / (1 << 20),
-		   (unsigned long long)signals);
+		   "sonde itself, left out of every finding and culprit: %.3f s of CPU (%.3f s while "
+		   "the first window ran), %.1f ms of its BPF programs, %.2f MiB of captures "
+		   "written, %llu signals sent to it or by it",
+		   c->user_s + c->sys_s, c->window_cpu_s, bpf_ms,
+		   (double)c->capture_bytes / (1 << 20), (unsigned long long)signals);
 }
 
 static void appendix_run(struct doc *d, const struct run_report *rr)

@@ -158,6 +158,7 @@ static struct perf_counters counters;
 
 struct overhead_guard {
 	double budget_pct;
+	double self_s;             /* sonde's own CPU over the window */
 	int ncpu;
 	pthread_t thread;
 	int running;
@@ -325,9 +326,10 @@ static void guard_stop(struct overhead_guard *g)
 		pthread_join(g->thread, NULL);
 		g->running = 0;
 	}
-	if (span > 0 && g->start_ns)
-		g->self_pct = 100 * (double)(self_cpu_ns() - g->start_self_ns) / (double)span /
-			      g->ncpu;
+	if (span > 0 && g->start_ns) {
+		g->self_s = (double)(self_cpu_ns() - g->start_self_ns) / 1e9;
+		g->self_pct = 100 * g->self_s * 1e9 / (double)span / g->ncpu;
+	}
 }
 
 /* sonde's own share of the host's CPU in the last window: the next one's budget starts less it. */
@@ -342,9 +344,17 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	struct overhead_guard guard = { 0 };
 	struct trace_opts to = {
 		.self_pid = getpid(), .window_s = window_s, .root = o->root ? o->root : "",
-		.budget_pct = o->max_overhead_pct, .self_pct = last_self_pct,
+		.budget_pct = o->max_overhead_pct,
 	};
 	int rc;
+
+	/*
+	 * sonde's own cost comes from the budget first: the last window's, when this
+	 * one samples every process again (most of it); unknown in the first window.
+	 */
+	for (const char *const *nm = names; nm && *nm; nm++)
+		if (!strcmp(*nm, "proc.pids"))
+			to.self_pct = last_self_pct;
 
 	if (sus) {
 		to.ntgids = sus->n < TRACE_MAX_TGIDS ? sus->n : TRACE_MAX_TGIDS;
@@ -379,6 +389,7 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	rc = window__observe(&wo, wr, err, errlen);
 	guard_stop(&guard);
 	last_self_pct = guard.self_pct;
+	wr->self_cpu_s = guard.self_s;
 	in_window = 0;
 	if (wr->abandoned)
 		fprintf(stderr, "\rsonde: %s\n", wr->stop_reason);

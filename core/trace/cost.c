@@ -383,6 +383,7 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 	size_t n = 0;
 
 	ts->budget_pct = o->budget_pct;
+	ts->self_pct = o->self_pct > 0 ? o->self_pct : 0;
 	if (o->budget_pct <= 0 || !ts->nout)
 		return;
 	for (size_t i = 0; i < ts->nout; i++)

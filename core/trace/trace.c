@@ -395,12 +395,17 @@ int trace_set__wanted(const char *const *names)
 }
 
 /* Why a tool was not attached: its prediction against what was left of the budget. */
-static void over_budget_reason(struct trace_outcome *oc, double budget_pct)
+static void over_budget_reason(struct trace_outcome *oc, const struct trace_set *ts)
 {
+	char self[160] = "";
+
+	if (ts->self_pct > 0)
+		snprintf(self, sizeof(self), ", of which sonde's own sampling takes %.2f%% (the last "
+					     "window's)", ts->self_pct);
 	snprintf(oc->reason, sizeof(oc->reason),
 		 "not attached: its predicted cost, %.2f%% of the host's CPU, does not fit the "
-		 "%.2f%% left of the budget (--max-overhead %g%%)%s%s",
-		 oc->pred.pct, oc->pred.budget_pct, budget_pct,
+		 "%.2f%% left of the budget (--max-overhead %g%%%s)%s%s",
+		 oc->pred.pct, oc->pred.budget_pct, ts->budget_pct, self,
 		 oc->tool->instead ? "; instead: " : "",
 		 oc->tool->instead ? oc->tool->instead : "");
 }
@@ -484,7 +489,7 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 		}
 		if (oc->pred.done && oc->pred.duty <= 0) {
 			oc->over_budget = 1;
-			over_budget_reason(oc, o->budget_pct);
+			over_budget_reason(oc, ts);
 			continue;
 		}
 		started += start_admitted(ts, oc, o);

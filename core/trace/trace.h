@@ -186,6 +186,7 @@ struct trace_set {
 		struct trace_prediction pred;
 	} outcome[TRACE_MAX_TOOLS];
 	double budget_pct;          /* the budget the tools were admitted by (0: none) */
+	double self_pct;            /* of it, sonde's own sampling, expected */
 	int tgids[TRACE_MAX_TGIDS]; /* the suspects of the filtered tools */
 	size_t ntgids;
 	size_t nout;
