@@ -35,28 +35,17 @@
 # BENCH_WINDOW (first window, s, default 8; the drill-down is half),
 # BENCH_PORT (redis, default 16379), BENCH_ONLY (redis or dd).
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-SONDE=${SONDE:-$TOP/sonde}
+BENCH_NAME=bench-overhead
+. "$(dirname "$0")/lib.sh"
 REPS=${BENCH_REPS:-5}
 WINDOW=${BENCH_WINDOW:-8}
 PORT=${BENCH_PORT:-16379}
 BASE_S=3
 
-die() {
-	echo "bench-overhead: $*" >&2
-	exit 1
-}
-
-[ -x "$SONDE" ] || die "no sonde binary at $SONDE (make sonde)"
-for tool in awk sort jq dd; do
-	command -v "$tool" >/dev/null || die "$tool is not installed (make deps)"
-done
-
-T=$(mktemp -d /tmp/sonde-bench-overhead.XXXXXX) || die "mktemp failed"
 REDIS=
 LOAD=
 RUN=
-cleanup() {
+bench_cleanup() {
 	[ -n "$RUN" ] && kill -INT "$RUN" 2>/dev/null && wait "$RUN" 2>/dev/null
 	[ -n "$LOAD" ] && kill "$LOAD" 2>/dev/null && wait "$LOAD" 2>/dev/null
 	if [ -n "$REDIS" ]; then
@@ -65,8 +54,7 @@ cleanup() {
 	fi
 	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start awk sort jq dd
 
 # A sleep that forks nothing: polling at 50 Hz with /bin/sleep would cost the
 # workload more than what is measured.

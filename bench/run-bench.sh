@@ -18,35 +18,23 @@
 # BENCH_WINDOW (seconds, default 10), BENCH_NO_GNU_TIME=1 (bash's time, and
 # sonde's .cost for the peak RSS, even where GNU time is installed).
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-SONDE=${SONDE:-$TOP/sonde}
+BENCH_NAME=run-bench
+. "$(dirname "$0")/lib.sh"
 PROCS=${BENCH_PROCS:-1000}
 WINDOW=${BENCH_WINDOW:-10}
 TARGET_EXCESS_S=1.5
 TARGET_WINDOW_CPU_S=0.2
 TARGET_RSS_MIB=30
 
-die() {
-	echo "run-bench: $*" >&2
-	exit 1
-}
-
-[ -x "$SONDE" ] || die "no sonde binary at $SONDE (make sonde)"
-for tool in jq tar xz awk; do
-	command -v "$tool" >/dev/null || die "$tool is not installed (make deps)"
-done
-
-T=$(mktemp -d /tmp/sonde-bench.XXXXXX) || die "mktemp failed"
 SLEEPERS=()
-cleanup() {
+bench_cleanup() {
 	if [ "${#SLEEPERS[@]}" -gt 0 ]; then
 		kill "${SLEEPERS[@]}" 2>/dev/null
 		wait "${SLEEPERS[@]}" 2>/dev/null
 	fi
 	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start jq tar xz awk
 
 count_procs() {
 	local n=0 d

@@ -13,7 +13,6 @@
 #   runqlat              a pipe ping-pong of two processes pinned to one CPU,
 #                        N round trips: 2N context switches and 2N wakeups
 #   offcputime           the same: 2N sched_switch runs
-#   execsnoop            N fork+exec+exit of /bin/true: 3N runs
 # ns per run = (traced - alone) / runs; the factor is that over the counting
 # program's run as sonde calibrated it in the same run (predicted.empty_run_ns).
 # Prints one line per tool with the table's factor beside it; exits 0 (a
@@ -22,33 +21,21 @@
 # Knobs: SONDE, BENCH_REPS (default 3), BENCH_N (dd bytes, ping-pong round
 # trips / 10, default 400000).
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-SONDE=${SONDE:-$TOP/sonde}
+BENCH_NAME=bench-tools
+. "$(dirname "$0")/lib.sh"
 REPS=${BENCH_REPS:-3}
 N=${BENCH_N:-400000}
 
-die() {
-	echo "bench-tools: $*" >&2
-	exit 1
-}
-
-[ -x "$SONDE" ] || die "no sonde binary at $SONDE (make sonde)"
 [ "$(id -u)" -eq 0 ] || die "needs root (BPF)"
-for tool in dd perl jq taskset awk; do
-	command -v "$tool" >/dev/null || die "$tool is not installed"
-done
-
-T=$(mktemp -d /tmp/sonde-bench-tools.XXXXXX) || die "mktemp failed"
 TRACER=
-cleanup() {
+bench_cleanup() {
 	if [ -n "$TRACER" ]; then
 		kill -INT "$TRACER" 2>/dev/null
 		wait "$TRACER" 2>/dev/null
 	fi
 	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start dd perl jq taskset awk
 
 ns() { date +%s%N; }
 
@@ -60,7 +47,6 @@ w_pingpong() {
 		if (my $pid = fork()) { for (1 .. $n) { syswrite($aw, "x"); sysread($br, $b, 1) } waitpid($pid, 0) }
 		else { for (1 .. $n) { sysread($ar, $b, 1); syswrite($bw, "y") } exit 0 }' $((N / 10))
 }
-w_exec() { for ((i = 0; i < N / 1000; i++)); do /bin/true; done; }
 
 fastest() { # WORKLOAD: the fastest of REPS runs, in ns
 	local best= t0 t1 d
@@ -74,17 +60,6 @@ fastest() { # WORKLOAD: the fastest of REPS runs, in ns
 	echo "$best"
 }
 
-wait_links() {
-	local n
-	for _ in $(seq 300); do
-		n=$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'anon_inode:bpf_link')
-		[ "${n:-0}" -ge 1 ] && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
-
 table_factor() { # TOOL: run_cost in core/trace/TOOL.c
 	sed -n 's/^[[:space:]]*\.run_cost = \([0-9.]*\),.*/\1/p' "$TOP/core/trace/$1.c"
 }
@@ -96,7 +71,7 @@ measure() { # TOOL CHECK WORKLOAD RUNS_PER_UNIT UNITS
 	"$SONDE" run --window 600 --max-overhead 0 --no-drilldown --check "$check" \
 		--out "$T/$tool" --no-progress >/dev/null 2>"$T/$tool.err" &
 	TRACER=$!
-	if ! wait_links "$TRACER"; then
+	if ! wait_links "$TRACER" 1; then
 		printf "%-11s not attached: %s\n" "$tool" "$(tail -1 "$T/$tool.err")"
 		TRACER=
 		return
@@ -123,5 +98,4 @@ measure syscount drilldown.syscall-who w_dd 4 "$N"
 measure futexctn drilldown.user-mutex-who w_dd 4 "$N"
 measure runqlat drilldown.cpu-why w_pingpong 4 $((N / 10))
 measure offcputime workload.process-why w_pingpong 2 $((N / 10))
-measure execsnoop workload.process-what w_exec 3 $((N / 1000))
 exit 0

@@ -55,8 +55,9 @@ static __always_inline void record(int sig, int code, __u32 target_pid, __u32 ta
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 
 	sonde_count(SONDE_STAT_RUNS);
-	if (targ_self_tgid && ((__u32)(id >> 32) == targ_self_tgid || target_tgid == targ_self_tgid ||
-			       (!target_tgid && target_pid == targ_self_tgid))) {
+	if (targ_self_tgid &&
+	    ((__u32)(id >> 32) == targ_self_tgid || target_tgid == targ_self_tgid ||
+	     (!target_tgid && target_pid == targ_self_tgid))) {
 		__u32 zero = 0;
 		__u64 *n = bpf_map_lookup_elem(&self_signals, &zero);
 

@@ -2,6 +2,7 @@
 -- named (BPF syscount, filtered in the kernel to them): which syscalls, how
 -- long in them, which fail.
 local fmt = require("fmt")
+local sc = require("syscount")
 
 -- "read", or "#435" for a number the build host's headers did not name
 local function sc_name(e)
@@ -50,8 +51,7 @@ return {
       ctx:note(string.format("traced only pid %s (the first window's culprits), filtered in the kernel; over %.1f s of the window",
         table.concat(pids, ", "), traced))
     end
-    ctx:metric("syscalls_per_s", rate, { unit = "/s" })
-    ctx:metric("syscalls_per_s_per_cpu", rate / ncpu, { unit = "/s", warn = args.warn_per_cpu })
+    local high = sc.rate(ctx, rate, ncpu, args.warn_per_cpu)
     if total == 0 then
       ctx:summary("no system call completed in the window (sonde's own are not counted)")
       return
@@ -106,7 +106,6 @@ return {
     end
 
     local top = procs[1]
-    local high = rate / ncpu >= args.warn_per_cpu
     if top then
       if high then
         ctx:culprit { pid = top.pid, comm = top.comm, share = top.count / total }

@@ -4,6 +4,7 @@
 -- runs in the drill-down window, filtered in the kernel to the processes named
 -- here (drilldown.syscall-who).
 local fmt = require("fmt")
+local sc = require("syscount")
 local tasks = require("tasks")
 
 return {
@@ -68,8 +69,7 @@ return {
       return
     end
     local rate = total / secs
-    ctx:metric("syscalls_per_s", rate, { unit = "/s" })
-    ctx:metric("syscalls_per_s_per_cpu", rate / ncpu, { unit = "/s", warn = args.warn_per_cpu })
+    local high = sc.rate(ctx, rate, ncpu, args.warn_per_cpu)
     if total == 0 then
       ctx:summary("no read or write syscall in the window (sonde's own are not counted)")
       return
@@ -92,7 +92,6 @@ return {
         .. "children it reaped in the window (their whole lives): not counted", r.task.comm, r.task.pid, fmt.num(r.extra)))
     end
 
-    local high = rate / ncpu >= args.warn_per_cpu
     local first = top[1]
     if high and first then
       for i, e in ipairs(top) do

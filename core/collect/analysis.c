@@ -698,10 +698,13 @@ static void tool_prediction(struct tool_summary *t, const struct jval *doc)
 	s = jval__str(doc, "instead");
 	snprintf(t->instead, sizeof(t->instead), "%s", s ? s : "");
 	for (size_t i = 0; f && f->type == J_ARRAY && i < f->len && used < sizeof(t->filtered_to);
-	     i++)
+	     i++) {
+		size_t room = sizeof(t->filtered_to) - used;
+
 		if (f->items[i].type == J_NUMBER)
-			used += (size_t)snprintf(t->filtered_to + used, sizeof(t->filtered_to) - used,
-						 "%s%.0f", i ? ", " : "", f->items[i].number);
+			used += (size_t)snprintf(t->filtered_to + used, room, "%s%.0f",
+						 i ? ", " : "", f->items[i].number);
+	}
 	if (data && data->type == J_OBJECT)
 		t->self_signals = (uint64_t)num_or(data, "self_signals", 0);
 }

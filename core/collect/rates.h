@@ -34,7 +34,7 @@ struct host_events {
 	/* HEV_SYSCALL of the suspects only (the pids given), and how many of them were readable */
 	uint64_t suspect_syscalls;
 	size_t suspects_read;
-	int syscalls_counted;         /* n[HEV_SYSCALL] was counted by tracing, not read (trace/cost.c) */
+	int syscalls_counted;         /* n[HEV_SYSCALL] was counted by tracing (trace/cost.c) */
 };
 
 /* "syscalls", "context switches", ... */

@@ -267,16 +267,16 @@ static int irq_line(const char *name, size_t nl, const char *desc, size_t dl, ui
 	return 0;
 }
 
-/* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) */
-static int proc_interrupts(lua_State *L)
+/* { [name] = { desc, first, last } } of a file in /proc/interrupts' format, at both ends. */
+static int irq_ends(lua_State *L, const char *stream, const char *path)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.interrupts");
-	const struct capture_rec *r0 = ctx_proc__rec(st, "/proc/interrupts", 0);
-	const struct capture_rec *r1 = ctx_proc__rec(st, "/proc/interrupts", 1);
+	const struct capture_stream *st = ctx_proc__stream(L, stream);
+	const struct capture_rec *r0 = ctx_proc__rec(st, path, 0);
+	const struct capture_rec *r1 = ctx_proc__rec(st, path, 1);
 	struct irq_walk w = { L, "first" };
 
 	if (!r0 || r0->err)
-		return ctx_proc__missing(L, st, "proc.interrupts", "/proc/interrupts", NULL);
+		return ctx_proc__missing(L, st, stream, path, NULL);
 	lua_newtable(L);
 	parse_interrupts(r0->data, r0->len, irq_line, &w);
 	if (r1 && !r1->err) {
@@ -286,23 +286,16 @@ static int proc_interrupts(lua_State *L)
 	return 1;
 }
 
+/* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) */
+static int proc_interrupts(lua_State *L)
+{
+	return irq_ends(L, "proc.interrupts", "/proc/interrupts");
+}
+
 /* ctx.proc.softirqs() -> { [type] = { first, last } } (sums over CPUs), as interrupts() */
 static int proc_softirqs(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.softirqs");
-	const struct capture_rec *r0 = ctx_proc__rec(st, "/proc/softirqs", 0);
-	const struct capture_rec *r1 = ctx_proc__rec(st, "/proc/softirqs", 1);
-	struct irq_walk w = { L, "first" };
-
-	if (!r0 || r0->err)
-		return ctx_proc__missing(L, st, "proc.softirqs", "/proc/softirqs", NULL);
-	lua_newtable(L);
-	parse_interrupts(r0->data, r0->len, irq_line, &w);
-	if (r1 && !r1->err) {
-		w.field = "last";
-		parse_interrupts(r1->data, r1->len, irq_line, &w);
-	}
-	return 1;
+	return irq_ends(L, "proc.softirqs", "/proc/softirqs");
 }
 
 /* Up to SCHED_CPUS CPUs of /proc/schedstat at both ends of the window. */
@@ -345,7 +338,7 @@ static int proc_schedstat(lua_State *L)
 	if (parse_schedstat(r0->data, r0->len, sched_cpu, a) ||
 	    parse_schedstat(r1->data, r1->len, sched_cpu, b)) {
 		lua_pushnil(L);
-		lua_pushstring(L, "/proc/schedstat: not a format sonde reads (version 15 or later)");
+		lua_pushstring(L, "/proc/schedstat: not a format sonde reads (version 15+)");
 		return 2;
 	}
 	lua_createtable(L, 0, 2);
@@ -353,17 +346,18 @@ static int proc_schedstat(lua_State *L)
 	lua_createtable(L, b->n, 0);
 	for (int i = 0; i < b->n; i++)
 		for (int k = 0; k < a->n; k++) {
-			if (a->c[k].cpu != b->c[i].cpu)
+			const struct sched_cpu *x = &a->c[k], *y = &b->c[i];
+
+			if (x->cpu != y->cpu)
 				continue;
 			lua_createtable(L, 0, 4);
-			lua_pushinteger(L, b->c[i].cpu);
+			lua_pushinteger(L, y->cpu);
 			lua_setfield(L, -2, "cpu");
 			ctx__set_num(L, "run_s",
-				     (double)counter__delta(a->c[k].run_ns, b->c[i].run_ns, NULL) / 1e9);
+				     (double)counter__delta(x->run_ns, y->run_ns, NULL) / 1e9);
 			ctx__set_num(L, "wait_s",
-				     (double)counter__delta(a->c[k].wait_ns, b->c[i].wait_ns, NULL) /
-					     1e9);
-			ctx__set_u64(L, "slices", counter__delta(a->c[k].slices, b->c[i].slices, NULL));
+				     (double)counter__delta(x->wait_ns, y->wait_ns, NULL) / 1e9);
+			ctx__set_u64(L, "slices", counter__delta(x->slices, y->slices, NULL));
 			lua_rawseti(L, -2, ++n);
 			break;
 		}

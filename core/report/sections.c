@@ -140,7 +140,8 @@ void report__doc_drilldown(struct report_model *m)
 	in = doc__para(&m->doc);
 	if (!rr->ndrill) {
 		/* selected with --check: they ran over the first window */
-		inl__words(in, "Drill-down checks selected with --check ran over the first window.");
+		inl__words(in, "Drill-down checks selected with --check ran over the first "
+			       "window.");
 	} else if (rr->drill_an) {
 		inl__words(in, "A second window of %.1f s (%u samples%s) looked deeper, because:",
 			   rr->drill_an->elapsed_s, rr->drill_an->samples,
@@ -276,7 +277,7 @@ static void appendix_tools(struct doc *d, struct analysis *an, const char *headi
 	inl__words(doc__heading(d, 3, NULL), "%s", heading);
 	tb = doc__table_head(d, "lllrrrrl", head);
 	for (size_t i = 0; i < n; i++) {
-		/* its status field: ok, or why it did not run (disabled, unavailable, over_budget, failed) */
+		/* status: ok, or why it did not run (disabled, unavailable, over_budget, failed) */
 		int ok = !strcmp(t[i].status, "ok");
 
 		inl__text(doc__cell(tb, CELL_PLAIN), t[i].name);
@@ -324,9 +325,9 @@ static void appendix_self(struct doc *d, const struct run_report *rr)
 	self_tools(rr->an, &bpf_ms, &signals);
 	self_tools(rr->drill_an, &bpf_ms, &signals);
 	inl__words(doc__item(d),
-		   "sonde itself, left out of every finding and culprit: %.3f s of CPU (%.3f s while "
-		   "the first window ran), %.1f ms of its BPF programs, %.2f MiB of captures "
-		   "written, %llu signals sent to it or by it",
+		   "sonde itself, left out of every finding and culprit: %.3f s of CPU (%.3f s "
+		   "while the first window ran), %.1f ms of its BPF programs, %.2f MiB of "
+		   "captures written, %llu signals sent to it or by it",
 		   c->user_s + c->sys_s, c->window_cpu_s, bpf_ms,
 		   (double)c->capture_bytes / (1 << 20), (unsigned long long)signals);
 }

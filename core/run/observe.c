@@ -23,7 +23,7 @@
 #include "trace/trace.h"
 #include "util/clock.h"
 
-_Static_assert(RUN_MAX_SUSPECTS == TRACE_MAX_TGIDS, "a drill-down's suspects fit the tools' filter");
+_Static_assert(RUN_MAX_SUSPECTS == TRACE_MAX_TGIDS, "a drill-down's suspects fit the filter");
 
 static volatile sig_atomic_t stop_requested;
 
@@ -233,9 +233,13 @@ static void guard_tick(struct overhead_guard *g, int64_t now, int64_t start, dou
 	int full = g->ticks >= GUARD_SELF_SPAN;
 	size_t n = tracing.nruns < TRACE_MAX_TOOLS ? tracing.nruns : TRACE_MAX_TOOLS;
 
-	/* sonde's own: over the last second (the ring's oldest), or since the window began */
+	/*
+	 * sonde's own: over the last second (the ring's oldest), or since the window
+	 * began but over a second at least: the first round, at the window's start,
+	 * reads every process's files once, a burst the interval amortizes.
+	 */
 	self_rate = 1e9 * (double)(self - (full ? g->self_ns[k] : g->start_self_ns)) /
-		    (double)(now - (full ? g->at_ns[k] : g->start_ns) + 1);
+		    (double)(full ? now - g->at_ns[k] : GUARD_SELF_SPAN * (int64_t)GUARD_PERIOD_NS);
 	g->self_ns[k] = self;
 	g->at_ns[k] = now;
 	g->ticks++;

@@ -159,5 +159,6 @@ const struct trace_tool trace_hardirqs = {
 	.hooks = { { HEV_IRQ, 2 } },
 	.run_cost = 2.0,
 	.hot = 1,
-	.instead = "interrupt time per CPU from /proc/stat and interrupts per source from /proc/interrupts",
+	.instead = "interrupt time per CPU from /proc/stat and interrupts per source from "
+		   "/proc/interrupts",
 };

@@ -102,5 +102,6 @@ const struct trace_tool trace_runqlat = {
 	.hooks = { { HEV_CTXT, 2 }, { HEV_FORK, 1 } },
 	.run_cost = 3.0,
 	.hot = 1,
-	.instead = "run delay per CPU from /proc/schedstat and per process from /proc/PID/schedstat, and PSI cpu",
+	.instead = "run delay per CPU from /proc/schedstat and per process from "
+		   "/proc/PID/schedstat, and PSI cpu",
 };

@@ -400,8 +400,9 @@ static void over_budget_reason(struct trace_outcome *oc, const struct trace_set 
 	char self[160] = "";
 
 	if (ts->self_pct > 0)
-		snprintf(self, sizeof(self), ", of which sonde's own sampling takes %.2f%% (the last "
-					     "window's)", ts->self_pct);
+		snprintf(self, sizeof(self),
+			 ", of which sonde's own sampling takes %.2f%% (the last window's)",
+			 ts->self_pct);
 	snprintf(oc->reason, sizeof(oc->reason),
 		 "not attached: its predicted cost, %.2f%% of the host's CPU, does not fit the "
 		 "%.2f%% left of the budget (--max-overhead %g%%%s)%s%s",
@@ -657,8 +658,9 @@ static void json_cost(struct json *j, const struct trace_run *t, int stats_on)
 		json__string(j, "estimate");
 		json__key(j, "how");
 		snprintf(how, sizeof(how),
-			 "%llu program runs x %.0f ns, one %s run of this tool %s; the exact figure "
-			 "needs kernel.bpf_stats_enabled=1, a global setting sonde does not change",
+			 "%llu program runs x %.0f ns, one %s run of this tool %s; the exact "
+			 "figure needs kernel.bpf_stats_enabled=1, a global setting sonde does not "
+			 "change",
 			 (unsigned long long)t->c.runs, per, attach_info[t->attach].name,
 			 t->run_ns > 0 ? "as calibrated on this host" :
 					 "as measured on a small VM");

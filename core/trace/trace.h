@@ -57,7 +57,7 @@ struct trace_prediction {
 	double runs_per_s;       /* program runs a second expected now */
 	double run_ns;           /* one run, on this host (calibrated) */
 	double pct;              /* of the host's CPU */
-	double duty;             /* share of the window it traces: 1, a fraction, or 0 (not attached) */
+	double duty;             /* share of the window it traces: 1, a part, or 0 (not attached) */
 	double budget_pct;       /* what was left of the budget when its turn came */
 	int uncounted;           /* some of its events no counter counts: the guard watches them */
 	char how[768];           /* the events, their rates and counters, in words */
@@ -71,7 +71,7 @@ struct trace_opts {
 	double window_s;
 	const char *root;  /* where the event counters are read ("" the live host) */
 	double budget_pct; /* --max-overhead, % of the host's CPU: tools admitted by cost; 0 all */
-	double self_pct;   /* sonde's own sampling, % of the host's CPU, taken from the budget first */
+	double self_pct;   /* sonde's own sampling, % of the host's CPU: the budget's first share */
 	int tgids[TRACE_MAX_TGIDS];
 	size_t ntgids;
 	const char *const *filtered; /* the tools (names) filtered to tgids; NULL-terminated */
@@ -88,7 +88,7 @@ struct trace_run {
 	int nlinks;
 	void *priv;                 /* the tool's own state (perf fds, ...) */
 	int64_t attached_mono_ns;
-	int64_t stop_at_mono_ns;    /* a duty cycle: detached then (0: read at the end of the window) */
+	int64_t stop_at_mono_ns;    /* a duty cycle: detached then (0: at the end of the window) */
 	double setup_ms;
 	double run_ns;              /* one program run's cost here, for trace_run__cost_ns */
 	int filtered;               /* traces only the suspects (trace_opts.tgids) */
@@ -102,7 +102,7 @@ struct trace_run {
 		char err[512];          /* collect failed: why */
 		char stopped[512];      /* detached before the end of the window: why */
 	} c;
-	int64_t detached_mono_ns;   /* links gone before the end of the window (0: still attached) */
+	int64_t detached_mono_ns;   /* links gone before the window's end (0: still attached) */
 	double detach_ms;           /* what detaching the links took */
 	const char *raw_dir;        /* the window's raw/ (NULL in a probe): trace_run__write_raw */
 };
@@ -133,9 +133,9 @@ struct trace_tool {
 	void (*detach)(struct trace_run *t);
 	/* Its cost (trace/cost.h, docs/bpf-tools.md "Cost"): */
 	struct trace_hook hooks[4];   /* the counted events that run its programs */
-	double runs_per_cpu_s;        /* runs a second per CPU whatever the load (a sampling timer) */
+	double runs_per_cpu_s;        /* runs a second per CPU whatever the load (a timer) */
 	const char *uncounted;        /* events it hooks that no kernel counter counts, or NULL */
-	double run_cost;              /* one run, in runs of an empty program (bench/tool-cost.sh) */
+	double run_cost;              /* one run, in counting-program runs (bench/tool-cost.sh) */
 	int hot;                      /* hooks a hot path: started in a drill-down window only */
 	int filters;                  /* honours trace_opts.tgids, in the kernel */
 	const char *instead;          /* the evidence the checks read when it is not attached */

@@ -10,6 +10,7 @@
 # off through futexes) makes the first window's use.user-mutex-saturation
 # warn from the 49 Hz profile alone, and the drill-down traces futexpong alone.
 . tests/lib/tap.sh
+. tests/lib/drill.sh
 
 for tool in jq cc; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
@@ -71,30 +72,6 @@ is "$(jq -r '.unknowns[] | select(.check == "drilldown.user-mutex-who" and .metr
 	"BPF tool futexctn did not run: BPF tools disabled (--no-bpf)" "--no-bpf: mutex_wait_per_cpu is a known unknown with the reason"
 
 # ---- the first window from the profile, the drill-down filtered to the culprit ----
-"$T/futexpong" 30 >/dev/null &
-PID=$!
-sleep 0.5
-"$SONDE" run --window 4 --interval 1 --check use.user-mutex-saturation --out "$T" --no-progress \
-	--json >"$T/d.json" 2>"$T/d.err"
-ok "a run beside futexpong exits 0" test $? -eq 0
-st=$(jq -r '.checks[] | select(.id == "use.user-mutex-saturation") | "\(.status) \(.summary)"' "$T/d.json")
-diag "use.user-mutex-saturation: $st"
-case "$st" in
-warn* | crit*)
-	is "$(jq -r '.findings[] | select(.check == "use.user-mutex-saturation") | .culprits[0].pid' "$T/d.json")" \
-		"$PID" "the first window names futexpong from the profile"
-	ok "the first window started no futexctn" \
-		sh -c "jq -e '[.tools[] | select(.name == \"futexctn\")] | length == 0' '$T/d.json' >/dev/null"
-	ft=$(jq -c '.drilldown.tools[]? | select(.name == "futexctn")' "$T/d.json")
-	diag "drill-down futexctn: $ft"
-	case $(jq -r '.status' <<<"$ft") in
-	ok) is "$(jq -r .filtered_to <<<"$ft")" "$PID" "the drill-down's futexctn traced futexpong alone" ;;
-	over_budget) ok "futexctn over the budget, the reason says so" \
-		sh -c "jq -e '.reason | test(\"predicted cost\")' <<<'$ft' >/dev/null" ;;
-	*) ok "futexctn in the drill-down (got $ft)" false ;;
-	esac
-	;;
-*) skip "the first window names futexpong" "the profile saw too little of it on this busy host: $st" ;;
-esac
+first_window_drill use.user-mutex-saturation futexctn futexpong "$T/futexpong" 30
 
 done_testing

@@ -11,6 +11,7 @@
 # spinning on mmap_lock) makes the first window's use.kernel-mutex-saturation
 # warn from the 49 Hz profile alone, and the drill-down traces it alone.
 . tests/lib/tap.sh
+. tests/lib/drill.sh
 
 for tool in jq cc; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
@@ -71,24 +72,6 @@ kill "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
 
 # ---- the first window from the profile, the drill-down filtered to the culprit ----
-"$T/protfight" 30 &
-PID=$!
-sleep 0.5
-"$SONDE" run --window 4 --interval 1 --check use.kernel-mutex-saturation --out "$T" --no-progress \
-	--json >"$T/d.json" 2>"$T/d.err"
-ok "a run beside protfight exits 0" test $? -eq 0
-st=$(jq -r '.checks[] | select(.id == "use.kernel-mutex-saturation") | "\(.status) \(.summary)"' "$T/d.json")
-diag "use.kernel-mutex-saturation: $st"
-case "$st" in
-warn* | crit*)
-	is "$(jq -r '.findings[] | select(.check == "use.kernel-mutex-saturation") | .culprits[0].pid' "$T/d.json")" \
-		"$PID" "the first window names protfight from the profile"
-	kt=$(jq -c '.drilldown.tools[]? | select(.name == "klockstat")' "$T/d.json")
-	diag "drill-down klockstat: $kt"
-	is "$(jq -r '"\(.status) \(.filtered_to)"' <<<"$kt")" "ok $PID" \
-		"the drill-down's klockstat traced protfight alone (its events are uncounted: the guard watches)"
-	;;
-*) skip "the first window names protfight" "the profile saw too little spinning on this busy host: $st" ;;
-esac
+first_window_drill use.kernel-mutex-saturation klockstat protfight "$T/protfight" 30
 
 done_testing

@@ -54,12 +54,11 @@ stop_pingpong() {
 	PP=
 }
 
-# Wait until process $1 holds $2 BPF links (its probes are attached); 0 when it does.
-wait_links() {
-	local n
-	for _ in $(seq 300); do
-		n=$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'anon_inode:bpf_link')
-		[ "${n:-0}" -ge "$2" ] && return 0
+# Wait until sonde (pid $1) has begun its window in --out $2: its tools are
+# attached by then, and its captures appear in its staging directory.
+wait_window() {
+	for _ in $(seq 500); do
+		compgen -G "$2/.sonde-run-*/raw/*.cap" >/dev/null && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.02
 	done
@@ -104,7 +103,7 @@ rm -f "$T"/sonde-*.tar.xz
 "$SONDE" run --window 4 --interval 0.5 --max-overhead 0.5 --check drilldown.cpu-why \
 	--check workload.process-why --out "$T" --no-progress --json >"$T/guard.json" 2>"$T/guard.err" &
 SP=$!
-if wait_links "$SP" 3; then
+if wait_window "$SP" "$T"; then
 	t0=$(date +%s%N)
 	pingpong
 	wait "$SP"

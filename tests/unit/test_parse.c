@@ -2247,7 +2247,7 @@ static void test_system_schedstat(void)
 		"version 17\n"
 		"timestamp 4295892357\n"
 		"cpu0 0 0 0 0 0 0 1296520932 162849093 9337\n"
-		"domain0 MC 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+		"domain0 MC 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
 		"cpu1 0 0 0 0 0 0 1196520000 62849000 8337\n";
 	struct sched_seen s = { 0 };
 	int bad = 0;

@@ -146,8 +146,8 @@ static void test_predict(void)
 	b.suspect_syscalls = 100000;
 	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &p);
 	/* 500k x 2 runs x 300 ns = 0.3 s a second = 15% of 2 CPUs */
-	ok(p.pct > 14.9 && p.pct < 15.1, "predict: 500k syscalls/s x 2 runs x 300 ns = 15%% of 2 CPUs (%.2f)",
-	   p.pct);
+	ok(p.pct > 14.9 && p.pct < 15.1,
+	   "predict: 500k syscalls/s x 2 runs x 300 ns = 15%% of 2 CPUs (%.2f)", p.pct);
 	is_int((long long)p.runs_per_s, 1000000, "predict: program runs a second");
 	ok(strstr(p.how, "500000 syscalls/s") != NULL, "predict: says how, with the rate");
 	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 1, 2, &q);
@@ -160,7 +160,8 @@ static void test_predict(void)
 	trace_cost__predict(&tool_rare, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &q);
 	ok(q.pct < 0.01 && !q.uncounted, "predict: a rare event costs next to nothing");
 	trace_cost__predict(&tool_sampler, ATTACH_PERF_EVENT, &cal, &a, &b, 0, 2, &r);
-	ok(r.uncounted && r.runs_per_s == 98, "predict: a sampler runs at its rate, uncounted noted");
+	ok(r.uncounted && r.runs_per_s == 98,
+	   "predict: a sampler runs at its rate, uncounted noted");
 
 	/* a counter not readable: uncounted, never a negative cost */
 	b.have = 0;
@@ -178,12 +179,13 @@ static void test_predict(void)
 	trace_cost__allocate(all, 3, 2, 10);
 	ok(q.duty == 1 && r.duty == 1, "allocate: the cheap tools run the whole window");
 	ok(p.duty > 0.12 && p.duty < 0.14,
-	   "allocate: 15%% against what is left of 2%%: about 2%%/15%% of a 10 s window (%.3f)", p.duty);
+	   "allocate: 15%% against what is left of 2%%: about 2%%/15%% of a 10 s window (%.3f)",
+	   p.duty);
 	trace_cost__allocate(all, 3, 2, 1);
 	is_int(p.duty, 0, "allocate: ... of a 1 s window, under a quarter second: not attached");
 	trace_cost__allocate(all, 3, 5, 10);
-	ok(p.duty > 0.3 && p.duty < 0.34, "allocate: 15%% against about 5%% left: a third of the window (%.3f)",
-	   p.duty);
+	ok(p.duty > 0.3 && p.duty < 0.34,
+	   "allocate: 15%% against about 5%% left: a third of the window (%.3f)", p.duty);
 	trace_cost__allocate(all, 3, 20, 10);
 	ok(p.duty == 1, "allocate: a budget that fits runs it whole");
 	trace_cost__allocate(all, 3, 0, 10);
