@@ -498,17 +498,25 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 	return started;
 }
 
+/* Read again at most once a second: the overhead guard asks for every tool, ten times a second. */
 static int bpf_stats_enabled(void)
 {
+	static int64_t read_at;
+	static int on;
+	int64_t now = clock__ns(CLOCK_MONOTONIC);
 	char buf[16] = "";
-	int fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
+	int fd;
 
+	if (read_at && now - read_at < 1000000000)
+		return on;
+	read_at = now;
+	fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return on = 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	return n > 0 && buf[0] == '1';
+	return on = n > 0 && buf[0] == '1';
 }
 
 /* The kernel's run time and count of a tool's programs (only counted while bpf_stats_enabled=1). */
