@@ -61,13 +61,7 @@ static int64_t fastest_batch(void)
 	return best;
 }
 
-/*
- * The counting program: what every tool does first (sonde_count: one per-CPU
- * counter incremented), and nothing else. Timed against no program, it is
- * the cost of one run here; attached to sys_enter for a moment, it counts the
- * host's syscalls, which no kernel counter does (/proc/PID/io counts reads and
- * writes only: a third of a network server's syscalls).
- */
+/* The counting program (count_prog_load) and its per-CPU counters: all, the suspects'. */
 static int count_prog = -1, count_map = -1;
 
 enum { R0, R1, R2, R6 = 6, R7, R10 = 10 };
@@ -129,8 +123,8 @@ static int count_prog_load(const int *tgids, size_t n)
 	for (size_t k = 0; k < n; k++)
 		in[i++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = R6,
 					     .off = (short)(n - k), .imm = tgids[k] };
+	/* with no suspect, no second increment: the verifier refuses code no path reaches */
 	if (n) {
-		/* no suspect: the verifier refuses code no path reaches */
 		in[i++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = 11 };
 		in[i++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = R7,
 					     .imm = 1 };
