@@ -6,6 +6,9 @@
 #   sonde's CPU while the window runs, per 10 s of window
 #                                  <= 0.2 s (issue 12)
 #   peak RSS                       <= 30 MiB (issue 12)
+# and sonde's CPU in the first second after it starts (loading and calibrating
+# its tools, its first /proc round), as a share of the host's CPU: before the
+# cost model it was 13.5% (issue 12); it is held to the default budget, 2%.
 # and, in the same invocation, of the /proc and /sys part alone (a baseline run
 # with --no-bpf --no-perf --no-drilldown): its CPU, whole run and window.
 # The difference is what the BPF tools and perf counters cost sonde itself
@@ -25,9 +28,12 @@ WINDOW=${BENCH_WINDOW:-10}
 TARGET_EXCESS_S=1.5
 TARGET_WINDOW_CPU_S=0.2
 TARGET_RSS_MIB=30
+TARGET_FIRST_S_PCT=2
 
 SLEEPERS=()
+RUNNER=
 bench_cleanup() {
+	[ -n "$RUNNER" ] && kill "$RUNNER" 2>/dev/null && wait "$RUNNER" 2>/dev/null
 	if [ "${#SLEEPERS[@]}" -gt 0 ]; then
 		kill "${SLEEPERS[@]}" 2>/dev/null
 		wait "${SLEEPERS[@]}" 2>/dev/null
@@ -73,22 +79,57 @@ host_busy_pct() {
 }
 busy_before=$(host_busy_pct)
 
+# sonde's CPU ticks so far (all its threads: utime + stime, after the comm).
+ticks_of() {
+	local f
+	f=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	f=${f##*) }
+	set -- $f
+	echo $((${12} + ${13}))
+}
+
+# sonde's CPU in the first second after it started (the runner is time or a
+# subshell: sonde is its child named sonde), as a % of the host's CPU; sets
+# FIRST_PCT (empty when sonde could not be seen in time). The clock starts when
+# the sonde process is first seen, a few ms after it started.
+first_second() {
+	local pid= t0 t1 a b
+	FIRST_PCT=
+	for _ in $(seq 200); do
+		pid=$(pgrep -x sonde -P "$RUNNER") ||
+			pid=$(pgrep -x sonde -P "$(pgrep -d, -P "$RUNNER")" 2>/dev/null)
+		[ -n "$pid" ] && break
+		sleep 0.005
+	done
+	[ -n "$pid" ] || return
+	t0=$(date +%s%N)
+	a=$(ticks_of "$pid") || return
+	sleep 1
+	b=$(ticks_of "$pid") || return
+	t1=$(date +%s%N)
+	FIRST_PCT=$(awk -v a="$a" -v b="$b" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
+		-v n="$(nproc)" 'BEGIN { printf "%.1f", 100 * (b - a) / hz / ((t1 - t0) / 1e9) / n }')
+}
+
 # ---- one measured run ----
 mkdir "$T/out"
 TIME_V=0
 if [ -z "$BENCH_NO_GNU_TIME" ] && [ -x /usr/bin/time ] && /usr/bin/time -v -o /dev/null true 2>/dev/null; then
 	TIME_V=1
 	/usr/bin/time -v -o "$T/time.txt" "$SONDE" run --window "$WINDOW" --out "$T/out" \
-		--no-progress >"$T/stdout" 2>"$T/stderr"
-	rc=$?
+		--no-progress >"$T/stdout" 2>"$T/stderr" &
 else
 	# No GNU time: bash's own timer for wall and CPU; the peak RSS comes from sonde's .cost.
 	TIMEFORMAT='%R %U %S'
 	{ time "$SONDE" run --window "$WINDOW" --out "$T/out" --no-progress \
-		>"$T/stdout" 2>"$T/stderr"; } 2>"$T/time.txt"
-	rc=$?
+		>"$T/stdout" 2>"$T/stderr"; } 2>"$T/time.txt" &
 	unset TIMEFORMAT
 fi
+RUNNER=$!
+first_second
+wait "$RUNNER"
+rc=$?
+RUNNER=
 # the baseline: the same run without BPF tools, perf counters or drill-down
 mkdir "$T/base"
 TIMEFORMAT='%R %U %S'
@@ -186,6 +227,13 @@ printf "%-40s %14.2f s %12s\n" "  user" "$user" ""
 printf "%-40s %14.2f s %12s\n" "  sys" "$sys" ""
 printf "%-40s %14.3f s %12s\n" "  as sonde reports it (.cost)" "$self_cpu" ""
 printf "%-40s %14s   %12s\n" "    (user / sys)" "$self_user / $self_sys" ""
+if [ -n "$FIRST_PCT" ]; then
+	printf "%-40s %13.1f %% %12s  %s\n" "sonde's CPU in its first second" "$FIRST_PCT" \
+		"<= $TARGET_FIRST_S_PCT %" "$(verdict "$FIRST_PCT" "<=" "$TARGET_FIRST_S_PCT")"
+	printf "%-40s %16s\n" "  (share of the host's $(nproc) CPUs)" ""
+else
+	printf "%-40s %16s\n" "sonde's CPU in its first second" "not seen"
+fi
 printf "%-40s %12.1f MiB %12s  %s\n" "peak RSS" "$rss_mib" "<= $TARGET_RSS_MIB MiB" \
 	"$(verdict "$rss_mib" "<=" "$TARGET_RSS_MIB")"
 printf "%-40s %12.1f MiB %12s\n" "  as sonde reports it (.cost)" "$self_rss" ""

@@ -51,30 +51,27 @@ return {
       return e
     end
     local types = {}
-    if hard then
-      for _, irq in ipairs(hard.irqs or {}) do
-        local name = string.format("irq %d %s", irq.irq, irq.name ~= "" and irq.name or "?")
-        types[#types + 1] = { name = name, kind = "hardirq", count = irq.count, ns = irq.total_ns, hist = irq.hist, span = hspan }
-        for _, pc in ipairs(irq.cpus or {}) do
+    -- one kind's sources (handlers or softirq types): a row each, and their share of each CPU
+    local function add(kind, key, srcs, name_of, secs)
+      for _, src in ipairs(srcs or {}) do
+        local name = name_of(src)
+        types[#types + 1] = { name = name, kind = kind, count = src.count, ns = src.total_ns, hist = src.hist, span = secs }
+        for _, pc in ipairs(src.cpus or {}) do
           local e = cpu_of(pc.cpu)
-          local pct = 100 * pc.total_ns / 1e9 / hspan
-          e.hard = e.hard + pct
+          local pct = 100 * pc.total_ns / 1e9 / secs
+          e[key] = e[key] + pct
           e.by[#e.by + 1] = { name = name, pct = pct }
         end
       end
+    end
+    if hard then
+      add("hardirq", "hard", hard.irqs, function(irq)
+        return string.format("irq %d %s", irq.irq, irq.name ~= "" and irq.name or "?")
+      end, hspan)
       ctx:metric("hardirq_pct", 100 * (hard.total_ns or 0) / 1e9 / hspan / ncpu, { unit = "%" })
     end
     if soft then
-      for _, v in ipairs(soft.vecs or {}) do
-        local name = v.name .. " softirq"
-        types[#types + 1] = { name = name, kind = "softirq", count = v.count, ns = v.total_ns, hist = v.hist, span = sspan }
-        for _, pc in ipairs(v.cpus or {}) do
-          local e = cpu_of(pc.cpu)
-          local pct = 100 * pc.total_ns / 1e9 / sspan
-          e.soft = e.soft + pct
-          e.by[#e.by + 1] = { name = name, pct = pct }
-        end
-      end
+      add("softirq", "soft", soft.vecs, function(v) return v.name .. " softirq" end, sspan)
       ctx:metric("softirq_pct", 100 * (soft.total_ns or 0) / 1e9 / sspan / ncpu, { unit = "%" })
     end
 

@@ -6,6 +6,7 @@
 -- stalled on a kernel lock, per CPU. Uncontended acquisitions never fire the
 -- tracepoints.
 local fmt = require("fmt")
+local locks = require("locks")
 local hist = require("hist")
 
 return {
@@ -28,8 +29,7 @@ return {
       ctx:unknown("lock_wait_per_cpu", why)
       return
     end
-    -- the tool attaches before the window and may be detached early (a duty cycle): its span
-    local secs = math.max((why.traced_to_s or 0) - (why.traced_from_s or 0), 1e-9)
+    local secs = locks.traced_s(why)
     local ncpu = math.max(ctx.host.cpus or 1, 1)
     local wait_s = (k.total_us or 0) / 1e6
     local per_cpu = wait_s / secs / ncpu

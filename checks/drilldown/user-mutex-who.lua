@@ -8,6 +8,7 @@
 -- failed (EDEADLK, EINVAL, EFAULT, ESRCH, EOWNERDEAD: not EAGAIN, ETIMEDOUT or
 -- EINTR, the normal outcomes).
 local hist = require("hist")
+local locks = require("locks")
 
 return {
   id = "drilldown.user-mutex-who",
@@ -30,8 +31,7 @@ return {
       ctx:unknown("mutex_wait_per_cpu", why)
       return
     end
-    -- the tool attaches before the window and may be detached early (a duty cycle): its span
-    local secs = math.max((why.traced_to_s or 0) - (why.traced_from_s or 0), 1e-9)
+    local secs = locks.traced_s(why)
     local ncpu = math.max(ctx.host.cpus or 1, 1)
     local lock_s = (f.lock_us or 0) / 1e6
     local all_s = (f.total_us or 0) / 1e6

@@ -113,4 +113,9 @@ function locks.check(ctx, args, o)
     hot and (": " .. o.verdict) or ""))
 end
 
+-- the seconds a drill-down tool traced (it may be detached early: a duty cycle)
+function locks.traced_s(info)
+  return math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9)
+end
+
 return locks

@@ -146,10 +146,10 @@ static struct perf_counters counters;
  * model planned (a duty-cycled tool costs more than the budget while it
  * traces, knowingly). Over it, every tool that costs more than the model
  * allowed it (its prediction with GUARD_MARGIN; nothing for events no counter
- * counts) is detached at once, most over first, until the rest fits: within
- * one period, not one tool per round. If the tools are within their
- * predictions and sonde is still over, the costliest tools that are at least a
- * tenth of the spend go too. What they gathered is kept; their captures and
+ * counts) by a tenth of the overrun at least is detached at once, most over
+ * first, until the rest fits: within one period, not one tool per round. If
+ * the tools are within their predictions and sonde is still over, the
+ * costliest tools that are at least a tenth of the spend go too. What they gathered is kept; their captures and
  * the report say so. The same thread ends the duty cycles the model planned.
  */
 #define GUARD_PERIOD_NS 100000000
@@ -262,13 +262,20 @@ static void guard_tick(struct overhead_guard *g, int64_t now, int64_t start, dou
 		if (t->stop_at_mono_ns)
 			capacity += expected * GUARD_MARGIN;
 	}
-	/* first the tools over their prediction, most over first; then the costliest */
+	/*
+	 * First the tools over their prediction by a tenth of the overrun at least,
+	 * most over first; then the costliest. A tool a few us over cannot bring
+	 * the spend back (sonde's own sampling of a crowded /proc can be all of
+	 * it): cutting it would lose its evidence for nothing.
+	 */
 	for (int pass = 0; pass < 2 && spend > capacity; pass++)
 		for (;;) {
 			size_t worst = n;
 
 			for (size_t i = 0; i < n; i++)
-				if (rate[i] >= 0 && (pass ? rate[i] * 10 >= spend : over[i] > 0) &&
+				if (rate[i] >= 0 &&
+				    (pass ? rate[i] * 10 >= spend :
+					    over[i] > 0 && over[i] * 10 >= spend - capacity) &&
 				    (worst == n || (pass ? rate[i] > rate[worst] :
 							   over[i] > over[worst])))
 					worst = i;
