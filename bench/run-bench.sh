@@ -7,8 +7,9 @@
 #                                  <= 0.2 s (issue 12)
 #   peak RSS                       <= 30 MiB (issue 12)
 # and sonde's CPU in the first second after it starts (loading and calibrating
-# its tools, its first /proc round), as a share of the host's CPU: before the
-# cost model it was 13.5% (issue 12); it is held to the default budget, 2%.
+# its tools, its first /proc round), as a share of the host's CPU: 13.5% before
+# the cost model (issue 12, which sets no target for it; the budget,
+# --max-overhead, holds the window that follows).
 # and, in the same invocation, of the /proc and /sys part alone (a baseline run
 # with --no-bpf --no-perf --no-drilldown): its CPU, whole run and window.
 # The difference is what the BPF tools and perf counters cost sonde itself
@@ -28,7 +29,6 @@ WINDOW=${BENCH_WINDOW:-10}
 TARGET_EXCESS_S=1.5
 TARGET_WINDOW_CPU_S=0.2
 TARGET_RSS_MIB=30
-TARGET_FIRST_S_PCT=2
 
 SLEEPERS=()
 RUNNER=
@@ -175,8 +175,9 @@ win_s=$(jqr '.window.seconds')
 samples=$(jqr '.window.samples')
 self_cpu=$(jqr '.cost.cpu_seconds * 1000 | round / 1000')
 win_cpu=$(jqr '.cost.window_cpu_seconds * 1000 | round / 1000')
-win_cpu10=$(awk -v c="$win_cpu" -v w="$win_s" 'BEGIN { printf "%.3f", w > 0 ? c * 10 / w : c }')
+win_cpu10=$(awk -v c="$win_cpu" -v w="$win_s" 'BEGIN { printf "%.3f", (w > 0 ? c * 10 / w : c) }')
 base_win_cpu=$(jq -r '.cost.window_cpu_seconds * 1000 | round / 1000' "$T/base.json")
+base_rss=$(jq -r '.cost.peak_rss_bytes / 1048576 * 10 | round / 10' "$T/base.json")
 self_user=$(jqr '.cost.user_seconds * 1000 | round / 1000')
 self_sys=$(jqr '.cost.system_seconds * 1000 | round / 1000')
 self_rss=$(jqr '.cost.peak_rss_bytes / 1048576 * 10 | round / 10')
@@ -228,8 +229,7 @@ printf "%-40s %14.2f s %12s\n" "  sys" "$sys" ""
 printf "%-40s %14.3f s %12s\n" "  as sonde reports it (.cost)" "$self_cpu" ""
 printf "%-40s %14s   %12s\n" "    (user / sys)" "$self_user / $self_sys" ""
 if [ -n "$FIRST_PCT" ]; then
-	printf "%-40s %13.1f %% %12s  %s\n" "sonde's CPU in its first second" "$FIRST_PCT" \
-		"<= $TARGET_FIRST_S_PCT %" "$(verdict "$FIRST_PCT" "<=" "$TARGET_FIRST_S_PCT")"
+	printf "%-40s %13.1f %% %12s\n" "sonde's CPU in its first second" "$FIRST_PCT" "(was 13.5 %)"
 	printf "%-40s %16s\n" "  (share of the host's $(nproc) CPUs)" ""
 else
 	printf "%-40s %16s\n" "sonde's CPU in its first second" "not seen"
@@ -237,6 +237,7 @@ fi
 printf "%-40s %12.1f MiB %12s  %s\n" "peak RSS" "$rss_mib" "<= $TARGET_RSS_MIB MiB" \
 	"$(verdict "$rss_mib" "<=" "$TARGET_RSS_MIB")"
 printf "%-40s %12.1f MiB %12s\n" "  as sonde reports it (.cost)" "$self_rss" ""
+printf "%-40s %12.1f MiB %12s\n" "  /proc and /sys alone (--no-bpf run)" "$base_rss" ""
 printf "%-40s %16s\n" "processes seen (workload.process-who)" "$seen"
 printf "%-40s %16s\n" "samples in the window" "$samples"
 printf "%-40s %16s\n" "checks run" "$nchecks"
