@@ -24,13 +24,8 @@ return {
   },
 
   run = function(ctx, args)
-    local k, why = ctx.bpf.klockstat()
-    if not k then
-      ctx:unknown("lock_wait_per_cpu", why)
-      return
-    end
-    local secs = locks.traced_s(why)
-    local ncpu = math.max(ctx.host.cpus or 1, 1)
+    local k, secs, ncpu = locks.drill(ctx, "klockstat", "lock_wait_per_cpu")
+    if not k then return end
     local wait_s = (k.total_us or 0) / 1e6
     local per_cpu = wait_s / secs / ncpu
     ctx:metric("lock_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu })

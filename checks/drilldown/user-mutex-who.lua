@@ -26,13 +26,8 @@ return {
   },
 
   run = function(ctx, args)
-    local f, why = ctx.bpf.futexctn()
-    if not f then
-      ctx:unknown("mutex_wait_per_cpu", why)
-      return
-    end
-    local secs = locks.traced_s(why)
-    local ncpu = math.max(ctx.host.cpus or 1, 1)
+    local f, secs, ncpu = locks.drill(ctx, "futexctn", "mutex_wait_per_cpu")
+    if not f then return end
     local lock_s = (f.lock_us or 0) / 1e6
     local all_s = (f.total_us or 0) / 1e6
     local per_cpu = lock_s / secs / ncpu

@@ -113,9 +113,16 @@ function locks.check(ctx, args, o)
     hot and (": " .. o.verdict) or ""))
 end
 
--- the seconds a drill-down tool traced (it may be detached early: a duty cycle)
-function locks.traced_s(info)
-  return math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9)
+-- A lock drill-down's tool (klockstat, futexctn): its data, the seconds it
+-- traced (it may be detached early: a duty cycle) and the CPUs; nil when it did
+-- not run, after saying why as the unknown metric.
+function locks.drill(ctx, tool, metric)
+  local data, info = ctx.bpf[tool]()
+  if not data then
+    ctx:unknown(metric, info)
+    return nil
+  end
+  return data, math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9), math.max(ctx.host.cpus or 1, 1)
 end
 
 return locks
