@@ -18,14 +18,15 @@ PKGS := lua5.4 libcmark libarchive libcurl libmd
 # the upload server); libmd-dev for SHA-256; installing (build-aux/install.mk: scdoc for the man pages,
 # man-db to read them, bash-completion, zsh and tmux (a real TAB) to test completion,
 # debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
-# fresh-machine test).
+# fresh-machine test); redis-server and redis-tools for `make bench`'s workload
+# under observation).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
 	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
-	    libmd-dev
+	    libmd-dev redis-server redis-tools
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -64,7 +65,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-tools fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -146,13 +147,21 @@ check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen man completion
 run: sonde
 	./sonde run
 
+# sonde's own cost (CPU, RSS, wall) with 1,000 processes, then what it costs a
+# workload it watches (redis under redis-benchmark, dd bs=1), against baselines;
+# sonde fleet over 1,000 generated bundles.
 bench: sonde $(BUILD)/fleet-gen
 	bench/run-bench.sh
+	bench/overhead.sh
 	bench/fleet.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
 	bench/syscount.sh
+
+# One program run of each hot BPF tool against the counting program: run_cost.
+bench-tools: sonde
+	bench/tool-cost.sh
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over the parsers and readers of
 # untrusted input; `make fuzz` runs each for FUZZ_SECONDS from the committed

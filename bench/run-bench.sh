@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `make bench`: the cost of one default `sonde run` on a host with ~1000
 # processes, against the targets:
-#   wall time beyond the window   <= 1.5 s
-#   peak RSS                       < 40 MiB
+#   wall time beyond the window    <= 1.5 s
+#   sonde's CPU while the window runs, per 10 s of window
+#                                  <= 0.2 s (issue 12)
+#   peak RSS                       <= 30 MiB (issue 12)
+# and sonde's CPU in the first second after it starts (loading and calibrating
+# its tools, its first /proc round), as a share of the host's CPU: 13.5% before
+# the cost model (issue 12, which sets no target for it; the budget,
+# --max-overhead, holds the window that follows).
 # and, in the same invocation, of the /proc and /sys part alone (a baseline run
-# with --no-bpf --no-perf --no-drilldown):
-#   its CPU time (user + sys)      < 0.5 s
+# with --no-bpf --no-perf --no-drilldown): its CPU, whole run and window.
 # The difference is what the BPF tools and perf counters cost sonde itself
 # (loading and verifying the programs, reading their maps, symbolizing); their
 # programs' own run time in the kernel is in the report's appendix.
@@ -19,35 +24,25 @@
 # BENCH_WINDOW (seconds, default 10), BENCH_NO_GNU_TIME=1 (bash's time, and
 # sonde's .cost for the peak RSS, even where GNU time is installed).
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-SONDE=${SONDE:-$TOP/sonde}
+BENCH_NAME=run-bench
+. "$(dirname "$0")/lib.sh"
 PROCS=${BENCH_PROCS:-1000}
 WINDOW=${BENCH_WINDOW:-10}
 TARGET_EXCESS_S=1.5
-TARGET_CPU_S=0.5
-TARGET_RSS_MIB=40
+TARGET_WINDOW_CPU_S=0.2
+TARGET_RSS_MIB=30
 
-die() {
-	echo "run-bench: $*" >&2
-	exit 1
-}
-
-[ -x "$SONDE" ] || die "no sonde binary at $SONDE (make sonde)"
-for tool in jq tar xz awk; do
-	command -v "$tool" >/dev/null || die "$tool is not installed (make deps)"
-done
-
-T=$(mktemp -d /tmp/sonde-bench.XXXXXX) || die "mktemp failed"
 SLEEPERS=()
-cleanup() {
+RUNNER=
+bench_cleanup() {
+	[ -n "$RUNNER" ] && kill "$RUNNER" 2>/dev/null && wait "$RUNNER" 2>/dev/null
 	if [ "${#SLEEPERS[@]}" -gt 0 ]; then
 		kill "${SLEEPERS[@]}" 2>/dev/null
 		wait "${SLEEPERS[@]}" 2>/dev/null
 	fi
 	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start jq tar xz awk
 
 count_procs() {
 	local n=0 d
@@ -86,27 +81,62 @@ host_busy_pct() {
 }
 busy_before=$(host_busy_pct)
 
+# sonde's CPU ticks so far (all its threads: utime + stime, after the comm).
+ticks_of() {
+	local f
+	f=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	f=${f##*) }
+	set -- $f
+	echo $((${12} + ${13}))
+}
+
+# sonde's CPU in the first second after it started (the runner is time or a
+# subshell: sonde is its child named sonde), as a % of the host's CPU; sets
+# FIRST_PCT (empty when sonde could not be seen in time). The clock starts when
+# the sonde process is first seen, a few ms after it started.
+first_second() {
+	local pid= t0 t1 a b
+	FIRST_PCT=
+	for _ in $(seq 200); do
+		pid=$(pgrep -x sonde -P "$RUNNER") ||
+			pid=$(pgrep -x sonde -P "$(pgrep -d, -P "$RUNNER")" 2>/dev/null)
+		[ -n "$pid" ] && break
+		sleep 0.005
+	done
+	[ -n "$pid" ] || return
+	t0=$(date +%s%N)
+	a=$(ticks_of "$pid") || return
+	sleep 1
+	b=$(ticks_of "$pid") || return
+	t1=$(date +%s%N)
+	FIRST_PCT=$(awk -v a="$a" -v b="$b" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
+		-v n="$(nproc)" 'BEGIN { printf "%.1f", 100 * (b - a) / hz / ((t1 - t0) / 1e9) / n }')
+}
+
 # ---- one measured run ----
 mkdir "$T/out"
 TIME_V=0
 if [ -z "$BENCH_NO_GNU_TIME" ] && [ -x /usr/bin/time ] && /usr/bin/time -v -o /dev/null true 2>/dev/null; then
 	TIME_V=1
 	/usr/bin/time -v -o "$T/time.txt" "$SONDE" run --window "$WINDOW" --out "$T/out" \
-		--no-progress >"$T/stdout" 2>"$T/stderr"
-	rc=$?
+		--no-progress >"$T/stdout" 2>"$T/stderr" &
 else
 	# No GNU time: bash's own timer for wall and CPU; the peak RSS comes from sonde's .cost.
 	TIMEFORMAT='%R %U %S'
 	{ time "$SONDE" run --window "$WINDOW" --out "$T/out" --no-progress \
-		>"$T/stdout" 2>"$T/stderr"; } 2>"$T/time.txt"
-	rc=$?
+		>"$T/stdout" 2>"$T/stderr"; } 2>"$T/time.txt" &
 	unset TIMEFORMAT
 fi
+RUNNER=$!
+first_second
+wait "$RUNNER"
+rc=$?
+RUNNER=
 # the baseline: the same run without BPF tools, perf counters or drill-down
 mkdir "$T/base"
 TIMEFORMAT='%R %U %S'
 { time "$SONDE" run --window "$WINDOW" --out "$T/base" --no-progress --no-bpf --no-perf \
-	--no-drilldown >/dev/null 2>"$T/base.err"; } 2>"$T/base.time"
+	--no-drilldown --json >"$T/base.json" 2>"$T/base.err"; } 2>"$T/base.time"
 base_rc=$?
 unset TIMEFORMAT
 [ "$base_rc" -eq 0 ] || die "the baseline sonde run --no-bpf exited $base_rc"
@@ -146,6 +176,10 @@ jqr() { jq -r "$1" "$T/findings.json"; }
 win_s=$(jqr '.window.seconds')
 samples=$(jqr '.window.samples')
 self_cpu=$(jqr '.cost.cpu_seconds * 1000 | round / 1000')
+win_cpu=$(jqr '.cost.window_cpu_seconds * 1000 | round / 1000')
+win_cpu10=$(awk -v c="$win_cpu" -v w="$win_s" 'BEGIN { printf "%.3f", (w > 0 ? c * 10 / w : c) }')
+base_win_cpu=$(jq -r '.cost.window_cpu_seconds * 1000 | round / 1000' "$T/base.json")
+base_rss=$(jq -r '.cost.peak_rss_bytes / 1048576 * 10 | round / 10' "$T/base.json")
 self_user=$(jqr '.cost.user_seconds * 1000 | round / 1000')
 self_sys=$(jqr '.cost.system_seconds * 1000 | round / 1000')
 self_rss=$(jqr '.cost.peak_rss_bytes / 1048576 * 10 | round / 10')
@@ -183,8 +217,11 @@ printf "%-40s %14.3f s %12s\n" "    window overrun (sampling late)" "$overrun" "
 printf "%-40s %14.3f s %12s\n" "    analysis (checks)" "$(awk -v m="$analysis_ms" 'BEGIN { print m / 1000 }')" ""
 printf "%-40s %14.2f s %12s\n" "    rest (start, reports, bundle)" "$after_window" ""
 printf "%-40s %14.2f s %12s\n" "CPU time, user + sys" "$cpu" ""
-printf "%-40s %14.2f s %12s  %s\n" "  of which /proc and /sys (--no-bpf run)" "$base_cpu" "< $TARGET_CPU_S s" \
-	"$(verdict "$base_cpu" "<" "$TARGET_CPU_S")"
+printf "%-40s %14.2f s %12s\n" "  of which /proc and /sys (--no-bpf run)" "$base_cpu" ""
+printf "%-40s %14.3f s %12s\n" "sonde's CPU while the window ran" "$win_cpu" ""
+printf "%-40s %14.3f s %12s  %s\n" "  per 10 s of window" "$win_cpu10" "<= $TARGET_WINDOW_CPU_S s" \
+	"$(verdict "$win_cpu10" "<=" "$TARGET_WINDOW_CPU_S")"
+printf "%-40s %14.3f s %12s\n" "  /proc sampling alone (--no-bpf run)" "$base_win_cpu" ""
 printf "%-40s %14.2f s %12s\n" "  BPF tools and perf counters (the rest)" \
 	"$(awk -v a="$cpu" -v b="$base_cpu" 'BEGIN { printf "%.2f", a - b }')" ""
 printf "%-40s %12.0f ms %12s\n" "    tools' set-up, summed (.tools)" "$setup_ms" ""
@@ -193,9 +230,16 @@ printf "%-40s %14.2f s %12s\n" "  user" "$user" ""
 printf "%-40s %14.2f s %12s\n" "  sys" "$sys" ""
 printf "%-40s %14.3f s %12s\n" "  as sonde reports it (.cost)" "$self_cpu" ""
 printf "%-40s %14s   %12s\n" "    (user / sys)" "$self_user / $self_sys" ""
-printf "%-40s %12.1f MiB %12s  %s\n" "peak RSS" "$rss_mib" "< $TARGET_RSS_MIB MiB" \
-	"$(verdict "$rss_mib" "<" "$TARGET_RSS_MIB")"
+if [ -n "$FIRST_PCT" ]; then
+	printf "%-40s %13.1f %% %12s\n" "sonde's CPU in its first second" "$FIRST_PCT" "(was 13.5 %)"
+	printf "%-40s %16s\n" "  (share of the host's $(nproc) CPUs)" ""
+else
+	printf "%-40s %16s\n" "sonde's CPU in its first second" "not seen"
+fi
+printf "%-40s %12.1f MiB %12s  %s\n" "peak RSS" "$rss_mib" "<= $TARGET_RSS_MIB MiB" \
+	"$(verdict "$rss_mib" "<=" "$TARGET_RSS_MIB")"
 printf "%-40s %12.1f MiB %12s\n" "  as sonde reports it (.cost)" "$self_rss" ""
+printf "%-40s %12.1f MiB %12s\n" "  /proc and /sys alone (--no-bpf run)" "$base_rss" ""
 printf "%-40s %16s\n" "processes seen (workload.process-who)" "$seen"
 printf "%-40s %16s\n" "samples in the window" "$samples"
 printf "%-40s %16s\n" "checks run" "$nchecks"

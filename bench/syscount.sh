@@ -14,34 +14,22 @@
 # cannot run. Knobs (environment): SONDE (binary), BENCH_REPS (default 5),
 # BENCH_COUNT (dd count, default 500k).
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-SONDE=${SONDE:-$TOP/sonde}
+BENCH_NAME=bench-syscount
+. "$(dirname "$0")/lib.sh"
 REPS=${BENCH_REPS:-5}
 COUNT=${BENCH_COUNT:-500k}
 
-die() {
-	echo "bench-syscount: $*" >&2
-	exit 1
-}
-
-[ -x "$SONDE" ] || die "no sonde binary at $SONDE (make sonde)"
 [ "$(id -u)" -eq 0 ] || die "needs root (BPF)"
-for tool in dd awk sort; do
-	command -v "$tool" >/dev/null || die "$tool is not installed"
-done
-"$SONDE" list 2>/dev/null | grep -q '^bpf.syscount .* yes' || die "syscount cannot run on this host"
-
-T=$(mktemp -d /tmp/sonde-bench-syscount.XXXXXX) || die "mktemp failed"
 TRACER=
-cleanup() {
+bench_cleanup() {
 	if [ -n "$TRACER" ]; then
 		kill "$TRACER" 2>/dev/null
 		wait "$TRACER" 2>/dev/null
 	fi
 	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start dd awk sort
+"$SONDE" list 2>/dev/null | grep -q '^bpf.syscount .* yes' || die "syscount cannot run on this host"
 
 # Seconds the load takes (wall).
 load() {
@@ -50,18 +38,6 @@ load() {
 	dd if=/dev/zero of=/dev/null bs=1 count="$COUNT" 2>/dev/null
 	t1=$(date +%s%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }'
-}
-
-# Wait until process $1 holds $2 BPF links (its probes are attached); 0 when it does.
-wait_links() {
-	local n
-	for _ in $(seq 200); do
-		n=$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'anon_inode:bpf_link')
-		[ "${n:-0}" -ge "$2" ] && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
 }
 
 # End a tracer with SIGINT (sonde: ends the window and writes its bundle).
@@ -73,8 +49,8 @@ stop_tracer() {
 
 sonde_traced() {
 	mkdir -p "$T/out"
-	"$SONDE" run --window 120 --out "$T/out" --no-progress --check workload.syscall-what \
-		>"$T/sonde.out" 2>"$T/sonde.err" &
+	"$SONDE" run --window 120 --out "$T/out" --no-progress --check drilldown.syscall-who \
+		--max-overhead 0 >"$T/sonde.out" 2>"$T/sonde.err" &
 	TRACER=$!
 	wait_links "$TRACER" 2 || die "sonde did not attach: $(tail -1 "$T/sonde.err")"
 	load

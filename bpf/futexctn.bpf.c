@@ -87,6 +87,8 @@ static __always_inline void on_enter(long id, __u64 uaddr, __u64 op, __u64 val)
 	pid_tgid = bpf_get_current_pid_tgid();
 	if ((__u32)(pid_tgid >> 32) == targ_self_tgid && targ_self_tgid)
 		return;
+	if (!sonde_traced((__u32)(pid_tgid >> 32)))
+		return;
 	if (id == targ_nr_futex) {
 		cmd = (__u32)op & FUTEX_CMD_MASK;
 		if (cmd == FUTEX_CMD_LOCK_PI || cmd == FUTEX_CMD_LOCK_PI2)

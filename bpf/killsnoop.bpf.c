@@ -23,6 +23,15 @@
 #define SI_KERNEL 0x80
 
 const volatile __u64 targ_fatal_mask = KILLSNOOP_FATAL_DEFAULT;
+/* sonde: signals it sends or is sent (Ctrl-C) are counted apart, never as the host's */
+const volatile __u32 targ_self_tgid = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} self_signals SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -46,6 +55,16 @@ static __always_inline void record(int sig, int code, __u32 target_pid, __u32 ta
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 
 	sonde_count(SONDE_STAT_RUNS);
+	if (targ_self_tgid &&
+	    ((__u32)(id >> 32) == targ_self_tgid || target_tgid == targ_self_tgid ||
+	     (!target_tgid && target_pid == targ_self_tgid))) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&self_signals, &zero);
+
+		if (n)
+			(*n)++;
+		return;
+	}
 	key.sender_tgid = id >> 32;
 	key.target_pid = target_pid;
 	key.sig = sig;

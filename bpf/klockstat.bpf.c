@@ -99,6 +99,8 @@ static __always_inline void on_begin(void *ctx, __u64 lock, __u32 flags)
 	sonde_count(SONDE_STAT_RUNS);
 	if ((__u32)(pid_tgid >> 32) == targ_self_tgid && targ_self_tgid)
 		return;
+	if (!sonde_traced((__u32)(pid_tgid >> 32)))
+		return;
 	p = bpf_map_lookup_elem(&waiting, &key);
 	if (p && p->start_ns) {
 		if (p->lock == lock)
@@ -126,6 +128,8 @@ static __always_inline void on_end(__u64 lock)
 	struct klock_wait *p;
 
 	sonde_count(SONDE_STAT_RUNS);
+	if (!sonde_traced(tgid))
+		return;
 	p = bpf_map_lookup_elem(&waiting, &key);
 	if (!p || !p->start_ns || p->lock != lock) {
 		if (!(tgid == targ_self_tgid && targ_self_tgid))

@@ -88,7 +88,7 @@ static __always_inline void switch_out(void *ctx, long prev_state)
 	struct task_struct *task;
 	__u32 pid = (__u32)id, tgid = id >> 32, zero = 0;
 
-	if (!pid || prev_state == TASK_RUNNING || tgid == targ_self_tgid)
+	if (!pid || prev_state == TASK_RUNNING || tgid == targ_self_tgid || !sonde_traced(tgid))
 		return;
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)

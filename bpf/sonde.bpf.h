@@ -29,6 +29,27 @@ static __always_inline void sonde_count(__u32 which)
 		(*v)++; /* per CPU: no atomic needed */
 }
 
+/*
+ * The suspects of a drill-down: a tool that filters traces only these
+ * processes (tgids, set from user space before load; none set: every
+ * process). Read-only data, so with no suspect the verifier drops the test.
+ * SONDE_MAX_TGIDS is TRACE_MAX_TGIDS of core/trace/trace.h.
+ */
+#define SONDE_MAX_TGIDS 8
+const volatile __u32 sonde_ntgids = 0;
+const volatile __u32 sonde_tgids[SONDE_MAX_TGIDS] = {};
+
+/* Is tgid traced? First thing in a filtering program: a filtered-out run costs little. */
+static __always_inline int sonde_traced(__u32 tgid)
+{
+	if (!sonde_ntgids)
+		return 1;
+	for (int i = 0; i < SONDE_MAX_TGIDS; i++)
+		if (i < sonde_ntgids && sonde_tgids[i] == tgid)
+			return 1;
+	return 0;
+}
+
 /* Slot of v in a log2 histogram: 0 for 0 and 1, else floor(log2(v)). */
 static __always_inline __u32 sonde_log2(__u64 v)
 {

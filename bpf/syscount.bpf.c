@@ -78,7 +78,7 @@ static __always_inline void on_enter(long id)
 	struct syscount_inflight *f, init;
 
 	sonde_count(SONDE_STAT_RUNS);
-	if ((__u32)(pid_tgid >> 32) == targ_self_tgid)
+	if ((__u32)(pid_tgid >> 32) == targ_self_tgid || !sonde_traced((__u32)(pid_tgid >> 32)))
 		return;
 	/* In place when the thread already has a slot: an update would allocate. */
 	f = bpf_map_lookup_elem(&inflight, &tid);
@@ -140,6 +140,8 @@ static __always_inline void on_exit(long ret)
 	int failed;
 
 	sonde_count(SONDE_STAT_RUNS);
+	if (!sonde_traced(tgid))
+		return;
 	f = bpf_map_lookup_elem(&inflight, &tid);
 	/* No slot: sonde itself, a syscall entered before tracing began, or a slot evicted. */
 	if (!f || !f->start_ns)

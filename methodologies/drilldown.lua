@@ -1,13 +1,18 @@
 --- Drill-down: when a finding says a resource is in trouble, a second, shorter
 -- window of the same run looks deeper at it (Gregg's drill-down analysis: from
 -- the symptom to who and why). Each rule: the check whose warn or crit finding
--- fires it, the deeper checks to run, and the reason the report shows.
+-- fires it, the deeper checks to run, and the reason the report shows. With
+-- filter = "culprits", the BPF tools of its checks that can filter (syscount,
+-- futexctn, klockstat, offcputime) trace only the trigger's culprits, filtered
+-- in the kernel: tracing a hot path (every syscall, every lock) is for the
+-- suspects, in the second window, within the budget (--max-overhead).
 return {
   id = "drilldown",
   title = "Drill-down",
   description = "Deeper checks over a second, shorter window, run when a finding calls for them.",
   order = 3,
-  resources = { "cpu", "memory", "disk", "network", "fd", "task" },
+  resources = { "cpu", "memory", "disk", "network", "fd", "task", "syscall", "interrupt",
+                "kernel-mutex", "user-mutex", "filesystem" },
   metrics = { "who", "why" },
   tags = { "drilldown", "proc", "tracing" },
   rules = {
@@ -25,13 +30,19 @@ return {
       why = "OOM kills: who was allocating, and who faults" },
     { trigger = "use.network-errors", run = { "drilldown.network-why" },
       why = "network errors: which hosts and states retransmit, and why packets are dropped" },
-    { trigger = "use.fd-utilization", run = { "drilldown.fd-who" },
-      why = "file descriptors near a limit: which processes hold them" },
-    { trigger = "use.fd-errors", run = { "drilldown.fd-who" },
-      why = "EMFILE/ENFILE failures: who failed, and who is nearest its limit" },
+    { trigger = "use.fd-utilization", run = { "drilldown.fd-who" }, filter = "culprits",
+      why = "file descriptors near a limit: which processes hold them, and which fail to get one" },
     { trigger = "use.task-utilization", run = { "drilldown.task-who" },
-      why = "threads near threads-max or pid_max: which processes hold them" },
-    { trigger = "use.task-errors", run = { "drilldown.task-who" },
-      why = "fork/clone failures: who failed, and who holds the most threads" },
+      why = "threads near threads-max or pid_max: which processes hold them, and whose forks fail" },
+    { trigger = "use.filesystem-utilization", run = { "drilldown.filesystem-who" },
+      why = "a file system filling up: whose writes are refused for want of space or quota" },
+    { trigger = "workload.syscall-what", run = { "drilldown.syscall-who" }, filter = "culprits",
+      why = "syscall-heavy processes: every syscall of theirs, counted in the kernel" },
+    { trigger = "workload.cpu-what", run = { "drilldown.interrupt-why" },
+      why = "a CPU busy in interrupts: the time of each interrupt handler and softirq" },
+    { trigger = "use.kernel-mutex-saturation", run = { "drilldown.kernel-mutex-who" }, filter = "culprits",
+      why = "CPU time spinning on kernel locks: which locks, taken where, by whom" },
+    { trigger = "use.user-mutex-saturation", run = { "drilldown.user-mutex-who" }, filter = "culprits",
+      why = "CPU time in futex code: which user locks are contended, by whom, and failed waits" },
   },
 }

@@ -37,6 +37,14 @@ end
 
 syscount.columns = { "pid", "process", "syscall", "error", "failures" }
 
+--- The syscall rate as two metrics (a second, and a second per CPU, which warns
+-- at warn_per_cpu); true when it is that high.
+function syscount.rate(ctx, rate, ncpu, warn_per_cpu)
+  ctx:metric("syscalls_per_s", rate, { unit = "/s" })
+  ctx:metric("syscalls_per_s_per_cpu", rate / ncpu, { unit = "/s", warn = warn_per_cpu })
+  return rate / ncpu >= warn_per_cpu
+end
+
 --- The note every reader of syscount's error lists owes: full maps undercount.
 function syscount.drops_note(ctx, info)
   if info and (info.drops or 0) > 0 then

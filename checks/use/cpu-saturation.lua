@@ -1,22 +1,28 @@
---- CPU saturation: are runnable threads waiting for a CPU?
+--- CPU saturation: are runnable threads waiting for a CPU? From counters the
+-- kernel keeps anyway: runnable threads (/proc/stat), PSI, the run delay of
+-- every CPU's run queue (/proc/schedstat) and of every process
+-- (/proc/PID/schedstat). Run-queue latency per wakeup (runqlat) hooks the
+-- scheduler, a hot path: it runs in the drill-down window (drilldown.cpu-why).
 local fmt = require("fmt")
 local tasks = require("tasks")
 local cpu = require("cpu")
-local hist = require("hist")
 
 return {
   id = "use.cpu-saturation",
   title = "CPU saturation",
   methodology = "use", resource = "cpu", metric = "saturation",
-  tags = { "default", "proc", "tracing" },
-  collect = { "proc.stat", "proc.loadavg", "proc.pressure", "proc.pids", "bpf.runqlat" },
+  tags = { "default", "proc" },
+  collect = { "proc.stat", "proc.loadavg", "proc.pressure", "proc.pids", "proc.schedstat" },
   args = {
     warn_runnable = { type = "number", default = 1.5, help = "runnable threads per CPU that warns" },
     crit_runnable = { type = "number", default = 3, help = "runnable threads per CPU that is critical" },
     warn_psi_pct = { type = "number", default = 10, help = "% of the window some task waited for a CPU" },
     crit_psi_pct = { type = "number", default = 40, help = "critical PSI cpu some %" },
-    warn_runq_p99_ms = { type = "number", default = 10, help = "run-queue latency p99 (ms) that warns" },
-    crit_runq_p99_ms = { type = "number", default = 100, help = "critical run-queue latency p99 (ms)" },
+    -- The mean wait of a timeslice for its CPU (/proc/schedstat): tens of us on a
+    -- healthy host; with two CPU-bound threads per CPU each waits about one
+    -- slice of the other (a few ms).
+    warn_runq_wait_ms = { type = "number", default = 5, help = "mean run-queue wait per timeslice (ms) that warns" },
+    crit_runq_wait_ms = { type = "number", default = 50, help = "critical mean run-queue wait per timeslice (ms)" },
   },
 
   run = function(ctx, args)
@@ -59,29 +65,31 @@ return {
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
     end
 
-    -- run-queue latency of every thread (BPF runqlat): how long a wakeup waits for a CPU
-    local rq, rqwhy = ctx.bpf.runqlat()
-    local rq_p99
-    if rq and hist.count(rq.hist) > 0 then
-      rq_p99 = hist.percentile(rq.hist, 99) / 1000
-      ctx:metric("runq_p50_ms", hist.percentile(rq.hist, 50) / 1000, { unit = "ms" })
-      ctx:metric("runq_p99_ms", rq_p99, { unit = "ms", warn = args.warn_runq_p99_ms, crit = args.crit_runq_p99_ms })
-      hist.table(ctx, "Run-queue latency (runqlat)", rq.hist, "us")
+    -- run delay of every CPU's run queue (/proc/schedstat): the time runnable
+    -- threads waited, exact rather than sampled, and per timeslice
+    local ss, sswhy = ctx.proc.schedstat()
+    local wait_ms
+    if ss and #ss.cpus > 0 and ss.seconds > 0 then
+      local wait, slices = 0, 0
+      for _, c in ipairs(ss.cpus) do
+        wait = wait + c.wait_s
+        slices = slices + c.slices
+      end
+      ctx:metric("runq_waiting_per_cpu", wait / ss.seconds / math.max(ncpu, 1), { unit = "ratio" })
+      if slices > 0 then
+        wait_ms = 1000 * wait / slices
+        ctx:metric("runq_wait_ms", wait_ms, { unit = "ms", warn = args.warn_runq_wait_ms, crit = args.crit_runq_wait_ms })
+        saturated = saturated or wait_ms >= args.warn_runq_wait_ms
+      end
       local rows = {}
-      for i, t in ipairs(rq.tasks or {}) do
-        if i > 10 then break end
-        rows[#rows + 1] = { t.pid, t.tgid ~= 0 and t.tgid or "?", t.comm, t.count,
-                            string.format("%.3f", t.total_us / 1e6),
-                            string.format("%.2f", t.max_us / 1000) }
+      for _, c in ipairs(ss.cpus) do
+        rows[#rows + 1] = { "cpu" .. c.cpu, fmt.pct(100 * c.run_s / ss.seconds), fmt.pct(100 * c.wait_s / ss.seconds),
+                            fmt.num(c.slices), c.slices > 0 and string.format("%.3f", 1000 * c.wait_s / c.slices) or "-" }
       end
-      if #rows > 0 then
-        ctx:table { title = "Threads that waited longest for a CPU (runqlat)", columns = { "tid", "pid", "thread", "waits", "total wait (s)", "longest (ms)" }, rows = rows }
-      end
-      saturated = saturated or rq_p99 >= args.warn_runq_p99_ms
-    elseif rq then
-      ctx:unknown("runq_p99_ms", "runqlat saw no thread wait for a CPU in the window")
+      ctx:table { title = "Run queues (/proc/schedstat): time run and waited, per CPU",
+                  columns = { "CPU", "ran", "threads waited (summed)", "timeslices", "mean wait (ms)" }, rows = rows }
     else
-      ctx:unknown("runq_p99_ms", rqwhy)
+      ctx:unknown("runq_wait_ms", sswhy or "no CPU in /proc/schedstat")
     end
 
     local list = ctx.proc.tasks()
@@ -110,7 +118,7 @@ return {
       end
       if saturated then
         tasks.blame(ctx, top, busy_s, 3)
-        ctx:next("run-queue latency per task and a CPU profile (drill-down), or pidstat -w 1 for who waits")
+        ctx:next("run-queue latency per wakeup (runqlat) and a CPU profile (drill-down), or pidstat -w 1 for who waits")
       end
     end
     if stat then
@@ -118,7 +126,7 @@ return {
       for _, s in ipairs(stat.total) do mean = mean + math.max(s.procs_running - 1, 0) end
       mean = mean / #stat.total
       local psi_txt = psi_pct and string.format("; some thread waited for a CPU %s of the time (PSI)", fmt.pct(psi_pct)) or ""
-      local rq_txt = rq_p99 and string.format("; run-queue latency p99 %.2f ms", rq_p99) or ""
+      local rq_txt = wait_ms and string.format("; a timeslice waited %.2f ms for its CPU on average", wait_ms) or ""
       ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s%s%s",
         mean, ncpu, mean / math.max(ncpu, 1), psi_txt, rq_txt, saturated and ": threads wait for a CPU" or ""))
     end

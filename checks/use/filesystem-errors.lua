@@ -1,21 +1,15 @@
---- File system errors: writes refused for want of space or quota (ENOSPC, EDQUOT per process,
--- BPF syscount), errors ext4 recorded in its superblock (errors_count), and file systems that
--- turned read-only during the window (the kernel remounts on a metadata error).
+--- File system errors: errors ext4 recorded in its superblock (errors_count), and file
+-- systems that turned read-only during the window (the kernel remounts on a metadata error).
+-- Writes refused for want of space or quota (ENOSPC, EDQUOT) are counted by tracing every
+-- syscall: the drill-down does it when a file system fills up (drilldown.filesystem-who).
 local fmt = require("fmt")
-local sc = require("syscount")
-
-local FS_ERRNO = { ENOSPC = true, EDQUOT = true }
 
 return {
   id = "use.filesystem-errors",
   title = "File system errors",
   methodology = "use", resource = "filesystem", metric = "errors",
-  tags = { "default", "proc", "tracing" },
-  collect = { "proc.mounts", "bpf.syscount" },
-  args = {
-    warn_failures = { type = "number", default = 1, help = "ENOSPC/EDQUOT failures in the window that warn" },
-    top = { type = "number", default = 10, help = "rows per table" },
-  },
+  tags = { "default", "proc" },
+  collect = { "proc.mounts" },
 
   run = function(ctx, args)
     local parts = {}
@@ -65,31 +59,9 @@ return {
       parts[#parts + 1] = string.format("%d new file system errors counted (%d with a counter), %d turned read-only", errs, counted, #ro)
     end
 
-    local d, info = ctx.bpf.syscount()
-    if not d then
-      ctx:unknown("enospc_edquot_errors", info)
-    else
-      local function is_fs_error(e)
-        if e.errno_name then return FS_ERRNO[e.errno_name] == true end
-        return e.errno == 28 -- ENOSPC: errno-base, the same on every architecture
-      end
-      local total = sc.total(d, is_fs_error)
-      -- by comm: a writer retried from a shell loop is a new pid each time, one culprit
-      local order, rows = sc.by_process(d, is_fs_error, args.top, true)
-      ctx:metric("enospc_edquot_errors", total, { unit = "failures", warn = args.warn_failures })
-      sc.drops_note(ctx, info)
-      if #rows > 0 then
-        ctx:table { title = "ENOSPC/EDQUOT failures by process and syscall (syscount)",
-                    columns = sc.columns, rows = rows }
-        for i = 1, math.min(3, #order) do
-          ctx:culprit { pid = order[i].pid, comm = order[i].comm, share = total > 0 and order[i].count / total or nil }
-        end
-      end
-      if total > 0 then
-        ctx:next("which file system is full: df -h; df -i (inodes); quotas: repquota -a")
-      end
-      parts[#parts + 1] = string.format("%d syscalls failed with ENOSPC or EDQUOT", total)
-    end
+    -- ENOSPC/EDQUOT failures: no kernel counter; tracing every syscall is the drill-down's
+    ctx:unknown("enospc_edquot_errors", "the kernel counts no failed writes: they are traced (syscount, every syscall) "
+      .. "in the drill-down window when a file system fills up (drilldown.filesystem-who)")
     if #parts > 0 then ctx:summary(table.concat(parts, "; ")) end
   end,
 }

@@ -1,86 +1,31 @@
---- User mutex saturation: time threads blocked in futex waits (BPF futexctn):
--- a pthread mutex, rwlock, condition variable or semaphore that must wait
--- ends in futex(2). Saturation is the lock-like part: waits of a contended
--- glibc mutex (FUTEX_WAIT expecting 2) and PI locks, as the mean number of
--- threads stalled per CPU; all futex waits (condition variables and idle
--- worker pools included, which are not contention) are shown beside it.
-local hist = require("hist")
+--- User mutex saturation, first window: the CPU time threads spend in futex
+-- code, where contended pthread mutexes, rwlocks and condition variables
+-- hand off through the kernel, seen in the 49 Hz on-CPU profile sonde takes
+-- anyway. The waits themselves need futexctn, which hooks every syscall: that
+-- runs in the drill-down window, filtered in the kernel to the processes named
+-- here (drilldown.user-mutex-who).
+local locks = require("locks")
 
 return {
   id = "use.user-mutex-saturation",
-  title = "User lock contention (futex waits)",
+  title = "User lock contention (futex)",
   methodology = "use", resource = "user-mutex", metric = "saturation",
   tags = { "default", "tracing" },
-  collect = { "proc.pids", "bpf.futexctn" },
+  collect = { "bpf.profile" },
   args = {
-    -- Threads stalled on a contended mutex, per CPU: 0.25 is a quarter of the
-    -- host's CPUs' worth of threads that could run and do not, because of one
-    -- another. Uncontended mutexes never wait, so a healthy program is near 0.
-    warn_wait_per_cpu = { type = "number", default = 0.25, help = "threads waiting for a contended user mutex on average, per CPU, that warns" },
-    crit_wait_per_cpu = { type = "number", default = 1, help = "threads waiting for a contended user mutex on average, per CPU, that is critical" },
+    -- Uncontended user locks never enter the kernel. Threads that keep
+    -- blocking and waking one another through futexes spend CPU there: 5% of
+    -- the host's CPU is a lock handed off tens of thousands of times a second.
+    warn_pct = { type = "number", default = 5, help = "% of the host's CPU time in futex code that warns" },
+    crit_pct = { type = "number", default = 20, help = "% of the host's CPU time in futex code that is critical" },
+    min_samples = { type = "number", default = 10, help = "profile samples in futex code needed to warn" },
   },
 
   run = function(ctx, args)
-    local f, why = ctx.bpf.futexctn()
-    if not f then
-      ctx:unknown("mutex_wait_per_cpu", why)
-      return
-    end
-    local secs = math.max(ctx.window.seconds, 1e-9)
-    local ncpu = math.max(ctx.host.cpus or 1, 1)
-    local lock_s = (f.lock_us or 0) / 1e6
-    local all_s = (f.total_us or 0) / 1e6
-    local per_cpu = lock_s / secs / ncpu
-    ctx:metric("mutex_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu })
-    ctx:metric("mutex_waits_per_s", (f.lock_count or 0) / secs, { unit = "/s" })
-    ctx:metric("futex_wait_threads", all_s / secs, { unit = "threads" })
-    if hist.count(f.lock_hist) > 0 then
-      ctx:metric("mutex_wait_p99_ms", hist.percentile(f.lock_hist, 99) / 1000, { unit = "ms" })
-      hist.table(ctx, "Contended mutex wait times (futexctn)", f.lock_hist, "us")
-    end
-
-    local by_pid = {}
-    for _, t in ipairs(ctx.proc.tasks() or {}) do by_pid[t.pid] = t end
-    local rows = {}
-    for i, p in ipairs(f.processes or {}) do
-      if i > 10 then break end
-      rows[#rows + 1] = { p.pid, p.comm, p.lock_count, string.format("%.3f", p.lock_us / 1e6),
-                          p.count, string.format("%.3f", p.total_us / 1e6), string.format("%.2f", p.max_us / 1000) }
-    end
-    if #rows > 0 then
-      ctx:table { title = "Processes waiting on futexes (futexctn)", columns = { "pid", "process", "mutex waits", "mutex wait (s)", "all futex waits", "all futex wait (s)", "longest (ms)" }, rows = rows }
-    end
-    rows = {}
-    for i, l in ipairs(f.locks or {}) do
-      if i > 10 then break end
-      rows[#rows + 1] = { l.pid, l.comm, l.uaddr, l.lock_count, string.format("%.3f", l.lock_us / 1e6),
-                          l.count, string.format("%.3f", l.total_us / 1e6) }
-    end
-    if #rows > 0 then
-      ctx:table { title = "Most waited-for futexes (futexctn)", columns = { "pid", "process", "futex address", "mutex waits", "mutex wait (s)", "all waits", "all wait (s)" }, rows = rows }
-    end
-    local inf = f.in_flight or {}
-    if (inf.threads or 0) > 0 then
-      ctx:note(string.format("%d threads were still blocked in a futex wait at the end (longest %.1f s): not counted above",
-        inf.threads, (inf.longest_us or 0) / 1e6))
-    end
-
-    local saturated = per_cpu >= args.warn_wait_per_cpu
-    local top = (f.processes or {})[1]
-    if saturated and top and lock_s > 0 then
-      for i = 1, math.min(3, #f.processes) do
-        local p = f.processes[i]
-        if p.lock_us > 0 and (i == 1 or p.lock_us / 1e6 >= 0.05 * lock_s) then
-          local t = by_pid[p.pid]
-          ctx:culprit { pid = p.pid, comm = p.comm, cmdline = t and t.cmdline, share = p.lock_us / 1e6 / lock_s }
-        end
-      end
-      local l = (f.locks or {})[1]
-      ctx:next("find the lock: the futex address " .. (l and l.uaddr or "") .. " in the process's memory "
-        .. "(gdb: info symbol ADDR), or an off-CPU profile (workload.process-why) for the code paths that wait")
-    end
-    ctx:summary(string.format("threads waited %.3f s on contended user mutexes in %.1f s (%.3f threads per CPU on average); "
-      .. "%.3f s in all futex waits%s", lock_s, secs, per_cpu, all_s,
-      saturated and top and string.format(": %s (pid %d) waited most", top.comm, top.pid) or ""))
+    locks.check(ctx, args, {
+      metric = "futex_cpu_pct", words = locks.futex, what = "CPU time in futex code",
+      verdict = "threads block on and wake one another through contended user locks",
+      next = "the futex waits per process and lock address (futexctn, drill-down), or an off-CPU profile (workload.process-why)",
+    })
   end,
 }

@@ -1,19 +1,30 @@
---- CPU in interrupts: the share of each CPU's time in hard interrupt handlers and softirqs, by type.
-local hist = require("hist")
+--- CPU in interrupts: the share of each CPU's time in hard interrupt handlers
+-- and softirqs (/proc/stat), and which interrupts and softirq types ran
+-- (/proc/interrupts, /proc/softirqs): counters the kernel keeps anyway. The
+-- time of each handler needs tracing every interrupt (hardirqs, softirqs):
+-- the drill-down does it when a CPU is busy in interrupts (drilldown.interrupt-why).
 local fmt = require("fmt")
 
--- traced seconds of a tool: the span it saw, else the window
-local function span(info, window)
-  local s = info and info.traced_to_s and info.traced_from_s and (info.traced_to_s - info.traced_from_s)
-  return (s and s > 0) and s or window
+-- { name, count } of a ctx.proc.interrupts()/softirqs() table, most first
+local function ranked(t, label)
+  local out = {}
+  for name, v in pairs(t or {}) do
+    local n = v.last and v.first and v.last - v.first
+    if n and n > 0 then
+      local desc = v.desc and v.desc ~= "" and (" " .. v.desc) or ""
+      out[#out + 1] = { name = string.format(label, name) .. desc, count = n }
+    end
+  end
+  table.sort(out, function(a, b) if a.count ~= b.count then return a.count > b.count end return a.name < b.name end)
+  return out
 end
 
 return {
   id = "workload.cpu-what",
   title = "What the CPUs do in interrupts",
   methodology = "workload", resource = "cpu", metric = "what",
-  tags = { "default", "tracing" },
-  collect = { "bpf.hardirqs", "bpf.softirqs" },
+  tags = { "default", "proc" },
+  collect = { "proc.stat", "proc.interrupts", "proc.softirqs" },
   args = {
     -- A CPU normally spends a few % in interrupts, even under network load when
     -- RSS spreads it over the CPUs. A fifth of one CPU's time is capacity its
@@ -26,117 +37,70 @@ return {
   },
 
   run = function(ctx, args)
-    local window = math.max(ctx.window.seconds or 0, 1e-9)
-    local hard, hinfo = ctx.bpf.hardirqs()
-    local soft, sinfo = ctx.bpf.softirqs()
-    if not hard then ctx:unknown("hardirq_pct", hinfo) end
-    if not soft then ctx:unknown("softirq_pct", sinfo) end
-    if not hard and not soft then
-      ctx:unknown("cpu_irq_pct_max", "neither interrupt tool ran: " .. tostring(hinfo) .. "; " .. tostring(sinfo))
+    local stat, why = ctx.proc.stat()
+    if not stat then
+      ctx:unknown("cpu_irq_pct_max", why)
       return
     end
-    local hspan, sspan = span(hard and hinfo, window), span(soft and sinfo, window)
-
-    -- per CPU: % of its time in each type; the type names carry their kind
-    local cpus, ncpu = {}, math.max(ctx.host.cpus or 0, 1)
-    local function cpu_of(c)
-      local e = cpus[c]
-      if not e then
-        e = { cpu = c, hard = 0, soft = 0, by = {} }
-        cpus[c] = e
+    local secs = math.max(ctx.window.seconds or 0, 1e-9)
+    local worst, list = nil, {}
+    local hard_sum, soft_sum, total_sum = 0, 0, 0
+    for _, s in ipairs(stat.cpus) do
+      local total = 0
+      for _, f in ipairs({ "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" }) do
+        total = total + (s:delta(f) or 0)
       end
-      return e
-    end
-    local types = {}
-    if hard then
-      for _, irq in ipairs(hard.irqs or {}) do
-        local name = string.format("irq %d %s", irq.irq, irq.name ~= "" and irq.name or "?")
-        types[#types + 1] = { name = name, kind = "hardirq", count = irq.count, ns = irq.total_ns, hist = irq.hist, span = hspan }
-        for _, pc in ipairs(irq.cpus or {}) do
-          local e = cpu_of(pc.cpu)
-          local pct = 100 * pc.total_ns / 1e9 / hspan
-          e.hard = e.hard + pct
-          e.by[#e.by + 1] = { name = name, pct = pct }
-        end
+      if total > 0 then
+        local e = { cpu = s.id, hard = 100 * (s:delta("irq") or 0) / total, soft = 100 * (s:delta("softirq") or 0) / total }
+        list[#list + 1] = e
+        hard_sum = hard_sum + (s:delta("irq") or 0)
+        soft_sum = soft_sum + (s:delta("softirq") or 0)
+        total_sum = total_sum + total
+        if not worst or e.hard + e.soft > worst.hard + worst.soft then worst = e end
       end
-      ctx:metric("hardirq_pct", 100 * (hard.total_ns or 0) / 1e9 / hspan / ncpu, { unit = "%" })
     end
-    if soft then
-      for _, v in ipairs(soft.vecs or {}) do
-        local name = v.name .. " softirq"
-        types[#types + 1] = { name = name, kind = "softirq", count = v.count, ns = v.total_ns, hist = v.hist, span = sspan }
-        for _, pc in ipairs(v.cpus or {}) do
-          local e = cpu_of(pc.cpu)
-          local pct = 100 * pc.total_ns / 1e9 / sspan
-          e.soft = e.soft + pct
-          e.by[#e.by + 1] = { name = name, pct = pct }
-        end
-      end
-      ctx:metric("softirq_pct", 100 * (soft.total_ns or 0) / 1e9 / sspan / ncpu, { unit = "%" })
+    if not worst then
+      ctx:unknown("cpu_irq_pct_max", "the window holds fewer than two /proc/stat samples")
+      return
     end
-
-    -- the CPU that spends the most time in interrupts
-    local list = {}
-    for _, e in pairs(cpus) do
-      table.sort(e.by, function(a, b) return a.pct > b.pct end)
-      list[#list + 1] = e
-    end
+    ctx:metric("hardirq_pct", 100 * hard_sum / total_sum, { unit = "%" })
+    ctx:metric("softirq_pct", 100 * soft_sum / total_sum, { unit = "%" })
+    ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
+      warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct })
     table.sort(list, function(a, b) return a.hard + a.soft > b.hard + b.soft end)
-    local worst = list[1]
-    if worst then
-      ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
-        warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct })
-    else
-      ctx:metric("cpu_irq_pct_max", 0, { unit = "%", warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct })
-    end
-
     local rows = {}
     for i, e in ipairs(list) do
       if i > args.top then break end
-      local top = e.by[1]
-      rows[#rows + 1] = { "cpu" .. e.cpu, hard and fmt.pct(e.hard) or "?", soft and fmt.pct(e.soft) or "?",
-                          fmt.pct(e.hard + e.soft), top and string.format("%s (%s)", top.name, fmt.pct(top.pct)) or "" }
+      rows[#rows + 1] = { "cpu" .. e.cpu, fmt.pct(e.hard), fmt.pct(e.soft), fmt.pct(e.hard + e.soft) }
     end
-    if #rows > 0 then
-      ctx:table { title = "Time in interrupts per CPU (share of that CPU)",
-                  columns = { "CPU", "hard irq", "softirq", "total", "largest" }, rows = rows }
-    end
+    ctx:table { title = "Time in interrupts per CPU (/proc/stat, share of that CPU)",
+                columns = { "CPU", "hard irq", "softirq", "total" }, rows = rows }
 
-    table.sort(types, function(a, b) return a.ns > b.ns end)
+    -- which interrupts and softirqs ran, and how often (their time needs tracing)
+    local irqs = ranked(ctx.proc.interrupts(), "irq %s")
+    local softs = ranked(ctx.proc.softirqs(), "%s softirq")
     local trows = {}
-    for i, t in ipairs(types) do
-      if i > args.top then break end
-      local p99 = hist.percentile(t.hist or {}, 99)
-      trows[#trows + 1] = { t.name, fmt.num(t.count), string.format("%.2f", t.ns / 1e6),
-                            fmt.pct(100 * t.ns / 1e9 / t.span), string.format("%.0f", t.ns / math.max(t.count, 1)),
-                            p99 and string.format("%.0f", p99) or "?" }
+    for _, group in ipairs({ softs, irqs }) do
+      for i, t in ipairs(group) do
+        if i > args.top then break end
+        trows[#trows + 1] = { t.name, fmt.num(t.count), fmt.num(t.count / secs) }
+      end
     end
     if #trows > 0 then
-      ctx:table { title = "Interrupt types by time (hardirqs, softirqs)",
-                  columns = { "type", "runs", "total ms", "of one CPU", "mean ns", "p99 ns" }, rows = trows }
-      if types[1].hist and hist.count(types[1].hist) > 0 then
-        hist.table(ctx, "Run time of " .. types[1].name, types[1].hist, "ns")
-      end
+      ctx:table { title = "Softirqs and interrupts that ran (/proc/softirqs, /proc/interrupts)",
+                  columns = { "type", "count", "per second" }, rows = trows }
     end
-    if hard then
-      ctx:note("hardirqs sees device interrupts (handlers in irqaction); the local timer, IPIs and NMIs run no irqaction and are not in it (see /proc/interrupts)")
-    end
+    ctx:note("the irq and softirq times of /proc/stat are exact on kernels with CONFIG_IRQ_TIME_ACCOUNTING, "
+      .. "else sampled at the timer tick; the time of each handler is traced by the drill-down")
 
-    if worst then
-      local parts = {}
-      for i, b in ipairs(worst.by) do
-        if i > 2 then break end
-        parts[#parts + 1] = string.format("%s %s", b.name, fmt.pct(b.pct))
-      end
-      local hot = worst.hard + worst.soft >= args.warn_cpu_irq_pct
-      ctx:summary(string.format("cpu%d spends %s of its time in interrupts (%s)%s", worst.cpu,
-        fmt.pct(worst.hard + worst.soft), table.concat(parts, ", "),
-        hot and ": its threads lose that capacity; spread the interrupts (irqbalance, RSS/RPS, smp_affinity)" or ""))
-      if hot then
-        ctx:next("which device or flow: /proc/interrupts and /proc/net/softnet_stat per CPU; the NIC's queues (ethtool -l) and RPS settings")
-      end
-    else
-      ctx:summary("no interrupt handler or softirq ran while traced")
+    local hot = worst.hard + worst.soft >= args.warn_cpu_irq_pct
+    local top_soft = softs[1]
+    ctx:summary(string.format("cpu%d spends %s of its time in interrupts (%s hard, %s soft)%s%s", worst.cpu,
+      fmt.pct(worst.hard + worst.soft), fmt.pct(worst.hard), fmt.pct(worst.soft),
+      top_soft and string.format("; most frequent: %s, %s/s", top_soft.name, fmt.num(top_soft.count / secs)) or "",
+      hot and ": its threads lose that capacity; spread the interrupts (irqbalance, RSS/RPS, smp_affinity)" or ""))
+    if hot then
+      ctx:next("which device or flow: /proc/interrupts and /proc/net/softnet_stat per CPU; the NIC's queues (ethtool -l) and RPS settings")
     end
   end,
 }

@@ -83,10 +83,14 @@ static const struct cmd_option options[] = {
 		  "By default it runs half as long as the first (>= 2 s)" },
 	{ .name = "max-overhead", .arg = "PCT", .kind = CMD_OPT_PERCENT,
 	  .field = F(max_overhead_pct),
-	  .help = "the overhead guard (default 2): when sonde and its BPF\n"
-		  "programs use more than PCT% of the host's CPU over a\n"
-		  "sampling interval, the costliest BPF tool is detached\n"
-		  "(its data so far kept, the report says so); 0: no guard" },
+	  .help = "sonde's budget, % of the host's CPU (default 2). Each\n"
+		  "BPF tool's cost is predicted before it is attached (its\n"
+		  "events' rate from the kernel's counters x one run's cost\n"
+		  "here); one that does not fit is not attached, or traces\n"
+		  "part of the window, and the report says what was read\n"
+		  "instead. The overhead guard checks every 0.1 s and\n"
+		  "detaches every tool over its prediction at once (what\n"
+		  "it gathered is kept). 0: no budget, no guard" },
 	{ .name = "no-perf", .kind = CMD_OPT_FLAG, .field = F(no_perf),
 	  .help = "open no perf_event counter (perf.counters): IPC, stalls\n"
 		  "and software counters become known unknowns" },
@@ -296,7 +300,7 @@ int cmd_run(int argc, char **argv)
 	run_observe__arm(&o, stage);
 	progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) : o.progress;
 	rc = run_observe__window(&o, (const char *const *)plan.names.v, raw, o.window_s,
-				 o.interval_s, progress, &wr, err, sizeof(err));
+				 o.interval_s, progress, NULL, &wr, err, sizeof(err));
 	/* From here a signal means "stop now": the checks and the bundle take a second or less. */
 	run_observe__stop_aborts();
 	if (rc) {

@@ -837,6 +837,34 @@ static double num_or(const struct jval *v, const char *key, double def)
 	return jval__num(v, key, &d) ? def : d;
 }
 
+/* The cost model's part of a tool's document: prediction, filter, what instead. */
+static void tool_prediction(struct tool_summary *t, const struct jval *doc)
+{
+	const struct jval *p = jval__get(doc, "predicted"), *f = jval__get(doc, "filtered_to");
+	const struct jval *data = jval__get(doc, "data");
+	const char *s;
+	size_t used = 0;
+
+	if (p && p->type == J_OBJECT) {
+		t->has_pred = 1;
+		t->predicted_pct = num_or(p, "cpu_pct", 0);
+		t->duty = num_or(p, "duty", 1);
+		t->budget_pct = num_or(doc, "budget_pct", 0);
+	}
+	s = jval__str(doc, "instead");
+	snprintf(t->instead, sizeof(t->instead), "%s", s ? s : "");
+	for (size_t i = 0; f && f->type == J_ARRAY && i < f->len && used < sizeof(t->filtered_to);
+	     i++) {
+		size_t room = sizeof(t->filtered_to) - used;
+
+		if (f->items[i].type == J_NUMBER)
+			used += (size_t)snprintf(t->filtered_to + used, room, "%s%.0f",
+						 i ? ", " : "", f->items[i].number);
+	}
+	if (data && data->type == J_OBJECT)
+		t->self_signals = (uint64_t)num_or(data, "self_signals", 0);
+}
+
 int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n)
 {
 	if (!an->bpf_loaded)
@@ -870,6 +898,7 @@ int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t
 			t->teardown_ms = num_or(doc, "teardown_ms", 0);
 			t->traced_from_s = num_or(doc, "traced_from_s", 0);
 			t->traced_to_s = num_or(doc, "traced_to_s", 0);
+			tool_prediction(t, doc);
 			cost = jval__get(doc, "cost");
 			if (cost && cost->type == J_OBJECT) {
 				t->cpu_ns = num_or(cost, "cpu_ns", 0);

@@ -46,6 +46,12 @@ struct tool_summary {
 	double cpu_ns;             /* its own cost; cost_source says how it was obtained */
 	char cost_source[16];
 	double setup_ms, teardown_ms, traced_from_s, traced_to_s;
+	/* the cost model's prediction, when a budget admitted the tools (has_pred) */
+	int has_pred;
+	double predicted_pct, duty, budget_pct;
+	char instead[256];         /* what the checks read instead, when it did not run whole */
+	char filtered_to[96];      /* "123, 456": the pids it traced alone, or "" */
+	uint64_t self_signals;     /* killsnoop: signals sonde sent or was sent, left out */
 };
 
 struct jval;

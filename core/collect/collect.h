@@ -149,6 +149,7 @@ struct window_result {
 	uint64_t reads, read_bytes, read_errors, capture_bytes;
 	/* CPU time of the sampling rounds (their thread's, syscalls included); the costliest one's */
 	int64_t rounds_cpu_ns, max_round_cpu_ns;
+	double self_cpu_s;      /* sonde's own CPU while the window ran (set by the run stage) */
 };
 
 /*

@@ -75,6 +75,26 @@ static int interrupts_sample(struct collector_state *cs, struct reader *rd,
 	return 0;
 }
 
+/*
+ * Only the ends of the window: cumulative counters, and /proc/schedstat has a
+ * few lines per CPU and scheduling domain.
+ */
+static int schedstat_sample(struct collector_state *cs, struct reader *rd,
+			    struct capture_writer *w, int phase)
+{
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		reader__tee(rd, w, "/proc/schedstat", NULL, NULL);
+	return 0;
+}
+
+static int softirqs_sample(struct collector_state *cs, struct reader *rd,
+			   struct capture_writer *w, int phase)
+{
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		reader__tee(rd, w, "/proc/softirqs", NULL, NULL);
+	return 0;
+}
+
 #define PROBE(fn, path, what)                                                                  \
 	static int fn(const char *root, char *why, size_t whylen)                               \
 	{                                                                                       \
@@ -90,6 +110,9 @@ PROBE(pressure_probe, "/proc/pressure/cpu",
 PROBE(snmp_probe, "/proc/net/snmp", "no network protocol statistics")
 PROBE(filenr_probe, "/proc/sys/fs/file-nr", "no file table statistics")
 PROBE(interrupts_probe, "/proc/interrupts", "no interrupt statistics")
+PROBE(schedstat_probe, "/proc/schedstat",
+      "no scheduler statistics (kernel without CONFIG_SCHEDSTATS)")
+PROBE(softirqs_probe, "/proc/softirqs", "no softirq statistics")
 PROBE(diskstats_probe, "/proc/diskstats", "no disk statistics")
 PROBE(netdev_probe, "/proc/net/dev", "no network interface statistics")
 
@@ -197,6 +220,11 @@ static const struct collector c_filenr = { "proc.filenr", "file table (/proc/sys
 static const struct collector c_interrupts = { "proc.interrupts",
 					       "interrupts and machine checks (/proc/interrupts)",
 					       interrupts_probe, interrupts_sample, NULL };
+static const struct collector c_schedstat = { "proc.schedstat",
+					      "run-queue time per CPU (/proc/schedstat)",
+					      schedstat_probe, schedstat_sample, NULL };
+static const struct collector c_softirqs = { "proc.softirqs", "softirqs per type (/proc/softirqs)",
+					     softirqs_probe, softirqs_sample, NULL };
 static const struct collector c_pids = { "proc.pids", "every process (/proc/PID/{stat,status,io})",
 					 pids__probe, pids__sample, pids__fini };
 static const struct collector c_cgroups = { "proc.cgroups",
@@ -218,7 +246,7 @@ static const struct collector c_kmsg = { "kernel.log",
 const struct collector *const collectors[] = {
 	&c_host, &c_hostctx, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,
 	&c_netdev, &c_snmp, &c_filenr, &c_interrupts, &c_pids, &c_kmsg, &c_cgroups,
-	&c_mounts, NULL,
+	&c_mounts, &c_schedstat, &c_softirqs, NULL,
 };
 
 const struct collector *collector__find(const char *name)

@@ -72,8 +72,9 @@ static int catalog_load_rules(struct loader *ld, int t, struct methodology *m)
 		return loader__fail(ld, "field 'rules': must be a list of rules");
 	}
 	for (lua_Integer i = 1;; i++) {
-		static const char *const fields[] = { "trigger", "run", "why", NULL };
+		static const char *const fields[] = { "trigger", "run", "why", "filter", NULL };
 		struct drill_rule r = { 0 }, *nr;
+		char *filter = NULL;
 		int rt = lua_gettop(ld->L) + 1;
 
 		if (lua_rawgeti(ld->L, -1, i) == LUA_TNIL) {
@@ -93,6 +94,13 @@ static int catalog_load_rules(struct loader *ld, int t, struct methodology *m)
 		if (!rc && !r.run.n)
 			rc = loader__fail(ld, "rules[%lld]: field 'run': no check to run",
 					  (long long)i);
+		if (!rc)
+			rc = loader__string(ld, rt, "filter", 0, &filter);
+		if (!rc && filter && strcmp(filter, "culprits"))
+			rc = loader__fail(ld, "rules[%lld]: field 'filter': '%s' is not 'culprits'",
+					  (long long)i, filter);
+		r.filter_culprits = filter != NULL;
+		free(filter);
 		lua_settop(ld->L, rt - 1);
 		if (!rc && !(nr = realloc(m->rules, (m->nrules + 1) * sizeof(*nr))))
 			rc = -ENOMEM;

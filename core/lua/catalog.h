@@ -25,6 +25,11 @@ struct methodology {
 		char *trigger;      /* a check id: fires when that check ends in warn or crit */
 		struct strv run;    /* drill-down check ids (methodology "drilldown") */
 		char *why;          /* shown in the report */
+		/*
+		 * filter = "culprits": the BPF tools of its checks that can filter
+		 * trace only the trigger's culprits, filtered in the kernel.
+		 */
+		int filter_culprits;
 	} *rules;
 	size_t nrules;
 };

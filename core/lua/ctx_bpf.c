@@ -6,7 +6,8 @@
  *   local d, info = ctx.bpf.runqlat()   -- d: the tool's data (docs/bpf-tools.md)
  *   if not d then ctx:unknown("runq_p99_ms", info) end   -- info: the reason
  *
- * info, when the tool ran: { attach, runs, drops, traced_from_s, traced_to_s, window_s }.
+ * info, when the tool ran: { attach, runs, drops, traced_from_s, traced_to_s, window_s,
+ * filtered_to (the pids it traced alone, when it was filtered), stopped_early (why) }.
  * Every call builds fresh tables: a check may change what it gets.
  */
 #include <math.h>
@@ -60,7 +61,8 @@ static void bpf_push_jval(lua_State *L, const struct jval *v, int depth)
 static int bpf_push_tool(lua_State *L, struct analysis *an, const char *name)
 {
 	static const char *const info_keys[] = { "attach", "runs", "drops", "traced_from_s",
-						 "traced_to_s", "window_s", NULL };
+						 "traced_to_s", "window_s", "filtered_to",
+						 "stopped_early", NULL };
 	const struct jval *doc;
 	char why[768], collector[64];
 
@@ -73,7 +75,7 @@ static int bpf_push_tool(lua_State *L, struct analysis *an, const char *name)
 		return 2;
 	}
 	bpf_push_jval(L, jval__get(doc, "data"), 0);
-	lua_createtable(L, 0, 6);
+	lua_createtable(L, 0, 8);
 	for (const char *const *k = info_keys; *k; k++) {
 		const struct jval *v = jval__get(doc, *k);
 

@@ -267,22 +267,101 @@ static int irq_line(const char *name, size_t nl, const char *desc, size_t dl, ui
 	return 0;
 }
 
-/* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) */
-static int proc_interrupts(lua_State *L)
+/* { [name] = { desc, first, last } } of a file in /proc/interrupts' format, at both ends. */
+static int irq_ends(lua_State *L, const char *stream, const char *path)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.interrupts");
-	const struct capture_rec *r0 = ctx_proc__rec(st, "/proc/interrupts", 0);
-	const struct capture_rec *r1 = ctx_proc__rec(st, "/proc/interrupts", 1);
+	const struct capture_stream *st = ctx_proc__stream(L, stream);
+	const struct capture_rec *r0 = ctx_proc__rec(st, path, 0);
+	const struct capture_rec *r1 = ctx_proc__rec(st, path, 1);
 	struct irq_walk w = { L, "first" };
 
 	if (!r0 || r0->err)
-		return ctx_proc__missing(L, st, "proc.interrupts", "/proc/interrupts", NULL);
+		return ctx_proc__missing(L, st, stream, path, NULL);
 	lua_newtable(L);
 	parse_interrupts(r0->data, r0->len, irq_line, &w);
 	if (r1 && !r1->err) {
 		w.field = "last";
 		parse_interrupts(r1->data, r1->len, irq_line, &w);
 	}
+	return 1;
+}
+
+/* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) */
+static int proc_interrupts(lua_State *L)
+{
+	return irq_ends(L, "proc.interrupts", "/proc/interrupts");
+}
+
+/* ctx.proc.softirqs() -> { [type] = { first, last } } (sums over CPUs), as interrupts() */
+static int proc_softirqs(lua_State *L)
+{
+	return irq_ends(L, "proc.softirqs", "/proc/softirqs");
+}
+
+/* Up to SCHED_CPUS CPUs of /proc/schedstat at both ends of the window. */
+#define SCHED_CPUS 2048
+struct sched_ends {
+	int n;
+	struct sched_cpu {
+		int cpu;
+		uint64_t run_ns, wait_ns, slices;
+	} c[SCHED_CPUS];
+};
+
+static int sched_cpu(int cpu, uint64_t run_ns, uint64_t wait_ns, uint64_t slices, void *arg)
+{
+	struct sched_ends *e = arg;
+
+	if (e->n < SCHED_CPUS)
+		e->c[e->n++] = (struct sched_cpu){ cpu, run_ns, wait_ns, slices };
+	return 0;
+}
+
+/*
+ * ctx.proc.schedstat() -> { seconds, cpus = { { cpu, run_s, wait_s, slices }, ... } }:
+ * per CPU, what its run queue ran and made wait between the two ends of the window.
+ */
+static int proc_schedstat(lua_State *L)
+{
+	const struct capture_stream *st = ctx_proc__stream(L, "proc.schedstat");
+	const struct capture_rec *r0 = ctx_proc__rec(st, "/proc/schedstat", 0);
+	const struct capture_rec *r1 = ctx_proc__rec(st, "/proc/schedstat", 1);
+	struct sched_ends *a, *b;
+	lua_Integer n = 0;
+
+	if (!r0 || r0->err || !r1 || r1->err || r0 == r1)
+		return ctx_proc__missing(L, st, "proc.schedstat", "/proc/schedstat",
+					 "the kernel keeps it with CONFIG_SCHEDSTATS");
+	a = lua_newuserdatauv(L, sizeof(*a), 0);
+	b = lua_newuserdatauv(L, sizeof(*b), 0);
+	a->n = b->n = 0;
+	if (parse_schedstat(r0->data, r0->len, sched_cpu, a) ||
+	    parse_schedstat(r1->data, r1->len, sched_cpu, b)) {
+		lua_pushnil(L);
+		lua_pushstring(L, "/proc/schedstat: not a format sonde reads (version 15+)");
+		return 2;
+	}
+	lua_createtable(L, 0, 2);
+	ctx__set_num(L, "seconds", (double)(r1->mono_ns - r0->mono_ns) / 1e9);
+	lua_createtable(L, b->n, 0);
+	for (int i = 0; i < b->n; i++)
+		for (int k = 0; k < a->n; k++) {
+			const struct sched_cpu *x = &a->c[k], *y = &b->c[i];
+
+			if (x->cpu != y->cpu)
+				continue;
+			lua_createtable(L, 0, 4);
+			lua_pushinteger(L, y->cpu);
+			lua_setfield(L, -2, "cpu");
+			ctx__set_num(L, "run_s",
+				     (double)counter__delta(x->run_ns, y->run_ns, NULL) / 1e9);
+			ctx__set_num(L, "wait_s",
+				     (double)counter__delta(x->wait_ns, y->wait_ns, NULL) / 1e9);
+			ctx__set_u64(L, "slices", counter__delta(x->slices, y->slices, NULL));
+			lua_rawseti(L, -2, ++n);
+			break;
+		}
+	lua_setfield(L, -2, "cpus");
 	return 1;
 }
 
@@ -326,6 +405,8 @@ static const luaL_Reg proc_functions[] = {
 	{ "interfaces", ctx_proc__interfaces },
 	{ "controllers", ctx_proc__controllers },
 	{ "interrupts", proc_interrupts },
+	{ "softirqs", proc_softirqs },
+	{ "schedstat", proc_schedstat },
 	{ "kernel_log", proc_kernel_log },
 	{ "filesystems", ctx_proc__filesystems },
 	{ "swaps", ctx_proc__swaps },

@@ -148,7 +148,7 @@ static void json_evidence(struct json *j, const struct evidence *e)
 	json__end_object(j);
 }
 
-/* The BPF tools of the window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
+/* The BPF tools of a window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
 static void json_tools(struct json *j, struct analysis *an)
 {
 	const struct tool_summary *t;
@@ -156,15 +156,23 @@ static void json_tools(struct json *j, struct analysis *an)
 
 	json__key(j, "tools");
 	json__begin_array(j);
-	if (!analysis__tools(an, &t, &n))
+	if (an && !analysis__tools(an, &t, &n))
 		for (size_t i = 0; i < n; i++) {
 			json__begin_object(j);
 			json_kv_str(j, "name", t[i].name);
 			json_kv_str(j, "status", t[i].status);
 			if (t[i].reason[0])
 				json_kv_str(j, "reason", t[i].reason);
+			if (t[i].has_pred) {
+				json_kv_num(j, "predicted_cpu_pct", t[i].predicted_pct);
+				json_kv_num(j, "duty", t[i].duty);
+			}
+			if (t[i].instead[0])
+				json_kv_str(j, "instead", t[i].instead);
 			if (!strcmp(t[i].status, "ok")) {
 				json_kv_str(j, "attach", t[i].attach);
+				if (t[i].filtered_to[0])
+					json_kv_str(j, "filtered_to", t[i].filtered_to);
 				json__key(j, "runs");
 				json__int(j, (int64_t)t[i].runs);
 				json__key(j, "drops");
@@ -209,6 +217,7 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 		json__bool(j, rr->drill_an->partial);
 		json_kv_str(j, "stop_reason", rr->drill_an->stop_reason);
 		json__end_object(j);
+		json_tools(j, rr->drill_an);
 	}
 	if (rr->drill_note)
 		json_kv_str(j, "note", rr->drill_note);
@@ -428,6 +437,7 @@ static void json_cost(struct json *j, const struct run_cost *c)
 	json_kv_num(j, "cpu_seconds", c->user_s + c->sys_s);
 	json_kv_num(j, "user_seconds", c->user_s);
 	json_kv_num(j, "system_seconds", c->sys_s);
+	json_kv_num(j, "window_cpu_seconds", c->window_cpu_s);
 	json__key(j, "peak_rss_bytes");
 	json__int(j, (int64_t)c->peak_rss_kb * 1024);
 	json_kv_num(j, "analysis_ms", c->analysis_ms);

@@ -26,6 +26,7 @@
 
 struct run_cost {
 	double user_s, sys_s;      /* sonde's own CPU time, whole run */
+	double window_cpu_s;       /* of it, while the first window ran (sampling, guard) */
 	long peak_rss_kb;
 	double analysis_ms;
 	uint64_t reads, read_bytes, read_errors, capture_bytes;

@@ -130,12 +130,19 @@ void report__doc_drilldown(struct report_model *m)
 {
 	const struct run_report *rr = m->rr;
 	struct inlines *in;
+	size_t selected = 0;
 
-	if (!rr->ndrill)
+	for (size_t i = 0; i < rr->nres; i++)
+		selected += !strcmp(rr->res[i].def->methodology, "drilldown");
+	if (!rr->ndrill && !selected)
 		return;
 	inl__words(doc__heading(&m->doc, 2, NULL), "Drill-down");
 	in = doc__para(&m->doc);
-	if (rr->drill_an) {
+	if (!rr->ndrill) {
+		/* selected with --check: they ran over the first window */
+		inl__words(in, "Drill-down checks selected with --check ran over the first "
+			       "window.");
+	} else if (rr->drill_an) {
 		inl__words(in, "A second window of %.1f s (%u samples%s) looked deeper, because:",
 			   rr->drill_an->elapsed_s, rr->drill_an->samples,
 			   rr->drill_an->partial ? ", partial" : "");
@@ -231,8 +238,33 @@ static void appendix_errors(struct doc *d, const struct run_report *rr)
 	}
 }
 
-/* The BPF tools of the window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
-static void appendix_tools(struct doc *d, struct analysis *an)
+/* The notes of a tool that ran: how its cost was known, its prediction, why it stopped early. */
+static void tool_notes(struct inlines *in, const struct tool_summary *t)
+{
+	inl__text(in, !strcmp(t->cost_source, "kernel") ?
+		"CPU counted by the kernel" :
+		"CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
+	if (t->has_pred)
+		inl__words(in, "; predicted %.2f%% of the host's CPU", t->predicted_pct);
+	if (t->filtered_to[0]) {
+		inl__words(in, "; traced only pid ");
+		inl__text(in, t->filtered_to);
+		inl__words(in, " (filtered in the kernel)");
+	}
+	if (t->stopped[0]) {
+		inl__words(in, "; ");
+		inl__open(in, SPAN_STRONG);
+		inl__text(in, t->stopped);
+		inl__close(in);
+	}
+	if (t->instead[0]) {
+		inl__words(in, "; the rest of the window: ");
+		inl__text(in, t->instead);
+	}
+}
+
+/* The BPF tools of a window: what ran, how, and what it cost (raw/bpf/<tool>.json). */
+static void appendix_tools(struct doc *d, struct analysis *an, const char *heading)
 {
 	static const char *const head[] = { "tool", "status", "attach", "program runs", "dropped",
 					    "own CPU (ms)", "setup / teardown (ms)", "notes" };
@@ -240,14 +272,13 @@ static void appendix_tools(struct doc *d, struct analysis *an)
 	struct block *tb;
 	size_t n = 0;
 
-	if (analysis__tools(an, &t, &n) || !n)
+	if (!an || analysis__tools(an, &t, &n) || !n)
 		return;
-	inl__words(doc__heading(d, 3, NULL), "BPF tools");
+	inl__words(doc__heading(d, 3, NULL), "%s", heading);
 	tb = doc__table_head(d, "lllrrrrl", head);
 	for (size_t i = 0; i < n; i++) {
-		/* its status field: ok, or why it did not run (disabled, unavailable, failed) */
+		/* status: ok, or why it did not run (disabled, unavailable, over_budget, failed) */
 		int ok = !strcmp(t[i].status, "ok");
-		struct inlines *in;
 
 		inl__text(doc__cell(tb, CELL_PLAIN), t[i].name);
 		inl__text(doc__cell(tb, ok ? CELL_OK : CELL_PLAIN), t[i].status);
@@ -263,17 +294,42 @@ static void appendix_tools(struct doc *d, struct analysis *an)
 		inl__words(doc__cell(tb, CELL_PLAIN), "%.2f", t[i].cpu_ns / 1e6);
 		inl__words(doc__cell(tb, CELL_PLAIN), "%.1f / %.1f", t[i].setup_ms,
 			   t[i].teardown_ms);
-		in = doc__cell(tb, CELL_PLAIN);
-		inl__text(in, !strcmp(t[i].cost_source, "kernel") ?
-			"CPU counted by the kernel" :
-			"CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
-		if (t[i].stopped[0]) {
-			inl__words(in, "; ");
-			inl__open(in, SPAN_STRONG);
-			inl__text(in, t[i].stopped);
-			inl__close(in);
-		}
+		tool_notes(doc__cell(tb, CELL_PLAIN), &t[i]);
 	}
+}
+
+/* What sonde's tools cost in both windows, and the signals it sent or was sent. */
+static void self_tools(struct analysis *an, double *bpf_ms, uint64_t *signals)
+{
+	const struct tool_summary *t;
+	size_t n = 0;
+
+	if (!an || analysis__tools(an, &t, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		*bpf_ms += t[i].cpu_ns / 1e6;
+		*signals += t[i].self_signals;
+	}
+}
+
+/*
+ * sonde is never its own finding: its threads, CPU, I/O, BPF programs and the
+ * signals it gets are left out of findings and culprits, and counted here.
+ */
+static void appendix_self(struct doc *d, const struct run_report *rr)
+{
+	const struct run_cost *c = &rr->cost;
+	double bpf_ms = 0;
+	uint64_t signals = 0;
+
+	self_tools(rr->an, &bpf_ms, &signals);
+	self_tools(rr->drill_an, &bpf_ms, &signals);
+	inl__words(doc__item(d),
+		   "sonde itself, left out of every finding and culprit: %.3f s of CPU (%.3f s "
+		   "while the first window ran), %.1f ms of its BPF programs, %.2f MiB of "
+		   "captures written, %llu signals sent to it or by it",
+		   c->user_s + c->sys_s, c->window_cpu_s, bpf_ms,
+		   (double)c->capture_bytes / (1 << 20), (unsigned long long)signals);
 }
 
 static void appendix_run(struct doc *d, const struct run_report *rr)
@@ -299,6 +355,7 @@ static void appendix_run(struct doc *d, const struct run_report *rr)
 			   "files this host lacks), %.1f MiB captured under raw/",
 			   (unsigned long long)c->reads, (unsigned long long)c->read_errors,
 			   (double)c->capture_bytes / (1 << 20));
+	appendix_self(d, rr);
 	inl__words(doc__item(d), "sonde's own cost above is counted up to this report: writing "
 				 "and compressing the bundle comes after it");
 }
@@ -308,6 +365,7 @@ void report__doc_appendix(struct report_model *m)
 	inl__words(doc__heading(&m->doc, 2, NULL), "Appendix");
 	appendix_checks(&m->doc, m->rr);
 	appendix_errors(&m->doc, m->rr);
-	appendix_tools(&m->doc, m->rr->an);
+	appendix_tools(&m->doc, m->rr->an, "BPF tools");
+	appendix_tools(&m->doc, m->rr->drill_an, "BPF tools of the drill-down window");
 	appendix_run(&m->doc, m->rr);
 }

@@ -48,6 +48,7 @@ void run_analyze__checks(struct run_opts *o, const struct run_plan *p, struct an
 		oc->rr.cost.read_bytes = wr->read_bytes;
 		oc->rr.cost.read_errors = wr->read_errors;
 		oc->rr.cost.capture_bytes = wr->capture_bytes;
+		oc->rr.cost.window_cpu_s = wr->self_cpu_s;
 	}
 }
 

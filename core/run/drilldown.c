@@ -55,9 +55,64 @@ static size_t drill_fired(const struct catalog *cat, struct run_outcome *oc, str
 	return oc->rr.ndrill;
 }
 
+static const struct check_result *result_of(const struct run_outcome *oc, const char *id)
+{
+	for (size_t i = 0; i < oc->rr.nres; i++)
+		if (!strcmp(oc->res[i].def->id, id))
+			return &oc->res[i];
+	return NULL;
+}
+
+/* The BPF tools of a rule's checks into tools, each once. */
+static void rule_tools(const struct catalog *cat, const struct drill_rule *r, struct strv *tools)
+{
+	for (size_t j = 0; j < r->run.n; j++) {
+		const struct check_def *d = catalog__check(cat, r->run.v[j]);
+
+		for (size_t k = 0; d && k < d->collect.n; k++) {
+			const char *c = d->collect.v[k];
+
+			if (!strncmp(c, "bpf.", 4) && !strv__has(tools, c + 4) &&
+			    strv__push(tools, c + 4))
+				run__die_oom();
+		}
+	}
+}
+
+/*
+ * The suspects of the second window: the culprits of the findings that fired
+ * rules with filter = "culprits". Their tools trace those processes alone,
+ * unless a rule without the filter needs the same tool (then it traces all).
+ */
+static void drill_suspects(const struct catalog *cat, const struct run_outcome *oc,
+			   struct run_suspects *sus)
+{
+	struct strv filtered = { 0 }, whole = { 0 };
+
+	for (size_t i = 0; i < oc->rr.ndrill; i++) {
+		const struct drill_rule *r = oc->rr.drill[i].rule;
+		const struct check_result *res = result_of(oc, r->trigger);
+
+		rule_tools(cat, r, r->filter_culprits ? &filtered : &whole);
+		for (size_t c = 0; r->filter_culprits && res && c < res->nculprits; c++) {
+			int pid = res->culprits[c].pid, seen = 0;
+
+			for (size_t k = 0; k < sus->n; k++)
+				seen |= sus->pids[k] == pid;
+			if (pid > 0 && !seen && sus->n < RUN_MAX_SUSPECTS)
+				sus->pids[sus->n++] = pid;
+		}
+	}
+	for (size_t i = 0; i < filtered.n; i++)
+		if (!strv__has(&whole, filtered.v[i]) && strv__push(&sus->tools, filtered.v[i]))
+			run__die_oom();
+	strv__free(&filtered);
+	strv__free(&whole);
+}
+
 /* The second window (sonde run): its captures go to raw/drilldown. 0 or -1 with a message. */
 static int drill_observe(struct run_opts *o, const struct catalog *cat, const struct strv *run,
-			 const char *raw2, struct redactor *red)
+			 const char *raw2, struct redactor *red, const struct run_suspects *sus)
 {
 	const struct check_def **defs = calloc(run->n + 1, sizeof(*defs));
 	struct strv names = { 0 };
@@ -87,7 +142,7 @@ static int drill_observe(struct run_opts *o, const struct catalog *cat, const st
 	rc = run_observe__window(o, (const char *const *)names.v, raw2, o->drill_window_s,
 				 o->interval_s < o->drill_window_s ? o->interval_s :
 								      o->drill_window_s,
-				 o->progress_shown, &wr, err, sizeof(err));
+				 o->progress_shown, sus, &wr, err, sizeof(err));
 	run_observe__stop_aborts();
 	strv__free(&names);
 	if (rc) {
@@ -106,6 +161,7 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 			struct redactor *red)
 {
 	struct strv run = { 0 };
+	struct run_suspects sus = { 0 };
 	char raw2[4200], err[1024];
 	struct check_result *nr;
 	struct stat sb;
@@ -131,7 +187,8 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 	}
 	snprintf(raw2, sizeof(raw2), "%s/drilldown", oc->rr.an->raw_dir);
 	if (o->live) {
-		if (drill_observe(o, cat, &run, raw2, red)) {
+		drill_suspects(cat, oc, &sus);
+		if (drill_observe(o, cat, &run, raw2, red, &sus)) {
 			oc->rr.drill_note = "the drill-down window failed (see the terminal)";
 			goto out;
 		}
@@ -161,5 +218,6 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 	oc->rr.nrank = 0;
 	report__rank(&oc->rr);
 out:
+	strv__free(&sus.tools);
 	strv__free(&run);
 }

@@ -6,12 +6,14 @@
  * that watches it, and --redact applied to what it captured.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bundle/bundle.h"
@@ -20,6 +22,8 @@
 #include "run/run.h"
 #include "trace/trace.h"
 #include "util/clock.h"
+
+_Static_assert(RUN_MAX_SUSPECTS == TRACE_MAX_TGIDS, "a drill-down's suspects fit the filter");
 
 static volatile sig_atomic_t stop_requested;
 
@@ -139,18 +143,36 @@ static struct trace_set tracing;
 static struct perf_counters counters;
 
 /*
- * The overhead guard: after every sampling round, the CPU sonde used since the
- * last round (its own, from getrusage, plus its BPF programs') against a
- * budget, a share of the host's CPU time. Past it, the costliest tool still
- * attached is read and detached (what it gathered is kept), so the run goes on
- * cheaper; the tool's capture and the report say so. Judged over the last round,
- * not the whole window: detaching cannot undo what was spent before.
+ * The overhead guard, the safety net under the cost model (trace/cost.h): a
+ * thread that wakes every GUARD_PERIOD_NS while the window runs. It weighs
+ * sonde's own CPU (getrusage) over the last second, since its sampling comes
+ * in bursts, once a round, plus each attached tool's cost over the last
+ * period, against the budget, a share of the host's CPU, plus the bursts the
+ * model planned (a duty-cycled tool costs more than the budget while it
+ * traces, knowingly). Over it, every tool that costs more than the model
+ * allowed it (its prediction with GUARD_MARGIN; nothing for events no counter
+ * counts) by a tenth of the overrun at least is detached at once, most over
+ * first, until the rest fits: within one period, not one tool per round. If
+ * the tools are within their predictions and sonde is still over, the
+ * costliest tools that are at least a tenth of the spend go too. What they gathered is kept; their captures and
+ * the report say so. The same thread ends the duty cycles the model planned.
  */
+#define GUARD_PERIOD_NS 100000000
+#define GUARD_SELF_SPAN 10 /* periods: sonde's own CPU is judged over a second */
+#define GUARD_MARGIN 1.5   /* a rate read over 0.1 s moves: a tool gets half as much again */
+
 struct overhead_guard {
 	double budget_pct;
+	double self_s;             /* sonde's own CPU over the window */
 	int ncpu;
-	int64_t last_ns, last_self_ns;
+	pthread_t thread;
+	int running;
+	volatile int stop;
+	int64_t self_ns[GUARD_SELF_SPAN], at_ns[GUARD_SELF_SPAN];
+	unsigned ticks;
 	int64_t last_cost[TRACE_MAX_TOOLS];
+	double self_pct;           /* sonde's own share over the window, for the next one */
+	int64_t start_ns, start_self_ns;
 };
 
 static int64_t self_cpu_ns(void)
@@ -163,47 +185,17 @@ static int64_t self_cpu_ns(void)
 	       (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
-static void overhead_tick(void *arg, int64_t now, int64_t start)
+static void guard_duty(struct trace_run *t, int64_t now, int64_t start, double window_s)
 {
-	struct overhead_guard *g = arg;
-	int64_t self = self_cpu_ns(), used, costliest_ns = -1, span;
-	size_t costliest = 0;
+	char why[512];
 
-	span = now - g->last_ns;
-	if (span < 200000000) /* too short to judge */
+	if (!t->stop_at_mono_ns || now < t->stop_at_mono_ns || !trace_run__attached(t))
 		return;
-	used = self - g->last_self_ns;
-	for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++) {
-		int64_t c = trace_run__cost_ns(&tracing.runs[i]), d;
-
-		if (c < 0)
-			continue;
-		d = c - g->last_cost[i];
-		g->last_cost[i] = c;
-		used += d;
-		if (d > costliest_ns) {
-			costliest_ns = d;
-			costliest = i;
-		}
-	}
-	/* A tool that is not a tenth of the spend is not what to cut (sonde's own sampling is). */
-	if (costliest_ns >= 0 && costliest_ns * 10 >= used &&
-	    (double)used > g->budget_pct / 100 * g->ncpu * (double)span) {
-		char why[512];
-
-		snprintf(why, sizeof(why),
-			 "detached %.1f s into the window by the overhead guard: sonde and its BPF "
-			 "programs used %.2f%% of the host's CPU over the last %.1f s (budget "
-			 "--max-overhead %g%%); this tool was the costliest (%.2f%%)",
-			 (double)(now - start) / 1e9,
-			 100 * (double)used / ((double)span * g->ncpu), (double)span / 1e9,
-			 g->budget_pct, 100 * (double)costliest_ns / ((double)span * g->ncpu));
-		trace_run__stop_early(&tracing.runs[costliest], why);
-		fprintf(stderr, "\rsonde: overhead guard: %s %s\n", tracing.runs[costliest].tool->name,
-			why);
-	}
-	g->last_ns = now;
-	g->last_self_ns = self;
+	snprintf(why, sizeof(why),
+		 "detached %.1f s into the %.1f s window, as planned: its predicted cost is more "
+		 "than the budget left for it, so it traced part of the window (a duty cycle)",
+		 (double)(now - start) / 1e9, window_s);
+	trace_run__detach(t, why);
 }
 
 /*
@@ -230,18 +222,188 @@ static struct trace_tasks *tasks_open(const struct run_opts *o, const char *cons
 	return t;
 }
 
+/* ns a second the model expects of a tool's runs (0 when it predicted nothing). */
+static double tool_expected(const struct trace_run *t, int ncpu)
+{
+	const struct trace_outcome *oc = NULL;
+
+	for (size_t i = 0; i < tracing.nout; i++)
+		if (tracing.outcome[i].tool == t->tool)
+			oc = &tracing.outcome[i];
+	if (!oc || !oc->pred.done)
+		return 0;
+	return oc->pred.pct / 100 * ncpu * 1e9;
+}
+
+/* Detach the tool i of the set now, saying why; rate: what it cost (ns a second). */
+static void guard_cut(struct overhead_guard *g, size_t i, double rate, double spend,
+		      double self_rate, int64_t now, int64_t start)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why),
+		 "detached %.1f s into the window by the overhead guard: sonde and its BPF "
+		 "programs used %.2f%% of the host's CPU (sonde %.2f%% over the last second, "
+		 "its tools over the last %.1f s; budget --max-overhead %g%%); this tool used "
+		 "%.2f%%",
+		 (double)(now - start) / 1e9, 100 * spend / 1e9 / g->ncpu,
+		 100 * self_rate / 1e9 / g->ncpu, (double)GUARD_PERIOD_NS / 1e9, g->budget_pct,
+		 100 * rate / 1e9 / g->ncpu);
+	trace_run__detach(&tracing.runs[i], why);
+	fprintf(stderr, "\rsonde: overhead guard: %s %s\n", tracing.runs[i].tool->name, why);
+}
+
+/* One period: the spend against the budget, and the tools to detach now. */
+static void guard_tick(struct overhead_guard *g, int64_t now, int64_t start, double window_s)
+{
+	int64_t self = self_cpu_ns();
+	double rate[TRACE_MAX_TOOLS], over[TRACE_MAX_TOOLS], capacity, self_rate, spend;
+	unsigned k = g->ticks % GUARD_SELF_SPAN;
+	int full = g->ticks >= GUARD_SELF_SPAN;
+	size_t n = tracing.nruns < TRACE_MAX_TOOLS ? tracing.nruns : TRACE_MAX_TOOLS;
+
+	/*
+	 * sonde's own: over the last second (the ring's oldest), or since the window
+	 * began but over a second at least: the first round, at the window's start,
+	 * reads every process's files once, a burst the interval amortizes.
+	 */
+	self_rate = 1e9 * (double)(self - (full ? g->self_ns[k] : g->start_self_ns)) /
+		    (double)(full ? now - g->at_ns[k] : GUARD_SELF_SPAN * (int64_t)GUARD_PERIOD_NS);
+	g->self_ns[k] = self;
+	g->at_ns[k] = now;
+	g->ticks++;
+	spend = self_rate;
+	capacity = g->budget_pct / 100 * g->ncpu * 1e9;
+	for (size_t i = 0; i < n; i++) {
+		struct trace_run *t = &tracing.runs[i];
+		int64_t c = trace_run__cost_ns(t);
+		double expected = tool_expected(t, g->ncpu);
+
+		rate[i] = -1;
+		guard_duty(t, now, start, window_s);
+		if (c < 0 || !trace_run__attached(t))
+			continue;
+		rate[i] = (double)(c - g->last_cost[i]) * 1e9 / GUARD_PERIOD_NS;
+		g->last_cost[i] = c;
+		spend += rate[i];
+		over[i] = rate[i] - expected * GUARD_MARGIN;
+		/* a duty cycle's burst was planned: the budget holds it while it traces */
+		if (t->stop_at_mono_ns)
+			capacity += expected * GUARD_MARGIN;
+	}
+	/*
+	 * First the tools over their prediction by a tenth of the overrun at least,
+	 * most over first; then the costliest. A tool a few us over cannot bring
+	 * the spend back (sonde's own sampling of a crowded /proc can be all of
+	 * it): cutting it would lose its evidence for nothing.
+	 */
+	for (int pass = 0; pass < 2 && spend > capacity; pass++)
+		for (;;) {
+			size_t worst = n;
+
+			for (size_t i = 0; i < n; i++)
+				if (rate[i] >= 0 &&
+				    (pass ? rate[i] * 10 >= spend :
+					    over[i] > 0 && over[i] * 10 >= spend - capacity) &&
+				    (worst == n || (pass ? rate[i] > rate[worst] :
+							   over[i] > over[worst])))
+					worst = i;
+			if (worst == n || spend <= capacity)
+				break;
+			guard_cut(g, worst, rate[worst], spend, self_rate, now, start);
+			spend -= rate[worst];
+			rate[worst] = -1;
+		}
+}
+
+struct guard_arg {
+	struct overhead_guard *g;
+	double window_s;
+};
+
+static struct guard_arg guard_arg;
+
+static void *guard_main(void *arg)
+{
+	struct guard_arg *ga = arg;
+	struct overhead_guard *g = ga->g;
+	int64_t next = g->start_ns;
+
+	while (!g->stop) {
+		struct timespec ts;
+
+		next += GUARD_PERIOD_NS;
+		ts.tv_sec = next / 1000000000;
+		ts.tv_nsec = next % 1000000000;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		if (g->stop)
+			break;
+		guard_tick(g, clock__ns(CLOCK_MONOTONIC), g->start_ns, ga->window_s);
+	}
+	return NULL;
+}
+
+/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
+static void guard_start(struct overhead_guard *g, double window_s, int enforce)
+{
+	g->start_ns = clock__ns(CLOCK_MONOTONIC);
+	g->start_self_ns = self_cpu_ns();
+	for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++)
+		g->last_cost[i] = trace_run__cost_ns(&tracing.runs[i]);
+	if (!enforce || !tracing.nruns)
+		return;
+	guard_arg.g = g;
+	guard_arg.window_s = window_s;
+	g->running = !pthread_create(&g->thread, NULL, guard_main, &guard_arg);
+}
+
+static void guard_stop(struct overhead_guard *g)
+{
+	int64_t span = clock__ns(CLOCK_MONOTONIC) - g->start_ns;
+
+	if (g->running) {
+		g->stop = 1;
+		pthread_join(g->thread, NULL);
+		g->running = 0;
+	}
+	if (span > 0 && g->start_ns) {
+		g->self_s = (double)(self_cpu_ns() - g->start_self_ns) / 1e9;
+		g->self_pct = 100 * g->self_s * 1e9 / (double)span / g->ncpu;
+	}
+}
+
+/* sonde's own share of the host's CPU in the last window: the next one's budget starts less it. */
+static double last_self_pct;
+
 int run_observe__window(const struct run_opts *o, const char *const *names, const char *raw,
-			double window_s, double interval_s, int progress, struct window_result *wr,
-			char *err, size_t errlen)
+			double window_s, double interval_s, int progress,
+			const struct run_suspects *sus, struct window_result *wr, char *err,
+			size_t errlen)
 {
 	struct window_opts wo = { 0 };
 	struct overhead_guard guard = { 0 };
-	struct trace_opts to = { .self_pid = getpid(), .window_s = window_s };
+	struct trace_opts to = {
+		.self_pid = getpid(), .window_s = window_s, .root = o->root ? o->root : "",
+		.budget_pct = o->max_overhead_pct,
+	};
 	struct task_source src = { 0 };
 	struct trace_tasks *tasks;
 	char tasks_why[256] = "";
 	int rc;
 
+	/*
+	 * sonde's own cost comes from the budget first: the last window's, when this
+	 * one samples every process again (most of it); unknown in the first window.
+	 */
+	for (const char *const *nm = names; nm && *nm; nm++)
+		if (!strcmp(*nm, "proc.pids"))
+			to.self_pct = last_self_pct;
+
+	if (sus) {
+		to.ntgids = sus->n < TRACE_MAX_TGIDS ? sus->n : TRACE_MAX_TGIDS;
+		memcpy(to.tgids, sus->pids, to.ntgids * sizeof(to.tgids[0]));
+		to.filtered = (const char *const *)sus->tools.v;
+	}
 	wo.root = o->root ? o->root : "";
 	wo.raw_dir = raw;
 	wo.window_s = window_s;
@@ -254,10 +416,6 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	guard.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (guard.ncpu < 1)
 		guard.ncpu = 1;
-	if (o->max_overhead_pct > 0) {
-		wo.tick = overhead_tick;
-		wo.tick_arg = &guard;
-	}
 	in_window = 1;
 	if (progress && trace_set__wanted(names))
 		fprintf(stderr, "  loading BPF tools...\r");
@@ -274,12 +432,11 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 				  errlen);
 	if (rc < 0)
 		goto out;
-	/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
-	guard.last_ns = clock__ns(CLOCK_MONOTONIC);
-	guard.last_self_ns = self_cpu_ns();
-	for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++)
-		guard.last_cost[i] = trace_run__cost_ns(&tracing.runs[i]);
+	guard_start(&guard, window_s, o->max_overhead_pct > 0);
 	rc = window__observe(&wo, wr, err, errlen);
+	guard_stop(&guard);
+	last_self_pct = guard.self_pct;
+	wr->self_cpu_s = guard.self_s;
 	in_window = 0;
 	if (wr->abandoned)
 		fprintf(stderr, "\rsonde: %s\n", wr->stop_reason);
@@ -289,6 +446,7 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	if (!rc)
 		rc = trace_set__finish(&tracing, wr->start_mono_ns, wr->end_mono_ns, err, errlen);
 out:
+	guard_stop(&guard);
 	in_window = 0;
 	perf_counters__destroy(&counters);
 	trace_set__destroy(&tracing);

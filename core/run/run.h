@@ -119,14 +119,28 @@ int run_observe__stopped(void);
 /* From now on a signal exits at once (after a window: the checks and the bundle are quick). */
 void run_observe__stop_aborts(void);
 /*
+ * The suspects of a drill-down window: the culprits of the findings that
+ * fired its rules, which the tools that can filter (syscount, the lock tools,
+ * offcputime) trace alone, filtered in the kernel.
+ */
+#define RUN_MAX_SUSPECTS 8
+struct run_suspects {
+	int pids[RUN_MAX_SUSPECTS];
+	size_t n;
+	struct strv tools; /* bpf tool names, filtered to pids; NULL-terminated */
+};
+
+/*
  * One observation window into raw (the first, or the drill-down one): the BPF
- * tools and perf counters names asks for start just before it and are read
- * just after, the overhead guard watches it, a hung read ends it. 0, or
- * non-zero with the message in err.
+ * tools and perf counters names asks for start just before it, admitted by
+ * their predicted cost within --max-overhead (the tools sus names trace only
+ * its pids; sus may be NULL), and are read just after; the overhead guard
+ * watches it, a hung read ends it. 0, or non-zero with the message in err.
  */
 int run_observe__window(const struct run_opts *o, const char *const *names, const char *raw,
-			double window_s, double interval_s, int progress, struct window_result *wr,
-			char *err, size_t errlen);
+			double window_s, double interval_s, int progress,
+			const struct run_suspects *sus, struct window_result *wr, char *err,
+			size_t errlen);
 /*
  * --redact: the captures in stage are redacted before anything reads them;
  * o->command_line becomes its redacted copy. The redactor, or NULL with the

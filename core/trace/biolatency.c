@@ -370,4 +370,7 @@ const struct trace_tool trace_biolatency = {
 	.configure = biolatency_configure,
 	.collect = biolatency_collect,
 	.destroy = biolatency_destroy,
+	.hooks = { { HEV_BLOCK_IO, 3.2 } },
+	.run_cost = 3.0,
+	.instead = "I/O time, await and queue size per disk from /proc/diskstats",
 };

@@ -273,4 +273,7 @@ const struct trace_tool trace_execsnoop = {
 	.configure = execsnoop_configure,
 	.collect = execsnoop_collect,
 	.destroy = execsnoop_destroy,
+	.hooks = { { HEV_FORK, 3 } },
+	.run_cost = 5.0,
+	.instead = "the processes the /proc sampling saw",
 };

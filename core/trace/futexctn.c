@@ -46,11 +46,14 @@ static void *futexctn_open(struct bpf_object **obj)
 	return skel;
 }
 
+extern const struct trace_tool trace_futexctn;
+
 static int futexctn_configure(void *skel, const struct trace_opts *o)
 {
 	struct futexctn_bpf *s = skel;
 
 	s->rodata->targ_self_tgid = (__u32)o->self_pid;
+	TRACE_SET_SUSPECTS(s->rodata, o, &trace_futexctn);
 #ifdef __NR_futex
 	s->rodata->targ_nr_futex = __NR_futex;
 #endif
@@ -249,4 +252,9 @@ const struct trace_tool trace_futexctn = {
 	.configure = futexctn_configure,
 	.collect = futexctn_collect,
 	.destroy = futexctn_destroy,
+	.hooks = { { HEV_SYSCALL, 2 } },
+	.run_cost = 1.5,
+	.hot = 1,
+	.filters = 1,
+	.instead = "futex code in the 49 Hz profile",
 };

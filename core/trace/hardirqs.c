@@ -156,4 +156,9 @@ const struct trace_tool trace_hardirqs = {
 	.open = hardirqs_open,
 	.collect = hardirqs_collect,
 	.destroy = hardirqs_destroy,
+	.hooks = { { HEV_IRQ, 2 } },
+	.run_cost = 2.0,
+	.hot = 1,
+	.instead = "interrupt time per CPU from /proc/stat and interrupts per source from "
+		   "/proc/interrupts",
 };

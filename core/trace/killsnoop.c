@@ -10,7 +10,8 @@
  * "lose_info"), group, count, first_at_s, last_at_s } ], fatal_signals (the
  * names kept one by one), fatal = the fatal ones in order [ { at_s, sender_pid,
  * sender_tid, sender_comm, target_pid, target_tgid, target_comm, sig, signal,
- * code, origin, result, outcome, group } ] }. *_at_s: seconds after the tool
+ * code, origin, result, outcome, group } ], self_signals (signals sonde sent
+ * or was sent, left out of the rest) }. *_at_s: seconds after the tool
  * attached (add traced_from_s for seconds into the window).
  */
 #include <errno.h>
@@ -215,13 +216,19 @@ static int read_fatal(int fd, struct fatal_list *fatal)
 	return err;
 }
 
+static int killsnoop_configure(void *skel, const struct trace_opts *o)
+{
+	((struct killsnoop_bpf *)skel)->rodata->targ_self_tgid = (__u32)o->self_pid;
+	return 0;
+}
+
 static int killsnoop_collect(struct trace_run *t, struct json *j)
 {
 	struct killsnoop_bpf *skel = t->skel;
 	struct fatal_list fatal = { 0 };
 	struct row *rows = NULL;
 	size_t nrows = 0;
-	__u64 total = 0, fatal_mask = skel->rodata->targ_fatal_mask;
+	__u64 total = 0, self = 0, fatal_mask = skel->rodata->targ_fatal_mask;
 	char buf[32];
 	int err;
 
@@ -249,6 +256,8 @@ static int killsnoop_collect(struct trace_run *t, struct json *j)
 	json__end_array(j);
 	trace__json_top(j, NULL, "fatal", fatal.ev, fatal.n, sizeof(*fatal.ev), fatal.n, json_fatal,
 			t);
+	trace_map__percpu_sum(bpf_map__fd(skel->maps.self_signals), 0, &self, sizeof(self));
+	trace__json_int(j, "self_signals", self);
 cleanup:
 	free(fatal.ev);
 	free(rows);
@@ -265,6 +274,9 @@ const struct trace_tool trace_killsnoop = {
 	.what = "signals sent (who to whom, which, with what result), fatal ones one by one",
 	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_NR },
 	.open = killsnoop_open,
+	.configure = killsnoop_configure,
 	.collect = killsnoop_collect,
 	.destroy = killsnoop_destroy,
+	.uncounted = "signals",
+	.run_cost = 3.0,
 };

@@ -49,9 +49,14 @@ static void *klockstat_open(struct bpf_object **obj)
 	return skel;
 }
 
+extern const struct trace_tool trace_klockstat;
+
 static int klockstat_configure(void *skel, const struct trace_opts *o)
 {
-	((struct klockstat_bpf *)skel)->rodata->targ_self_tgid = (__u32)o->self_pid;
+	struct klockstat_bpf *s = skel;
+
+	s->rodata->targ_self_tgid = (__u32)o->self_pid;
+	TRACE_SET_SUSPECTS(s->rodata, o, &trace_klockstat);
 	return 0;
 }
 
@@ -361,4 +366,9 @@ const struct trace_tool trace_klockstat = {
 	.configure = klockstat_configure,
 	.collect = klockstat_collect,
 	.destroy = klockstat_destroy,
+	.uncounted = "kernel lock contention",
+	.run_cost = 5.0,
+	.hot = 1,
+	.filters = 1,
+	.instead = "lock slow paths in the 49 Hz profile",
 };

@@ -294,3 +294,13 @@ int trace_run__write_raw(const struct trace_run *t, const char *name, const stru
 	snprintf(path, sizeof(path), "%s/%s", t->raw_dir, name);
 	return file__write_all(path, sb->buf, sb->len);
 }
+
+int trace_opts__filters(const struct trace_opts *o, const struct trace_tool *tool)
+{
+	if (!o || !o->ntgids || !o->filtered || !tool->filters)
+		return 0;
+	for (const char *const *n = o->filtered; *n; n++)
+		if (!strcmp(*n, tool->name))
+			return 1;
+	return 0;
+}

@@ -100,4 +100,26 @@ struct trace_run;
  */
 int trace_run__write_raw(const struct trace_run *t, const char *name, const struct strbuf *sb);
 
+struct trace_opts;
+struct trace_tool;
+
+/* Does this run of tool trace only o->tgids (trace_opts.filtered names it)? */
+int trace_opts__filters(const struct trace_opts *o, const struct trace_tool *tool);
+
+/*
+ * In a filtering tool's configure: the suspects into its read-only data
+ * (sonde_ntgids and sonde_tgids of bpf/sonde.bpf.h), when this run filters.
+ */
+#define TRACE_SET_SUSPECTS(rodata, o, tool)                                             \
+	do {                                                                            \
+		_Static_assert(sizeof((rodata)->sonde_tgids) ==                          \
+				       TRACE_MAX_TGIDS * sizeof((rodata)->sonde_tgids[0]), \
+			       "bpf/sonde.bpf.h SONDE_MAX_TGIDS is TRACE_MAX_TGIDS");     \
+		if (trace_opts__filters((o), (tool))) {                                 \
+			(rodata)->sonde_ntgids = (__u32)(o)->ntgids;                    \
+			for (size_t i_ = 0; i_ < (o)->ntgids && i_ < TRACE_MAX_TGIDS; i_++) \
+				(rodata)->sonde_tgids[i_] = (__u32)(o)->tgids[i_];      \
+		}                                                                       \
+	} while (0)
+
 #endif

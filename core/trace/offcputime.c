@@ -63,12 +63,15 @@ static long min_block_us(void)
 	return *end || v < 0 || v > 60L * 1000 * 1000 ? -1 : v;
 }
 
+extern const struct trace_tool trace_offcputime;
+
 static int offcputime_configure(void *skel, const struct trace_opts *o)
 {
 	struct offcputime_bpf *s = skel;
 	long min = min_block_us();
 
 	s->rodata->targ_self_tgid = (__u32)o->self_pid;
+	TRACE_SET_SUSPECTS(s->rodata, o, &trace_offcputime);
 	/* a bad value is refused with its reason in attach_custom; load with the default */
 	s->rodata->targ_min_ns = (__u64)(min < 0 ? OFFCPU_DEFAULT_MIN_US : min) * 1000;
 	return 0;
@@ -167,4 +170,9 @@ const struct trace_tool trace_offcputime = {
 	.collect = offcputime_collect,
 	.destroy = offcputime_destroy,
 	.release = offcputime_release,
+	.hooks = { { HEV_CTXT, 1 } },
+	.run_cost = 10.0,
+	.hot = 1,
+	.filters = 1,
+	.instead = "voluntary context switches per process from /proc/PID/status",
 };

@@ -141,4 +141,7 @@ const struct trace_tool trace_oomkill = {
 	.open = oomkill_open,
 	.collect = oomkill_collect,
 	.destroy = oomkill_destroy,
+	.hooks = { { HEV_OOM, 1 } },
+	.run_cost = 10.0,
+	.instead = "oom_kill of /proc/vmstat and the kernel log",
 };

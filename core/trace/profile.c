@@ -131,6 +131,16 @@ static void profile_release(struct trace_run *t)
 	t->priv = NULL;
 }
 
+/* Detached early (the overhead guard): the timers stop; the samples so far stay. */
+static void profile_detach(struct trace_run *t)
+{
+	struct profile_priv *p = t->priv;
+
+	for (int i = 0; p && i < p->ncpus; i++)
+		if (p->fds[i] >= 0)
+			ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
 static int profile_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
 {
 	struct profile_bpf *skel = t->skel;
@@ -261,4 +271,8 @@ const struct trace_tool trace_profile = {
 	.collect = profile_collect,
 	.destroy = profile_destroy,
 	.release = profile_release,
+	.detach = profile_detach,
+	.runs_per_cpu_s = 49,
+	.run_cost = 30.0,
+	.instead = "CPU time per process from /proc/PID/stat",
 };

@@ -99,4 +99,9 @@ const struct trace_tool trace_runqlat = {
 	.configure = runqlat_configure,
 	.collect = runqlat_collect,
 	.destroy = runqlat_destroy,
+	.hooks = { { HEV_CTXT, 2 }, { HEV_FORK, 1 } },
+	.run_cost = 3.0,
+	.hot = 1,
+	.instead = "run delay per CPU from /proc/schedstat and per process from "
+		   "/proc/PID/schedstat, and PSI cpu",
 };

@@ -142,4 +142,8 @@ const struct trace_tool trace_softirqs = {
 	.open = softirqs_open,
 	.collect = softirqs_collect,
 	.destroy = softirqs_destroy,
+	.hooks = { { HEV_SOFTIRQ, 2 } },
+	.run_cost = 2.0,
+	.hot = 1,
+	.instead = "softirq time per CPU from /proc/stat and softirqs per type from /proc/softirqs",
 };

@@ -47,11 +47,14 @@ static void *syscount_open(struct bpf_object **obj)
 	return skel;
 }
 
+extern const struct trace_tool trace_syscount;
+
 static int syscount_configure(void *skel, const struct trace_opts *o)
 {
 	struct syscount_bpf *s = skel;
 
 	s->rodata->targ_self_tgid = (__u32)o->self_pid;
+	TRACE_SET_SUSPECTS(s->rodata, o, &trace_syscount);
 #ifdef __NR_execve
 	s->rodata->targ_nr_execve = __NR_execve;
 #endif
@@ -351,4 +354,9 @@ const struct trace_tool trace_syscount = {
 	.configure = syscount_configure,
 	.collect = syscount_collect,
 	.destroy = syscount_destroy,
+	.hooks = { { HEV_SYSCALL, 2 } },
+	.run_cost = 3.0,
+	.hot = 1,
+	.filters = 1,
+	.instead = "read and write syscalls per process from /proc/PID/io (syscr, syscw)",
 };

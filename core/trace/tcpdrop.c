@@ -368,4 +368,7 @@ const struct trace_tool trace_tcpdrop = {
 	.open = tcpdrop_open,
 	.collect = tcpdrop_collect,
 	.destroy = tcpdrop_destroy,
+	.hooks = { { HEV_NET_DROP, 1 } },
+	.run_cost = 3.0,
+	.instead = "the drop counters of /proc/net/snmp and /proc/net/dev",
 };

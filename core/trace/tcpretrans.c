@@ -144,4 +144,7 @@ const struct trace_tool trace_tcpretrans = {
 	.open = tcpretrans_open,
 	.collect = tcpretrans_collect,
 	.destroy = tcpretrans_destroy,
+	.hooks = { { HEV_TCP_RESEND, 1 } },
+	.run_cost = 3.0,
+	.instead = "the retransmit and reset counters of /proc/net/snmp",
 };

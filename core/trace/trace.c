@@ -18,6 +18,7 @@
 
 #include "util/clock.h"
 #include "util/file.h"
+#include "trace/cost.h"
 #include "trace/maps.h"
 #include "trace/trace.h"
 
@@ -393,6 +394,54 @@ int trace_set__wanted(const char *const *names)
 	return n;
 }
 
+/* Why a tool was not attached: its prediction against what was left of the budget. */
+static void over_budget_reason(struct trace_outcome *oc, const struct trace_set *ts)
+{
+	char self[160] = "";
+
+	if (ts->self_pct > 0)
+		snprintf(self, sizeof(self),
+			 ", of which sonde's own sampling takes %.2f%% (the last window's)",
+			 ts->self_pct);
+	snprintf(oc->reason, sizeof(oc->reason),
+		 "not attached: its predicted cost, %.2f%% of the host's CPU, does not fit the "
+		 "%.2f%% left of the budget (--max-overhead %g%%%s)%s%s",
+		 oc->pred.pct, oc->pred.budget_pct, ts->budget_pct, self,
+		 oc->tool->instead ? "; instead: " : "",
+		 oc->tool->instead ? oc->tool->instead : "");
+}
+
+/* Attach one admitted tool; 1 when it started. */
+static int start_admitted(struct trace_set *ts, struct trace_outcome *oc,
+			  const struct trace_opts *o)
+{
+	struct trace_run *t = &ts->runs[ts->nruns];
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+	const struct trace_prediction *p = &oc->pred;
+
+	if (start_tool(t, oc->tool, o, 1, oc->reason, sizeof(oc->reason), oc->attempts,
+		       sizeof(oc->attempts)))
+		return 0;
+	t->setup_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	t->attached_mono_ns = clock__ns(CLOCK_MONOTONIC);
+	t->raw_dir = ts->raw_dir;
+	t->filtered = trace_opts__filters(o, oc->tool);
+	t->run_ns = trace_cost__run_ns(trace_cost__calibrate(), oc->tool, t->attach);
+	/* Filtered: most runs stop at the filter; the prediction knows the blend. */
+	if (p->done && p->runs_per_s > 0 && p->run_ns > 0 && t->filtered) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+		t->run_ns *= p->pct / 100 * 1e9 * (double)(ncpu > 0 ? ncpu : 1) / p->runs_per_s /
+			     p->run_ns;
+	}
+	if (p->done && p->duty > 0 && p->duty < 1)
+		t->stop_at_mono_ns = t->attached_mono_ns + (int64_t)(p->duty * o->window_s * 1e9);
+	oc->started = 1;
+	oc->reason[0] = '\0';
+	ts->nruns++;
+	return 1;
+}
+
 int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
 		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen)
 {
@@ -423,10 +472,13 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 	}
 	if (!disabled)
 		general_err = trace__probe(general, sizeof(general));
+	if (!disabled && !general_err) {
+		trace_cost__plan(ts, o);
+		ts->ntgids = o->ntgids < TRACE_MAX_TGIDS ? o->ntgids : TRACE_MAX_TGIDS;
+		memcpy(ts->tgids, o->tgids, ts->ntgids * sizeof(ts->tgids[0]));
+	}
 	for (size_t i = 0; i < ts->nout; i++) {
 		struct trace_outcome *oc = &ts->outcome[i];
-		struct trace_run *t = &ts->runs[ts->nruns];
-		int64_t t0 = clock__ns(CLOCK_MONOTONIC);
 
 		if (disabled) {
 			snprintf(oc->reason, sizeof(oc->reason), "%s", disabled);
@@ -436,31 +488,35 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 			snprintf(oc->reason, sizeof(oc->reason), "%s", general);
 			continue;
 		}
-		if (start_tool(t, oc->tool, o, 1, oc->reason, sizeof(oc->reason), oc->attempts,
-			       sizeof(oc->attempts)))
+		if (oc->pred.done && oc->pred.duty <= 0) {
+			oc->over_budget = 1;
+			over_budget_reason(oc, ts);
 			continue;
-		t->setup_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
-		t->attached_mono_ns = clock__ns(CLOCK_MONOTONIC);
-		t->raw_dir = ts->raw_dir;
-		oc->started = 1;
-		oc->reason[0] = '\0';
-		ts->nruns++;
-		started++;
+		}
+		started += start_admitted(ts, oc, o);
 	}
 	return started;
 }
 
+/* Read again at most once a second: the overhead guard asks for every tool, ten times a second. */
 static int bpf_stats_enabled(void)
 {
+	static int64_t read_at;
+	static int on;
+	int64_t now = clock__ns(CLOCK_MONOTONIC);
 	char buf[16] = "";
-	int fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
+	int fd;
 
+	if (read_at && now - read_at < 1000000000)
+		return on;
+	read_at = now;
+	fd = open("/proc/sys/kernel/bpf_stats_enabled", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return on = 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	return n > 0 && buf[0] == '1';
+	return on = n > 0 && buf[0] == '1';
 }
 
 /* The kernel's run time and count of a tool's programs (only counted while bpf_stats_enabled=1). */
@@ -492,18 +548,45 @@ static int64_t runs_so_far(const struct trace_run *t)
 	return (int64_t)runs;
 }
 
+/* One program run, estimated: calibrated here when a budget asked for it, else the reference. */
+static double run_ns_estimate(const struct trace_run *t)
+{
+	return t->run_ns > 0 ? t->run_ns : attach_info[t->attach].ns_per_run;
+}
+
 int64_t trace_run__cost_ns(const struct trace_run *t)
 {
 	uint64_t ns, cnt;
 
-	if (t->c.done || !t->obj)
+	if (t->c.done || !t->obj || !trace_run__attached(t))
 		return -1;
 	if (bpf_stats_enabled()) {
 		prog_stats(t, &ns, &cnt);
 		if (cnt)
 			return (int64_t)ns;
 	}
-	return runs_so_far(t) * attach_info[t->attach].ns_per_run;
+	return (int64_t)((double)runs_so_far(t) * run_ns_estimate(t));
+}
+
+int trace_run__attached(const struct trace_run *t)
+{
+	return t->obj && !t->c.done && !t->detached_mono_ns;
+}
+
+void trace_run__detach(struct trace_run *t, const char *why)
+{
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+
+	if (!trace_run__attached(t))
+		return;
+	for (int i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	t->nlinks = 0;
+	if (t->tool->detach)
+		t->tool->detach(t);
+	t->detached_mono_ns = clock__ns(CLOCK_MONOTONIC);
+	t->detach_ms = (double)(t->detached_mono_ns - t0) / 1e6;
+	snprintf(t->c.stopped, sizeof(t->c.stopped), "%s", why);
 }
 
 /* Read the kernel's aggregates and counters into t->c, then detach everything. */
@@ -517,7 +600,9 @@ static void run_collect(struct trace_run *t)
 		return;
 	t->c.done = 1;
 	m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
-	t->c.collected_mono_ns = clock__ns(CLOCK_MONOTONIC);
+	/* Detached early: it saw the window up to then. */
+	t->c.collected_mono_ns = t->detached_mono_ns ? t->detached_mono_ns :
+						       clock__ns(CLOCK_MONOTONIC);
 	{
 		struct json data = { 0 };
 
@@ -542,18 +627,12 @@ static void run_collect(struct trace_run *t)
 	t->c.teardown_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 }
 
-void trace_run__stop_early(struct trace_run *t, const char *why)
-{
-	if (t->c.done)
-		return;
-	run_collect(t);
-	snprintf(t->c.stopped, sizeof(t->c.stopped), "%s", why);
-}
-
 static const char *outcome_status(const struct trace_set *ts, const struct trace_outcome *oc)
 {
 	if (oc->started)
 		return "ok";
+	if (oc->over_budget)
+		return "over_budget";
 	return ts->disabled ? "disabled" : "unavailable";
 }
 
@@ -563,6 +642,78 @@ static struct trace_run *run_of(struct trace_set *ts, const struct trace_tool *t
 		if (ts->runs[i].tool == tool)
 			return &ts->runs[i];
 	return NULL;
+}
+
+/* The tool's own CPU: the kernel's count when it keeps one, else runs x one run's cost. */
+static void json_cost(struct json *j, const struct trace_run *t, int stats_on)
+{
+	char how[400];
+	double per = run_ns_estimate(t);
+
+	json__key(j, "cost");
+	json__begin_object(j);
+	json__key(j, "cpu_ns");
+	if (stats_on && t->c.run_cnt) {
+		json__int(j, (int64_t)t->c.run_ns);
+		json__key(j, "source");
+		json__string(j, "kernel");
+		json__key(j, "how");
+		json__string(j, "run time of the tool's programs counted by the kernel "
+				"(kernel.bpf_stats_enabled was already on)");
+	} else {
+		json__int(j, (int64_t)((double)t->c.runs * per));
+		json__key(j, "source");
+		json__string(j, "estimate");
+		json__key(j, "how");
+		snprintf(how, sizeof(how),
+			 "%llu program runs x %.0f ns, one %s run of this tool %s; the exact "
+			 "figure needs kernel.bpf_stats_enabled=1, a global setting sonde does not "
+			 "change",
+			 (unsigned long long)t->c.runs, per, attach_info[t->attach].name,
+			 t->run_ns > 0 ? "as calibrated on this host" :
+					 "as measured on a small VM");
+		json__string(j, how);
+	}
+	json__end_object(j);
+}
+
+/* What a started tool saw and cost. */
+static void json_run(struct json *j, const struct trace_set *ts, const struct trace_run *t,
+		     int64_t window_start_mono_ns, int64_t window_end_mono_ns, int stats_on)
+{
+	json__key(j, "attach");
+	json__string(j, attach_info[t->attach].name);
+	if (t->filtered) {
+		/* filtered in the kernel: only these processes were traced */
+		json__key(j, "filtered_to");
+		json__begin_array(j);
+		for (size_t k = 0; k < ts->ntgids; k++)
+			json__int(j, ts->tgids[k]);
+		json__end_array(j);
+	}
+	/* The part of the window the tool saw: it attaches before and is read after. */
+	json__key(j, "traced_from_s");
+	json__number(j, (double)(t->attached_mono_ns - window_start_mono_ns) / 1e9);
+	json__key(j, "traced_to_s");
+	json__number(j, (double)(t->c.collected_mono_ns - window_start_mono_ns) / 1e9);
+	json__key(j, "window_s");
+	json__number(j, (double)(window_end_mono_ns - window_start_mono_ns) / 1e9);
+	json__key(j, "runs");
+	json__int(j, (int64_t)t->c.runs);
+	json__key(j, "drops");
+	json__int(j, (int64_t)t->c.drops);
+	json_cost(j, t, stats_on);
+	json__key(j, "setup_ms");
+	json__number(j, t->setup_ms);
+	if (t->detached_mono_ns) {
+		json__key(j, "detach_ms");
+		json__number(j, t->detach_ms);
+	}
+	json__key(j, "teardown_ms");
+	json__number(j, t->c.teardown_ms);
+	json__key(j, "data");
+	json__raw(j, t->c.data.buf && !t->c.data.oom ? t->c.data.buf : "{}",
+		  t->c.data.buf && !t->c.data.oom ? t->c.data.len : 2);
 }
 
 int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
@@ -604,59 +755,13 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 			json__key(&j, "attempts");
 			json__string(&j, oc->attempts);
 		}
-		if (t) {
-			json__key(&j, "attach");
-			json__string(&j, attach_info[t->attach].name);
-			/* The part of the window the tool saw: it attaches before and is read after. */
-			json__key(&j, "traced_from_s");
-			json__number(&j, (double)(t->attached_mono_ns - window_start_mono_ns) / 1e9);
-			json__key(&j, "traced_to_s");
-			json__number(&j, (double)(t->c.collected_mono_ns - window_start_mono_ns) / 1e9);
-			json__key(&j, "window_s");
-			json__number(&j, (double)(window_end_mono_ns - window_start_mono_ns) / 1e9);
-			json__key(&j, "runs");
-			json__int(&j, (int64_t)t->c.runs);
-			json__key(&j, "drops");
-			json__int(&j, (int64_t)t->c.drops);
-			json__key(&j, "cost");
-			json__begin_object(&j);
-			json__key(&j, "cpu_ns");
-			if (stats_on && t->c.run_cnt) {
-				json__int(&j, (int64_t)t->c.run_ns);
-				json__key(&j, "source");
-				json__string(&j, "kernel");
-				json__key(&j, "how");
-				json__string(&j, "run time of the tool's programs counted by the "
-						 "kernel (kernel.bpf_stats_enabled was already on)");
-			} else {
-				int per = attach_info[t->attach].ns_per_run;
-
-				json__int(&j, (int64_t)t->c.runs * per);
-				json__key(&j, "source");
-				json__string(&j, "estimate");
-				json__key(&j, "how");
-				{
-					char how[300];
-
-					snprintf(how, sizeof(how),
-						 "%llu program runs x %d ns, the measured cost of one "
-						 "%s program run on a small VM; the exact figure needs "
-						 "kernel.bpf_stats_enabled=1, a global setting sonde "
-						 "does not change",
-						 (unsigned long long)t->c.runs, per,
-						 attach_info[t->attach].name);
-					json__string(&j, how);
-				}
-			}
-			json__end_object(&j);
-			json__key(&j, "setup_ms");
-			json__number(&j, t->setup_ms);
-			json__key(&j, "teardown_ms");
-			json__number(&j, t->c.teardown_ms);
-			json__key(&j, "data");
-			json__raw(&j, t->c.data.buf && !t->c.data.oom ? t->c.data.buf : "{}",
-				  t->c.data.buf && !t->c.data.oom ? t->c.data.len : 2);
+		if (ts->budget_pct > 0) {
+			json__key(&j, "budget_pct");
+			json__number(&j, ts->budget_pct);
 		}
+		trace_cost__json(&j, &oc->pred, oc->tool->instead);
+		if (t)
+			json_run(&j, ts, t, window_start_mono_ns, window_end_mono_ns, stats_on);
 		json__end_object(&j);
 		strbuf__puts(&j.out, "\n");
 		if (t)

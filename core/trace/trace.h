@@ -16,9 +16,11 @@
 #include <stdint.h>
 
 #include "collect/collect.h"
+#include "collect/rates.h"
 #include "util/json.h"
 
 struct bpf_object;
+struct trace_tool;
 struct bpf_link;
 
 /*
@@ -41,10 +43,41 @@ const char *trace_attach__name(enum trace_attach a); /* "tp_btf", "raw_tp", ... 
 /* Per-tool counters every BPF program keeps (bpf/sonde.bpf.h). */
 enum { TRACE_STAT_RUNS, TRACE_STAT_DROPS, TRACE_STAT_NR };
 
+/*
+ * What runs a tool's programs, for its predicted cost (trace/cost.h): an event
+ * the kernel counts, and how many program runs each one makes.
+ */
+struct trace_hook {
+	enum host_event ev;
+	double runs;             /* per event (sys_enter + sys_exit: 2); 0 ends the list */
+};
+
+/* A tool's predicted cost before it is attached, and the share of the window it got. */
+struct trace_prediction {
+	int done;                /* predicted (a budget was set) */
+	double runs_per_s;       /* program runs a second expected now */
+	double run_ns;           /* one run, on this host (calibrated) */
+	double pct;              /* of the host's CPU */
+	double duty;             /* share of the window it traces: 1, a part, or 0 (not attached) */
+	double budget_pct;       /* what was left of the budget when its turn came */
+	int uncounted;           /* some of its events no counter counts: the guard watches them */
+	char how[768];           /* the events, their rates and counters, in words */
+};
+
+/* Suspects of a drill-down: the tools named trace only these processes (in the kernel). */
+#define TRACE_MAX_TGIDS 8
+
 struct trace_opts {
 	int self_pid;      /* sonde itself, for tools that leave it out */
 	double window_s;
+	const char *root;  /* where the event counters are read ("" the live host) */
+	double budget_pct; /* --max-overhead, % of the host's CPU: tools admitted by cost; 0 all */
+	double self_pct;   /* sonde's own sampling, % of the host's CPU: the budget's first share */
+	int tgids[TRACE_MAX_TGIDS];
+	size_t ntgids;
+	const char *const *filtered; /* the tools (names) filtered to tgids; NULL-terminated */
 };
+
 
 /* One started tool. */
 struct trace_run {
@@ -56,7 +89,10 @@ struct trace_run {
 	int nlinks;
 	void *priv;                 /* the tool's own state (perf fds, ...) */
 	int64_t attached_mono_ns;
+	int64_t stop_at_mono_ns;    /* a duty cycle: detached then (0: at the end of the window) */
 	double setup_ms;
+	double run_ns;              /* one program run's cost here, for trace_run__cost_ns */
+	int filtered;               /* traces only the suspects (trace_opts.tgids) */
 	/* filled when the tool is read: at the end of the window, or early (overhead guard) */
 	struct trace_collected {
 		int done;
@@ -67,6 +103,8 @@ struct trace_run {
 		char err[512];          /* collect failed: why */
 		char stopped[512];      /* detached before the end of the window: why */
 	} c;
+	int64_t detached_mono_ns;   /* links gone before the window's end (0: still attached) */
+	double detach_ms;           /* what detaching the links took */
 	const char *raw_dir;        /* the window's raw/ (NULL in a probe): trace_run__write_raw */
 };
 
@@ -92,6 +130,16 @@ struct trace_tool {
 	int (*collect)(struct trace_run *t, struct json *j);
 	void (*destroy)(void *skel);
 	void (*release)(struct trace_run *t); /* frees priv (perf fds); may be NULL */
+	/* Stop what attach_custom attached, keeping the maps (perf fds disabled); may be NULL. */
+	void (*detach)(struct trace_run *t);
+	/* Its cost (trace/cost.h, docs/bpf-tools.md "Cost"): */
+	struct trace_hook hooks[4];   /* the counted events that run its programs */
+	double runs_per_cpu_s;        /* runs a second per CPU whatever the load (a timer) */
+	const char *uncounted;        /* events it hooks that no kernel counter counts, or NULL */
+	double run_cost;              /* one run, in counting-program runs (bench/tool-cost.sh) */
+	int hot;                      /* hooks a hot path: started in a drill-down window only */
+	int filters;                  /* honours trace_opts.tgids, in the kernel */
+	const char *instead;          /* the evidence the checks read when it is not attached */
 };
 
 /* Every tool of the table (core/trace/tools.h), in its order, then NULL. */
@@ -133,9 +181,15 @@ struct trace_set {
 	struct trace_outcome {
 		const struct trace_tool *tool;
 		int started;
+		int over_budget;        /* not attached: its predicted cost did not fit */
 		char reason[512];       /* why it did not start ("" when it did) */
 		char attempts[1024];    /* "tp_btf: ...; raw_tp: ..." for variants refused */
+		struct trace_prediction pred;
 	} outcome[TRACE_MAX_TOOLS];
+	double budget_pct;          /* the budget the tools were admitted by (0: none) */
+	double self_pct;            /* of it, sonde's own sampling, expected */
+	int tgids[TRACE_MAX_TGIDS]; /* the suspects of the filtered tools */
+	size_t ntgids;
 	size_t nout;
 	const char *disabled;       /* non-NULL: BPF off, this is why (--no-bpf) */
 };
@@ -164,10 +218,14 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
  */
 int64_t trace_run__cost_ns(const struct trace_run *t);
 /*
- * Read the tool now and detach it, keeping what it gathered; the JSON says
- * it stopped early and why (the overhead guard). No-op when already read.
+ * Detach the tool's programs now (what they gathered stays in its maps, read
+ * at the end of the window); the JSON says it stopped early and why (the
+ * overhead guard, a duty cycle). tp_btf and raw_tp links go in well under a
+ * millisecond. No-op when already detached or read.
  */
-void trace_run__stop_early(struct trace_run *t, const char *why);
+void trace_run__detach(struct trace_run *t, const char *why);
+/* Is the tool still attached? */
+int trace_run__attached(const struct trace_run *t);
 /*
  * After the window: collect every tool, detach, and write raw/bpf/<tool>.json
  * for each requested one (also those that did not start). 0 or -errno with err

@@ -197,4 +197,14 @@ typedef int (*interrupts_fn)(const char *name, size_t nlen, const char *desc, si
 			     uint64_t total, void *arg);
 int parse_interrupts(const char *buf, size_t len, interrupts_fn fn, void *arg);
 
+/*
+ * /proc/schedstat (CONFIG_SCHEDSTATS): one callback per "cpuN" line with the
+ * time its run queue ran tasks, the time tasks waited on it to run (run
+ * delay), both in ns, and the timeslices it gave. Domain lines are skipped;
+ * versions before 15 (other field order) are -EINVAL.
+ */
+typedef int (*schedstat_fn)(int cpu, uint64_t run_ns, uint64_t wait_ns, uint64_t slices,
+			    void *arg);
+int parse_schedstat(const char *buf, size_t len, schedstat_fn fn, void *arg);
+
 #endif

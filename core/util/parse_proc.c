@@ -665,3 +665,46 @@ int parse_interrupts(const char *buf, size_t len, interrupts_fn fn, void *arg)
 	}
 	return 0;
 }
+
+/*
+ * "version 17", "timestamp N", then per CPU "cpuN a b c d e f run_ns wait_ns
+ * slices" (fields 7-9 since version 15) and its "domainN ..." lines.
+ */
+int parse_schedstat(const char *buf, size_t len, schedstat_fn fn, void *arg)
+{
+	const char *pos, *end, *ls, *le;
+	uint64_t version = 0;
+	int ret;
+
+	if (!buf || !len)
+		return -EINVAL;
+	pos = buf;
+	end = buf + len;
+	while (parse_next_line(&pos, end, &ls, &le)) {
+		const char *p = parse_skip_blanks(ls, le);
+		uint64_t f[9], cpu;
+		size_t n = 0;
+
+		if ((size_t)(le - p) > 8 && !memcmp(p, "version ", 8)) {
+			p += 8;
+			if (parse_scan_u64_field(&p, le, &version))
+				return -EINVAL;
+			continue;
+		}
+		if ((size_t)(le - p) < 4 || memcmp(p, "cpu", 3) || p[3] < '0' || p[3] > '9')
+			continue;
+		if (version < 15)
+			return -EINVAL;
+		p += 3;
+		if (parse_scan_u64_field(&p, le, &cpu) || cpu > INT32_MAX)
+			continue;
+		while (n < 9 && !parse_scan_u64_field(&p, le, &f[n]))
+			n++;
+		if (n < 9)
+			continue;
+		ret = fn((int)cpu, f[6], f[7], f[8], arg);
+		if (ret)
+			return ret;
+	}
+	return version ? 0 : -EINVAL;
+}

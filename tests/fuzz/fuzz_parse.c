@@ -48,6 +48,16 @@ static int irq_sink(const char *n, size_t nl, const char *d, size_t dl, uint64_t
 	return 0;
 }
 
+static int sched_sink(int cpu, uint64_t run, uint64_t wait, uint64_t slices, void *arg)
+{
+	(void)cpu;
+	(void)run;
+	(void)wait;
+	(void)slices;
+	(void)arg;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size ? size : 1);
@@ -82,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_pid_limits_nofile(buf, size, &soft, &hard);
 	parse_task_record(buf, size, &ptk);
 	parse_interrupts(buf, size, irq_sink, NULL);
+	parse_schedstat(buf, size, sched_sink, NULL);
 	free(buf);
 	return 0;
 }

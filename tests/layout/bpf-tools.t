@@ -5,7 +5,9 @@
 # defines trace_<tool> named "<tool>") and a section in docs/bpf-tools.md;
 # none of those exists without its line in the table; `sonde list` shows
 # exactly the table's tools, in its order; core/trace/README.md names every
-# file of the folder.
+# file of the folder. A tool that hooks a hot path (.hot = 1 in its table
+# entry) is read by drill-down checks only, never by the first window's
+# default checks; every tool has a cost (run_cost) and its hooks' events.
 . tests/lib/tap.sh
 
 TABLE=core/trace/tools.h
@@ -97,6 +99,27 @@ for f in core/trace/*.[ch]; do
 	grep -qF "$(basename "$f")" core/trace/README.md || unlisted="$unlisted $f"
 done
 is "$unlisted" "" "core/trace/README.md names every file of core/trace"
+
+# The first window is cheap by design: no default check of use/ or workload/
+# reads a tool that runs on every syscall, context switch, lock or interrupt.
+hot=""
+nocost=""
+for t in "${TOOLS[@]}"; do
+	grep -q '^	\.hot = 1,$' "core/trace/$t.c" && hot="$hot $t"
+	grep -q '^	\.run_cost = [0-9.]*,$' "core/trace/$t.c" || nocost="$nocost $t"
+	grep -qE '^	\.(hooks|runs_per_cpu_s|uncounted) = ' "core/trace/$t.c" || nocost="$nocost $t(events)"
+done
+is "$nocost" "" "every tool states its run_cost and the events that run it (the cost model)"
+ok "some tools are marked hot ($hot)" test -n "$hot"
+bad=""
+for f in checks/use/*.lua checks/workload/*.lua; do
+	grep -q 'tags = {[^}]*"default"' "$f" || continue
+	collect=$(grep -m1 'collect = {' "$f")
+	for t in $hot; do
+		case "$collect" in *"\"bpf.$t\""*) bad="$bad $f:$t" ;; esac
+	done
+done
+is "$bad" "" "no default first-window check reads a hot tool (they are the drill-down's)"
 
 if [ -x "$SONDE" ]; then
 	listed=$("$SONDE" list --no-bpf 2>/dev/null | sed -n 's/^bpf\.\([a-z0-9_]*\) .*/\1/p')

@@ -8,8 +8,10 @@
 # failed create takes no space, so the space figure stays where df saw it).
 # Asserted: use.filesystem-utilization measures the space within 0.5 points
 # of df, between 95 and 99%, crit, and the inodes at 100%, crit;
-# use.filesystem-errors counts ENOSPC failures and names our touch; ext4's
-# errors_count for the mount is read (0).
+# the full file system fires the drill-down, where drilldown.filesystem-who
+# (syscount: every syscall, so never in the first window) counts ENOSPC
+# failures and names our touch, when syscount's predicted cost fits the budget
+# on this host; ext4's errors_count for the mount is read (0).
 # The host is shared: we assert on our own mount and process only.
 . tests/lib/tap.sh
 
@@ -84,13 +86,17 @@ is "$(jq_num --arg m "$MNT" '[.checks[] | select(.id == "use.filesystem-utilizat
 is "$(jq_num --arg m "$MNT" '[.checks[] | select(.id == "use.filesystem-utilization") | .metrics[] | select(.name == "inodes_pct" and .instance == $m) | "\(.value) \(.status)"][0]')" "100 crit" "inodes of our mount: 100%, crit"
 is "$(jq_num --arg m "$MNT" '[.checks[] | select(.id == "use.filesystem-errors") | .metrics[] | select(.name == "fs_errors" and .instance == $m) | .value][0]')" 0 "ext4 errors_count read for our mount: no new errors"
 
-if "$SONDE" list 2>/dev/null | grep -q '^bpf.syscount .* yes'; then
-	n=$(jq_num '[.checks[] | select(.id == "use.filesystem-errors") | .metrics[] | select(.name == "enospc_edquot_errors") | .value][0] // 0')
-	diag "ENOSPC/EDQUOT failures: $n"
+ok "the first window traces no syscall" jq_true '[.tools[] | select(.name == "syscount")] | length == 0' "$F"
+ok "the full file system fired the drill-down" jq_true \
+	'.drilldown.fired[] | select(.trigger == "use.filesystem-utilization")' "$F"
+sc=$(jq -r '.drilldown.tools[]? | select(.name == "syscount") | .status' "$F")
+if [ "$sc" = ok ]; then
+	n=$(jq_num '[.checks[] | select(.id == "drilldown.filesystem-who") | .metrics[] | select(.name == "enospc_edquot_errors") | .value][0] // 0')
+	diag "ENOSPC/EDQUOT failures in the drill-down window: $n"
 	ok "ENOSPC failures counted ($n)" test "$n" -ge 3
-	ok "our touch ($FA) is a culprit" jq_true --arg c "$FA" '[.checks[] | select(.id == "use.filesystem-errors") | .culprits[]?.comm] | index($c) != null' "$F"
+	ok "our touch ($FA) is a culprit" jq_true --arg c "$FA" '[.checks[] | select(.id == "drilldown.filesystem-who") | .culprits[]?.comm] | index($c) != null' "$F"
 else
-	why="syscount cannot run here: $("$SONDE" list 2>&1 | grep '^bpf.syscount' | sed 's/  */ /g')"
+	why="syscount did not run in the drill-down: $(jq -r '.drilldown.tools[]? | select(.name == "syscount") | .reason // .status' "$F")"
 	skip "ENOSPC failures counted" "$why"
 	skip "our touch is a culprit" "$why"
 fi

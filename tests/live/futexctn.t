@@ -3,9 +3,14 @@
 # Live: futexctn sees user lock contention. mutexfight (tests/live/src, built
 # here) runs 8 threads fighting over one pthread mutex: all but one are blocked
 # in futex(FUTEX_WAIT, 2) at any time. The capture must attribute lock-like
-# futex wait time to it, name its futex, and use.user-mutex-saturation must
-# warn with it as the culprit.
+# futex wait time to it, name its futex, and drilldown.user-mutex-who must
+# warn with it as the culprit. futexctn hooks every syscall: it runs in
+# drill-down windows (selected here with --check; --max-overhead 0 lets it
+# trace the whole window whatever it costs). Then futexpong (threads handing
+# off through futexes) makes the first window's use.user-mutex-saturation
+# warn from the 49 Hz profile alone, and the drill-down traces futexpong alone.
 . tests/lib/tap.sh
+. tests/lib/drill.sh
 
 for tool in jq cc; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
@@ -26,11 +31,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 cc -O1 -pthread -o "$T/mutexfight" tests/live/src/mutexfight.c || skip_all "cannot build the test program"
+cc -O1 -pthread -o "$T/futexpong" tests/live/src/futexpong.c || skip_all "cannot build the test program"
 "$T/mutexfight" 8 >/dev/null &
 PID=$!
 sleep 0.5
 
-"$SONDE" run --window 3 --interval 1 --check use.user-mutex-saturation --check use.user-mutex-errors \
+"$SONDE" run --window 3 --interval 1 --check drilldown.user-mutex-who --max-overhead 0 \
 	--out "$T" --no-progress --json >"$T/f.json" 2>"$T/err"
 ok "sonde run exits 0" test $? -eq 0
 B=$(ls "$T"/sonde-*.tar.xz 2>/dev/null | head -1)
@@ -51,16 +57,21 @@ ok "hundreds of lock-like waits" test "${waits:-0}" -ge 100
 top_lock=$(jq --argjson p "$PID" '[.data.locks[] | select(.pid == $p)][0].lock_us // 0' "$J")
 ok "its most waited-for futex holds most of its lock wait (one mutex)" \
 	awk -v a="$top_lock" -v s="$lock_s" 'BEGIN { exit !(a / 1e6 >= 0.9 * s) }'
-st=$(jq -r '.checks[] | select(.id == "use.user-mutex-saturation") | .status' "$T/f.json")
-ok "use.user-mutex-saturation warns (got $st)" test "$st" = warn -o "$st" = crit
-cul=$(jq -r '.findings[] | select(.check == "use.user-mutex-saturation") | .culprits[0].pid' "$T/f.json")
+st=$(jq -r '.checks[] | select(.id == "drilldown.user-mutex-who") | .status' "$T/f.json")
+ok "drilldown.user-mutex-who warns (got $st)" test "$st" = warn -o "$st" = crit
+cul=$(jq -r '.findings[] | select(.check == "drilldown.user-mutex-who") | .culprits[0].pid' "$T/f.json")
 is "$cul" "$PID" "the culprit is mutexfight"
-is "$(jq -r '.checks[] | select(.id == "use.user-mutex-errors") | .status' "$T/f.json")" ok \
-	"use.user-mutex-errors: a mutex fight is not an error"
+is "$(jq -r '.checks[] | select(.id == "drilldown.user-mutex-who") | .metrics[] | select(.name == "futex_wait_errors") | .status' "$T/f.json")" ok \
+	"failed futex waits: a mutex fight is not an error"
+kill "$PID" 2>/dev/null
+wait "$PID" 2>/dev/null
 
-"$SONDE" run --window 1 --no-bpf --check use.user-mutex-saturation --out "$T" --no-progress --json >"$T/n.json" 2>/dev/null
+"$SONDE" run --window 1 --no-bpf --check drilldown.user-mutex-who --out "$T" --no-progress --json >"$T/n.json" 2>/dev/null
 ok "--no-bpf: the run completes" test $? -eq 0
-is "$(jq -r '.unknowns[] | select(.check == "use.user-mutex-saturation" and .metric == "mutex_wait_per_cpu") | .reason' "$T/n.json")" \
+is "$(jq -r '.unknowns[] | select(.check == "drilldown.user-mutex-who" and .metric == "mutex_wait_per_cpu") | .reason' "$T/n.json")" \
 	"BPF tool futexctn did not run: BPF tools disabled (--no-bpf)" "--no-bpf: mutex_wait_per_cpu is a known unknown with the reason"
+
+# ---- the first window from the profile, the drill-down filtered to the culprit ----
+first_window_drill use.user-mutex-saturation futexctn futexpong "$T/futexpong" 30
 
 done_testing

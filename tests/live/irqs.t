@@ -1,6 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Live: softirqs and hardirqs time interrupts, and workload.cpu-what reads them.
+# Live: softirqs and hardirqs time interrupts, and drilldown.interrupt-why reads
+# them (both hook every interrupt: drill-down windows only; selected here with
+# --check, --max-overhead 0 so they trace the whole window); the first window's
+# workload.cpu-what sees the same NET_RX from /proc/softirqs and /proc/stat.
 # Our load: 64 MiB through a loopback TCP connection during the window. On
 # loopback every packet is sent in NET_TX context and received through the
 # backlog in NET_RX softirq, so NET_RX runs and has time. Loopback segments are
@@ -48,8 +51,9 @@ PORT=$(cat "$T/port")
 [ -n "$PORT" ] || skip_all "could not start a loopback TCP listener"
 
 mkdir "$T/out"
-"$SONDE" run --window 3 --interval 1 --check workload.cpu-what --no-progress --json \
-	--out "$T/out" >"$T/findings.json" 2>"$T/stderr" &
+"$SONDE" run --window 3 --interval 1 --check drilldown.interrupt-why --check workload.cpu-what \
+	--max-overhead 0 --no-drilldown --no-progress --json --out "$T/out" >"$T/findings.json" \
+	2>"$T/stderr" &
 SP=$!
 sleep 0.7
 perl -MIO::Socket::INET -e '
@@ -102,9 +106,11 @@ else
 	skip "hard irq consistency" "no device interrupt ran in the window on this VM (loopback raises none; the timer is a system vector)"
 fi
 
-C='.checks[] | select(.id == "workload.cpu-what")'
+C='.checks[] | select(.id == "drilldown.interrupt-why")'
 st=$(jq -r "$C | .status" "$T/findings.json")
-ok "workload.cpu-what ran (status $st)" test "$st" = ok -o "$st" = warn -o "$st" = crit
-ok "cpu-what has the worst CPU's interrupt share" jq_true "$C | .metrics[] | select(.name == \"cpu_irq_pct_max\") | .value >= 0" "$T/findings.json"
-ok "cpu-what lists NET_RX among the interrupt types" jq_true "$C | .evidence[] | select(.kind == \"table\" and (.title | startswith(\"Interrupt types\"))) | [.rows[][0]] | index(\"NET_RX softirq\")" "$T/findings.json"
+ok "drilldown.interrupt-why ran (status $st)" test "$st" = ok -o "$st" = warn -o "$st" = crit
+ok "interrupt-why has the worst CPU's interrupt share" jq_true "$C | .metrics[] | select(.name == \"cpu_irq_pct_max\") | .value >= 0" "$T/findings.json"
+ok "interrupt-why lists NET_RX among the interrupt types" jq_true "$C | .evidence[] | select(.kind == \"table\" and (.title | startswith(\"Interrupt types\"))) | [.rows[][0]] | index(\"NET_RX softirq\")" "$T/findings.json"
+W='.checks[] | select(.id == "workload.cpu-what")'
+ok "the first window's cpu-what counts NET_RX from /proc/softirqs" jq_true "$W | .evidence[] | select(.kind == \"table\" and (.title | startswith(\"Softirqs and interrupts\"))) | [.rows[][0]] | index(\"NET_RX softirq\")" "$T/findings.json"
 done_testing

@@ -6,6 +6,9 @@
 # reaps it. We assert the counted rows (sender pid and comm, target pid and
 # comm, signal, origin "user", outcome), the fatal record of the SIGTERM, the
 # SIGCHLD the dying sleep sent back, and that workload.signal-who warns.
+# Then sonde is never its own finding: a run ended by Ctrl-C (SIGINT to sonde)
+# counts that signal apart (self_signals, the appendix's line on sonde
+# itself), and no signal finding names sonde or a signal sent to it.
 # Other signals on the shared host are in the capture too: we look for ours.
 . tests/lib/tap.sh
 
@@ -117,4 +120,23 @@ else
 		ok "the finding blames $KILLER" false
 	fi
 fi
+
+# ---- a Ctrl-C is not the host's signal ----
+rm -rf "$T/out" && mkdir "$T/out"
+"$SONDE" run --window 10 --interval 1 --check workload.signal-who --no-progress --json \
+	--out "$T/out" >"$T/int.json" 2>"$T/int.err" &
+SP=$!
+sleep 2
+kill -INT "$SP"
+wait "$SP"
+is "$?" 0 "a run ended by SIGINT exits 0 with its report"
+B=$(ls "$T"/out/sonde-*.tar.xz 2>/dev/null | head -1)
+self=$(tar -xJOf "$B" raw/bpf/killsnoop.json 2>/dev/null | jq '.data.self_signals // -1')
+ok "killsnoop counted the SIGINT to sonde apart (self_signals $self)" test "$self" -ge 1
+ok "no row of the capture has sonde as sender or target" \
+	sh -c "tar -xJOf '$B' raw/bpf/killsnoop.json | jq -e --argjson p $SP '[.data.signals[] | select(.target_pid == \$p or .target_tgid == \$p or .sender_pid == \$p)] | length == 0' >/dev/null"
+ok "no finding names sonde" \
+	sh -c "jq -e --argjson p $SP '[.findings[].culprits[]? | select(.pid == \$p)] | length == 0' '$T/int.json' >/dev/null"
+ok "the appendix counts it in its line on sonde itself" \
+	sh -c "tar -xJOf '$B' report.md | grep -q 'sonde itself, left out of every finding and culprit: .* [1-9][0-9]* signals sent to it or by it'"
 done_testing

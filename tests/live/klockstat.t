@@ -5,9 +5,13 @@
 # munmap take the process's mmap_lock (an rwsem) for writing, so the threads
 # queue on it in the kernel (seconds of rwsem:W wait per second on a 2-CPU VM).
 # The capture must attribute that wait to mmapfight, by type (rwsem:W) and by
-# caller (the mmap/munmap paths), and use.kernel-mutex-saturation must warn
-# with it as the culprit.
+# caller (the mmap/munmap paths), and drilldown.kernel-mutex-who must warn
+# with it as the culprit. klockstat fires on every contended lock: it runs in
+# drill-down windows (selected here with --check). Then protfight (threads
+# spinning on mmap_lock) makes the first window's use.kernel-mutex-saturation
+# warn from the 49 Hz profile alone, and the drill-down traces it alone.
 . tests/lib/tap.sh
+. tests/lib/drill.sh
 
 for tool in jq cc; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
@@ -28,11 +32,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 cc -O1 -pthread -o "$T/mmapfight" tests/live/src/mmapfight.c || skip_all "cannot build the test program"
+cc -O1 -pthread -o "$T/protfight" tests/live/src/protfight.c || skip_all "cannot build the test program"
 "$T/mmapfight" 8 &
 PID=$!
 sleep 0.5
 
-"$SONDE" run --window 3 --interval 1 --check use.kernel-mutex-saturation --check use.kernel-mutex-utilization \
+"$SONDE" run --window 3 --interval 1 --check drilldown.kernel-mutex-who --check use.kernel-mutex-utilization \
 	--check use.kernel-mutex-errors --out "$T" --no-progress --json >"$T/f.json" 2>"$T/err"
 ok "sonde run exits 0" test $? -eq 0
 B=$(ls "$T"/sonde-*.tar.xz 2>/dev/null | head -1)
@@ -55,13 +60,18 @@ case " $callers " in
 *) ok "an mmap/munmap path is among the rwsem:W callers" false ;;
 esac
 is "$(jq -r .data.kernel_symbols "$J")" ok "kernel frames are named"
-st=$(jq -r '.checks[] | select(.id == "use.kernel-mutex-saturation") | .status' "$T/f.json")
-ok "use.kernel-mutex-saturation warns (got $st)" test "$st" = warn -o "$st" = crit
-is "$(jq -r '.findings[] | select(.check == "use.kernel-mutex-saturation") | .culprits[0].pid' "$T/f.json")" \
+st=$(jq -r '.checks[] | select(.id == "drilldown.kernel-mutex-who") | .status' "$T/f.json")
+ok "drilldown.kernel-mutex-who warns (got $st)" test "$st" = warn -o "$st" = crit
+is "$(jq -r '.findings[] | select(.check == "drilldown.kernel-mutex-who") | .culprits[0].pid' "$T/f.json")" \
 	"$PID" "the culprit is mmapfight"
 is "$(jq -r '.checks[] | select(.id == "use.kernel-mutex-utilization") | .status' "$T/f.json")" unknown \
 	"use.kernel-mutex-utilization is a known unknown"
 is "$(jq -r '.checks[] | select(.id == "use.kernel-mutex-errors") | .status' "$T/f.json")" unknown \
 	"use.kernel-mutex-errors is a known unknown"
+kill "$PID" 2>/dev/null
+wait "$PID" 2>/dev/null
+
+# ---- the first window from the profile, the drill-down filtered to the culprit ----
+first_window_drill use.kernel-mutex-saturation klockstat protfight "$T/protfight" 30
 
 done_testing

@@ -1,13 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Live: syscount counts what our own loads do, and the checks name them.
+# syscount hooks every syscall: it runs in drill-down windows, whose checks
+# are selected here with --check, and --max-overhead 0 lets it trace the whole
+# window whatever it costs, so the counts are exact.
 #   - a dd under a distinctive name reads and writes 1 byte N times: its
 #     syscalls, reads and writes are counted within a margin (its start-up
 #     adds a few dozen), it is named by its new comm (exec refresh);
 #   - a perl under a distinctive name opens /dev/null past `ulimit -n 16`: the
-#     EMFILE failures it saw itself are attributed to it (use.fd-errors);
+#     EMFILE failures it saw itself are attributed to it (drilldown.fd-who);
 #   - a perl in a pids cgroup with pids.max=4 forks past it: EAGAIN from
-#     clone, attributed to it (use.task-errors).
+#     clone, attributed to it (drilldown.task-who).
+# Then a default run with a dd bs=1 beside: the first window names dd from
+# /proc/PID/io, and the drill-down's syscount traces dd alone, filtered in the
+# kernel, as far as its predicted cost fits the budget.
 # The host is shared: we assert on our own processes and counts, never on quietness.
 . tests/lib/tap.sh
 
@@ -47,8 +53,8 @@ cp "$(command -v perl)" "$T/$FK"
 
 mkdir "$T/out"
 "$SONDE" run --window 6 --interval 1 --out "$T/out" --no-progress --json \
-	--check workload.syscall-what --check use.fd-errors --check use.task-errors \
-	--set workload.syscall-what.warn_per_cpu=1 >"$T/findings.json" 2>"$T/stderr" &
+	--check drilldown.syscall-who --check drilldown.fd-who --check drilldown.task-who \
+	--max-overhead 0 --set drilldown.syscall-who.warn_per_cpu=1 >"$T/findings.json" 2>"$T/stderr" &
 SPID=$!
 
 # The loads start once sonde holds its two syscall links (fd-owned: visible in its fds).
@@ -106,18 +112,18 @@ ok "read and write each counted at least N times (read $reads, write $writes)" \
 ok "time in syscalls recorded for dd" jq_true --arg c "$DD" \
 	'[.data.processes[] | select(.comm == $c) | .total_us] | add > 0' "$S"
 
-# the culprit of workload.syscall-what: the process with the most syscalls
+# the culprit of drilldown.syscall-who: the process with the most syscalls
 top_comm=$(jq -r '.data.processes[0].comm' "$S")
 if [ "$top_comm" = "$DD" ]; then
-	is "$(jq -r '.checks[] | select(.id == "workload.syscall-what") | .culprits[0].comm' "$F")" "$DD" \
-		"workload.syscall-what names dd as the culprit"
+	is "$(jq -r '.checks[] | select(.id == "drilldown.syscall-who") | .culprits[0].comm' "$F")" "$DD" \
+		"drilldown.syscall-who names dd as the culprit"
 else
 	skip "culprit is dd" "another process on this shared host made more syscalls ($top_comm)"
-	is "$(jq -r '.checks[] | select(.id == "workload.syscall-what") | .culprits[0].comm' "$F")" "$top_comm" \
-		"workload.syscall-what names the process with the most syscalls"
+	is "$(jq -r '.checks[] | select(.id == "drilldown.syscall-who") | .culprits[0].comm' "$F")" "$top_comm" \
+		"drilldown.syscall-who names the process with the most syscalls"
 fi
-is "$(jq -r '.checks[] | select(.id == "workload.syscall-what") | .status' "$F")" warn \
-	"workload.syscall-what warns over the threshold set to 1/s per CPU"
+is "$(jq -r '.checks[] | select(.id == "drilldown.syscall-who") | .status' "$F")" warn \
+	"drilldown.syscall-who warns over the threshold set to 1/s per CPU"
 
 # EMFILE: exactly what the process itself saw
 em_seen=$(cat "$T/emfile.out")
@@ -129,10 +135,8 @@ ok "the EMFILE load saw failures" test "${em_seen:-0}" -ge 150
 is "$em_count" "$em_seen" "syscount attributes every EMFILE failure to the process (pid $em_pid)"
 is "$(jq -r --argjson p "${em_pid:-0}" '.data.process_errors[] | select(.pid == $p) | .comm' "$S" | sort -u)" \
 	"$EM" "under its name"
-fdc=$(jq -r '.checks[] | select(.id == "use.fd-errors")' "$F")
-is "$(jq -r .status <<<"$fdc")" warn "use.fd-errors warns"
-is "$(jq -r '.culprits[0].comm' <<<"$fdc")" "$EM" "use.fd-errors names the EMFILE process first"
-ok "use.fd-errors counts at least its failures" jq_true --argjson n "${em_seen:-0}" \
+fdc=$(jq -r '.checks[] | select(.id == "drilldown.fd-who")' "$F")
+ok "drilldown.fd-who counts at least its failures" jq_true --argjson n "${em_seen:-0}" \
 	'.metrics[] | select(.name == "emfile_enfile_errors") | .value >= $n' <<<"$fdc"
 
 # EAGAIN from clone in the pids cgroup
@@ -145,12 +149,46 @@ else
 	diag "fork EAGAIN: the process saw $FORKS, syscount counted $fk_count"
 	ok "the fork load failed some forks" test "${FORKS:-0}" -ge 30
 	is "$fk_count" "$FORKS" "syscount attributes every failed fork to the process (pid $fk_pid)"
-	tkc=$(jq -r '.checks[] | select(.id == "use.task-errors")' "$F")
-	is "$(jq -r .status <<<"$tkc")" warn "use.task-errors warns"
-	is "$(jq -r '.culprits[0].comm' <<<"$tkc")" "$FK" "use.task-errors names the forking process"
+	tkc=$(jq -r '.checks[] | select(.id == "drilldown.task-who")' "$F")
+	ok "drilldown.task-who counts at least its failures" jq_true --argjson n "${FORKS:-0}" \
+		'.metrics[] | select(.name == "fork_failures") | .value >= $n' <<<"$tkc"
 fi
 
 # sonde leaves itself out (other sondes on this shared host are counted: they are not it)
 ok "sonde's own syscalls are not counted (pid $SONDE_PID)" jq_true --argjson p "$SONDE_PID" \
 	'[.data.processes[] | select(.pid == $p)] | length == 0' "$S"
+
+# ---- a default run: the first window names dd, the drill-down traces it alone ----
+"$T/$DD" if=/dev/zero of=/dev/null bs=1 count=100G 2>/dev/null &
+DDPID=$!
+sleep 0.5
+rm -rf "$T/out2" && mkdir "$T/out2"
+"$SONDE" run --window 8 --out "$T/out2" --no-progress --json >"$T/f2.json" 2>"$T/stderr2"
+rc=$?
+kill "$DDPID" 2>/dev/null
+wait "$DDPID" 2>/dev/null
+is "$rc" 0 "a default run beside a dd bs=1 exits 0"
+F2=$T/f2.json
+is "$(jq -r '.checks[] | select(.id == "workload.syscall-what") | .culprits[0].pid' "$F2")" "$DDPID" \
+	"the first window names dd from /proc/PID/io (no syscall traced)"
+ok "the first window started no syscall tool" jq_true \
+	'[.tools[] | select(.name == "syscount" or .name == "futexctn")] | length == 0' "$F2"
+ok "the syscall drill-down fired" jq_true \
+	'.drilldown.fired[] | select(.trigger == "workload.syscall-what")' "$F2"
+sc=$(jq -c '.drilldown.tools[]? | select(.name == "syscount")' "$F2")
+diag "drill-down syscount: $sc"
+case $(jq -r .status <<<"$sc") in
+ok)
+	is "$(jq -r .filtered_to <<<"$sc")" "$DDPID" "syscount traced dd alone, filtered in the kernel"
+	ok "within the budget: it traced part of the window (a duty cycle) or all of it" \
+		jq_true '.duty <= 1' <<<"$sc"
+	ok "the drill-down's syscall table names dd" jq_true --arg c "$DD" \
+		'.checks[] | select(.id == "drilldown.syscall-who") | .culprits[0].comm == $c' "$F2"
+	;;
+over_budget)
+	ok "not attached: the reason names its prediction and the evidence used instead" \
+		jq_true '.reason | test("predicted cost") and test("/proc/PID/io")' <<<"$sc"
+	;;
+*) ok "syscount in the drill-down: ok or over_budget (got $(jq -r .status <<<"$sc"))" false ;;
+esac
 done_testing

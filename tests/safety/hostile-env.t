@@ -38,7 +38,7 @@ fi
 
 # 2. no kernel BTF
 unshare -m --propagation private sh -c "mount -t tmpfs none /sys/kernel/btf &&
-	'$SONDE' run --window 1 --check use.cpu-saturation --out '$T/out' --no-progress --json" \
+	'$SONDE' run --window 1 --check drilldown.cpu-why --out '$T/out' --no-progress --json" \
 	>"$T/b.json" 2>"$T/b.err"
 is "$?" 0 "no BTF: the run completes"
 r=$(jq -r '.tools[] | select(.name == "runqlat") | .status + ": " + .reason' "$T/b.json")

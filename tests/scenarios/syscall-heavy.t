@@ -4,8 +4,12 @@
 # /dev/null one byte at a time: two syscalls per byte, hundreds of thousands a
 # second, all of its CPU time spent crossing into the kernel and back. The first
 # finding must be the syscall rate (workload.syscall-what, syscall.what) with
-# scn-syscalls as its culprit: the CPU it keeps busy is a consequence, and the
-# syscall finding names the cause.
+# scn-syscalls as its culprit, from the read and write syscalls the kernel
+# counts per process (/proc/PID/io: nothing traced in the first window): the
+# CPU it keeps busy is a consequence, and the syscall finding names the cause.
+# The drill-down then traces scn-syscalls' every syscall (syscount, filtered
+# in the kernel to it) for the part of its window the budget allows, and its
+# syscall table names it again.
 . tests/lib/tap.sh
 
 COMM=scn-syscalls
@@ -13,7 +17,7 @@ for tool in jq dd; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
 done
 [ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for BPF (syscount)"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for BPF (the drill-down's syscount)"
 
 T=$(mktemp -d /tmp/sonde-scn-syscalls.XXXXXX)
 LOAD=
@@ -31,21 +35,33 @@ diag "$COMM (pid $LOAD): dd bs=1 from /dev/zero to /dev/null"
 sleep 1
 
 mkdir -p "$T/out"
-"$SONDE" run --window 5 --no-progress --json --out "$T/out" >"$T/findings.json" 2>"$T/sonde.err"
+"$SONDE" run --window 8 --no-progress --json --out "$T/out" >"$T/findings.json" 2>"$T/sonde.err"
 rc=$?
-is "$rc" 0 "sonde run --window 5 --json exits 0"
+is "$rc" 0 "sonde run --window 8 --json exits 0"
 [ "$rc" -eq 0 ] || sed 's/^/#   sonde stderr: /' "$T/sonde.err"
 jq -r '.verdict, (.findings[] | "\(.rank) \(.check) \(.severity) culprit \(.culprits[0].comm // "-")\(if .explained_by then " (explained by \(.explained_by.check))" else "" end)")' \
 	"$T/findings.json" 2>/dev/null | sed 's/^/# /'
 
-tool=$(jq -r '.tools[] | select(.name == "syscount") | "\(.status) \(.reason // "")"' "$T/findings.json")
-case $tool in
-ok*) ;;
-*) skip_all "syscount did not run: $tool" ;;
-esac
 is "$(jq -r '.findings[0] | "\(.resource).\(.metric)"' "$T/findings.json")" syscall.what \
 	"the first finding is the syscall rate (syscall.what)"
 is "$(jq -r '.findings[0].culprits[0].comm' "$T/findings.json")" "$COMM" "its culprit is $COMM"
 is "$(jq -r '.findings[0].culprits[0].pid' "$T/findings.json")" "$LOAD" "the culprit's pid is $LOAD"
+is "$(jq -r '[.tools[] | select(.name == "syscount")] | length' "$T/findings.json")" 0 \
+	"the first window traced no syscall"
+
+sc=$(jq -c '.drilldown.tools[]? | select(.name == "syscount")' "$T/findings.json")
+diag "drill-down syscount: $sc"
+case "$(jq -r .status <<<"$sc" 2>/dev/null)" in
+ok)
+	is "$(jq -r .filtered_to <<<"$sc")" "$LOAD" "the drill-down's syscount traced $COMM alone"
+	is "$(jq -r '.checks[] | select(.id == "drilldown.syscall-who") | .culprits[0].comm' "$T/findings.json")" \
+		"$COMM" "the drill-down's syscall table names $COMM"
+	;;
+over_budget | "")
+	skip "the drill-down's syscall table" "syscount did not run in the drill-down: $(jq -r '.reason // "no drill-down"' <<<"${sc:-{\}}")"
+	skip "its culprit" "no syscall table"
+	;;
+*) ok "the drill-down's syscount ran or was refused by its cost ($sc)" false ;;
+esac
 
 done_testing

@@ -2270,9 +2270,71 @@ static void test_task_record(void)
 		   "task record: refused, malformed #%zu", i);
 }
 
+/* ---- parse_schedstat (/proc/schedstat) ---- */
+
+struct sched_seen {
+	int n, cpu[4];
+	uint64_t run[4], wait[4], slices[4];
+};
+
+static int sched_seen_fn(int cpu, uint64_t run_ns, uint64_t wait_ns, uint64_t slices, void *arg)
+{
+	struct sched_seen *s = arg;
+
+	if (s->n < 4) {
+		s->cpu[s->n] = cpu;
+		s->run[s->n] = run_ns;
+		s->wait[s->n] = wait_ns;
+		s->slices[s->n] = slices;
+	}
+	s->n++;
+	return 0;
+}
+
+static void test_system_schedstat(void)
+{
+	static const char real[] =
+		"version 17\n"
+		"timestamp 4295892357\n"
+		"cpu0 0 0 0 0 0 0 1296520932 162849093 9337\n"
+		"domain0 MC 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+		"cpu1 0 0 0 0 0 0 1196520000 62849000 8337\n";
+	struct sched_seen s = { 0 };
+	int bad = 0;
+
+	is_int(parse_schedstat(real, strlen(real), sched_seen_fn, &s), 0,
+	       "/proc/schedstat: a version 17 sample parses");
+	is_int(s.n, 2, "/proc/schedstat: one callback per cpu line, domains skipped");
+	ok(s.cpu[1] == 1 && s.run[0] == 1296520932 && s.wait[0] == 162849093 && s.slices[0] == 9337,
+	   "/proc/schedstat: run, wait and timeslices of each CPU");
+	memset(&s, 0, sizeof(s));
+	is_int(parse_schedstat(S("version 14\ncpu0 1 2 3 4 5 6 7 8 9\n"), sched_seen_fn, &s),
+	       -EINVAL, "/proc/schedstat: a version before 15 (other fields) is refused");
+	is_int(parse_schedstat(S("cpu0 1 2 3 4 5 6 7 8 9\n"), sched_seen_fn, &s), -EINVAL,
+	       "/proc/schedstat: no version line is refused");
+	memset(&s, 0, sizeof(s));
+	is_int(parse_schedstat(S("version 17\ncpu0 1 2 3\ncpux 1 2 3 4 5 6 7 8 9\n"
+				 "cpu1 0 0 0 0 0 0 99999999999999999999 1 1\n"),
+			       sched_seen_fn, &s),
+	       0, "/proc/schedstat: short, misnamed and overflowing lines are skipped");
+	is_int(s.n, 0, "/proc/schedstat: ... and give no CPU");
+	for (size_t cut = 0; cut < sizeof(real) - 1; cut++) {
+		char *copy = malloc(cut ? cut : 1);
+
+		memcpy(copy, real, cut);
+		memset(&s, 0, sizeof(s));
+		parse_schedstat(copy, cut, sched_seen_fn, &s);
+		bad += s.n > 2 || (s.n >= 1 && s.wait[0] != 162849093);
+		free(copy);
+	}
+	is_int(bad, 0, "/proc/schedstat: every cut read gives complete lines only");
+	is_int(parse_schedstat(NULL, 0, sched_seen_fn, &s), -EINVAL, "/proc/schedstat: empty");
+}
+
 int main(void)
 {
 	test_schedstat();
+	test_system_schedstat();
 	test_counter_delta();
 	test_kv_numbers();
 	test_proc_stat_sample();
