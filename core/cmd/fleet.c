@@ -74,14 +74,22 @@ const struct cmd_help cmd_fleet_help = {
 };
 
 /* The members fleet reads, as read: NULL where the bundle has none. */
-enum { M_FINDINGS, M_MANIFEST, M_RUNQLAT, M_BIOLATENCY, M_N };
-static const char *const member_names[M_N] = { "findings.json", "manifest.json",
-						"raw/bpf/runqlat.json", "raw/bpf/biolatency.json" };
-static const uint64_t member_max[M_N] = { 64u << 20, 64u << 20, 16u << 20, 16u << 20 };
+/*
+ * The histograms come from the first window or, for a tool that hooks a hot path
+ * (runqlat: every context switch), from the drill-down window that ran it.
+ */
+enum { M_FINDINGS, M_MANIFEST, M_RUNQLAT, M_BIOLATENCY, M_RUNQLAT_DD, M_BIOLATENCY_DD, M_N };
+static const char *const member_names[M_N] = {
+	"findings.json", "manifest.json", "raw/bpf/runqlat.json", "raw/bpf/biolatency.json",
+	"raw/drilldown/bpf/runqlat.json", "raw/drilldown/bpf/biolatency.json",
+};
+static const uint64_t member_max[M_N] = { 64u << 20, 64u << 20, 16u << 20,
+					  16u << 20, 16u << 20, 16u << 20 };
 /* What is taken out of a bundle file: only these members (the histograms may be absent). */
 static const struct bundle_want member_want[M_N] = {
 	{ "findings.json", 0 }, { "manifest.json", 0 },
 	{ "raw/bpf/runqlat.json", 1 }, { "raw/bpf/biolatency.json", 1 },
+	{ "raw/drilldown/bpf/runqlat.json", 1 }, { "raw/drilldown/bpf/biolatency.json", 1 },
 };
 
 struct fleet_texts {
@@ -403,6 +411,16 @@ truncated:
 	return -EINVAL;
 }
 
+/* A tool's document: the first window's when it ran there, else the drill-down's. */
+static const struct jval *tool_doc(const struct jval *first, const struct jval *drill)
+{
+	const char *st = jval__str(first, "status");
+
+	if (first && st && !strcmp(st, "ok"))
+		return first;
+	return drill ? drill : first;
+}
+
 /* A bundle's members into f: parsed as untrusted JSON, then summarized. */
 static int add_bundle(struct fleet *f, const char *path, struct fleet_texts *t, char *err,
 		      size_t errlen)
@@ -418,8 +436,9 @@ static int add_bundle(struct fleet *f, const char *path, struct fleet_texts *t, 
 			rc = -EINVAL;
 		}
 	if (!rc) {
-		struct fleet_members m = { v[M_FINDINGS], v[M_MANIFEST], v[M_RUNQLAT],
-					   v[M_BIOLATENCY] };
+		struct fleet_members m = { v[M_FINDINGS], v[M_MANIFEST],
+					   tool_doc(v[M_RUNQLAT], v[M_RUNQLAT_DD]),
+					   tool_doc(v[M_BIOLATENCY], v[M_BIOLATENCY_DD]) };
 
 		rc = fleet__add(f, path, &m, err, errlen);
 		if (rc == -ENOMEM)

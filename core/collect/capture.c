@@ -496,9 +496,15 @@ int capture_stream__parse(struct capture_stream *st, char *text, size_t len, cha
 	struct parse_budget b = { .max_records = capture_default_limits.max_records,
 				  .bytes = capture_default_limits.max_memory_bytes };
 
+	int rc;
+
 	st->text = text;
 	st->text_len = len;
-	return capture_stream__parse_bounded(st, &b, errbuf, errlen);
+	rc = capture_stream__parse_bounded(st, &b, errbuf, errlen);
+	/* a stream parsed from memory is loaded: a set made of such streams reads them as they are */
+	if (!rc)
+		st->loaded = 1;
+	return rc;
 }
 
 static int stream_cmp(const void *a, const void *b)

@@ -130,7 +130,8 @@ int capture_set__open(struct capture_set *cs, const char *raw_dir, const struct 
  * tail. Returns 0 or -errno / -EINVAL.
  */
 int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf, size_t errlen);
-/* Parse one stream from memory (takes ownership of text on success and failure), default limits. */
+/* Parse one stream from memory (takes ownership of text on success and failure), default limits;
+ * on success it is marked loaded. */
 int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
 			  size_t errlen);
 void capture_set__free(struct capture_set *cs);

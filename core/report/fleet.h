@@ -39,8 +39,8 @@
 struct fleet_members {
 	const struct jval *findings;   /* findings.json (required) */
 	const struct jval *manifest;   /* manifest.json */
-	const struct jval *runqlat;    /* raw/bpf/runqlat.json */
-	const struct jval *biolatency; /* raw/bpf/biolatency.json */
+	const struct jval *runqlat;    /* raw/bpf/runqlat.json, or the drill-down window's */
+	const struct jval *biolatency; /* raw/bpf/biolatency.json, or the drill-down window's */
 };
 
 struct fleet;

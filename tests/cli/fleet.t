@@ -29,6 +29,16 @@ mkdir -p "$TMPDIR" "$T/run" "$T/tmpl" "$T/fleet" "$T/out"
 "$SONDE" run --window 1 --interval 0.5 --no-progress --no-drilldown --out "$T/run" \
 	>/dev/null 2>&1
 tar -xJf "$(ls "$T"/run/*.tar.xz)" -C "$T/tmpl"
+# runqlat hooks every context switch: the cost model keeps it out of the first window
+# and a drill-down runs it only on a saturated CPU. Its histogram for the template
+# comes from a run that asks for the drill-down check that reads it.
+if [ ! -s "$T/tmpl/raw/bpf/runqlat.json" ]; then
+	mkdir -p "$T/rq" "$T/rqx"
+	"$SONDE" run --window 1 --interval 0.5 --no-progress --no-drilldown \
+		--check drilldown.cpu-why --out "$T/rq" >/dev/null 2>&1
+	tar -xJf "$(ls "$T"/rq/*.tar.xz)" -C "$T/rqx" 2>/dev/null &&
+		cp "$T/rqx/raw/bpf/runqlat.json" "$T/tmpl/raw/bpf/" 2>/dev/null
+fi
 ok "a real bundle to make the fleet from" test -s "$T/tmpl/findings.json"
 "$GEN" "$T/tmpl" 12 "$T/fleet" "$T/truth" 2
 is "$?" 0 "fleet-gen made 12 bundles"
@@ -55,6 +65,13 @@ repack hostile "$(ls "$T"/fleet/fleet-0004/*.tar.xz)" \
 mkdir -p "$T/fleet/extracted-0011"
 tar -xJf "$(ls "$T"/fleet/fleet-0011/*.tar.xz)" -C "$T/fleet/extracted-0011"
 rm "$T"/fleet/fleet-0011/*.tar.xz
+# Its run-queue histogram as a drill-down window records it (raw/drilldown/bpf/).
+E=$T/fleet/extracted-0011
+if [ -s "$E/raw/bpf/runqlat.json" ]; then
+	mkdir -p "$E/raw/drilldown/bpf" && mv "$E/raw/bpf/runqlat.json" "$E/raw/drilldown/bpf/"
+	jq '(.files[] | select(.path == "raw/bpf/runqlat.json")).path = "raw/drilldown/bpf/runqlat.json"' \
+		"$E/manifest.json" >"$T/m" && mv "$T/m" "$E/manifest.json"
+fi
 # A tampered bundle, junk, and a symlink that is not followed.
 mkdir -p "$T/fleet/bad"
 rm -rf "$T/x" && mkdir "$T/x" && tar -xJf "$B2" -C "$T/x" &&
@@ -113,6 +130,8 @@ if [ "$(jq -r .status "$T/tmpl/raw/bpf/runqlat.json" 2>/dev/null)" = ok ]; then
 	sum=$(jq '[.heatmaps.runqlat.hosts[] | select(.counts) | .counts] | transpose | map(add)' "$J")
 	is "$(jq -c . <<<"$sum")" "$(jq -c .heatmaps.runqlat.fleet "$J")" \
 		"the fleet's run-queue histogram is the hosts' merged"
+	ok "a host whose histogram came from its drill-down window is in the heat map" \
+		jqok '.heatmaps.runqlat.hosts[] | select(.host == "fleet-0011") | .counts' "$J"
 	p0=$(jq '.heatmaps.runqlat.hosts[] | select(.host == "fleet-0000") | .p99_us' "$J")
 	p3=$(jq '.heatmaps.runqlat.hosts[] | select(.host == "fleet-0003") | .p99_us' "$J")
 	ok "a host shifted 3 buckets up has a slower p99 ($p3 > $p0 us)" \
