@@ -125,6 +125,6 @@ printf "%-44s %14s\n" "hosts in the summary (refused)" "$hosts ($refused)"
 printf "%-44s %14s\n" "outliers found (made)" "$found_out ($want_out)"
 echo
 echo "Peak RSS is GNU time's: the largest of sonde and the workers it waited for."
-echo "Extraction writes every member to \$TMPDIR (default /tmp) and removes it: on a"
-echo "disk file system that is most of the system time (the tmpfs row)."
+echo "Extraction writes the members fleet reads to \$TMPDIR (default /tmp) and removes"
+echo "them; the tmpfs row shows what the file system adds."
 exit 0
