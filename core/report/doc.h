@@ -82,7 +82,8 @@ struct block {
 	struct cell *cells;     /* TABLE: row by row, the header row first */
 	size_t ncells, cells_cap;
 	const struct evidence *ev; /* SERIES, FLAMEGRAPH */
-	const char *spark[3];   /* SERIES: the min, max and last labels, or NULL */
+	const char *spark[5];   /* SERIES: the min, max, last, axis bottom and top labels, or NULL */
+	double axis[2];         /* SERIES: the y axis, bottom and top (none when top <= bottom) */
 	int repeat;             /* FLAMEGRAPH: this graph is already drawn above */
 	const struct heatmap *hm; /* HEATMAP (chart.h): the builder's, alive while the doc is */
 };
@@ -124,8 +125,12 @@ struct block *doc__table(struct doc *d, const char *align);
 struct block *doc__table_head(struct doc *d, const char *align, const char *const *head);
 struct inlines *doc__cell(struct block *table, enum cell_status st);
 void doc__code(struct doc *d, const char *text);
-/* labels: min, max, last as text (NULL each when none); returns the line's text. */
-struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[3]);
+/*
+ * labels: min, max, last, the axis's bottom and top as text (NULL each when
+ * none); lo, hi: the axis (lo >= hi: none). Returns the line's text.
+ */
+struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[5],
+			    double lo, double hi);
 void doc__flamegraph(struct doc *d, const struct evidence *e);
 void doc__anchor(struct doc *d, const char *id);
 struct heatmap;

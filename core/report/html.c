@@ -141,7 +141,8 @@ static void html_list(struct strbuf *out, const struct inlines *items, size_t n)
 static void html_series(struct strbuf *out, const struct block *b)
 {
 	const struct evidence *e = b->ev;
-	struct spark_labels l = { b->spark[0], b->spark[1], b->spark[2] };
+	struct spark_labels l = { b->spark[0], b->spark[1], b->spark[2], b->spark[3], b->spark[4],
+				  b->axis[0], b->axis[1] };
 
 	html_list(out, &b->in, 1);
 	chart__sparkline(out, e->title, e->values, e->nvalues, &l);

@@ -596,7 +596,7 @@ static void test_html_hostile(void)
 	struct evidence ev = { .kind = EV_SERIES, .values = v, .nvalues = 3 };
 
 	for (size_t i = 0; i < NHOSTILE; i++) {
-		const char *h = hostile[i], *labels[3] = { h, h, h };
+		const char *h = hostile[i], *labels[5] = { h, h, h, h, h };
 		struct doc d;
 		struct block *t;
 		struct inlines *in;
@@ -623,7 +623,7 @@ static void test_html_hostile(void)
 		inl__text(doc__cell(t, CELL_PLAIN), h);
 		inl__text(doc__cell(t, CELL_WARN), h);
 		doc__code(&d, h);
-		inl__text(doc__series(&d, &ev, labels), h);
+		inl__text(doc__series(&d, &ev, labels, 0, 1), h);
 		doc__anchor(&d, h);
 		html = doc__finish(&d) ? NULL : html_of(&d, "");
 		if (!html) {
@@ -707,6 +707,28 @@ static void test_sparkline(void)
 	ok(!sb.oom && !strstr(sb.buf, "<path") && strstr(sb.buf, "no values"),
 	   "a series of nulls only: no line");
 	strbuf__free(&sb);
+
+	{
+		const double full[] = { 100, 100, 100 }, zero[] = { 0, 0 };
+		const struct spark_labels ax = { .min = "100%", .max = "100%", .last = "100%",
+						 .axis_lo = "0%", .axis_hi = "100%", .lo = 0,
+						 .hi = 100 };
+		const struct spark_labels az = { .min = "0%", .max = "0%", .last = "0%",
+						 .axis_lo = "0%", .axis_hi = "1%", .lo = 0, .hi = 1 };
+
+		chart__sparkline(&sb, "busy", full, 3, &ax);
+		ok(!sb.oom && strstr(sb.buf, "<path d=\"M2.0 2.0 L80.0 2.0 L158.0 2.0\"/>") &&
+			   strstr(sb.buf, "<span class=\"spark-axis\"><span>100%</span><span>0%</span>") &&
+			   strstr(sb.buf, "constant 100%") && !strstr(sb.buf, "spark-max"),
+		   "a constant 100%% on a 0-100%% axis: a flat line at the top, the axis labelled, "
+		   "the value printed");
+		strbuf__free(&sb);
+		chart__sparkline(&sb, "idle", zero, 2, &az);
+		ok(!sb.oom && strstr(sb.buf, "<path d=\"M2.0 30.0 L158.0 30.0\"/>") &&
+			   strstr(sb.buf, "constant 0%"),
+		   "a constant 0: a flat line at the bottom");
+		strbuf__free(&sb);
+	}
 
 	chart__sparkline(&sb, "<script>alert(1)</script>\"'&", v, 5, &evil);
 	ok(!sb.oom && !strstr(sb.buf, "<script") && !strstr(sb.buf, "<b>") &&
