@@ -19,7 +19,7 @@ DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
-	    openssh-server openssh-client python3 openssl
+	    openssh-server openssh-client python3 openssl chromium
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \

@@ -272,6 +272,18 @@ struct inlines *doc__series(struct doc *d, const struct evidence *e, const char 
 	return &b->in;
 }
 
+struct inlines *doc__fold(struct doc *d)
+{
+	struct block *b = new_block(d, BLOCK_FOLD);
+
+	return b ? &b->in : NULL;
+}
+
+void doc__fold_end(struct doc *d)
+{
+	new_block(d, BLOCK_FOLD_END);
+}
+
 void doc__flamegraph(struct doc *d, const struct evidence *e)
 {
 	struct block *b;

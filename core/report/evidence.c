@@ -337,6 +337,29 @@ static void doc_table(struct doc *d, const struct evidence *e)
 			inl__text_cut(doc__cell(t, CELL_PLAIN), e->rows[r][c], CELL_MAX);
 }
 
+int report__fold_evidence(struct doc *d, const struct check_result *r)
+{
+	size_t ntab = 0, nser = 0, nfg = 0;
+	struct inlines *in;
+
+	for (size_t i = 0; i < r->nevidence; i++) {
+		ntab += r->evidence[i].kind == EV_TABLE;
+		nser += r->evidence[i].kind == EV_SERIES;
+		nfg += r->evidence[i].kind == EV_FLAMEGRAPH;
+	}
+	if (!r->nmetrics && !ntab && !nser && !nfg)
+		return 0;
+	in = doc__fold(d);
+	inl__words(in, "Evidence: %zu metric%s", r->nmetrics, r->nmetrics == 1 ? "" : "s");
+	if (ntab)
+		inl__words(in, ", %zu table%s", ntab, ntab == 1 ? "" : "s");
+	if (nser)
+		inl__words(in, ", %zu chart%s", nser, nser == 1 ? "" : "s");
+	if (nfg)
+		inl__words(in, ", %zu flame graph%s", nfg, nfg == 1 ? "" : "s");
+	return 1;
+}
+
 void report__doc_evidence(struct doc *d, const struct check_result *r)
 {
 	for (size_t i = 0; i < r->nevidence; i++) {

@@ -234,7 +234,8 @@ static void md_heatmap(struct strbuf *out, const struct heatmap *hm)
 /* One block, or 0 when it has no Markdown form (drawn in HTML only). */
 static int md_block(struct strbuf *out, const struct block *b, int first)
 {
-	if (b->kind == BLOCK_FLAMEGRAPH || b->kind == BLOCK_ANCHOR)
+	if (b->kind == BLOCK_FLAMEGRAPH || b->kind == BLOCK_ANCHOR || b->kind == BLOCK_FOLD ||
+	    b->kind == BLOCK_FOLD_END)
 		return 0;
 	if (!first)
 		strbuf__puts(out, "\n");

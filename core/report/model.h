@@ -101,5 +101,11 @@ void report__doc_appendix(struct report_model *m);
 void report__doc_culprits(struct doc *d, const struct check_result *r);
 void report__doc_metrics(struct doc *d, const struct check_result *r);
 void report__doc_evidence(struct doc *d, const struct check_result *r);
+/*
+ * In HTML, fold what follows (a finding's metrics and evidence) behind a
+ * line that counts them, up to doc__fold_end; 0 when there is nothing to fold.
+ * (A flame graph's layout is fixed in its SVG: it draws in a fold as well.)
+ */
+int report__fold_evidence(struct doc *d, const struct check_result *r);
 
 #endif

@@ -25,8 +25,14 @@ static void question_heading(struct doc *d, const char *name)
 /* A workload check under its question; a finding has its section above, and links there. */
 static void workload_check(struct doc *d, const struct check_result *r)
 {
-	int finding = report__is_finding(r);
+	int finding = report__is_finding(r), fold = !finding;
 
+	/*
+	 * A check that is not a finding: one line in HTML until opened; a
+	 * finding is a link to its section above, whose evidence it would repeat.
+	 */
+	if (fold)
+		doc__fold(d);
 	inl__text(doc__heading(d, 4, finding ? NULL : r->def->id), r->def->title);
 	if (finding) {
 		struct inlines *in = doc__para(d);
@@ -36,10 +42,13 @@ static void workload_check(struct doc *d, const struct check_result *r)
 		inl__words(in, "see it above");
 		inl__close(in);
 		inl__words(in, ".");
+		return;
 	}
 	if (r->summary)
 		doc__prose(d, r->summary);
 	report__doc_evidence(d, r);
+	if (fold)
+		doc__fold_end(d);
 }
 
 /*
@@ -96,6 +105,11 @@ void report__doc_use_details(struct report_model *m)
 		if (strcmp(r->def->methodology, "use") || r->st == ST_WARN || r->st == ST_CRIT ||
 		    r->st == ST_ERROR)
 			continue;
+		/*
+		 * not a finding (nor failed): one line in HTML until opened; an
+		 * unknown's reason is in Known unknowns too
+		 */
+		doc__fold(&m->doc);
 		in = doc__heading(&m->doc, 3, r->def->id);
 		inl__words(in, "%s: ", status__name(r->st));
 		inl__text(in, r->def->title);
@@ -103,12 +117,14 @@ void report__doc_use_details(struct report_model *m)
 			doc__prose(&m->doc, r->summary);
 		report__doc_metrics(&m->doc, r);
 		report__doc_evidence(&m->doc, r);
+		doc__fold_end(&m->doc);
 	}
 }
 
 static void drill_check(struct doc *d, const struct check_result *r)
 {
 	struct inlines *in = doc__heading(d, 3, report__is_finding(r) ? NULL : r->def->id);
+	int fold;
 
 	inl__text(in, r->def->title ? r->def->title : r->def->id);
 	inl__words(in, " (");
@@ -121,8 +137,11 @@ static void drill_check(struct doc *d, const struct check_result *r)
 		inl__words(in, "The check failed: ");
 		inl__text(in, r->error);
 	}
+	fold = report__fold_evidence(d, r);
 	report__doc_metrics(d, r);
 	report__doc_evidence(d, r);
+	if (fold)
+		doc__fold_end(d);
 }
 
 /* The drill-down: which rules fired and why, the second window, and its checks. */
@@ -189,6 +208,8 @@ static void appendix_checks(struct doc *d, const struct run_report *rr)
 					    "instructions" };
 	struct block *t;
 
+	/* reference, not reading: one line in HTML until opened */
+	doc__fold(d);
 	inl__words(doc__heading(d, 3, NULL), "Checks");
 	t = doc__table_head(d, "llrrr", head);
 	for (size_t i = 0; i < rr->nres; i++) {
@@ -200,6 +221,7 @@ static void appendix_checks(struct doc *d, const struct run_report *rr)
 		inl__words(doc__cell(t, CELL_PLAIN), "%zu KiB", r->mem_peak / 1024);
 		inl__words(doc__cell(t, CELL_PLAIN), "%llu", (unsigned long long)r->instructions);
 	}
+	doc__fold_end(d);
 }
 
 static void appendix_errors(struct doc *d, const struct run_report *rr)
@@ -242,6 +264,7 @@ static void appendix_tools(struct doc *d, struct analysis *an)
 
 	if (analysis__tools(an, &t, &n) || !n)
 		return;
+	doc__fold(d);
 	inl__words(doc__heading(d, 3, NULL), "BPF tools");
 	tb = doc__table_head(d, "lllrrrrl", head);
 	for (size_t i = 0; i < n; i++) {
@@ -274,6 +297,7 @@ static void appendix_tools(struct doc *d, struct analysis *an)
 			inl__close(in);
 		}
 	}
+	doc__fold_end(d);
 }
 
 static void appendix_run(struct doc *d, const struct run_report *rr)

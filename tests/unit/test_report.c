@@ -81,12 +81,13 @@ static const char *const allowed_tags[] = {
 	"html", "head",  "meta",  "title", "style", "body",	  "main",   "h1",	  "h2",
 	"h3",	"h4",	 "h5",	  "h6",	   "p",	    "ul",	  "li",	    "table",	  "thead",
 	"tbody", "tr",	 "th",	  "td",	   "code",  "pre",	  "em",	    "strong",	  "a",
-	"div",	"figure", "svg",  "path",  "circle", "figcaption", "span",
+	"div",	"figure", "svg",  "path",  "circle", "figcaption", "span", "nav", "details",
+	"summary",
 };
 
 static const char *const allowed_attrs[] = {
 	"lang", "charset", "name", "content", "http-equiv", "id", "class", "style", "href",
-	"viewBox", "width", "height", "role", "aria-label", "d", "cx", "cy", "r",
+	"viewBox", "width", "height", "role", "aria-label", "d", "cx", "cy", "r", "colspan",
 };
 
 static int in_list(const char *s, size_t n, const char *const *list, size_t nr)
@@ -476,8 +477,10 @@ static void test_page(void)
 	ok(html && !strncmp(html, head, strlen(head)), "page head: doctype, charset, viewport, CSP");
 	ok(html && strstr(html, "<title>&lt;b&gt;&quot;Tom&#39;s&quot; &amp; co&lt;/b&gt;</title>"),
 	   "title escaped");
-	ok(html && strstr(html, "<style>\nbody { color: #111; }\n</style></head><body><main>\n"),
+	ok(html && strstr(html, "<style>\nbody { color: #111; }\n</style></head><body>\n<nav "),
 	   "stylesheet inlined as is");
+	ok(html && strstr(html, "<nav class=\"toc\" aria-label=\"Contents\"><ul>\n</ul></nav>\n<main>"),
+	   "contents (none: no section), then the page");
 	ok(html && strstr(html, "<p>hi</p>\n</main></body></html>\n"), "page tail");
 	ok(html && !strstr(html, "<script") && !strstr(html, "script-src"),
 	   "no flame graph: no script, and the policy allows none");
