@@ -83,6 +83,14 @@ int report__markdown(const struct report_model *m, struct strbuf *out);
 /* The page, with the catalog's stylesheet (reports/report.css) inlined. */
 int report__html(const struct report_model *m, struct strbuf *out);
 void report__terminal(const struct report_model *m, FILE *f, int color);
+/*
+ * May fd get colours and a progress line redrawn in place (\r, erase to the
+ * end of line)? A terminal that is not "dumb" (TERM unset or dumb: an editor's
+ * shell, a serial console) and, for colour, no NO_COLOR set. A pipe or file
+ * gets plain text.
+ */
+int report__tty_color(int fd);
+int report__tty_redraw(int fd);
 
 /*
  * The run as Prometheus metrics, text exposition format (docs/metrics.md):

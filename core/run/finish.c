@@ -140,7 +140,7 @@ static void print_redacted_summary(struct run_outcome *oc, struct redactor *red)
 	FILE *mf = open_memstream(&buf, &len);
 
 	if (mf) {
-		report__terminal(oc->report, mf, isatty(STDOUT_FILENO));
+		report__terminal(oc->report, mf, report__tty_color(STDOUT_FILENO));
 		if (fclose(mf))
 			len = 0;
 	}
@@ -178,7 +178,7 @@ static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const
 		if (red)
 			print_redacted_summary(oc, red);
 		else
-			report__terminal(oc->report, stdout, isatty(STDOUT_FILENO));
+			report__terminal(oc->report, stdout, report__tty_color(STDOUT_FILENO));
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
 		if (oc->map[0])

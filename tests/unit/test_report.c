@@ -885,6 +885,11 @@ static void check_model_outputs(struct report_model *m, const struct run_report 
 	ok(tty && ttylen && strstr(tty, "Verdict: The bottleneck is cpu saturation (crit)") &&
 		   !strchr(tty, '\x1b') && !strchr(tty, '\r'),
 	   "terminal: the verdict, no escape sequence from data");
+	ok(tty && strstr(tty, "\n5 checks, 1 failed (see the report's appendix); 5 known unknowns (") &&
+		   strstr(tty, "\n    1 need tracefs: mount tracefs at /sys/kernel/tracing") &&
+		   strstr(tty, "\n    1 need privileges: run as root") &&
+		   strstr(tty, "\n    3 other: see \"Known unknowns\" in report.md"),
+	   "terminal: one line per kind of unknown, with how to get it");
 	(void)rr;
 out:
 	free(tty);
@@ -924,6 +929,11 @@ static void test_model(void)
 	res[3].error = dup("boom <b>");
 	res[3].traceback = dup("stack traceback:\n\t[C]: in ~~~ <x>");
 	res[4].st = ST_OK;
+	/* unknowns of known kinds, for the terminal's lines of how to get them */
+	free(res[1].unknowns[0].reason);
+	res[1].unknowns[0].reason = dup("tracefs is not mounted (a classic tracepoint needs it)");
+	free(res[2].unknowns[0].reason);
+	res[2].unknowns[0].reason = dup("permission denied (BPF needs root, or CAP_BPF)");
 	e = add_evidence(&res[4], EV_FLAMEGRAPH, "profile");
 	f = fold__new();
 	fold__text(f, "a;b 3\na;<c> 2\n", 14, err, sizeof(err));
