@@ -5,11 +5,13 @@
  * names sonde run --metrics uses), or findings.json, report.md or one member
  * as it is.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cmd.h"
 #include "report/report.h"
@@ -112,11 +114,20 @@ static int show_summary(const char *dir)
 	printf("\n");
 	m = jval__get(doc, "use_matrix");
 	if (m && m->type == J_OBJECT) {
-		printf("\n%-10s  %-12s  %-12s  %-12s\n", "USE", "utilization", "saturation", "errors");
+		int w = 8; /* the longest resource name sets the column: names are never cut */
+
+		for (size_t i = 0; i < m->len; i++)
+			if (strlen(m->keys[i]) > (size_t)w && strlen(m->keys[i]) < 64)
+				w = (int)strlen(m->keys[i]);
+		printf("\n%-*s  %-12s  %-12s  %-12s\n", w + 2, "USE", "utilization", "saturation",
+		       "errors");
 		for (size_t i = 0; i < m->len; i++) {
 			static const char *const cols[] = { "utilization", "saturation", "errors" };
 
-			printf("  %-8.8s", m->keys[i]);
+			fputs("  ", stdout);
+			show_text(m->keys[i]);
+			printf("%*s", w - (int)strlen(m->keys[i]) > 0 ? w - (int)strlen(m->keys[i]) : 0,
+			       "");
 			for (int c = 0; c < 3; c++) {
 				const char *st = jval__str(jval__get(&m->items[i], cols[c]), "status");
 
@@ -157,8 +168,19 @@ int cmd_show(int argc, char **argv)
 	if (o.json + o.md + o.metrics > 1)
 		run__die_usage(cmd, "one of --json, --md and --metrics");
 	cmd__open_bundle(cmd, argv[idx], dir, sizeof(dir), &opened);
-	if (idx + 1 < argc)
+	if (idx + 1 < argc) {
+		char path[8192];
+		struct stat st;
+
+		/* say of what: the bundle and the member, not just the errno */
+		snprintf(path, sizeof(path), "%s/%s", dir, argv[idx + 1]);
+		if (!strstr(argv[idx + 1], "..") && argv[idx + 1][0] != '/' && lstat(path, &st)) {
+			fprintf(stderr, "sonde: show: bundle %s: member %s: %s\n", argv[idx],
+				argv[idx + 1], strerror(errno));
+			return EXIT_RUN_FAILED;
+		}
 		return run_finish__print_member(dir, argv[idx + 1]);
+	}
 	if (o.json)
 		return run_finish__print_member(dir, "findings.json");
 	if (o.md)

@@ -81,8 +81,6 @@ const struct metric *report__worst_metric(const struct check_result *r);
 void report__finding_summary(const struct check_result *r, char *buf, size_t len);
 void report__explained(const struct run_report *rr, size_t i, char *buf, size_t len);
 
-/* fmt.c: a value in its unit ("12.5%", "1.2 GiB", "0.50", "3 ms"). */
-void report__fmt_value(char *buf, size_t len, double v, const char *unit);
 
 /* matrix.c */
 int matrix__build(struct use_matrix *u, const struct run_report *rr);
