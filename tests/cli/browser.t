@@ -5,7 +5,8 @@
 # at 1280 px is at most 6,000 px tall, the verdict and the USE matrix start
 # on the first screen, the contents stay in view when scrolled, nothing is
 # logged on the console (a CSP violation would be), nothing is requested
-# beyond the file, and the dark scheme changes the page's colours. The
+# beyond the file, the dark scheme changes the page's colours, and print
+# opens every fold. The
 # screenshots (whole page, and the first screen) are kept in
 # $SONDE_TEST_OUT/browser (default build/test-output/browser).
 . tests/lib/tap.sh
@@ -57,5 +58,10 @@ python3 tests/lib/cdp.py "$T/x/report.html" "$OUT/report-dark.png" 1280 dark >"$
 ok "prefers-color-scheme dark: another background" \
 	sh -c "test \"\$(jq -r .bg '$T/dark.json')\" != \"\$(jq -r .bg '$T/light.json')\""
 is "$(jq -r '.console | join(" | ")' "$T/dark.json")" "" "dark: nothing on the console"
+
+python3 tests/lib/cdp.py "$T/x/report.html" "$OUT/report-print.png" 1280 print >"$T/print.json" \
+	2>>"$T/cdp.err"
+ok "print stylesheet: every fold prints open (the page is taller than on screen)" \
+	sh -c "test \$(jq .h '$T/print.json') -gt \$(jq .h '$T/light.json')"
 
 done_testing

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Load a page in headless chromium and report what a reader's browser did.
 
-usage: cdp.py PAGE.html SCREENSHOT.png [WIDTH] [SCHEME]
+usage: cdp.py PAGE.html SCREENSHOT.png [WIDTH] [light|dark|print]
 
 Talks the DevTools protocol over --remote-debugging-pipe (fd 3 and 4, JSON
 messages ended by NUL), so it needs no network port and no library. Prints
@@ -101,8 +101,11 @@ def main():
         call("Emulation.setDeviceMetricsOverride",
              {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": False},
              session=sess)
-        call("Emulation.setEmulatedMedia",
-             {"features": [{"name": "prefers-color-scheme", "value": scheme}]}, session=sess)
+        media = {"features": [{"name": "prefers-color-scheme",
+                               "value": "dark" if scheme == "dark" else "light"}]}
+        if scheme == "print":
+            media["media"] = "print"
+        call("Emulation.setEmulatedMedia", media, session=sess)
         url = "file://" + page
         call("Page.navigate", {"url": url}, session=sess)
         deadline = time.time() + 60
