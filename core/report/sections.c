@@ -52,6 +52,29 @@ static void workload_check(struct doc *d, const struct check_result *r)
 }
 
 /*
+ * A section whose checks are all ok is one line in HTML: "N checks, all ok"
+ * (each check inside folded again). Returns whether it opened a fold.
+ */
+static int fold_if_all_ok(struct doc *d, const struct run_report *rr, const char *methodology)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		if (strcmp(r->def->methodology, methodology) || r->st == ST_ERROR)
+			continue;
+		if (r->st != ST_OK)
+			return 0;
+		n++;
+	}
+	if (!n)
+		return 0;
+	inl__words(doc__fold(d), "%zu check%s, all ok", n, n == 1 ? "" : "s");
+	return 1;
+}
+
+/*
  * Workload characterization, a section of its own: the checks of methodology
  * workload grouped by their question (who, what, how, why: the methodology's
  * metrics, in its order), each with its summary and evidence; series are
@@ -63,11 +86,13 @@ void report__doc_workload(struct report_model *m)
 	const struct run_report *rr = m->rr;
 	const struct methodology *w = catalog__methodology(rr->cat, "workload");
 	size_t shown = 0;
+	int all_ok;
 
 	inl__words(doc__heading(&m->doc, 2, NULL), "Workload");
 	inl__words(doc__para(&m->doc),
 		   "Who causes the load, what it is, how it behaves and why, from the workload "
 		   "characterization checks; the series show how it changed over the window.");
+	all_ok = fold_if_all_ok(&m->doc, rr, "workload");
 	for (size_t q = 0; w && q <= w->metrics.n; q++) {
 		const char *question = q < w->metrics.n ? w->metrics.v[q] : "Other";
 		int heading = 0;
@@ -88,6 +113,8 @@ void report__doc_workload(struct report_model *m)
 			shown++;
 		}
 	}
+	if (all_ok)
+		doc__fold_end(&m->doc);
 	if (!shown)
 		inl__words(doc__para(&m->doc), "No workload check ran.");
 }
@@ -97,7 +124,10 @@ void report__doc_use_details(struct report_model *m)
 {
 	const struct run_report *rr = m->rr;
 
+	int all_ok;
+
 	inl__words(doc__heading(&m->doc, 2, NULL), "USE details");
+	all_ok = fold_if_all_ok(&m->doc, rr, "use");
 	for (size_t i = 0; i < rr->nres; i++) {
 		const struct check_result *r = &rr->res[i];
 		struct inlines *in;
@@ -119,6 +149,8 @@ void report__doc_use_details(struct report_model *m)
 		report__doc_evidence(&m->doc, r);
 		doc__fold_end(&m->doc);
 	}
+	if (all_ok)
+		doc__fold_end(&m->doc);
 }
 
 static void drill_check(struct doc *d, const struct check_result *r)
