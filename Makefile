@@ -26,7 +26,7 @@ DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
 	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
-	    libmd-dev redis-server redis-tools
+	    libmd-dev redis-server redis-tools chromium
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \

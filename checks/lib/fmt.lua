@@ -1,6 +1,12 @@
 --- Formatting helpers for summaries and evidence tables.
 local fmt = {}
 
+--- "1 CPU", "2 CPUs": a count and its noun, singular for one.
+function fmt.count(n, noun, plural)
+  if n == 1 then return "1 " .. noun end
+  return string.format("%d %s", n, plural or (noun .. "s"))
+end
+
 function fmt.pct(x)
   if x == nil then return "?" end
   return string.format("%.1f%%", x)

@@ -42,24 +42,47 @@ function hist.share_above(slots, v)
   return above / total
 end
 
-local function label(x)
-  if x >= 1e6 then return string.format("%gM", x / 1e6) end
-  if x >= 1e3 then return string.format("%gk", x / 1e3) end
-  return string.format("%g", x)
+-- Time units from the smallest: a bound in unit u is shown in the largest
+-- unit it reaches, so every row says its own unit ("512 us - 1.02 ms").
+local time_units = { "ns", "us", "ms", "s" }
+local time_rank = { ns = 1, us = 2, ms = 3, s = 4 }
+
+local function label(x, unit)
+  local k = time_rank[unit]
+  if k then
+    while k < #time_units and x >= 1000 do
+      x, k = x / 1000, k + 1
+    end
+    return string.format("%.3g %s", x, time_units[k])
+  end
+  return string.format("%.3g %s", x, unit)
 end
 
---- The histogram as an evidence table with text bars (what runqlat prints).
+--- The histogram as an evidence table with text bars (what runqlat prints):
+-- each row's range with its unit, empty rows before the first and after the
+-- last count left out, and the bar column saying what its longest bar is.
 function hist.table(ctx, title, slots, unit)
-  local total, top = hist.count(slots), 0
-  for _, c in ipairs(slots) do if c > top then top = c end end
-  local rows = {}
+  local total, top, first, last = hist.count(slots), 0, nil, nil
   for i, c in ipairs(slots) do
+    if c > top then top = c end
+    if c > 0 then
+      first = first or i
+      last = i
+    end
+  end
+  local rows = {}
+  for i = first or 1, last or 0 do
+    local c = slots[i]
     local lo, hi = bounds(i)
     local bar = top > 0 and string.rep("#", math.floor(40 * c / top + 0.5)) or ""
-    rows[#rows + 1] = { label(lo) .. " - " .. label(hi), c,
+    rows[#rows + 1] = { label(lo, unit) .. " - " .. label(hi, unit), c,
                         string.format("%.1f%%", total > 0 and 100 * c / total or 0), bar }
   end
-  ctx:table { title = title, columns = { unit, "count", "share", "distribution" }, rows = rows }
+  local what = unit .. " (range)"
+  if time_rank[unit] then what = "time (range)" end
+  ctx:table { title = title, rows = rows,
+              columns = { what, "count", "share",
+                          string.format("distribution (40 # = %d)", top) } }
 end
 
 return hist

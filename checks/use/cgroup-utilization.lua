@@ -98,7 +98,7 @@ return {
     if worst.pct >= args.warn_pct and all then
       cgroups.blame(ctx, worst.cg, all, worst.key, 3)
     end
-    ctx:summary(string.format("%s is at %s of its %s limit (%d cgroups with limits)",
-      cgroups.name(worst.cg, list), fmt.pct(worst.pct), worst.what, limited))
+    ctx:summary(string.format("%s is at %s of its %s limit (%s with limits)",
+      cgroups.name(worst.cg, list), fmt.pct(worst.pct), worst.what, fmt.count(limited, "cgroup")))
   end,
 }

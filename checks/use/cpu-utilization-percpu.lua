@@ -48,15 +48,17 @@ return {
       local hz = ctx.host.clk_tck
       local top = list and tasks.top(list, function(t) return tasks.cpu_seconds(t, hz) end, 3) or {}
       local window_s = ctx.window.seconds
+      local others_avg = n - 1 == 1 and "the other CPU averages" or
+        string.format("the other %d CPUs average", n - 1)
       if top[1] then
         -- share: of the hot CPU's capacity over the window
         tasks.blame(ctx, top, window_s, 1)
-        ctx:summary(string.format("cpu%d is %s busy while the other %d CPUs average %s: %s uses %s of a CPU (a single-threaded bottleneck)",
-          hottest.id, fmt.pct(hot_busy), n - 1, fmt.pct(others), fmt.task(top[1].task),
+        ctx:summary(string.format("cpu%d is %s busy while %s %s: %s uses %s of a CPU (a single-threaded bottleneck)",
+          hottest.id, fmt.pct(hot_busy), others_avg, fmt.pct(others), fmt.task(top[1].task),
           fmt.pct(100 * top[1].value / window_s)))
       else
-        ctx:summary(string.format("cpu%d is %s busy while the other %d CPUs average %s",
-          hottest.id, fmt.pct(hot_busy), n - 1, fmt.pct(others)))
+        ctx:summary(string.format("cpu%d is %s busy while %s %s",
+          hottest.id, fmt.pct(hot_busy), others_avg, fmt.pct(others)))
       end
       ctx:next("profile the culprit's threads: which code keeps one CPU busy (sonde's drill-down, or perf top -p PID)")
     else

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 
 #include "bundle/diff.h"
+#include "report/report.h"
 #include "util/file.h"
 #include "report/doc.h"
 #include "util/json.h"
@@ -177,6 +178,7 @@ struct finding_change {
 struct metric_change {
 	const char *check, *name, *instance, *unit, *verdict;
 	double old_v, new_v;
+	char old_s[48], new_s[48]; /* as shown, in the unit: a change that rounds away is none */
 	int old_has_range, new_has_range;
 	double old_lo, old_hi, new_lo, new_hi;
 };
@@ -351,7 +353,9 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 				continue;
 			c->old_has_range = range_of(om, &c->old_lo, &c->old_hi);
 			c->new_has_range = range_of(nm, &c->new_lo, &c->new_hi);
-			if (c->old_v == c->new_v) {
+			report__fmt_value(c->old_s, sizeof(c->old_s), c->old_v, c->unit);
+			report__fmt_value(c->new_s, sizeof(c->new_s), c->new_v, c->unit);
+			if (c->old_v == c->new_v || !strcmp(c->old_s, c->new_s)) {
 				c->verdict = "same";
 			} else if (c->old_has_range && c->new_has_range) {
 				/* A change is one the windows' own spreads cannot explain. */
@@ -422,6 +426,24 @@ static int beyond(const struct metric_change *c)
 	return !strcmp(c->verdict, "up") || !strcmp(c->verdict, "down");
 }
 
+/* "lo..hi" in the unit (from the bundle: text), to out or into in. */
+static void range_text(FILE *out, struct inlines *in, const char *pre, double lo, double hi,
+		       const char *unit)
+{
+	char a[48], b[48], s[100];
+
+	report__fmt_value(a, sizeof(a), lo, unit);
+	report__fmt_value(b, sizeof(b), hi, unit);
+	snprintf(s, sizeof(s), "%s..%s", a, b);
+	if (out) {
+		fputs(pre, out);
+		tty__puts(out, s);
+	} else {
+		inl__words(in, "%s", pre);
+		inl__text(in, s);
+	}
+}
+
 static void print_text(FILE *out, const struct side *o, const struct side *n, const struct diff *d)
 {
 	fputs("sonde diff: ", out);
@@ -460,8 +482,14 @@ static void print_text(FILE *out, const struct side *o, const struct side *n, co
 			fputc(' ', out);
 			tty__puts(out, c->instance);
 		}
-		fprintf(out, ": %.4g -> %.4g %s (old window %.4g..%.4g, new %.4g..%.4g)\n", c->old_v,
-			c->new_v, c->verdict, c->old_lo, c->old_hi, c->new_lo, c->new_hi);
+		fputs(": ", out);
+		tty__puts(out, c->old_s);
+		fputs(" -> ", out);
+		tty__puts(out, c->new_s);
+		fprintf(out, " %s", c->verdict);
+		range_text(out, NULL, " (old window ", c->old_lo, c->old_hi, c->unit);
+		range_text(out, NULL, ", new ", c->new_lo, c->new_hi, c->unit);
+		fputs(")\n", out);
 	}
 	fprintf(out, "Within noise: %zu; changed with no spread known: %zu\n", d->within,
 		d->unknown_spread);
@@ -535,14 +563,14 @@ static void doc_metrics(struct doc *doc, const struct diff *d)
 			inl__words(in, " ");
 			inl__text(in, c->instance);
 		}
-		inl__words(doc__cell(t, CELL_PLAIN), "%.4g", c->old_v);
-		inl__words(doc__cell(t, CELL_PLAIN), "%.4g", c->new_v);
+		inl__text(doc__cell(t, CELL_PLAIN), c->old_s);
+		inl__text(doc__cell(t, CELL_PLAIN), c->new_s);
 		in = doc__cell(t, CELL_PLAIN);
 		if (c->old_has_range)
-			inl__words(in, "%.4g..%.4g", c->old_lo, c->old_hi);
+			range_text(NULL, in, "", c->old_lo, c->old_hi, c->unit);
 		in = doc__cell(t, CELL_PLAIN);
 		if (c->new_has_range)
-			inl__words(in, "%.4g..%.4g", c->new_lo, c->new_hi);
+			range_text(NULL, in, "", c->new_lo, c->new_hi, c->unit);
 		cell_text(t, c->verdict, CELL_PLAIN);
 	}
 }

@@ -243,7 +243,7 @@ static int is_ascii_punct(unsigned char c)
 	       (c >= '{' && c <= '~');
 }
 
-/* Markdown: read "\." as "." (md__escape escapes every ASCII punctuation character). */
+/* Markdown: read "\\." as "." (md__escape_at escapes ASCII punctuation where it could be markup). */
 int redact__md(struct redactor *r, const char *s, size_t n, struct strbuf *out)
 {
 	struct view w = { 0 };

@@ -70,25 +70,52 @@ static void check_available(const struct run_opts *o, const struct check_def *d,
 	}
 }
 
+static void check_tags(const struct check_def *d, char *tags, size_t len)
+{
+	size_t t = 0;
+
+	tags[0] = '\0';
+	for (size_t k = 0; k < d->tags.n && t + 2 < len; k++)
+		t += (size_t)snprintf(tags + t, len - t, "%s%s", k ? "," : "", d->tags.v[k]);
+}
+
+static int wider(int w, const char *s)
+{
+	return s && (int)strlen(s) > w ? (int)strlen(s) : w;
+}
+
+/* Columns as wide as their longest value: a long check id never shifts the others. */
 static void list_checks(const struct run_opts *o, const struct catalog *cat, const char *root)
 {
-	printf("%-28s %-12s %-9s %-12s %-20s %s\n", "CHECK", "METHODOLOGY", "RESOURCE", "METRIC",
-	       "TAGS", "AVAILABLE HERE");
+	int w[5] = { 5, 11, 8, 6, 4 };
+	char tags[128], avail[512];
+
 	for (size_t i = 0; i < cat->nchecks; i++) {
 		const struct check_def *d = &cat->checks[i];
-		char id[256], tags[128] = "", avail[512];
-		size_t t = 0;
+		char id[256];
 
+		check_tags(d, tags, sizeof(tags));
 		/* A --checks file's name is its id: text only to the terminal (util/tty.h). */
 		snprintf(id, sizeof(id), "%s", d->id);
 		tty__clean_str(id);
+		w[0] = wider(w[0], id);
+		w[1] = wider(w[1], d->methodology);
+		w[2] = wider(w[2], d->resource);
+		w[3] = wider(w[3], d->metric);
+		w[4] = wider(w[4], tags);
+	}
+	printf("%-*s %-*s %-*s %-*s %-*s %s\n", w[0], "CHECK", w[1], "METHODOLOGY", w[2],
+	       "RESOURCE", w[3], "METRIC", w[4], "TAGS", "AVAILABLE HERE");
+	for (size_t i = 0; i < cat->nchecks; i++) {
+		const struct check_def *d = &cat->checks[i];
+		char id[256];
 
-		for (size_t k = 0; k < d->tags.n && t + 2 < sizeof(tags); k++)
-			t += (size_t)snprintf(tags + t, sizeof(tags) - t, "%s%s", k ? "," : "",
-					      d->tags.v[k]);
+		snprintf(id, sizeof(id), "%s", d->id);
+		tty__clean_str(id);
+		check_tags(d, tags, sizeof(tags));
 		check_available(o, d, root, avail, sizeof(avail));
-		printf("%-28s %-12s %-9s %-12s %-20s %s\n", id, d->methodology, d->resource,
-		       d->metric, tags, avail);
+		printf("%-*s %-*s %-*s %-*s %-*s %s\n", w[0], id, w[1], d->methodology, w[2],
+		       d->resource, w[3], d->metric, w[4], tags, avail);
 	}
 }
 

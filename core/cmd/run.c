@@ -16,6 +16,7 @@
 #include "bundle/redact.h"
 #include "bundle/upload.h"
 #include "cmd/cmd.h"
+#include "report/report.h"
 #include "run/run.h"
 #include "util/file.h"
 
@@ -298,7 +299,10 @@ int cmd_run(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 
 	run_observe__arm(&o, stage);
-	progress = o.progress == -1 ? (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO)) : o.progress;
+	/* the progress line redraws itself: not on a pipe, a file or a dumb terminal */
+	progress = o.progress == -1 ?
+			   (isatty(STDOUT_FILENO) && report__tty_redraw(STDERR_FILENO)) :
+			   o.progress;
 	rc = run_observe__window(&o, (const char *const *)plan.names.v, raw, o.window_s,
 				 o.interval_s, progress, NULL, &wr, err, sizeof(err));
 	/* From here a signal means "stop now": the checks and the bundle take a second or less. */

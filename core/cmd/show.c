@@ -5,6 +5,7 @@
  * names sonde run --metrics uses), or findings.json, report.md or one member
  * as it is.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -132,12 +133,18 @@ static int show_summary(const char *dir)
 	printf("\n");
 	m = jval__get(doc, "use_matrix");
 	if (m && m->type == J_OBJECT) {
-		printf("\n%-10s  %-12s  %-12s  %-12s\n", "USE", "utilization", "saturation", "errors");
+		int w = 8; /* the longest resource name sets the column: names are never cut */
+
+		for (size_t i = 0; i < m->len; i++)
+			if (strlen(m->keys[i]) > (size_t)w && strlen(m->keys[i]) < 64)
+				w = (int)strlen(m->keys[i]);
+		printf("\n%-*s  %-12s  %-12s  %-12s\n", w + 2, "USE", "utilization", "saturation",
+		       "errors");
 		for (size_t i = 0; i < m->len; i++) {
 			static const char *const cols[] = { "utilization", "saturation", "errors" };
 
-			printf("  ");
-			show_field(m->keys[i], 8, 1);
+			fputs("  ", stdout);
+			show_field(m->keys[i], w, 0);
 			for (int c = 0; c < 3; c++) {
 				printf("  ");
 				show_field(jval__str(jval__get(&m->items[i], cols[c]), "status"), 12, 1);

@@ -13,7 +13,8 @@ static void attr(struct strbuf *out, const char *s)
 }
 
 /* The line: x spread over the width, y scaled min..max; *lx, *ly: its last point. */
-static int spark_path(struct strbuf *out, const double *values, size_t n, double *lx, double *ly)
+static int spark_path(struct strbuf *out, const double *values, size_t n,
+		      const struct spark_labels *labels, double *lx, double *ly)
 {
 	double lo = INFINITY, hi = -INFINITY;
 	int gap = 1, any = 0;
@@ -23,6 +24,11 @@ static int spark_path(struct strbuf *out, const double *values, size_t n, double
 			lo = fmin(lo, values[i]);
 			hi = fmax(hi, values[i]);
 		}
+	/* the axis the caller labelled, if it holds every value */
+	if (labels && labels->hi > labels->lo && labels->lo <= lo && labels->hi >= hi) {
+		lo = labels->lo;
+		hi = labels->hi;
+	}
 	for (size_t i = 0; i < n; i++) {
 		double x, y;
 
@@ -56,14 +62,22 @@ void chart__sparkline(struct strbuf *out, const char *title, const double *value
 	int any;
 
 	title = title ? title : "";
-	strbuf__puts(out, "<figure class=\"spark\"><svg class=\"spark-svg\" viewBox=\"0 0 ");
+	strbuf__puts(out, "<figure class=\"spark\">");
+	if (labels && labels->axis_lo && labels->axis_hi && labels->hi > labels->lo) {
+		strbuf__puts(out, "<span class=\"spark-axis\"><span>");
+		attr(out, labels->axis_hi);
+		strbuf__puts(out, "</span><span>");
+		attr(out, labels->axis_lo);
+		strbuf__puts(out, "</span></span>");
+	}
+	strbuf__puts(out, "<svg class=\"spark-svg\" viewBox=\"0 0 ");
 	strbuf__printf(out, "%d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"",
 		       SPARK_W, SPARK_H, SPARK_W, SPARK_H);
 	attr(out, title);
 	strbuf__puts(out, "\"><title>");
 	attr(out, title);
 	strbuf__puts(out, "</title>");
-	any = spark_path(out, values, n, &lx, &ly);
+	any = spark_path(out, values, n, labels, &lx, &ly);
 	if (any)
 		strbuf__printf(out, "\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", lx, ly);
 	strbuf__puts(out, "</svg><figcaption><span class=\"spark-title\">");
@@ -76,6 +90,13 @@ void chart__sparkline(struct strbuf *out, const char *title, const double *value
 	}
 	if (!any)
 		strbuf__puts(out, " <span class=\"spark-none\">no values</span>");
+	if (any && text[0] && text[1] && !strcmp(text[0], text[1])) {
+		/* a constant series: its one value, not a range */
+		strbuf__puts(out, " <span class=\"spark-min\">constant ");
+		attr(out, text[0]);
+		strbuf__puts(out, "</span>");
+		text[0] = text[1] = text[2] = NULL;
+	}
 	for (int k = 0; any && k < 3; k++) {
 		if (!text[k])
 			continue;

@@ -5,7 +5,8 @@
  *
  * A per-interval series as a small inline chart: an
  * SVG sparkline (no script, no external resource) in a <figure class="spark">
- * with its title and the min, max and last labels. Only numbers from values
+ * with its y axis labelled at both ends (unit included), its title and the
+ * min, max and last labels. Only numbers from values
  * reach the SVG: coordinates, printed with "%.1f"; NaN and infinite values
  * are gaps in the line. title and the three labels (preformatted text, e.g.
  * "12.5 MiB"; NULL for none) are HTML-escaped here. An empty series, or one
@@ -22,8 +23,16 @@
 #define SPARK_H 32
 #define SPARK_PAD 2
 
+/*
+ * min, max, last: the series' own, in its unit. axis_lo and axis_hi (lo,
+ * hi): the y axis, labelled at its bottom and top; a constant series is a
+ * flat line where its value falls on it, and its caption says "constant".
+ * Without an axis (hi <= lo) the line spans the series' own min..max.
+ */
 struct spark_labels {
 	const char *min, *max, *last;
+	const char *axis_lo, *axis_hi;
+	double lo, hi;
 };
 
 void chart__sparkline(struct strbuf *out, const char *title, const double *values, size_t n,

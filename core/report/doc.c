@@ -256,17 +256,32 @@ struct inlines *doc__cell(struct block *t, enum cell_status st)
 	return &c->in;
 }
 
-struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[3])
+struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[5],
+			    double lo, double hi)
 {
 	struct block *b = new_block(d, BLOCK_SERIES);
 
 	if (!b)
 		return NULL;
 	b->ev = e;
-	for (int k = 0; k < 3; k++)
+	b->axis[0] = lo;
+	b->axis[1] = hi;
+	for (int k = 0; k < 5; k++)
 		if (labels && labels[k])
 			b->spark[k] = doc_strndup(d, labels[k], strlen(labels[k]));
 	return &b->in;
+}
+
+struct inlines *doc__fold(struct doc *d)
+{
+	struct block *b = new_block(d, BLOCK_FOLD);
+
+	return b ? &b->in : NULL;
+}
+
+void doc__fold_end(struct doc *d)
+{
+	new_block(d, BLOCK_FOLD_END);
 }
 
 void doc__flamegraph(struct doc *d, const struct evidence *e)

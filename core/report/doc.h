@@ -60,6 +60,8 @@ enum block_kind {
 	BLOCK_FLAMEGRAPH, /* HTML only: the interactive graph (its text summary is other blocks) */
 	BLOCK_ANCHOR,     /* HTML only: an anchor where no heading starts the section */
 	BLOCK_HEATMAP,    /* a latency heat map: in HTML the SVG, in Markdown a table of counts */
+	BLOCK_FOLD,       /* HTML only: the blocks up to FOLD_END are folded behind in (a */
+	BLOCK_FOLD_END,   /* line), or when empty the heading after (a check that is ok) */
 };
 
 enum align { ALIGN_NONE, ALIGN_RIGHT };
@@ -67,6 +69,12 @@ enum align { ALIGN_NONE, ALIGN_RIGHT };
 struct cell {
 	struct inlines in;
 	enum cell_status st;
+	/*
+	 * The first cell of a row that belongs under the row above it (an
+	 * instance under its resource, worst first): HTML shows the first of a
+	 * run of them and folds the rest.
+	 */
+	int child;
 };
 
 struct block {
@@ -82,7 +90,8 @@ struct block {
 	struct cell *cells;     /* TABLE: row by row, the header row first */
 	size_t ncells, cells_cap;
 	const struct evidence *ev; /* SERIES, FLAMEGRAPH */
-	const char *spark[3];   /* SERIES: the min, max and last labels, or NULL */
+	const char *spark[5];   /* SERIES: the min, max, last, axis bottom and top labels, or NULL */
+	double axis[2];         /* SERIES: the y axis, bottom and top (none when top <= bottom) */
 	int repeat;             /* FLAMEGRAPH: this graph is already drawn above */
 	const struct heatmap *hm; /* HEATMAP (chart.h): the builder's, alive while the doc is */
 };
@@ -124,10 +133,20 @@ struct block *doc__table(struct doc *d, const char *align);
 struct block *doc__table_head(struct doc *d, const char *align, const char *const *head);
 struct inlines *doc__cell(struct block *table, enum cell_status st);
 void doc__code(struct doc *d, const char *text);
-/* labels: min, max, last as text (NULL each when none); returns the line's text. */
-struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[3]);
+/*
+ * labels: min, max, last, the axis's bottom and top as text (NULL each when
+ * none); lo, hi: the axis (lo >= hi: none). Returns the line's text.
+ */
+struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[5],
+			    double lo, double hi);
 void doc__flamegraph(struct doc *d, const struct evidence *e);
 void doc__anchor(struct doc *d, const char *id);
+/*
+ * Fold what follows, up to doc__fold_end, in HTML behind a one-line summary:
+ * the returned inlines, or when they stay empty the heading that follows.
+ */
+struct inlines *doc__fold(struct doc *d);
+void doc__fold_end(struct doc *d);
 struct heatmap;
 /* hm is not copied: it must outlive the rendering. */
 void doc__heatmap(struct doc *d, const struct heatmap *hm);

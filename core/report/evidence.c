@@ -74,17 +74,32 @@ void report__doc_metrics(struct doc *d, const struct check_result *r)
 static const char *const spark[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 
 /*
- * A series: its numbers as a text line (a Unicode sparkline, min, mean, max),
- * which report.html follows with the chart, labelled min, max and last.
+ * A series' y axis: from zero (or the lowest value, when below it) to the
+ * highest value (or zero, when all are below it), so that a line's height
+ * reads as its value and a constant series sits at its value; a series of
+ * zeros only gets 0 to 1.
+ */
+static void series_axis(double lo, double hi, double *a0, double *a1)
+{
+	*a0 = fmin(0, lo);
+	*a1 = fmax(0, hi);
+	if (!(*a1 > *a0))
+		*a1 = *a0 + 1;
+}
+
+/*
+ * A series: its numbers as a text line (a Unicode sparkline on the axis,
+ * min, mean, max; "constant" when all are one value), which report.html
+ * follows with the chart, its axis labelled at both ends, min, max and last.
  */
 static void doc_series(struct doc *d, const struct evidence *e)
 {
-	double lo = INFINITY, hi = -INFINITY, sum = 0, last = NAN;
+	double lo = INFINITY, hi = -INFINITY, sum = 0, last = NAN, a0 = 0, a1 = 0;
 	struct strbuf line = { 0 };
 	struct inlines *in;
 	size_t n = 0;
-	char a[48], b[48], c[48], l[48];
-	const char *labels[3] = { 0 };
+	char a[48], b[48], c[48], l[48], x0[48], x1[48];
+	const char *labels[5] = { 0 };
 
 	for (size_t i = 0; i < e->nvalues; i++)
 		if (isfinite(e->values[i])) {
@@ -102,6 +117,11 @@ static void doc_series(struct doc *d, const struct evidence *e)
 		labels[0] = a;
 		labels[1] = c;
 		labels[2] = l;
+		series_axis(lo, hi, &a0, &a1);
+		report__fmt_value(x0, sizeof(x0), a0, e->unit);
+		report__fmt_value(x1, sizeof(x1), a1, e->unit);
+		labels[3] = x0;
+		labels[4] = x1;
 	}
 	for (size_t i = 0; i < e->nvalues; i++) {
 		int k = 0;
@@ -110,22 +130,34 @@ static void doc_series(struct doc *d, const struct evidence *e)
 			strbuf__puts(&line, " ");
 			continue;
 		}
-		if (hi > lo)
-			k = (int)((e->values[i] - lo) / (hi - lo) * 7.999);
+		if (a1 > a0)
+			k = (int)((e->values[i] - a0) / (a1 - a0) * 7.999);
 		strbuf__puts(&line, spark[k < 0 ? 0 : k > 7 ? 7 : k]);
 	}
-	in = doc__series(d, e, labels);
+	in = doc__series(d, e, labels, a0, a1);
 	inl__text(in, e->title);
 	inl__words(in, ": ");
 	inl__code(in, line.buf ? line.buf : "");
-	if (n) {
+	if (n && !strcmp(a, c)) {
+		inl__words(in, " constant ");
+		inl__text(in, a);
+		inl__words(in, " (axis ");
+		inl__text(in, x0);
+		inl__words(in, " to ");
+		inl__text(in, x1);
+		inl__words(in, ", every %.4g s)", e->step_s);
+	} else if (n) {
 		inl__words(in, " min ");
 		inl__text(in, a);
 		inl__words(in, ", mean ");
 		inl__text(in, b);
 		inl__words(in, ", max ");
 		inl__text(in, c);
-		inl__words(in, " (every %.4g s)", e->step_s);
+		inl__words(in, " (axis ");
+		inl__text(in, x0);
+		inl__words(in, " to ");
+		inl__text(in, x1);
+		inl__words(in, ", every %.4g s)", e->step_s);
 	}
 	if (line.oom)
 		d->oom = 1;
@@ -303,6 +335,29 @@ static void doc_table(struct doc *d, const struct evidence *e)
 	for (size_t r = 0; r < e->nrows; r++)
 		for (size_t c = 0; c < e->columns.n; c++)
 			inl__text_cut(doc__cell(t, CELL_PLAIN), e->rows[r][c], CELL_MAX);
+}
+
+int report__fold_evidence(struct doc *d, const struct check_result *r)
+{
+	size_t ntab = 0, nser = 0, nfg = 0;
+	struct inlines *in;
+
+	for (size_t i = 0; i < r->nevidence; i++) {
+		ntab += r->evidence[i].kind == EV_TABLE;
+		nser += r->evidence[i].kind == EV_SERIES;
+		nfg += r->evidence[i].kind == EV_FLAMEGRAPH;
+	}
+	if (!r->nmetrics && !ntab && !nser && !nfg)
+		return 0;
+	in = doc__fold(d);
+	inl__words(in, "Evidence: %zu metric%s", r->nmetrics, r->nmetrics == 1 ? "" : "s");
+	if (ntab)
+		inl__words(in, ", %zu table%s", ntab, ntab == 1 ? "" : "s");
+	if (nser)
+		inl__words(in, ", %zu chart%s", nser, nser == 1 ? "" : "s");
+	if (nfg)
+		inl__words(in, ", %zu flame graph%s", nfg, nfg == 1 ? "" : "s");
+	return 1;
 }
 
 void report__doc_evidence(struct doc *d, const struct check_result *r)

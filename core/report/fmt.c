@@ -6,6 +6,27 @@
 
 #include "report/model.h"
 
+/*
+ * A unit that is a counted noun in the plural ("threads", "failures"), so
+ * that one of it reads "1 thread": lowercase letters ending in 's', not a
+ * unit symbol ("s", "ms", "us", "ns") nor a rate ("packets/s").
+ */
+static int singular(const char *u)
+{
+	static const char *const symbols[] = { "s", "ms", "us", "ns", "bytes" };
+	size_t n = strlen(u);
+
+	for (size_t i = 0; i < sizeof(symbols) / sizeof(*symbols); i++)
+		if (!strcmp(u, symbols[i]))
+			return 0;
+	if (n < 3 || u[n - 1] != 's' || u[n - 2] == 's')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (u[i] < 'a' || u[i] > 'z')
+			return 0;
+	return 1;
+}
+
 void report__fmt_value(char *buf, size_t len, double v, const char *unit)
 {
 	const char *u = unit ? unit : "";
@@ -21,6 +42,8 @@ void report__fmt_value(char *buf, size_t len, double v, const char *unit)
 		snprintf(buf, len, k ? "%.1f %s" : "%.0f %s", v, sfx[k]);
 	} else if (!strcmp(u, "ratio"))
 		snprintf(buf, len, "%.2f", v);
+	else if (*u && v == 1 && singular(u))
+		snprintf(buf, len, "1 %.*s", (int)strlen(u) - 1, u);
 	else if (*u)
 		snprintf(buf, len, "%.4g %s", v, u);
 	else

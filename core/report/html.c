@@ -85,23 +85,81 @@ static void html_cell(struct strbuf *out, const struct cell *c, enum align align
 
 static void html_row(struct strbuf *out, const struct block *b, size_t first, int body)
 {
-	strbuf__puts(out, "<tr>\n");
+	strbuf__puts(out, first < b->ncells && b->cells[first].child ? "<tr class=\"child\">\n" :
+								      "<tr>\n");
 	for (size_t c = 0; c < b->ncols && first + c < b->ncells; c++)
 		html_cell(out, &b->cells[first + c], b->align[c], body);
 	strbuf__puts(out, "</tr>\n");
 }
 
+static int is_child_row(const struct block *b, size_t r)
+{
+	return r + b->ncols <= b->ncells && b->cells[r].child;
+}
+
+/* Rows [r, end) folded in one row behind "N more WHAT", as a table of their own. */
+static void html_fold_rows(struct strbuf *out, const struct block *b, size_t r, size_t end,
+			   const char *what)
+{
+	strbuf__printf(out, "<tr class=\"more\"><td colspan=\"%zu\"><details><summary>%zu more%s"
+			    "</summary>\n<table>\n<tbody>\n", b->ncols, (end - r) / b->ncols, what);
+	for (size_t k = r; k < end; k += b->ncols)
+		html_row(out, b, k, 1);
+	strbuf__puts(out, "</tbody>\n</table>\n</details></td></tr>\n");
+}
+
+/*
+ * The rows under a row (instances under their resource, worst first): the
+ * first shown, the others folded. Returns the row after them.
+ */
+static size_t html_children(struct strbuf *out, const struct block *b, size_t r)
+{
+	size_t end = r, n = 0;
+
+	while (is_child_row(b, end)) {
+		end += b->ncols;
+		n++;
+	}
+	html_row(out, b, r, 1);
+	if (n < 2)
+		return end;
+	html_fold_rows(out, b, r + b->ncols, end, "");
+	return end;
+}
+
+/* A long table shows its first TABLE_ROWS_SHOWN rows; the rest are one folded row. */
+#define TABLE_ROWS_SHOWN 10
+#define TABLE_ROWS_FOLD 15 /* from this many rows on */
+
 static void html_table(struct strbuf *out, const struct block *b)
 {
+	int fold = 0;
+
 	if (!b->ncols)
 		return;
-	strbuf__puts(out, "<table>\n<thead>\n");
+	for (size_t r = b->ncols; r + b->ncols <= b->ncells && !fold; r += b->ncols)
+		fold = b->cells[r].child;
+	strbuf__puts(out, fold ? "<table class=\"fold\">\n<thead>\n" : "<table>\n<thead>\n");
 	html_row(out, b, 0, 0);
 	strbuf__puts(out, "</thead>\n");
 	if (b->ncells >= 2 * b->ncols) {
+		size_t nrows = b->ncells / b->ncols - 1, shown = 0;
+		size_t last = b->ncols * (nrows + 1);
+
 		strbuf__puts(out, "<tbody>\n");
-		for (size_t r = b->ncols; r + b->ncols <= b->ncells; r += b->ncols)
+		for (size_t r = b->ncols; r < last;) {
+			if (!fold && nrows >= TABLE_ROWS_FOLD && shown == TABLE_ROWS_SHOWN) {
+				html_fold_rows(out, b, r, last, " rows");
+				break;
+			}
+			shown++;
+			if (is_child_row(b, r)) {
+				r = html_children(out, b, r);
+				continue;
+			}
 			html_row(out, b, r, 1);
+			r += b->ncols;
+		}
 		strbuf__puts(out, "</tbody>\n");
 	}
 	strbuf__puts(out, "</table>\n");
@@ -141,7 +199,8 @@ static void html_list(struct strbuf *out, const struct inlines *items, size_t n)
 static void html_series(struct strbuf *out, const struct block *b)
 {
 	const struct evidence *e = b->ev;
-	struct spark_labels l = { b->spark[0], b->spark[1], b->spark[2] };
+	struct spark_labels l = { b->spark[0], b->spark[1], b->spark[2], b->spark[3], b->spark[4],
+				  b->axis[0], b->axis[1] };
 
 	html_list(out, &b->in, 1);
 	chart__sparkline(out, e->title, e->values, e->nvalues, &l);
@@ -189,8 +248,102 @@ static int html_block(struct strbuf *out, const struct block *b)
 		if (b->hm)
 			chart__heatmap(out, b->hm);
 		break;
+	case BLOCK_FOLD:
+	case BLOCK_FOLD_END:
+		break; /* doc__html's walk */
 	}
 	return 0;
+}
+
+/* A heading's words without its markup (a link inside the contents' link would nest). */
+static void toc_span(void *arg, const struct span *sp, int end)
+{
+	if (!end && (sp->kind == SPAN_TEXT || sp->kind == SPAN_WORDS || sp->kind == SPAN_CODE))
+		text(arg, sp->text, sp->len);
+}
+
+#define TOC_SUB_MAX 12 /* a section's subsections listed, at most */
+
+/*
+ * The contents, kept in view beside the page (report.css): every section,
+ * and under it its subsections that are not folded (the findings, the
+ * checks that are not ok), the first TOC_SUB_MAX of them.
+ */
+static void html_toc(struct strbuf *out, const struct doc *d)
+{
+	int fold = 0, open = 0;
+	size_t nsub = 0;
+
+	strbuf__puts(out, "<nav class=\"toc\" aria-label=\"Contents\"><ul>\n");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct block *b = d->v[i];
+
+		fold += b->kind == BLOCK_FOLD;
+		fold -= b->kind == BLOCK_FOLD_END && fold > 0;
+		if (b->kind != BLOCK_HEADING || !b->anchor || b->level < 2 || b->level > 3 ||
+		    (b->level == 3 && (fold || ++nsub > TOC_SUB_MAX)))
+			continue;
+		if (b->level == 2) {
+			strbuf__puts(out, open == 2 ? "</ul></li>\n" : open ? "</li>\n" : "");
+			open = 1;
+			nsub = 0;
+		} else if (open == 1) {
+			strbuf__puts(out, "<ul>\n");
+			open = 2;
+		}
+		strbuf__printf(out, "<li class=\"toc%d\"><a href=\"#%s\">", b->level, b->anchor);
+		inlines__walk(&b->in, toc_span, out);
+		strbuf__puts(out, b->level == 3 ? "</a></li>\n" : "</a>");
+	}
+	strbuf__puts(out, open == 2 ? "</ul></li>\n" : open ? "</li>\n" : "");
+	strbuf__puts(out, "</ul></nav>\n");
+}
+
+/*
+ * The blocks in order; a fold (doc__fold) is a <details> whose summary is
+ * the heading after it, so a check that is ok takes one line until opened.
+ */
+static int html_blocks(struct strbuf *out, const struct doc *d)
+{
+	int folds = 0, summary = 0, rc = 0;
+
+	for (size_t i = 0; i < d->n && !rc; i++) {
+		const struct block *b = d->v[i];
+
+		if (b->kind == BLOCK_FOLD) {
+			strbuf__puts(out, "<details class=\"fold\">");
+			folds++;
+			summary = !b->in.n;
+			if (b->in.n) {
+				strbuf__puts(out, "<summary>");
+				html_inlines(out, &b->in);
+				strbuf__puts(out, "</summary>\n");
+			}
+			continue;
+		}
+		if (b->kind == BLOCK_FOLD_END) {
+			if (folds) {
+				strbuf__puts(out, summary ? "<summary>…</summary></details>\n" :
+							    "</details>\n");
+				folds--;
+			}
+			summary = 0;
+			continue;
+		}
+		if (summary) {
+			strbuf__puts(out, "<summary>");
+			if (b->kind == BLOCK_HEADING)
+				rc = html_block(out, b);
+			strbuf__puts(out, "</summary>\n");
+			summary = 0;
+			if (b->kind == BLOCK_HEADING)
+				continue;
+		}
+		rc = html_block(out, b);
+	}
+	while (folds--)
+		strbuf__puts(out, "</details>\n");
+	return rc;
 }
 
 static void base64(struct strbuf *sb, const uint8_t *p, size_t n)
@@ -243,7 +396,7 @@ static void page_head(struct strbuf *out, const char *title, const char *script,
 	strbuf__puts(out, "</title><style>\n");
 	if (css)
 		strbuf__puts(out, css);
-	strbuf__puts(out, "</style></head><body><main>\n");
+	strbuf__puts(out, "</style></head><body>\n");
 }
 
 int doc__html(const struct doc *d, const char *css, struct strbuf *out)
@@ -260,8 +413,9 @@ int doc__html(const struct doc *d, const char *css, struct strbuf *out)
 	if (script && (strstr(script, "</") || strstr(script, "<!--")))
 		return -EINVAL;
 	page_head(out, d->title, script, css);
-	for (size_t i = 0; i < d->n && !rc; i++)
-		rc = html_block(out, d->v[i]);
+	html_toc(out, d);
+	strbuf__puts(out, "<main>\n");
+	rc = html_blocks(out, d);
 	strbuf__puts(out, "</main>");
 	if (script) {
 		strbuf__puts(out, "<script>");

@@ -3,8 +3,10 @@
  * A document as Markdown (report.md, sonde diff --md): CommonMark with
  * GitHub pipe tables, for reading as plain text in a ticket. Blocks are
  * separated by one blank line; host strings (TEXT spans, prose) are escaped
- * by md__escape, so a process named "*x*" or "| a |" stays text and no table
- * loses a column; code spans and blocks cannot be closed from inside.
+ * by position (md__escape_at: only what Markdown would read as markup where
+ * it stands), so a process named "*x*" or "| a |" stays text and no table
+ * loses a column while "10.1 s" stays as it is; code spans and blocks cannot
+ * be closed from inside.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,24 +24,86 @@ static void md_code_span(struct strbuf *out, const char *s, size_t n)
 	strbuf__puts(out, "`");
 }
 
+/*
+ * A line's spans, written in order. A TEXT span is held until the next
+ * span shows which character follows it, since what needs escaping at its
+ * end depends on that ("]" before "(" opens a link, a "#" run at the line's
+ * end closes a heading).
+ */
 struct md_inline {
 	struct strbuf *out;
-	/* the span that starts a line (not a table cell): leading blanks there would mean code */
-	const struct span *first;
+	const struct inlines *in;
+	const struct span *pending; /* a TEXT span not yet written */
+	struct md_at at;            /* where pending goes (next set when written) */
+	int line;                   /* the first span starts the line's content */
+	int cell;                   /* a table cell: '|' ends it, a blank follows */
+	int link;                   /* depth of links open */
+	int any;                    /* something of the line written or held */
 };
+
+/* The first byte the span writes (an opening or a closing), -1 when it may be nothing. */
+static int md_first_byte(const struct span *sp, int end)
+{
+	switch (sp->kind) {
+	case SPAN_TEXT:
+	case SPAN_WORDS:
+		if (!sp->len)
+			return -1;
+		return (unsigned char)sp->text[0] < 0x20 ? ' ' : (unsigned char)sp->text[0];
+	case SPAN_CODE:
+		return '`';
+	case SPAN_STRONG:
+	case SPAN_EM:
+		return '*';
+	case SPAN_LINK:
+		return end ? ']' : '[';
+	default:
+		return -1;
+	}
+}
+
+/* A '_' in a text or words span after sp on its line (a closer for one sp opens)? */
+static int md_underscore_after(const struct inlines *in, const struct span *sp)
+{
+	for (const struct span *q = sp + 1; in && q < in->v + in->n; q++)
+		if ((q->kind == SPAN_TEXT || q->kind == SPAN_WORDS) && memchr(q->text, '_', q->len))
+			return 1;
+	return 0;
+}
+
+static void md_flush(struct md_inline *m, int next)
+{
+	if (!m->pending)
+		return;
+	m->at.next = next;
+	md__escape_at(m->out, m->pending->text, m->pending->len, &m->at);
+	m->pending = NULL;
+}
+
+/* The byte written last, as the previous neighbour: 0 at the line's start. */
+static int md_prev(const struct md_inline *m)
+{
+	if (!m->any && m->line)
+		return 0;
+	return m->out->len ? (unsigned char)m->out->buf[m->out->len - 1] : -1;
+}
 
 static void md_span(void *arg, const struct span *sp, int end)
 {
-	const struct md_inline *m = arg;
+	struct md_inline *m = arg;
 	struct strbuf *out = m->out;
 
+	md_flush(m, md_first_byte(sp, end));
+	if (sp->kind == SPAN_TEXT) {
+		m->at = (struct md_at){ .prev = md_prev(m), .line_start = m->line && !m->any,
+					.cell = m->cell, .link = m->link > 0,
+					.later_underscore = md_underscore_after(m->in, sp) };
+		m->pending = sp;
+		m->any = 1;
+		return;
+	}
+	m->any = 1;
 	switch (sp->kind) {
-	case SPAN_TEXT:
-		if (sp == m->first)
-			md__escape_line_to(out, sp->text, sp->len);
-		else
-			md__escape_to(out, sp->text, sp->len);
-		break;
 	case SPAN_WORDS:
 		strbuf__append(out, sp->text, sp->len);
 		break;
@@ -53,21 +117,26 @@ static void md_span(void *arg, const struct span *sp, int end)
 		strbuf__puts(out, "*");
 		break;
 	case SPAN_LINK:
-		if (end)
+		if (end) {
 			strbuf__printf(out, "](#%s)", sp->text);
-		else
+			m->link--;
+		} else {
 			strbuf__puts(out, "[");
+			m->link++;
+		}
 		break;
-	case SPAN_END:
+	default:
 		break;
 	}
 }
 
+/* line: the spans start a line's content (not a table cell). */
 static void md_inlines(struct strbuf *out, const struct inlines *in, int line)
 {
-	struct md_inline m = { out, line && in && in->n ? &in->v[0] : NULL };
+	struct md_inline m = { .out = out, .in = in, .line = line, .cell = !line };
 
 	inlines__walk(in, md_span, &m);
+	md_flush(&m, line ? 0 : ' ');
 }
 
 /* A table row: "| a | b |", each cell's text between one space on each side. */
@@ -165,7 +234,8 @@ static void md_heatmap(struct strbuf *out, const struct heatmap *hm)
 /* One block, or 0 when it has no Markdown form (drawn in HTML only). */
 static int md_block(struct strbuf *out, const struct block *b, int first)
 {
-	if (b->kind == BLOCK_FLAMEGRAPH || b->kind == BLOCK_ANCHOR)
+	if (b->kind == BLOCK_FLAMEGRAPH || b->kind == BLOCK_ANCHOR || b->kind == BLOCK_FOLD ||
+	    b->kind == BLOCK_FOLD_END)
 		return 0;
 	if (!first)
 		strbuf__puts(out, "\n");

@@ -14,6 +14,29 @@
 
 #include "report/model.h"
 
+#define TOP_FINDINGS 3
+
+/* The findings after the first (the verdict's), linked: what else to read, before the matrix. */
+static void doc_top_findings(struct report_model *m)
+{
+	size_t n = m->rr->nrank;
+
+	if (n < 2)
+		return;
+	inl__words(doc__para(&m->doc), "Also found:");
+	for (size_t k = 1; k < n && k <= TOP_FINDINGS; k++) {
+		const struct check_result *r = m->findings[k].r;
+		struct inlines *in = doc__item(&m->doc);
+
+		inl__words(in, "%s: ", status__name(r->st));
+		inl__link(in, r->def->id);
+		inl__text(in, r->def->title);
+		inl__close(in);
+	}
+	if (n > TOP_FINDINGS + 1)
+		inl__words(doc__item(&m->doc), "and %zu more, below", n - TOP_FINDINGS - 1);
+}
+
 static void doc_header(struct report_model *m)
 {
 	const struct analysis *an = m->rr->an;
@@ -52,6 +75,7 @@ static void doc_header(struct report_model *m)
 	inl__open(in, SPAN_STRONG);
 	inl__text(in, m->verdict);
 	inl__close(in);
+	doc_top_findings(m);
 }
 
 /* A resource's cell: its status and deciding metric, linked to the deciding check. */
@@ -116,6 +140,8 @@ static void matrix_instances(struct block *t, const struct use_matrix *u,
 	for (size_t k = 0; k < row->ninst && k < MATRIX_INSTANCES_SHOWN; k++) {
 		struct inlines *in = doc__cell(t, CELL_PLAIN);
 
+		if (in)
+			t->cells[t->ncells - 1].child = 1;
 		inl__words(in, "↳ ");
 		inl__text(in, row->inst[k].instance);
 		for (size_t mi = 0; mi < nmetrics; mi++)
@@ -125,6 +151,8 @@ static void matrix_instances(struct block *t, const struct use_matrix *u,
 	if (row->ninst > MATRIX_INSTANCES_SHOWN) {
 		struct inlines *in = doc__cell(t, CELL_PLAIN);
 
+		if (in)
+			t->cells[t->ncells - 1].child = 1;
 		inl__words(in, "↳ %zu more (findings.json: ",
 			   row->ninst - MATRIX_INSTANCES_SHOWN);
 		inl__text(in, "use_matrix_instances");
@@ -169,6 +197,7 @@ static void doc_finding(struct report_model *m, size_t k)
 	const struct report_finding *f = &m->findings[k];
 	const struct check_result *r = f->r;
 	struct inlines *in = doc__heading(&m->doc, 3, r->def->id);
+	int fold;
 
 	inl__words(in, "%zu. %s: ", k + 1, status__name(r->st));
 	inl__text(in, r->def->title);
@@ -183,8 +212,12 @@ static void doc_finding(struct report_model *m, size_t k)
 		inl__close(in);
 	}
 	report__doc_culprits(&m->doc, r);
+	/* the page's first screen is for the findings: their details one click away */
+	fold = report__fold_evidence(&m->doc, r);
 	report__doc_metrics(&m->doc, r);
 	report__doc_evidence(&m->doc, r);
+	if (fold)
+		doc__fold_end(&m->doc);
 	if (r->next.n) {
 		inl__words(doc__para(&m->doc), "Next:");
 		for (size_t i = 0; i < r->next.n; i++)

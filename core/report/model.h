@@ -83,8 +83,6 @@ const struct metric *report__worst_metric(const struct check_result *r);
 void report__finding_summary(const struct check_result *r, char *buf, size_t len);
 void report__explained(const struct run_report *rr, size_t i, char *buf, size_t len);
 
-/* fmt.c: a value in its unit ("12.5%", "1.2 GiB", "0.50", "3 ms"). */
-void report__fmt_value(char *buf, size_t len, double v, const char *unit);
 
 /* matrix.c */
 int matrix__build(struct use_matrix *u, const struct run_report *rr);
@@ -108,5 +106,11 @@ void report__json_host_context(struct json *j, const struct host_context *hc);
 void report__doc_culprits(struct doc *d, const struct check_result *r);
 void report__doc_metrics(struct doc *d, const struct check_result *r);
 void report__doc_evidence(struct doc *d, const struct check_result *r);
+/*
+ * In HTML, fold what follows (a finding's metrics and evidence) behind a
+ * line that counts them, up to doc__fold_end; 0 when there is nothing to fold.
+ * (A flame graph's layout is fixed in its SVG: it draws in a fold as well.)
+ */
+int report__fold_evidence(struct doc *d, const struct check_result *r);
 
 #endif

@@ -84,6 +84,16 @@ int report__markdown(const struct report_model *m, struct strbuf *out);
 /* The page, with the catalog's stylesheet (reports/report.css) inlined. */
 int report__html(const struct report_model *m, struct strbuf *out);
 void report__terminal(const struct report_model *m, FILE *f, int color);
+/* fmt.c: a value in its unit ("12.5%", "1.2 GiB", "0.50", "3 ms"), as every rendering shows it. */
+void report__fmt_value(char *buf, size_t len, double v, const char *unit);
+/*
+ * May fd get colours and a progress line redrawn in place (\r, erase to the
+ * end of line)? A terminal that is not "dumb" (TERM unset or dumb: an editor's
+ * shell, a serial console) and, for colour, no NO_COLOR set. A pipe or file
+ * gets plain text.
+ */
+int report__tty_color(int fd);
+int report__tty_redraw(int fd);
 
 /*
  * The run as Prometheus metrics, text exposition format (docs/metrics.md):

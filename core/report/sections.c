@@ -25,8 +25,14 @@ static void question_heading(struct doc *d, const char *name)
 /* A workload check under its question; a finding has its section above, and links there. */
 static void workload_check(struct doc *d, const struct check_result *r)
 {
-	int finding = report__is_finding(r);
+	int finding = report__is_finding(r), fold = !finding;
 
+	/*
+	 * A check that is not a finding: one line in HTML until opened; a
+	 * finding is a link to its section above, whose evidence it would repeat.
+	 */
+	if (fold)
+		doc__fold(d);
 	inl__text(doc__heading(d, 4, finding ? NULL : r->def->id), r->def->title);
 	if (finding) {
 		struct inlines *in = doc__para(d);
@@ -36,10 +42,36 @@ static void workload_check(struct doc *d, const struct check_result *r)
 		inl__words(in, "see it above");
 		inl__close(in);
 		inl__words(in, ".");
+		return;
 	}
 	if (r->summary)
 		doc__prose(d, r->summary);
 	report__doc_evidence(d, r);
+	if (fold)
+		doc__fold_end(d);
+}
+
+/*
+ * A section whose checks are all ok is one line in HTML: "N checks, all ok"
+ * (each check inside folded again). Returns whether it opened a fold.
+ */
+static int fold_if_all_ok(struct doc *d, const struct run_report *rr, const char *methodology)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rr->nres; i++) {
+		const struct check_result *r = &rr->res[i];
+
+		if (strcmp(r->def->methodology, methodology) || r->st == ST_ERROR)
+			continue;
+		if (r->st != ST_OK)
+			return 0;
+		n++;
+	}
+	if (!n)
+		return 0;
+	inl__words(doc__fold(d), "%zu check%s, all ok", n, n == 1 ? "" : "s");
+	return 1;
 }
 
 /*
@@ -54,11 +86,13 @@ void report__doc_workload(struct report_model *m)
 	const struct run_report *rr = m->rr;
 	const struct methodology *w = catalog__methodology(rr->cat, "workload");
 	size_t shown = 0;
+	int all_ok;
 
 	inl__words(doc__heading(&m->doc, 2, NULL), "Workload");
 	inl__words(doc__para(&m->doc),
 		   "Who causes the load, what it is, how it behaves and why, from the workload "
 		   "characterization checks; the series show how it changed over the window.");
+	all_ok = fold_if_all_ok(&m->doc, rr, "workload");
 	for (size_t q = 0; w && q <= w->metrics.n; q++) {
 		const char *question = q < w->metrics.n ? w->metrics.v[q] : "Other";
 		int heading = 0;
@@ -79,6 +113,8 @@ void report__doc_workload(struct report_model *m)
 			shown++;
 		}
 	}
+	if (all_ok)
+		doc__fold_end(&m->doc);
 	if (!shown)
 		inl__words(doc__para(&m->doc), "No workload check ran.");
 }
@@ -88,7 +124,10 @@ void report__doc_use_details(struct report_model *m)
 {
 	const struct run_report *rr = m->rr;
 
+	int all_ok;
+
 	inl__words(doc__heading(&m->doc, 2, NULL), "USE details");
+	all_ok = fold_if_all_ok(&m->doc, rr, "use");
 	for (size_t i = 0; i < rr->nres; i++) {
 		const struct check_result *r = &rr->res[i];
 		struct inlines *in;
@@ -96,6 +135,11 @@ void report__doc_use_details(struct report_model *m)
 		if (strcmp(r->def->methodology, "use") || r->st == ST_WARN || r->st == ST_CRIT ||
 		    r->st == ST_ERROR)
 			continue;
+		/*
+		 * not a finding (nor failed): one line in HTML until opened; an
+		 * unknown's reason is in Known unknowns too
+		 */
+		doc__fold(&m->doc);
 		in = doc__heading(&m->doc, 3, r->def->id);
 		inl__words(in, "%s: ", status__name(r->st));
 		inl__text(in, r->def->title);
@@ -103,12 +147,16 @@ void report__doc_use_details(struct report_model *m)
 			doc__prose(&m->doc, r->summary);
 		report__doc_metrics(&m->doc, r);
 		report__doc_evidence(&m->doc, r);
+		doc__fold_end(&m->doc);
 	}
+	if (all_ok)
+		doc__fold_end(&m->doc);
 }
 
 static void drill_check(struct doc *d, const struct check_result *r)
 {
 	struct inlines *in = doc__heading(d, 3, report__is_finding(r) ? NULL : r->def->id);
+	int fold;
 
 	inl__text(in, r->def->title ? r->def->title : r->def->id);
 	inl__words(in, " (");
@@ -121,8 +169,11 @@ static void drill_check(struct doc *d, const struct check_result *r)
 		inl__words(in, "The check failed: ");
 		inl__text(in, r->error);
 	}
+	fold = report__fold_evidence(d, r);
 	report__doc_metrics(d, r);
 	report__doc_evidence(d, r);
+	if (fold)
+		doc__fold_end(d);
 }
 
 /* The drill-down: which rules fired and why, the second window, and its checks. */
@@ -196,6 +247,8 @@ static void appendix_checks(struct doc *d, const struct run_report *rr)
 					    "instructions" };
 	struct block *t;
 
+	/* reference, not reading: one line in HTML until opened */
+	doc__fold(d);
 	inl__words(doc__heading(d, 3, NULL), "Checks");
 	t = doc__table_head(d, "llrrr", head);
 	for (size_t i = 0; i < rr->nres; i++) {
@@ -207,6 +260,7 @@ static void appendix_checks(struct doc *d, const struct run_report *rr)
 		inl__words(doc__cell(t, CELL_PLAIN), "%zu KiB", r->mem_peak / 1024);
 		inl__words(doc__cell(t, CELL_PLAIN), "%llu", (unsigned long long)r->instructions);
 	}
+	doc__fold_end(d);
 }
 
 static void appendix_errors(struct doc *d, const struct run_report *rr)
@@ -274,6 +328,7 @@ static void appendix_tools(struct doc *d, struct analysis *an, const char *headi
 
 	if (!an || analysis__tools(an, &t, &n) || !n)
 		return;
+	doc__fold(d);
 	inl__words(doc__heading(d, 3, NULL), "%s", heading);
 	tb = doc__table_head(d, "lllrrrrl", head);
 	for (size_t i = 0; i < n; i++) {
@@ -296,6 +351,7 @@ static void appendix_tools(struct doc *d, struct analysis *an, const char *headi
 			   t[i].teardown_ms);
 		tool_notes(doc__cell(tb, CELL_PLAIN), &t[i]);
 	}
+	doc__fold_end(d);
 }
 
 /* What sonde's tools cost in both windows, and the signals it sent or was sent. */

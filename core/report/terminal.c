@@ -4,10 +4,27 @@
  * in colour, the other findings, and how many checks failed or could not see
  * everything. Host text goes through the terminal sanitizer (util/tty.h).
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/model.h"
 #include "util/tty.h"
+
+int report__tty_redraw(int fd)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fd) && term && *term && strcmp(term, "dumb");
+}
+
+int report__tty_color(int fd)
+{
+	const char *no = getenv("NO_COLOR");
+
+	return report__tty_redraw(fd) && !(no && *no);
+}
+
 
 static const char *st_color(enum status st, int color)
 {
@@ -51,6 +68,67 @@ static void tty_matrix(FILE *f, const struct use_matrix *u, int color)
 	}
 }
 
+/*
+ * Kinds of known unknowns, told apart by what their reasons say (the
+ * reasons are sonde's own words, from the checks and the tools), each with
+ * what would show them. The first kind whose any pattern is in a reason
+ * takes it; the order puts what the user chose (--no-bpf) before what the
+ * host lacks, and what can be fixed here before what cannot.
+ */
+static const struct unknown_kind {
+	const char *what, *how;
+	const char *pat[8];
+} unknown_kinds[] = {
+	{ "BPF tools off", "run without --no-bpf", { "--no-bpf" } },
+	{ "perf counters off", "run without --no-perf", { "--no-perf" } },
+	{ "need privileges", "run as root (or grant CAP_BPF, CAP_PERFMON and CAP_SYSLOG)",
+	  { "root", "CAP_", "permission denied", "not permitted", "perf_event_paranoid",
+	    "hidepid", "kptr_restrict" } },
+	{ "need tracefs", "mount tracefs at /sys/kernel/tracing (mount -t tracefs nodev "
+			  "/sys/kernel/tracing)", { "tracefs" } },
+	{ "need kernel BTF", "a kernel built with CONFIG_DEBUG_INFO_BTF (/sys/kernel/btf/vmlinux)",
+	  { "BTF" } },
+	{ "need hardware counters", "a bare-metal host, or a VM whose hypervisor exposes a "
+				    "virtual PMU", { "PMU", "hardware counter" } },
+	{ "need a debug kernel", "a kernel with CONFIG_LOCK_STAT or lockdep (debug options)",
+	  { "CONFIG_LOCK_STAT", "CONFIG_PROVE_LOCKING", "lockdep" } },
+	{ "need cgroup v2", "boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1)",
+	  { "cgroup v2" } },
+	{ "not measured by this version", "see docs/ (a later sonde may)",
+	  { "this version", "uprobes on" } },
+	{ "not reported by this hardware or driver", "nothing to do on this host",
+	  { "EDAC", "MCE", "Advanced Error Reporting", "ioerr_cnt", "link speed",
+	    "throughput limit", "pids controller" } },
+};
+#define NKINDS (sizeof(unknown_kinds) / sizeof(*unknown_kinds))
+
+static size_t unknown_kind_of(const char *reason)
+{
+	for (size_t k = 0; k < NKINDS; k++)
+		for (size_t p = 0; p < 8 && unknown_kinds[k].pat[p]; p++)
+			if (reason && strstr(reason, unknown_kinds[k].pat[p]))
+				return k;
+	return NKINDS; /* another kind: its reason is in the report */
+}
+
+/* After the verdict: one line per kind of unknown, with how to get it. */
+static void tty_unknowns(FILE *f, const struct run_report *rr, size_t nunk)
+{
+	size_t count[NKINDS + 1] = { 0 };
+
+	for (size_t i = 0; i < rr->nres; i++)
+		for (size_t u = 0; u < rr->res[i].nunknowns; u++)
+			count[unknown_kind_of(rr->res[i].unknowns[u].reason)]++;
+	fprintf(f, "%zu known unknown%s (metrics this host cannot show; each reason is in the "
+		   "report):\n", nunk, nunk == 1 ? "" : "s");
+	for (size_t k = 0; k < NKINDS; k++)
+		if (count[k])
+			fprintf(f, "  %3zu %s: %s\n", count[k], unknown_kinds[k].what,
+				unknown_kinds[k].how);
+	if (count[NKINDS])
+		fprintf(f, "  %3zu other: see \"Known unknowns\" in report.md\n", count[NKINDS]);
+}
+
 void report__terminal(const struct report_model *m, FILE *f, int color)
 {
 	const struct run_report *rr = m->rr;
@@ -86,11 +164,14 @@ void report__terminal(const struct report_model *m, FILE *f, int color)
 		nunk += rr->res[i].nunknowns;
 		nerr += rr->res[i].st == ST_ERROR;
 	}
-	fprintf(f, "\n%zu checks", rr->nres);
+	fprintf(f, "\n%zu check%s", rr->nres, rr->nres == 1 ? "" : "s");
 	if (nerr)
 		fprintf(f, ", %s%zu failed%s (see the report's appendix)", st_color(ST_ERROR, color),
 			nerr, reset);
-	fprintf(f, "; %zu known unknowns (metrics this host cannot show, with the reason, in the "
-		   "report)\n",
-		nunk);
+	if (!nunk) {
+		fputs("; no known unknown\n", f);
+		return;
+	}
+	fputs("; ", f);
+	tty_unknowns(f, rr, nunk);
 }

@@ -47,6 +47,22 @@ ok "--md: a Markdown report" sh -c "'$SONDE' diff '$IDLE' '$HOG' --md | head -1 
 ok "--html: a table" grep -q "<table" "$T/d.html"
 ok "--html: no script" sh -c "! grep -qi '<script' '$T/d.html'"
 
+ok "text: values in their units" \
+	grep -Eq '^  use.cpu-utilization busy_pct: [0-9.]+% -> [0-9.]+% up \(old window [0-9.]+%\.\.[0-9.]+%, new ' <<<"$out"
+
+# A change the shown precision hides is no change: two copies of one bundle,
+# one metric moved by 1e-7 beyond both windows' (zero) spread.
+mkdir -p "$T/a" "$T/b"
+tar -xJf "$HOG" -C "$T/a" && tar -xJf "$HOG" -C "$T/b"
+for side in a:17.28 b:17.2800001; do
+	jq --argjson v "${side#*:}" '(.checks[] | select(.id == "use.cpu-utilization") | .metrics[] |
+		select(.name == "busy_pct")) |= (.value = $v | .range = [$v, $v])' \
+		"$T/${side%%:*}/findings.json" >"$T/f.json" && mv "$T/f.json" "$T/${side%%:*}/findings.json"
+done
+tiny=$("$SONDE" diff "$T/a" "$T/b" --json 2>&1)
+is "$(jq -r '.metrics[] | select(.check=="use.cpu-utilization" and .name=="busy_pct") | .verdict' <<<"$tiny")" \
+	same "17.28 -> 17.2800001 is the same to the shown precision, not up"
+
 "$SONDE" diff "$IDLE" >/dev/null 2>&1; rc=$?
 is "$rc" 2 "one bundle is a usage error"
 "$SONDE" diff "$IDLE" "$T/nope.tar.xz" >/dev/null 2>&1; rc=$?

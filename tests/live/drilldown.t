@@ -64,9 +64,9 @@ ok "the bundle holds raw/drilldown" sh -c "tar -tJf '$B' | grep -q '^raw/drilldo
 tar -xJf "$B" -C "$T/a" report.md 2>/dev/null
 ok "report.md has the Drill-down section" grep -q '^## Drill-down$' "$T/a/report.md"
 ok "report.md says why: the rule's trigger and its deeper check" \
-	grep -qF "use\\.cpu\\-saturation ($ST): CPU saturated" "$T/a/report.md"
+	grep -qF "use.cpu-saturation ($ST): CPU saturated" "$T/a/report.md"
 ok "report.md has the deeper check's evidence" \
-	grep -qF '(drilldown\.cpu\-why, ' "$T/a/report.md"
+	grep -qF '(drilldown.cpu-why, ' "$T/a/report.md"
 
 # the same, without the second window
 "$SONDE" run --window 2 --interval 1 --check use.cpu-saturation --no-drilldown -o "$T/b" --json \

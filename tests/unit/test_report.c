@@ -56,6 +56,24 @@ static const char *const hostile[] = {
 	"\" onmouseover=\"alert(1)",
 	"' x='y",
 	"use.cpu-saturation\" onclick=\"x",
+	"1) one",
+	"+ plus",
+	"* * *",
+	"_ _ _",
+	"title #",
+	"C# ##",
+	"a_b_c snake_case_name",
+	"_lead trail_",
+	"x](javascript:alert(1))",
+	"[a] [b](#c) ]( x",
+	"<a",
+	"&copy; &#x41;",
+	"~~~",
+	"```",
+	"10.1 s 2026. 50%",
+	"]: x",
+	"a*b*c",
+	"back\\slash\\",
 };
 #define NHOSTILE (sizeof(hostile) / sizeof(*hostile))
 
@@ -63,12 +81,13 @@ static const char *const allowed_tags[] = {
 	"html", "head",  "meta",  "title", "style", "body",	  "main",   "h1",	  "h2",
 	"h3",	"h4",	 "h5",	  "h6",	   "p",	    "ul",	  "li",	    "table",	  "thead",
 	"tbody", "tr",	 "th",	  "td",	   "code",  "pre",	  "em",	    "strong",	  "a",
-	"div",	"figure", "svg",  "path",  "circle", "figcaption", "span",
+	"div",	"figure", "svg",  "path",  "circle", "figcaption", "span", "nav", "details",
+	"summary",
 };
 
 static const char *const allowed_attrs[] = {
 	"lang", "charset", "name", "content", "http-equiv", "id", "class", "style", "href",
-	"viewBox", "width", "height", "role", "aria-label", "d", "cx", "cy", "r",
+	"viewBox", "width", "height", "role", "aria-label", "d", "cx", "cy", "r", "colspan",
 };
 
 static int in_list(const char *s, size_t n, const char *const *list, size_t nr)
@@ -265,6 +284,86 @@ static int rows_keep_columns(const char *md, size_t want)
 	return 1;
 }
 
+/* Escaping by position: only what Markdown would read as markup there. */
+static void test_md_escape_at(void)
+{
+	enum { MID, LINE, CELL, LINK, HEAD_END };
+	static const struct md_at at[] = {
+		[MID] = { .prev = ' ', .next = ' ' },
+		[LINE] = { .prev = 0, .next = 0, .line_start = 1 },
+		[CELL] = { .prev = ' ', .next = ' ', .cell = 1 },
+		[LINK] = { .prev = '[', .next = ']', .link = 1 },
+		[HEAD_END] = { .prev = ' ', .next = 0 },
+	};
+	static const struct {
+		int at;
+		const char *in, *want;
+	} cases[] = {
+		/* numbers, identifiers, paths and sentences stay as they are */
+		{ MID, "10.1 s", "10.1 s" },
+		{ MID, "use.cpu-utilization", "use.cpu-utilization" },
+		{ MID, "busy_pct 50.0% (crit): 3.513e+05 bytes/s", "busy_pct 50.0% (crit): 3.513e+05 bytes/s" },
+		{ MID, "/process_api/bb6a85f9 0000:00:02.0", "/process_api/bb6a85f9 0000:00:02.0" },
+		{ MID, "date +%s%N; mkdir -p -m 700 /tmp/x", "date +%s%N; mkdir -p -m 700 /tmp/x" },
+		{ MID, "[kworker/0:1] a < b && c > d ##", "[kworker/0:1] a < b && c > d ##" },
+		{ MID, "2 * 3 = 6 and x _ y", "2 * 3 = 6 and x _ y" },
+		{ LINE, "10.1 s", "10.1 s" },
+		{ LINE, "-1.5 degrees", "-1.5 degrees" },
+		{ LINE, "2026 was a year", "2026 was a year" },
+		/* emphasis, strikethrough and code can open or close */
+		{ MID, "*x*", "\\*x\\*" },
+		{ MID, "a*b", "a\\*b" },
+		{ MID, "_x_ a_b", "\\_x_ a_b" },
+		{ MID, "__do_sys_open x__y", "__do_sys_open x__y" },
+		{ MID, "do_syscall_64_[k] a_b_", "do_syscall_64_[k] a_b_" },
+		{ MID, "__a b_[k]", "\\_\\_a b_[k]" },
+		{ MID, "_lead and trail_", "\\_lead and trail_" },
+		{ MID, "~~s~~", "\\~\\~s\\~\\~" },
+		{ MID, "`x`", "\\`x\\`" },
+		{ MID, "back\\slash", "back\\\\slash" },
+		/* links, HTML and entities */
+		{ MID, "[x](javascript:alert(1))", "[x\\](javascript:alert(1))" },
+		{ MID, "![i](y) [r][s]", "![i\\](y) [r\\][s]" },
+		{ LINK, "a]b [c", "a\\]b \\[c" },
+		{ MID, "<script> </b> <!-- <?php <http:x>", "\\<script> \\</b> \\<!-- \\<?php \\<http:x>" },
+		{ MID, "&lt; &#60; & x", "\\&lt; \\&#60; & x" },
+		/* what ends a table cell */
+		{ CELL, "a|b", "a\\|b" },
+		{ MID, "a|b", "a|b" },
+		/* block markers at a line's start */
+		{ LINE, "# h", "\\# h" },
+		{ LINE, "> q", "\\> q" },
+		{ LINE, "- item", "\\- item" },
+		{ LINE, "+ item", "\\+ item" },
+		{ LINE, "* item", "\\* item" },
+		{ LINE, "-", "\\-" },
+		{ LINE, "---", "\\---" },
+		{ LINE, "- - -", "\\- - -" },
+		{ LINE, "_ _ _", "\\_ _ _" },
+		{ LINE, "===", "\\===" },
+		{ LINE, "1. x", "1\\. x" },
+		{ LINE, "12) x", "12\\) x" },
+		{ LINE, "3.", "3\\." },
+		{ LINE, "[ref]: javascript:x", "\\[ref\\]: javascript:x" },
+		{ LINE, "    indented", "indented" },
+		{ LINE, "\t\x01# h", "\\# h" },
+		{ LINE, "~~~", "\\~\\~\\~" },
+		/* a heading's closing sequence */
+		{ HEAD_END, "a #", "a \\#" },
+		{ HEAD_END, "a ###", "a \\###" },
+		{ HEAD_END, "C#", "C#" },
+		{ MID, "a # b", "a # b" },
+	};
+	struct strbuf sb = { 0 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sb.len = 0;
+		md__escape_at(&sb, cases[i].in, strlen(cases[i].in), &at[cases[i].at]);
+		is_str(sb.buf, cases[i].want, "md__escape_at case %zu: %s", i, cases[i].in);
+	}
+	strbuf__free(&sb);
+}
+
 static void test_md_escape(void)
 {
 	static const struct {
@@ -274,8 +373,8 @@ static void test_md_escape(void)
 	} cases[] = {
 		{ "plain text 42", 13, "plain text 42" },
 		{ "a|b", 3, "a\\|b" },
-		{ "*_`[]()#+-.!<>&~\"'={}\\", 22,
-		  "\\*\\_\\`\\[\\]\\(\\)\\#\\+\\-\\.\\!\\<\\>\\&\\~\\\"\\'\\=\\{\\}\\\\" },
+		/* nothing known around: every character that could be markup somewhere */
+		{ "*_`[]()#+-.!<>&~\"'={}\\", 22, "\\*\\_\\`\\[\\]()#+-.!<>&\\~\"'={}\\\\" },
 		{ "a\nb\rc\td\x01"
 		  "e\x7f",
 		  10, "a b c d e " },
@@ -292,6 +391,7 @@ static void test_md_escape(void)
 		is_str(s, cases[i].want, "md__escape case %zu", i);
 		free(s);
 	}
+	test_md_escape_at();
 }
 
 /*
@@ -319,6 +419,12 @@ static void test_markdown_cmark(void)
 		inl__link(&d.v[d.n - 1]->in, "use.x");
 		inl__text(&d.v[d.n - 1]->in, h);
 		inl__close(&d.v[d.n - 1]->in);
+		/* two of it on one line, between sonde's words: each sees the other */
+		inl__words(doc__para(&d), "x ");
+		inl__text(&d.v[d.n - 1]->in, h);
+		inl__words(&d.v[d.n - 1]->in, " y ");
+		inl__text(&d.v[d.n - 1]->in, h);
+		inl__words(&d.v[d.n - 1]->in, " z");
 		t = doc__table(&d, "lr");
 		inl__text(doc__cell(t, CELL_PLAIN), h);
 		inl__words(doc__cell(t, CELL_PLAIN), "b");
@@ -336,8 +442,8 @@ static void test_markdown_cmark(void)
 		find.len = 0;
 		strbuf__printf(&find,
 			       "<h2>%s</h2>\n<p>%s</p>\n<p>%s</p>\n<ul>\n<li>%s</li>\n</ul>\n"
-			       "<p>see <a href=\"#use.x\">%s</a></p>\n",
-			       want.buf, want.buf, want.buf, want.buf, want0.buf);
+			       "<p>see <a href=\"#use.x\">%s</a></p>\n<p>x %s y %s z</p>\n",
+			       want.buf, want.buf, want.buf, want.buf, want0.buf, want0.buf, want0.buf);
 		if (!html || strncmp(html, find.buf, find.len)) {
 			printf("# data %zu: cmark reads\n# %s# want\n# %s", i, html ? html : "",
 			       find.buf);
@@ -371,8 +477,10 @@ static void test_page(void)
 	ok(html && !strncmp(html, head, strlen(head)), "page head: doctype, charset, viewport, CSP");
 	ok(html && strstr(html, "<title>&lt;b&gt;&quot;Tom&#39;s&quot; &amp; co&lt;/b&gt;</title>"),
 	   "title escaped");
-	ok(html && strstr(html, "<style>\nbody { color: #111; }\n</style></head><body><main>\n"),
+	ok(html && strstr(html, "<style>\nbody { color: #111; }\n</style></head><body>\n<nav "),
 	   "stylesheet inlined as is");
+	ok(html && strstr(html, "<nav class=\"toc\" aria-label=\"Contents\"><ul>\n</ul></nav>\n<main>"),
+	   "contents (none: no section), then the page");
 	ok(html && strstr(html, "<p>hi</p>\n</main></body></html>\n"), "page tail");
 	ok(html && !strstr(html, "<script") && !strstr(html, "script-src"),
 	   "no flame graph: no script, and the policy allows none");
@@ -491,7 +599,7 @@ static void test_html_hostile(void)
 	struct evidence ev = { .kind = EV_SERIES, .values = v, .nvalues = 3 };
 
 	for (size_t i = 0; i < NHOSTILE; i++) {
-		const char *h = hostile[i], *labels[3] = { h, h, h };
+		const char *h = hostile[i], *labels[5] = { h, h, h, h, h };
 		struct doc d;
 		struct block *t;
 		struct inlines *in;
@@ -518,7 +626,7 @@ static void test_html_hostile(void)
 		inl__text(doc__cell(t, CELL_PLAIN), h);
 		inl__text(doc__cell(t, CELL_WARN), h);
 		doc__code(&d, h);
-		inl__text(doc__series(&d, &ev, labels), h);
+		inl__text(doc__series(&d, &ev, labels, 0, 1), h);
 		doc__anchor(&d, h);
 		html = doc__finish(&d) ? NULL : html_of(&d, "");
 		if (!html) {
@@ -602,6 +710,28 @@ static void test_sparkline(void)
 	ok(!sb.oom && !strstr(sb.buf, "<path") && strstr(sb.buf, "no values"),
 	   "a series of nulls only: no line");
 	strbuf__free(&sb);
+
+	{
+		const double full[] = { 100, 100, 100 }, zero[] = { 0, 0 };
+		const struct spark_labels ax = { .min = "100%", .max = "100%", .last = "100%",
+						 .axis_lo = "0%", .axis_hi = "100%", .lo = 0,
+						 .hi = 100 };
+		const struct spark_labels az = { .min = "0%", .max = "0%", .last = "0%",
+						 .axis_lo = "0%", .axis_hi = "1%", .lo = 0, .hi = 1 };
+
+		chart__sparkline(&sb, "busy", full, 3, &ax);
+		ok(!sb.oom && strstr(sb.buf, "<path d=\"M2.0 2.0 L80.0 2.0 L158.0 2.0\"/>") &&
+			   strstr(sb.buf, "<span class=\"spark-axis\"><span>100%</span><span>0%</span>") &&
+			   strstr(sb.buf, "constant 100%") && !strstr(sb.buf, "spark-max"),
+		   "a constant 100%% on a 0-100%% axis: a flat line at the top, the axis labelled, "
+		   "the value printed");
+		strbuf__free(&sb);
+		chart__sparkline(&sb, "idle", zero, 2, &az);
+		ok(!sb.oom && strstr(sb.buf, "<path d=\"M2.0 30.0 L158.0 30.0\"/>") &&
+			   strstr(sb.buf, "constant 0%"),
+		   "a constant 0: a flat line at the bottom");
+		strbuf__free(&sb);
+	}
 
 	chart__sparkline(&sb, "<script>alert(1)</script>\"'&", v, 5, &evil);
 	ok(!sb.oom && !strstr(sb.buf, "<script") && !strstr(sb.buf, "<b>") &&
@@ -741,7 +871,7 @@ static void check_model_outputs(struct report_model *m, const struct run_report 
 	is_int(count(html.buf, "<script"), 1, "exactly one script: the flame graph's");
 	ok(strstr(html.buf, "script-src 'sha256-"), "allowed by its hash");
 	ok(!strstr(md.buf, "<!--"), "report.md holds no HTML comment");
-	ok(strstr(md.buf, "| 4 | crit | 50\\.0\\% |"), "the culprit in report.md, escaped");
+	ok(strstr(md.buf, "| 4 | crit | 50.0% |"), "the culprit in report.md, its share as written");
 	cut_flamegraph(html.buf);
 	ok(tags_ok(html.buf) && utf8_valid(html.buf),
 	   "report.html: only allowed tags and attributes outside the flame graph, valid UTF-8");
@@ -755,6 +885,11 @@ static void check_model_outputs(struct report_model *m, const struct run_report 
 	ok(tty && ttylen && strstr(tty, "Verdict: The bottleneck is cpu saturation (crit)") &&
 		   !strchr(tty, '\x1b') && !strchr(tty, '\r'),
 	   "terminal: the verdict, no escape sequence from data");
+	ok(tty && strstr(tty, "\n5 checks, 1 failed (see the report's appendix); 5 known unknowns (") &&
+		   strstr(tty, "\n    1 need tracefs: mount tracefs at /sys/kernel/tracing") &&
+		   strstr(tty, "\n    1 need privileges: run as root") &&
+		   strstr(tty, "\n    3 other: see \"Known unknowns\" in report.md"),
+	   "terminal: one line per kind of unknown, with how to get it");
 	(void)rr;
 out:
 	free(tty);
@@ -794,6 +929,11 @@ static void test_model(void)
 	res[3].error = dup("boom <b>");
 	res[3].traceback = dup("stack traceback:\n\t[C]: in ~~~ <x>");
 	res[4].st = ST_OK;
+	/* unknowns of known kinds, for the terminal's lines of how to get them */
+	free(res[1].unknowns[0].reason);
+	res[1].unknowns[0].reason = dup("tracefs is not mounted (a classic tracepoint needs it)");
+	free(res[2].unknowns[0].reason);
+	res[2].unknowns[0].reason = dup("permission denied (BPF needs root, or CAP_BPF)");
 	e = add_evidence(&res[4], EV_FLAMEGRAPH, "profile");
 	f = fold__new();
 	fold__text(f, "a;b 3\na;<c> 2\n", 14, err, sizeof(err));
