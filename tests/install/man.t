@@ -71,7 +71,8 @@ if command -v scdoc >/dev/null; then
 	for page in "$M"/*.scd; do
 		name=$(basename "$page" .scd)
 		scdoc <"$page" >"$T/$name" 2>"$T/err"
-		ok "scdoc builds $name ($(head -1 "$T/err"))" test $? = 0 -a -s "$T/$name"
+		rc=$? # before the message's $(...) runs, which sets $? again
+		ok "scdoc builds $name ($(head -1 "$T/err"))" test "$rc" = 0 -a -s "$T/$name"
 		if command -v man >/dev/null; then
 			MANWIDTH=100 man -l "$T/$name" 2>"$T/err" | col -b >"$T/$name.txt"
 			ok "man shows $name ($(head -1 "$T/err"))" grep -q '^NAME' "$T/$name.txt"
