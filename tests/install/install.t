@@ -17,7 +17,8 @@ trap 'rm -rf "$T"' EXIT
 for PREFIX in /usr/local /opt/sonde; do
 	D=$T/d$(echo "$PREFIX" | tr / _)
 	make -s install DESTDIR="$D" PREFIX="$PREFIX" >"$T/log" 2>&1
-	ok "make install PREFIX=$PREFIX DESTDIR=...: exit 0 ($(tail -1 "$T/log"))" test $? = 0
+	rc=$? # before the message's $(...) sets $? again
+	ok "make install PREFIX=$PREFIX DESTDIR=...: exit 0 ($(tail -1 "$T/log"))" test "$rc" = 0
 	P=$D$PREFIX
 	ok "$PREFIX: bin/sonde, executable" test -x "$P/bin/sonde"
 	is "$("$P/bin/sonde" --version)" "$("$SONDE" --version)" "$PREFIX: the installed binary runs"
