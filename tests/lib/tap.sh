@@ -58,3 +58,20 @@ done_testing() {
 	echo "1..$TAP_N"
 	[ "$TAP_FAILED" -eq 0 ]
 }
+
+# Background processes a test starts (PIDS+=($!)) are killed at exit, and the
+# test's directory $T removed (kept with KEEP=1); tap_cleanup_extra, when the
+# test defines it, runs first. Call after T is set.
+PIDS=()
+tap_cleanup() {
+	declare -F tap_cleanup_extra >/dev/null && tap_cleanup_extra
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[ -n "$KEEP" ] || rm -rf "$T"
+}
+tap_kill_at_exit() {
+	trap tap_cleanup EXIT
+	trap 'exit 130' INT TERM
+}

@@ -25,16 +25,7 @@ taskset -c 1 true 2>/dev/null || skip_all "cannot pin to CPU 1 (offline, or outs
 taskset -c 0 true 2>/dev/null || skip_all "cannot pin to CPU 0 (offline, or outside our cpuset)"
 
 T=$(mktemp -d /tmp/sonde-live-cpu.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+tap_kill_at_exit
 
 export LC_ALL=C
 

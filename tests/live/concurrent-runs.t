@@ -14,16 +14,7 @@ done
 [ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
 
 T=$(mktemp -d /tmp/sonde-live-concurrent.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+tap_kill_at_exit
 
 mkdir "$T/out"
 for i in $(seq 1 $RUNS); do

@@ -19,16 +19,7 @@ done
 
 T=$(mktemp -d /tmp/sonde-live-drilldown.XXXXXX)
 [ -n "$KEEP" ] && echo "# keeping $T"
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "$KEEP" ] || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+tap_kill_at_exit
 
 # the comm of an exec is the name it was run by: a symlink named ddspin
 ln -s "$(command -v perl)" "$T/ddspin"

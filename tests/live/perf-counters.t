@@ -29,16 +29,7 @@ done
 taskset -c 0 true 2>/dev/null || skip_all "cannot pin to CPU 0 (offline, or outside our cpuset)"
 
 T=$(mktemp -d /tmp/sonde-live-perf.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "$KEEP" ] || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+tap_kill_at_exit
 export LC_ALL=C
 
 # run NAME ARGS...: sonde run into $T/NAME, raw/ extracted to $T/NAME/x

@@ -17,16 +17,7 @@ done
 
 T=$(mktemp -d /tmp/sonde-live-profile.XXXXXX)
 [ -n "$KEEP" ] && echo "# keeping $T"
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "$KEEP" ] || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+tap_kill_at_exit
 
 cat >"$T/spin.c" <<'EOF'
 volatile unsigned long sink;

@@ -17,16 +17,7 @@ done
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for BPF (running as uid $(id -u))"
 
 T=$(mktemp -d /tmp/sonde-live-tasks.XXXXXX)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "$KEEP" ] || rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+tap_kill_at_exit
 
 cat >"$T/holder.c" <<'EOF'
 #include <fcntl.h>
