@@ -154,6 +154,8 @@ static void derive_host(struct analysis *an)
 		copy_trimmed(an->hostname, sizeof(an->hostname), r->data, r->len);
 	if ((r = first_ok(host, "/proc/sys/kernel/osrelease")))
 		copy_trimmed(an->kernel, sizeof(an->kernel), r->data, r->len);
+	if ((r = first_ok(host, "/proc/sys/kernel/random/boot_id")))
+		copy_trimmed(an->boot_id, sizeof(an->boot_id), r->data, r->len);
 	an->threads_max = rec_u64(first_ok(host, "/proc/sys/kernel/threads-max"));
 	an->pid_max = rec_u64(first_ok(host, "/proc/sys/kernel/pid_max"));
 	an->nr_open = rec_u64(first_ok(host, "/proc/sys/fs/nr_open"));
@@ -285,6 +287,10 @@ static int status_fields(struct task_build *t, const struct capture_rec *r, int 
 	if (parse_pid_status(r->data, r->len, &ps))
 		return -EINVAL;
 	t->s.uid = ps.uid;
+	if (ps.has_anon)
+		t->s.anon_bytes = (int64_t)(ps.rss_anon_kb * 1024);
+	if (ps.has_swap)
+		t->s.swap_bytes = (int64_t)(ps.vm_swap_kb * 1024);
 	if (ps.has_ctxt) {
 		if (first && !t->have_ctxt0) {
 			t->have_ctxt0 = 1;
@@ -377,6 +383,7 @@ static int task_table__stat(struct task_table *tt, const struct analysis *an,
 			return -ENOMEM;
 		t->s.uid = -1;
 		t->s.fds = -1;
+		t->s.anon_bytes = t->s.swap_bytes = -1;
 		t->s.starttime = ps.starttime;
 		t->first_seq = r->seq;
 		t->s.first_t = analysis__t(an, r);

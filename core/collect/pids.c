@@ -140,8 +140,10 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 		return -errno;
 	cs->nproc = 0;
 	while ((de = readdir(d))) {
-		int pid = pid_of(de->d_name), first;
+		int pid = pid_of(de->d_name), first, rc;
 		struct idle_slot *idle;
+		const char *data;
+		size_t len;
 
 		if (pid <= 0)
 			continue;
@@ -159,10 +161,14 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 		/* Gone between readdir and open: it exited, nothing to keep. */
-		if (reader__tee(rd, w, path, NULL, NULL) == -ENOENT) {
+		rc = reader__tee(rd, w, path, &data, &len);
+		if (rc == -ENOENT) {
 			cs->nproc--;
 			continue;
 		}
+		if (!rc)
+			holders__stat(cs, pid, data, len, first, phase & PHASE_LAST);
+		holders__fds(cs, rd, pid, first, phase & PHASE_LAST);
 		if (!idle)
 			idle = idle__slot(cs, pid);
 		if (idle)
@@ -184,11 +190,10 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 				reader__tee(rd, w, path, NULL, NULL);
 			}
 			snprintf(path, sizeof(path), "/proc/%d/io", pid);
-			reader__tee(rd, w, path, NULL, NULL);
+			if (!reader__tee(rd, w, path, &data, &len))
+				holders__io(cs, pid, data, len, first, phase & PHASE_LAST);
 		}
 		if (first) {
-			const char *data;
-			size_t len;
 			int trunc;
 			int64_t wall = clock__ns(CLOCK_REALTIME), mono = clock__ns(CLOCK_MONOTONIC);
 
@@ -212,11 +217,13 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 		}
 	}
 	closedir(d);
+	holders__round(cs, rd, w, phase);
 	return 0;
 }
 
 void pids__fini(struct collector_state *cs)
 {
+	holders__free(cs);
 	free(cs->seen);
 	cs->seen = NULL;
 	free(cs->idle);

@@ -132,6 +132,20 @@ int reader__tee(struct reader *rd, struct capture_writer *w, const char *path, c
 	return err;
 }
 
+void reader__blocking_begin(struct reader *rd, const char *what)
+{
+	if (rd->lock) {
+		snprintf(rd->current, sizeof(rd->current), "%s", what);
+		pthread_mutex_unlock(rd->lock);
+	}
+}
+
+void reader__blocking_end(struct reader *rd)
+{
+	if (rd->lock)
+		pthread_mutex_lock(rd->lock);
+}
+
 void reader__free(struct reader *rd)
 {
 	free(rd->buf);

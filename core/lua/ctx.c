@@ -24,6 +24,10 @@ static void ctx_push_host(lua_State *L, const struct analysis *an)
 		lua_pushstring(L, an->virt);
 		lua_setfield(L, -2, "virtualization");
 	}
+	if (an->boot_id[0]) {
+		lua_pushstring(L, an->boot_id);
+		lua_setfield(L, -2, "boot_id");
+	}
 	lua_pushinteger(L, (lua_Integer)an->threads_max);
 	lua_setfield(L, -2, "threads_max");
 	lua_pushinteger(L, (lua_Integer)an->pid_max);

@@ -112,5 +112,10 @@ int ctx_proc__swaps(lua_State *L);
 int ctx_proc__cgroups(lua_State *L);
 int ctx_proc__tasks(lua_State *L);
 int ctx_proc__task_series(lua_State *L);
+/* ctx_proc_holders.c: per-process levels, the suspects' open files (proc.pids) */
+int ctx_proc__task_levels(lua_State *L);
+int ctx_proc__open_files(lua_State *L);
+/* ctx_proc_net.c: listeners, local ports, conntrack (net.sockets), links (net.links) */
+void ctx_proc_net__register(lua_State *L, void *an);
 
 #endif

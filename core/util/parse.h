@@ -126,6 +126,8 @@ struct pid_status {
 	int64_t uid;   /* real uid, -1 when absent */
 	uint64_t threads;
 	uint64_t vm_rss_kb;
+	uint64_t rss_anon_kb, vm_swap_kb; /* anonymous resident and swapped-out memory */
+	int has_anon, has_swap;           /* kernel threads have neither line */
 	uint64_t vol_ctxt, nonvol_ctxt;
 	int has_ctxt;
 };

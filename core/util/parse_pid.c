@@ -209,6 +209,16 @@ int parse_pid_status(const char *buf, size_t len, struct pid_status *out)
 				out->vm_rss_kb = x;
 				found = true;
 			}
+		} else if (parse_word_is(k, klen, "RssAnon")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->rss_anon_kb = x;
+				out->has_anon = found = true;
+			}
+		} else if (parse_word_is(k, klen, "VmSwap")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->vm_swap_kb = x;
+				out->has_swap = found = true;
+			}
 		} else if (parse_word_is(k, klen, "voluntary_ctxt_switches")) {
 			if (!parse_kv_u64(v, vlen, 0, &x)) {
 				out->vol_ctxt = x;
