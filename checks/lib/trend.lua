@@ -139,16 +139,16 @@ function trend.fit(ts, ys, opts)
 end
 
 --- Time until a rising fit reaches capacity: { seconds, lo, hi (seconds, from the slope's
--- interval), rate (units per second), headroom, now } or nil and why. The level now is the
--- larger of the fitted and the last observed value, so a lagging fit never promises more time.
--- A level already at capacity gives seconds = 0.
+-- interval), rate (units per second), headroom, now } or nil and why. The level now is the last
+-- observed one (what is left is what is left; a fit over days of audits can lag it either way);
+-- the rate is the fit's. A level already at capacity gives seconds = 0.
 function trend.exhaustion(fit, capacity)
   if not fit then return nil, "no fit" end
   if not capacity or capacity <= 0 or capacity ~= capacity or capacity == math.huge then
     return nil, "no finite capacity"
   end
   if not fit.real then return nil, fit.why_not end
-  local now = math.max(fit.level, fit.last)
+  local now = fit.last
   local headroom = capacity - now
   if headroom <= 0 then
     return { seconds = 0, lo = 0, hi = 0, rate = fit.slope, headroom = 0, now = now, capacity = capacity }

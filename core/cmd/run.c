@@ -157,6 +157,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (progress)
 		fprintf(stderr, "  analyzing: %zu checks over %u samples...\r", plan.nsel, wr.samples);
+	/* before --redact: the earlier bundles are matched by the real host name */
+	run_history__gather(&o, &plan, raw);
 	if (o.redact && !(red = run_observe__redact(&o, stage)))
 		return EXIT_RUN_FAILED;
 

@@ -65,6 +65,13 @@ struct collector {
 	void (*fini)(struct collector_state *cs);
 };
 
+/*
+ * Not a collector of the window: the levels that earlier bundles of this host
+ * recorded, written by the run layer before the checks (raw/history.cap) for
+ * the checks that declare it (trends across runs).
+ */
+#define HISTORY_COLLECTOR "history"
+
 /* NULL-terminated static registry (collectors.c). */
 extern const struct collector *const collectors[];
 const struct collector *collector__find(const char *name);

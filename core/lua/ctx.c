@@ -90,5 +90,7 @@ void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
 	luaopen_sonde_bpf(L);
 	lua_setfield(L, -2, "bpf");
 	lua_pushlightuserdata(L, an), luaopen_sonde_perf(L), lua_setfield(L, -2, "perf");
+	ctx_history__push(L, an);
+	lua_setfield(L, -2, "history");
 	ctx_report__set_methods(L, res);
 }

@@ -131,8 +131,14 @@ static void levels__fds(struct levels_table *lt, const struct capture_rec *r)
 
 			if (pl->pid != pid)
 				continue;
-			if (pl->n && pl->v[pl->n - 1].seq == r->seq)
-				pl->v[pl->n - 1].fds = count;
+			/* its stat of the same round: the latest, unless the records are not in round order */
+			for (size_t k = pl->n; k-- > 0;)
+				if (pl->v[k].seq == r->seq) {
+					pl->v[k].fds = count;
+					break;
+				} else if (pl->v[k].seq < r->seq) {
+					break;
+				}
 			break;
 		}
 	}

@@ -269,6 +269,8 @@ static void ports_record(lua_State *L, int res, int total, int dests, const stru
 	unsigned lo, hi;
 
 	series_push(L, total, t);
+	lua_pushinteger(L, r->seq);
+	lua_setfield(L, -2, "seq");
 	while (next_line(&p, end, line, sizeof(line))) {
 		if (sscanf(line, "range %u %u", &lo, &hi) == 2) {
 			lua_newtable(L);

@@ -39,6 +39,12 @@ void check_result__free(struct check_result *r)
 		free(r->unknowns[i].reason);
 	}
 	free(r->unknowns);
+	for (size_t i = 0; i < r->nnas; i++) {
+		free(r->nas[i].name);
+		free(r->nas[i].instance);
+		free(r->nas[i].reason);
+	}
+	free(r->nas);
 	for (size_t i = 0; i < r->nculprits; i++) {
 		free(r->culprits[i].comm);
 		free(r->culprits[i].cmdline);
@@ -167,6 +173,12 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 	put_u64(sb, r->mem_peak);
 	put_u64(sb, r->instructions);
 	put_f64(sb, r->score);
+	put_u64(sb, r->nnas);
+	for (size_t i = 0; i < r->nnas; i++) {
+		put_str(sb, r->nas[i].name);
+		put_str(sb, r->nas[i].instance);
+		put_str(sb, r->nas[i].reason);
+	}
 }
 
 /* ---- reading ---- */
@@ -371,6 +383,17 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 	r->mem_peak = (size_t)get_u64(&rb);
 	r->instructions = get_u64(&rb);
 	r->score = get_f64(&rb);
+	n = get_count(&rb);
+	r->nas = get_array(&rb, n, sizeof(*r->nas));
+	for (size_t i = 0; i < n && !rb.bad; i++, r->nnas++) {
+		r->nas[i].name = get_str(&rb);
+		r->nas[i].instance = get_str(&rb);
+		r->nas[i].reason = get_str(&rb);
+		if (!r->nas[i].name)
+			r->nas[i].name = strdup("?");
+		if (!r->nas[i].reason)
+			r->nas[i].reason = strdup("?");
+	}
 	if (rb.bad || rb.p != rb.end) {
 		check_result__free(r);
 		return -EINVAL;
