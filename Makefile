@@ -11,10 +11,13 @@ PKGS := lua5.4 libcmark libarchive
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
-# for luacheck over checks/, methodologies/ and ranking/).
+# for luacheck over checks/, methodologies/ and ranking/; nftables for the
+# conntrack scenario, e2fsprogs for the file system ones, python3 for the
+# scenarios' sockets and threads).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check nftables \
+	    e2fsprogs python3
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \

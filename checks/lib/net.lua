@@ -26,14 +26,14 @@ function net.no_capacity(name, links, devices)
   local l = links and links[name]
   if l and l.kind then
     if stacked[l.kind] then return nil end
-    return "a " .. l.kind .. " link forwards in software: the speed it reports is not a line rate, so it "
-      .. "has no utilization; its saturation is its drops and queue backlog (use.network-saturation)"
+    return "virtual link (" .. l.kind .. "): it forwards in software, the speed it reports is not a line rate, "
+      .. "so it has no utilization; its saturation is its drops and queue backlog (use.network-saturation)"
   end
   if l then return nil end -- a physical device (no kind)
   local d = devices and devices[name]
   if d and d.kind == "none" and #(d.stacked_on or {}) == 0 then
-    return "a virtual interface (no device behind it): the speed it reports is not a line rate, so it has no "
-      .. "utilization; its saturation is its drops and queue backlog (use.network-saturation)"
+    return "virtual link (no device behind it): it forwards in software, the speed it reports is not a line "
+      .. "rate, so it has no utilization; its saturation is its drops and queue backlog (use.network-saturation)"
   end
   return nil
 end

@@ -141,18 +141,19 @@ end
 --- Time until a rising fit reaches capacity: { seconds, lo, hi (seconds, from the slope's
 -- interval), rate (units per second), headroom, now } or nil and why. The level now is the last
 -- observed one (what is left is what is left; a fit over days of audits can lag it either way);
--- the rate is the fit's. A level already at capacity gives seconds = 0.
+-- the rate is the fit's. A level already at capacity gives seconds = 0, trend or not.
 function trend.exhaustion(fit, capacity)
   if not fit then return nil, "no fit" end
   if not capacity or capacity <= 0 or capacity ~= capacity or capacity == math.huge then
     return nil, "no finite capacity"
   end
-  if not fit.real then return nil, fit.why_not end
   local now = fit.last
   local headroom = capacity - now
+  -- already out: whatever the shape of the way there (a rise that stopped at the limit is flat)
   if headroom <= 0 then
     return { seconds = 0, lo = 0, hi = 0, rate = fit.slope, headroom = 0, now = now, capacity = capacity }
   end
+  if not fit.real then return nil, fit.why_not end
   return {
     seconds = headroom / fit.slope, lo = headroom / fit.hi, hi = headroom / fit.lo,
     rate = fit.slope, headroom = headroom, now = now, capacity = capacity,

@@ -7,6 +7,8 @@ local fmt = require("fmt")
 
 -- The processes holding files (or their working directory) on device dev, with their write rate:
 -- write_bytes, or wchar on a file system without a block device (tmpfs: nothing reaches a disk).
+-- One that writes nothing but works there and ran in the window is kept too: creating empty files
+-- takes inodes, not bytes. The biggest writers first, then the busiest.
 local function writers(ctx, files, by_pid, dev, block)
   local secs = ctx.window.seconds > 0 and ctx.window.seconds or 1
   local seen, out, deleted = {}, {}, {}
@@ -27,7 +29,13 @@ local function writers(ctx, files, by_pid, dev, block)
     if c.dev == dev then add(pid, "works in " .. c.path) end
   end
   local active = {}
-  for _, e in ipairs(out) do if e.rate > 0 then active[#active + 1] = e end end
+  for _, e in ipairs(out) do
+    if e.rate > 0 or (e.task.utime or 0) + (e.task.stime or 0) > 0 then active[#active + 1] = e end
+  end
+  table.sort(active, function(a, b)
+    if a.rate ~= b.rate then return a.rate > b.rate end
+    return (a.task.cpu_share or 0) > (b.task.cpu_share or 0)
+  end)
   return active, deleted
 end
 
@@ -161,6 +169,15 @@ return {
     if who then sentence = sentence .. "; writer: " .. who end
     if held > 0 then sentence = sentence .. "; " .. fmt.bytes(held) .. " held by deleted files still open" end
     ctx:summary(sentence)
+    -- the others running out, each with its own writers
+    for k = 2, math.min(#out, 6) do
+      local c = out[k]
+      local w = writers(ctx, files, by_pid, c.dev, c.block)
+      local line = c.long and string.format("%s: %s %s (since earlier audits)", c.mount, c.verb, trend.when(c.ex))
+        or runout.sentence(c, c.verb)
+      if w[1] then line = line .. "; writer: " .. fmt.task(w[1].task) end
+      ctx:note("also: " .. line)
+    end
     ctx:next("what fills " .. worst.mount .. ": du -xsh " .. worst.mount .. "/* | sort -h; deleted but open: lsof +L1 "
       .. worst.mount)
   end,

@@ -88,7 +88,7 @@ return {
       sentence = string.format("listener %s is overflowing: its accept queue is full (%s of a backlog of %s)",
         l.name, fmt.num(l.series:max("queue")), fmt.num(l.series:last("backlog")))
       if (overflows or 0) > 0 then
-        sentence = sentence .. string.format(", %d connections dropped in the window", overflows)
+        sentence = sentence .. string.format(", %d listen overflows in the window (handshakes dropped, host-wide)", overflows)
       end
     else
       sentence = runout.sentence(worst, "full")

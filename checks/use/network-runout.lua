@@ -5,6 +5,33 @@ local runout = require("runout")
 local trend = require("trend")
 local fmt = require("fmt")
 
+local function loopback(addr)
+  return addr:match("^127%.") or addr == "::1" or addr:match("^::ffff:127%.")
+end
+
+-- Per round, the destination with the most local ports that a new connect() cannot have: all of
+-- its sockets, less those in TIME_WAIT when tcp_tw_reuse hands them out again (1: toward any
+-- destination, 2: toward loopback only). Returns the times, the levels and the destination of the
+-- last round.
+local function ports_level(lp)
+  local by_seq = {}
+  for _, d in pairs(lp.destinations) do
+    local reusable = lp.tw_reuse == 1 or (lp.tw_reuse == 2 and loopback(d.addr))
+    for _, x in ipairs(d.series) do
+      local v = x.count - (reusable and (x.timewait or 0) or 0)
+      local b = by_seq[x.seq]
+      if not b or v > b.v then by_seq[x.seq] = { v = v, d = d } end
+    end
+  end
+  local ts, ys, top = {}, {}, nil
+  for _, x in ipairs(lp.series) do
+    local b = by_seq[x.seq]
+    ts[#ts + 1], ys[#ys + 1] = x.t, b and b.v or 0
+    top = b and b.d or nil
+  end
+  return ts, ys, top
+end
+
 return {
   id = "use.network-runout",
   title = "Network tables running out",
@@ -26,18 +53,16 @@ return {
     end
     local lp, pwhy = ctx.proc.local_ports()
     if lp and lp.range then
-      local size = lp.range[2] - lp.range[1] + 1
-      local ts, ys = trend.points(lp.series, "busiest")
-      -- the destination that is busiest at the end names the resource
-      local top, topn = nil, -1
-      for _, d in pairs(lp.destinations) do
-        local n = d.series[#d.series].count
-        if d.series[#d.series].seq == lp.series[#lp.series].seq and n > topn then top, topn = d, n end
-      end
+      local ts, ys, top = ports_level(lp)
       cands[#cands + 1] = runout.assess(ctx, { name = "local ports to " .. (top and top.name or "one destination"),
-        instance = "local ports", ts = ts, ys = ys, capacity = size, unit = "", kind = "ports", dest = top }, args)
+        instance = "local ports", ts = ts, ys = ys, capacity = lp.range[2] - lp.range[1] + 1, unit = "",
+        kind = "ports", dest = top }, args)
       if (lp.series:last("ports") or 0) > 0 then
         ctx:metric("ephemeral_ports_in_use", lp.series:last("ports"), {})
+      end
+      if lp.tw_reuse and lp.tw_reuse > 0 then
+        ctx:note(string.format("net.ipv4.tcp_tw_reuse = %d: ports in TIME_WAIT %s are handed out again, not counted",
+          lp.tw_reuse, lp.tw_reuse == 1 and "toward any destination" or "toward loopback"))
       end
     else
       ctx:unknown("time_left_s", "local ports: " .. (pwhy or "no ip_local_port_range"))

@@ -30,6 +30,7 @@
 #define TOP_EACH 8          /* suspects per reason */
 #define FDS_PER_SUSPECT 4096
 #define FILES_MAX 32768     /* lines of sonde:files */
+#define CWD_MAX 256         /* other active processes whose working directory is recorded */
 
 enum { R_WRITE_BYTES, R_WCHAR, R_FDS, R_CPU, R_N };
 static const char *const reason_names[R_N] = { "write_bytes", "wchar", "fds", "cpu" };
@@ -208,32 +209,50 @@ static void suspects__pick(struct holders *h)
 	}
 }
 
+static int by_cpu_growth(const void *a, const void *b)
+{
+	uint64_t x = held__growth(*(struct held *const *)a, R_CPU);
+	uint64_t y = held__growth(*(struct held *const *)b, R_CPU);
+
+	return x > y ? -1 : x < y;
+}
+
+/* One process's working directory as a "cwd" line; 1 when written. */
+static size_t cwd__record(const struct collector_state *cs, struct reader *rd, int pid,
+			  struct strbuf *out)
+{
+	char dir[4200], link[4096];
+	struct statx sx;
+	ssize_t n;
+	int ok;
+
+	snprintf(dir, sizeof(dir), "%s/proc/%d/cwd", cs->root, pid);
+	reader__blocking_begin(rd, dir);
+	/* DONT_SYNC: a file on a network file system answers from its cache, never the server. */
+	ok = !statx(AT_FDCWD, dir, AT_STATX_DONT_SYNC, STATX_INO, &sx) &&
+	     (n = readlink(dir, link, sizeof(link) - 1)) > 0;
+	reader__blocking_end(rd);
+	if (!ok)
+		return 0;
+	link[n] = '\0';
+	record__printf(out, "cwd\t%d\t%u:%u\t%llu\t", pid, sx.stx_dev_major, sx.stx_dev_minor,
+		       (unsigned long long)sx.stx_ino);
+	path_escaped(out, link);
+	record__printf(out, "\n");
+	return 1;
+}
+
 /* One suspect's working directory and regular files, a line each. Returns the lines written. */
 static size_t suspect__scan(const struct collector_state *cs, struct reader *rd, int pid,
 			    struct strbuf *out, size_t room)
 {
 	char dir[4200], link[4096];
-	size_t lines = 0, seen = 0;
+	size_t lines = cwd__record(cs, rd, pid, out), seen = 0;
 	struct dirent *de;
 	struct statx sx;
 	DIR *d;
 	ssize_t n;
 
-	snprintf(dir, sizeof(dir), "%s/proc/%d/cwd", cs->root, pid);
-	reader__blocking_begin(rd, dir);
-	/* DONT_SYNC: a file on a network file system answers from its cache, never the server. */
-	if (!statx(AT_FDCWD, dir, AT_STATX_DONT_SYNC, STATX_INO, &sx) &&
-	    (n = readlink(dir, link, sizeof(link) - 1)) > 0) {
-		reader__blocking_end(rd);
-		link[n] = '\0';
-		record__printf(out, "cwd\t%d\t%u:%u\t%llu\t", pid, sx.stx_dev_major, sx.stx_dev_minor,
-			       (unsigned long long)sx.stx_ino);
-		path_escaped(out, link);
-		record__printf(out, "\n");
-		lines++;
-	} else {
-		reader__blocking_end(rd);
-	}
 	snprintf(dir, sizeof(dir), "%s/proc/%d/fd", cs->root, pid);
 	if (!(d = opendir(dir)))
 		return lines;
@@ -276,7 +295,8 @@ static void suspects__record(struct collector_state *cs, struct holders *h, stru
 			     struct capture_writer *w)
 {
 	struct strbuf out = { 0 };
-	size_t lines = 0;
+	struct held **active;
+	size_t lines = 0, nactive = 0;
 
 	suspects__pick(h);
 	for (size_t i = 0; i < h->cap && lines < FILES_MAX; i++) {
@@ -294,6 +314,20 @@ static void suspects__record(struct collector_state *cs, struct holders *h, stru
 		record__printf(&out, "\n");
 		lines += 1 + suspect__scan(cs, rd, e->pid, &out, FILES_MAX - lines);
 	}
+	/*
+	 * Every other process that used the CPU in the window: where it works. One
+	 * that creates empty files takes inodes and writes no byte; its working
+	 * directory is the only trace. The busiest CWD_MAX, a syscall or two each.
+	 */
+	active = calloc(h->n + 1, sizeof(*active));
+	for (size_t i = 0; active && i < h->cap; i++)
+		if (h->t[i].pid && !h->t[i].reasons && held__growth(&h->t[i], R_CPU))
+			active[nactive++] = &h->t[i];
+	if (active)
+		qsort(active, nactive, sizeof(*active), by_cpu_growth);
+	for (size_t k = 0; k < nactive && k < CWD_MAX && lines < FILES_MAX; k++)
+		lines += cwd__record(cs, rd, active[k]->pid, &out);
+	free(active);
 	if (lines >= FILES_MAX)
 		record__printf(&out, "cut\n");
 	if (!out.oom)

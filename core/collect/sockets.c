@@ -64,7 +64,7 @@ struct dest {
 	int family;
 	uint8_t addr[16];
 	uint16_t port;
-	uint32_t count;
+	uint32_t count, timewait;
 	uint64_t inode[4];  /* a few of its sockets, for the owner walk */
 	uint32_t uid[4];
 	int ninode;
@@ -379,6 +379,8 @@ static int on_port(const struct nlmsghdr *h, void *arg)
 		return 0;
 	}
 	d->count++;
+	if (m->idiag_state == ST_TIME_WAIT)
+		d->timewait++;
 	if (m->idiag_inode && d->ninode < 4) {
 		d->inode[d->ninode] = m->idiag_inode;
 		d->uid[d->ninode++] = m->idiag_uid;
@@ -395,9 +397,10 @@ static int cmp_dest(const void *x, const void *y)
 
 /*
  * range LO HI / sockets N / timewait N / ports N / then the busiest
- * destinations: dst ADDR PORT COUNT INODES (a few of its sockets' inodes,
- * comma-separated, "-" when none has one: TIME_WAIT). A connect() needs a
- * local port free for its destination: the busiest one runs out first.
+ * destinations: dst ADDR PORT COUNT INODES TIMEWAIT (a few of its sockets'
+ * inodes, comma-separated, "-" when none has one; how many of them are in
+ * TIME_WAIT, which tcp_tw_reuse may hand out again). A connect() needs a local
+ * port free for its destination: the busiest one runs out first.
  */
 static void ports_sample(struct sock_state *s, struct reader *rd, struct capture_writer *w)
 {
@@ -440,7 +443,7 @@ static void ports_sample(struct sock_state *s, struct reader *rd, struct capture
 		for (int k = 0; k < s->dest[i].ninode; k++)
 			record__printf(&out, "%s%llu", k ? "," : "",
 				       (unsigned long long)s->dest[i].inode[k]);
-		record__printf(&out, "%s\n", s->dest[i].ninode ? "" : "-");
+		record__printf(&out, "%s %u\n", s->dest[i].ninode ? "" : "-", s->dest[i].timewait);
 	}
 	if (s->other)
 		record__printf(&out, "other %llu\n", (unsigned long long)s->other);
@@ -598,6 +601,8 @@ int sockets__sample(struct collector_state *cs, struct reader *rd, struct captur
 			s->lo = lo;
 			s->hi = hi;
 		}
+		/* 1: TIME_WAIT ports are reused for new connections, 2: toward loopback only */
+		reader__tee(rd, w, "/proc/sys/net/ipv4/tcp_tw_reuse", NULL, NULL);
 	}
 	reader__tee(rd, w, "/proc/net/sockstat", NULL, NULL);
 	/* ENOENT without the nf_conntrack module: recorded, the checks say so. */

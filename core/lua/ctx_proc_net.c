@@ -223,9 +223,10 @@ static void ports_dst(lua_State *L, int dests, const char *line, double t, lua_I
 {
 	char addr[64], inodes[128], key[96];
 	unsigned port;
-	unsigned long long count;
+	unsigned long long count, tw = 0;
+	int nf = sscanf(line, "dst %63s %u %llu %127s %llu", addr, &port, &count, inodes, &tw);
 
-	if (sscanf(line, "dst %63s %u %llu %127s", addr, &port, &count, inodes) != 4)
+	if (nf < 4)
 		return;
 	snprintf(key, sizeof(key), strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, port);
 	if (lua_getfield(L, dests, key) != LUA_TTABLE) {
@@ -254,6 +255,8 @@ static void ports_dst(lua_State *L, int dests, const char *line, double t, lua_I
 	lua_getfield(L, -1, "series");
 	series_push(L, -1, t);
 	ctx__set_u64(L, "count", count);
+	if (nf == 5)
+		ctx__set_u64(L, "timewait", tw);
 	lua_pushinteger(L, seq);
 	lua_setfield(L, -2, "seq");
 	lua_pop(L, 3);
@@ -298,9 +301,10 @@ static void ports_record(lua_State *L, int res, int total, int dests, const stru
 }
 
 /*
- * ctx.proc.local_ports() -> { range = { lo, hi }, series (sockets timewait
- * ports other busiest), destinations = { ["addr:port"] = { addr, port, name,
- * series (count), inodes } }, owners = { [inode] = pid } }.
+ * ctx.proc.local_ports() -> { range = { lo, hi }, tw_reuse (net.ipv4.tcp_tw_reuse,
+ * when read), series (sockets timewait ports other busiest), destinations =
+ * { ["addr:port"] = { addr, port, name, series (count timewait seq), inodes } },
+ * owners = { [inode] = pid } }.
  */
 static int proc_local_ports(lua_State *L)
 {
@@ -340,6 +344,7 @@ static int proc_local_ports(lua_State *L)
 		return ctx_proc__missing(L, st, "net.sockets", "sonde:ports",
 					 "no ip_local_port_range, or sock_diag answered nothing");
 	}
+	ctx_proc__set_rec_u64(L, "tw_reuse", ctx_proc__rec(st, "/proc/sys/net/ipv4/tcp_tw_reuse", 0));
 	return 1;
 }
 

@@ -147,6 +147,11 @@ do
   tap.ok(ex.seconds == 0 and trend.when(ex) == "now", "at capacity: now")
   tap.ok(trend.exhaustion(fit, nil) == nil, "no capacity: nil")
   tap.ok(trend.exhaustion(fit, math.huge) == nil, "unlimited capacity: nil")
+  -- a rise that stopped at the limit: flat now, but out
+  ts, ys = series(11, function(t) return math.min(100, 60 + 10 * t) end)
+  fit = trend.fit(ts, ys)
+  ex = trend.exhaustion(fit, 100)
+  tap.ok(ex and ex.seconds == 0, "at the limit after a rise that stopped there: now")
 end
 
 -- 12. thousands of points are thinned, the slope stays exact
