@@ -130,6 +130,7 @@ run: sonde
 
 bench: sonde
 	bench/run-bench.sh
+	bench/runout.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde

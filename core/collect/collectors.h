@@ -107,7 +107,8 @@ void pids__fini(struct collector_state *cs);
 /*
  * ---- holders.c: what proc.pids keeps for the trends of finite resources ----
  * Called by pids.c: each process's stat and io when read at first sight or in the last
- * round (first, last), its fd count every round its stat is read; after each round,
+ * round (first, last), its fd count every round its stat is read (changed: the stat
+ * differed from its last read); after each round,
  * holders__round writes "sonde:fds" and, in the last round, the suspects' open files
  * ("sonde:files").
  */
@@ -115,7 +116,8 @@ void holders__stat(struct collector_state *cs, int pid, const char *data, size_t
 		   int last);
 void holders__io(struct collector_state *cs, int pid, const char *data, size_t len, int first,
 		 int last);
-void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int first, int last);
+void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int first, int last,
+		  int changed);
 void holders__round(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		    int phase);
 void holders__free(struct collector_state *cs);

@@ -168,7 +168,7 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 		}
 		if (!rc)
 			holders__stat(cs, pid, data, len, first, phase & PHASE_LAST);
-		holders__fds(cs, rd, pid, first, phase & PHASE_LAST);
+		holders__fds(cs, rd, pid, first, phase & PHASE_LAST, !rc && !w->last_repeat);
 		if (!idle)
 			idle = idle__slot(cs, pid);
 		if (idle)
