@@ -3,6 +3,7 @@
 -- trends, and the sentences ("/srv will be full in about 40 s (25 to 70 s) at 36 MiB/s").
 local trend = require("trend")
 local fmt = require("fmt")
+local cgroups = require("cgroups")
 
 local runout = {}
 
@@ -113,6 +114,38 @@ function runout.blame(ctx, entries, total_rate, max)
     named[#named + 1] = e
   end
   return named
+end
+
+--- The process that runs out (c.task) is its own culprit.
+function runout.blame_self(ctx, c)
+  return runout.blame(ctx, { { task = c.task, rate = c.ex.rate } }, c.ex.rate, 1)
+end
+
+--- Name the culprits (runout.blame) and append them to c's sentence: "...; LABEL: loader (pid 123)".
+function runout.say(ctx, c, entries, verb, label)
+  local named = runout.blame(ctx, entries, c.ex.rate, 3)
+  local sentence = runout.sentence(c, verb)
+  local who = runout.who(named)
+  if who then sentence = sentence .. "; " .. label .. ": " .. who end
+  return sentence, named
+end
+
+--- For each pid in a cgroup with a limit, the tightest room it has: { [pid] = { name, headroom } }.
+-- limit_of(cg) gives the cgroup's limit and its use now (nil when it has none).
+function runout.cgroup_room(list, limit_of)
+  local out = {}
+  for _, cg in ipairs(list or {}) do
+    local limit, used = limit_of(cg)
+    if limit and limit > 0 and used then
+      local room = math.max(0, limit - used)
+      for _, pid in ipairs(cg.procs) do
+        if not out[pid] or room < out[pid].headroom then
+          out[pid] = { cg = cg, name = cgroups.name(cg, list), headroom = room }
+        end
+      end
+    end
+  end
+  return out
 end
 
 --- "loader (pid 123)" or "loader (pid 123) and 2 others", for the sentence; nil when none.

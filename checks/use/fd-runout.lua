@@ -59,15 +59,12 @@ return {
     local worst = out[1]
     local sentence
     if worst.task then
-      runout.blame(ctx, { { task = worst.task, rate = worst.ex.rate } }, worst.ex.rate, 1)
+      runout.blame_self(ctx, worst)
       sentence = string.format("%s opens fds at %s: it reaches its open-file limit (%s) %s", fmt.task(worst.task),
         runout.rate(worst.ex.rate, ""), fmt.num(worst.capacity), trend.when(worst.ex))
       ctx:next("what it keeps open: ls -l /proc/" .. worst.task.pid .. "/fd | awk '{print $NF}' | sort | uniq -c | sort -n")
     else
-      local named = runout.blame(ctx, growers, worst.ex.rate, 3)
-      sentence = runout.sentence(worst, "exhausted")
-      local who = runout.who(named)
-      if who then sentence = sentence .. "; opening: " .. who end
+      sentence = runout.say(ctx, worst, growers, "exhausted", "opening")
     end
     ctx:summary(sentence)
   end,

@@ -6,22 +6,9 @@ local trend = require("trend")
 local cgroups = require("cgroups")
 local fmt = require("fmt")
 
--- The memory cgroup of each pid with a limit: { cg, name, headroom } (the tightest when nested).
-local function limits_by_pid(list)
-  local out = {}
-  for _, cg in ipairs(list or {}) do
-    local limit = cg.memory.limit
-    local usage = #cg.memory.usage > 0 and cg.memory.usage:last("bytes") or nil
-    if limit and limit > 0 and usage then
-      local room = math.max(0, limit - usage)
-      for _, pid in ipairs(cg.procs) do
-        if not out[pid] or room < out[pid].headroom then
-          out[pid] = { cg = cg, name = cgroups.name(cg, list), headroom = room }
-        end
-      end
-    end
-  end
-  return out
+-- A memory cgroup's limit and its use now.
+local function memory_limit(cg)
+  return cg.memory.limit, #cg.memory.usage > 0 and cg.memory.usage:last("bytes") or nil
 end
 
 return {
@@ -53,7 +40,7 @@ return {
 
     -- processes: the room each has is what the host has left, or its cgroup if tighter
     local cglist = ctx.proc.cgroups()
-    local limit_of = limits_by_pid(cglist)
+    local limit_of = runout.cgroup_room(cglist, memory_limit)
     local procs = runout.task_series(ctx, "rss_bytes")
     local growing = {}
     for _, e in ipairs(procs) do
@@ -110,16 +97,12 @@ return {
     local worst = out[1]
     local named, sentence
     if worst.task then
-      named = runout.blame(ctx, { { task = worst.task, rate = worst.ex.rate } }, worst.ex.rate, 1)
+      named = runout.blame_self(ctx, worst)
       sentence = string.format("%s grows %s: %s %s", fmt.task(worst.task), runout.rate(worst.ex.rate, "bytes"),
         worst.limit and ("its cgroup " .. worst.limit.name .. " reaches its limit") or "the host's available memory runs out",
         trend.when(worst.ex))
     else
-      local who = worst.members or growing
-      named = runout.blame(ctx, who, worst.ex.rate, 3)
-      sentence = runout.sentence(worst, "exhausted")
-      local w = runout.who(named)
-      if w then sentence = sentence .. "; growing: " .. w end
+      sentence, named = runout.say(ctx, worst, worst.members or growing, "exhausted", "growing")
     end
     ctx:summary(sentence)
     if named[1] then

@@ -54,12 +54,8 @@ return {
         fmt.bytes(total)))
       return
     end
-    local named = runout.blame(ctx, growers, c.ex.rate, 3)
-    local sentence = runout.sentence(c, "full")
-    local who = runout.who(named)
-    if who then
-      sentence = sentence .. "; growing: " .. who
-    elseif swapped[1] then
+    local sentence, named = runout.say(ctx, c, growers, "full", "growing")
+    if #named == 0 and swapped[1] then
       ctx:culprit { pid = swapped[1].pid, comm = swapped[1].comm, cmdline = swapped[1].cmdline,
                     share = swapped[1].swap_bytes / math.max(1, ys[#ys]) }
       sentence = sentence .. "; most swapped out: " .. fmt.task(swapped[1])

@@ -6,21 +6,9 @@ local trend = require("trend")
 local cgroups = require("cgroups")
 local fmt = require("fmt")
 
--- The pids cgroup of each pid with a limit: { name, headroom } (the tightest).
-local function limits_by_pid(list)
-  local out = {}
-  for _, cg in ipairs(list or {}) do
-    local limit = cg.pids.limit
-    local cur = #cg.pids.current > 0 and cg.pids.current:last("current") or nil
-    if limit and limit > 0 and cur then
-      for _, pid in ipairs(cg.procs) do
-        if not out[pid] or limit - cur < out[pid].headroom then
-          out[pid] = { name = cgroups.name(cg, list), headroom = math.max(0, limit - cur) }
-        end
-      end
-    end
-  end
-  return out
+-- A pids cgroup's limit and its tasks now.
+local function pids_limit(cg)
+  return cg.pids.limit, #cg.pids.current > 0 and cg.pids.current:last("current") or nil
 end
 
 -- Parents of the processes born in the window and still alive: those hold new pids too.
@@ -65,7 +53,7 @@ return {
       ctx:unknown("time_left_s", why)
     end
     local cglist = ctx.proc.cgroups()
-    local limit_of = limits_by_pid(cglist)
+    local limit_of = runout.cgroup_room(cglist, pids_limit)
     local growers = {}
     for _, e in ipairs(runout.task_series(ctx, "threads")) do
       local lim = limit_of[e.task.pid]
@@ -100,17 +88,14 @@ return {
     local worst = out[1]
     local sentence
     if worst.task then
-      runout.blame(ctx, { { task = worst.task, rate = worst.ex.rate } }, worst.ex.rate, 1)
+      runout.blame_self(ctx, worst)
       sentence = string.format("%s starts %s threads: %s %s", fmt.task(worst.task), runout.rate(worst.ex.rate, ""),
         worst.limit and ("its cgroup " .. worst.limit.name .. " reaches pids.max") or "the host runs out of threads",
         trend.when(worst.ex))
     else
       local blamed = worst.members or growers
       if #blamed == 0 then blamed = spawners(ctx, worst.member_set) end
-      local named = runout.blame(ctx, blamed, worst.ex.rate, 3)
-      sentence = runout.sentence(worst, "exhausted")
-      local who = runout.who(named)
-      if who then sentence = sentence .. "; forking: " .. who end
+      sentence = runout.say(ctx, worst, blamed, "exhausted", "forking")
     end
     ctx:summary(sentence)
   end,

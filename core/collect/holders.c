@@ -27,6 +27,7 @@
 
 #include "collect/collectors.h"
 #include "util/parse.h"
+#include "util/pidmap.h"
 
 #define TOP_EACH 8          /* suspects per reason */
 #define FDS_FOLLOWED 16     /* an idle process with fewer fds is not counted every round */
@@ -48,8 +49,7 @@ struct held {
 };
 
 struct holders {
-	struct held *t;        /* open addressing on the pid */
-	size_t cap, n;
+	struct pidmap t;       /* struct held by pid */
 	int fds_checked, fds_ok; /* stat(/proc/PID/fd) gives a count on this kernel */
 	struct strbuf fds;     /* this round's "PID N" lines */
 };
@@ -61,42 +61,9 @@ static struct holders *holders__get(struct collector_state *cs)
 
 	if (off < 0)
 		off = getenv("SONDE_BENCH_NO_HOLDERS") != NULL;
-	if (!cs->hold && !off)
-		cs->hold = calloc(1, sizeof(*cs->hold));
+	if (!cs->hold && !off && (cs->hold = calloc(1, sizeof(*cs->hold))))
+		cs->hold->t = (struct pidmap)PIDMAP_INIT(sizeof(struct held));
 	return cs->hold;
-}
-
-/* The entry of pid (created empty); NULL when the table cannot grow. */
-static struct held *held__slot(struct holders *h, int pid)
-{
-	size_t i;
-
-	if ((h->n + 1) * 2 > h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 1024;
-		struct held *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t k = 0; k < h->cap; k++) {
-			if (!h->t[k].pid)
-				continue;
-			for (i = ((uint32_t)h->t[k].pid * 2654435761u) & (ncap - 1); nt[i].pid;
-			     i = (i + 1) & (ncap - 1))
-				;
-			nt[i] = h->t[k];
-		}
-		free(h->t);
-		h->t = nt;
-		h->cap = ncap;
-	}
-	for (i = ((uint32_t)pid * 2654435761u) & (h->cap - 1); h->t[i].pid;
-	     i = (i + 1) & (h->cap - 1))
-		if (h->t[i].pid == pid)
-			return &h->t[i];
-	memset(&h->t[i], 0, sizeof(h->t[i]));
-	h->t[i].pid = pid;
-	h->n++;
-	return &h->t[i];
 }
 
 static void held__set(struct held *e, int r, uint64_t v, int first, int last)
@@ -120,7 +87,7 @@ void holders__stat(struct collector_state *cs, int pid, const char *data, size_t
 
 	if (!h || (!first && !last) || parse_pid_stat(data, len, &ps) || ps.nfields < 20)
 		return;
-	e = held__slot(h, pid);
+	e = pidmap__get(&h->t, pid);
 	if (!e)
 		return;
 	/* A pid reused by another process within the window starts over. */
@@ -140,7 +107,7 @@ void holders__io(struct collector_state *cs, int pid, const char *data, size_t l
 	struct pid_io io;
 	struct held *e;
 
-	if (!h || parse_pid_io(data, len, &io) || !io.present || !(e = held__slot(h, pid)))
+	if (!h || parse_pid_io(data, len, &io) || !io.present || !(e = pidmap__get(&h->t, pid)))
 		return;
 	held__set(e, R_WRITE_BYTES, io.write_bytes, first, last);
 	held__set(e, R_WCHAR, io.wchar, first, last);
@@ -161,7 +128,7 @@ void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int fi
 		h->fds_checked = 1;
 		h->fds_ok = stat("/proc/self/fd", &st) == 0 && st.st_size > 0;
 	}
-	if (!h->fds_ok || !(e = held__slot(h, pid)))
+	if (!h->fds_ok || !(e = pidmap__get(&h->t, pid)))
 		return;
 	/*
 	 * Counted at both ends and whenever the process ran; in between, an idle one
@@ -206,9 +173,9 @@ static void suspects__pick(struct holders *h)
 	for (int r = 0; r < R_N; r++) {
 		struct held *top[TOP_EACH] = { 0 };
 
-		for (size_t i = 0; i < h->cap; i++) {
-			struct held *e = &h->t[i];
-			uint64_t g = e->pid ? held__growth(e, r) : 0;
+		for (size_t i = 0; i < h->t.cap; i++) {
+			struct held *e = pidmap__slot(&h->t, i);
+			uint64_t g = e ? held__growth(e, r) : 0;
 			int k;
 
 			if (!g)
@@ -315,11 +282,11 @@ static void suspects__record(struct collector_state *cs, struct holders *h, stru
 	size_t lines = 0, nactive = 0;
 
 	suspects__pick(h);
-	for (size_t i = 0; i < h->cap && lines < FILES_MAX; i++) {
-		const struct held *e = &h->t[i];
+	for (size_t i = 0; i < h->t.cap && lines < FILES_MAX; i++) {
+		const struct held *e = pidmap__slot(&h->t, i);
 		const char *sep = "";
 
-		if (!e->pid || !e->reasons)
+		if (!e || !e->reasons)
 			continue;
 		record__printf(&out, "suspect\t%d\t", e->pid);
 		for (int r = 0; r < R_N; r++)
@@ -335,10 +302,13 @@ static void suspects__record(struct collector_state *cs, struct holders *h, stru
 	 * that creates empty files takes inodes and writes no byte; its working
 	 * directory is the only trace. The busiest CWD_MAX, a syscall or two each.
 	 */
-	active = calloc(h->n + 1, sizeof(*active));
-	for (size_t i = 0; active && i < h->cap; i++)
-		if (h->t[i].pid && !h->t[i].reasons && held__growth(&h->t[i], R_CPU))
-			active[nactive++] = &h->t[i];
+	active = calloc(h->t.n + 1, sizeof(*active));
+	for (size_t i = 0; active && i < h->t.cap; i++) {
+		struct held *e = pidmap__slot(&h->t, i);
+
+		if (e && !e->reasons && held__growth(e, R_CPU))
+			active[nactive++] = e;
+	}
 	if (active)
 		qsort(active, nactive, sizeof(*active), by_cpu_growth);
 	for (size_t k = 0; k < nactive && k < CWD_MAX && lines < FILES_MAX; k++)
@@ -371,7 +341,7 @@ void holders__free(struct collector_state *cs)
 	if (!cs->hold)
 		return;
 	strbuf__free(&cs->hold->fds);
-	free(cs->hold->t);
+	pidmap__free(&cs->hold->t);
 	free(cs->hold);
 	cs->hold = NULL;
 }

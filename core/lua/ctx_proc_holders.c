@@ -19,6 +19,7 @@
 
 #include "collect/analysis.h"
 #include "util/parse.h"
+#include "util/pidmap.h"
 #include "lua/ctx.h"
 
 struct level {
@@ -35,51 +36,19 @@ struct proc_levels {
 	size_t n, cap;
 };
 
-struct levels_table {
-	struct proc_levels *p;
-	size_t cap, n;
-};
-
-static struct proc_levels *levels__slot(struct levels_table *lt, int pid)
+static void levels__free(struct pidmap *lt)
 {
-	size_t i;
+	for (size_t i = 0; i < lt->cap; i++) {
+		struct proc_levels *pl = pidmap__slot(lt, i);
 
-	if ((lt->n + 1) * 2 > lt->cap) {
-		size_t ncap = lt->cap ? lt->cap * 2 : 1024;
-		struct proc_levels *np = calloc(ncap, sizeof(*np));
-
-		if (!np)
-			return NULL;
-		for (size_t k = 0; k < lt->cap; k++) {
-			if (!lt->p[k].pid)
-				continue;
-			for (i = ((uint32_t)lt->p[k].pid * 2654435761u) & (ncap - 1); np[i].pid;
-			     i = (i + 1) & (ncap - 1))
-				;
-			np[i] = lt->p[k];
-		}
-		free(lt->p);
-		lt->p = np;
-		lt->cap = ncap;
+		if (pl)
+			free(pl->v);
 	}
-	for (i = ((uint32_t)pid * 2654435761u) & (lt->cap - 1); lt->p[i].pid;
-	     i = (i + 1) & (lt->cap - 1))
-		if (lt->p[i].pid == pid)
-			return &lt->p[i];
-	lt->p[i].pid = pid;
-	lt->n++;
-	return &lt->p[i];
-}
-
-static void levels__free(struct levels_table *lt)
-{
-	for (size_t i = 0; i < lt->cap; i++)
-		free(lt->p[i].v);
-	free(lt->p);
+	pidmap__free(lt);
 }
 
 /* One /proc/PID/stat record: a level of its process. 0 or -ENOMEM. */
-static int levels__stat(struct levels_table *lt, const struct analysis *an, int pid,
+static int levels__stat(struct pidmap *lt, const struct analysis *an, int pid,
 			const struct capture_rec *r)
 {
 	struct proc_levels *pl;
@@ -87,7 +56,7 @@ static int levels__stat(struct levels_table *lt, const struct analysis *an, int 
 
 	if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
 		return 0;
-	if (!(pl = levels__slot(lt, pid)))
+	if (!(pl = pidmap__get(lt, pid)))
 		return -ENOMEM;
 	/* a pid reused by another process: the new one starts its own levels */
 	if (pl->n && pl->starttime != ps.starttime)
@@ -109,7 +78,7 @@ static int levels__stat(struct levels_table *lt, const struct analysis *an, int 
 }
 
 /* "sonde:fds" of round seq: each "PID N" line completes that process's level of the round. */
-static void levels__fds(struct levels_table *lt, const struct capture_rec *r)
+static void levels__fds(struct pidmap *lt, const struct capture_rec *r)
 {
 	const char *p = r->data, *end = r->data + r->len;
 
@@ -118,29 +87,22 @@ static void levels__fds(struct levels_table *lt, const struct capture_rec *r)
 		char line[64];
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		long long pid, count;
+		struct proc_levels *pl;
 
 		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1),
 			 p);
 		p += n + 1;
 		if (sscanf(line, "%lld %lld", &pid, &count) != 2 || pid <= 0 || pid > 1 << 30 ||
-		    count < 0 || !lt->cap)
+		    count < 0 || !(pl = pidmap__find(lt, (int)pid)))
 			continue;
-		for (size_t i = ((uint32_t)pid * 2654435761u) & (lt->cap - 1); lt->p[i].pid;
-		     i = (i + 1) & (lt->cap - 1)) {
-			struct proc_levels *pl = &lt->p[i];
-
-			if (pl->pid != pid)
-				continue;
-			/* its stat of the same round: the latest, unless the records are not in round order */
-			for (size_t k = pl->n; k-- > 0;)
-				if (pl->v[k].seq == r->seq) {
-					pl->v[k].fds = count;
-					break;
-				} else if (pl->v[k].seq < r->seq) {
-					break;
-				}
-			break;
-		}
+		/* its stat of the same round: the latest, unless the records are not in round order */
+		for (size_t k = pl->n; k-- > 0;)
+			if (pl->v[k].seq == r->seq) {
+				pl->v[k].fds = count;
+				break;
+			} else if (pl->v[k].seq < r->seq) {
+				break;
+			}
 	}
 }
 
@@ -170,7 +132,7 @@ int ctx_proc__task_levels(lua_State *L)
 {
 	struct analysis *an = ctx_proc__analysis(L);
 	const struct capture_stream *st = ctx_proc__stream(L, "proc.pids");
-	struct levels_table lt = { 0 };
+	struct pidmap lt = PIDMAP_INIT(sizeof(struct proc_levels));
 	int err = 0, fds = 0;
 
 	if (!st)
@@ -200,9 +162,9 @@ int ctx_proc__task_levels(lua_State *L)
 	}
 	lua_newtable(L);
 	for (size_t i = 0; i < lt.cap; i++) {
-		const struct proc_levels *pl = &lt.p[i];
+		const struct proc_levels *pl = pidmap__slot(&lt, i);
 
-		if (!pl->pid || !levels__moved(pl))
+		if (!pl || !levels__moved(pl))
 			continue;
 		lua_createtable(L, (int)pl->n, 0);
 		for (size_t k = 0; k < pl->n; k++) {

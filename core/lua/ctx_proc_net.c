@@ -51,6 +51,20 @@ static void new_series(lua_State *L, const char *k)
 	lua_setfield(L, -3, k);
 }
 
+/* A new table { addr, port, name, series = {} } on top: a listener or a destination. */
+static void push_endpoint(lua_State *L, const char *addr, unsigned port, const char *name)
+{
+	lua_newtable(L);
+	lua_pushstring(L, addr);
+	lua_setfield(L, -2, "addr");
+	lua_pushinteger(L, port);
+	lua_setfield(L, -2, "port");
+	lua_pushstring(L, name);
+	lua_setfield(L, -2, "name");
+	new_series(L, "series");
+	lua_pop(L, 1);
+}
+
 /* ---- listeners ---- */
 
 /* One line of sonde:listen into the listener of its inode (by[inode], created in list). */
@@ -68,22 +82,14 @@ static void listen_line(lua_State *L, int list, int by, const char *line, double
 		char key[96];
 
 		lua_pop(L, 1);
-		lua_newtable(L);
+		snprintf(key, sizeof(key), fam == 6 ? "[%s]:%u" : "%s:%u", addr, port);
+		push_endpoint(L, addr, port, key);
 		lua_pushinteger(L, fam);
 		lua_setfield(L, -2, "family");
-		lua_pushstring(L, addr);
-		lua_setfield(L, -2, "addr");
-		lua_pushinteger(L, port);
-		lua_setfield(L, -2, "port");
 		lua_pushinteger(L, (lua_Integer)inode);
 		lua_setfield(L, -2, "inode");
 		lua_pushinteger(L, uid);
 		lua_setfield(L, -2, "uid");
-		snprintf(key, sizeof(key), fam == 6 ? "[%s]:%u" : "%s:%u", addr, port);
-		lua_pushstring(L, key);
-		lua_setfield(L, -2, "name");
-		new_series(L, "series");
-		lua_pop(L, 1);
 		lua_pushinteger(L, (lua_Integer)inode);
 		lua_pushvalue(L, -2);
 		lua_rawset(L, by);
@@ -231,15 +237,7 @@ static void ports_dst(lua_State *L, int dests, const char *line, double t, lua_I
 	snprintf(key, sizeof(key), strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, port);
 	if (lua_getfield(L, dests, key) != LUA_TTABLE) {
 		lua_pop(L, 1);
-		lua_newtable(L);
-		lua_pushstring(L, addr);
-		lua_setfield(L, -2, "addr");
-		lua_pushinteger(L, port);
-		lua_setfield(L, -2, "port");
-		lua_pushstring(L, key);
-		lua_setfield(L, -2, "name");
-		new_series(L, "series");
-		lua_pop(L, 1);
+		push_endpoint(L, addr, port, key);
 		lua_pushvalue(L, -1);
 		lua_setfield(L, dests, key);
 	}

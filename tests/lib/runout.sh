@@ -52,10 +52,30 @@ runout_no_finding() {
 	return 0
 }
 
+# runout_sample FILE CMD...: in the background, "EPOCH VALUE" lines into FILE twice a second,
+# VALUE what CMD prints; its pid is appended to PIDS (the test's cleanup kills them)
+runout_sample() {
+	local f=$1
+	shift
+	while :; do
+		echo "$(date +%s.%N) $("$@" 2>/dev/null)"
+		sleep 0.5
+	done >"$f" &
+	PIDS+=($!)
+}
+
 # runout_at_end FINDINGS SAMPLES: the value of SAMPLES ("EPOCH VALUE" lines, oldest first) at the
 # end of the window of FINDINGS: what the test itself saw when sonde stopped looking
 runout_at_end() {
 	local end
 	end=$(date -u -d "$(jq -r .window.end "$1")" +%s)
 	awk -v e="$end" '$1 <= e + 0.5 { v = $2 } END { print v }' "$2"
+}
+
+# runout_rmcg ROOT CG: move CG's processes back to ROOT (a v1 hierarchy) and remove CG
+runout_rmcg() {
+	local p
+	[ -n "$2" ] && [ -d "$2" ] || return 0
+	while read -r p; do echo "$p" >"$1/cgroup.procs" 2>/dev/null; done <"$2/cgroup.procs"
+	rmdir "$2" 2>/dev/null
 }

@@ -19,9 +19,9 @@ done
 
 T=$(mktemp -d /tmp/sonde-scn-ct.XXXXXX)
 NS=sonde-ct-$$
-PID=
+PIDS=()
 cleanup() {
-	[ -n "$PID" ] && kill "$PID" 2>/dev/null
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -rf "$T"
@@ -48,11 +48,8 @@ for i in range(20000):
     time.sleep(0.002)
 PY
 ip netns exec "$NS" python3 "$T/flows.py" &
-PID=$!
-while kill -0 "$PID" 2>/dev/null; do
-	echo "$(date +%s.%N) $(ip netns exec "$NS" cat /proc/sys/net/netfilter/nf_conntrack_count)"
-	sleep 0.5
-done >"$T/samples" &
+PIDS+=($!)
+runout_sample "$T/samples" ip netns exec "$NS" cat /proc/sys/net/netfilter/nf_conntrack_count
 sleep 1
 
 RUNOUT_NETNS=$NS runout_run "$T/f.json" --check use.network-runout

@@ -55,22 +55,26 @@ chmod +x "$T/sondefill" "$T/sondemkfiles"
 PIDS+=($!)
 "$T/sondemkfiles" "$T/inodes" &
 PIDS+=($!)
+space_avail() { df --output=avail -B1 "$T/space" | tail -1; }
+inodes_free() { df --output=iavail "$T/inodes" | tail -1; }
+runout_sample "$T/space.samples" space_avail
+runout_sample "$T/inodes.samples" inodes_free
 sleep 1
 
 runout_run "$T/f.json" --check use.filesystem-runout --out "$T/out"
 F=$T/f.json
-# what is left at the end and the rates, measured by the test itself
-avail=$(df --output=avail -B1 "$T/space" | tail -1)
-ifree=$(df --output=iavail "$T/inodes" | tail -1)
+# what was left when the window ended, as the test itself saw it
+avail=$(runout_at_end "$F" "$T/space.samples")
+ifree=$(runout_at_end "$F" "$T/inodes.samples")
 space_left=$(runout_metric "$F" use.filesystem-runout time_left_s "$T/space")
 inode_left=$(runout_metric "$F" use.filesystem-runout time_left_s "$T/inodes inodes")
-diag "space: $avail bytes available after the run; inodes: $ifree free"
+diag "at the end of the window: $avail bytes available, $ifree inodes free"
 # 12 MiB/s and 150/s; the run ended a moment before the test read what is left
 runout_between "space: time to full matches what is left at 12 MiB/s" "$space_left" \
 	"$(awk -v a="$avail" 'BEGIN { print a / (12 * 1048576) / 2 }')" \
-	"$(awk -v a="$avail" 'BEGIN { print (a + 30 * 1048576) / (12 * 1048576) * 2 }')"
+	"$(awk -v a="$avail" 'BEGIN { print (a + 6 * 1048576) / (12 * 1048576) * 2 }')"
 runout_between "inodes: time to exhaustion matches what is left at 150/s" "$inode_left" \
-	"$(awk -v a="$ifree" 'BEGIN { print a / 150 / 2 }')" "$(awk -v a="$ifree" 'BEGIN { print (a + 300) / 150 * 2 }')"
+	"$(awk -v a="$ifree" 'BEGIN { print a / 150 / 2 }')" "$(awk -v a="$ifree" 'BEGIN { print (a + 75) / 150 * 2 }')"
 is "$(runout_status "$F" use.filesystem-runout)" crit "use.filesystem-runout is crit"
 comms=$(jq -r '[.findings[] | select(.check == "use.filesystem-runout")][0].culprits | map(.comm) | join(" ")' "$F")
 ok "a writer is named: sondefill or sondemkfiles ($comms)" grep -Eq 'sondefill|sondemkfiles' <<<"$comms"

@@ -87,13 +87,9 @@ PIDS+=($!)
 sleep 0.5
 ip netns exec "$A" python3 "$T/client.py" &
 PIDS+=($!)
-CLIENT=$!
-# what the test sees: the ports in use in the client's namespace, twice a second
-while kill -0 "$CLIENT" 2>/dev/null; do
-	echo "$(date +%s.%N) $(ip netns exec "$A" ss -tan state all '( sport >= :40000 and sport <= :40999 )' | tail -n +2 | wc -l)"
-	sleep 0.5
-done >"$T/samples" &
-PIDS+=($!)
+# what the test sees: the ports in use in the client's namespace
+ports_used() { ip netns exec "$A" ss -tan state all '( sport >= :40000 and sport <= :40999 )' | tail -n +2 | wc -l; }
+runout_sample "$T/samples" ports_used
 sleep 1
 
 RUNOUT_NETNS=$A runout_run "$T/f.json" --check use.network-runout --check use.network-utilization --check use.network-saturation

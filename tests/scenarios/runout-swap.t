@@ -23,14 +23,11 @@ CGROOT=/sys/fs/cgroup/memory
 T=$(mktemp -d /tmp/sonde-scn-swap.XXXXXX)
 CG=$CGROOT/sonde-swap-$$
 SWAP=$T/swap.img
-PID=
+PIDS=()
 cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	if [ -d "$CG" ]; then
-		while read -r p; do echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null; done <"$CG/cgroup.procs"
-		rmdir "$CG" 2>/dev/null
-	fi
+	runout_rmcg "$CGROOT" "$CG"
 	grep -q "^$SWAP " /proc/swaps && swapoff "$SWAP"
 	rm -rf "$T"
 }
@@ -53,16 +50,19 @@ PERL
 chmod +x "$T/sondeswap"
 sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2"' sh "$CG" "$T/sondeswap" &
 PID=$!
+PIDS+=($PID)
+swap_free() { awk '/^SwapFree:/ { print $2 * 1024 }' /proc/meminfo; }
+runout_sample "$T/samples" swap_free
 sleep 2
 
 runout_run "$T/f.json" --check use.swap-runout --check use.memory-runout
 F=$T/f.json
-read -r total free < <(awk '/^SwapTotal:/ { t = $2 } /^SwapFree:/ { f = $2 } END { print t * 1024, f * 1024 }' /proc/meminfo)
+free=$(runout_at_end "$F" "$T/samples")
 left=$(runout_metric "$F" use.swap-runout time_left_s swap)
-diag "swap: $free of $total bytes free after the run"
+diag "swap: $free bytes free at the end of the window"
 runout_between "time to full matches what is free at 12 MiB/s" "$left" \
 	"$(awk -v f="$free" 'BEGIN { print f / (12 * 1048576) / 2 }')" \
-	"$(awk -v f="$free" 'BEGIN { print (f + 36 * 1048576) / (12 * 1048576) * 2 }')"
+	"$(awk -v f="$free" 'BEGIN { print (f + 6 * 1048576) / (12 * 1048576) * 2 }')"
 st=$(runout_status "$F" use.swap-runout)
 ok "use.swap-runout is a finding ($st)" test "$st" = crit -o "$st" = warn
 is "$(runout_finding "$F" use.swap-runout '.culprits[0].comm')" sondeswap "it names sondeswap"

@@ -18,14 +18,11 @@ CGROOT=/sys/fs/cgroup/pids
 
 T=$(mktemp -d /tmp/sonde-scn-tasks.XXXXXX)
 CG=$CGROOT/sonde-tasks-$$
-PID=
+PIDS=()
 cleanup() {
-	[ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	if [ -d "$CG" ]; then
-		while read -r p; do echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null; done <"$CG/cgroup.procs"
-		rmdir "$CG" 2>/dev/null
-	fi
+	runout_rmcg "$CGROOT" "$CG"
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -48,17 +45,19 @@ for _ in range(1200):
 PY
 sh -c 'echo $$ > "$1/cgroup.procs" && exec python3 "$2"' sh "$CG" "$T/sondethreads" &
 PID=$!
+PIDS+=($PID)
+runout_sample "$T/samples" cat "$CG/pids.current"
 sleep 1
 
 runout_run "$T/f.json" --check use.task-runout
 F=$T/f.json
-cur=$(cat "$CG/pids.current")
+cur=$(runout_at_end "$F" "$T/samples")
 cg_left=$(runout_metric "$F" use.task-runout time_left_s "/sonde-tasks-$$")
 p_left=$(runout_metric "$F" use.task-runout time_left_s "sondethreads (pid $PID)")
-diag "the cgroup holds $cur tasks of 600 after the run; time left: cgroup ${cg_left:-none} s, process ${p_left:-none} s"
+diag "the cgroup held $cur tasks of 600 at the end of the window; time left: cgroup ${cg_left:-none} s, process ${p_left:-none} s"
 left=${cg_left:-$p_left}
 runout_between "time to pids.max matches what is left at 20 threads/s" "$left" \
-	"$(awk -v c="$cur" 'BEGIN { print (600 - c) / 20 / 2 }')" "$(awk -v c="$cur" 'BEGIN { print (600 - c + 40) / 20 * 2 }')"
+	"$(awk -v c="$cur" 'BEGIN { print (600 - c) / 20 / 2 }')" "$(awk -v c="$cur" 'BEGIN { print (600 - c + 10) / 20 * 2 }')"
 is "$(runout_status "$F" use.task-runout)" crit "use.task-runout is crit"
 is "$(runout_finding "$F" use.task-runout '.culprits[0].comm')" sondethreads "it names sondethreads"
 done_testing
