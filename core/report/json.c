@@ -352,7 +352,9 @@ static void json_matrix_instances(struct json *j, const struct use_matrix *u)
 			json__begin_object(j);
 			json_kv_str(j, "resource", row->resource);
 			json_kv_str(j, "instance", row->inst[k].instance);
-			json_kv_str(j, "status", status__name(row->inst[k].worst));
+			/* an instance where nothing applies (a veth's utilization only): n/a */
+			json_kv_str(j, "status", row->inst[k].worst == ST_SKIP ?
+							 "n/a" : status__name(row->inst[k].worst));
 			for (size_t mi = 0; mi < u->m->metrics.n && mi < MATRIX_COLS; mi++) {
 				json__key(j, u->m->metrics.v[mi]);
 				json_inst_cell(j, &row->inst[k].cell[mi], row->cells[mi].na);
