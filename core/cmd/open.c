@@ -5,6 +5,7 @@
  * a directory is used as it is.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,7 +46,12 @@ void cmd__open_bundle(const char *cmd, const char *path, char *dir, size_t len, 
 		exit(EXIT_RUN_FAILED);
 	}
 	*opened = 1;
-	/* Removed on every way out, early errors included. */
+	/*
+	 * Removed on every way out, early errors included. A reader that stops early
+	 * (show --md | head) would otherwise kill us by SIGPIPE before exit: a failed
+	 * write ends the command through exit instead.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (opened_bundles < 2) {
 		snprintf(opened_bundle_dirs[opened_bundles], sizeof(opened_bundle_dirs[0]), "%s",
 			 dir);
