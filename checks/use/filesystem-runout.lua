@@ -92,7 +92,7 @@ return {
             lts[#lts + 1], lys[#lys + 1] = c.ts[#c.ts], c.ys[#c.ys]
             cands[#cands + 1] = setmetatable({ name = c.name .. " (since earlier audits)", subject = m, instance = c.instance,
               ts = lts, ys = lys, capacity = c.capacity, unit = c.unit, verb = c.verb, long = true,
-              min_points = 4, oldest = points[1], grew = c.ys[#c.ys] - points[1].value }, { __index = base })
+              min_points = 4, label = c.name, oldest = points[1], grew = c.ys[#c.ys] - points[1].value }, { __index = base })
           end
         end
       end
@@ -117,7 +117,7 @@ return {
     end
     for _, c in ipairs(cands) do
       if c.long and not c.ex then
-        ctx:note(string.format("%s grew %s since the audit of %s (%s); %s", c.mount, runout.level(c.grew, c.unit),
+        ctx:note(string.format("%s grew %s since the audit of %s (%s); %s", c.label, runout.level(c.grew, c.unit),
           os.date("!%Y-%m-%d %H:%M", math.floor(c.oldest.when)), c.oldest.bundle,
           c.fit and ("no steady trend: " .. (c.why or "?")) or ("too few audits for a trend: " .. (c.why or "?"))))
       end
