@@ -64,17 +64,19 @@ local function by_time(a, b)
 end
 
 --- Report the assessed candidates: metric time_left_s (instance) for each one running out, the
--- table of the rising ones (and the fullest when none rises), and the note of why a trend was not
--- called when the window was too short for any fit. Returns the running-out ones, soonest first.
+-- table of the rising ones (and the fullest when none rises), and the known unknown of why no
+-- trend was called when the window was too short for any fit (one process seen in too few rounds,
+-- when the others were fitted, does not make the whole check unknown). Returns the running-out
+-- ones, soonest first.
 function runout.report(ctx, cands, args, title)
   table.sort(cands, by_time)
-  local out, rows, nofit = {}, {}, nil
+  local out, rows, nofit, fitted = {}, {}, nil, false
   for _, c in ipairs(cands) do
     if c.ex then
       out[#out + 1] = c
       trend.metric(ctx, "time_left_s", c.ex, args, c.instance)
     end
-    if not c.fit and c.why and c.why:match("points") then nofit = c.why end
+    if c.fit then fitted = true elseif c.why and c.why:match("points") then nofit = c.why end
     if #rows < 20 and (c.ex or (c.fit and c.fit.slope > 0) or #rows < 5) then
       local f = c.fit
       local now = c.ys[#c.ys] or 0
@@ -91,7 +93,7 @@ function runout.report(ctx, cands, args, title)
     ctx:table { title = title, columns = { "resource", "in use", "left", "trend", "trend's interval", "tau", "runs out" },
                 rows = rows }
   end
-  if nofit and #out == 0 then
+  if nofit and not fitted then
     ctx:unknown("time_left_s", "no trend can be fitted: " .. nofit
       .. " (a window of 5 samples or more: --window 5 at the default interval)")
   end

@@ -196,10 +196,12 @@ function trend.duration(s)
   return d < 10 and string.format("%.1f days", d) or string.format("%.0f days", d)
 end
 
---- "in about 40 s (25 to 70 s)", or "now" when there is no headroom left.
+--- "in about 40 s (25 to 70 s)", "now" when there is no headroom left, "within a second" when
+-- less than one is left (a range's ends under a second read "1 s": "in about 2 s (1 to 5 s)").
 function trend.when(ex)
   if ex.seconds <= 0 then return "now" end
-  local lo, hi = trend.duration(ex.lo), trend.duration(ex.hi)
+  if ex.seconds < 1 then return "within a second" end
+  local lo, hi = trend.duration(math.max(ex.lo, 1)), trend.duration(math.max(ex.hi, 1))
   if lo == hi then return "in about " .. trend.duration(ex.seconds) end
   -- one unit for both ends when they share it: "25 to 70 s"
   local lo_n, lo_u = lo:match("^([%d.]+) (.+)$")

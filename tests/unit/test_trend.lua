@@ -152,6 +152,11 @@ do
   fit = trend.fit(ts, ys)
   ex = trend.exhaustion(fit, 100)
   tap.ok(ex and ex.seconds == 0, "at the limit after a rise that stopped there: now")
+  -- under a second left: never "in about now"
+  local w = trend.when({ seconds = 0.4, lo = 0.2, hi = 0.9 })
+  tap.ok(w == "within a second", "0.4 s left: within a second (got " .. w .. ")")
+  w = trend.when({ seconds = 2, lo = 0.5, hi = 5 })
+  tap.ok(w == "in about 2 s (1 to 5 s)", "a range from under a second (got " .. w .. ")")
 end
 
 -- 12. thousands of points are thinned, the slope stays exact
