@@ -2,6 +2,15 @@
 # What the scenarios of resources running out share (tests/scenarios/runout-*.t),
 # sourced after tests/lib/tap.sh: a run of sonde, and reading its findings.json.
 
+# runout_needs TOOL...: skip the whole test unless every TOOL is installed and sonde is built
+runout_needs() {
+	local tool
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
+	done
+	[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+}
+
 # runout_run FINDINGS ARGS...: sonde run --json (10 s window unless ARGS say) into FINDINGS,
 # its bundle beside it (unless ARGS give --out); inside network namespace RUNOUT_NETNS when set
 runout_run() {

@@ -8,10 +8,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-for tool in jq perl; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq perl
 size=$(stat -c %s /proc/self/fd)
 [ "${size:-0}" -gt 0 ] || skip_all "this kernel gives no fd count from stat(/proc/PID/fd) (Linux 6.2 or later)"
 

@@ -9,10 +9,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-for tool in jq perl mkfs.ext4 losetup; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq perl mkfs.ext4 losetup
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (to mount loop file systems)"
 
 T=$(mktemp -d /tmp/sonde-scn-fs.XXXXXX)

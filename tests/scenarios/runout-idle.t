@@ -7,8 +7,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-command -v jq >/dev/null || skip_all "jq is not installed (make deps)"
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq
 
 T=$(mktemp -d /tmp/sonde-scn-ridle.XXXXXX)
 trap 'rm -rf "$T"' EXIT

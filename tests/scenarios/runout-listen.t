@@ -9,10 +9,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-for tool in jq python3; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq python3
 
 T=$(mktemp -d /tmp/sonde-scn-listen.XXXXXX)
 PIDS=()

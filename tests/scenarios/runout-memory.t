@@ -10,10 +10,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-for tool in jq perl; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq perl
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (a memory cgroup)"
 
 T=$(mktemp -d /tmp/sonde-scn-mem.XXXXXX)

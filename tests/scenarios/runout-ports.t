@@ -12,10 +12,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-for tool in jq python3 ip; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq python3 ip
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces)"
 
 T=$(mktemp -d /tmp/sonde-scn-ports.XXXXXX)

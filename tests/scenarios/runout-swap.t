@@ -10,10 +10,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-for tool in jq perl mkswap swapon swapoff; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq perl mkswap swapon swapoff
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (swapon, a memory cgroup)"
 [ -e /proc/swaps ] || skip_all "this kernel has no swap support (no /proc/swaps)"
 [ "$(wc -l </proc/swaps)" -le 1 ] || skip_all "swap is already on: the test would measure the host's, not its own"

@@ -8,10 +8,7 @@
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
-for tool in jq python3; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+runout_needs jq python3
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (a pids cgroup)"
 CGROOT=/sys/fs/cgroup/pids
 [ -w "$CGROOT/cgroup.procs" ] || skip_all "no writable cgroup v1 pids controller at $CGROOT"
