@@ -12,6 +12,8 @@ function runout.args(extra)
   local a = trend.args(extra)
   a.min_span_pct = { type = "number", default = 60,
     help = "an instance's samples must span this % of the window for a trend (a process born late has too few)" }
+  a.horizon_x = { type = "number", default = 100,
+    help = "a time to exhaustion further ahead than this many times the span the trend was seen over is not called" }
   return a
 end
 
@@ -33,7 +35,9 @@ function runout.rate(r, unit)
 end
 
 --- Fit candidate c = { name, instance, ts, ys, capacity, unit } with args; sets c.fit, c.ex, c.why.
--- A candidate whose samples span less than min_span_pct of the window is not fitted.
+-- A candidate whose samples span less than min_span_pct of the window is not fitted. A time to
+-- exhaustion more than horizon_x times the span of the fit ahead is not called: five seconds of a
+-- build's writes say nothing of the next day (earlier audits in --out give a span that does).
 function runout.assess(ctx, c, args)
   local span = #c.ts >= 2 and (c.ts[#c.ts] - c.ts[1]) or 0
   local need = (args.min_span_pct or 60) / 100 * (ctx.window.seconds or 0)
@@ -43,6 +47,12 @@ function runout.assess(ctx, c, args)
   end
   c.fit, c.why = trend.fit(c.ts, c.ys, { level = args.confidence, min_points = c.min_points })
   if c.fit then c.ex, c.why = trend.exhaustion(c.fit, c.capacity) end
+  local seen = c.fit and (c.fit.t_last - c.fit.t_first) or 0
+  if c.ex and c.ex.seconds > (args.horizon_x or 100) * seen then
+    c.why = string.format("%s at this rate, over %d times the %s it was seen for: too far ahead to call",
+      trend.when(c.ex), args.horizon_x or 100, trend.duration(seen))
+    c.ex = nil
+  end
   return c
 end
 

@@ -49,7 +49,8 @@ PIDS+=($!)
 runout_sample "$T/samples" ip netns exec "$NS" cat /proc/sys/net/netfilter/nf_conntrack_count
 sleep 1
 
-RUNOUT_NETNS=$NS runout_run "$T/f.json" --check use.network-runout
+# a 20 s window: the table is minutes from full, and a forecast reaches 100 times the span seen
+RUNOUT_NETNS=$NS runout_run "$T/f.json" --window 20 --check use.network-runout
 F=$T/f.json
 count=$(runout_at_end "$F" "$T/samples")
 left=$(runout_metric "$F" use.network-runout time_left_s conntrack)

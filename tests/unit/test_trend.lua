@@ -199,3 +199,19 @@ do
   tap.ok(f99.lo <= f90.lo and f99.hi >= f90.hi, "99% interval holds the 90% one")
   tap.ok(not pcall(trend.fit, ts, ys, { level = 0.5 }), "level 0.5 is refused")
 end
+
+-- 16. runout.assess: a trend seen for 10 s is not extrapolated past horizon_x times that
+do
+  local runout = require("runout")
+  local ctx = { window = { seconds = 10 } }
+  local args = { confidence = 0.95, min_span_pct = 60, horizon_x = 100 }
+  local ts, ys = series(11, function(t) return 1000 + 10 * t end)
+  local near_c = runout.assess(ctx, { name = "a", ts = ts, ys = ys, capacity = 1100 + 5000 }, args)
+  tap.ok(near_c.ex ~= nil, "500 s ahead of a 10 s trend: called (" .. tostring(near_c.why) .. ")")
+  local far = runout.assess(ctx, { name = "b", ts = ts, ys = ys, capacity = 1100 + 50000 }, args)
+  tap.ok(far.ex == nil and far.fit and far.fit.real, "5000 s ahead of a 10 s trend: fitted, not called")
+  tap.ok(far.why and far.why:match("too far ahead"), "and it says why (" .. tostring(far.why) .. ")")
+  args.horizon_x = 1000
+  far = runout.assess(ctx, { name = "b", ts = ts, ys = ys, capacity = 1100 + 50000 }, args)
+  tap.ok(far.ex ~= nil, "horizon_x 1000: called")
+end
