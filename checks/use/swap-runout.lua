@@ -55,10 +55,17 @@ return {
       return
     end
     local sentence, named = runout.say(ctx, c, growers, "full", "growing")
-    if #named == 0 and swapped[1] then
-      ctx:culprit { pid = swapped[1].pid, comm = swapped[1].comm, cmdline = swapped[1].cmdline,
-                    share = swapped[1].swap_bytes / math.max(1, ys[#ys]) }
-      sentence = sentence .. "; most swapped out: " .. fmt.task(swapped[1])
+    -- the one holding the most swap is named too: a process swapping inside a memory cgroup at
+    -- its limit has a flat RSS, so it is no grower, and another process may grow faster
+    local holder = swapped[1]
+    if holder and not (named[1] and named[1].task.pid == holder.pid) then
+      local listed = false
+      for _, e in ipairs(named) do listed = listed or e.task.pid == holder.pid end
+      if not listed then
+        ctx:culprit { pid = holder.pid, comm = holder.comm, cmdline = holder.cmdline,
+                      share = holder.swap_bytes / math.max(1, ys[#ys]) }
+      end
+      sentence = sentence .. "; most swapped out: " .. fmt.task(holder)
     end
     ctx:summary(sentence)
   end,
