@@ -1,23 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sonde: `make deps` (Debian packages), `make` (the binary), `make check` (tests),
-# `make run` (a run on this host), `make bench` (benchmarks).
+# `make run` (a run on this host), `make bench` (benchmarks), `make install`,
+# `make uninstall`, `make deb` (build-aux/install.mk).
 
 VERSION := 0.1.0
 SHELL := /bin/bash
 CC ?= cc
 BUILD := build
-PKGS := lua5.4 libcmark libarchive
+PKGS := lua5.4 libcmark libarchive libcurl libmd
 
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
 # for luacheck over checks/, methodologies/ and ranking/; nftables for the
 # conntrack scenario, e2fsprogs for the file system ones, python3 for the
-# scenarios' sockets and threads).
+# scenarios' sockets and threads; libcurl for run --upload;
+# prometheus, prometheus-node-exporter, ansible-core, openssh-server, python3 and
+# openssl for the fleet tests: the Prometheus round trip, the playbook over ssh,
+# the upload server); libmd-dev for SHA-256; installing (build-aux/install.mk: scdoc for the man pages,
+# man-db to read them, bash-completion, zsh and tmux (a real TAB) to test completion,
+# debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
+# fresh-machine test).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check nftables \
-	    e2fsprogs python3
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
+	    nftables e2fsprogs \
+	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
+	    openssh-server openssh-client python3 openssl \
+	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
+	    libmd-dev
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -36,9 +47,13 @@ BPF_CLANG ?= clang
 BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/s390x/s390/')
 TRACE_TOOLS := $(shell sed -n 's/^TRACE_TOOL(\([a-z0-9_]*\))$$/\1/p' core/trace/tools.h)
-BPF_SKELS := $(TRACE_TOOLS:%=$(BUILD)/bpf/%.skel.h)
+# BPF programs that are not tools of the window: the task iterator the pids
+# collector samples (bpf/tasks.bpf.c, core/trace/tasks.c). tests/layout/bpf-tools.t reads this line.
+BPF_ITERS := tasks
+BPF_PROGS := $(TRACE_TOOLS) $(BPF_ITERS)
+BPF_SKELS := $(BPF_PROGS:%=$(BUILD)/bpf/%.skel.h)
 # kept (not removed as intermediates): `make check`'s last line stays prove's summary
-.SECONDARY: $(TRACE_TOOLS:%=$(BUILD)/bpf/%.bpf.o)
+.SECONDARY: $(BPF_PROGS:%=$(BUILD)/bpf/%.bpf.o)
 
 # core/<layer>/*.c (docs/architecture.md); main.c alone at the top. Objects
 # mirror the tree under build/; -MMD -MP writes each object's header
@@ -64,7 +79,7 @@ $(BUILD)/%.o: core/%.c
 
 # A tool's C side includes its skeleton, generated first (an order-only
 # prerequisite: -MMD records the real dependency once it has been built).
-TOOL_OBJS := $(TRACE_TOOLS:%=$(BUILD)/trace/%.o)
+TOOL_OBJS := $(BPF_PROGS:%=$(BUILD)/trace/%.o)
 $(TOOL_OBJS): $(BUILD)/trace/%.o: core/trace/%.c | $(BUILD)/bpf/%.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
@@ -116,21 +131,28 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(BUILD)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Itests/unit -o $@ $< $(CORE_OBJS) $(LDLIBS)
 
+# bench/fleet_gen.c: made-up fleets from one real bundle, for sonde fleet's
+# test (tests/cli/fleet.t) and benchmark (bench/fleet.sh).
+$(BUILD)/fleet-gen: bench/fleet_gen.c $(CORE_OBJS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
+
 $(BUILD):
 	mkdir -p $(BUILD)
 
-unit: $(UNIT_TESTS)
+# the C unit tests, and the tools the script tests need
+unit: $(UNIT_TESTS) $(BUILD)/fleet-gen
 
 # The whole suite, as TAP through prove; its last line is the summary.
-check: sonde $(UNIT_TESTS)
+check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen man completion
 	prove --exec '' $(UNIT_TESTS) $(SCRIPT_TESTS)
 
 run: sonde
 	./sonde run
 
-bench: sonde
+bench: sonde $(BUILD)/fleet-gen
 	bench/run-bench.sh
 	bench/runout.sh
+	bench/fleet.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
@@ -144,22 +166,27 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Icore \
 	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract
-UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c
+FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx redact
+UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c core/util/tty.c
 fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
+fuzz_hostctx_SRCS := core/collect/hostctx_read.c core/collect/capture.c core/util/file.c \
+		     core/util/strv.c
 fuzz_json_read_SRCS := $(UTIL_JSON)
 fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
 # The schema validator needs the whole engine (Lua, the embedded catalog): every core
 # source but main.c, with the libraries sonde links.
 fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
 fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -lelf -lz -lpthread
-fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
+fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/want.c core/bundle/write.c core/util/sha256.c \
+			    core/util/child.c core/util/scratch.c $(UTIL_JSON)
+fuzz_redact_SRCS := core/bundle/redact.c core/bundle/redact_rules.c core/bundle/redact_views.c \
+		    core/bundle/redact_files.c core/collect/capture.c $(UTIL_JSON)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)
 	@mkdir -p $(BUILD)/fuzz
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive $(fuzz_$*_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_$*_SRCS) -larchive -lmd $(fuzz_$*_LIBS) -lm
 
 # it links core/trace/<tool>.c, which include the generated skeletons and syscall names
 $(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(BUILD)/syscall_names.h
@@ -188,5 +215,7 @@ deps:
 
 clean:
 	rm -rf $(BUILD) sonde
+
+include build-aux/install.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -25,7 +25,7 @@ trap 'rm -rf "$T"' EXIT
 OBJS="$(ls core/*/*.c | sed -e 's#^core/#build/#' -e 's#\.c$#.o#') build/embedded.o"
 # shellcheck disable=SC2046,SC2086
 cc -O2 -std=gnu11 -D_GNU_SOURCE -Icore -Ibuild -o "$T/bench" bench/flamegraph_bench.c $OBJS \
-	$(pkg-config --cflags --libs lua5.4 libcmark libarchive) -lbpf -lelf -lz -lm ||
+	$(pkg-config --cflags --libs lua5.4 libcmark libarchive libcurl) -lbpf -lelf -lz -lm ||
 	die "building bench/flamegraph_bench.c failed"
 
 printf "%-8s %9s %11s %11s %14s %9s %10s  %s\n" stacks distinct samples "folded B" \

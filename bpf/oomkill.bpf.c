@@ -31,31 +31,6 @@ struct {
 	__uint(max_entries, OOMKILL_EVENTS_BYTES);
 } events SEC(".maps");
 
-/* Before 6.2 the rss counters were atomics in struct mm_rss_stat. */
-struct mm_rss_stat___old {
-	atomic_long_t count[4];
-} __attribute__((preserve_access_index));
-
-struct mm_struct___old {
-	struct mm_rss_stat___old rss_stat;
-} __attribute__((preserve_access_index));
-
-/* One rss counter (MM_FILEPAGES 0, MM_ANONPAGES 1, MM_SHMEMPAGES 3): the kernel's own approximation. */
-static __always_inline __u64 rss_pages(struct mm_struct *mm, int which)
-{
-	long v;
-
-	if (bpf_core_type_exists(struct mm_rss_stat___old)) {
-		struct mm_struct___old *old = (void *)mm;
-
-		v = BPF_CORE_READ(old, rss_stat.count[which].counter);
-	} else {
-		/* percpu_counter.count without the per-CPU deltas, as get_mm_counter() reads it */
-		v = BPF_CORE_READ(mm, rss_stat[which].count);
-	}
-	return v > 0 ? (__u64)v : 0;
-}
-
 static __always_inline void cgroup_name(char *dst, struct cgroup_subsys_state *css)
 {
 	const char *name;
@@ -78,9 +53,9 @@ static __always_inline void fill_victim(struct oomkill_event *e, struct task_str
 	bpf_probe_read_kernel_str(e->victim_comm, sizeof(e->victim_comm), victim->comm);
 	e->oom_score_adj = BPF_CORE_READ(victim, signal, oom_score_adj);
 	if (mm) {
-		e->victim_file_pages = rss_pages(mm, 0);
-		e->victim_anon_pages = rss_pages(mm, 1);
-		e->victim_shmem_pages = rss_pages(mm, 3);
+		e->victim_file_pages = sonde_rss_pages(mm, 0);
+		e->victim_anon_pages = sonde_rss_pages(mm, 1);
+		e->victim_shmem_pages = sonde_rss_pages(mm, 3);
 		e->victim_total_vm_pages = BPF_CORE_READ(mm, total_vm);
 		e->flags |= OOMKILL_HAVE_RSS;
 	}

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared by every sonde BPF tool: the per-tool counters user space reads
- * (program runs, for the cost estimate, and records dropped), and the log2
- * histogram slot function. Include after vmlinux.h and the libbpf headers.
+ * Shared by every sonde BPF program: the per-tool counters user space reads
+ * (program runs, for the cost estimate, and records dropped), the log2
+ * histogram slot function, and a process's resident pages. Include after
+ * vmlinux.h and the libbpf headers.
  */
 #ifndef SONDE_BPF_H
 #define SONDE_BPF_H
+
+#include <bpf/bpf_core_read.h>
 
 #define SONDE_STAT_RUNS 0  /* every invocation of one of the tool's programs */
 #define SONDE_STAT_DROPS 1 /* records or keys lost: a full map, a full ring buffer */
@@ -54,5 +57,39 @@ static __always_inline void *sonde_lookup_or_init(void *map, const void *key, co
 		sonde_count(SONDE_STAT_DROPS);
 	return v;
 }
+
+/* Before 6.2 the rss counters were atomics in struct mm_rss_stat. */
+struct mm_rss_stat___old {
+	atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+
+struct mm_struct___old {
+	struct mm_rss_stat___old rss_stat;
+} __attribute__((preserve_access_index));
+
+/*
+ * One rss counter of mm (MM_FILEPAGES 0, MM_ANONPAGES 1, MM_SHMEMPAGES 3), in
+ * pages: the kernel's own approximation, as get_mm_counter() and
+ * /proc/PID/stat read it. direct: mm is a BTF-typed pointer (an iterator's,
+ * tp_btf's), read with plain loads; else through bpf_probe_read_kernel.
+ */
+static __always_inline __u64 sonde_rss_pages_how(struct mm_struct *mm, int which, int direct)
+{
+	long v;
+
+	if (bpf_core_type_exists(struct mm_rss_stat___old)) {
+		struct mm_struct___old *old = (void *)mm;
+
+		v = BPF_CORE_READ(old, rss_stat.count[which].counter);
+	} else if (direct) {
+		v = mm->rss_stat[which].count;
+	} else {
+		/* percpu_counter.count without the per-CPU deltas, as get_mm_counter() reads it */
+		v = BPF_CORE_READ(mm, rss_stat[which].count);
+	}
+	return v > 0 ? (__u64)v : 0;
+}
+
+#define sonde_rss_pages(mm, which) sonde_rss_pages_how(mm, which, 0)
 
 #endif

@@ -3,7 +3,8 @@
  * sonde: the command line. One static table of commands (core/cmd/, one file
  * each, with its own options and --help); main() finds the command and runs it.
  * Exit status: 0 the run completed (whatever it found), 1 the run failed,
- * 2 usage error, 3 a finding reached --fail-on.
+ * 2 usage error, 3 a finding reached --fail-on, 4 run --upload could not send the
+ * bundle (it is written).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,13 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print a bundle's summary, report or one member", &cmd_show_help },
 	{ "list", cmd_list, "the checks and collectors, and what this host can provide",
 	  &cmd_list_help },
+	{ "fleet", cmd_fleet, "one summary of many hosts' bundles", &cmd_fleet_help },
+	{ "explain", cmd_explain, "what a check reads, its thresholds and the findings it raises",
+	  &cmd_explain_help },
+	{ "config", cmd_config, "every configurable option's value and where it comes from",
+	  &cmd_config_help },
+	{ "completion", cmd_completion, "print the bash or zsh completion script",
+	  &cmd_completion_help },
 	{ "help", cmd_help, "this text; 'sonde help COMMAND' for a command", NULL },
 	{ "version", cmd_version, "print the version", NULL },
 	{ NULL, NULL, NULL, NULL },
@@ -68,6 +76,7 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	cmd__table = commands;
 	if (argc < 2) {
 		main_help(stdout);
 		return EXIT_USAGE;

@@ -1,5 +1,6 @@
 --- File descriptors: the system file table and each process against its RLIMIT_NOFILE.
 local fmt = require("fmt")
+local tasks = require("tasks")
 
 return {
   id = "use.fd-utilization",
@@ -36,7 +37,7 @@ return {
         .. "(limits are read for processes with 16 or more open fds; reading others' fd tables needs root)")
       return
     end
-    table.sort(ranked, function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
+    ranked = tasks.best(ranked, 5, function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
     local top = ranked[1]
     ctx:metric("process_pct", top.pct, { unit = "%", instance = fmt.task(top.task), warn = args.warn_pct, crit = args.crit_pct })
     if top.pct >= args.warn_pct then

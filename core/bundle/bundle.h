@@ -52,18 +52,36 @@ void bundle__abort_cleanup(void);
 /* ---- manifest.c ---- */
 
 struct analysis;
+struct json;
+
+/* The manifest's "files" array: every member's path, size and sha256. */
+void bundle__manifest_files(struct json *j, const struct bundle_list *bl);
 
 /*
  * stage/manifest.json: the schema, sonde's version, command (the command line
- * that made the bundle, as it goes into it: redacted with --redact), the host
- * and the window from an, and every other member's size and sha256. Written
- * last, after every member is final. 0 or -errno with a one-line err.
+ * that made the bundle, as it goes into it: redacted with --redact), the case
+ * id (or null), the host and the window from an, and every other member's
+ * size and sha256. Written last, after every member is final. 0 or -errno
+ * with a one-line err.
  */
-int bundle__write_manifest(const char *stage, const char *command, const struct analysis *an,
-			   char *err, size_t errlen);
-/* dir/sonde-HOST-UTCTIME.tar.xz, from an's host name and window start. */
-void bundle__path(const char *dir, const struct analysis *an, char *out, size_t len);
+int bundle__write_manifest(const char *stage, const char *command, const char *case_id,
+			   const struct analysis *an, char *err, size_t errlen);
+/*
+ * dir/sonde-HOST-UTCTIME.tar.xz, from an's host name and window start; with a
+ * case id (NULL: none), dir/sonde-HOST-CASEID-UTCTIME.tar.xz.
+ */
+void bundle__path(const char *dir, const struct analysis *an, const char *case_id, char *out,
+		  size_t len);
+/* A case id for a file name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-'. */
+int bundle__case_id_ok(const char *id);
 /* The redaction map's path for a bundle: NAME.redaction-map.json beside NAME.tar.xz. */
 void bundle__map_path(const char *bundle, char *out, size_t len);
+
+/*
+ * retain.c: keep the newest keep bundles of bundle's host in its directory
+ * (bundle, just written, always among them) and remove the others with
+ * their redaction maps. *removed counts them. 0, or -errno with err.
+ */
+int bundle__retain(const char *bundle, int keep, int *removed, char *err, size_t errlen);
 
 #endif

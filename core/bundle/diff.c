@@ -2,8 +2,9 @@
 /*
  * sonde diff: findings and metric deltas between two bundles. Both
  * findings.json are read as untrusted (json_read); every string from them is
- * escaped for its output (terminal, Markdown, HTML, JSON); --md and --html are
- * one document (report/doc.h) rendered twice, never HTML made from Markdown.
+ * escaped for its output (the terminal's through util/tty.h, Markdown, HTML,
+ * JSON); --md and --html are one document (report/doc.h) rendered twice,
+ * never HTML made from Markdown.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 #include "report/doc.h"
 #include "util/json.h"
 #include "util/json_read.h"
+#include "util/tty.h"
 
 #define FINDINGS_MAX (64u << 20)
 
@@ -73,19 +75,99 @@ static int severity_rank(const char *s)
 	return !s ? 0 : !strcmp(s, "crit") ? 2 : !strcmp(s, "warn") ? 1 : 0;
 }
 
-static const struct jval *find_finding(const struct jval *list, const char *check)
+/*
+ * Matching by key, in O(n log n) whatever the bundles hold: the items of one
+ * side are sorted by key (then by position, so the first of equal keys comes
+ * first, as a linear search would find it) and looked up by binary search. A
+ * hash table would do on average, but its keys come from a crafted file: a
+ * sort has no worst case to aim for.
+ */
+struct keyed {
+	const char *k1, *k2, *k3; /* check; metric name; instance (NULL sorts first) */
+	size_t order;
+	const struct jval *v;
+};
+
+static int str_cmp_null(const char *a, const char *b)
 {
+	if (!a || !b)
+		return !a ? (b ? -1 : 0) : 1;
+	return strcmp(a, b);
+}
+
+static int keyed_cmp_key(const struct keyed *a, const struct keyed *b)
+{
+	int c = strcmp(a->k1, b->k1);
+
+	if (!c && a->k2)
+		c = strcmp(a->k2, b->k2);
+	if (!c && a->k2)
+		c = str_cmp_null(a->k3, b->k3);
+	return c;
+}
+
+static int keyed_cmp(const void *x, const void *y)
+{
+	const struct keyed *a = x, *b = y;
+	int c = keyed_cmp_key(a, b);
+
+	return c ? c : a->order < b->order ? -1 : a->order > b->order;
+}
+
+struct keyed_index {
+	struct keyed *k;
+	size_t n;
+};
+
+static int keyed_index__sort(struct keyed_index *ix)
+{
+	if (ix->n > 1)
+		qsort(ix->k, ix->n, sizeof(*ix->k), keyed_cmp);
+	return 0; /* so that the builders can end with it */
+}
+
+/* The first item (by position) whose key is key's, or NULL. */
+static const struct jval *keyed_index__find(const struct keyed_index *ix, const struct keyed *key)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (keyed_cmp_key(&ix->k[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && !keyed_cmp_key(&ix->k[lo], key) ? ix->k[lo].v : NULL;
+}
+
+/* The findings of one side by check id (a finding without one matches nothing). */
+static int findings_index(const struct jval *list, struct keyed_index *ix)
+{
+	ix->n = 0;
+	ix->k = calloc(list ? list->len + 1 : 1, sizeof(*ix->k));
+	if (!ix->k)
+		return -ENOMEM;
 	for (size_t i = 0; list && i < list->len; i++) {
 		const char *c = jval__str(&list->items[i], "check");
 
-		if (c && check && !strcmp(c, check))
-			return &list->items[i];
+		if (c)
+			ix->k[ix->n++] = (struct keyed){ .k1 = c, .order = i, .v = &list->items[i] };
 	}
-	return NULL;
+	return keyed_index__sort(ix);
 }
 
-enum change { CH_NEW, CH_WORSE, CH_RESOLVED, CH_PERSISTING, CH_BETTER };
-static const char *const change_names[] = { "new", "worse", "resolved", "persisting", "better" };
+static const struct jval *find_finding(const struct keyed_index *ix, const char *check)
+{
+	struct keyed key = { .k1 = check };
+
+	return check ? keyed_index__find(ix, &key) : NULL;
+}
+
+enum change { CH_NEW, CH_WORSE, CH_RESOLVED, CH_PERSISTING, CH_BETTER, CH_HOST };
+static const char *const change_names[] = { "new",    "worse",  "resolved",
+					     "persisting", "better", "host" };
 
 struct finding_change {
 	enum change ch;
@@ -106,6 +188,8 @@ struct diff {
 	size_t nm;
 	size_t beyond, within, unknown_spread;
 	int worst;
+	size_t worst_at;              /* the first finding change at worst, when worst > 0 */
+	struct strv host_checks, host_lines; /* diff_host.c: the host's changes */
 };
 
 static int range_of(const struct jval *m, double *lo, double *hi)
@@ -120,26 +204,70 @@ static int range_of(const struct jval *m, double *lo, double *hi)
 	return 1;
 }
 
-static const struct jval *find_metric(const struct jval *checks, const char *check,
-				      const char *name, const char *instance)
+/* The metrics of one side by (check id, name, instance), in the order checks list them. */
+static int metrics_index(const struct jval *checks, struct keyed_index *ix)
 {
+	size_t cap = 1, order = 0;
+
+	ix->n = 0;
 	for (size_t i = 0; checks && i < checks->len; i++) {
-		const struct jval *ms;
+		const struct jval *ms = array_of(&checks->items[i], "metrics");
+
+		cap += ms ? ms->len : 0;
+	}
+	ix->k = calloc(cap, sizeof(*ix->k));
+	if (!ix->k)
+		return -ENOMEM;
+	for (size_t i = 0; checks && i < checks->len; i++) {
+		const struct jval *ms = array_of(&checks->items[i], "metrics");
 		const char *id = jval__str(&checks->items[i], "id");
 
-		if (!id || strcmp(id, check))
-			continue;
-		ms = array_of(&checks->items[i], "metrics");
-		for (size_t k = 0; ms && k < ms->len; k++) {
+		for (size_t k = 0; id && ms && k < ms->len; k++) {
 			const char *n = jval__str(&ms->items[k], "name");
-			const char *in = jval__str(&ms->items[k], "instance");
 
-			if (n && !strcmp(n, name) &&
-			    ((!in && !instance) || (in && instance && !strcmp(in, instance))))
-				return &ms->items[k];
+			if (n)
+				ix->k[ix->n++] = (struct keyed){
+					.k1 = id, .k2 = n, .k3 = jval__str(&ms->items[k], "instance"),
+					.order = order++, .v = &ms->items[k],
+				};
 		}
 	}
-	return NULL;
+	return keyed_index__sort(ix);
+}
+
+static const struct jval *find_metric(const struct keyed_index *ix, const char *check,
+				      const char *name, const char *instance)
+{
+	struct keyed key = { .k1 = check, .k2 = name, .k3 = instance };
+
+	return keyed_index__find(ix, &key);
+}
+
+/* The host's configuration changes appended to d's findings: 0 or -ENOMEM. */
+static int diff_add_host(const struct side *o, const struct side *n, struct diff *d)
+{
+	size_t total;
+	struct finding_change *grown;
+
+	if (diff_host__compare(o->doc, n->doc, &d->host_checks, &d->host_lines))
+		return -ENOMEM;
+	if (!d->host_checks.n)
+		return 0;
+	total = d->nf + d->host_checks.n;
+	grown = realloc(d->f, total * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	d->f = grown;
+	for (size_t i = 0; i < d->host_checks.n; i++)
+		d->f[d->nf++] = (struct finding_change){ .ch = CH_HOST,
+							 .check = d->host_checks.v[i],
+							 .new_sev = "warn",
+							 .summary = d->host_lines.v[i] };
+	if (d->worst < 1) {
+		d->worst = 1;
+		d->worst_at = d->nf - d->host_checks.n;
+	}
+	return 0;
 }
 
 static int diff__compute(const struct side *o, const struct side *n, struct diff *d)
@@ -147,11 +275,14 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 	const struct jval *of = array_of(o->doc, "findings"), *nf = array_of(n->doc, "findings");
 	const struct jval *oc = array_of(o->doc, "checks"), *nc = array_of(n->doc, "checks");
 	size_t cap = (of ? of->len : 0) + (nf ? nf->len : 0) + 1;
+	struct keyed_index ofi = { 0 }, nfi = { 0 }, omi = { 0 };
+	int rc = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
 	d->f = calloc(cap, sizeof(*d->f));
-	if (!d->f)
-		return -ENOMEM;
+	if (!d->f || findings_index(of, &ofi) || findings_index(nf, &nfi) ||
+	    metrics_index(oc, &omi))
+		goto cleanup;
 	for (size_t i = 0; nf && i < nf->len; i++) {
 		const struct jval *f = &nf->items[i], *prev;
 		struct finding_change *c = &d->f[d->nf++];
@@ -160,7 +291,7 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 		c->check = jval__str(f, "check");
 		c->new_sev = jval__str(f, "severity");
 		c->summary = jval__str(f, "summary");
-		prev = find_finding(of, c->check);
+		prev = find_finding(&ofi, c->check);
 		rn = severity_rank(c->new_sev);
 		if (!prev) {
 			c->ch = CH_NEW;
@@ -169,14 +300,16 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 			ro = severity_rank(c->old_sev);
 			c->ch = rn > ro ? CH_WORSE : rn < ro ? CH_BETTER : CH_PERSISTING;
 		}
-		if ((c->ch == CH_NEW || c->ch == CH_WORSE) && rn > d->worst)
+		if ((c->ch == CH_NEW || c->ch == CH_WORSE) && rn > d->worst) {
 			d->worst = rn;
+			d->worst_at = d->nf - 1;
+		}
 	}
 	for (size_t i = 0; of && i < of->len; i++) {
 		const struct jval *f = &of->items[i];
 		struct finding_change *c;
 
-		if (find_finding(nf, jval__str(f, "check")))
+		if (find_finding(&nfi, jval__str(f, "check")))
 			continue;
 		c = &d->f[d->nf++];
 		c->ch = CH_RESOLVED;
@@ -184,6 +317,10 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 		c->old_sev = jval__str(f, "severity");
 		c->summary = jval__str(f, "summary");
 	}
+
+	/* The host's configuration: each change a finding of the diff, of severity warn. */
+	if (diff_add_host(o, n, d))
+		goto cleanup;
 
 	/* Metrics of the new run that the old run also measured. */
 	cap = 1;
@@ -194,7 +331,7 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 	}
 	d->m = calloc(cap, sizeof(*d->m));
 	if (!d->m)
-		return -ENOMEM;
+		goto cleanup;
 	for (size_t i = 0; nc && i < nc->len; i++) {
 		const char *check = jval__str(&nc->items[i], "id");
 		const struct jval *ms = array_of(&nc->items[i], "metrics");
@@ -209,7 +346,7 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 			c->unit = jval__str(nm, "unit");
 			if (!c->name || jval__num(nm, "value", &c->new_v))
 				continue;
-			om = find_metric(oc, check, c->name, c->instance);
+			om = find_metric(&omi, check, c->name, c->instance);
 			if (!om || jval__num(om, "value", &c->old_v))
 				continue;
 			c->old_has_range = range_of(om, &c->old_lo, &c->old_hi);
@@ -236,13 +373,22 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 			d->nm++;
 		}
 	}
-	return 0;
+	rc = 0;
+cleanup:
+	free(ofi.k);
+	free(nfi.k);
+	free(omi.k);
+	return rc;
 }
 
-static void tty(FILE *out, const char *s)
+/* A severity read from a bundle, cleaned for the terminal, in a column of 4. */
+static void tty_severity(FILE *out, const char *s)
 {
-	for (; s && *s; s++)
-		fputc(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s, out);
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s", s ? s : "-");
+	tty__clean_str(buf);
+	fprintf(out, "%-4s", buf);
 }
 
 static const char *or_dash(const char *s)
@@ -254,11 +400,11 @@ static void side_label(FILE *out, const struct side *sd)
 {
 	const struct jval *host = jval__get(sd->doc, "host"), *win = jval__get(sd->doc, "window");
 
-	tty(out, sd->name);
+	tty__puts(out, sd->name);
 	fputs(" (", out);
-	tty(out, or_dash(jval__str(host, "hostname")));
+	tty__puts(out, or_dash(jval__str(host, "hostname")));
 	fputs(", ", out);
-	tty(out, or_dash(jval__str(win, "start")));
+	tty__puts(out, or_dash(jval__str(win, "start")));
 	fputs(")", out);
 }
 
@@ -282,17 +428,22 @@ static void print_text(FILE *out, const struct side *o, const struct side *n, co
 	side_label(out, o);
 	fputs("\n        ->  ", out);
 	side_label(out, n);
-	fprintf(out, "\n\nFindings: %d new, %d worse, %d resolved, %d persisting, %d better\n",
+	fprintf(out,
+		"\n\nFindings: %d new, %d worse, %d resolved, %d persisting, %d better, "
+		"%d host changes\n",
 		counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
-		counts(d, CH_PERSISTING), counts(d, CH_BETTER));
+		counts(d, CH_PERSISTING), counts(d, CH_BETTER), counts(d, CH_HOST));
 	for (size_t i = 0; i < d->nf; i++) {
 		const struct finding_change *c = &d->f[i];
 
-		fprintf(out, "  %-10s %-4s -> %-4s  ", change_names[c->ch], or_dash(c->old_sev),
-			or_dash(c->new_sev));
-		tty(out, or_dash(c->check));
+		fprintf(out, "  %-10s ", change_names[c->ch]);
+		tty_severity(out, c->old_sev);
+		fputs(" -> ", out);
+		tty_severity(out, c->new_sev);
+		fputs("  ", out);
+		tty__puts(out, or_dash(c->check));
 		fputs(": ", out);
-		tty(out, or_dash(c->summary));
+		tty__puts(out, or_dash(c->summary));
 		fputc('\n', out);
 	}
 	fprintf(out, "\nMetrics beyond the noise of their windows: %zu\n", d->beyond);
@@ -302,12 +453,12 @@ static void print_text(FILE *out, const struct side *o, const struct side *n, co
 		if (!beyond(c))
 			continue;
 		fputs("  ", out);
-		tty(out, c->check);
+		tty__puts(out, c->check);
 		fputc(' ', out);
-		tty(out, c->name);
+		tty__puts(out, c->name);
 		if (c->instance) {
 			fputc(' ', out);
-			tty(out, c->instance);
+			tty__puts(out, c->instance);
 		}
 		fprintf(out, ": %.4g -> %.4g %s (old window %.4g..%.4g, new %.4g..%.4g)\n", c->old_v,
 			c->new_v, c->verdict, c->old_lo, c->old_hi, c->new_lo, c->new_hi);
@@ -339,9 +490,10 @@ static void doc_findings(struct doc *doc, const struct diff *d)
 	struct block *t;
 
 	inl__words(doc__heading(doc, 2, NULL), "Findings");
-	inl__words(doc__para(doc), "%d new, %d worse, %d resolved, %d persisting, %d better",
+	inl__words(doc__para(doc),
+		   "%d new, %d worse, %d resolved, %d persisting, %d better, %d host changes",
 		   counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
-		   counts(d, CH_PERSISTING), counts(d, CH_BETTER));
+		   counts(d, CH_PERSISTING), counts(d, CH_BETTER), counts(d, CH_HOST));
 	if (!d->nf)
 		return;
 	t = doc__table_head(doc, "lllll", head);
@@ -499,7 +651,8 @@ static void build_json(struct json *j, const struct side *o, const struct side *
 
 int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
-	      enum status *worst, size_t *changes, char *err, size_t errlen)
+	      enum status *worst, char *worst_what, size_t what_len, size_t *changes, char *err,
+	      size_t errlen)
 {
 	struct side o, n;
 	struct diff d = { 0 };
@@ -518,6 +671,12 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 		goto cleanup;
 	}
 	*worst = d.worst == 2 ? ST_CRIT : d.worst == 1 ? ST_WARN : ST_OK;
+	if (worst_what && what_len && d.worst) {
+		const struct finding_change *c = &d.f[d.worst_at];
+
+		snprintf(worst_what, what_len, "%s finding %s (%s): %.600s", change_names[c->ch],
+			 or_dash(c->check), or_dash(c->new_sev), or_dash(c->summary));
+	}
 	if (changes)
 		*changes = d.nf - (size_t)counts(&d, CH_PERSISTING) + d.beyond;
 	if (fmt == DIFF_TEXT) {
@@ -543,6 +702,8 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 cleanup:
 	free(d.f);
 	free(d.m);
+	strv__free(&d.host_checks);
+	strv__free(&d.host_lines);
 	side__free(&o);
 	side__free(&n);
 	return rc;

@@ -17,8 +17,24 @@
 
 #define MANIFEST_SCHEMA "sonde.manifest/1"
 
-int bundle__write_manifest(const char *stage, const char *command, const struct analysis *an,
-			   char *err, size_t errlen)
+void bundle__manifest_files(struct json *j, const struct bundle_list *bl)
+{
+	json__begin_array(j);
+	for (size_t i = 0; i < bl->n; i++) {
+		json__begin_object(j);
+		json__key(j, "path");
+		json__string(j, bl->m[i].path);
+		json__key(j, "size");
+		json__int(j, (int64_t)bl->m[i].size);
+		json__key(j, "sha256");
+		json__string(j, bl->m[i].sha256);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+int bundle__write_manifest(const char *stage, const char *command, const char *case_id,
+			   const struct analysis *an, char *err, size_t errlen)
 {
 	struct bundle_list bl = { 0 };
 	struct json j = { .pretty = 1 };
@@ -37,6 +53,11 @@ int bundle__write_manifest(const char *stage, const char *command, const struct 
 	json__string(&j, SONDE_VERSION);
 	json__key(&j, "command");
 	json__string(&j, command ? command : "");
+	json__key(&j, "case_id");
+	if (case_id)
+		json__string(&j, case_id);
+	else
+		json__null(&j);
 	json__key(&j, "host");
 	json__begin_object(&j);
 	json__key(&j, "hostname");
@@ -62,18 +83,7 @@ int bundle__write_manifest(const char *stage, const char *command, const struct 
 	json__key(&j, "partial");
 	json__bool(&j, an->partial);
 	json__key(&j, "files");
-	json__begin_array(&j);
-	for (size_t i = 0; i < bl.n; i++) {
-		json__begin_object(&j);
-		json__key(&j, "path");
-		json__string(&j, bl.m[i].path);
-		json__key(&j, "size");
-		json__int(&j, (int64_t)bl.m[i].size);
-		json__key(&j, "sha256");
-		json__string(&j, bl.m[i].sha256);
-		json__end_object(&j);
-	}
-	json__end_array(&j);
+	bundle__manifest_files(&j, &bl);
 	json__end_object(&j);
 	strbuf__puts(&j.out, "\n");
 	bundle_list__free(&bl);
@@ -85,21 +95,44 @@ int bundle__write_manifest(const char *stage, const char *command, const struct 
 	return rc;
 }
 
-/* Host names become part of a file name: keep [A-Za-z0-9.-] only. */
-void bundle__path(const char *dir, const struct analysis *an, char *out, size_t len)
+/* A part of a file name: [A-Za-z0-9.-] kept, anything else '_'; its length. */
+static size_t name_part(char *out, size_t size, const char *s)
 {
-	char host[64], t[32];
 	size_t k = 0;
 
-	for (const char *p = an->hostname; *p && k + 1 < sizeof(host); p++)
-		host[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			     (*p >= '0' && *p <= '9') || *p == '.' || *p == '-') ? *p : '_';
-	host[k] = '\0';
-	if (!k)
+	for (const char *p = s; *p && k + 1 < size; p++)
+		out[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-') ? *p : '_';
+	out[k] = '\0';
+	return k;
+}
+
+int bundle__case_id_ok(const char *id)
+{
+	size_t n = strlen(id);
+
+	if (!n || n > 64 || id[0] == '.' || id[0] == '-')
+		return 0;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == '-'))
+			return 0;
+	return 1;
+}
+
+/* Host names and case ids become part of a file name: [A-Za-z0-9.-] only. */
+void bundle__path(const char *dir, const struct analysis *an, const char *case_id, char *out,
+		  size_t len)
+{
+	char host[64], cs[72] = "", t[32];
+
+	if (!name_part(host, sizeof(host), an->hostname))
 		snprintf(host, sizeof(host), "unknown");
+	if (case_id && name_part(cs + 1, sizeof(cs) - 1, case_id))
+		cs[0] = '-';
 	clock__iso8601(an->start_wall_ns, t, sizeof(t), 1);
 	/* A clash with an existing bundle is resolved when it is published (bundle__write). */
-	snprintf(out, len, "%s/sonde-%s-%s.tar.xz", dir, host, t);
+	snprintf(out, len, "%s/sonde-%s%s-%s.tar.xz", dir, host, cs, t);
 }
 
 /* Next to the bundle, never in it: sonde-HOST-TIME.redaction-map.json. */

@@ -7,7 +7,6 @@
  * directories, relative to a private directory and never through a symlink,
  * and refuses with a one-line reason anything bundle__write never produces.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,8 +27,12 @@
 #include <archive_entry.h>
 
 #include "bundle/read.h"
+#include "bundle/want.h"
+#include "util/child.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/scratch.h"
+#include "util/tty.h"
 
 const struct bundle_open_limits bundle_open_default_limits = {
 	.max_member_bytes = 1ULL << 30,
@@ -51,8 +53,6 @@ const struct bundle_open_limits bundle_open_default_limits = {
 #define EXTRACT_ERR_SIZE 1024
 /* Enough of a member name to recognise it; a 1 MB pax path must not hide the reason. */
 #define EXTRACT_NAME_SHOWN 200
-/* Deeper than any tree bundle__extract creates; stops before running out of fds. */
-#define REMOVE_MAX_DEPTH 64
 
 /* Explicit member names seen so far, to refuse a duplicate (open addressing, FNV-1a). */
 struct name_set {
@@ -72,6 +72,7 @@ struct extract {
 	char path[EXTRACT_PATH_SIZE];
 	char prev[EXTRACT_PATH_SIZE]; /* the last member, for a stream that breaks after it */
 	char err[EXTRACT_ERR_SIZE];
+	struct want_set wants; /* bundle__extract_some: the members to write */
 };
 
 static bool name_slot_is(const char *slot, const char *name, size_t len)
@@ -138,13 +139,13 @@ static void name_set_free(struct name_set *set)
 	set->cap = set->n = 0;
 }
 
-/* A reason ends up on one log line: a member name must not break it or hide it. */
+/*
+ * A reason ends up on one line of a terminal or a log: a member name must not
+ * break it, hide it or bring an escape sequence (util/tty.h).
+ */
 static void one_line(char *s)
 {
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
-	}
+	tty__clean_str(s);
 }
 
 static void show_name(char *dst, size_t size, const char *name)
@@ -242,12 +243,11 @@ static const char *extract_bad_name(const char *name, bool is_dir, size_t *key_l
 		return "an empty name";
 	if (name[0] == '/')
 		return "path is absolute";
-	for (i = 0; i < len; i++) {
-		unsigned char c = name[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			return "a control character or backslash in the name";
-	}
+	/* Names a terminal shows as they are (util/tty.h): every message may quote one. */
+	if (tty__printable(name, len, 0) != len)
+		return "a control character, or bytes that are not text, in the name";
+	if (memchr(name, '\\', len))
+		return "a backslash in the name";
 	/* tar writes directories with one trailing '/'; anywhere else it is an empty component. */
 	if (is_dir && name[len - 1] == '/')
 		len--;
@@ -385,6 +385,20 @@ static int extract_copy(struct extract *x, struct archive_entry *e, const char *
 	return 0;
 }
 
+/* After the last member: every wanted member that is not optional is out, as a file. */
+static int extract_check_wants(struct extract *x)
+{
+	bool is_dir = false;
+	const char *name = want_set__missing(&x->wants, &is_dir);
+
+	if (name && is_dir)
+		return extract_fail(x, -EISDIR, name,
+				    "a directory in the bundle, not a member: name a file in it");
+	if (name)
+		return extract_fail(x, -ENOENT, name, "not in the bundle");
+	return 0;
+}
+
 static int extract_member(struct extract *x, struct archive_entry *e)
 {
 	const struct bundle_open_limits *lim = x->lim;
@@ -441,6 +455,19 @@ static int extract_member(struct extract *x, struct archive_entry *e)
 		return extract_fail(x, ret, name, "%s", strerror(-ret));
 	if (!ret)
 		return extract_fail(x, -EINVAL, name, "a duplicate member");
+	/* Checked like the others, but not written: only what the command reads goes to disk. */
+	if (!want_set__match(&x->wants, name, key_len, is_dir)) {
+		if (archive_read_data_skip(x->a) != ARCHIVE_OK)
+			return extract_archive_fail(x, name, "");
+		return 0;
+	}
+	/* The total cap before a byte is written, from the header (exact for tar, see above). */
+	if (!is_dir && archive_entry_size_is_set(e) &&
+	    x->total + (uint64_t)archive_entry_size(e) > lim->max_total_bytes) {
+		size_text(cap, sizeof(cap), lim->max_total_bytes);
+		return extract_fail(x, -EINVAL, name,
+				    "the members add up to more than the %s total cap", cap);
+	}
 
 	memcpy(x->path, name, key_len);
 	x->path[key_len] = '\0';
@@ -571,9 +598,11 @@ static int extract_run(struct extract *x, int archive_fd)
 			break;
 		}
 		ret = extract_member(x, e);
-		if (ret)
+		if (ret || want_set__done(&x->wants))
 			break;
 	}
+	if (!ret)
+		ret = extract_check_wants(x);
 
 cleanup:
 	archive_read_free(x->a);
@@ -640,34 +669,38 @@ static int extract_set_limits(struct extract *x)
 	return 0;
 }
 
+/* What the child is asked for: the archive, where to put it, within what, which members. */
+struct extract_job {
+	int archive_fd, root_fd;
+	const struct bundle_open_limits *lim;
+	const struct bundle_want *want; /* NULL: every member */
+	size_t nwant;
+};
+
 static void __attribute__((noreturn))
-extract_child(int archive_fd, int root_fd, const struct bundle_open_limits *lim, int report_fd,
-	      pid_t parent)
+extract_child(const struct extract_job *job, int report_fd, pid_t parent)
 {
 	static struct extract x;
 	static char io[EXTRACT_IO_SIZE];
 	char line[EXTRACT_ERR_SIZE + 16];
-	int ret, n;
+	int ret = 0, n;
 
 	/* Killed with the parent, so an interrupted sonde leaves no decompressor behind. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
-	/* The parent's handlers (cleanup, report) are not ours to run. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
+	child__tie(parent);
 	/* Past RLIMIT_FSIZE, write fails with EFBIG rather than killing us with no reason given. */
 	signal(SIGXFSZ, SIG_IGN);
 
-	x.lim = lim;
-	x.root_fd = root_fd;
+	x.lim = job->lim;
+	x.root_fd = job->root_fd;
 	x.io = io;
-	ret = extract_set_limits(&x);
+	if (want_set__init(&x.wants, job->want, job->nwant))
+		ret = extract_fail(&x, -ENOMEM, NULL, "%s", strerror(ENOMEM));
 	if (!ret)
-		ret = extract_run(&x, archive_fd);
+		ret = extract_set_limits(&x);
+	if (!ret)
+		ret = extract_run(&x, job->archive_fd);
 	name_set_free(&x.names);
+	want_set__free(&x.wants);
 	if (ret) {
 		n = snprintf(line, sizeof(line), "%d %s\n", -ret,
 			     x.err[0] ? x.err : "extraction failed");
@@ -751,16 +784,49 @@ static int extract_wait(pid_t pid, int report_fd, double max_seconds, char *repo
 	return ret;
 }
 
-int bundle__extract(const char *path, const char *parent, const struct bundle_open_limits *lim,
-		    char *out_dir, size_t out_len, char *err, size_t errlen)
+/* Leftovers of extractions whose process died (SIGKILL, a crash): once per parent directory. */
+static void extract_sweep(const char *parent)
+{
+	static char swept[PATH_MAX];
+
+	if (!strcmp(swept, parent))
+		return;
+	snprintf(swept, sizeof(swept), "%s", parent);
+	scratch__sweep(parent, ".sonde-open-");
+}
+
+/* The bundle file: a regular file, opened without blocking on a FIFO. The fd, or -errno. */
+static int extract_open_archive(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK), ret;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		ret = -errno;
+		errf(err, errlen, "%s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		errf(err, errlen, S_ISDIR(st.st_mode) ? "a directory, not a bundle file" :
+							"not a regular file");
+	} else {
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int bundle__extract_some(const char *path, const char *parent,
+			 const struct bundle_open_limits *lim, const struct bundle_want *want,
+			 size_t nwant, char *out_dir, size_t out_len, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], report[EXTRACT_ERR_SIZE + 16];
-	int archive_fd = -1, root_fd = -1, pipefd[2] = { -1, -1 };
+	int archive_fd = -1, pipefd[2] = { -1, -1 };
 	int ret = 0, status = 0, code;
 	bool made_dir = false, timed_out;
+	struct extract_job job = { .root_fd = -1, .want = want, .nwant = nwant };
 	pid_t pid, self = getpid();
 	const char *reason;
-	struct stat st;
 	char *end;
 
 	if (err && errlen)
@@ -769,38 +835,36 @@ int bundle__extract(const char *path, const char *parent, const struct bundle_op
 		out_dir[0] = '\0';
 	if (!lim)
 		lim = &bundle_open_default_limits;
+	job.lim = lim;
 	if (!path || !parent || !out_dir || !out_len || !(lim->max_seconds > 0)) {
 		ret = -EINVAL;
 		errf(err, errlen, "bundle__extract: bad arguments");
 		goto cleanup;
 	}
 
-	archive_fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-	if (archive_fd < 0 || fstat(archive_fd, &st)) {
-		ret = -errno;
-		errf(err, errlen, "%s", strerror(errno));
-		goto cleanup;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-		errf(err, errlen, "a directory, not a bundle file");
+	archive_fd = extract_open_archive(path, err, errlen);
+	if (archive_fd < 0) {
+		ret = archive_fd;
 		goto cleanup;
 	}
 
+	extract_sweep(parent);
 	code = snprintf(dir, sizeof(dir), "%s/.sonde-open-XXXXXX", parent);
 	if (code < 0 || (size_t)code >= sizeof(dir) || (size_t)code >= out_len) {
 		ret = -ENAMETOOLONG;
 		errf(err, errlen, "%s: %s", parent, strerror(ENAMETOOLONG));
 		goto cleanup;
 	}
-	if (!mkdtemp(dir)) {
-		ret = -errno;
-		errf(err, errlen, "%s: %s", parent, strerror(errno));
+	/* Removed at exit and on a fatal signal; a dead owner's is swept by the next one. */
+	ret = scratch__mkdtemp(dir, SCRATCH_REMOVE);
+	if (ret) {
+		errf(err, errlen, "%s: %s", parent, strerror(-ret));
 		goto cleanup;
 	}
 	made_dir = true;
-	root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root_fd < 0 || pipe2(pipefd, O_CLOEXEC)) {
+	job.archive_fd = archive_fd;
+	job.root_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (job.root_fd < 0 || pipe2(pipefd, O_CLOEXEC)) {
 		ret = -errno;
 		errf(err, errlen, "%s: %s", dir, strerror(errno));
 		goto cleanup;
@@ -814,7 +878,7 @@ int bundle__extract(const char *path, const char *parent, const struct bundle_op
 	}
 	if (!pid) {
 		close(pipefd[0]);
-		extract_child(archive_fd, root_fd, lim, pipefd[1], self);
+		extract_child(&job, pipefd[1], self);
 	}
 	close(pipefd[1]);
 	pipefd[1] = -1;
@@ -859,96 +923,24 @@ cleanup:
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
-	if (root_fd >= 0)
-		close(root_fd);
+	if (job.root_fd >= 0)
+		close(job.root_fd);
 	if (archive_fd >= 0)
 		close(archive_fd);
 	if (ret && made_dir)
-		bundle__remove_tree(dir);
+		scratch__remove(dir);
 	else if (!ret)
 		snprintf(out_dir, out_len, "%s", dir);
 	return ret;
 }
 
-/* Empty the directory open at dfd, which this function takes ownership of. */
-static int remove_contents(int dfd, int depth)
+int bundle__extract(const char *path, const char *parent, const struct bundle_open_limits *lim,
+		    char *out_dir, size_t out_len, char *err, size_t errlen)
 {
-	struct dirent *de;
-	struct stat st;
-	int ret = 0, sub;
-	DIR *d;
-
-	if (depth > REMOVE_MAX_DEPTH) {
-		close(dfd);
-		return -ELOOP;
-	}
-	d = fdopendir(dfd);
-	if (!d) {
-		ret = -errno;
-		close(dfd);
-		return ret;
-	}
-	for (;;) {
-		const char *name;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno && !ret)
-				ret = -errno;
-			break;
-		}
-		name = de->d_name;
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		if (fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW)) {
-			if (errno != ENOENT && !ret)
-				ret = -errno;
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			/* A symlink is removed itself, never what it points to. */
-			if (unlinkat(dirfd(d), name, 0) && errno != ENOENT && !ret)
-				ret = -errno;
-			continue;
-		}
-		/* O_NOFOLLOW: a directory swapped for a symlink since fstatat is not entered. */
-		sub = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0) {
-			if (errno != ENOENT && !ret)
-				ret = -errno;
-			continue;
-		}
-		sub = remove_contents(sub, depth + 1);
-		if (sub && !ret)
-			ret = sub;
-		if (unlinkat(dirfd(d), name, AT_REMOVEDIR) && errno != ENOENT && !ret)
-			ret = -errno;
-	}
-	closedir(d);
-	return ret;
+	return bundle__extract_some(path, parent, lim, NULL, 0, out_dir, out_len, err, errlen);
 }
 
 int bundle__remove_tree(const char *dir)
 {
-	int fd, ret;
-
-	if (!dir || !dir[0])
-		return -EINVAL;
-	/* O_NOFOLLOW: if dir itself is a symlink, what it points to is left alone. */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOTDIR) {
-		struct stat st;
-
-		/* A single regular file (a bundle temporary); a symlink stays refused. */
-		if (lstat(dir, &st) || !S_ISREG(st.st_mode))
-			return -ENOTDIR;
-		return unlink(dir) ? -errno : 0;
-	}
-	if (fd < 0)
-		return -errno;
-	ret = remove_contents(fd, 0);
-	if (rmdir(dir) && !ret)
-		ret = -errno;
-	return ret;
+	return scratch__remove(dir);
 }

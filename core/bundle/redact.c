@@ -241,8 +241,12 @@ size_t redactor__learn_name(struct redactor *r, const char *s, size_t n, enum ki
 	if (!n || n > DNS_NAME_MAX || in_list(s, n, name_stoplist,
 					      sizeof(name_stoplist) / sizeof(*name_stoplist)))
 		return 0;
+	/* A secret may hold blanks inside (an argv element); a name never does. */
+	if (is_space((unsigned char)s[0]) || is_space((unsigned char)s[n - 1]))
+		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (is_space((unsigned char)s[i]) || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		if ((is_space((unsigned char)s[i]) || (unsigned char)s[i] < 0x20 || s[i] == 0x7f) &&
+		    !(kind == K_SECRET && (s[i] == ' ' || s[i] == '\t')))
 			return 0;
 	name_key(key, sizeof(key), s, n);
 	e = redactor__find(r, key);
@@ -261,6 +265,35 @@ size_t redactor__learn_name(struct redactor *r, const char *s, size_t n, enum ki
 	if (r->frozen)
 		redactor__alloc_name(r, e); /* adds the pseudonym's own entry after this one */
 	return id;
+}
+
+struct entry *redactor__find_name(struct redactor *r, const char *s, size_t n)
+{
+	char key[DNS_NAME_MAX + 8];
+
+	if (name_key(key, sizeof(key), s, n))
+		return NULL;
+	return redactor__find(r, key);
+}
+
+void redactor__learn_secret(struct redactor *r, const char *s, size_t n)
+{
+	size_t a = 0, b;
+
+	while (n && is_space((unsigned char)s[n - 1]))
+		n--;
+	while (n && is_space((unsigned char)*s))
+		s++, n--;
+	redactor__learn_name(r, s, n, K_SECRET);
+	if (!memchr(s, ' ', n) && !memchr(s, '\t', n))
+		return;
+	while (a < n) {
+		for (b = a; b < n && s[b] != ' ' && s[b] != '\t'; b++)
+			;
+		if (b - a >= SECRET_LITERAL_MIN)
+			redactor__learn_name(r, s + a, b - a, K_SECRET);
+		a = b + 1;
+	}
 }
 
 size_t redactor__learn_user(struct redactor *r, const char *s, size_t n)

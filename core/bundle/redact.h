@@ -30,6 +30,11 @@ enum redact_ctx {
 	REDACT_HOSTNAME = 1 << 1,  /* the whole text is the host's name (kernel.hostname) */
 	REDACT_DOMAIN = 1 << 2,    /* the whole text is the host's domain (kernel.domainname) */
 	REDACT_TRUNCATED = 1 << 3, /* cut at a cap: its last token is partial and is dropped */
+	/*
+	 * An argv, NUL-separated (/proc/PID/cmdline): an element is the unit, so
+	 * a secret's value runs to the end of its element, blanks included.
+	 */
+	REDACT_ARGV = 1 << 4,
 };
 
 struct redactor;

@@ -21,30 +21,6 @@
 #define REDACT_FILE_MAX (512u << 20)
 #define REDACT_MAX_DEPTH 8
 
-/* Write data to path through a temporary in the same directory, then rename over it. */
-static int replace_file(const char *path, const char *data, size_t len)
-{
-	char tmp[4200];
-	const char *slash = strrchr(path, '/');
-	int fd, err;
-
-	if (snprintf(tmp, sizeof(tmp), "%.*s.redact-%s", slash ? (int)(slash - path + 1) : 0,
-		     path, slash ? slash + 1 : path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	err = fd__write_all(fd, data, len);
-	if (close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
-}
-
 static unsigned int path_ctx(const char *path)
 {
 	size_t n = strlen(path);
@@ -54,20 +30,133 @@ static unsigned int path_ctx(const char *path)
 	if (!strcmp(path, "/proc/sys/kernel/domainname"))
 		return REDACT_DOMAIN;
 	if (n >= 8 && !strcmp(path + n - 8, "/cmdline"))
-		return REDACT_CMDLINE;
+		return REDACT_CMDLINE | REDACT_ARGV;
 	return REDACT_TEXT;
+}
+
+static int path_then_index(const void *a, const void *b, void *arg)
+{
+	const struct capture_rec *rec = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(rec[x].path, rec[y].path);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/*
+ * For each record, the index of the previous record of the same path
+ * (SIZE_MAX for the first): a sort by path, no hash table a crafted stream
+ * could flood. NULL when out of memory.
+ */
+static size_t *previous_of_path(const struct capture_stream *st)
+{
+	size_t *ord = malloc((st->n + 1) * sizeof(*ord)), *prev = malloc((st->n + 1) * sizeof(*prev));
+
+	if (!ord || !prev) {
+		free(ord);
+		free(prev);
+		return NULL;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		ord[i] = i;
+	qsort_r(ord, st->n, sizeof(*ord), path_then_index, st->rec);
+	for (size_t k = 0; k < st->n; k++)
+		prev[ord[k]] = k && !strcmp(st->rec[ord[k - 1]].path, st->rec[ord[k]].path) ?
+				       ord[k - 1] : SIZE_MAX;
+	free(ord);
+	return prev;
+}
+
+/*
+ * c repeats the bytes of p, the previous read of its path. A '=' record
+ * shares its data with the record it repeats, so most are told at once;
+ * equal '@' records are compared (their bytes are in the file, once each).
+ */
+static int repeats(const struct capture_rec *c, const struct capture_rec *p)
+{
+	return !c->err && !p->err && c->len == p->len && c->truncated == p->truncated &&
+	       (c->data == p->data || !memcmp(c->data, p->data, c->len));
+}
+
+/* What redacting one stream keeps per record: the previous of its path, and what it became. */
+struct redacted_stream {
+	size_t *prev;
+	size_t *out_len;  /* the redacted payload's length */
+	char **out_path;  /* the redacted path, until the next record of the path takes it */
+};
+
+static void redacted_stream__free(struct redacted_stream *rs, size_t n)
+{
+	for (size_t i = 0; rs->out_path && i < n; i++)
+		free(rs->out_path[i]);
+	free(rs->out_path);
+	free(rs->out_len);
+	free(rs->prev);
+}
+
+/*
+ * Record i of st, redacted, into w (or learned from, w NULL). A repeat of
+ * the path's previous read is learned once and written as a repeat: a '='
+ * record costs a line in the bundle, and must cost no more in the copy (a
+ * bundle of '=' records of one 1 MiB read would otherwise expand a
+ * thousandfold). 0 or -errno.
+ */
+static int redact_record(struct redactor *r, const struct capture_stream *st, size_t i,
+			 struct redacted_stream *rs, struct capture_writer *w, struct strbuf *path,
+			 struct strbuf *payload)
+{
+	const struct capture_rec *c = &st->rec[i];
+	size_t p = rs->prev[i];
+	unsigned int ctx = path_ctx(c->path) | (c->truncated ? REDACT_TRUNCATED : 0);
+	int rep = p != SIZE_MAX && repeats(c, &st->rec[p]), rc;
+
+	if (!w) {
+		rc = redact__plain(r, c->path, strlen(c->path), REDACT_TEXT, NULL);
+		if (!rc && !c->err && !rep)
+			rc = redact__plain(r, c->data, c->len, ctx, NULL);
+		return rc;
+	}
+	path->len = 0;
+	strbuf__append(path, "", 0);
+	rc = redact__plain(r, c->path, strlen(c->path), REDACT_TEXT, path);
+	if (rc)
+		return rc;
+	/* The reader matches a repeat by path: only where the path redacts alike. */
+	if (rep && rs->out_path[p] && !strcmp(rs->out_path[p], path->buf)) {
+		rc = capture_writer__repeat(w, c->seq, c->wall_ns, c->mono_ns, path->buf,
+					    rs->out_len[p]);
+		rs->out_len[i] = rs->out_len[p];
+	} else if (c->err) {
+		rc = capture_writer__error(w, c->seq, c->wall_ns, c->mono_ns, path->buf, c->err);
+	} else {
+		payload->len = 0;
+		strbuf__append(payload, "", 0);
+		rc = redact__plain(r, c->data, c->len, ctx, payload);
+		if (!rc)
+			rc = capture_writer__record(w, c->seq, c->wall_ns, c->mono_ns, path->buf,
+						    payload->buf, payload->len, c->truncated);
+		rs->out_len[i] = payload->len;
+	}
+	if (p != SIZE_MAX) {
+		free(rs->out_path[p]);
+		rs->out_path[p] = NULL;
+	}
+	if (!rc && !(rs->out_path[i] = strdup(path->buf)))
+		rc = -ENOMEM;
+	return rc;
 }
 
 /*
  * A capture stream, record by record. Written anew with the capture writer,
- * so a repeat ('=') is written only where the redacted bytes repeat, and
- * every length is that of the redacted payload.
+ * so a repeat ('=') is written where the redacted bytes repeat, and every
+ * length is that of the redacted payload.
  */
 static int capture_file(struct redactor *r, const char *dir, const char *rel, int learn,
 			char *err, size_t errlen)
 {
 	struct capture_stream st = { 0 };
 	struct capture_writer w = { 0 };
+	struct redacted_stream rs = { 0 };
 	struct strbuf path = { 0 }, payload = { 0 };
 	char full[4200], raw_dir[4200], stream[512], tmp[4800];
 	const char *base = strrchr(rel, '/');
@@ -89,6 +178,15 @@ static int capture_file(struct redactor *r, const char *dir, const char *rel, in
 	rc = capture_stream__parse(&st, text, len, err, errlen);
 	if (rc)
 		goto cleanup;
+	rs.prev = previous_of_path(&st);
+	if (!learn) {
+		rs.out_len = calloc(st.n + 1, sizeof(*rs.out_len));
+		rs.out_path = calloc(st.n + 1, sizeof(*rs.out_path));
+	}
+	if (!rs.prev || (!learn && (!rs.out_len || !rs.out_path))) {
+		rc = -ENOMEM;
+		goto cleanup;
+	}
 	if (!learn) {
 		/* ".redact-NAME" is skipped by capture readers and renamed before anyone looks. */
 		snprintf(tmp, sizeof(tmp), "%s/.redact-%s.cap", raw_dir, stream);
@@ -103,40 +201,17 @@ static int capture_file(struct redactor *r, const char *dir, const char *rel, in
 		wopen = 1;
 	}
 	for (size_t i = 0; i < st.n && !rc; i++) {
-		const struct capture_rec *c = &st.rec[i];
-		unsigned int ctx = path_ctx(c->path) | (c->truncated ? REDACT_TRUNCATED : 0);
-
-		if (learn) {
-			rc = redact__plain(r, c->path, strlen(c->path), REDACT_TEXT, NULL);
-			if (!rc && !c->err)
-				rc = redact__plain(r, c->data, c->len, ctx, NULL);
-			continue;
-		}
-		path.len = 0;
-		payload.len = 0;
-		strbuf__append(&path, "", 0);
-		strbuf__append(&payload, "", 0);
-		rc = redact__plain(r, c->path, strlen(c->path), REDACT_TEXT, &path);
-		if (!rc && !c->err)
-			rc = redact__plain(r, c->data, c->len, ctx, &payload);
-		if (rc)
-			break;
-		if (c->err)
-			rc = capture_writer__error(&w, c->seq, c->wall_ns, c->mono_ns, path.buf,
-						   c->err);
-		else
-			rc = capture_writer__record(&w, c->seq, c->wall_ns, c->mono_ns, path.buf,
-						    payload.buf, payload.len, c->truncated);
-		if (rc)
+		rc = redact_record(r, &st, i, &rs, learn ? NULL : &w, &path, &payload);
+		if (rc && rc != -ENOMEM)
 			snprintf(err, errlen, "%s: writing its redacted copy: %s", rel,
 				 strerror(-rc));
 	}
+cleanup:
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", rel);
 	if (wopen) {
 		int crc = capture_writer__close(&w);
 
-		wopen = 0;
 		if (!rc && crc) {
 			rc = crc;
 			snprintf(err, errlen, "%s: writing its redacted copy: %s", rel,
@@ -150,7 +225,7 @@ static int capture_file(struct redactor *r, const char *dir, const char *rel, in
 		if (rc)
 			unlink(tmp);
 	}
-cleanup:
+	redacted_stream__free(&rs, st.n);
 	free(st.text);
 	free(st.rec);
 	strbuf__free(&path);
@@ -197,7 +272,8 @@ static int one_file(struct redactor *r, const char *dir, const char *rel, int le
 		snprintf(err, errlen, "%s: %s", rel,
 			 rc == -ENOMEM ? "out of memory" : strerror(-rc));
 	if (!rc && !learn) {
-		rc = replace_file(full, out.buf, out.len);
+		/* fsynced before the rename: a crash never leaves a capture empty */
+		rc = file__replace(full, out.buf, out.len, 0600);
 		if (rc)
 			snprintf(err, errlen, "writing %s: %s", rel, strerror(-rc));
 	}

@@ -152,6 +152,8 @@ static inline int is_user_char(unsigned char c)
 /* ---- redact.c: the index, names ---- */
 
 struct entry *redactor__find(struct redactor *r, const char *key);
+/* The entry of a learned name (any case), or NULL. */
+struct entry *redactor__find_name(struct redactor *r, const char *s, size_t n);
 /* Add an entry (key must be new); orig/pseudo are copied. NULL on allocation failure. */
 struct entry *redactor__add(struct redactor *r, const char *key, const char *orig, size_t origlen,
 			    const char *pseudo, enum kind kind);
@@ -161,6 +163,12 @@ void redactor__alloc_name(struct redactor *r, struct entry *e);
 void redactor__freeze(struct redactor *r);
 /* Learn one name; the entry index + 1, or 0 when it is not a name to learn. */
 size_t redactor__learn_name(struct redactor *r, const char *s, size_t n, enum kind kind);
+/*
+ * Learn a secret value: as it is (blanks and all: an argv element), and each
+ * of its blank-separated words long enough to be replaced on their own (a
+ * report cell may cut it between words).
+ */
+void redactor__learn_secret(struct redactor *r, const char *s, size_t n);
 size_t redactor__learn_user(struct redactor *r, const char *s, size_t n);
 /* A DNS name: system, the host's own (first label the host, the rest its domain). */
 void redactor__learn_dns(struct redactor *r, const char *s, size_t n, int system);
@@ -180,6 +188,7 @@ struct scan {
 	size_t *emitted;   /* source bytes up to here are in out */
 	struct strbuf *out; /* NULL: learning */
 	unsigned int ctx;
+	size_t full;       /* REDACT_TRUNCATED: n before the cut last token was set aside */
 };
 
 /* Run every rule over sc->v: learn (sc->out NULL), or write the redacted source to sc->out. */
@@ -190,7 +199,11 @@ int redact__plain(struct redactor *r, const char *s, size_t n, unsigned int ctx,
 
 /* ---- redact_views.c: views of encoded text ---- */
 
-/* JSON string values, Markdown, HTML text: learn (out NULL) or redact into out. 0 or -ENOMEM. */
+/*
+ * JSON string values, Markdown, HTML text: learn (out NULL) or redact into
+ * out. 0 or -ENOMEM. A JSON string value whose next sibling is its "KEY_cut":
+ * true (execsnoop's "args", "args_cut") is read as cut at a cap.
+ */
 int redact__json(struct redactor *r, const char *s, size_t n, struct strbuf *out);
 int redact__md(struct redactor *r, const char *s, size_t n, struct strbuf *out);
 int redact__html(struct redactor *r, const char *s, size_t n, struct strbuf *out);

@@ -79,18 +79,26 @@ static size_t rule_cut(struct scan *sc, size_t i)
 
 static void secret_value_learn(struct scan *sc, size_t a, size_t b)
 {
-	if ((sc->ctx & REDACT_CMDLINE) && b > a)
-		redactor__learn_name(sc->r, sc->v + a, b - a, K_SECRET);
+	if (!(sc->ctx & REDACT_CMDLINE) || b <= a)
+		return;
+	/* A value the cap cut: the fragment set aside after it is part of it. */
+	if ((sc->ctx & REDACT_TRUNCATED) && b == sc->n && sc->full > sc->n)
+		b = sc->full;
+	redactor__learn_secret(sc->r, sc->v + a, b - a);
 }
 
 static void drop_secret(struct scan *sc, size_t a, size_t b)
 {
 	if (b <= a)
 		return;
-	if (learning(sc))
+	if (learning(sc)) {
 		secret_value_learn(sc, a, b);
-	else
-		replace(sc, a, b, REDACTED);
+		return;
+	}
+	/* A value that runs into the cut: it and the fragment after it are one secret. */
+	if ((sc->ctx & REDACT_TRUNCATED) && b == sc->n && sc->full > sc->n)
+		b = sc->full;
+	replace(sc, a, b, REDACTED);
 }
 
 /* scheme://user:pass@host: the password dropped, the user pseudonymized. */
@@ -201,17 +209,56 @@ static int secret_name(const char *k, size_t n)
 	return 0;
 }
 
-/* The value of a secret: up to a blank (and in a query string, up to & or #). */
+/*
+ * The value of a secret: up to a blank (in an argv, up to the end of its
+ * element: blanks are part of it), and in a query string up to & or #.
+ */
 static size_t value_end(const struct scan *sc, size_t i, int query)
 {
+	int argv = sc->ctx & REDACT_ARGV;
+
 	while (i < sc->n) {
 		unsigned char c = (unsigned char)sc->v[i];
 
-		if (is_space(c) || c < 0x20 || c == 0x7f || (query && (c == '&' || c == '#')))
+		if (argv ? !c : (is_space(c) || c < 0x20 || c == 0x7f))
+			break;
+		if (query && (c == '&' || c == '#'))
 			break;
 		i++;
 	}
 	return i;
+}
+
+/* Blank-separated words a learned secret may run over when a text joins argv with spaces. */
+#define SECRET_MAX_WORDS 16
+
+/*
+ * A value that ends at a blank here may be an argv element with blanks in it,
+ * learned whole from the command line it came from (a report joins argv with
+ * spaces): the longest learned secret that starts at vs and ends at a blank
+ * or the end, or e.
+ */
+static size_t secret_extend(struct scan *sc, size_t vs, size_t e)
+{
+	size_t best = e, k = e;
+
+	if (learning(sc) || (sc->ctx & REDACT_ARGV) || e <= vs)
+		return e;
+	for (int w = 0; w < SECRET_MAX_WORDS && k < sc->n; w++) {
+		const struct entry *en;
+
+		if (sc->v[k] != ' ' && sc->v[k] != '\t')
+			break;
+		while (k < sc->n && (sc->v[k] == ' ' || sc->v[k] == '\t'))
+			k++;
+		k = value_end(sc, k, 0);
+		if (k - vs > DNS_NAME_MAX)
+			break;
+		en = redactor__find_name(sc->r, sc->v + vs, k - vs);
+		if (en && en->kind == K_SECRET)
+			best = k;
+	}
+	return best;
 }
 
 /* Authorization: [scheme] credentials. */
@@ -226,7 +273,7 @@ static size_t auth_value(struct scan *sc, size_t i)
 		w++;
 	if (w > i && w < sc->n && sc->v[w] == ' ')
 		i = w + 1;
-	e = value_end(sc, i, 0);
+	e = secret_extend(sc, i, value_end(sc, i, 0));
 	drop_secret(sc, i, e);
 	return e > i ? e : 0;
 }
@@ -235,7 +282,7 @@ static size_t rule_secret(struct scan *sc, size_t i)
 {
 	const char *v = sc->v;
 	size_t j = i, vs, e;
-	int letter = 0, query;
+	int letter = 0, query = 0;
 
 	if (!key_char((unsigned char)v[i]) || (i && key_char((unsigned char)v[i - 1])))
 		return 0;
@@ -270,6 +317,8 @@ static size_t rule_secret(struct scan *sc, size_t i)
 	} else {
 		return 0;
 	}
+	if (!query)
+		e = secret_extend(sc, vs, e);
 	drop_secret(sc, vs, e);
 	return e > vs ? e : j + 1;
 }
@@ -283,7 +332,7 @@ static size_t rule_bearer(struct scan *sc, size_t i)
 		return 0;
 	while (j < sc->n && (sc->v[j] == ' ' || sc->v[j] == '\t'))
 		j++;
-	e = value_end(sc, j, 0);
+	e = secret_extend(sc, j, value_end(sc, j, 0));
 	if (e == j)
 		return 0;
 	drop_secret(sc, j, e);
@@ -794,6 +843,7 @@ void redact__scan(struct scan *sc)
 	 * can recognise any more. It is dropped here, and wherever else it shows
 	 * up (a report quoting the same cut command line).
 	 */
+	sc->full = full;
 	if (sc->ctx & REDACT_TRUNCATED) {
 		while (sc->n && !is_space((unsigned char)sc->v[sc->n - 1]))
 			sc->n--;
@@ -820,7 +870,8 @@ void redact__scan(struct scan *sc)
 		}
 		i++;
 	}
-	if (sc->n < full)
+	/* The cut last token, unless a secret running into it took it already. */
+	if (sc->n < full && (!sc->out || *sc->emitted < src_at(sc, full)))
 		replace(sc, sc->n, full, REDACTED);
 	sc->n = full;
 }

@@ -73,10 +73,11 @@ static size_t utf8_put(char *o, uint32_t cp)
 
 /* Scan one view (its map ending at src_end) and go on with the file from there. */
 static int view__scan(struct redactor *r, struct view *w, size_t src_end, const char *src,
-		      size_t *emitted, struct strbuf *out)
+		      size_t *emitted, struct strbuf *out, unsigned int ctx)
 {
 	struct scan sc = {
 		.r = r, .v = w->v, .n = w->n, .src = src, .emitted = emitted, .out = out,
+		.ctx = ctx,
 	};
 
 	if (w->oom)
@@ -117,11 +118,55 @@ static unsigned int hex4(const char *s, size_t avail, int *ok)
 	return v;
 }
 
+/* The end of the JSON string that opens at s[i] (its closing quote), or n. */
+static size_t json_string_end(const char *s, size_t n, size_t i)
+{
+	size_t k;
+
+	for (k = i + 1; k < n && s[k] != '"'; k++)
+		if (s[k] == '\\')
+			k++;
+	return k < n ? k : n;
+}
+
+static size_t json_skip_space(const char *s, size_t n, size_t i)
+{
+	while (i < n && is_space((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
+/*
+ * The value that closes at s[k] is followed by `, "KEY_cut": true` (key the
+ * name before it, [ka, kb)): a capture cut at a cap, whose last token is a
+ * fragment (execsnoop's "args" and "args_cut"). Only the next sibling is
+ * looked at, so a long object costs nothing more.
+ */
+static int json_value_cut(const char *s, size_t n, size_t k, size_t ka, size_t kb)
+{
+	size_t i = json_skip_space(s, n, k + 1), e;
+
+	if (kb <= ka || i >= n || s[i] != ',')
+		return 0;
+	i = json_skip_space(s, n, i + 1);
+	if (i >= n || s[i] != '"')
+		return 0;
+	e = json_string_end(s, n, i);
+	if (e - i - 1 != kb - ka + 4 || memcmp(s + i + 1, s + ka, kb - ka) ||
+	    memcmp(s + i + 1 + (kb - ka), "_cut", 4))
+		return 0;
+	i = json_skip_space(s, n, e + 1);
+	if (i >= n || s[i] != ':')
+		return 0;
+	i = json_skip_space(s, n, i + 1);
+	return i + 4 <= n && !memcmp(s + i, "true", 4);
+}
+
 /* JSON: the string values, decoded; keys and everything between them are structure. */
 int redact__json(struct redactor *r, const char *s, size_t n, struct strbuf *out)
 {
 	struct view w = { 0 };
-	size_t i = 0, emitted = 0;
+	size_t i = 0, emitted = 0, ka = 0, kb = 0;
 	int rc = 0;
 
 	while (i < n && !rc) {
@@ -131,14 +176,14 @@ int redact__json(struct redactor *r, const char *s, size_t n, struct strbuf *out
 			i++;
 			continue;
 		}
-		for (k = i + 1; k < n && s[k] != '"'; k++)
-			if (s[k] == '\\')
-				k++;
+		k = json_string_end(s, n, i);
 		if (k >= n)
 			break;
-		for (after = k + 1; after < n && is_space((unsigned char)s[after]); after++)
-			;
+		after = json_skip_space(s, n, k + 1);
 		if (after < n && s[after] == ':') {
+			/* A key: the name of the value after it. */
+			ka = i + 1;
+			kb = k;
 			i = k + 1;
 			continue;
 		}
@@ -184,7 +229,9 @@ int redact__json(struct redactor *r, const char *s, size_t n, struct strbuf *out
 			view__put(&w, buf, 1, at);
 			p += 2;
 		}
-		rc = view__scan(r, &w, k, s, &emitted, out);
+		rc = view__scan(r, &w, k, s, &emitted, out,
+				json_value_cut(s, n, k, ka, kb) ? REDACT_TRUNCATED : 0);
+		ka = kb = 0;
 		i = k + 1;
 	}
 	return view__finish(&w, s, n, emitted, out, rc);
@@ -212,7 +259,7 @@ int redact__md(struct redactor *r, const char *s, size_t n, struct strbuf *out)
 			i++;
 		}
 	}
-	rc = view__scan(r, &w, n, s, &emitted, out);
+	rc = view__scan(r, &w, n, s, &emitted, out, 0);
 	return view__finish(&w, s, n, emitted, out, rc);
 }
 
@@ -289,7 +336,7 @@ static int html_segment(struct redactor *r, struct view *w, const char *s, size_
 	if (b <= a)
 		return 0;
 	html_view(w, s, a, b);
-	return view__scan(r, w, b, s, emitted, out);
+	return view__scan(r, w, b, s, emitted, out, 0);
 }
 
 /* Case-insensitive search for the lowercase needle in s[from, n). */

@@ -17,6 +17,7 @@
 #include "bundle/read.h"
 #include "util/file.h"
 #include "util/json_read.h"
+#include "util/tty.h"
 
 #define MANIFEST_MAX (64u << 20)
 
@@ -55,14 +56,11 @@ static int is_hex64(const char *s)
 	return 1;
 }
 
-/* A name shown in a message: control bytes replaced, length bounded. */
+/* A name shown in a message: cleaned for a terminal (util/tty.h), length bounded. */
 static const char *shown(const char *s, char *buf, size_t len)
 {
-	size_t i = 0;
-
-	for (; s && *s && i + 1 < len; s++)
-		buf[i++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
-	buf[i] = '\0';
+	snprintf(buf, len, "%s", s ? s : "");
+	tty__clean_str(buf);
 	return buf;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 
 #include "bundle/bundle.h"
 #include "util/sha256.h"
+#include "util/tty.h"
 
 /* Read size for hashing and archiving; large enough to keep syscalls rare. */
 #define BUNDLE_IO_SIZE (64 * 1024)
@@ -60,18 +62,14 @@ static void bundle_errf(char *errbuf, size_t errlen, const char *fmt, ...)
 static void bundle_errf(char *errbuf, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
-	char *p;
 
 	if (!errbuf || !errlen)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(errbuf, errlen, fmt, ap);
 	va_end(ap);
-	/* The reason ends up on one log line; a member name must not break it. */
-	for (p = errbuf; *p; p++) {
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	}
+	/* The reason ends up on one line of a terminal or a log; a member name must not break it. */
+	tty__clean_str(errbuf);
 }
 
 /* read(2) that retries on EINTR and fills as much of buf as the file has. */
@@ -470,11 +468,11 @@ static int bundle_tmp_path(const char *final_path, char dir[PATH_MAX], char tmp[
 	if (n >= PATH_MAX)
 		return -ENAMETOOLONG;
 
+	/* A template for mkostemp: unique in every PID namespace sharing the directory. */
 	if (slash)
-		n = snprintf(tmp, PATH_MAX, "%.*s/.%s.tmp.%d", plen, final_path, base,
-			     (int)getpid());
+		n = snprintf(tmp, PATH_MAX, "%.*s/.%s.tmp.XXXXXX", plen, final_path, base);
 	else
-		n = snprintf(tmp, PATH_MAX, ".%s.tmp.%d", base, (int)getpid());
+		n = snprintf(tmp, PATH_MAX, ".%s.tmp.XXXXXX", base);
 	return n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
@@ -532,21 +530,17 @@ static int bundle_publish(const char *tmp, char *final_path, size_t final_size)
 }
 
 /*
- * Create the temporary the archive is written to, mode 0600 exactly. The fd,
- * or -errno with errbuf.
+ * Create the temporary the archive is written to (tmp, a template, becomes
+ * its name), mode 0600 exactly, with an flock held on it until *lock_fd is
+ * closed: a sweep of the directory (util/scratch.h) takes only the
+ * temporaries no live writer holds. The fd, or -errno with errbuf.
  */
-static int bundle_create_tmp(const char *tmp, char *errbuf, size_t errlen)
+static int bundle_create_tmp(char *tmp, int *lock_fd, char *errbuf, size_t errlen)
 {
 	int fd, err;
 
-	/*
-	 * O_EXCL so we never write through a file or symlink someone else placed
-	 * there. A leftover with our own pid can only come from an earlier run
-	 * that died mid-write (pids repeat in containers); clear it once.
-	 */
-	fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST && !unlink(tmp))
-		fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	/* mkostemp: O_EXCL, so we never write through a file or symlink someone else placed. */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		bundle_errf(errbuf, errlen, "creating %s: %s", tmp, strerror(-err));
@@ -554,11 +548,21 @@ static int bundle_create_tmp(const char *tmp, char *errbuf, size_t errlen)
 	}
 	memcpy(inflight_tmp, tmp, sizeof(inflight_tmp));
 	inflight_set = 1;
+	/*
+	 * The lock lives as long as any fd of this open file: a duplicate keeps it
+	 * past the close that reports the last write errors, until the rename.
+	 */
+	*lock_fd = -1;
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		*lock_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	/* The umask may have cleared bits of 0600; the bundle holds host details, so be exact. */
 	if (fchmod(fd, 0600)) {
 		err = -errno;
 		bundle_errf(errbuf, errlen, "chmod %s: %s", tmp, strerror(-err));
 		close(fd);
+		if (*lock_fd >= 0)
+			close(*lock_fd);
+		*lock_fd = -1;
 		unlink(tmp);
 		inflight_set = 0;
 		return err;
@@ -642,7 +646,7 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
 	struct archive *a = NULL;
 	char dir[PATH_MAX], tmp[PATH_MAX];
 	bool tmp_created = false, published = false, closed = false;
-	int rootfd = -1, fd = -1, err;
+	int rootfd = -1, fd = -1, lock_fd = -1, err;
 	char *io = NULL;
 	size_t i;
 
@@ -684,7 +688,7 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
 		goto cleanup;
 	}
 
-	fd = bundle_create_tmp(tmp, errbuf, errlen);
+	fd = bundle_create_tmp(tmp, &lock_fd, errbuf, errlen);
 	if (fd < 0) {
 		err = fd;
 		goto cleanup;
@@ -729,6 +733,8 @@ cleanup:
 	if (tmp_created && !published)
 		unlink(tmp);
 	inflight_set = 0;
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (rootfd >= 0)
 		close(rootfd);
 	free(io);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
 
@@ -35,6 +36,10 @@ static const struct cmd_option options[] = {
 	  .help = "only the checks of M: use, workload, or drilldown" },
 	{ .name = "no-drilldown", .kind = CMD_OPT_FLAG, .field = F(no_drilldown),
 	  .help = "do not replay the drill-down window the bundle recorded" },
+	{ .name = "color", .arg = "auto|always|never", .kind = CMD_OPT_CHOICE, .field = F(color),
+	  .choices = cmd_color_modes,
+	  .help = "colour the summary (default: auto,\n"
+		  "on a terminal unless NO_COLOR is set)" },
 	{ NULL },
 };
 
@@ -70,11 +75,14 @@ static void find_raw(const char *cmd, const char *dir, char *raw, size_t len)
 
 int cmd_analyze(int argc, char **argv)
 {
+	/* The captures, and the findings they gave then (compared with today's when present). */
+	static const struct bundle_want want[] = { { "raw/", 0 }, { "findings.json", 1 } };
 	struct run_opts o;
 	struct run_plan plan;
 	struct run_outcome oc = { 0 };
 	char raw[4200], stage[4096], err[1024], dir[4096];
 	struct analysis an;
+	struct capture_limits lim = capture_default_limits;
 	int idx, code, opened;
 
 	run_opts__init(&o, "analyze");
@@ -86,12 +94,15 @@ int cmd_analyze(int argc, char **argv)
 			       "which captures? sonde analyze BUNDLE (or an extracted bundle's DIR)");
 	if (idx + 1 < argc)
 		run__die_usage(o.cmd, "unexpected argument '%s'", argv[idx + 1]);
-	cmd__open_bundle(o.cmd, argv[idx], dir, sizeof(dir), &opened);
+	cmd__open_members(o.cmd, argv[idx], want, sizeof(want) / sizeof(*want), dir, sizeof(dir),
+			  &opened);
 	find_raw(o.cmd, dir, raw, sizeof(raw));
 	if (o.out_dir)
 		run_plan__check_out_dir(o.cmd, o.out_dir);
 	run_plan__make(&plan, &o);
-	if (analysis__open(&an, raw, err, sizeof(err))) {
+	/* The captures are parsed under the memory limit the bundle was extracted under. */
+	lim.max_memory_bytes = bundle_open_default_limits.max_memory_bytes;
+	if (analysis__open_limited(&an, raw, &lim, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		return EXIT_RUN_FAILED;
 	}

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "bundle/diff.h"
+#include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
 #include "util/embedded.h"
@@ -41,11 +42,12 @@ const struct cmd_help cmd_diff_help = {
 
 int cmd_diff(int argc, char **argv)
 {
+	static const struct bundle_want findings = { "findings.json", 0 };
 	const char *cmd = "diff";
 	struct diff_opts o = { .fail_on = ST_OK };
 	const struct embedded_file *css = embedded__find("reports/report.css");
 	enum diff_format fmt = DIFF_TEXT;
-	char a[4096], b[4096], err[1024];
+	char a[4096], b[4096], err[1024], what[1024] = "";
 	enum status worst;
 	int idx, opened;
 
@@ -55,13 +57,14 @@ int cmd_diff(int argc, char **argv)
 	if (o.json + o.md + o.html > 1)
 		run__die_usage(cmd, "one of --json, --md, --html");
 	fmt = o.json ? DIFF_JSON : o.md ? DIFF_MD : o.html ? DIFF_HTML : DIFF_TEXT;
-	cmd__open_bundle(cmd, argv[idx], a, sizeof(a), &opened);
-	cmd__open_bundle(cmd, argv[idx + 1], b, sizeof(b), &opened);
+	/* findings.json is all diff reads of a bundle: nothing else is written out. */
+	cmd__open_members(cmd, argv[idx], &findings, 1, a, sizeof(a), &opened);
+	cmd__open_members(cmd, argv[idx + 1], &findings, 1, b, sizeof(b), &opened);
 	if (diff__run(a, b, argv[idx], argv[idx + 1], fmt, css ? css->data : "", stdout, &worst,
-		      NULL, err, sizeof(err))) {
+		      what, sizeof(what), NULL, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		return EXIT_RUN_FAILED;
 	}
 	fflush(stdout);
-	return run_finish__fail_on(o.fail_on, worst);
+	return run_finish__fail_on(o.fail_on, worst, what);
 }

@@ -74,7 +74,7 @@ int cmd_redact(int argc, char **argv)
 	struct redactor *red = NULL;
 	struct jval *manifest = NULL;
 	struct analysis an;
-	const char *command;
+	const char *command, *case_id = NULL;
 	char *text = NULL, *redacted_cmd = NULL;
 	int idx, opened, rc, code = EXIT_RUN_FAILED, an_open = 0;
 	size_t len;
@@ -116,11 +116,15 @@ int cmd_redact(int argc, char **argv)
 		goto cleanup;
 	}
 	an_open = 1;
-	if (bundle__write_manifest(dir, redacted_cmd, &an, err, sizeof(err))) {
+	/* The case id stays with the copy: it names the ticket, not the host. */
+	case_id = jval__str(manifest, "case_id");
+	if (case_id && !bundle__case_id_ok(case_id))
+		case_id = NULL;
+	if (bundle__write_manifest(dir, redacted_cmd, case_id, &an, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		goto cleanup;
 	}
-	bundle__path(out_dir, &an, bundle, sizeof(bundle));
+	bundle__path(out_dir, &an, case_id, bundle, sizeof(bundle));
 	if (bundle__write(dir, bundle, sizeof(bundle), err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		goto cleanup;

@@ -4,18 +4,32 @@
  * captured, print the verdict and write the bundle. The stages are in
  * core/run/; this file is the order they run in.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "bundle/bundle.h"
 #include "bundle/redact.h"
+#include "bundle/upload.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
+#include "util/file.h"
 
 #define F(field) offsetof(struct run_opts, field)
 
 static const struct cmd_choice priorities[] = {
 	{ "low", 0 },
 	{ "normal", 1 },
+	{ NULL, 0 },
+};
+
+static const struct cmd_choice upload_methods[] = {
+	{ "put", 0 },
+	{ "post", 1 },
 	{ NULL, 0 },
 };
 
@@ -85,8 +99,46 @@ static const struct cmd_option options[] = {
 		  "pseudonym stands for goes next to the bundle, never in\n"
 		  "it: NAME.redaction-map.json, mode 0600. What is caught\n"
 		  "and what is not: docs/redaction.md" },
-	/* Test hooks, not in --help: a made-up /proc and /sys; progress off a terminal. */
+	{ .name = "metrics", .arg = "FILE", .kind = CMD_OPT_STRING, .field = F(metrics_path),
+	  .help = "also write the results as Prometheus metrics to FILE\n"
+		  "(text format, replaced atomically, mode 0644), e.g. for\n"
+		  "node_exporter's textfile collector: --metrics\n"
+		  "/var/lib/prometheus/node-exporter/sonde.prom\n"
+		  "(docs/metrics.md; 'sonde show BUNDLE --metrics' too)" },
+	{ .name = "case-id", .arg = "ID", .kind = CMD_OPT_STRING, .field = F(case_id),
+	  .help = "a support case: in the bundle's name\n"
+		  "(sonde-HOST-ID-TIME.tar.xz) and its manifest;\n"
+		  "1 to 64 of A-Z a-z 0-9 . _ -" },
+	{ .name = "upload", .arg = "URL", .kind = CMD_OPT_STRING, .field = F(upload_url),
+	  .help = "send the bundle when it is written: https:// (or\n"
+		  "http://) PUT or POST, or sftp://; for PUT and SFTP a\n"
+		  "URL ending in '/' gets the bundle's name. Retried 3\n"
+		  "times (waits 1, 2, 4 s); on failure the bundle stays\n"
+		  "and sonde exits 4. A URL with a secret (a token,\n"
+		  "user:password@) goes in a file: --upload @FILE;\n"
+		  "or credentials in ~/.netrc. SFTP checks the server\n"
+		  "in ~/.ssh/known_hosts" },
+	{ .name = "upload-method", .arg = "put|post", .kind = CMD_OPT_CHOICE,
+	  .field = F(upload_post), .choices = upload_methods,
+	  .help = "put (default): the bundle is the request body;\n"
+		  "post: multipart/form-data, the bundle as field\n"
+		  "\"file\" (and --case-id as \"case_id\")" },
+	{ .name = "upload-cacert", .arg = "FILE", .kind = CMD_OPT_STRING, .field = F(upload_cacert),
+	  .help = "the CA certificates to check the server against\n"
+		  "(a private CA; default: the system's)" },
+	{ .name = "keep", .arg = "N", .kind = CMD_OPT_COUNT, .field = F(keep), .max = 1000000,
+	  .help = "retention: after writing the bundle, remove this host's\n"
+		  "older bundles in --out beyond the newest N (and their\n"
+		  "redaction maps); 0 (default): keep them all" },
+	{ .name = "color", .arg = "auto|always|never", .kind = CMD_OPT_CHOICE, .field = F(color),
+	  .choices = cmd_color_modes,
+	  .help = "colour the summary (default: auto,\n"
+		  "on a terminal unless NO_COLOR is set)" },
+	/* Test hooks, not in --help: a made-up /proc and /sys; progress off a terminal;
+	 * the first wait between upload attempts. */
 	{ .name = "root", .arg = "DIR", .kind = CMD_OPT_STRING, .field = F(root) },
+	{ .name = "upload-backoff", .arg = "SECONDS", .kind = CMD_OPT_SECONDS,
+	  .field = F(upload_backoff_s), .max = 60 },
 	{ .name = "progress", .kind = CMD_OPT_CONST, .value = 1, .field = F(progress) },
 	{ NULL },
 };
@@ -103,8 +155,101 @@ const struct cmd_help cmd_run_help = {
 		 "A second Ctrl-C (or one after the window) exits at once; the next run\n"
 		 "removes what it left.\n\n"
 		 "Exit status: 0 the run completed (whatever it found), 1 the run failed,\n"
-		 "2 usage error, 3 a finding reached --fail-on.\n",
+		 "2 usage error, 3 a finding reached --fail-on, 4 the bundle is written but\n"
+		 "--upload could not send it.\n",
 };
+
+/* --metrics FILE: a file in a writable directory, checked before the window. */
+static void check_metrics_path(const char *cmd, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat sb;
+
+	if (!*path || (slash && !slash[1]))
+		run__die_usage(cmd, "--metrics %s: a file name, not a directory", path);
+	if (!stat(path, &sb) && S_ISDIR(sb.st_mode))
+		run__die_usage(cmd, "--metrics %s: a directory; name the file in it", path);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
+		run__die_usage(cmd, "--metrics %s: no directory %s", path, dir);
+	if (access(dir, W_OK | X_OK))
+		run__die_usage(cmd, "--metrics %s: %s is not writable: %s", path, dir,
+			       strerror(errno));
+}
+
+/*
+ * --upload @FILE: the URL from FILE's first line, for a URL that carries a
+ * secret (a token, a pre-signed query, user:password@). A secret on the
+ * command line would be in every process listing, and in this run's own
+ * captures of it (raw/proc.pids.cap).
+ */
+static void read_upload_url(struct run_opts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = file__read_bounded(AT_FDCWD, o->upload_url + 1, 8192, &text, &len);
+
+	if (rc)
+		run__die_usage(o->cmd, "--upload %s: %s", o->upload_url, strerror(-rc));
+	text[strcspn(text, "\r\n")] = '\0';
+	o->upload_url_owned = text;
+	o->upload_url = text;
+}
+
+/* A password in a URL given on the command line: "user:password@". */
+static int url_has_password(const char *url)
+{
+	const char *host = strstr(url, "://");
+	const char *end = host ? host + 3 + strcspn(host + 3, "/?#") : NULL;
+	const char *at = NULL;
+
+	for (const char *p = host ? host + 3 : url; end && p < end; p++)
+		if (*p == '@')
+			at = p;
+	return at && memchr(host + 3, ':', (size_t)(at - host - 3)) != NULL;
+}
+
+/*
+ * --upload and --case-id, before the window. The URL goes into the bundle's
+ * command line without its query; a password is refused there (see above).
+ */
+static void check_upload(struct run_opts *o)
+{
+	char err[256], shown[4096], *at;
+
+	if (o->case_id && !bundle__case_id_ok(o->case_id))
+		run__die_usage(o->cmd, "--case-id '%s': 1 to 64 of A-Z a-z 0-9 . _ -, not "
+			       "starting with '.' or '-'", o->case_id);
+	if (!o->upload_url) {
+		if (o->upload_post || o->upload_cacert)
+			run__die_usage(o->cmd, "--upload-method and --upload-cacert need --upload");
+		return;
+	}
+	if (o->upload_url[0] == '@')
+		read_upload_url(o);
+	else if (url_has_password(o->upload_url))
+		run__die_usage(o->cmd, "--upload: a password on the command line is seen by every "
+			       "process and captured in the bundle; use ~/.netrc, or --upload @FILE "
+			       "with the URL in FILE");
+	if (upload__url_check(o->upload_url, err, sizeof(err)))
+		run__die_usage(o->cmd, "--upload: %s", err);
+	if (o->upload_cacert && access(o->upload_cacert, R_OK))
+		run__die_usage(o->cmd, "--upload-cacert %s: %s", o->upload_cacert, strerror(errno));
+	upload__url_shown(o->upload_url, shown, sizeof(shown));
+	at = strstr(o->command_line, o->upload_url);
+	if (at && strcmp(shown, o->upload_url)) {
+		size_t head = (size_t)(at - o->command_line), n = strlen(o->upload_url);
+		char *line = malloc(strlen(o->command_line) + strlen(shown) + 1);
+
+		if (!line)
+			run__die_oom();
+		sprintf(line, "%.*s%s%s", (int)head, o->command_line, shown, at + n);
+		free(o->command_line);
+		o->command_line = line;
+	}
+}
 
 /* The options, checked together and completed with their defaults. */
 static void parse(struct run_opts *o, int argc, char **argv)
@@ -129,6 +274,9 @@ static void parse(struct run_opts *o, int argc, char **argv)
 	o->live = 1;
 	o->drill_window_s = o->window_s / 2 > 2 ? o->window_s / 2 : 2;
 	run_plan__check_out_dir(o->cmd, o->out_dir);
+	if (o->metrics_path)
+		check_metrics_path(o->cmd, o->metrics_path);
+	check_upload(o);
 }
 
 int cmd_run(int argc, char **argv)

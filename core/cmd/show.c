@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sonde show: a bundle's summary rebuilt from its findings.json (read as
- * untrusted), or findings.json, report.md or one member as it is.
+ * untrusted), or its Prometheus metrics (built from findings.json by the
+ * names sonde run --metrics uses), or findings.json, report.md or one member
+ * as it is.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -9,13 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/read.h"
 #include "cmd/cmd.h"
+#include "report/report.h"
 #include "run/run.h"
 #include "util/file.h"
 #include "util/json_read.h"
+#include "util/tty.h"
 
 struct show_opts {
-	int json, md;
+	int json, md, metrics;
 };
 
 static const struct cmd_option options[] = {
@@ -23,54 +28,107 @@ static const struct cmd_option options[] = {
 	  .field = offsetof(struct show_opts, json), .help = "print findings.json" },
 	{ .name = "md", .kind = CMD_OPT_FLAG, .field = offsetof(struct show_opts, md),
 	  .help = "print report.md" },
+	{ .name = "metrics", .kind = CMD_OPT_FLAG, .field = offsetof(struct show_opts, metrics),
+	  .help = "print the run's Prometheus metrics (text format), the\n"
+		  "same as 'sonde run --metrics' wrote for it" },
 	{ NULL },
 };
 
 const struct cmd_help cmd_show_help = {
-	.usage = "sonde show BUNDLE [MEMBER] [--json | --md]",
+	.usage = "sonde show BUNDLE [MEMBER] [--json | --md | --metrics]",
 	.description =
 		"Print a bundle's summary (verdict, USE matrix, findings) from its findings.json,\n"
-		"or findings.json itself (--json), or report.md (--md), or one MEMBER as it is\n"
-		"(e.g. raw/proc.stat.cap). The bundle is opened in a private directory that is\n"
-		"removed afterwards; nothing else is written.\n",
+		"or findings.json itself (--json), or report.md (--md), or its Prometheus\n"
+		"metrics (--metrics, docs/metrics.md), or one MEMBER as it is (e.g.\n"
+		"raw/proc.stat.cap). Only what is shown is taken out of the bundle, into a\n"
+		"private directory removed afterwards (on Ctrl-C or a closed pipe too);\n"
+		"nothing else is written.\n",
 	.options = options,
 };
 
-static void show_text(const char *s)
+/* A field of the summary, cleaned for the terminal, padded to width, cut when cut. */
+static void show_field(const char *s, int width, int cut)
 {
-	for (; s && *s; s++)
-		putchar(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s);
+	char buf[256];
+
+	if (!width) {
+		tty__puts(stdout, s);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", s ? s : "-");
+	tty__clean_str(buf);
+	if (cut && strlen(buf) > (size_t)width) {
+		size_t w = (size_t)width;
+
+		/* Cut between characters, never inside one (the rest is well-formed UTF-8). */
+		while (w && ((unsigned char)buf[w] & 0xc0) == 0x80)
+			w--;
+		buf[w] = '\0';
+	}
+	printf("%-*s", width, buf);
+}
+
+/* findings.json of an opened bundle (untrusted): 0 with *doc, or EXIT_RUN_FAILED (said). */
+static int read_findings(const char *dir, struct jval **doc)
+{
+	char path[4200], err[256], *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/findings.json", dir);
+	rc = file__read_bounded(AT_FDCWD, path, 64u << 20, &text, &len);
+	if (rc || json_read(text, len, &json_read_default_limits, doc, err, sizeof(err))) {
+		fprintf(stderr, "sonde: findings.json: %s\n", rc ? strerror(-rc) : err);
+		free(text);
+		return EXIT_RUN_FAILED;
+	}
+	free(text);
+	return 0;
+}
+
+/* The metrics sonde run --metrics wrote for this run, made again from findings.json. */
+static int show_metrics(const char *dir)
+{
+	struct strbuf out = { 0 };
+	struct jval *doc = NULL;
+	char err[256];
+	int rc = read_findings(dir, &doc);
+
+	if (rc)
+		return rc;
+	rc = report__metrics_from_findings(doc, &out, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "sonde: %s\n", err);
+	else
+		fwrite(out.buf, 1, out.len, stdout);
+	strbuf__free(&out);
+	jval__free(doc);
+	return rc ? EXIT_RUN_FAILED : 0;
 }
 
 /* The terminal summary, rebuilt from findings.json (read as untrusted). */
 static int show_summary(const char *dir)
 {
-	char path[4200], err[256], *text = NULL;
 	const struct jval *v, *m, *f;
 	struct jval *doc = NULL;
-	size_t len = 0;
 	double num;
-	int rc;
+	int rc = read_findings(dir, &doc);
 
-	snprintf(path, sizeof(path), "%s/findings.json", dir);
-	rc = file__read_bounded(AT_FDCWD, path, 64u << 20, &text, &len);
-	if (rc || json_read(text, len, &json_read_default_limits, &doc, err, sizeof(err))) {
-		fprintf(stderr, "sonde: findings.json: %s\n", rc ? strerror(-rc) : err);
-		free(text);
-		return EXIT_RUN_FAILED;
-	}
+	if (rc)
+		return rc;
 	v = jval__get(doc, "host");
 	printf("bundle of ");
-	show_text(jval__str(v, "hostname"));
+	show_field(jval__str(v, "hostname"), 0, 0);
 	m = jval__get(doc, "window");
-	printf(" · %s", jval__str(m, "start") ? jval__str(m, "start") : "?");
+	printf(" · ");
+	show_field(jval__str(m, "start") ? jval__str(m, "start") : "?", 0, 0);
 	if (!jval__num(m, "seconds", &num))
 		printf(" · %.1f s window", num);
 	v = jval__get(m, "partial");
 	if (v && v->type == J_BOOL && v->boolean)
 		printf(" (partial)");
 	printf("\n\nVerdict: ");
-	show_text(jval__str(doc, "verdict"));
+	show_field(jval__str(doc, "verdict"), 0, 0);
 	printf("\n");
 	m = jval__get(doc, "use_matrix");
 	if (m && m->type == J_OBJECT) {
@@ -78,11 +136,11 @@ static int show_summary(const char *dir)
 		for (size_t i = 0; i < m->len; i++) {
 			static const char *const cols[] = { "utilization", "saturation", "errors" };
 
-			printf("  %-8.8s", m->keys[i]);
+			printf("  ");
+			show_field(m->keys[i], 8, 1);
 			for (int c = 0; c < 3; c++) {
-				const char *st = jval__str(jval__get(&m->items[i], cols[c]), "status");
-
-				printf("  %-12.12s", st ? st : "-");
+				printf("  ");
+				show_field(jval__str(jval__get(&m->items[i], cols[c]), "status"), 12, 1);
 			}
 			printf("\n");
 		}
@@ -91,15 +149,15 @@ static int show_summary(const char *dir)
 	if (f && f->type == J_ARRAY && f->len) {
 		printf("\nFindings:\n");
 		for (size_t i = 0; i < f->len; i++) {
-			printf("  %zu. %-4s ", i + 1,
-			       jval__str(&f->items[i], "severity") ? jval__str(&f->items[i], "severity") :
-								      "?");
-			show_text(jval__str(&f->items[i], "summary"));
+			printf("  %zu. ", i + 1);
+			show_field(jval__str(&f->items[i], "severity") ?
+					   jval__str(&f->items[i], "severity") : "?", 4, 0);
+			printf(" ");
+			show_field(jval__str(&f->items[i], "summary"), 0, 0);
 			printf("\n");
 		}
 	}
 	jval__free(doc);
-	free(text);
 	return 0;
 }
 
@@ -107,6 +165,7 @@ int cmd_show(int argc, char **argv)
 {
 	const char *cmd = "show";
 	struct show_opts o = { 0 };
+	struct bundle_want want = { 0 };
 	char dir[4096];
 	int idx, opened;
 
@@ -115,14 +174,18 @@ int cmd_show(int argc, char **argv)
 		run__die_usage(cmd, "which bundle? sonde show BUNDLE [MEMBER]");
 	if (idx + 2 < argc)
 		run__die_usage(cmd, "unexpected argument '%s'", argv[idx + 2]);
-	if ((o.json || o.md) && idx + 1 < argc)
-		run__die_usage(cmd, "give a MEMBER or --json/--md, not both");
-	cmd__open_bundle(cmd, argv[idx], dir, sizeof(dir), &opened);
-	if (idx + 1 < argc)
-		return run_finish__print_member(dir, argv[idx + 1]);
-	if (o.json)
-		return run_finish__print_member(dir, "findings.json");
-	if (o.md)
-		return run_finish__print_member(dir, "report.md");
+	if ((o.json || o.md || o.metrics) && idx + 1 < argc)
+		run__die_usage(cmd, "give a MEMBER or --json/--md/--metrics, not both");
+	if (o.json + o.md + o.metrics > 1)
+		run__die_usage(cmd, "one of --json, --md and --metrics");
+	/* Only the member shown is written out of the bundle. */
+	want.name = idx + 1 < argc ? argv[idx + 1] : o.md ? "report.md" : "findings.json";
+	if (!*want.name || want.name[0] == '/' || strstr(want.name, ".."))
+		run__die_usage(cmd, "%s: not a member name", want.name);
+	cmd__open_members(cmd, argv[idx], &want, 1, dir, sizeof(dir), &opened);
+	if (idx + 1 < argc || o.json || o.md)
+		return run_finish__print_member(dir, want.name);
+	if (o.metrics)
+		return show_metrics(dir);
 	return show_summary(dir);
 }

@@ -200,20 +200,36 @@ static void derive_host(struct analysis *an)
 
 int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_t errlen)
 {
+	return analysis__open_limited(an, raw_dir, NULL, errbuf, errlen);
+}
+
+void analysis__preload(struct analysis *an, const char *collector)
+{
+	capture_set__stream(&an->cs, collector);
+}
+
+int analysis__open_limited(struct analysis *an, const char *raw_dir,
+			   const struct capture_limits *lim, char *errbuf, size_t errlen)
+{
 	const struct capture_stream *meta;
 	const struct capture_rec *r;
 	int err;
 
 	memset(an, 0, sizeof(*an));
 	snprintf(an->raw_dir, sizeof(an->raw_dir), "%s", raw_dir);
-	err = capture_set__load(&an->cs, raw_dir, errbuf, errlen);
+	err = capture_set__open(&an->cs, raw_dir, lim, errbuf, errlen);
 	if (err)
 		return err;
 	meta = capture_set__stream(&an->cs, "sonde");
 	r = capture_stream__last(meta, "sonde:run");
 	if (!r) {
-		snprintf(errbuf, errlen, "%s: no run facts (raw/sonde.cap with a sonde:run record)",
-			 raw_dir);
+		const char *why = capture_set__why(&an->cs, "sonde");
+
+		if (why)
+			snprintf(errbuf, errlen, "%s/%s", raw_dir, why);
+		else
+			snprintf(errbuf, errlen,
+				 "%s: no run facts (raw/sonde.cap with a sonde:run record)", raw_dir);
 		capture_set__free(&an->cs);
 		return -EINVAL;
 	}
@@ -232,9 +248,15 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 
 /* ---- per-process summaries ---- */
 
+/* The cumulative counters both /proc/PID/stat and a task record carry. */
+struct task_counters {
+	uint64_t utime, stime, minflt, majflt, blkio;
+};
+
 struct task_build {
 	struct task_summary s;
 	const char *stat_data;    /* payload of the last stat parsed: a repeat ('=') shares it */
+	int kthread;              /* from a task record: 1 or 0; -1 unknown (guessed from /proc) */
 	uint32_t first_seq, last_seq;
 	int have_first_io, have_last_io;
 	struct pid_io io0, io1;
@@ -242,8 +264,7 @@ struct task_build {
 	uint64_t vol0, nonvol0;
 	int have_sched0, have_sched1;
 	struct pid_schedstat sched0, sched1;
-	uint64_t utime0, stime0, minflt0, majflt0, blkio0;
-	uint64_t utime1, stime1, minflt1, majflt1, blkio1;
+	struct task_counters c0, c1; /* at first sight, and the latest */
 };
 
 struct task_index {
@@ -265,18 +286,21 @@ static int *task_index__slot(struct task_index *ix, struct task_build *b, int pi
 	return &ix->slot[h];
 }
 
+/* The pid of "/proc/PID/FILE" (*file: FILE) or of "sonde:task/PID" (*file: "task"); -1 else. */
 static int path_pid(const char *path, const char **file)
 {
 	long v = 0;
-	const char *p;
+	const char *p, *digits;
+	int task = !strncmp(path, "sonde:task/", 11);
 
-	if (strncmp(path, "/proc/", 6))
+	if (!task && strncmp(path, "/proc/", 6))
 		return -1;
-	for (p = path + 6; *p >= '0' && *p <= '9' && v < 100000000; p++)
+	digits = path + (task ? 11 : 6);
+	for (p = digits; *p >= '0' && *p <= '9' && v < 100000000; p++)
 		v = v * 10 + (*p - '0');
-	if (p == path + 6 || *p != '/')
+	if (p == digits || *p != (task ? '\0' : '/'))
 		return -1;
-	*file = p + 1;
+	*file = task ? "task" : p + 1;
 	return (int)v;
 }
 
@@ -362,6 +386,56 @@ static struct task_build *task_table__add(struct task_table *tt, int pid)
 	return t;
 }
 
+/*
+ * A new entry for a process first seen at r (a new pid, or a pid reused:
+ * another starttime), with the counters' values there as its baseline.
+ */
+static struct task_build *task_table__first(struct task_table *tt, const struct analysis *an,
+					    int pid, const struct capture_rec *r,
+					    uint64_t starttime)
+{
+	struct task_build *t = task_table__add(tt, pid);
+
+	if (!t)
+		return NULL;
+	t->s.uid = -1;
+	t->s.fds = -1;
+	t->s.anon_bytes = t->s.swap_bytes = -1;
+	t->kthread = -1;
+	t->s.starttime = starttime;
+	t->first_seq = r->seq;
+	t->s.first_t = analysis__t(an, r);
+	return t;
+}
+
+/* A record of t was read: seen up to here; a repeat ('=') of it shares its payload. */
+static void task_build__seen(struct task_build *t, const struct analysis *an,
+			     const struct capture_rec *r)
+{
+	t->last_seq = r->seq;
+	t->s.last_t = analysis__t(an, r);
+	t->stat_data = r->data;
+}
+
+/*
+ * The process a record with these counters is of: t, or a new one when there
+ * was none or the pid was reused (its starttime differs); NULL without memory.
+ */
+static struct task_build *task_table__counters(struct task_table *tt, const struct analysis *an,
+					       struct task_build *t, int pid,
+					       const struct capture_rec *r, uint64_t starttime,
+					       struct task_counters now)
+{
+	if (!t || t->s.starttime != starttime) {
+		t = task_table__first(tt, an, pid, r, starttime);
+		if (!t)
+			return NULL;
+		t->c0 = now;
+	}
+	t->c1 = now;
+	return t;
+}
+
 /* One /proc/PID/stat record: a new process, or the latest values of a known one. */
 static int task_table__stat(struct task_table *tt, const struct analysis *an,
 			    struct task_build *t, int pid, const struct capture_rec *r)
@@ -370,43 +444,95 @@ static int task_table__stat(struct task_table *tt, const struct analysis *an,
 
 	/* The same bytes as last round (an idle process): only the time moves. */
 	if (t && r->data == t->stat_data) {
-		t->last_seq = r->seq;
-		t->s.last_t = analysis__t(an, r);
+		task_build__seen(t, an, r);
 		return 0;
 	}
 	if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
 		return 0;
-	if (!t || t->s.starttime != ps.starttime) {
-		/* A new process, or a pid reused by a new one (starttime differs). */
-		t = task_table__add(tt, pid);
-		if (!t)
-			return -ENOMEM;
-		t->s.uid = -1;
-		t->s.fds = -1;
-		t->s.anon_bytes = t->s.swap_bytes = -1;
-		t->s.starttime = ps.starttime;
-		t->first_seq = r->seq;
-		t->s.first_t = analysis__t(an, r);
-		t->utime0 = ps.utime;
-		t->stime0 = ps.stime;
-		t->minflt0 = ps.minflt;
-		t->majflt0 = ps.majflt;
-		t->blkio0 = ps.blkio_ticks;
-	}
+	t = task_table__counters(tt, an, t, pid, r, ps.starttime,
+				 (struct task_counters){ ps.utime, ps.stime, ps.minflt, ps.majflt,
+							 ps.blkio_ticks });
+	if (!t)
+		return -ENOMEM;
 	memcpy(t->s.comm, ps.comm, sizeof(t->s.comm));
 	t->s.ppid = ps.ppid;
 	t->s.state = ps.state;
 	t->s.threads = ps.num_threads;
 	t->s.rss_bytes = ps.rss_pages * (uint64_t)an->page_size;
 	t->s.processor = ps.processor;
-	t->utime1 = ps.utime;
-	t->stime1 = ps.stime;
-	t->minflt1 = ps.minflt;
-	t->majflt1 = ps.majflt;
-	t->blkio1 = ps.blkio_ticks;
-	t->last_seq = r->seq;
-	t->s.last_t = analysis__t(an, r);
-	t->stat_data = r->data;
+	task_build__seen(t, an, r);
+	return 0;
+}
+
+/*
+ * A sonde:task/PID record (a task source's: util/parse.h): what stat,
+ * status, schedstat, io, limits and the fd count give, in one.
+ */
+static int task_table__task(struct task_table *tt, const struct analysis *an,
+			    struct task_build *t, int pid, const struct capture_rec *r)
+{
+	struct pid_task pt;
+
+	if (t && r->data == t->stat_data) {
+		task_build__seen(t, an, r);
+		return 0;
+	}
+	if (parse_task_record(r->data, r->len, &pt))
+		return 0;
+	t = task_table__counters(tt, an, t, pid, r, pt.starttime,
+				 (struct task_counters){ pt.utime, pt.stime, pt.minflt, pt.majflt,
+							 pt.blkio_ticks });
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->s.comm, sizeof(t->s.comm), "%s", pt.comm);
+	t->kthread = pt.kernel_thread;
+	t->s.ppid = pt.ppid;
+	t->s.state = pt.state;
+	t->s.threads = pt.threads;
+	t->s.rss_bytes = pt.rss_pages * (uint64_t)an->page_size;
+	t->s.processor = pt.processor;
+	t->s.uid = pt.uid;
+	if (!t->have_ctxt0 && r->seq == t->first_seq) {
+		t->have_ctxt0 = 1;
+		t->vol0 = pt.vol_ctxt;
+		t->nonvol0 = pt.nonvol_ctxt;
+	}
+	t->s.has_ctxt = 1;
+	t->s.vol_ctxt = pt.vol_ctxt;
+	t->s.nonvol_ctxt = pt.nonvol_ctxt;
+	{
+		struct pid_schedstat ss = { pt.run_ns, pt.wait_ns, pt.slices };
+
+		if (!t->have_sched0 && r->seq == t->first_seq) {
+			t->sched0 = ss;
+			t->have_sched0 = 1;
+		}
+		t->sched1 = ss;
+		t->have_sched1 = 1;
+	}
+	if (pt.has_io) {
+		struct pid_io io = { .present = 1, .rchar = pt.rchar, .wchar = pt.wchar,
+				     .syscr = pt.syscr, .syscw = pt.syscw,
+				     .read_bytes = pt.read_bytes, .write_bytes = pt.write_bytes };
+
+		if (!t->have_first_io && r->seq == t->first_seq) {
+			t->io0 = io;
+			t->have_first_io = 1;
+		}
+		t->io1 = io;
+		t->have_last_io = 1;
+	}
+	if (pt.fds >= 0)
+		t->s.fds = pt.fds;
+	if (pt.anon_pages != UINT64_MAX)
+		t->s.anon_bytes = (int64_t)(pt.anon_pages * (uint64_t)an->page_size);
+	if (pt.swap_pages != UINT64_MAX)
+		t->s.swap_bytes = (int64_t)(pt.swap_pages * (uint64_t)an->page_size);
+	if (pt.nofile_soft) {
+		t->s.nofile_soft = pt.nofile_soft;
+		t->s.nofile_hard = pt.nofile_hard;
+	}
+	task_build__seen(t, an, r);
 	return 0;
 }
 
@@ -463,7 +589,7 @@ static void task_build__summarize(const struct analysis *an, struct task_build *
 	s->started = t->first_seq > 0 || born;
 	s->exited = t->last_seq < max_seq;
 	if (born) {
-		t->utime0 = t->stime0 = t->minflt0 = t->majflt0 = t->blkio0 = 0;
+		memset(&t->c0, 0, sizeof(t->c0));
 		memset(&t->io0, 0, sizeof(t->io0));
 		t->have_first_io = t->have_last_io;
 		t->vol0 = t->nonvol0 = 0;
@@ -471,11 +597,11 @@ static void task_build__summarize(const struct analysis *an, struct task_build *
 		memset(&t->sched0, 0, sizeof(t->sched0));
 		t->have_sched0 = t->have_sched1;
 	}
-	s->utime = counter__delta(t->utime0, t->utime1, NULL);
-	s->stime = counter__delta(t->stime0, t->stime1, NULL);
-	s->minflt = counter__delta(t->minflt0, t->minflt1, NULL);
-	s->majflt = counter__delta(t->majflt0, t->majflt1, NULL);
-	s->blkio_ticks = counter__delta(t->blkio0, t->blkio1, NULL);
+	s->utime = counter__delta(t->c0.utime, t->c1.utime, NULL);
+	s->stime = counter__delta(t->c0.stime, t->c1.stime, NULL);
+	s->minflt = counter__delta(t->c0.minflt, t->c1.minflt, NULL);
+	s->majflt = counter__delta(t->c0.majflt, t->c1.majflt, NULL);
+	s->blkio_ticks = counter__delta(t->c0.blkio, t->c1.blkio, NULL);
 	s->has_io = t->have_first_io && t->have_last_io;
 	if (s->has_io) {
 		s->read_bytes = counter__delta(t->io0.read_bytes, t->io1.read_bytes, NULL);
@@ -499,7 +625,10 @@ static void task_build__summarize(const struct analysis *an, struct task_build *
 		s->vol_ctxt = s->nonvol_ctxt = 0;
 	}
 	s->self = s->pid == an->sonde_pid && !strcmp(s->comm, "sonde");
-	s->kernel_thread = (s->pid == 2 || s->ppid == 2) && (!s->cmdline || !s->cmdline[0]);
+	if (t->kthread >= 0)
+		s->kernel_thread = t->kthread;
+	else
+		s->kernel_thread = (s->pid == 2 || s->ppid == 2) && (!s->cmdline || !s->cmdline[0]);
 	t->s.cmdline = NULL; /* ownership moved */
 }
 
@@ -538,6 +667,8 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 		t = *slot ? &tt.b[*slot - 1] : NULL;
 		if (!strcmp(file, "stat"))
 			err = task_table__stat(&tt, an, t, pid, r);
+		else if (!strcmp(file, "task"))
+			err = task_table__task(&tt, an, t, pid, r);
 		else if (t)
 			task_build__file(t, file, r);
 	}
@@ -573,30 +704,59 @@ static int doc_by_name(const void *a, const void *b)
 	return strcmp(((const struct bpf_doc *)a)->name, ((const struct bpf_doc *)b)->name);
 }
 
+/* What one parsed JSON value may cost: the jval, its key pointer, an allocation for its string. */
+#define JVAL_COST 96
+
+static uint64_t jval_count(const struct jval *v)
+{
+	uint64_t n = 1;
+
+	if (v->type == J_ARRAY || v->type == J_OBJECT)
+		for (size_t i = 0; i < v->len; i++)
+			n += jval_count(&v->items[i]);
+	return n;
+}
+
 /*
  * A JSON capture of sonde's own (raw/bpf/<tool>.json, raw/perf/counters.json):
- * read bounded, parsed strictly, of the expected schema. NULL with the reason
- * in why (shown names the file); *rc is -ENOENT when it is absent.
+ * read bounded, parsed strictly, of the expected schema, within what is left
+ * of the analysis's memory limit (the streams' share, an->docs_held) and
+ * charged to it. NULL with the reason in why (shown names the file); *rc is
+ * -ENOENT when it is absent.
  */
-static struct jval *raw_doc(int dirfd, const char *path, const char *shown, const char *schema,
-			    const struct json_read_limits *lim, int *rc, char *why, size_t whylen)
+static struct jval *raw_doc(struct analysis *an, int dirfd, const char *path, const char *shown,
+			    const char *schema, const struct json_read_limits *dlim, int *rc,
+			    char *why, size_t whylen)
 {
+	struct json_read_limits lim = *dlim;
+	uint64_t used = an->cs.held + an->docs_held, room;
 	struct jval *doc = NULL;
 	char *text = NULL, err[256];
 	size_t len = 0;
 	const char *sc;
 
-	*rc = file__read_bounded(dirfd, path, lim->max_bytes, &text, &len);
+	room = an->cs.lim.max_memory_bytes > used ? an->cs.lim.max_memory_bytes - used : 0;
+	*rc = file__read_bounded(dirfd, path, lim.max_bytes < room ? lim.max_bytes : room, &text,
+				 &len);
 	if (*rc) {
-		snprintf(why, whylen, "%s: %s", shown, *rc == -EFBIG ? "too large" : strerror(-*rc));
+		snprintf(why, whylen, "%s: %s", shown,
+			 *rc != -EFBIG ? strerror(-*rc) :
+			 room < lim.max_bytes ? "too large for what is left of the analysis's memory limit" :
+			 "too large");
 		return NULL;
 	}
-	*rc = json_read(text, len, lim, &doc, err, sizeof(err));
+	/* its values, at their cost, within what is left beside the text */
+	if ((room - len) / JVAL_COST < lim.max_items)
+		lim.max_items = (size_t)((room - len) / JVAL_COST);
+	*rc = json_read(text, len, &lim, &doc, err, sizeof(err));
 	free(text);
 	if (*rc) {
-		snprintf(why, whylen, "%s is not valid JSON: %s", shown, err);
+		snprintf(why, whylen, "%s is not valid JSON: %s%s", shown, err,
+			 lim.max_items < dlim->max_items ?
+				 " (within what is left of the analysis's memory limit)" : "");
 		return NULL;
 	}
+	an->docs_held += len + jval_count(doc) * JVAL_COST;
 	if (doc->type != J_OBJECT || !(sc = jval__str(doc, "schema")) || strcmp(sc, schema)) {
 		snprintf(why, whylen, "%s is not a %s document", shown, schema);
 		jval__free(doc);
@@ -642,7 +802,7 @@ static void load_bpf_docs(struct analysis *an)
 		memset(bd, 0, sizeof(*bd));
 		memcpy(bd->name, de->d_name, nl - 5);
 		snprintf(shown, sizeof(shown), "raw/bpf/%s", de->d_name);
-		bd->doc = raw_doc(dirfd(d), de->d_name, shown, "sonde.bpf/1", &lim, &rc, bd->why,
+		bd->doc = raw_doc(an, dirfd(d), de->d_name, shown, "sonde.bpf/1", &lim, &rc, bd->why,
 				  sizeof(bd->why));
 	}
 	closedir(d);
@@ -751,8 +911,8 @@ const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_
 
 		an->perf_loaded = 1;
 		snprintf(path, sizeof(path), "%s/perf/counters.json", an->raw_dir);
-		an->perf_doc = raw_doc(AT_FDCWD, path, "raw/perf/counters.json", "sonde.perf/1", &lim,
-				       &rc, an->perf_why, sizeof(an->perf_why));
+		an->perf_doc = raw_doc(an, AT_FDCWD, path, "raw/perf/counters.json", "sonde.perf/1",
+				       &lim, &rc, an->perf_why, sizeof(an->perf_why));
 		if (rc == -ENOENT)
 			snprintf(an->perf_why, sizeof(an->perf_why),
 				 "perf counters were not collected in this window "

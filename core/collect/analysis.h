@@ -85,14 +85,29 @@ struct analysis {
 	int bpf_loaded;
 	struct tool_summary *tools;
 	size_t ntools;
+	/* what the JSON documents hold, charged to the captures' memory limit (cs.lim) */
+	uint64_t docs_held;
 	/* perf counters: raw/perf/counters.json, parsed on first use */
 	struct jval *perf_doc;
 	char perf_why[512];
 	int perf_loaded;
 };
 
-/* Load raw_dir's streams and derive the facts. Returns 0 or -errno with errbuf. */
+/*
+ * Open raw_dir's streams and derive the facts (from sonde, host, proc.stat and
+ * proc.meminfo: the other streams are read when first asked for), within the
+ * default capture limits. Returns 0 or -errno with errbuf.
+ */
 int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_t errlen);
+/* The same within lim (NULL: capture_default_limits). */
+int analysis__open_limited(struct analysis *an, const char *raw_dir,
+			   const struct capture_limits *lim, char *errbuf, size_t errlen);
+/*
+ * Load the stream of collector now (a no-op when loaded, absent or refused):
+ * before forking a check's process, so that checks share one copy instead of
+ * each reading and parsing its own.
+ */
+void analysis__preload(struct analysis *an, const char *collector);
 void analysis__close(struct analysis *an);
 /* Seconds after the window start of a record. */
 double analysis__t(const struct analysis *an, const struct capture_rec *r);

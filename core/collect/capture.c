@@ -16,8 +16,12 @@
 #include "util/file.h"
 #include "util/hash.h"
 
-/* A capture stream larger than this is refused when loading (bounded memory). */
-#define CAPTURE_STREAM_MAX (512u << 20)
+const struct capture_limits capture_default_limits = {
+	.max_stream_bytes = 512u << 20,
+	/* an hour at 1 s over 1,000 processes: 0.7 (idle) to 3.6 (busy) million */
+	.max_records = 4u << 20,
+	.max_memory_bytes = 768u << 20,
+};
 
 int capture_writer__open(struct capture_writer *w, const char *raw_dir, const char *stream)
 {
@@ -120,26 +124,40 @@ static void last_forget(struct capture_writer *w, const char *path)
 		l->len = SIZE_MAX;
 }
 
-int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
-			   const char *path, const void *buf, size_t len, int truncated)
+/* The writer is open, path is one a record may carry, no write has failed: 0, else why not. */
+static int writer_ready(const struct capture_writer *w, const char *path)
 {
 	if (!w->f)
 		return -EBADF;
 	if (!path_ok(path))
 		return -EINVAL;
-	if (w->err)
+	return w->err;
+}
+
+/* A '=' record: the same len bytes as path's previous read. */
+static int write_repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			const char *path, size_t len)
+{
+	w->last_repeat = 1;
+	if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns, mono_ns,
+		    len, path) < 0) {
+		w->err = errno ? -errno : -EIO;
 		return w->err;
-	w->last_repeat = 0;
-	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len)) {
-		w->last_repeat = 1;
-		if (fprintf(w->f, "= %" PRIu32 " %" PRId64 " %" PRId64 " %zu - %s\n", seq, wall_ns,
-			    mono_ns, len, path) < 0) {
-			w->err = errno ? -errno : -EIO;
-			return w->err;
-		}
-		w->records++;
-		return 0;
 	}
+	w->records++;
+	return 0;
+}
+
+int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, const void *buf, size_t len, int truncated)
+{
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
+	w->last_repeat = 0;
+	if (!truncated && len <= REPEAT_MAX && last_same(w, path, buf, len))
+		return write_repeat(w, seq, wall_ns, mono_ns, path, len);
 	if (truncated || len > REPEAT_MAX)
 		last_forget(w, path);
 	if (fprintf(w->f, "@ %" PRIu32 " %" PRId64 " %" PRId64 " %zu %c %s\n", seq, wall_ns, mono_ns,
@@ -153,15 +171,38 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 	return 0;
 }
 
+int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, size_t len)
+{
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
+	/* path's last payload (if kept) stays what it was: the bytes are the same. */
+	return write_repeat(w, seq, wall_ns, mono_ns, path, len);
+}
+
+int capture_writer__repeat_last(struct capture_writer *w, uint32_t seq, int64_t wall_ns,
+				int64_t mono_ns, const char *path)
+{
+	struct capture_last *l;
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
+	l = w->last_cap ? last_slot(w, path) : NULL;
+	if (!l || !l->path || l->len == SIZE_MAX)
+		return -ENOENT;
+	return write_repeat(w, seq, wall_ns, mono_ns, path, l->len);
+}
+
 int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			  const char *path, int err)
 {
-	if (!w->f)
-		return -EBADF;
-	if (!path_ok(path))
-		return -EINVAL;
-	if (w->err)
-		return w->err;
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
 	w->last_repeat = 0;
 	last_forget(w, path);
 	if (fprintf(w->f, "! %" PRIu32 " %" PRId64 " %" PRId64 " %d - %s\n", seq, wall_ns, mono_ns,
@@ -234,15 +275,31 @@ struct path_index {
 	size_t cap, n;
 };
 
+/* What one parse may still take: records, and bytes for them and the index. */
+struct parse_budget {
+	uint64_t max_records;
+	uint64_t bytes;  /* for st->rec and the path index together */
+	size_t rec_cap;  /* records allocated */
+};
+
+static int budget_allows(const struct parse_budget *b, size_t rec_cap, size_t ix_cap)
+{
+	return (uint64_t)rec_cap * sizeof(struct capture_rec) + (uint64_t)ix_cap * sizeof(size_t) <=
+	       b->bytes;
+}
+
 static size_t *path_index__slot(struct path_index *ix, const struct capture_rec *rec,
-				const char *path)
+				const char *path, const struct parse_budget *b)
 {
 	size_t i;
 
 	if ((ix->n + 1) * 2 > ix->cap) {
 		size_t ncap = ix->cap ? ix->cap * 2 : 1024;
-		size_t *n = calloc(ncap, sizeof(*n));
+		size_t *n;
 
+		if (!budget_allows(b, b->rec_cap, ncap))
+			return NULL;
+		n = calloc(ncap, sizeof(*n));
 		if (!n)
 			return NULL;
 		for (size_t k = 0; k < ix->cap; k++) {
@@ -270,8 +327,8 @@ static size_t *path_index__slot(struct path_index *ix, const struct capture_rec 
  * stand); -EINVAL with errbuf; -ENOMEM.
  */
 static int capture_stream__record(struct capture_stream *st, struct path_index *ix, char **pp,
-				  const char *end, struct capture_rec *r, char *errbuf,
-				  size_t errlen)
+				  const char *end, struct capture_rec *r,
+				  const struct parse_budget *b, char *errbuf, size_t errlen)
 {
 	char *p = *pp, *nl;
 	const char *q = p;
@@ -306,7 +363,7 @@ static int capture_stream__record(struct capture_stream *st, struct path_index *
 		*pp = nl + 1;
 	} else if (kind == '=') {
 		/* The same bytes as this path's previous read (see capture_writer__record). */
-		size_t *slot = path_index__slot(ix, st->rec, r->path);
+		size_t *slot = path_index__slot(ix, st->rec, r->path, b);
 		const struct capture_rec *prev;
 
 		if (!slot)
@@ -346,56 +403,102 @@ bad:
 	return -EINVAL;
 }
 
-int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
-			  size_t errlen)
+/* Room for one more record in st->rec, within the budget. 0, -E2BIG (records) or -ENOMEM. */
+static int capture_stream__grow(struct capture_stream *st, struct parse_budget *b,
+				const struct path_index *ix)
 {
-	size_t maglen = strlen(CAPTURE_MAGIC), cap = 0;
-	const char *end = text + len;
+	size_t ncap;
+	struct capture_rec *nr;
+
+	if (st->n < b->rec_cap)
+		return 0;
+	if (st->n >= b->max_records)
+		return -E2BIG;
+	ncap = b->rec_cap ? b->rec_cap * 2 : 64;
+	if (ncap > b->max_records)
+		ncap = (size_t)b->max_records;
+	/* Short of memory for doubling: grow by what is left, a record at least. */
+	while (ncap > st->n + 1 && !budget_allows(b, ncap, ix->cap))
+		ncap = st->n + (ncap - st->n) / 2;
+	if (!budget_allows(b, ncap, ix->cap))
+		return -ENOMEM;
+	nr = realloc(st->rec, ncap * sizeof(*nr));
+	if (!nr)
+		return -ENOMEM;
+	st->rec = nr;
+	b->rec_cap = ncap;
+	return 0;
+}
+
+/* Parse st->text within b; errbuf says what was over which limit. */
+static int capture_stream__parse_bounded(struct capture_stream *st, struct parse_budget *b,
+					 char *errbuf, size_t errlen)
+{
+	size_t maglen = strlen(CAPTURE_MAGIC);
+	const char *end = st->text + st->text_len;
 	struct path_index ix = { 0 };
 	int rc = 0;
 	char *p;
 
-	st->text = text;
-	st->text_len = len;
 	st->rec = NULL;
 	st->n = 0;
-	if (len < maglen || memcmp(text, CAPTURE_MAGIC, maglen)) {
+	if (st->text_len < maglen || memcmp(st->text, CAPTURE_MAGIC, maglen)) {
 		set_err(errbuf, errlen, st->name, 0, "not a sonde capture stream");
 		return -EINVAL;
 	}
-	p = text + maglen;
+	p = st->text + maglen;
 	while (p < end) {
 		struct capture_rec r;
 		size_t *slot;
+		char *at = p;
 
-		rc = capture_stream__record(st, &ix, &p, end, &r, errbuf, errlen);
+		rc = capture_stream__record(st, &ix, &p, end, &r, b, errbuf, errlen);
 		if (rc <= 0)
 			break;
-		rc = 0;
-		if (st->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct capture_rec *nr = realloc(st->rec, ncap * sizeof(*nr));
-
-			if (!nr) {
+		rc = capture_stream__grow(st, b, &ix);
+		if (!rc) {
+			st->rec[st->n++] = r;
+			/* Failed reads are indexed too: a repeat can never refer past one. */
+			slot = path_index__slot(&ix, st->rec, r.path, b);
+			if (!slot)
 				rc = -ENOMEM;
-				break;
-			}
-			st->rec = nr;
-			cap = ncap;
+			else if (!*slot)
+				ix.n++;
+			if (slot)
+				*slot = st->n;
 		}
-		st->rec[st->n++] = r;
-		/* Failed reads are indexed too: a repeat can never refer past one. */
-		slot = path_index__slot(&ix, st->rec, r.path);
-		if (!slot) {
-			rc = -ENOMEM;
+		if (rc == -E2BIG && errbuf)
+			snprintf(errbuf, errlen, "%s: more than %" PRIu64 " records (the most a "
+				 "stream may hold), at byte %zu", st->name, b->max_records,
+				 (size_t)(at - st->text));
+		else if (rc == -ENOMEM && errbuf)
+			snprintf(errbuf, errlen, "%s: its %zu records at byte %zu take the captures "
+				 "past their memory limit", st->name, st->n, (size_t)(at - st->text));
+		if (rc)
 			break;
-		}
-		if (!*slot)
-			ix.n++;
-		*slot = st->n;
 	}
 	free(ix.slot);
+	if (!rc && st->n && st->n < b->rec_cap) {
+		/* Give back what doubling left unused. */
+		struct capture_rec *nr = realloc(st->rec, st->n * sizeof(*nr));
+
+		if (nr) {
+			st->rec = nr;
+			b->rec_cap = st->n;
+		}
+	}
 	return rc;
+}
+
+int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
+			  size_t errlen)
+{
+	struct parse_budget b = { .max_records = capture_default_limits.max_records,
+				  .bytes = capture_default_limits.max_memory_bytes };
+
+	st->text = text;
+	st->text_len = len;
+	return capture_stream__parse_bounded(st, &b, errbuf, errlen);
 }
 
 static int stream_cmp(const void *a, const void *b)
@@ -404,7 +507,66 @@ static int stream_cmp(const void *a, const void *b)
 		      ((const struct capture_stream *)b)->name);
 }
 
-int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf, size_t errlen)
+static void capture_stream__drop(struct capture_stream *st)
+{
+	free(st->text);
+	free(st->rec);
+	st->text = NULL;
+	st->rec = NULL;
+	st->n = 0;
+	st->text_len = 0;
+}
+
+/* Read and parse st (listed, not yet loaded), charging cs. 0, or -errno with st->why. */
+static int capture_set__load_stream(struct capture_set *cs, struct capture_stream *st)
+{
+	char file[4200], why[600] = "", msg[512] = "";
+	struct parse_budget b = { .max_records = cs->lim.max_records };
+	uint64_t room = cs->lim.max_memory_bytes > cs->held ? cs->lim.max_memory_bytes - cs->held : 0;
+	struct stat sb;
+	int err;
+
+	st->loaded = 1;
+	snprintf(file, sizeof(file), "%s/%s.cap", cs->raw_dir, st->name);
+	/* The size is known before reading: a stream that cannot fit is not read at all. */
+	if (!stat(file, &sb) && (uint64_t)sb.st_size + 1 > room &&
+	    (uint64_t)sb.st_size <= cs->lim.max_stream_bytes) {
+		err = -ENOMEM;
+		snprintf(why, sizeof(why), "%s.cap: %.1f MiB would take the captures past their "
+			 "%.1f MiB memory limit (%.1f MiB loaded)", st->name,
+			 (double)sb.st_size / 1048576, (double)cs->lim.max_memory_bytes / 1048576,
+			 (double)cs->held / 1048576);
+		goto refused;
+	}
+	err = file__read_bounded(AT_FDCWD, file, cs->lim.max_stream_bytes, &st->text,
+				 &st->text_len);
+	if (err) {
+		snprintf(why, sizeof(why), "%s.cap: %s", st->name,
+			 err == -EFBIG ? "capture stream too large" : strerror(-err));
+		goto refused;
+	}
+	b.bytes = room > st->text_len + 1 ? room - st->text_len - 1 : 0;
+	err = capture_stream__parse_bounded(st, &b, msg, sizeof(msg));
+	if (err) {
+		size_t nl = strlen(st->name);
+
+		/* "NAME: what" from the parser, as the bundle member it is */
+		snprintf(why, sizeof(why), "%s.cap: %s", st->name,
+			 !strncmp(msg, st->name, nl) && msg[nl] == ':' ? msg + nl + 2 : msg);
+		goto refused;
+	}
+	st->held = st->text_len + 1 + (uint64_t)st->n * sizeof(*st->rec);
+	cs->held += st->held;
+	return 0;
+refused:
+	capture_stream__drop(st);
+	st->loaded = -1;
+	st->why = strdup(why[0] ? why : strerror(-err));
+	return err;
+}
+
+int capture_set__open(struct capture_set *cs, const char *raw_dir, const struct capture_limits *lim,
+		      char *errbuf, size_t errlen)
 {
 	DIR *d;
 	struct dirent *de;
@@ -412,58 +574,62 @@ int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf,
 	int err = 0;
 
 	memset(cs, 0, sizeof(*cs));
-	d = opendir(raw_dir);
+	cs->lim = lim ? *lim : capture_default_limits;
+	cs->raw_dir = strdup(raw_dir);
+	d = cs->raw_dir ? opendir(raw_dir) : NULL;
 	if (!d) {
-		err = -errno;
+		err = cs->raw_dir ? -errno : -ENOMEM;
 		if (errbuf)
 			snprintf(errbuf, errlen, "%s: %s", raw_dir, strerror(-err));
+		capture_set__free(cs);
 		return err;
 	}
 	while ((de = readdir(d))) {
 		size_t nl = strlen(de->d_name);
-		struct capture_stream st = { 0 };
-		char *text = NULL;
-		size_t len = 0;
 
 		if (nl <= 4 || strcmp(de->d_name + nl - 4, ".cap") || de->d_name[0] == '.')
 			continue;
-		err = file__read_bounded(dirfd(d), de->d_name, CAPTURE_STREAM_MAX, &text, &len);
-		if (err) {
-			if (errbuf)
-				snprintf(errbuf, errlen, "%s/%s: %s", raw_dir, de->d_name,
-					 err == -EFBIG ? "capture stream too large" : strerror(-err));
-			goto cleanup;
-		}
-		st.name = strndup(de->d_name, nl - 4);
-		if (!st.name) {
-			free(text);
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		err = capture_stream__parse(&st, text, len, errbuf, errlen);
-		if (cs->n == cap && !err) {
+		if (cs->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct capture_stream *ns = realloc(cs->s, ncap * sizeof(*ns));
 
-			if (!ns)
+			if (!ns) {
 				err = -ENOMEM;
-			else {
-				cs->s = ns;
-				cap = ncap;
+				break;
 			}
+			cs->s = ns;
+			cap = ncap;
 		}
-		if (err) {
-			free(st.name);
-			free(st.text);
-			free(st.rec);
-			goto cleanup;
+		memset(&cs->s[cs->n], 0, sizeof(cs->s[0]));
+		cs->s[cs->n].name = strndup(de->d_name, nl - 4);
+		if (!cs->s[cs->n].name) {
+			err = -ENOMEM;
+			break;
 		}
-		cs->s[cs->n++] = st;
+		cs->n++;
+	}
+	closedir(d);
+	if (err) {
+		if (errbuf)
+			snprintf(errbuf, errlen, "%s: %s", raw_dir, strerror(-err));
+		capture_set__free(cs);
+		return err;
 	}
 	if (cs->n)
 		qsort(cs->s, cs->n, sizeof(*cs->s), stream_cmp);
-cleanup:
-	closedir(d);
+	return 0;
+}
+
+int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf, size_t errlen)
+{
+	int err = capture_set__open(cs, raw_dir, NULL, errbuf, errlen);
+
+	for (size_t i = 0; !err && i < cs->n; i++)
+		if (capture_set__load_stream(cs, &cs->s[i])) {
+			err = -EINVAL;
+			if (errbuf)
+				snprintf(errbuf, errlen, "%s/%s", raw_dir, cs->s[i].why);
+		}
 	if (err)
 		capture_set__free(cs);
 	return err;
@@ -473,19 +639,37 @@ void capture_set__free(struct capture_set *cs)
 {
 	for (size_t i = 0; i < cs->n; i++) {
 		free(cs->s[i].name);
-		free(cs->s[i].text);
-		free(cs->s[i].rec);
+		free(cs->s[i].why);
+		capture_stream__drop(&cs->s[i]);
 	}
 	free(cs->s);
+	free(cs->raw_dir);
 	memset(cs, 0, sizeof(*cs));
 }
 
-const struct capture_stream *capture_set__stream(const struct capture_set *cs, const char *name)
+static struct capture_stream *capture_set__find(const struct capture_set *cs, const char *name)
 {
-	for (size_t i = 0; i < cs->n; i++)
-		if (!strcmp(cs->s[i].name, name))
-			return &cs->s[i];
-	return NULL;
+	struct capture_stream key = { .name = (char *)name };
+
+	return cs->n ? bsearch(&key, cs->s, cs->n, sizeof(*cs->s), stream_cmp) : NULL;
+}
+
+const struct capture_stream *capture_set__stream(struct capture_set *cs, const char *name)
+{
+	struct capture_stream *st = capture_set__find(cs, name);
+
+	if (!st)
+		return NULL;
+	if (!st->loaded)
+		capture_set__load_stream(cs, st);
+	return st->loaded > 0 ? st : NULL;
+}
+
+const char *capture_set__why(const struct capture_set *cs, const char *name)
+{
+	const struct capture_stream *st = capture_set__find(cs, name);
+
+	return st && st->loaded < 0 ? st->why : NULL;
 }
 
 const struct capture_rec *capture_stream__last(const struct capture_stream *st, const char *path)

@@ -50,6 +50,22 @@ struct capture_writer {
 int capture_writer__open(struct capture_writer *w, const char *raw_dir, const char *stream);
 int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			   const char *path, const void *buf, size_t len, int truncated);
+/*
+ * A read whose bytes are exactly those of path's previous record in this
+ * stream (len bytes, a successful read), written as a '=' record whatever its
+ * size: for a caller copying a stream record by record (sonde redact), which
+ * knows the two are equal without comparing them. The reader refuses a
+ * repeat that matches no such record, so the caller must be right.
+ */
+int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+			   const char *path, size_t len);
+/*
+ * A '=' record for path, whose bytes the caller knows are those of its last
+ * record (a task source's unchanged process): no payload to compare. 0, or
+ * -ENOENT when path has no last payload to repeat (write it in full).
+ */
+int capture_writer__repeat_last(struct capture_writer *w, uint32_t seq, int64_t wall_ns,
+				int64_t mono_ns, const char *path);
 int capture_writer__error(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			  const char *path, int err);
 /* Flush and close; returns the sticky error, if any. */
@@ -65,31 +81,66 @@ struct capture_rec {
 	size_t len;
 };
 
+/*
+ * What reading streams may take: they come from bundles anyone may have
+ * crafted (a 330 KB bundle of tiny records once took 9.8 GB as 56-byte
+ * records). The memory bound is the extraction's (core/bundle/read.c), so
+ * opening a bundle and analyzing it are held to the same limit.
+ */
+struct capture_limits {
+	uint64_t max_stream_bytes; /* one raw/<name>.cap file */
+	uint64_t max_records;      /* records of one stream */
+	uint64_t max_memory_bytes; /* all the streams loaded, text, records and index together */
+};
+
+extern const struct capture_limits capture_default_limits;
+
 struct capture_stream {
 	char *name; /* "proc.stat" */
 	char *text; /* the file, owned */
 	size_t text_len;
 	struct capture_rec *rec;
 	size_t n;
+	/* capture_set: loaded on first use; refused (why) when over a limit or malformed */
+	int loaded;
+	char *why;
+	uint64_t held; /* bytes charged to the set */
 };
 
 struct capture_set {
-	struct capture_stream *s;
+	struct capture_stream *s; /* by name */
 	size_t n;
+	char *raw_dir;
+	struct capture_limits lim;
+	uint64_t held; /* bytes of every loaded stream */
 };
 
 /*
- * Load every raw_dir/<name>.cap. A malformed stream is an error naming the
- * file and the byte offset (errbuf); a stream cut short (the run was killed
- * mid-write) keeps the complete records and drops the tail.
- * Returns 0 or -errno / -EINVAL.
+ * List raw_dir/<name>.cap without reading them: a stream is read and parsed
+ * when first asked for (capture_set__stream), so what no check reads costs
+ * nothing, and memory is charged stream by stream against lim (NULL: the
+ * defaults). Returns 0 or -errno with errbuf.
+ */
+int capture_set__open(struct capture_set *cs, const char *raw_dir, const struct capture_limits *lim,
+		      char *errbuf, size_t errlen);
+/*
+ * capture_set__open and load every stream now. A malformed stream is an
+ * error naming the file and the byte offset (errbuf); a stream cut short
+ * (the run was killed mid-write) keeps the complete records and drops the
+ * tail. Returns 0 or -errno / -EINVAL.
  */
 int capture_set__load(struct capture_set *cs, const char *raw_dir, char *errbuf, size_t errlen);
-/* Parse one stream from memory (takes ownership of text on success and failure). */
+/* Parse one stream from memory (takes ownership of text on success and failure), default limits. */
 int capture_stream__parse(struct capture_stream *st, char *text, size_t len, char *errbuf,
 			  size_t errlen);
 void capture_set__free(struct capture_set *cs);
-const struct capture_stream *capture_set__stream(const struct capture_set *cs, const char *name);
+/*
+ * The stream name, loaded now if it was not; NULL when absent, or refused
+ * (too large, malformed, over the memory limit): capture_set__why says why.
+ */
+const struct capture_stream *capture_set__stream(struct capture_set *cs, const char *name);
+/* Why stream name, present in raw/, could not be loaded; NULL when it was (or is absent). */
+const char *capture_set__why(const struct capture_set *cs, const char *name);
 /* The last record for path, or NULL. */
 const struct capture_rec *capture_stream__last(const struct capture_stream *st, const char *path);
 

@@ -23,6 +23,7 @@ struct reader {
 	size_t cap;
 	uint32_t seq;     /* current sample round */
 	uint64_t reads, read_bytes, read_errors;
+	uint64_t finished;  /* opens and reads ended, failed too: the watchdog's sign of life (atomic) */
 	/*
 	 * Set while a sampling round runs in the window's worker thread: released
 	 * around every open/read, so the watchdog can take it while a read blocks
@@ -42,9 +43,18 @@ struct reader {
  */
 int reader__tee(struct reader *rd, struct capture_writer *w, const char *path, const char **data,
 		size_t *len);
-/* Read without recording (for directory walks' decisions). */
+/*
+ * A file the kernel makes in one piece (single_open: /proc/PID/stat, status,
+ * io, schedstat, limits; and /proc/PID/cmdline): the same, one read() fewer.
+ */
+int reader__tee_one(struct reader *rd, struct capture_writer *w, const char *path,
+		    const char **data, size_t *len);
+/* Read without recording (for directory walks' decisions); read() until it returns 0. */
 int reader__read(struct reader *rd, const char *path, size_t cap, const char **data, size_t *len,
 		 int *truncated);
+/* reader__read of a file made in one piece (see reader__tee_one). */
+int reader__read_one(struct reader *rd, const char *path, size_t cap, const char **data,
+		     size_t *len, int *truncated);
 void reader__free(struct reader *rd);
 
 enum sample_phase {
@@ -76,6 +86,49 @@ struct collector {
 extern const struct collector *const collectors[];
 const struct collector *collector__find(const char *name);
 
+/*
+ * One process, as a task source gives it: what its /proc/PID/{stat,status,
+ * io,schedstat,limits} and fd table say, in the same units (clock ticks,
+ * pages). The pids collector writes it as one record, sonde:task/PID
+ * (docs/capture-format.md).
+ */
+struct task_sample {
+	int pid, ppid;
+	char comm[16];
+	char state;                        /* R S D T t X Z P I, as /proc/PID/stat */
+	int kernel_thread;
+	int processor;
+	int64_t uid;                       /* real uid */
+	uint64_t starttime;                /* clock ticks after boot: with pid, who it is */
+	uint64_t utime, stime;             /* clock ticks, the whole process */
+	uint64_t minflt, majflt, blkio_ticks;
+	uint64_t threads, rss_pages;
+	uint64_t vol_ctxt, nonvol_ctxt;    /* the main thread's, as status */
+	uint64_t run_ns, wait_ns, slices;  /* the main thread's, as schedstat */
+	int has_io;
+	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	int64_t fds;                       /* open fds; -1 unknown (read from /proc/PID/fd) */
+	uint64_t nofile_soft, nofile_hard; /* RLIMIT_NOFILE; UINT64_MAX unlimited */
+	uint64_t anon_pages, swap_pages;   /* RssAnon, VmSwap; UINT64_MAX unknown (no mm) */
+};
+
+typedef int (*task_visit_fn)(void *ctx, const struct task_sample *t);
+
+/*
+ * Where the pids collector gets its processes from, when not from /proc: a
+ * layer above fills it (the run layer, with the trace layer's task
+ * iterator). Each round, read takes a snapshot of every process (0, or
+ * -errno with why: the collector then walks /proc for the rest of the
+ * window), then each calls visit once per process of it. read touches no
+ * capture, so it runs outside the window watchdog's lock, as a file read does.
+ */
+struct task_source {
+	const char *name; /* "bpf_iter_task": written in the run facts */
+	int (*read)(void *arg, char *why, size_t whylen);
+	int (*each)(void *arg, task_visit_fn visit, void *ctx);
+	void *arg;
+};
+
 struct window_opts {
 	const char *root;       /* "" for the live host */
 	const char *raw_dir;    /* where the streams go */
@@ -85,10 +138,13 @@ struct window_opts {
 	int progress;           /* draw a progress line on stderr */
 	volatile sig_atomic_t *stop; /* set by a signal handler: end the window early
 				      * (STOP_SIGNAL, STOP_DEADLINE) */
-	double stall_s;         /* a sampling round longer than this is abandoned (a hung read) */
+	double stall_s;         /* a round with no read ending for this long is abandoned (hung) */
 	/* called after every sampling round (the overhead guard); may be NULL */
 	void (*tick)(void *arg, int64_t now_mono_ns, int64_t start_mono_ns);
 	void *tick_arg;
+	/* proc.pids: the processes from here (NULL: /proc, and tasks_why says why) */
+	const struct task_source *tasks;
+	const char *tasks_why;
 };
 
 enum { STOP_SIGNAL = 1, STOP_DEADLINE = 2 };
@@ -100,6 +156,8 @@ struct window_result {
 	int abandoned;          /* a round hung and was given up: its thread is left blocked */
 	char stop_reason[400];  /* "complete", "interrupted after 3.2 s", "timed out: ..." */
 	uint64_t reads, read_bytes, read_errors, capture_bytes;
+	/* CPU time of the sampling rounds (their thread's, syscalls included); the costliest one's */
+	int64_t rounds_cpu_ns, max_round_cpu_ns;
 };
 
 /*

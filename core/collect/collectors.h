@@ -17,8 +17,10 @@
 
 /* pids: how many reads in a row a process's stat came back unchanged */
 struct idle_slot {
-	int pid;      /* 0: empty */
-	uint8_t same; /* saturates at 255 */
+	int pid;       /* 0: empty */
+	uint8_t same;  /* saturates at 255 */
+	uint32_t pass; /* the round (+1) a task source last gave this pid */
+	struct task_sample *last; /* what the task source gave last, as written */
 };
 
 struct cg_state;
@@ -36,6 +38,12 @@ struct collector_state {
 	struct idle_slot *idle; /* pids: open addressing on the pid */
 	size_t idle_cap, idle_n;
 	uint64_t nproc;         /* pids: processes in the last round */
+	const struct task_source *tasks; /* pids: where processes come from, NULL: /proc */
+	char tasks_why[256];    /* pids: why /proc is read ("" while the source serves) */
+	uint64_t tasks_missed;  /* pids: most processes in one round /proc listed and the source not */
+	int missed[64];         /* pids: those of the last listing, read from /proc in the rounds between */
+	size_t nmissed;
+	struct strbuf line;     /* pids: the record being composed */
 	struct cg_state *cg;    /* proc.cgroups: the hierarchies and the cgroups kept */
 	struct sock_state *sk;  /* net.sockets: listeners followed, destinations */
 	struct holders *hold;   /* proc.pids: per-process levels at first sight, suspects */
@@ -108,7 +116,9 @@ void pids__fini(struct collector_state *cs);
  * ---- holders.c: what proc.pids keeps for the trends of finite resources ----
  * Called by pids.c: each process's stat and io when read at first sight or in the last
  * round (first, last), its fd count every round its stat is read (changed: the stat
- * differed from its last read); after each round,
+ * differed from its last read), or, where a task source serves, its sample at first sight
+ * and in the last round (the per-round fd counts are in its sonde:task records); after
+ * each round,
  * holders__round writes "sonde:fds" and, in the last round, the suspects' open files
  * ("sonde:files").
  */
@@ -118,6 +128,8 @@ void holders__io(struct collector_state *cs, int pid, const char *data, size_t l
 		 int last);
 void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int first, int last,
 		  int changed);
+/* The same from a task source's sample (it carries CPU time, I/O and the fd count): no read. */
+void holders__task(struct collector_state *cs, const struct task_sample *t, int first, int last);
 void holders__round(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		    int phase);
 void holders__free(struct collector_state *cs);
@@ -147,6 +159,11 @@ void sockets__fini(struct collector_state *cs);
 int links__probe(const char *root, char *why, size_t whylen);
 int links__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		  int phase);
+
+/* ---- hostctx.c: host.context, the host's configuration, once per window ---- */
+
+int hostctx__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		    int phase);
 
 /* ---- kmsg.c ---- */
 

@@ -6,7 +6,9 @@
  * - every round, the number of open fds of each process whose stat was read
  *   and changed, or that holds 16 fds or more, and of every one at both ends
  *   (stat() of /proc/PID/fd gives it in st_size since Linux 6.2: one syscall,
- *   no directory walk), as record "sonde:fds";
+ *   no directory walk), as record "sonde:fds"; where a task source serves,
+ *   its sonde:task records carry the count and its samples the counters
+ *   below (holders__task): nothing is read per process and round;
  * - in the last round, the suspects: the processes that wrote most
  *   (write_bytes, and wchar for file systems without a block device), opened
  *   most fds and used most CPU over the window, from the counters read
@@ -147,6 +149,30 @@ void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int fi
 	record__printf(&h->fds, "%d %lld\n", pid, (long long)st.st_size);
 	e->fds_now = (uint64_t)st.st_size;
 	held__set(e, R_FDS, (uint64_t)st.st_size, first || !e->have0[R_FDS], last);
+}
+
+void holders__task(struct collector_state *cs, const struct task_sample *t, int first, int last)
+{
+	struct holders *h;
+	struct held *e;
+
+	if ((!first && !last) || !(h = holders__get(cs)) || !(e = pidmap__get(&h->t, t->pid)))
+		return;
+	if (e->starttime != t->starttime) {
+		memset(e, 0, sizeof(*e));
+		e->pid = t->pid;
+		e->starttime = t->starttime;
+		first = 1;
+	}
+	held__set(e, R_CPU, t->utime + t->stime, first, last);
+	if (t->has_io) {
+		held__set(e, R_WRITE_BYTES, t->write_bytes, first, last);
+		held__set(e, R_WCHAR, t->wchar, first, last);
+	}
+	if (t->fds >= 0) {
+		e->fds_now = (uint64_t)t->fds;
+		held__set(e, R_FDS, (uint64_t)t->fds, first || !e->have0[R_FDS], last);
+	}
 }
 
 /* mountinfo's escapes for the characters that would break a line: tab, newline, backslash. */

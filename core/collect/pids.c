@@ -3,10 +3,13 @@
  * proc.pids: every process. Its stat every round (an idle one every
  * IDLE_EVERY rounds), and at first sight and at the end the files that cost
  * more: schedstat, status, io, cmdline, the fd table and, for a process with
- * many fds, its limits.
+ * many fds, its limits. Or, where a task source serves (the BPF task
+ * iterator, window_opts.tasks), all of that but the command line in one
+ * pass and one record per process, sonde:task/PID.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,102 +131,293 @@ static long tee_fd_listing(struct collector_state *cs, struct reader *rd, struct
 /* An idle process's stat is read in one round of this many. */
 #define IDLE_EVERY 5
 
-int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w, int phase)
+/* The command line, at first sight: 4 KiB at most, never longer. */
+static void tee_cmdline(struct reader *rd, struct capture_writer *w, int pid)
 {
-	char full[4096], path[64];
+	char path[64];
+	const char *data;
+	size_t len;
+	int trunc;
+	int64_t wall = clock__ns(CLOCK_REALTIME), mono = clock__ns(CLOCK_MONOTONIC);
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	if (!reader__read_one(rd, path, CMDLINE_CAP, &data, &len, &trunc))
+		capture_writer__record(w, rd->seq, wall, mono, path, data, len, trunc);
+}
+
+/* ---- from a task source ---- */
+
+struct source_round {
+	struct collector_state *cs;
+	struct reader *rd;
+	struct capture_writer *w;
+	int phase;
+};
+
+static void put_u64_or(struct strbuf *b, uint64_t v, const char *none)
+{
+	if (v == UINT64_MAX)
+		strbuf__printf(b, " %s", none);
+	else
+		strbuf__printf(b, " %" PRIu64, v);
+}
+
+/* One process as one line: the layout parse_task_record reads (util/parse.h, capture-format.md). */
+static void task_record(struct strbuf *b, const struct task_sample *t)
+{
+	b->len = 0;
+	strbuf__printf(b, "%d (%s) %c %d %d %" PRIu64 " %" PRIu64 " %d", t->pid, t->comm,
+		       t->state ? t->state : '?', t->ppid, t->kernel_thread ? 1 : 0, t->threads,
+		       t->rss_pages, t->processor);
+	strbuf__printf(b, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
+		       t->utime, t->stime, t->minflt, t->majflt, t->blkio_ticks, t->starttime);
+	put_u64_or(b, t->uid < 0 ? UINT64_MAX : (uint64_t)t->uid, "-");
+	strbuf__printf(b, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, t->vol_ctxt,
+		       t->nonvol_ctxt, t->run_ns, t->wait_ns, t->slices);
+	put_u64_or(b, t->fds < 0 ? UINT64_MAX : (uint64_t)t->fds, "-");
+	put_u64_or(b, t->nofile_soft, "unlimited");
+	put_u64_or(b, t->nofile_hard, "unlimited");
+	if (t->has_io)
+		strbuf__printf(b, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			       " %" PRIu64, t->rchar, t->wchar, t->syscr, t->syscw,
+			       t->read_bytes, t->write_bytes);
+	else
+		strbuf__puts(b, " - - - - - -");
+	put_u64_or(b, t->anon_pages, "-");
+	put_u64_or(b, t->swap_pages, "-");
+	strbuf__puts(b, "\n");
+}
+
+/*
+ * One process of the source's pass. Its record is written at first sight,
+ * when it changed since the last one, every IDLE_EVERY rounds and in the last
+ * round (so that whoever is alive at the end says so, and one that exits is
+ * last seen at most IDLE_EVERY rounds before); an unchanged one as a repeat,
+ * without composing it again.
+ */
+static int source_visit(void *ctx, const struct task_sample *t)
+{
+	struct source_round *sr = ctx;
+	struct collector_state *cs = sr->cs;
+	struct reader *rd = sr->rd;
+	int first, same, pid = t->pid;
+	struct idle_slot *idle;
+	int64_t wall, mono;
+	char path[64];
+
+	if (pid <= 0)
+		return 0;
+	cs->nproc++;
+	first = !seen__test_and_set(cs, pid);
+	idle = idle__slot(cs, pid);
+	if (idle)
+		idle->pass = rd->seq + 1;
+	same = !first && idle && idle->last && !memcmp(idle->last, t, sizeof(*t));
+	/* the trends' levels and suspects come from the sample itself: no /proc read */
+	holders__task(cs, t, first, sr->phase & PHASE_LAST);
+	if (same && !(sr->phase & PHASE_LAST) && rd->seq % IDLE_EVERY)
+		return 0;
+	snprintf(path, sizeof(path), "sonde:task/%d", pid);
+	wall = clock__ns(CLOCK_REALTIME);
+	mono = clock__ns(CLOCK_MONOTONIC);
+	if (!same || capture_writer__repeat_last(sr->w, rd->seq, wall, mono, path)) {
+		task_record(&cs->line, t);
+		if (cs->line.oom)
+			return -ENOMEM;
+		capture_writer__record(sr->w, rd->seq, wall, mono, path, cs->line.buf,
+				       cs->line.len, 0);
+		if (idle && (idle->last || (idle->last = malloc(sizeof(*t)))))
+			*idle->last = *t;
+	}
+	/* kernel threads have no command line (and no address space to read one from) */
+	if (first && !t->kernel_thread)
+		tee_cmdline(rd, sr->w, pid);
+	/* a file table too large for the source to count: its listing, as the /proc walk does */
+	if ((sr->phase & PHASE_LAST) && t->fds < 0 && !t->kernel_thread)
+		tee_fd_listing(cs, rd, sr->w, pid);
+	return 0;
+}
+
+/* A round from the task source; -errno (the caller walks /proc instead) with cs->tasks_why. */
+static int pids__sample_source(struct collector_state *cs, struct reader *rd,
+			       struct capture_writer *w, int phase)
+{
+	struct source_round sr = { cs, rd, w, phase };
+	char why[200] = "";
+	int err;
+
+	cs->nproc = 0;
+	/* like a file read, outside the watchdog's lock (collect.h, struct reader) */
+	if (rd->lock) {
+		snprintf(rd->current, sizeof(rd->current), "%s", cs->tasks->name);
+		pthread_mutex_unlock(rd->lock);
+	}
+	err = cs->tasks->read(cs->tasks->arg, why, sizeof(why));
+	if (rd->lock)
+		pthread_mutex_lock(rd->lock);
+	if (!err)
+		err = cs->tasks->each(cs->tasks->arg, source_visit, &sr);
+	/* the last samples of processes the pass no longer has: they exited (or are missed) */
+	for (size_t i = 0; !err && i < cs->idle_cap; i++)
+		if (cs->idle[i].last && cs->idle[i].pass != rd->seq + 1) {
+			free(cs->idle[i].last);
+			cs->idle[i].last = NULL;
+		}
+	if (err)
+		snprintf(cs->tasks_why, sizeof(cs->tasks_why), "%s failed in round %u: %s",
+			 cs->tasks->name, rd->seq, why[0] ? why : strerror(-err));
+	return err;
+}
+
+/* One process from its /proc files: 1 when read, 0 when it is gone. */
+static int pids__proc_one(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+			  int phase, int pid)
+{
+	int first = !seen__test_and_set(cs, pid);
+	struct idle_slot *idle = first ? NULL : idle__slot(cs, pid);
+	const char *data;
+	char path[64];
+	size_t len;
+	int rc;
+
+	/*
+	 * A process whose stat came back unchanged twice in a row is idle: its
+	 * cumulative counters are exact at the next read whenever that is, so it
+	 * is read every IDLE_EVERY rounds (and in the first and last rounds).
+	 * With 1,000 sleeping processes this is two thirds of all reads.
+	 */
+	if (idle && idle->same >= 2 && !(phase & (PHASE_FIRST | PHASE_LAST)) &&
+	    rd->seq % IDLE_EVERY)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	/* Gone between readdir and open: it exited, nothing to keep. */
+	rc = reader__tee_one(rd, w, path, &data, &len);
+	if (rc == -ENOENT)
+		return 0;
+	if (!rc)
+		holders__stat(cs, pid, data, len, first, phase & PHASE_LAST);
+	holders__fds(cs, rd, pid, first, phase & PHASE_LAST, !rc && !w->last_repeat);
+	if (!idle)
+		idle = idle__slot(cs, pid);
+	if (idle)
+		idle->same = w->last_repeat ? (idle->same < 255 ? idle->same + 1 : 255) : 0;
+	if (first || (phase & PHASE_LAST)) {
+		int sched_err;
+
+		/* 30 bytes: CPU time, run-queue wait and times scheduled, at both ends. */
+		snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+		sched_err = reader__tee_one(rd, w, path, NULL, NULL);
+		/*
+		 * status (uid, threads, RSS, switch counts) is the costliest file
+		 * per process: at the end for all, at first sight only for a
+		 * process born in the window (its only one if it dies) or where
+		 * schedstat is missing and status must give the switch baseline.
+		 */
+		if ((phase & PHASE_LAST) || rd->seq > 0 || sched_err) {
+			snprintf(path, sizeof(path), "/proc/%d/status", pid);
+			reader__tee_one(rd, w, path, NULL, NULL);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/io", pid);
+		if (!reader__tee_one(rd, w, path, &data, &len))
+			holders__io(cs, pid, data, len, first, phase & PHASE_LAST);
+	}
+	if (first)
+		tee_cmdline(rd, w, pid);
+	if (phase & PHASE_LAST) {
+		long nfds = tee_fd_listing(cs, rd, w, pid);
+
+		/*
+		 * RLIMIT_NOFILE matters only to a process that holds enough fds to
+		 * approach it; reading limits for every process was 15% of the
+		 * capture with 1,000 processes.
+		 */
+		if (nfds < 0 || nfds >= LIMITS_MIN_FDS) {
+			snprintf(path, sizeof(path), "/proc/%d/limits", pid);
+			reader__tee_one(rd, w, path, NULL, NULL);
+		}
+	}
+	return 1;
+}
+
+/*
+ * The /proc walk: every process /proc lists, or (sourced) those the task
+ * source did not give this round, which are kept (cs->missed) and read from
+ * /proc in the rounds between. A source can miss some: the BPF task
+ * iterator never shows pid 1 on some hosts (a sandbox's init), and a
+ * process born between the pass and the walk is not in the pass. Listing
+ * /proc makes the kernel look up every entry: done in the first and last
+ * rounds only when a source serves.
+ */
+static int pids__walk(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		      int phase, int sourced)
+{
+	char full[4096];
 	struct dirent *de;
+	uint64_t missed = 0;
 	DIR *d;
 
 	snprintf(full, sizeof(full), "%s/proc", cs->root);
 	d = opendir(full);
 	if (!d)
 		return -errno;
-	cs->nproc = 0;
+	if (!sourced)
+		cs->nproc = 0;
+	else
+		cs->nmissed = 0;
 	while ((de = readdir(d))) {
-		int pid = pid_of(de->d_name), first, rc;
-		struct idle_slot *idle;
-		const char *data;
-		size_t len;
+		int pid = pid_of(de->d_name);
 
 		if (pid <= 0)
 			continue;
-		cs->nproc++;
-		first = !seen__test_and_set(cs, pid);
-		idle = first ? NULL : idle__slot(cs, pid);
-		/*
-		 * A process whose stat came back unchanged twice in a row is idle: its
-		 * cumulative counters are exact at the next read whenever that is, so it
-		 * is read every IDLE_EVERY rounds (and in the first and last rounds).
-		 * With 1,000 sleeping processes this is two thirds of all reads.
-		 */
-		if (idle && idle->same >= 2 && !(phase & (PHASE_FIRST | PHASE_LAST)) &&
-		    rd->seq % IDLE_EVERY)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		/* Gone between readdir and open: it exited, nothing to keep. */
-		rc = reader__tee(rd, w, path, &data, &len);
-		if (rc == -ENOENT) {
-			cs->nproc--;
-			continue;
-		}
-		if (!rc)
-			holders__stat(cs, pid, data, len, first, phase & PHASE_LAST);
-		holders__fds(cs, rd, pid, first, phase & PHASE_LAST, !rc && !w->last_repeat);
-		if (!idle)
-			idle = idle__slot(cs, pid);
-		if (idle)
-			idle->same = w->last_repeat ? (idle->same < 255 ? idle->same + 1 : 255) : 0;
-		if (first || (phase & PHASE_LAST)) {
-			int sched_err;
+		if (sourced) {
+			struct idle_slot *idle = idle__slot(cs, pid);
 
-			/* 30 bytes: CPU time, run-queue wait and times scheduled, at both ends. */
-			snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-			sched_err = reader__tee(rd, w, path, NULL, NULL);
-			/*
-			 * status (uid, threads, RSS, switch counts) is the costliest file
-			 * per process: at the end for all, at first sight only for a
-			 * process born in the window (its only one if it dies) or where
-			 * schedstat is missing and status must give the switch baseline.
-			 */
-			if ((phase & PHASE_LAST) || rd->seq > 0 || sched_err) {
-				snprintf(path, sizeof(path), "/proc/%d/status", pid);
-				reader__tee(rd, w, path, NULL, NULL);
-			}
-			snprintf(path, sizeof(path), "/proc/%d/io", pid);
-			if (!reader__tee(rd, w, path, &data, &len))
-				holders__io(cs, pid, data, len, first, phase & PHASE_LAST);
+			if (idle && idle->pass == rd->seq + 1)
+				continue;
+			missed++;
+			if (cs->nmissed < sizeof(cs->missed) / sizeof(cs->missed[0]))
+				cs->missed[cs->nmissed++] = pid;
 		}
-		if (first) {
-			int trunc;
-			int64_t wall = clock__ns(CLOCK_REALTIME), mono = clock__ns(CLOCK_MONOTONIC);
-
-			snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-			if (!reader__read(rd, path, CMDLINE_CAP, &data, &len, &trunc))
-				capture_writer__record(w, rd->seq, wall, mono, path, data, len,
-						       trunc);
-		}
-		if (phase & PHASE_LAST) {
-			long nfds = tee_fd_listing(cs, rd, w, pid);
-
-			/*
-			 * RLIMIT_NOFILE matters only to a process that holds enough fds to
-			 * approach it; reading limits for every process was 15% of the
-			 * capture with 1,000 processes.
-			 */
-			if (nfds < 0 || nfds >= LIMITS_MIN_FDS) {
-				snprintf(path, sizeof(path), "/proc/%d/limits", pid);
-				reader__tee(rd, w, path, NULL, NULL);
-			}
-		}
+		cs->nproc += pids__proc_one(cs, rd, w, phase, pid);
 	}
 	closedir(d);
-	holders__round(cs, rd, w, phase);
+	if (missed > cs->tasks_missed)
+		cs->tasks_missed = missed;
 	return 0;
+}
+
+static int pids__sample_round(struct collector_state *cs, struct reader *rd,
+			      struct capture_writer *w, int phase)
+{
+	if (!cs->tasks || cs->tasks_why[0] || pids__sample_source(cs, rd, w, phase))
+		return pids__walk(cs, rd, w, phase, 0);
+	if (phase & (PHASE_FIRST | PHASE_LAST))
+		return pids__walk(cs, rd, w, phase, 1);
+	/* between: the processes the source missed when /proc was last listed */
+	for (size_t i = 0; i < cs->nmissed; i++) {
+		struct idle_slot *idle = idle__slot(cs, cs->missed[i]);
+
+		if (!idle || idle->pass != rd->seq + 1)
+			cs->nproc += pids__proc_one(cs, rd, w, phase, cs->missed[i]);
+	}
+	return 0;
+}
+
+int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w, int phase)
+{
+	int err = pids__sample_round(cs, rd, w, phase);
+
+	if (!err)
+		holders__round(cs, rd, w, phase);
+	return err;
 }
 
 void pids__fini(struct collector_state *cs)
 {
 	holders__free(cs);
+	for (size_t i = 0; i < cs->idle_cap; i++)
+		free(cs->idle[i].last);
+	strbuf__free(&cs->line);
 	free(cs->seen);
 	cs->seen = NULL;
 	free(cs->idle);

@@ -16,6 +16,9 @@
 
 #include "collect/collectors.h"
 
+/* reader__read_flags: the file is one record, so a short read is its end */
+#define READ_ONE_RECORD 1u
+
 static int reader__grow(struct reader *rd, size_t want)
 {
 	char *nb;
@@ -30,8 +33,19 @@ static int reader__grow(struct reader *rd, size_t want)
 	return 0;
 }
 
-int reader__read(struct reader *rd, const char *path, size_t cap, const char **data, size_t *len,
-		 int *truncated)
+/*
+ * Read root+path into rd->buf, at most cap bytes (*truncated when the file is
+ * longer). A seq_file (most of /proc: mountinfo, diskstats, net/dev,
+ * interrupts, vmstat...) hands out about one page per read() whatever the
+ * buffer, so the file ends only where read() returns 0. READ_ONE_RECORD is
+ * for files the kernel builds in one show() (single_open: /proc/PID/stat,
+ * status, io, schedstat, limits) or copies whole (cmdline): their first
+ * read returns everything that fits, so a short read is the end and the
+ * extra read() that would say so (one per process and file, 16,000 a round
+ * with 1,000 processes) is saved.
+ */
+static int reader__read_flags(struct reader *rd, const char *path, size_t cap, unsigned flags,
+			      const char **data, size_t *len, int *truncated)
 {
 	char full[4096];
 	size_t got = 0;
@@ -48,6 +62,7 @@ int reader__read(struct reader *rd, const char *path, size_t cap, const char **d
 	if (fd < 0) {
 		err = -errno;
 		rd->read_errors++;
+		__atomic_add_fetch(&rd->finished, 1, __ATOMIC_RELAXED);
 		if (rd->lock)
 			pthread_mutex_lock(rd->lock);
 		return err;
@@ -61,18 +76,16 @@ int reader__read(struct reader *rd, const char *path, size_t cap, const char **d
 		ssize_t n;
 		size_t want;
 
-		if (got == rd->cap) {
-			if (rd->cap >= cap) {
-				char probe;
+		if (got >= cap) {
+			char probe;
 
-				/* One more byte tells a file of cap bytes from a longer one. */
-				*truncated = read(fd, &probe, 1) > 0;
-				break;
-			}
-			if (reader__grow(rd, rd->cap * 2 > cap ? cap : rd->cap * 2)) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
+			/* One more byte tells a file of cap bytes from a longer one: a real cut. */
+			*truncated = read(fd, &probe, 1) > 0;
+			break;
+		}
+		if (got == rd->cap && reader__grow(rd, rd->cap * 2 > cap ? cap : rd->cap * 2)) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		want = (cap < rd->cap ? cap : rd->cap) - got;
 		n = read(fd, rd->buf + got, want);
@@ -87,19 +100,8 @@ int reader__read(struct reader *rd, const char *path, size_t cap, const char **d
 		if (n == 0)
 			break;
 		got += (size_t)n;
-		/*
-		 * seq_file (all of /proc we read) and sysfs fill the buffer until the end
-		 * of the file, so a short read is the end: asking again to see 0 would
-		 * cost one more syscall per file, 16,000 a run with 1,000 processes.
-		 */
-		if ((size_t)n < want)
+		if ((flags & READ_ONE_RECORD) && (size_t)n < want)
 			break;
-		if (got >= cap) {
-			char probe;
-
-			*truncated = read(fd, &probe, 1) > 0;
-			break;
-		}
 	}
 	*data = rd->buf;
 	*len = got;
@@ -107,20 +109,33 @@ int reader__read(struct reader *rd, const char *path, size_t cap, const char **d
 	rd->read_bytes += got;
 cleanup:
 	close(fd);
+	__atomic_add_fetch(&rd->finished, 1, __ATOMIC_RELAXED);
 	if (rd->lock)
 		pthread_mutex_lock(rd->lock);
 	return err;
 }
 
-int reader__tee(struct reader *rd, struct capture_writer *w, const char *path, const char **data,
-		size_t *len)
+int reader__read(struct reader *rd, const char *path, size_t cap, const char **data, size_t *len,
+		 int *truncated)
+{
+	return reader__read_flags(rd, path, cap, 0, data, len, truncated);
+}
+
+int reader__read_one(struct reader *rd, const char *path, size_t cap, const char **data,
+		     size_t *len, int *truncated)
+{
+	return reader__read_flags(rd, path, cap, READ_ONE_RECORD, data, len, truncated);
+}
+
+static int reader__tee_flags(struct reader *rd, struct capture_writer *w, const char *path,
+			     unsigned flags, const char **data, size_t *len)
 {
 	int64_t wall = clock__ns(CLOCK_REALTIME), mono = clock__ns(CLOCK_MONOTONIC);
 	const char *d = NULL;
 	size_t l = 0;
 	int trunc = 0, err;
 
-	err = reader__read(rd, path, READ_CAP, &d, &l, &trunc);
+	err = reader__read_flags(rd, path, READ_CAP, flags, &d, &l, &trunc);
 	if (err)
 		capture_writer__error(w, rd->seq, wall, mono, path, err);
 	else
@@ -144,6 +159,18 @@ void reader__blocking_end(struct reader *rd)
 {
 	if (rd->lock)
 		pthread_mutex_lock(rd->lock);
+}
+
+int reader__tee(struct reader *rd, struct capture_writer *w, const char *path, const char **data,
+		size_t *len)
+{
+	return reader__tee_flags(rd, w, path, 0, data, len);
+}
+
+int reader__tee_one(struct reader *rd, struct capture_writer *w, const char *path,
+		    const char **data, size_t *len)
+{
+	return reader__tee_flags(rd, w, path, READ_ONE_RECORD, data, len);
 }
 
 void reader__free(struct reader *rd)

@@ -67,25 +67,6 @@ static void proc_hidepid(const char *root, char *out, size_t len)
 	fclose(f);
 }
 
-static void write_run_facts(struct reader *rd, struct capture_writer *w,
-			    const struct window_opts *o, const struct window_result *res)
-{
-	char txt[1536], hidepid[32];
-	int n;
-
-	proc_hidepid(o->root, hidepid, sizeof(hidepid));
-	n = snprintf(txt, sizeof(txt),
-		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
-		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
-		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
-		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n",
-		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
-		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
-		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
-		     (long)getpid(), (int)geteuid(), hidepid);
-	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
-}
-
 static int wanted(const struct window_opts *o, const char *name)
 {
 	if (!strcmp(name, "host"))
@@ -113,6 +94,7 @@ struct round_worker {
 	struct collector_state *st;
 	size_t nst;
 	struct reader *rd;
+	int64_t cpu_ns, max_cpu_ns;  /* the rounds' CPU time in this thread, its syscalls included */
 };
 
 /*
@@ -130,10 +112,61 @@ struct window {
 	struct reader rd;
 };
 
+/* Where proc.pids took its processes from: the source, or /proc and why. */
+static void tasks_source(const struct window *win, const struct window_opts *o, char *out,
+			 size_t len)
+{
+	const char *why = o->tasks_why;
+
+	for (size_t i = 0; i < win->nst; i++) {
+		const struct collector_state *cs = &win->st[i];
+
+		if (strcmp(cs->c->name, "proc.pids"))
+			continue;
+		if (cs->tasks && !cs->tasks_why[0]) {
+			/* missed: processes /proc listed that the source did not give (read from /proc) */
+			snprintf(out, len, "tasks_source: %s\ntasks_source_missed: %" PRIu64 "\n",
+				 cs->tasks->name, cs->tasks_missed);
+			return;
+		}
+		if (cs->tasks_why[0])
+			why = cs->tasks_why;
+		snprintf(out, len, "tasks_source: proc\ntasks_source_why: %s\n",
+			 why && why[0] ? why : "no task source was offered");
+		return;
+	}
+	out[0] = '\0';
+}
+
+static void write_run_facts(const struct window *win, struct reader *rd, struct capture_writer *w,
+			    const struct window_opts *o, const struct window_result *res)
+{
+	char txt[1536], hidepid[32], source[400];
+	int n;
+
+	proc_hidepid(o->root, hidepid, sizeof(hidepid));
+	tasks_source(win, o, source, sizeof(source));
+	n = snprintf(txt, sizeof(txt),
+		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
+		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
+		     "\nsamples: %" PRIu32 "\npartial: %d\nstop_reason: %s\nclk_tck: %ld\n"
+		     "page_size: %ld\npid: %ld\neuid: %d\nproc_hidepid: %s\n%s"
+		     "rounds_cpu_ns: %" PRId64 "\nmax_round_cpu_ns: %" PRId64 "\n",
+		     SONDE_VERSION, o->window_s, o->interval_s, res->start_wall_ns,
+		     res->end_wall_ns, res->start_mono_ns, res->end_mono_ns, res->samples,
+		     res->partial, res->stop_reason, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE),
+		     (long)getpid(), (int)geteuid(), hidepid, source, res->rounds_cpu_ns,
+		     res->max_round_cpu_ns);
+	if (n >= (int)sizeof(txt))
+		n = (int)sizeof(txt) - 1;
+	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+}
+
 static void *round_main(void *arg)
 {
 	struct round_worker *wk = arg;
 	sigset_t all;
+	int64_t c0;
 
 	/* Signals are the main thread's business. */
 	sigfillset(&all);
@@ -145,8 +178,13 @@ static void *round_main(void *arg)
 		if (wk->quit)
 			break;
 		wk->go = 0;
+		c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID);
 		for (size_t i = 0; i < wk->nst; i++)
 			wk->st[i].c->sample(&wk->st[i], wk->rd, &wk->st[i].w, wk->phase);
+		c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		wk->cpu_ns += c0;
+		if (c0 > wk->max_cpu_ns)
+			wk->max_cpu_ns = c0;
 		wk->done = 1;
 		pthread_cond_broadcast(&wk->cv);
 	}
@@ -154,21 +192,42 @@ static void *round_main(void *arg)
 	return NULL;
 }
 
-/* Run one round in the worker (main holds wk->mu). 0, or -ETIMEDOUT when it was given up. */
-static int round_run(struct round_worker *wk, int phase, double stall_s)
+/*
+ * Run one round in the worker (main holds wk->mu). A round is hung when no
+ * read ended for stall_s; one that is slow but moving (10,000 processes on a
+ * host whose CPUs are all taken) is waited for, up to max_s + stall_s in all.
+ * 0, or -ETIMEDOUT (hung) or -ETIME (still moving then) when it was given up.
+ */
+static int round_run(struct round_worker *wk, int phase, double stall_s, double max_s)
 {
 	struct timespec dl;
-	int64_t deadline = clock__ns(CLOCK_MONOTONIC) + (int64_t)(stall_s * 1e9);
+	/* looked at five times per stall_s: a hang is told within a fifth of it */
+	int64_t poll = (int64_t)(stall_s * 1e9) / 5, now = clock__ns(CLOCK_MONOTONIC), moved = now;
+	int64_t limit = now + (int64_t)((max_s + stall_s) * 1e9), next;
+	uint64_t seen = __atomic_load_n(&wk->rd->finished, __ATOMIC_RELAXED), cur;
 
 	wk->phase = phase;
 	wk->done = 0;
 	wk->go = 1;
 	pthread_cond_broadcast(&wk->cv);
-	dl.tv_sec = deadline / 1000000000;
-	dl.tv_nsec = deadline % 1000000000;
-	while (!wk->done)
-		if (pthread_cond_timedwait(&wk->cv, &wk->mu, &dl) == ETIMEDOUT && !wk->done)
+	next = now + poll;
+	while (!wk->done) {
+		dl.tv_sec = next / 1000000000;
+		dl.tv_nsec = next % 1000000000;
+		if (pthread_cond_timedwait(&wk->cv, &wk->mu, &dl) != ETIMEDOUT || wk->done)
+			continue;
+		cur = __atomic_load_n(&wk->rd->finished, __ATOMIC_RELAXED);
+		now = clock__ns(CLOCK_MONOTONIC);
+		if (cur != seen) {
+			seen = cur;
+			moved = now;
+		} else if (now - moved >= (int64_t)(stall_s * 1e9)) {
 			return -ETIMEDOUT;
+		}
+		if (now >= limit)
+			return -ETIME;
+		next = now + poll;
+	}
 	return 0;
 }
 
@@ -190,6 +249,8 @@ static int window__open(struct window *win, const struct window_opts *o, char *e
 			continue;
 		cs->c = *c;
 		cs->root = o->root;
+		if (!strcmp((*c)->name, "proc.pids"))
+			cs->tasks = o->tasks;
 		err = capture_writer__open(&cs->w, o->raw_dir, (*c)->name);
 		if (err) {
 			snprintf(errbuf, errlen, "%s/%s.cap: %s", o->raw_dir, (*c)->name,
@@ -273,7 +334,7 @@ static void window__rounds(struct window *win, const struct window_opts *o,
 {
 	double stall_s = o->stall_s > 0 ? o->stall_s : 5;
 	int64_t t0, end, interval_ns = (int64_t)(o->interval_s * 1e9);
-	int last = 0;
+	int last = 0, rc;
 
 	res->start_wall_ns = clock__ns(CLOCK_REALTIME);
 	t0 = res->start_mono_ns = clock__ns(CLOCK_MONOTONIC);
@@ -285,17 +346,25 @@ static void window__rounds(struct window *win, const struct window_opts *o,
 		uint64_t bytes = 0, nproc = 0;
 
 		win->rd.seq = seq;
-		if (round_run(&win->wk, PHASE_TICK | (seq == 0 ? PHASE_FIRST : 0) |
-						(last ? PHASE_LAST : 0),
-			      stall_s) == -ETIMEDOUT) {
+		rc = round_run(&win->wk, PHASE_TICK | (seq == 0 ? PHASE_FIRST : 0) |
+					      (last ? PHASE_LAST : 0),
+			       stall_s, o->window_s);
+		if (rc) {
 			int64_t now = clock__ns(CLOCK_MONOTONIC);
 
 			/* Keep wk.mu: the worker stays blocked; its round is not counted. */
 			res->abandoned = res->partial = 1;
-			snprintf(res->stop_reason, sizeof(res->stop_reason),
-				 "timed out after %.1f s: no answer in %.1f s reading %s (the "
-				 "window ended there)",
-				 (double)(now - t0) / 1e9, stall_s, win->rd.current);
+			if (rc == -ETIMEDOUT)
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "timed out after %.1f s: no answer in %.1f s reading %s "
+					 "(the window ended there)",
+					 (double)(now - t0) / 1e9, stall_s, win->rd.current);
+			else
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "timed out after %.1f s: a sampling round still not done "
+					 "after %.1f s, reading %s (the window ended there)",
+					 (double)(now - t0) / 1e9, o->window_s + stall_s,
+					 win->rd.current);
 			return;
 		}
 		for (size_t i = 0; i < win->nst; i++) {
@@ -303,6 +372,8 @@ static void window__rounds(struct window *win, const struct window_opts *o,
 			nproc += win->st[i].nproc;
 		}
 		res->samples = seq + 1;
+		res->rounds_cpu_ns = win->wk.cpu_ns;
+		res->max_round_cpu_ns = win->wk.max_cpu_ns;
 		if (last)
 			return;
 		if (o->tick)
@@ -334,10 +405,10 @@ static void window__facts(struct window *win, const struct window_opts *o,
 		/* The blocked worker owns rd: a fresh reader (and buffer) for the facts. */
 		struct reader facts = { .root = o->root };
 
-		write_run_facts(&facts, &win->meta, o, res);
+		write_run_facts(win, &facts, &win->meta, o, res);
 		reader__free(&facts);
 	} else {
-		write_run_facts(&win->rd, &win->meta, o, res);
+		write_run_facts(win, &win->rd, &win->meta, o, res);
 	}
 }
 

@@ -6,9 +6,7 @@
  * validated field by field (loader.c); `--set ID.ARG=VALUE` against a check's
  * declared args.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,14 +21,11 @@
 #include "trace/trace.h"
 #include "util/embedded.h"
 #include "util/file.h"
+#include "lua/catalog_int.h"
 #include "lua/loader.h"
 #include "lua/sandbox.h"
 
-/* A check or a lib module larger than this is not a check. */
-#define CHECK_FILE_MAX (4u << 20)
-
-/* n bytes of s and a NUL (a source may hold NULs: its length is kept beside it). */
-static char *catalog_dup(const char *s, size_t n)
+char *catalog__dup(const char *s, size_t n)
 {
 	char *d = malloc(n + 1);
 
@@ -62,7 +57,7 @@ static void catalog_free_methodology(struct methodology *m)
 
 /*
  * rules = { { trigger = "use.cpu-saturation", run = { "drilldown.cpu-why" }, why = "..." }, ... }
- * The ids are checked once every check is loaded (catalog_check_rules).
+ * The ids are checked once every check is loaded (catalog__check_rules).
  */
 static int catalog_load_rules(struct loader *ld, int t, struct methodology *m)
 {
@@ -115,7 +110,7 @@ static int catalog_load_rules(struct loader *ld, int t, struct methodology *m)
 }
 
 /* Every rule names a check that exists, and runs drill-down checks only. */
-static int catalog_check_rules(struct catalog *cat, char *err, size_t errlen)
+int catalog__check_rules(struct catalog *cat, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < cat->nmeth; i++)
 		for (size_t k = 0; k < cat->meth[i].nrules; k++) {
@@ -144,7 +139,7 @@ static int catalog_check_rules(struct catalog *cat, char *err, size_t errlen)
 	return 0;
 }
 
-static int catalog_load_methodology(struct catalog *cat, const char *origin, const char *src,
+int catalog__load_methodology(struct catalog *cat, const char *origin, const char *src,
 				    size_t len, char *err, size_t errlen)
 {
 	static const char *const known[] = { "id", "title", "description", "order", "resources",
@@ -206,7 +201,7 @@ cleanup:
 	return rc;
 }
 
-static void catalog_free_check(struct check_def *d)
+void catalog__free_check(struct check_def *d)
 {
 	free(d->id);
 	free(d->title);
@@ -341,14 +336,14 @@ static int catalog_id_from_path(const char *rel, char *id, size_t idlen, char *d
 	return 0;
 }
 
-static int catalog_load_check(struct catalog *cat, const char *origin, const char *rel,
+int catalog__load_check(struct catalog *cat, const char *origin, const char *rel,
 			      const char *src, size_t len, int user, char *err, size_t errlen)
 {
 	static const char *const known[] = { "id", "title", "description", "methodology",
 					     "resource", "metric", "tags", "collect", "args",
 					     "run", NULL };
 	struct loader ld = { .origin = origin, .err = err, .errlen = errlen };
-	struct check_def d = { 0 }, *nd;
+	struct check_def d = { 0 };
 	const struct methodology *m;
 	char want_id[256], dir[128];
 	int t, rc;
@@ -402,26 +397,31 @@ static int catalog_load_check(struct catalog *cat, const char *origin, const cha
 	}
 	/* The doc comment ("--- text") on the first line is the description when none is given. */
 	if (!d.description && len > 4 && !strncmp(src, "--- ", 4))
-		d.description = catalog_dup(src + 4, strcspn(src + 4, "\n"));
+		d.description = catalog__dup(src + 4, strcspn(src + 4, "\n"));
 	d.origin = strdup(origin);
-	d.source = catalog_dup(src, len);
+	d.source = catalog__dup(src, len);
 	d.source_len = len;
 	d.user = user;
-	nd = realloc(cat->checks, (cat->nchecks + 1) * sizeof(*nd));
-	if (!nd) {
-		rc = -ENOMEM;
-		goto cleanup;
-	}
-	cat->checks = nd;
-	cat->checks[cat->nchecks++] = d;
-	memset(&d, 0, sizeof(d));
+	rc = catalog__adopt_check(cat, &d);
 cleanup:
-	catalog_free_check(&d);
+	catalog__free_check(&d);
 	loader__close(&ld);
 	return rc;
 }
 
-static int catalog_add_lib(struct catalog *cat, const char *name, const char *origin,
+int catalog__adopt_check(struct catalog *cat, struct check_def *d)
+{
+	struct check_def *nd = realloc(cat->checks, (cat->nchecks + 1) * sizeof(*nd));
+
+	if (!nd)
+		return -ENOMEM;
+	cat->checks = nd;
+	cat->checks[cat->nchecks++] = *d;
+	memset(d, 0, sizeof(*d));
+	return 0;
+}
+
+int catalog__add_lib(struct catalog *cat, const char *name, const char *origin,
 			   const char *src, size_t len, char *err, size_t errlen)
 {
 	struct lib_source *nl;
@@ -438,13 +438,13 @@ static int catalog_add_lib(struct catalog *cat, const char *name, const char *or
 	cat->libs = nl;
 	cat->libs[cat->nlibs].name = strdup(name);
 	cat->libs[cat->nlibs].origin = strdup(origin);
-	cat->libs[cat->nlibs].source = catalog_dup(src, len);
+	cat->libs[cat->nlibs].source = catalog__dup(src, len);
 	cat->libs[cat->nlibs].source_len = len;
 	cat->nlibs++;
 	return 0;
 }
 
-static int catalog_lib_name(const char *file, char *name, size_t nlen)
+int catalog__lib_name(const char *file, char *name, size_t nlen)
 {
 	size_t l = strlen(file);
 
@@ -452,115 +452,6 @@ static int catalog_lib_name(const char *file, char *name, size_t nlen)
 		return -EINVAL;
 	snprintf(name, nlen, "%.*s", (int)(l - 4), file);
 	return sandbox__lib_name_ok(name) ? 0 : -EINVAL;
-}
-
-static int catalog_cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The .lua files of dir/sub, sorted (for a stable order of user checks). */
-static int catalog_list_lua(const char *dir, struct strv *out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-
-		if (de->d_name[0] != '.' && l > 4 && !strcmp(de->d_name + l - 4, ".lua") &&
-		    strv__push(out, de->d_name)) {
-			closedir(d);
-			return -ENOMEM;
-		}
-	}
-	closedir(d);
-	if (out->n)
-		qsort(out->v, out->n, sizeof(*out->v), catalog_cmp_str);
-	return 0;
-}
-
-/* DIR/SUB/NAME.lua of a user's --checks DIR: a lib module when SUB is lib, else a check. */
-static int catalog_load_user_file(struct catalog *cat, const char *path, const char *sub,
-				  const char *name, char *err, size_t errlen)
-{
-	char file[4400], rel[512], lib[80], real[PATH_MAX];
-	char *src = NULL;
-	size_t len = 0;
-	int rc;
-
-	snprintf(file, sizeof(file), "%s/%s", path, name);
-	/* The user's own folder: a symlinked check is fine, so resolve it first. */
-	rc = realpath(file, real) ? file__read_bounded(AT_FDCWD, real, CHECK_FILE_MAX, &src, &len) :
-				    -errno;
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", file, strerror(-rc));
-		return rc;
-	}
-	if (strcmp(sub, "lib")) {
-		snprintf(rel, sizeof(rel), "%s/%s", sub, name);
-		rc = catalog_load_check(cat, file, rel, src, len, 1, err, errlen);
-	} else if (catalog_lib_name(name, lib, sizeof(lib))) {
-		snprintf(err, errlen, "%s: a module name is [a-z0-9_-]+.lua", file);
-		rc = -EINVAL;
-	} else {
-		rc = catalog_add_lib(cat, lib, file, src, len, err, errlen);
-	}
-	free(src);
-	return rc;
-}
-
-static int catalog_load_user_dir(struct catalog *cat, const char *udir, char *err, size_t errlen)
-{
-	struct stat sb;
-	DIR *d;
-	struct dirent *de;
-	struct strv subdirs = { 0 };
-	int rc = 0;
-
-	if (stat(udir, &sb) || !S_ISDIR(sb.st_mode)) {
-		snprintf(err, errlen, "--checks %s: %s", udir,
-			 errno && !S_ISDIR(sb.st_mode) ? strerror(errno) : "not a directory");
-		return -ENOTDIR;
-	}
-	d = opendir(udir);
-	if (!d) {
-		snprintf(err, errlen, "--checks %s: %s", udir, strerror(errno));
-		return -errno;
-	}
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && strv__push(&subdirs, de->d_name)) {
-			closedir(d);
-			strv__free(&subdirs);
-			snprintf(err, errlen, "--checks %s: out of memory", udir);
-			return -ENOMEM;
-		}
-	closedir(d);
-	if (subdirs.n)
-		qsort(subdirs.v, subdirs.n, sizeof(*subdirs.v), catalog_cmp_str);
-	/* lib/ first: checks may require it at load time. */
-	for (int pass = 0; pass < 2 && !rc; pass++) {
-		for (size_t i = 0; i < subdirs.n && !rc; i++) {
-			char path[4096];
-			struct strv files = { 0 };
-			int is_lib = !strcmp(subdirs.v[i], "lib");
-
-			if (is_lib != (pass == 0))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", udir, subdirs.v[i]);
-			if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
-				continue;
-			catalog_list_lua(path, &files);
-			for (size_t k = 0; k < files.n && !rc; k++)
-				rc = catalog_load_user_file(cat, path, subdirs.v[i], files.v[k],
-							    err, errlen);
-			strv__free(&files);
-		}
-	}
-	strv__free(&subdirs);
-	return rc;
 }
 
 static int catalog_order(const struct catalog *cat, const struct check_def *d, int *mo,
@@ -605,50 +496,20 @@ int catalog__validate_check(const struct catalog *cat, const char *rel, const ch
 
 	tmp.checks = NULL;
 	tmp.nchecks = 0;
-	rc = catalog_load_check(&tmp, rel, rel, src, len, 1, err, errlen);
+	rc = catalog__load_check(&tmp, rel, rel, src, len, 1, err, errlen);
 	for (size_t i = 0; i < tmp.nchecks; i++)
-		catalog_free_check(&tmp.checks[i]);
+		catalog__free_check(&tmp.checks[i]);
 	free(tmp.checks);
 	return rc;
 }
 
-int catalog__load(struct catalog *cat, const char *user_dir, char *err, size_t errlen)
+void catalog__finish(struct catalog *cat)
 {
-	const struct embedded_file *css;
-	int rc = 0;
+	const struct embedded_file *css = embedded__find("reports/report.css");
 
-	memset(cat, 0, sizeof(*cat));
-	for (const struct embedded_file *f = embedded_files; f->path && !rc; f++)
-		if (!strncmp(f->path, "methodologies/", 14))
-			rc = catalog_load_methodology(cat, f->path, f->data, f->len, err, errlen);
-	for (const struct embedded_file *f = embedded_files; f->path && !rc; f++)
-		if (!strncmp(f->path, "checks/lib/", 11)) {
-			char name[80];
-
-			if (!catalog_lib_name(f->path + 11, name, sizeof(name)))
-				rc = catalog_add_lib(cat, name, f->path, f->data, f->len, err,
-						     errlen);
-		}
-	for (const struct embedded_file *f = embedded_files; f->path && !rc; f++)
-		if (!strncmp(f->path, "checks/", 7) && strncmp(f->path, "checks/lib/", 11))
-			rc = catalog_load_check(cat, f->path, f->path + 7, f->data, f->len, 0,
-						err, errlen);
-	/* The user's lib/ loads before the user's checks (catalog_load_user_dir does both). */
-	if (!rc && user_dir)
-		rc = catalog_load_user_dir(cat, user_dir, err, errlen);
-	if (!rc)
-		rc = catalog_check_rules(cat, err, errlen);
-	if (!rc)
-		rc = ranking__load(cat, err, errlen);
-	if (rc) {
-		catalog__free(cat);
-		return rc;
-	}
-	css = embedded__find("reports/report.css");
-	cat->css = css ? catalog_dup(css->data, css->len) : strdup("");
+	cat->css = css ? catalog__dup(css->data, css->len) : strdup("");
 	if (cat->nchecks)
 		qsort_r(cat->checks, cat->nchecks, sizeof(*cat->checks), catalog_cmp_check, cat);
-	return 0;
 }
 
 void catalog__free(struct catalog *cat)
@@ -657,7 +518,7 @@ void catalog__free(struct catalog *cat)
 		catalog_free_methodology(&cat->meth[i]);
 	free(cat->meth);
 	for (size_t i = 0; i < cat->nchecks; i++)
-		catalog_free_check(&cat->checks[i]);
+		catalog__free_check(&cat->checks[i]);
 	free(cat->checks);
 	for (size_t i = 0; i < cat->nlibs; i++) {
 		free(cat->libs[i].name);

@@ -9,6 +9,7 @@
 #define SONDE_CATALOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util/strv.h"
@@ -90,8 +91,16 @@ struct catalog {
 	size_t nexhaustion;
 };
 
-/* Load and validate everything; the first problem is a one-line error naming file and field. */
+/*
+ * Load and validate everything; the first problem is a one-line error naming
+ * file and field. A user's directory is loaded in a child process under a
+ * watchdog (catalog_load.c): a file whose top-level code runs longer than a
+ * check's run() may is stopped from outside, and so is the whole loading at
+ * deadline_ns (CLOCK_MONOTONIC; 0: no deadline), with an error naming the file.
+ */
 int catalog__load(struct catalog *cat, const char *user_dir, char *errbuf, size_t errlen);
+int catalog__load_until(struct catalog *cat, const char *user_dir, int64_t deadline_ns,
+			char *errbuf, size_t errlen);
 void catalog__free(struct catalog *cat);
 /*
  * Load one check's source as if it were rel ("use/cpu-x.lua") and validate it

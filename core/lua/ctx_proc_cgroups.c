@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lauxlib.h>
 #include <lua.h>
 
 #include "collect/analysis.h"
@@ -411,40 +412,53 @@ static void cg_records(lua_State *L, struct analysis *an, struct cg_walk *w)
 	}
 }
 
-/* procs: each entry's set of pids becomes a sorted list. */
+static int cmp_pid(const void *a, const void *b)
+{
+	lua_Integer x = *(const lua_Integer *)a, y = *(const lua_Integer *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * procs: each entry's set of pids becomes a sorted list. A cgroup may hold
+ * all of a host's processes (10,000 sleepers in one service): sorted in C,
+ * n log n, never by swaps on the Lua stack.
+ */
 static void cg_sort_procs(lua_State *L, struct cg_walk *w)
 {
+	lua_Integer *pids = NULL;
+	size_t cap = 0;
+
 	for (int k = 1; k <= w->nres; k++) {
-		lua_Integer n = 0;
+		size_t n = 0;
 
 		lua_rawgeti(L, w->res, k);
 		lua_getfield(L, -1, "procs");
-		lua_newtable(L);
 		lua_pushnil(L);
-		while (lua_next(L, -3)) {
+		while (lua_next(L, -2)) {
 			lua_pop(L, 1);
-			lua_pushvalue(L, -1);
-			lua_rawseti(L, -3, ++n);
-		}
-		/* insertion sort: a few pids per cgroup, at most CG_PROCS_MAX */
-		for (lua_Integer a = 2; a <= n; a++)
-			for (lua_Integer b = a; b > 1; b--) {
-				lua_Integer x, y;
+			if (n == cap) {
+				lua_Integer *np = realloc(pids, (cap = cap ? cap * 2 : 256) * sizeof(*np));
 
-				lua_rawgeti(L, -1, b - 1);
-				lua_rawgeti(L, -2, b);
-				x = lua_tointeger(L, -2);
-				y = lua_tointeger(L, -1);
-				if (x <= y) {
-					lua_pop(L, 2);
-					break;
+				if (!np) {
+					free(pids);
+					luaL_error(L, "out of memory");
 				}
-				lua_rawseti(L, -3, b - 1);
-				lua_rawseti(L, -2, b);
+				pids = np;
 			}
-		lua_setfield(L, -3, "procs");
-		lua_pop(L, 2);
+			pids[n++] = lua_tointeger(L, -1);
+		}
+		lua_pop(L, 1);
+		qsort(pids, n, sizeof(*pids), cmp_pid);
+		lua_createtable(L, (int)n, 0);
+		for (size_t i = 0; i < n; i++) {
+			lua_pushinteger(L, pids[i]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "procs");
+		lua_pop(L, 1);
 	}
+	free(pids);
 }
 
 /*

@@ -2,7 +2,8 @@
 /*
  * ctx.proc: per-process levels for the trends of finite resources, and the
  * suspects' open files (proc.pids: /proc/PID/stat every round, "sonde:fds",
- * "sonde:files"; docs/capture-format.md).
+ * "sonde:files"; or, where the task source served, "sonde:task/PID" records,
+ * which carry the fd count; docs/capture-format.md).
  *
  * task_levels() reads the stream once for every process (a check calling
  * task_series(pid) for each of ten thousand processes would read it ten
@@ -32,6 +33,7 @@ struct level {
 struct proc_levels {
 	int pid;     /* 0: empty slot */
 	uint64_t starttime;
+	const char *last_data; /* the payload of its last sonde:task record (a repeat shares it) */
 	struct level *v;
 	size_t n, cap;
 };
@@ -47,33 +49,85 @@ static void levels__free(struct pidmap *lt)
 	pidmap__free(lt);
 }
 
-/* One /proc/PID/stat record: a level of its process. 0 or -ENOMEM. */
-static int levels__stat(struct pidmap *lt, const struct analysis *an, int pid,
-			const struct capture_rec *r)
+/* A level of process pid at round r; NULL on -ENOMEM (*err). */
+static struct level *levels__add(struct pidmap *lt, const struct analysis *an, int pid,
+				 uint64_t starttime, const struct capture_rec *r, int *err)
 {
 	struct proc_levels *pl;
-	struct pid_stat ps;
 
-	if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
-		return 0;
 	if (!(pl = pidmap__get(lt, pid)))
-		return -ENOMEM;
+		goto nomem;
 	/* a pid reused by another process: the new one starts its own levels */
-	if (pl->n && pl->starttime != ps.starttime)
+	if (pl->n && pl->starttime != starttime)
 		pl->n = 0;
-	pl->starttime = ps.starttime;
+	pl->starttime = starttime;
 	if (pl->n == pl->cap) {
 		size_t nc = pl->cap ? pl->cap * 2 : 8;
 		struct level *nv = realloc(pl->v, nc * sizeof(*nv));
 
 		if (!nv)
-			return -ENOMEM;
+			goto nomem;
 		pl->v = nv;
 		pl->cap = nc;
 	}
-	pl->v[pl->n++] = (struct level){ r->seq, analysis__t(an, r),
-					 ps.rss_pages * (uint64_t)an->page_size, ps.num_threads,
-					 -1 };
+	pl->v[pl->n] = (struct level){ r->seq, analysis__t(an, r), 0, 0, -1 };
+	return &pl->v[pl->n++];
+nomem:
+	*err = -ENOMEM;
+	return NULL;
+}
+
+/* One /proc/PID/stat record: a level of its process. 0 or -ENOMEM. */
+static int levels__stat(struct pidmap *lt, const struct analysis *an, int pid,
+			const struct capture_rec *r)
+{
+	struct pid_stat ps;
+	struct level *l;
+	int err = 0;
+
+	if (parse_pid_stat(r->data, r->len, &ps) || ps.nfields < 20)
+		return 0;
+	if ((l = levels__add(lt, an, pid, ps.starttime, r, &err))) {
+		l->rss = ps.rss_pages * (uint64_t)an->page_size;
+		l->threads = ps.num_threads;
+	}
+	return err;
+}
+
+/*
+ * One sonde:task/PID record: a level with its fd count (counted by the
+ * source). A repeat (an unchanged process) shares its payload: its last
+ * level again, without parsing. 0 or -ENOMEM; *fds set when a count was there.
+ */
+static int levels__task(struct pidmap *lt, const struct analysis *an, int pid,
+			const struct capture_rec *r, int *fds)
+{
+	struct proc_levels *pl = pidmap__find(lt, pid);
+	struct pid_task pt;
+	struct level *l;
+	int err = 0;
+
+	if (pl && pl->n && pl->last_data == r->data) {
+		struct level prev = pl->v[pl->n - 1];
+
+		if ((l = levels__add(lt, an, pid, pl->starttime, r, &err))) {
+			prev.seq = l->seq;
+			prev.t = l->t;
+			*l = prev;
+		}
+		return err;
+	}
+	if (parse_task_record(r->data, r->len, &pt))
+		return 0;
+	if (!(l = levels__add(lt, an, pid, pt.starttime, r, &err)))
+		return err;
+	l->rss = pt.rss_pages * (uint64_t)an->page_size;
+	l->threads = pt.threads;
+	l->fds = pt.fds;
+	if (pt.fds >= 0)
+		*fds = 1;
+	pl = pidmap__find(lt, pid);
+	pl->last_data = r->data;
 	return 0;
 }
 
@@ -147,6 +201,13 @@ int ctx_proc__task_levels(lua_State *L)
 		if (!strcmp(r->path, "sonde:fds")) {
 			levels__fds(&lt, r);
 			fds = 1;
+			continue;
+		}
+		if (!strncmp(r->path, "sonde:task/", 11)) {
+			for (q = r->path + 11; *q >= '0' && *q <= '9' && pid < 1 << 30; q++)
+				pid = pid * 10 + (*q - '0');
+			if (pid > 0 && !*q)
+				err = levels__task(&lt, an, (int)pid, r, &fds);
 			continue;
 		}
 		if (strncmp(r->path, "/proc/", 6))

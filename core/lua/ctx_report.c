@@ -95,8 +95,6 @@ static int report_metric(lua_State *L)
 
 	luaL_argcheck(L, isfinite(v), 3, "metric value must be a finite number");
 	luaL_checkstring(L, 2);
-	if (r->nmetrics >= MAX_METRICS)
-		return 0;
 	if (!lua_isnoneornil(L, 4)) {
 		luaL_checktype(L, 4, LUA_TTABLE);
 		m.has_warn = report_opt_number(L, 4, "warn", &m.warn);
@@ -139,6 +137,31 @@ static int report_metric(lua_State *L)
 			m.st = ST_CRIT;
 		else if (m.has_warn && v >= m.warn)
 			m.st = ST_WARN;
+	}
+	if (r->nmetrics >= MAX_METRICS) {
+		/*
+		 * Full (a metric per mount on a host with hundreds of them): a metric
+		 * worse than one kept takes its place, so the status, derived from the
+		 * metrics, never hides the one full file system behind 255 fine ones.
+		 */
+		size_t least = 0;
+
+		for (size_t i = 1; i < r->nmetrics; i++)
+			if (status__rank(r->metrics[i].st) < status__rank(r->metrics[least].st))
+				least = i;
+		if (status__rank(r->metrics[least].st) >= status__rank(m.st)) {
+			free(m.unit);
+			free(m.instance);
+			return 0;
+		}
+		m.name = report_text_arg(L, 2);
+		free(r->metrics[least].name);
+		free(r->metrics[least].instance);
+		free(r->metrics[least].unit);
+		memmove(&r->metrics[least], &r->metrics[least + 1],
+			(r->nmetrics - least - 1) * sizeof(*r->metrics));
+		r->metrics[r->nmetrics - 1] = m;
+		return 0;
 	}
 	m.name = report_text_arg(L, 2);
 	r->metrics = report_grow(L, r->metrics, r->nmetrics, sizeof(*r->metrics));

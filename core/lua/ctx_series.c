@@ -296,7 +296,13 @@ int ctx_proc__missing(lua_State *L, const struct capture_stream *st, const char 
 {
 	lua_pushnil(L);
 	if (!st) {
-		lua_pushfstring(L, "%s was not collected in this run", stream);
+		/* present but refused (over a limit, malformed): that is the reason */
+		const char *why = capture_set__why(&ctx_proc__analysis(L)->cs, stream);
+
+		if (why)
+			lua_pushfstring(L, "raw/%s", why);
+		else
+			lua_pushfstring(L, "%s was not collected in this run", stream);
 		return 2;
 	}
 	for (size_t i = 0; i < st->n; i++)

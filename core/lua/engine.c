@@ -8,19 +8,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <lua.h>
 
+#include "util/child.h"
 #include "util/clock.h"
 #include "util/file.h"
 #include "lua/ctx.h"
@@ -139,6 +138,8 @@ static void engine_run_here(const struct catalog *cat, const struct check_def *d
 
 /* How far past its own wall budget a check's process may go before it is killed from outside. */
 #define WATCHDOG_GRACE_S 1.0
+/* How often the watchdog looks at the clock while the check says nothing. */
+#define WATCHDOG_TICK_MS 50
 /* A result larger than this is not a result. */
 #define RESULT_MAX (64u << 20)
 
@@ -155,6 +156,12 @@ static void engine_set_failure(struct check_result *out, const char *fmt, ...)
 	check_result__free(out);
 	out->st = ST_ERROR;
 	out->error = strdup(msg);
+}
+
+/* The watchdog's question: is it past the deadline at arg (CLOCK_MONOTONIC ns)? */
+static int past_deadline(void *arg)
+{
+	return clock__ns(CLOCK_MONOTONIC) >= *(const int64_t *)arg;
 }
 
 /*
@@ -176,7 +183,12 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 	pid_t pid, parent;
 
 	memset(out, 0, sizeof(*out));
-	/* Built once here, so that children share them instead of each building its own. */
+	/*
+	 * Built or loaded once here, so that children share them instead of each
+	 * building its own: the captures the check declared, the process summaries.
+	 */
+	for (size_t i = 0; i < def->collect.n; i++)
+		analysis__preload(an, def->collect.v[i]);
 	analysis__tasks(an, &tasks, &ntasks);
 	if (pipe2(fds, O_CLOEXEC)) {
 		engine_run_here(cat, def, an, lim, out);
@@ -196,9 +208,7 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 		struct strbuf sb = { 0 };
 
 		/* A check must not outlive a sonde that was killed (kill -9 included). */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
+		child__tie(parent);
 		close(fds[0]);
 		engine_run_here(cat, def, an, lim, &r);
 		check_result__encode(&r, &sb);
@@ -206,31 +216,8 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 	}
 	close(fds[1]);
 	deadline = t0 + (int64_t)((lim->wall_s + WATCHDOG_GRACE_S) * 1e9);
-	for (;;) {
-		int64_t now = clock__ns(CLOCK_MONOTONIC);
-		struct pollfd p = { .fd = fds[0], .events = POLLIN };
-		char chunk[65536];
-		ssize_t n;
-		int rc;
-
-		if (now >= deadline || buf.len > RESULT_MAX) {
-			kill(pid, SIGKILL);
-			killed = 1;
-			break;
-		}
-		rc = poll(&p, 1, (int)((deadline - now) / 1000000 + 1));
-		if (rc <= 0)
-			continue; /* timeout or EINTR: the deadline test decides */
-		n = read(fds[0], chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		strbuf__append(&buf, chunk, (size_t)n);
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	killed = child__collect(pid, fds[0], &buf, RESULT_MAX, WATCHDOG_TICK_MS, past_deadline,
+				&deadline, &status);
 	if (killed)
 		engine_set_failure(out, "stopped from outside after %.1f s: stuck where the Lua "
 				   "hook cannot reach (a pathological pattern match, or a long C "

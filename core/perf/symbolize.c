@@ -25,6 +25,10 @@
 #define MAX_MAPS 4096         /* executable mappings kept per process */
 #define MAX_SEGS 32           /* PT_LOAD segments kept per file */
 #define MAX_JIT 200000        /* perf map entries per process */
+#define MAX_JIT_BYTES (64u << 20) /* bytes of a perf map read (a sparse 200 GB file stops here) */
+/* Sections read whole: a symbol or string table past this is not read (a crafted file). */
+#define MAX_SECTION_BYTES (512u << 20)
+#define MAX_NOTE_BYTES (64u << 10)
 #define PROC_BUCKETS 1024
 #define ELF_BUCKETS 256
 
@@ -315,7 +319,8 @@ static void build_id_of(Elf *e, char *out)
 		GElf_Nhdr nh;
 		size_t off = 0, name_off, desc_off;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || sh.sh_size > MAX_NOTE_BYTES ||
+		    !(d = elf_getdata(scn, NULL)))
 			continue;
 		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
@@ -341,12 +346,19 @@ static int read_symtab(Elf *e, Elf64_Word want, struct symtab *t)
 		Elf_Scn *strscn;
 		size_t n;
 
+		GElf_Shdr ssh;
+
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
 			continue;
+		/* libelf allocates and reads a section whole: a crafted size stops here */
+		strscn = elf_getscn(e, sh.sh_link);
+		if (!strscn || !gelf_getshdr(strscn, &ssh))
+			return -ENOENT;
+		if (sh.sh_size > MAX_SECTION_BYTES || ssh.sh_size > MAX_SECTION_BYTES)
+			return -EFBIG;
 		/* a .symtab whose data is NOBITS (debug-file placeholders) has no d_buf */
 		d = elf_getdata(scn, NULL);
-		strscn = elf_getscn(e, sh.sh_link);
-		sd = strscn ? elf_getdata(strscn, NULL) : NULL;
+		sd = elf_getdata(strscn, NULL);
 		if (!d || !d->d_buf || !sd || !sd->d_buf || !sd->d_size)
 			return -ENOENT;
 		n = sh.sh_size / sh.sh_entsize;
@@ -391,10 +403,10 @@ static int read_debug_file(const char *build_id, struct symtab *t)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
 		 build_id + 2);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	err = e ? read_symtab(e, SHT_SYMTAB, t) : -EINVAL;
 	if (e)
 		elf_end(e);
@@ -402,9 +414,15 @@ static int read_debug_file(const char *build_id, struct symtab *t)
 	return err;
 }
 
+/*
+ * ELF_C_READ, never ELF_C_READ_MMAP: the files are the profiled users' own,
+ * and one truncated while mapped would kill sonde with SIGBUS at the next
+ * access. libelf then reads with pread(): a file cut short is a read error,
+ * and a section is read only when asked for (and bounded, see read_symtab).
+ */
 static int elf_load(struct elf_file *f, int fd)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	size_t nph = 0;
 	int err = 0;
 
@@ -436,6 +454,24 @@ cleanup:
 	return err;
 }
 
+/*
+ * open(2) of a file a user may have replaced since it was mapped: without
+ * blocking (a FIFO put in its place), and only a regular file is kept.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 /* Open the file behind a mapping: the mapping itself while the process lives (also a deleted file), else its path. */
 static int open_mapped(int tgid, const struct map *m)
 {
@@ -444,15 +480,15 @@ static int open_mapped(int tgid, const struct map *m)
 
 	snprintf(p, sizeof(p), "/proc/%d/map_files/%llx-%llx", tgid, (unsigned long long)m->start,
 		 (unsigned long long)m->end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(p);
 	if (fd >= 0)
 		return fd;
 	/* the process's own root: a container's files */
 	snprintf(p, sizeof(p), "/proc/%d/root%s", tgid, m->path);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(p);
 	if (fd >= 0)
 		return fd;
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(m->path);
 	if (fd >= 0) {
 		struct stat st;
 
@@ -462,7 +498,7 @@ static int open_mapped(int tgid, const struct map *m)
 		close(fd);
 		return -ESTALE;
 	}
-	return -errno;
+	return fd;
 }
 
 static struct elf_file *elf_get(struct symbolizer *s, int tgid, struct map *m)
@@ -509,17 +545,49 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * /tmp/perf-PID.map, a file any local user can plant for any pid, read by a
+ * root sonde in the window: as perf does, only a regular file owned by the
+ * process's user (or root), opened without following a link and without
+ * blocking (a FIFO would hang the sampler until --timeout), and read up to
+ * MAX_JIT_BYTES (a 200 GB sparse file would take as long). NULL otherwise.
+ */
+static FILE *open_jit_map(int tgid)
+{
+	char path[64], proc[32];
+	struct stat lst, st, pst;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", tgid);
+	snprintf(proc, sizeof(proc), "/proc/%d", tgid);
+	if (lstat(path, &lst) || !S_ISREG(lst.st_mode) || stat(proc, &pst) ||
+	    (lst.st_uid != pst.st_uid && lst.st_uid != 0))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	/* the file opened is the one checked, not one swapped in since */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_dev != lst.st_dev ||
+	    st.st_ino != lst.st_ino || st.st_uid != lst.st_uid) {
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static void read_jit_map(struct proc *p)
 {
-	char path[64], line[1024];
+	char line[1024];
 	size_t cap = 0, slen = 0, scap = 0;
-	FILE *f;
+	FILE *f = open_jit_map(p->tgid);
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->tgid);
-	f = fopen(path, "re");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f) && p->jit.n < MAX_JIT) {
+	while (fgets(line, sizeof(line), f) && p->jit.n < MAX_JIT && ftello(f) <= MAX_JIT_BYTES) {
 		unsigned long long start, size;
 		int name_at = 0;
 		size_t nl;

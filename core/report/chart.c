@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Sparklines (chart.h). */
+/* Sparklines and heat maps (chart.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/chart.h"
@@ -83,4 +84,163 @@ void chart__sparkline(struct strbuf *out, const char *title, const double *value
 		strbuf__puts(out, "</span>");
 	}
 	strbuf__puts(out, "</figcaption></figure>\n");
+}
+
+/* ---- heat maps ---- */
+
+/* ColorBrewer's YlOrRd, nine steps from few to many. */
+static const char *const heat_palette[] = { "#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c",
+					     "#fc4e2a", "#e31a1c", "#bd0026", "#800026" };
+#define HEAT_STEPS (sizeof(heat_palette) / sizeof(*heat_palette))
+#define HEAT_LEFT 92     /* room for the row names */
+#define HEAT_BOTTOM 80   /* room for the column names, slanted */
+#define HEAT_TOP 6
+#define HEAT_NAME_SHOWN 22 /* bytes of a column name under its column */
+
+static double heat_column_total(const struct heatmap *hm, size_t c)
+{
+	double t = 0;
+
+	for (size_t r = 0; r < hm->nrows; r++)
+		if (isfinite(hm->counts[c * hm->nrows + r]) && hm->counts[c * hm->nrows + r] > 0)
+			t += hm->counts[c * hm->nrows + r];
+	return t;
+}
+
+/* What a cell's colour measures: its count, or its share of its column. */
+static double heat_value(const struct heatmap *hm, const double *totals, size_t c, size_t r)
+{
+	double v = hm->counts[c * hm->nrows + r];
+
+	if (!isfinite(v) || v <= 0)
+		return 0;
+	return hm->per_column ? (totals[c] > 0 ? v / totals[c] : 0) : v;
+}
+
+/* Text of at most max bytes, cut at a UTF-8 boundary, "…" when cut. */
+static void heat_text_cut(struct strbuf *out, const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max) {
+		html__escape_text(out, s, n);
+		return;
+	}
+	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
+		max--;
+	html__escape_text(out, s, max);
+	strbuf__puts(out, "\xe2\x80\xa6");
+}
+
+static void heat_cells(struct strbuf *out, const struct heatmap *hm, const double *totals,
+		       double cw, double top)
+{
+	double vmax = 0;
+
+	for (size_t c = 0; c < hm->ncols; c++)
+		for (size_t r = 0; r < hm->nrows; r++)
+			vmax = fmax(vmax, heat_value(hm, totals, c, r));
+	for (size_t c = 0; c < hm->ncols; c++)
+		for (size_t r = 0; r < hm->nrows; r++) {
+			double v = heat_value(hm, totals, c, r), n = hm->counts[c * hm->nrows + r];
+			size_t step;
+
+			if (v <= 0 || vmax <= 0)
+				continue;
+			/* the square root lifts the rare buckets (the tail) out of the pale end */
+			step = (size_t)ceil(sqrt(v / vmax) * HEAT_STEPS) - 1;
+			if (step >= HEAT_STEPS)
+				step = HEAT_STEPS - 1;
+			strbuf__printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+				       "fill=\"%s\"><title>", HEAT_LEFT + c * cw,
+				       top + (double)(hm->nrows - 1 - r) * HEATMAP_CELL_H, cw,
+				       HEATMAP_CELL_H, heat_palette[step]);
+			attr(out, hm->cols[c] ? hm->cols[c] : "");
+			strbuf__puts(out, " \xc2\xb7 ");
+			attr(out, hm->rows[r] ? hm->rows[r] : "");
+			strbuf__printf(out, ": %.0f ", n);
+			attr(out, hm->count_label ? hm->count_label : "");
+			if (totals[c] > 0)
+				strbuf__printf(out, " (%.1f%%)", 100 * n / totals[c]);
+			strbuf__puts(out, "</title></rect>");
+		}
+}
+
+static void heat_labels(struct strbuf *out, const struct heatmap *hm, double cw, double top)
+{
+	double bottom = top + (double)hm->nrows * HEATMAP_CELL_H;
+
+	/* every row's name would crowd a tall map: every other one past 16 rows */
+	for (size_t r = 0; r < hm->nrows; r += hm->nrows > 16 ? 2 : 1) {
+		strbuf__printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">",
+			       HEAT_LEFT - 4, top + (double)(hm->nrows - r) * HEATMAP_CELL_H - 3);
+		heat_text_cut(out, hm->rows[r] ? hm->rows[r] : "", HEAT_NAME_SHOWN);
+		strbuf__puts(out, "</text>");
+	}
+	/* column names when there is room for them; the tooltips name every cell anyway */
+	for (size_t c = 0; cw >= 9 && c < hm->ncols; c++) {
+		double x = HEAT_LEFT + (c + 0.5) * cw;
+
+		strbuf__printf(out, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(-55 %.1f %.1f)\" "
+			       "text-anchor=\"end\" font-size=\"10\">", x, bottom + 10, x,
+			       bottom + 10);
+		heat_text_cut(out, hm->cols[c] ? hm->cols[c] : "", HEAT_NAME_SHOWN);
+		strbuf__puts(out, "</text>");
+	}
+}
+
+/* The scale: the nine colours from few to many. */
+static void heat_legend(struct strbuf *out, const struct heatmap *hm)
+{
+	strbuf__puts(out, "<span class=\"heatmap-legend\">");
+	strbuf__puts(out, hm->per_column ? "share of the column: small " : "count: few ");
+	for (size_t i = 0; i < HEAT_STEPS; i++)
+		strbuf__printf(out, "<svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect "
+			       "width=\"10\" height=\"10\" fill=\"%s\"/></svg>", heat_palette[i]);
+	strbuf__puts(out, hm->per_column ? " large</span>" : " many</span>");
+}
+
+void chart__heatmap(struct strbuf *out, const struct heatmap *hm)
+{
+	const char *title = hm->title ? hm->title : "";
+	double cw, w, h, *totals;
+
+	strbuf__puts(out, "<figure class=\"heatmap\">");
+	if (!hm->ncols || !hm->nrows || !hm->counts || !hm->cols || !hm->rows) {
+		strbuf__puts(out, "<figcaption><span class=\"heatmap-title\">");
+		attr(out, title);
+		strbuf__puts(out, "</span> <span class=\"heatmap-none\">no data</span></figcaption>"
+			     "</figure>\n");
+		return;
+	}
+	totals = calloc(hm->ncols, sizeof(*totals));
+	if (!totals) {
+		out->oom = 1;
+		return;
+	}
+	for (size_t c = 0; c < hm->ncols; c++)
+		totals[c] = heat_column_total(hm, c);
+	cw = fmin(28, fmax(4, (double)(HEATMAP_MAX_W - HEAT_LEFT) / (double)hm->ncols));
+	w = HEAT_LEFT + cw * (double)hm->ncols + 4;
+	h = HEAT_TOP + (double)hm->nrows * HEATMAP_CELL_H + (cw >= 9 ? HEAT_BOTTOM : 8);
+	strbuf__printf(out, "<svg class=\"heatmap-svg\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+		       "height=\"%.0f\" role=\"img\" aria-label=\"", w, h, w, h);
+	attr(out, title);
+	strbuf__puts(out, "\"><title>");
+	attr(out, title);
+	strbuf__printf(out, "</title><rect class=\"heatmap-bg\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
+		       "height=\"%d\" fill=\"#f6f8fa\"/>", HEAT_LEFT, HEAT_TOP,
+		       cw * (double)hm->ncols, (int)hm->nrows * HEATMAP_CELL_H);
+	heat_cells(out, hm, totals, cw, HEAT_TOP);
+	heat_labels(out, hm, cw, HEAT_TOP);
+	strbuf__puts(out, "</svg><figcaption><span class=\"heatmap-title\">");
+	attr(out, title);
+	strbuf__puts(out, "</span> <span class=\"heatmap-axes\">");
+	attr(out, hm->x_label ? hm->x_label : "");
+	strbuf__puts(out, " \xc3\x97 ");
+	attr(out, hm->y_label ? hm->y_label : "");
+	strbuf__puts(out, "</span> ");
+	heat_legend(out, hm);
+	strbuf__puts(out, "</figcaption></figure>\n");
+	free(totals);
 }

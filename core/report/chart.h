@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Charts in report.html. A per-interval series as a small inline chart: an
+ * Charts in report.html, each an inline SVG with nothing to load and no
+ * script (the page's Content-Security-Policy allows neither).
+ *
+ * A per-interval series as a small inline chart: an
  * SVG sparkline (no script, no external resource) in a <figure class="spark">
  * with its title and the min, max and last labels. Only numbers from values
  * reach the SVG: coordinates, printed with "%.1f"; NaN and infinite values
@@ -25,5 +28,33 @@ struct spark_labels {
 
 void chart__sparkline(struct strbuf *out, const char *title, const double *values, size_t n,
 		      const struct spark_labels *labels);
+
+/*
+ * A latency heat map: columns side by side (hosts of a fleet, or intervals
+ * of one window), each a log2 latency histogram drawn as a column of cells,
+ * row 0 (the fastest bucket) at the bottom; a cell's colour is its count,
+ * from pale (few) to dark red (many), on one scale for the whole map, or per
+ * column (each column's share of its own total) when columns of very
+ * different sizes are to be compared by shape. Every cell with a count has a
+ * tooltip (an SVG title: column, row, count and share); empty cells are the
+ * background. Names and labels are text, HTML-escaped here; only numbers from
+ * counts reach attributes. A map with no column or no row says "no data".
+ */
+struct heatmap {
+	const char *title;       /* the figure's title */
+	const char *x_label;     /* what the columns are ("hosts, slowest p99 first") */
+	const char *y_label;     /* what the rows are ("run-queue latency") */
+	const char *count_label; /* what is counted ("waits") */
+	size_t ncols, nrows;
+	const char *const *cols; /* ncols names */
+	const char *const *rows; /* nrows names, row 0 at the bottom ("2-4 us") */
+	const double *counts;    /* ncols * nrows, column after column: counts[c * nrows + r] */
+	int per_column;          /* colour by each column's share of its own total */
+};
+
+#define HEATMAP_MAX_W 880 /* the plot's width at most; a cell is 4 to 28 px wide */
+#define HEATMAP_CELL_H 14
+
+void chart__heatmap(struct strbuf *out, const struct heatmap *hm);
 
 #endif

@@ -162,6 +162,14 @@ struct inlines *doc__heading(struct doc *d, int level, const char *anchor)
 	return &b->in;
 }
 
+void doc__heatmap(struct doc *d, const struct heatmap *hm)
+{
+	struct block *b = new_block(d, BLOCK_HEATMAP);
+
+	if (b)
+		b->hm = hm;
+}
+
 struct inlines *doc__para(struct doc *d)
 {
 	struct block *b = new_block(d, BLOCK_PARA);

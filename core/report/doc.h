@@ -59,6 +59,7 @@ enum block_kind {
 	BLOCK_SERIES,     /* a list line with the numbers, and in HTML its sparkline */
 	BLOCK_FLAMEGRAPH, /* HTML only: the interactive graph (its text summary is other blocks) */
 	BLOCK_ANCHOR,     /* HTML only: an anchor where no heading starts the section */
+	BLOCK_HEATMAP,    /* a latency heat map: in HTML the SVG, in Markdown a table of counts */
 };
 
 enum align { ALIGN_NONE, ALIGN_RIGHT };
@@ -83,6 +84,7 @@ struct block {
 	const struct evidence *ev; /* SERIES, FLAMEGRAPH */
 	const char *spark[3];   /* SERIES: the min, max and last labels, or NULL */
 	int repeat;             /* FLAMEGRAPH: this graph is already drawn above */
+	const struct heatmap *hm; /* HEATMAP (chart.h): the builder's, alive while the doc is */
 };
 
 struct arena_chunk;
@@ -126,6 +128,9 @@ void doc__code(struct doc *d, const char *text);
 struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[3]);
 void doc__flamegraph(struct doc *d, const struct evidence *e);
 void doc__anchor(struct doc *d, const char *id);
+struct heatmap;
+/* hm is not copied: it must outlive the rendering. */
+void doc__heatmap(struct doc *d, const struct heatmap *hm);
 
 void inl__text(struct inlines *in, const char *s);
 void inl__text_n(struct inlines *in, const char *s, size_t n);

@@ -185,6 +185,10 @@ static int html_block(struct strbuf *out, const struct block *b)
 		if (b->anchor)
 			strbuf__printf(out, "<div id=\"%s\"></div>\n", b->anchor);
 		break;
+	case BLOCK_HEATMAP:
+		if (b->hm)
+			chart__heatmap(out, b->hm);
+		break;
 	}
 	return 0;
 }

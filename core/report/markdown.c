@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "report/chart.h"
 #include "report/doc.h"
 #include "report/escape.h"
 
@@ -112,6 +113,55 @@ static void md_list(struct strbuf *out, const struct inlines *items, size_t n)
 	}
 }
 
+/*
+ * A heat map as a table of counts: its rows top (slowest) first, its first
+ * MD_HEATMAP_COLS columns; the rest are in the HTML (and the JSON beside it).
+ */
+#define MD_HEATMAP_COLS 8
+
+static void md_text(struct strbuf *out, const char *s)
+{
+	md__escape_to(out, s ? s : "", s ? strlen(s) : 0);
+}
+
+static void md_heatmap(struct strbuf *out, const struct heatmap *hm)
+{
+	size_t nc = hm->ncols < MD_HEATMAP_COLS ? hm->ncols : MD_HEATMAP_COLS;
+
+	if (!hm->ncols || !hm->nrows || !hm->counts || !hm->cols || !hm->rows) {
+		strbuf__puts(out, "(no data)\n");
+		return;
+	}
+	strbuf__puts(out, "| ");
+	md_text(out, hm->y_label);
+	strbuf__puts(out, " |");
+	for (size_t c = 0; c < nc; c++) {
+		strbuf__puts(out, " ");
+		md_text(out, hm->cols[c]);
+		strbuf__puts(out, " |");
+	}
+	strbuf__puts(out, "\n|---|");
+	for (size_t c = 0; c < nc; c++)
+		strbuf__puts(out, "---:|");
+	strbuf__puts(out, "\n");
+	for (size_t r = hm->nrows; r-- > 0;) {
+		strbuf__puts(out, "| ");
+		md_text(out, hm->rows[r]);
+		strbuf__puts(out, " |");
+		for (size_t c = 0; c < nc; c++) {
+			double v = hm->counts[c * hm->nrows + r];
+
+			if (v > 0)
+				strbuf__printf(out, " %.0f |", v);
+			else
+				strbuf__puts(out, " |");
+		}
+		strbuf__puts(out, "\n");
+	}
+	if (hm->ncols > nc)
+		strbuf__printf(out, "\n(%zu more columns in the HTML page.)\n", hm->ncols - nc);
+}
+
 /* One block, or 0 when it has no Markdown form (drawn in HTML only). */
 static int md_block(struct strbuf *out, const struct block *b, int first)
 {
@@ -146,6 +196,10 @@ static int md_block(struct strbuf *out, const struct block *b, int first)
 		break;
 	case BLOCK_CODE:
 		md_code_block(out, b->text);
+		break;
+	case BLOCK_HEATMAP:
+		if (b->hm)
+			md_heatmap(out, b->hm);
 		break;
 	default:
 		break;

@@ -10,6 +10,7 @@
  *	report__build(&rr, &model);
  *	report__json(model, &js); report__markdown(model, &md); report__html(model, &html);
  *	report__terminal(model, stdout, color);
+ *	report__metrics(model, &prom);
  *	report__free(model);
  */
 #ifndef SONDE_REPORT_H
@@ -82,5 +83,17 @@ int report__markdown(const struct report_model *m, struct strbuf *out);
 /* The page, with the catalog's stylesheet (reports/report.css) inlined. */
 int report__html(const struct report_model *m, struct strbuf *out);
 void report__terminal(const struct report_model *m, FILE *f, int color);
+
+/*
+ * The run as Prometheus metrics, text exposition format (docs/metrics.md):
+ * from the model (sonde run --metrics), or from a bundle's findings.json
+ * (sonde show --metrics) through the same names, so both give the same text
+ * for the same run. Appended to out; 0, or -ENOMEM (-EINVAL with err: not a
+ * findings.json).
+ */
+int report__metrics(const struct report_model *m, struct strbuf *out);
+struct jval;
+int report__metrics_from_findings(const struct jval *findings, struct strbuf *out, char *err,
+				  size_t errlen);
 
 #endif

@@ -2,18 +2,12 @@
 /*
  * The terminal summary, from the report model: the verdict, the USE matrix
  * in colour, the other findings, and how many checks failed or could not see
- * everything. Host text never brings an escape sequence to the terminal.
+ * everything. Host text goes through the terminal sanitizer (util/tty.h).
  */
 #include <string.h>
 
 #include "report/model.h"
-
-/* Host-provided text on a terminal: no escape sequences get through. */
-static void tty_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		fputc(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s, f);
-}
+#include "util/tty.h"
 
 static const char *st_color(enum status st, int color)
 {
@@ -64,11 +58,11 @@ void report__terminal(const struct report_model *m, FILE *f, int color)
 	size_t nunk = 0, nerr = 0;
 
 	fprintf(f, "sonde %s · ", SONDE_VERSION);
-	tty_text(f, rr->an->hostname);
+	tty__puts(f, rr->an->hostname);
 	fprintf(f, " · %.1f s window, %u samples%s\n\n", rr->an->elapsed_s, rr->an->samples,
 		rr->an->partial ? " (partial: cut short)" : "");
 	fprintf(f, "%sVerdict:%s ", bold, reset);
-	tty_text(f, m->verdict);
+	tty__puts(f, m->verdict);
 	fputs("\n\n", f);
 	if (m->use.m)
 		tty_matrix(f, &m->use, color);
@@ -79,10 +73,10 @@ void report__terminal(const struct report_model *m, FILE *f, int color)
 
 			fprintf(f, "  %zu. %s%-4s%s ", k + 1, st_color(fi->r->st, color),
 				status__name(fi->r->st), reset);
-			tty_text(f, fi->summary);
+			tty__puts(f, fi->summary);
 			if (fi->explained[0]) {
 				fputs(" [", f);
-				tty_text(f, fi->explained);
+				tty__puts(f, fi->explained);
 				fputc(']', f);
 			}
 			fputc('\n', f);

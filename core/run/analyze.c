@@ -16,6 +16,7 @@
 #include "run/run.h"
 #include "util/clock.h"
 #include "util/file.h"
+#include "util/scratch.h"
 
 static void run_checks(const struct catalog *cat, const struct check_def **sel, size_t nsel,
 		       struct analysis *an, struct run_outcome *oc)
@@ -95,12 +96,17 @@ static int copy_file(const char *src, const char *dst)
 
 int run_analyze__stage(const struct analysis *an, const char *out_dir, char *stage, size_t len)
 {
+	const char *dir = out_dir ? out_dir : "/tmp";
 	char dst[4200];
+	int err;
 
 	/* The new reports need a staging dir that holds the same raw/. */
-	snprintf(stage, len, "%s/.sonde-analyze-XXXXXX", out_dir ? out_dir : "/tmp");
-	if (!mkdtemp(stage)) {
-		fprintf(stderr, "sonde: cannot create a working directory: %s\n", strerror(errno));
+	scratch__sweep(dir, ".sonde-analyze-");
+	snprintf(stage, len, "%s/.sonde-analyze-XXXXXX", dir);
+	/* Removed at exit and on a fatal signal; a killed analyze's, by the next one's sweep. */
+	err = scratch__mkdtemp(stage, SCRATCH_REMOVE);
+	if (err) {
+		fprintf(stderr, "sonde: cannot create a working directory: %s\n", strerror(-err));
 		return -1;
 	}
 	/* The new bundle holds the same captures, byte for byte, read from the files again. */
@@ -141,7 +147,7 @@ void run_analyze__compare(const char *recorded_dir, const char *stage)
 	if (!tmp)
 		return;
 	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, NULL, tmp,
-		      &worst, &changes, err, sizeof(err))) {
+		      &worst, NULL, 0, &changes, err, sizeof(err))) {
 		printf("\n(cannot compare with the findings recorded in the bundle: %s)\n", err);
 	} else if (!changes) {
 		printf("\nSame findings as recorded in the bundle.\n");

@@ -2,20 +2,24 @@
 /*
  * The end of a run: what it cost, the reports into the staging directory,
  * the manifest and the bundle, the redaction map beside it (--redact), then
- * the terminal summary or findings.json, and --fail-on's verdict.
+ * the terminal summary or findings.json, the metrics for Prometheus
+ * (--metrics), the upload (--upload), and --fail-on's verdict.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bundle/bundle.h"
 #include "bundle/read.h"
 #include "bundle/redact.h"
+#include "bundle/upload.h"
 #include "run/run.h"
 #include "util/file.h"
+#include "util/tty.h"
 
 /* sonde and the processes its checks ran in (reaped by now). */
 static void measure_cost(struct run_cost *c)
@@ -43,16 +47,16 @@ static int write_file(const char *dir, const char *name, const char *data, size_
  * findings.json, report.md, report.html, manifest.json into stage; then the
  * bundle, and with red (--redact) the redaction map next to it.
  */
-static int write_reports(const char *stage, struct run_outcome *oc, const char *out_dir,
+static int write_reports(const char *stage, struct run_outcome *oc, const struct run_opts *o,
 			 struct redactor *red, char *err, size_t errlen)
 {
 	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
 	struct strbuf js = { 0 }, md = { 0 }, html = { 0 };
+	const char *out_dir = o->out_dir;
 	int rc;
 
-	if (out_dir) {
-		bundle__path(out_dir, oc->rr.an, oc->bundle, sizeof(oc->bundle));
-	}
+	if (out_dir)
+		bundle__path(out_dir, oc->rr.an, o->case_id, oc->bundle, sizeof(oc->bundle));
 	measure_cost(&oc->rr.cost);
 	/* One model, three renderings of it (and the summary, in finish). */
 	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js)) ||
@@ -75,7 +79,8 @@ static int write_reports(const char *stage, struct run_outcome *oc, const char *
 		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
 			goto cleanup;
 	/* After redaction: the manifest hashes the files as they go into the bundle. */
-	if ((rc = bundle__write_manifest(stage, oc->rr.command, oc->rr.an, err, errlen)))
+	if ((rc = bundle__write_manifest(stage, oc->rr.command, o->case_id, oc->rr.an, err,
+					 errlen)))
 		goto cleanup;
 	if (out_dir)
 		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
@@ -101,7 +106,9 @@ cleanup:
 int run_finish__print_member(const char *dir, const char *member)
 {
 	char path[8192], buf[65536];
-	int fd, tty = isatty(STDOUT_FILENO);
+	struct tty_stream ts = { .f = stdout, .flags = TTY_KEEP_LINES };
+	int fd, tty = isatty(STDOUT_FILENO), rc = 0;
+	struct stat st;
 	ssize_t n;
 
 	if (!*member || member[0] == '/' || strstr(member, "..")) {
@@ -109,35 +116,55 @@ int run_finish__print_member(const char *dir, const char *member)
 		return EXIT_USAGE;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, member);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		fprintf(stderr, "sonde: %s: %s\n", member, strerror(errno));
+	/* O_NONBLOCK: a FIFO in a directory given as a bundle must not hang the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		fprintf(stderr, "sonde: %s: %s\n", member,
+			errno == ENOENT ? "not in the bundle" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return EXIT_RUN_FAILED;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (tty)
-			for (ssize_t i = 0; i < n; i++)
-				if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') ||
-				    buf[i] == 0x7f)
-					buf[i] = '?';
-		fwrite(buf, 1, (size_t)n, stdout);
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "sonde: %s: %s\n", member,
+			S_ISDIR(st.st_mode) ? "a directory in the bundle, not a member: name a "
+					      "file in it" :
+					      "not a regular file");
+		close(fd);
+		return EXIT_RUN_FAILED;
 	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "sonde: %s: %s\n", member, strerror(errno));
+			rc = EXIT_RUN_FAILED;
+			break;
+		}
+		/* A terminal gets text only (util/tty.h); a pipe or a file, the bytes. */
+		if (tty)
+			tty__write(&ts, buf, (size_t)n);
+		else
+			fwrite(buf, 1, (size_t)n, stdout);
+	}
+	if (tty)
+		tty__end(&ts);
 	close(fd);
-	return 0;
+	return rc;
 }
 
 /*
  * The terminal summary through the redactor: the checks saw only redacted
  * captures, but a check's error message may quote a path or the command line.
  */
-static void print_redacted_summary(struct run_outcome *oc, struct redactor *red)
+static void print_redacted_summary(struct run_outcome *oc, struct redactor *red, int color)
 {
 	char *buf = NULL, *text = NULL;
 	size_t len = 0, tlen = 0;
 	FILE *mf = open_memstream(&buf, &len);
 
 	if (mf) {
-		report__terminal(oc->report, mf, isatty(STDOUT_FILENO));
+		report__terminal(oc->report, mf, color);
 		if (fclose(mf))
 			len = 0;
 	}
@@ -152,17 +179,74 @@ static void print_redacted_summary(struct run_outcome *oc, struct redactor *red)
 	free(buf);
 }
 
-int run_finish__fail_on(int fail_on, enum status worst)
+int run_finish__fail_on(int fail_on, enum status worst, const char *what)
 {
-	if (fail_on != ST_OK && status__rank(worst) >= status__rank((enum status)fail_on))
-		return EXIT_FAIL_ON;
-	return 0;
+	if (fail_on == ST_OK || status__rank(worst) < status__rank((enum status)fail_on))
+		return 0;
+	/* Which finding: a scheduled job's log says why it failed without opening the bundle. */
+	fprintf(stderr, "sonde: --fail-on %s: ", status__name((enum status)fail_on));
+	for (const char *p = what ? what : "a finding reached it"; *p; p++)
+		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+	fputc('\n', stderr);
+	return EXIT_FAIL_ON;
+}
+
+/* The first finding, in rank order, at or above fail_on, named for --fail-on's message. */
+static int fail_on_finding(int fail_on, const struct run_report *rr)
+{
+	char what[1024];
+	size_t more = 0;
+	const struct check_result *hit = NULL;
+
+	if (fail_on == ST_OK)
+		return 0;
+	for (size_t k = 0; k < rr->nrank; k++) {
+		const struct check_result *r = &rr->res[rr->rank[k]];
+
+		if (status__rank(r->st) < status__rank((enum status)fail_on))
+			continue;
+		if (hit)
+			more++;
+		else
+			hit = r;
+	}
+	if (!hit)
+		return 0;
+	snprintf(what, sizeof(what), "%s is %s: %.600s%s", hit->def->id, status__name(hit->st),
+		 hit->summary ? hit->summary : hit->def->title,
+		 more ? " (and more: see the report)" : "");
+	return run_finish__fail_on(fail_on, hit->st, what);
+}
+
+int run__color(int mode)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (mode != COLOR_AUTO)
+		return mode == COLOR_ALWAYS;
+	/* https://no-color.org: NO_COLOR set and not empty means no colour unless asked for. */
+	return isatty(STDOUT_FILENO) && !(no && *no) && !(term && !strcmp(term, "dumb"));
+}
+
+/* --keep N: the older bundles of this host in --out beyond the newest N. */
+static void retain(const struct run_opts *o, const struct run_outcome *oc, FILE *f)
+{
+	char err[1024];
+	int removed;
+
+	if (!o->keep || !oc->bundle[0])
+		return;
+	if (bundle__retain(oc->bundle, o->keep, &removed, err, sizeof(err)))
+		fprintf(stderr, "sonde: %s (the bundle is written)\n", err);
+	else if (removed)
+		fprintf(f, "Retention (--keep %d): %d older bundle%s removed\n", o->keep, removed,
+			removed == 1 ? "" : "s");
 }
 
 static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const char *stage,
 			 struct redactor *red)
 {
-	enum status worst = report__worst(&oc->rr);
+	int color = run__color(o->color);
 
 	if (o->json) {
 		run_finish__print_member(stage, "findings.json");
@@ -173,16 +257,80 @@ static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const
 				oc->map);
 	} else {
 		if (red)
-			print_redacted_summary(oc, red);
+			print_redacted_summary(oc, red, color);
 		else
-			report__terminal(oc->report, stdout, isatty(STDOUT_FILENO));
+			report__terminal(oc->report, stdout, color);
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
 		if (oc->map[0])
 			printf("Redaction map (keep it, never send it): %s\n", oc->map);
 	}
+	retain(o, oc, o->json ? stderr : stdout);
 	fflush(stdout);
-	return run_finish__fail_on(o->fail_on, worst);
+	return fail_on_finding(o->fail_on, &oc->rr);
+}
+
+/*
+ * --metrics FILE: the model as Prometheus text (through the redactor with
+ * --redact, like the summary), replacing FILE atomically so node_exporter's
+ * textfile collector never reads half of it; mode 0644, since the exporter
+ * reads it as another user and it holds nothing the metrics endpoint does
+ * not publish anyway. 0, or -1 with the message printed.
+ */
+static int write_metrics(const struct run_opts *o, struct run_outcome *oc, struct redactor *red)
+{
+	struct strbuf prom = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = report__metrics(oc->report, &prom);
+	if (!rc && red && !(text = redactor__text(red, prom.buf, prom.len, 0, &len)))
+		rc = -ENOMEM;
+	if (!rc)
+		rc = file__replace(o->metrics_path, text ? text : prom.buf, text ? len : prom.len,
+				   0644);
+	if (rc)
+		fprintf(stderr, "sonde: --metrics %s: %s%s%s\n", o->metrics_path, strerror(-rc),
+			oc->bundle[0] ? "; the bundle is written: " : "", oc->bundle);
+	free(text);
+	strbuf__free(&prom);
+	return rc ? -1 : 0;
+}
+
+static void upload_note(void *arg, const char *msg)
+{
+	fprintf(stderr, "sonde: %s\n", msg);
+}
+
+/* --upload URL: the bundle, with retries; it stays where it is either way. 0, or -1 (said). */
+static int upload(const struct run_opts *o, const char *bundle)
+{
+	struct upload_opts uo = {
+		.url = o->upload_url,
+		.post = o->upload_post,
+		.case_id = o->case_id,
+		.cacert = o->upload_cacert,
+		.attempts = UPLOAD_ATTEMPTS,
+		.backoff_s = o->upload_backoff_s > 0 ? o->upload_backoff_s : 1,
+		.note = upload_note,
+	};
+	struct upload_result res;
+	char err[1024], how[64] = "";
+
+	if (bundle__upload(&uo, bundle, &res, err, sizeof(err))) {
+		fprintf(stderr, "sonde: upload to %s failed after %d attempt%s: %s; the bundle "
+			"stays at %s\n", res.where, res.attempts, res.attempts == 1 ? "" : "s", err,
+			bundle);
+		return -1;
+	}
+	if (res.http_status)
+		snprintf(how, sizeof(how), "HTTP %ld, ", res.http_status);
+	fprintf(o->json ? stderr : stdout, "%s%s (%s%d attempt%s)\n",
+		o->json ? "sonde: uploaded to " : "Uploaded: ", res.where, how, res.attempts,
+		res.attempts == 1 ? "" : "s");
+	fflush(stdout);
+	return 0;
 }
 
 int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *stage,
@@ -193,7 +341,7 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 
 	if (o->progress_shown)
 		fputs("\r\033[K", stderr);
-	if (write_reports(stage, oc, o->out_dir, red, err, sizeof(err))) {
+	if (write_reports(stage, oc, o, red, err, sizeof(err))) {
 		if (keep_on_error) {
 			/* The captures are the evidence: keep them where the user can get them. */
 			fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err,
@@ -208,6 +356,11 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 	code = print_outcome(o, oc, stage, red);
 	if (recorded_dir && !o->json)
 		run_analyze__compare(recorded_dir, stage);
+	/* After the summary: the user sees the verdict first, whatever happens to these. */
+	if (o->metrics_path && write_metrics(o, oc, red))
+		code = EXIT_RUN_FAILED;
+	if (o->upload_url && oc->bundle[0] && upload(o, oc->bundle))
+		code = EXIT_UPLOAD_FAILED;
 	bundle__remove_tree(stage);
 	run_outcome__free(oc);
 	return code;

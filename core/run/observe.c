@@ -110,6 +110,7 @@ void run_observe__arm(const struct run_opts *o, const char *stage)
 {
 	struct sigaction sa = { 0 };
 	struct itimerval it = { 0 };
+	double left;
 
 	set_signal_handler(on_stop_signal);
 	if (!o->normal_priority)
@@ -123,8 +124,12 @@ void run_observe__arm(const struct run_opts *o, const char *stage)
 	sa.sa_handler = on_deadline;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
-	it.it_value.tv_sec = (time_t)o->timeout_s;
-	it.it_value.tv_usec = (suseconds_t)((o->timeout_s - (double)(time_t)o->timeout_s) * 1e6);
+	/* What is left of --timeout: it counts from the start, loading the checks included. */
+	left = o->timeout_s - (double)(clock__ns(CLOCK_MONOTONIC) - o->start_ns) / 1e9;
+	if (left < 0.001)
+		left = 0.001;
+	it.it_value.tv_sec = (time_t)left;
+	it.it_value.tv_usec = (suseconds_t)((left - (double)(time_t)left) * 1e6);
 	in_window = 1;
 	setitimer(ITIMER_REAL, &it, NULL);
 }
@@ -201,6 +206,30 @@ static void overhead_tick(void *arg, int64_t now, int64_t start)
 	g->last_self_ns = self;
 }
 
+/*
+ * The processes of the window from the BPF task iterator, one pass a round,
+ * where BPF is allowed (not --no-bpf, not a replayed --root) and the kernel
+ * has iter/task; else from /proc, and why is kept for the run facts.
+ */
+static struct trace_tasks *tasks_open(const struct run_opts *o, const char *const *names,
+				      struct task_source *src, char *why, size_t whylen)
+{
+	struct trace_tasks *t = NULL;
+	int wanted = 0;
+
+	for (const char *const *n = names; n && *n; n++)
+		wanted |= !strcmp(*n, "proc.pids");
+	if (!wanted)
+		return NULL;
+	if (o->no_bpf)
+		snprintf(why, whylen, "BPF disabled (--no-bpf)");
+	else if (o->root && o->root[0])
+		snprintf(why, whylen, "--root replays a tree, not this kernel's tasks");
+	else if (!trace_tasks__open(&t, why, whylen))
+		trace_tasks__source(t, src);
+	return t;
+}
+
 int run_observe__window(const struct run_opts *o, const char *const *names, const char *raw,
 			double window_s, double interval_s, int progress, struct window_result *wr,
 			char *err, size_t errlen)
@@ -208,6 +237,9 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	struct window_opts wo = { 0 };
 	struct overhead_guard guard = { 0 };
 	struct trace_opts to = { .self_pid = getpid(), .window_s = window_s };
+	struct task_source src = { 0 };
+	struct trace_tasks *tasks;
+	char tasks_why[256] = "";
 	int rc;
 
 	wo.root = o->root ? o->root : "";
@@ -229,6 +261,10 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	in_window = 1;
 	if (progress && trace_set__wanted(names))
 		fprintf(stderr, "  loading BPF tools...\r");
+	memset(wr, 0, sizeof(*wr));
+	tasks = tasks_open(o, names, &src, tasks_why, sizeof(tasks_why));
+	wo.tasks = tasks ? &src : NULL;
+	wo.tasks_why = tasks_why;
 	rc = trace_set__start(&tracing, names, raw, &to,
 			      o->no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err, errlen);
 	if (rc < 0)
@@ -256,6 +292,9 @@ out:
 	in_window = 0;
 	perf_counters__destroy(&counters);
 	trace_set__destroy(&tracing);
+	/* an abandoned round may still be in the source: it stays, as the window's state does */
+	if (!wr->abandoned)
+		trace_tasks__close(tasks);
 	return rc;
 }
 

@@ -6,9 +6,7 @@
  * staging directory in it. A mistake here is the user's: a usage error (exit 2)
  * before anything is observed.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +14,11 @@
 #include <unistd.h>
 
 #include "bundle/read.h"
+#include "collect/hostctx.h"
 #include "run/run.h"
+#include "util/clock.h"
+#include "util/scratch.h"
+#include "util/tty.h"
 
 void run__die_usage(const char *cmd, const char *fmt, ...)
 {
@@ -26,6 +28,8 @@ void run__die_usage(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* It may quote a check's own error or a name from a file: text only (util/tty.h). */
+	tty__clean_str(msg);
 	fprintf(stderr, "sonde: %s", msg);
 	/* One hint per line: a message that already points somewhere keeps its own. */
 	if (!strstr(msg, "(see "))
@@ -49,6 +53,7 @@ void run_opts__init(struct run_opts *o, const char *cmd)
 		.progress = -1,
 		.fail_on = ST_OK,
 		.max_overhead_pct = 2,
+		.start_ns = clock__ns(CLOCK_MONOTONIC),
 	};
 }
 
@@ -59,6 +64,8 @@ void run_opts__free(struct run_opts *o)
 	strv__free(&o->sets);
 	free(o->command_line);
 	o->command_line = NULL;
+	free(o->upload_url_owned);
+	o->upload_url_owned = NULL;
 }
 
 void run_plan__check_out_dir(const char *cmd, const char *dir)
@@ -75,9 +82,15 @@ void run_plan__check_out_dir(const char *cmd, const char *dir)
 
 void run_plan__load_catalog(const struct run_opts *o, struct catalog *cat)
 {
+	int64_t deadline = 0;
 	char err[1024];
 
-	if (catalog__load(cat, o->checks_dir, err, sizeof(err))) {
+	/* --timeout covers loading too: a check file's top-level code runs then. */
+	if (o->timeout_s > 0)
+		deadline = o->start_ns + (int64_t)(o->timeout_s * 1e9);
+	if (catalog__load_until(cat, o->checks_dir, deadline, err, sizeof(err))) {
+		/* A user's check file wrote part of it (its error()): text only. */
+		tty__clean_str(err);
 		fprintf(stderr, "sonde: %s\n", err);
 		exit(EXIT_USAGE);
 	}
@@ -162,7 +175,12 @@ void run_plan__make(struct run_plan *p, const struct run_opts *o)
 	*p = (struct run_plan){ 0 };
 	run_plan__load_catalog(o, &p->cat);
 	p->sel = select_checks(o, &p->cat, &p->nsel);
-	if (!p->sel || run_plan__collectors(p->sel, p->nsel, &p->names))
+	/*
+	 * The host context in every bundle, whatever the checks ask for; read in the
+	 * first window only (the drill-down window plans its own collectors).
+	 */
+	if (!p->sel || strv__push(&p->names, HOSTCTX_STREAM) ||
+	    run_plan__collectors(p->sel, p->nsel, &p->names))
 		run__die_oom();
 }
 
@@ -175,42 +193,28 @@ void run_plan__free(struct run_plan *p)
 
 /*
  * Staging directories (.sonde-run-PID-XXXXXX) and bundle temporaries
- * (.NAME.tmp.PID) left in dir by a run that was killed: removed when that
- * process is gone.
+ * (.NAME.tmp.XXXXXX) left in dir by a run that was killed: removed when no
+ * process holds their lock (util/scratch.h), never by asking whether a PID
+ * exists: a sonde in another PID namespace sharing --out (a container) would
+ * find a live run's PID missing and take its captures.
  */
 static void remove_stale(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		const char *p = NULL;
-		char path[4096];
-		long pid;
-
-		if (!strncmp(de->d_name, ".sonde-run-", 11))
-			p = de->d_name + 11;
-		else if (!strncmp(de->d_name, ".sonde-", 7) && strstr(de->d_name, ".tmp."))
-			p = strstr(de->d_name, ".tmp.") + 5;
-		if (!p || (pid = strtol(p, NULL, 10)) <= 0)
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		bundle__remove_tree(path);
-	}
-	closedir(d);
+	scratch__sweep(dir, ".sonde-run-");
+	scratch__sweep_files(dir, ".sonde-", ".tmp.");
 }
 
 int run_plan__stage(const char *out_dir, char *stage, size_t len, char *raw, size_t rawlen)
 {
+	int err;
+
 	remove_stale(out_dir);
 	snprintf(stage, len, "%s/.sonde-run-%d-XXXXXX", out_dir, (int)getpid());
-	if (!mkdtemp(stage)) {
+	/* Locked while this run lives; kept (with its captures) if it ends before the bundle. */
+	err = scratch__mkdtemp(stage, 0);
+	if (err) {
 		fprintf(stderr, "sonde: cannot create a working directory in %s: %s\n", out_dir,
-			strerror(errno));
+			strerror(-err));
 		return -1;
 	}
 	snprintf(raw, rawlen, "%s/raw", stage);

@@ -10,6 +10,7 @@
 #define SONDE_RUN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "collect/collect.h"
@@ -21,8 +22,12 @@
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
 #define EXIT_FAIL_ON 3
+#define EXIT_UPLOAD_FAILED 4 /* the bundle is written, but --upload could not send it */
 
 struct redactor;
+
+/* --color: colour the terminal summary on a terminal (and without NO_COLOR), always, or never. */
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 
 /*
  * The options of run and analyze. The commands' option tables (core/cmd/)
@@ -40,13 +45,23 @@ struct run_opts {
 	int no_bpf;             /* --no-bpf: no BPF tool is loaded; their cells are known unknowns */
 	double max_overhead_pct; /* the overhead guard's budget, % of the host's CPU; 0: off */
 	double timeout_s;       /* --timeout: the run's deadline; 0 until defaulted */
+	int64_t start_ns;       /* CLOCK_MONOTONIC when the command started: --timeout counts from it */
 	int no_drilldown;       /* --no-drilldown */
 	double drill_window_s;  /* the second window: half the first, at least 2 s */
 	int live;               /* `run`: the host is here (drill-down can observe) */
 	const char *methodology; /* --methodology: only this one's checks */
 	int no_perf;            /* --no-perf: no perf_event counter is opened (perf.counters) */
 	int fail_on;            /* an enum status: ST_OK (never), ST_WARN or ST_CRIT */
+	int color;              /* enum color_mode */
+	int keep;               /* --keep N: bundles of --out kept after this run's; 0: all */
 	struct strv only_checks, tags, sets;
+	const char *metrics_path; /* --metrics FILE: the results for Prometheus, replaced atomically */
+	const char *case_id;    /* --case-id: in the bundle's name and manifest */
+	const char *upload_url; /* --upload URL (or the URL read from --upload @FILE) */
+	char *upload_url_owned; /* what --upload @FILE read */
+	int upload_post;        /* --upload-method post */
+	const char *upload_cacert;
+	double upload_backoff_s; /* the first wait between upload attempts */
 	int progress;           /* -1 auto */
 	int progress_shown;
 	char *command_line;
@@ -187,7 +202,12 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
  * a terminal sanitized. 0, or EXIT_USAGE / EXIT_RUN_FAILED with the message printed.
  */
 int run_finish__print_member(const char *dir, const char *member);
-/* --fail-on: EXIT_FAIL_ON when worst reached it, else 0. */
-int run_finish__fail_on(int fail_on, enum status worst);
+/*
+ * --fail-on: EXIT_FAIL_ON when worst reached it, saying so on stderr with
+ * what (the finding that did, one line), else 0.
+ */
+int run_finish__fail_on(int fail_on, enum status worst, const char *what);
+/* --color: whether the terminal summary is coloured (auto: stdout a terminal, no NO_COLOR). */
+int run__color(int mode);
 
 #endif

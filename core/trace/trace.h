@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collect/collect.h"
 #include "util/json.h"
 
 struct bpf_object;
@@ -178,5 +179,28 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 void trace_set__destroy(struct trace_set *ts);
 
 /* The tools' map readers, JSON helpers and trace_run__write_raw are in trace/maps.h. */
+
+/*
+ * The task iterator (bpf/tasks.bpf.c, core/trace/tasks.c): not a tool of the
+ * window but every process of the host in one pass of the kernel's task list,
+ * for the pids collector (a struct task_source the run layer hands to the
+ * window). Each thread's record is folded into its process as /proc does:
+ * CPU time, faults and I/O summed over the threads (those that exited
+ * included), the rest from the main thread.
+ */
+struct trace_tasks;
+
+/*
+ * Load and attach the iterator. 0 with *out, or -errno with why (no BPF
+ * here, a kernel without iter/task, ...): the collector reads /proc then.
+ */
+int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen);
+/* One pass of the iterator, kept until the next. 0, or -errno with why. */
+int trace_tasks__read(struct trace_tasks *t, char *why, size_t whylen);
+/* visit(ctx, sample) for each process of the last pass; the first non-zero return stops. */
+int trace_tasks__each(struct trace_tasks *t, task_visit_fn visit, void *ctx);
+/* The task_source for window_opts.tasks, valid while t is open. */
+void trace_tasks__source(struct trace_tasks *t, struct task_source *src);
+void trace_tasks__close(struct trace_tasks *t);
 
 #endif

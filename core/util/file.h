@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Reading a whole file that may be hostile: regular files only, never through a symlink, capped. */
+/*
+ * Reading a whole file that may be hostile: regular files only, never through
+ * a symlink, capped. Writing one, and removing a tree, the same way.
+ */
 #ifndef SONDE_FILE_H
 #define SONDE_FILE_H
 
@@ -18,7 +21,23 @@ int file__read_bounded(int dirfd, const char *path, uint64_t max, char **out, si
  * symlink; every short write continued. 0 or -errno (a failed close too).
  */
 int file__write_all(const char *path, const void *data, size_t len);
+/*
+ * Replace path with len bytes atomically: a temporary beside it (".NAME.tmp-XXXXXX"),
+ * given mode, fsynced, renamed over path; a reader sees the old file or the new
+ * one, never part of either. On failure the temporary is removed and path is
+ * untouched. 0 or -errno.
+ */
+int file__replace(const char *path, const void *data, size_t len, unsigned int mode);
 /* Write all len bytes to fd, continuing short writes and EINTR. 0 or -errno. */
 int fd__write_all(int fd, const void *data, size_t len);
+
+/*
+ * Remove a directory tree (or a single regular file) without following
+ * symlinks: a symlink in it is removed, never what it points to, and one at
+ * the top is refused (-ENOTDIR). Async-signal-safe (openat, getdents64,
+ * unlinkat: no allocation), so a signal handler may clean up with it.
+ * 0 or the first -errno.
+ */
+int file__remove_tree(const char *path);
 
 #endif

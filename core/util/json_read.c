@@ -24,6 +24,7 @@
 
 #include "util/json.h"
 #include "util/json_read.h"
+#include "util/tty.h"
 
 const struct json_read_limits json_read_default_limits = {
 	.max_bytes = 64UL << 20,
@@ -549,11 +550,8 @@ static int key_pos_cmp(const void *a, const void *b)
  */
 static const char *key_desc(const char *key, char *buf, size_t sz)
 {
-	size_t i;
-
-	for (i = 0; key[i] && i + 1 < sz; i++)
-		buf[i] = (unsigned char)key[i] < 0x20 ? '?' : key[i];
-	buf[i] = '\0';
+	snprintf(buf, sz, "%s", key);
+	tty__clean_str(buf);
 	return buf;
 }
 

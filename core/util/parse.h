@@ -118,6 +118,35 @@ struct pid_stat {
 };
 int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out);
 
+/*
+ * A sonde:task/PID record (docs/capture-format.md): one process as a task
+ * source (the BPF task iterator) gave it, in /proc's units, one line:
+ * "PID (COMM) STATE PPID KTHREAD THREADS RSS_PAGES PROCESSOR UTIME STIME
+ * MINFLT MAJFLT BLKIO_TICKS STARTTIME UID VOL_CTXT NONVOL_CTXT RUN_NS WAIT_NS
+ * SLICES FDS NOFILE_SOFT NOFILE_HARD RCHAR WCHAR SYSCR SYSCW READ_BYTES
+ * WRITE_BYTES"; UID, FDS and the six I/O counters may be "-" (unknown: all
+ * six or none), the limits "unlimited".
+ */
+struct pid_task {
+	int pid, ppid;
+	char comm[64];
+	char state;
+	int kernel_thread;
+	uint64_t threads, rss_pages;
+	int processor;
+	uint64_t utime, stime, minflt, majflt, blkio_ticks, starttime;
+	int64_t uid;
+	uint64_t vol_ctxt, nonvol_ctxt, run_ns, wait_ns, slices;
+	int64_t fds;                       /* -1 unknown */
+	uint64_t nofile_soft, nofile_hard; /* UINT64_MAX unlimited */
+	int has_io;
+	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	uint64_t anon_pages, swap_pages;   /* RssAnon, VmSwap; UINT64_MAX unknown (or absent) */
+	/* as scanned, before the checks above */
+	uint64_t ppid_u, kthread_u, processor_u, uid_u, fds_u;
+};
+int parse_task_record(const char *buf, size_t len, struct pid_task *out);
+
 /* Selected fields of /proc/PID/status. */
 struct pid_status {
 	char name[64]; /* as the kernel prints it (escaped by the kernel) */

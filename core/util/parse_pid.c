@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Parsers of the per-process files sonde captures (formats in parse.h):
- * /proc/PID/stat, status, io, schedstat and limits. The rules every parser
+ * /proc/PID/stat, status, io, schedstat and limits, and the sonde:task/PID
+ * record a task source writes in their stead. The rules every parser
  * keeps (never past len, complete lines only) are in parse_scan.h.
  */
 #include <errno.h>
@@ -90,43 +91,54 @@ static int parse_stat_field(struct pid_stat *ps, int idx, const char *t, size_t 
 	return 0;
 }
 
-int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out)
+/*
+ * "PID (COMM) ...": the pid, the comm (cut to comm_len - 1 bytes) and where
+ * what follows it starts. The comm is whatever the task called itself, ')'
+ * and '\n' included; only the fields after it are known not to contain ')',
+ * so the last one closes the comm.
+ */
+static int parse_pid_comm(const char *buf, size_t len, int *pid, char *comm, size_t comm_len,
+			  const char **rest)
 {
-	struct pid_stat ps = { 0 };
-	const char *end, *open, *close, *p, *lim, *nl;
+	const char *end, *open, *close, *p;
 	size_t clen;
-	uint64_t pid;
-	bool whole;
-	int idx, ret;
+	uint64_t v;
 
-	memset(out, 0, sizeof(*out));
 	if (!buf || !len)
 		return -EINVAL;
 	end = buf + len;
 	open = memchr(buf, '(', len);
 	if (!open)
 		return -EINVAL;
-	/*
-	 * The comm is whatever the task called itself, ')' and '\n' included;
-	 * only the fields after it are known not to contain ')', so the last one
-	 * closes the comm.
-	 */
 	for (close = end; close > open + 1 && close[-1] != ')'; close--)
 		;
 	if (close[-1] != ')')
 		return -EINVAL;
 	close--;
 	p = buf;
-	if (parse_scan_u64_field(&p, open, &pid) || pid > INT_MAX ||
-	    parse_skip_blanks(p, open) != open)
+	if (parse_scan_u64_field(&p, open, &v) || v > INT_MAX || parse_skip_blanks(p, open) != open)
 		return -EINVAL;
-	ps.pid = (int)pid;
+	*pid = (int)v;
 	clen = close - open - 1;
-	if (clen > sizeof(ps.comm) - 1)
-		clen = sizeof(ps.comm) - 1;
-	memcpy(ps.comm, open + 1, clen);
+	if (clen > comm_len - 1)
+		clen = comm_len - 1;
+	memcpy(comm, open + 1, clen);
+	comm[clen] = '\0';
+	*rest = close + 1;
+	return 0;
+}
 
-	p = close + 1;
+int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out)
+{
+	struct pid_stat ps = { 0 };
+	const char *end, *p, *lim, *nl;
+	bool whole;
+	int idx, ret;
+
+	memset(out, 0, sizeof(*out));
+	if (parse_pid_comm(buf, len, &ps.pid, ps.comm, sizeof(ps.comm), &p))
+		return -EINVAL;
+	end = buf + len;
 	nl = memchr(p, '\n', end - p);
 	whole = nl != NULL;
 	lim = nl ? nl : end;
@@ -146,6 +158,103 @@ int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out)
 		ps.nfields = idx;
 	}
 	*out = ps;
+	return 0;
+}
+
+/* ---- sonde:task/PID (a task source's record: docs/capture-format.md) ---- */
+
+/* The fields after the comm, in order; "-" is unknown, "unlimited" RLIM_INFINITY. */
+#define TASK_U64(f) { offsetof(struct pid_task, f), 0 }
+static const struct {
+	size_t off;
+	int kind; /* 0: u64, 1: "-" allowed (unknown), 2: "unlimited" allowed */
+} task_fields[] = {
+	TASK_U64(ppid_u), TASK_U64(kthread_u), TASK_U64(threads), TASK_U64(rss_pages),
+	TASK_U64(processor_u), TASK_U64(utime), TASK_U64(stime), TASK_U64(minflt),
+	TASK_U64(majflt), TASK_U64(blkio_ticks), TASK_U64(starttime), { offsetof(struct pid_task, uid_u), 1 },
+	TASK_U64(vol_ctxt), TASK_U64(nonvol_ctxt), TASK_U64(run_ns), TASK_U64(wait_ns),
+	TASK_U64(slices), { offsetof(struct pid_task, fds_u), 1 },
+	{ offsetof(struct pid_task, nofile_soft), 2 }, { offsetof(struct pid_task, nofile_hard), 2 },
+	{ offsetof(struct pid_task, rchar), 1 }, { offsetof(struct pid_task, wchar), 1 },
+	{ offsetof(struct pid_task, syscr), 1 }, { offsetof(struct pid_task, syscw), 1 },
+	{ offsetof(struct pid_task, read_bytes), 1 }, { offsetof(struct pid_task, write_bytes), 1 },
+};
+#undef TASK_U64
+
+/* One more field of a task record: a number, or "-" (unknown) as UINT64_MAX. */
+static int parse_task_optional(const char **pp, const char *lim, uint64_t *v)
+{
+	const char *p = parse_skip_blanks(*pp, lim), *t = p;
+
+	p = parse_token_end(p, lim);
+	if (p == t)
+		return -EINVAL;
+	*pp = p;
+	if (p - t == 1 && t[0] == '-') {
+		*v = UINT64_MAX;
+		return 0;
+	}
+	return parse_scan_u64(&t, p, v) || t != p ? -EINVAL : 0;
+}
+
+int parse_task_record(const char *buf, size_t len, struct pid_task *out)
+{
+	struct pid_task pt = { 0 };
+	const char *end = buf + len, *p, *lim;
+	size_t i, nf = sizeof(task_fields) / sizeof(task_fields[0]);
+	int unknown_io = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (parse_pid_comm(buf, len, &pt.pid, pt.comm, sizeof(pt.comm), &p))
+		return -EINVAL;
+	lim = memchr(p, '\n', end - p);
+	if (!lim)
+		return -EINVAL; /* a record is one whole line */
+	p = parse_skip_blanks(p, lim);
+	if (lim - p < 2 || !parse_is_blank(p[1]))
+		return -EINVAL;
+	pt.state = p[0];
+	p += 1;
+	for (i = 0; i < nf; i++) {
+		const char *t;
+		uint64_t v;
+		size_t n;
+
+		p = parse_skip_blanks(p, lim);
+		t = p;
+		p = parse_token_end(p, lim);
+		n = (size_t)(p - t);
+		if (!n)
+			return -EINVAL;
+		if (task_fields[i].kind == 1 && n == 1 && t[0] == '-') {
+			v = UINT64_MAX;
+			unknown_io += i >= nf - 6;
+		} else if (task_fields[i].kind == 2 && parse_word_is(t, n, "unlimited")) {
+			v = UINT64_MAX;
+		} else {
+			const char *q = t;
+
+			if (parse_scan_u64(&q, p, &v) || q != p)
+				return -EINVAL;
+		}
+		memcpy((char *)&pt + task_fields[i].off, &v, sizeof(v));
+	}
+	/* Two optional fields: anonymous and swapped-out pages (absent in older captures). */
+	pt.anon_pages = pt.swap_pages = UINT64_MAX;
+	if (parse_skip_blanks(p, lim) != lim &&
+	    (parse_task_optional(&p, lim, &pt.anon_pages) ||
+	     parse_task_optional(&p, lim, &pt.swap_pages)))
+		return -EINVAL;
+	if (parse_skip_blanks(p, lim) != lim || pt.ppid_u > INT_MAX || pt.processor_u > INT_MAX ||
+	    pt.kthread_u > 1 || (unknown_io && unknown_io != 6))
+		return -EINVAL;
+	pt.ppid = (int)pt.ppid_u;
+	pt.processor = (int)pt.processor_u;
+	pt.kernel_thread = (int)pt.kthread_u;
+	pt.uid = pt.uid_u > INT64_MAX ? -1 : (int64_t)pt.uid_u;
+	pt.fds = pt.fds_u == UINT64_MAX ? -1 : (int64_t)pt.fds_u;
+	pt.has_io = !unknown_io;
+	*out = pt;
 	return 0;
 }
 

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* SHA-256 (FIPS 180-4), for the bundle manifest. */
+/*
+ * SHA-256 (FIPS 180-4), for the bundle manifest and the report's CSP hash:
+ * libmd's (Debian's libmd, the BSD <sha2.h> that dpkg uses too), behind the
+ * names the callers use.
+ */
 #ifndef SONDE_SHA256_H
 #define SONDE_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sha2.h>
+
 struct sha256 {
-	uint32_t h[8];
-	uint64_t nbytes;
-	uint8_t block[64];
-	size_t fill;
+	SHA2_CTX ctx;
 };
 
 void sha256__init(struct sha256 *s);

@@ -20,6 +20,19 @@ ok "the output folder is private (0700)" sh -c "[ \$(stat -c %a '$SONDE_OUT') = 
 is "$(jq -r .schema "$SONDE_OUT/diff-latest.json")" "sonde.diff/1" "the diff of the latest two is there"
 ok "and its Markdown" grep -q "^# sonde diff" "$SONDE_OUT/diff-latest.md"
 is "$(ls "$SONDE_OUT"/*.tmp 2>/dev/null | wc -l)" 0 "no temporary file left"
+
+# SONDE_METRICS: the run also writes its Prometheus metrics there.
+mkdir -p "$T/textfile"
+SONDE_METRICS="$T/textfile/sonde.prom" contrib/systemd/sonde-audit >/dev/null 2>&1
+ok "SONDE_METRICS: the metrics file is written" grep -q '^sonde_run_info{' "$T/textfile/sonde.prom"
+is "$(stat -c %a "$T/textfile/sonde.prom")" 644 "readable by node_exporter"
+SONDE_METRICS="$T/none/sonde.prom" contrib/systemd/sonde-audit >/dev/null 2>"$T/err"
+ok "a missing textfile directory: the audit still runs (exit 0 or 3)" grep -Eqx '0|3' <<<"$?"
+ok "and says why no metrics were written" grep -q "SONDE_METRICS: no directory $T/none" "$T/err"
+ok "the service sets it to node_exporter's textfile directory" \
+	grep -qx 'Environment=SONDE_METRICS=/var/lib/prometheus/node-exporter/sonde.prom' \
+	contrib/systemd/sonde-audit.service
+
 SONDE_KEEP=1 contrib/systemd/sonde-audit >/dev/null 2>&1; rc=$?
 is "$rc" 2 "SONDE_KEEP below 2 is refused"
 ok "the timer and service files are well-formed" sh -c \

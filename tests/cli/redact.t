@@ -27,22 +27,27 @@ trap cleanup EXIT
 export TMPDIR="$T/tmp"
 mkdir -p "$TMPDIR" "$T/run" "$T/plain" "$T/red"
 
-CANARIES=(CANARYHOST CANARYPW1 CANARYSECRET2 canaryuser canarydomain 10.77.66.55 203.0.113.77
-	2a00:1450::77 aa:bb:cc:11:22:33 CANARYTOKEN3)
+# The words carry this test's own tag: a bundle holds every process's command
+# line, and another run of this test on the same host (a second worktree) greps
+# for its canaries, bare words sonde has no reason to drop.
+X=$(printf 'q%x' $$)
+HOST=CANARYHOST$X-x1
+CANARIES=(CANARYHOST$X CANARYPW1$X CANARYSECRET2$X canaryuser$X canarydomain$X 10.77.66.55
+	203.0.113.77 2a00:1450::77 aa:bb:cc:11:22:33 CANARYTOKEN3$X)
 
 # perl keeps its arguments in /proc/PID/cmdline (sleep would not take them).
-perl -e 'sleep 60' -- --password=CANARYPW1 \
-	https://canaryuser:CANARYSECRET2@canarydomain.example.org/x 10.77.66.55 203.0.113.77 \
-	fe80::1234 2a00:1450::77 aa:bb:cc:11:22:33 /home/canaryuser/data token=CANARYTOKEN3 \
-	127.0.0.1 &
+perl -e 'sleep 60' -- --password=CANARYPW1$X \
+	https://canaryuser$X:CANARYSECRET2$X@canarydomain$X.example.org/x 10.77.66.55 \
+	203.0.113.77 fe80::1234 2a00:1450::77 aa:bb:cc:11:22:33 /home/canaryuser$X/data \
+	token=CANARYTOKEN3$X 127.0.0.1 &
 CANARY_PID=$!
 
-# sonde_as_canary OUT ARGS...: a run on a host named CANARYHOST-x1
+# sonde_as_canary OUT ARGS...: a run on a host named $HOST
 sonde_as_canary() {
 	local out=$1
 	shift
-	unshare -u sh -c 'hostname CANARYHOST-x1 && exec "$0" run --window 2 --no-progress --out "$@"' \
-		"$SONDE" "$out" "$@"
+	unshare -u sh -c 'hostname "$0" && exec "$@"' \
+		"$HOST" "$SONDE" run --window 2 --no-progress --out "$out" "$@"
 }
 
 # quiet CMD...: CMD's status, without its output
@@ -80,7 +85,7 @@ check_redacted() {
 	ok "$what: the loopback address stays" grep -qaF "127.0.0.1" "$T/all.tar"
 	ok "$what: the mapping is next to the bundle" test -f "$map"
 	is "$(stat -c %a "$map" 2>/dev/null)" 600 "$what: the mapping is mode 0600"
-	ok "$what: the mapping names the host" grep -qF '"CANARYHOST-x1": "host-1"' "$map"
+	ok "$what: the mapping names the host" grep -qF "\"$HOST\": \"host-1\"" "$map"
 	ok "$what: it is valid JSON" quiet jq -e '.schema == "sonde.redaction-map/1"' "$map"
 	p=$(jq -r '.ipv4["10.77.66.55"] // empty' "$map")
 	ok "$what: 10.77.66.55 has a private pseudonym that the bundle uses ($p)" \
@@ -113,7 +118,7 @@ is "$(ls -A "$T/run" | grep -vc -e '\.tar\.xz$' -e '\.redaction-map\.json$')" 0 
 sonde_as_canary "$T/plain" >/dev/null 2>&1
 P=$(ls "$T"/plain/sonde-*.tar.xz 2>/dev/null | head -1)
 ok "a run without --redact names the canary host (the test sees what it should)" \
-	sh -c "echo '$P' | grep -q CANARYHOST-x1 && xz -dc '$P' | grep -qaF CANARYPW1"
+	sh -c "echo '$P' | grep -q $HOST && xz -dc '$P' | grep -qaF CANARYPW1$X"
 before=$(sha256sum <"$P")
 "$SONDE" redact "$P" --out "$T/red" >"$T/redact.out" 2>"$T/redact.err"
 is "$?" 0 "redact BUNDLE: exit 0"

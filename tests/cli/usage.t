@@ -110,28 +110,33 @@ done
 mapfile -t CMDS < <("$S" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]\+\) .*/\1/p' |
 	grep -vx 'help\|version')
 ok "sonde --help lists the commands (${CMDS[*]})" test "${#CMDS[@]}" -ge 7
-declare -A TAKES ARG
+# ARG: an option's argument name, per command that takes it (run --metrics FILE,
+# show --metrics); FORMS: every option form of any command.
+declare -A TAKES ARG FORMS
 for c in "${CMDS[@]}"; do
 	while read -r short long arg; do
 		TAKES[$c --$long]=1
-		ARG[--$long]=$arg
+		ARG[$c --$long]=$arg
+		FORMS[--$long]=1
 		if [ "$short" != - ]; then
 			TAKES[$c -$short]=1
-			ARG[-$short]=$arg
+			ARG[$c -$short]=$arg
+			FORMS[-$short]=1
 		fi
 	done < <("$S" "$c" --help | sed -nE \
 		's/^  (-([A-Za-z]), |    )--([a-z][a-z-]*)( ([A-Z][A-Z.=]*|[a-z]+(\|[a-z]+)+))?( .*)?$/\2 \3 \5/p' |
 		sed 's/^ /- /')
 done
-ok "the commands' --help list options (${#ARG[@]} forms)" test "${#ARG[@]}" -ge 20
+ok "the commands' --help list options (${#FORMS[@]} forms)" test "${#FORMS[@]}" -ge 20
 
 # a value each option's parser takes, by the name of its argument
 value_for() {
 	case $1 in
 	"") ;;
 	*'|'*) echo "${1%%|*}" ;;
-	SECONDS | PCT) echo 1 ;;
+	SECONDS | PCT | N) echo 1 ;;
 	LEVEL) echo warn ;;
+	FILE) echo /dev/null ;;
 	*) echo "$T" ;;
 	esac
 }
@@ -139,8 +144,8 @@ value_for() {
 # With --help after it, an option a command takes ends in its help (exit 0),
 # and one it does not take is a usage error before --help is reached.
 for c in "${CMDS[@]}"; do
-	for opt in "${!ARG[@]}"; do
-		val=$(value_for "${ARG[$opt]}")
+	for opt in "${!FORMS[@]}"; do
+		val=$(value_for "${ARG[$c $opt]:-}")
 		timeout -k 2 30 "$S" "$c" "$opt" ${val:+"$val"} --help >"$T/stdout" 2>"$T/stderr"
 		rc=$?
 		if [ -n "${TAKES[$c $opt]:-}" ]; then

@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pid_status pss;
 	struct pid_io pio;
 	struct pid_schedstat sch;
+	struct pid_task ptk;
 	uint64_t soft, hard;
 
 	if (!buf)
@@ -79,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_pid_io(buf, size, &pio);
 	parse_pid_schedstat(buf, size, &sch);
 	parse_pid_limits_nofile(buf, size, &soft, &hard);
+	parse_task_record(buf, size, &ptk);
 	parse_interrupts(buf, size, irq_sink, NULL);
 	free(buf);
 	return 0;

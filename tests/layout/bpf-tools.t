@@ -18,6 +18,11 @@ is "$(grep '^TRACE_TOOL' "$TABLE" | grep -cv '^TRACE_TOOL([a-z0-9_]*)$')" 0 \
 	"every TRACE_TOOL line of the table is one tool, as the Makefile reads it"
 is "$(printf '%s\n' "${TOOLS[@]}" | sort | uniq -d | tr '\n' ' ')" "" "no tool twice in the table"
 
+# BPF programs that are not tools of the window (the task iterator): the
+# Makefile's BPF_ITERS line names them; each has bpf/<name>.bpf.c,
+# bpf/<name>.h and core/trace/<name>.c, and no line in the table.
+mapfile -t ITERS < <(sed -n 's/^BPF_ITERS := //p' Makefile | tr ' ' '\n' | sed '/^$/d')
+
 in_table() {
 	local t
 	for t in "${TOOLS[@]}"; do
@@ -25,6 +30,23 @@ in_table() {
 	done
 	return 1
 }
+
+is_iter() {
+	local t
+	for t in "${ITERS[@]}"; do
+		[ "$t" = "$1" ] && return 0
+	done
+	return 1
+}
+
+for t in "${ITERS[@]}"; do
+	missing=""
+	for f in "bpf/$t.bpf.c" "bpf/$t.h" "core/trace/$t.c"; do
+		[ -f "$f" ] || missing="$missing $f"
+	done
+	is "$missing" "" "iterator $t: bpf/$t.bpf.c, bpf/$t.h and core/trace/$t.c exist"
+	ok "iterator $t: not also a tool of the table" eval '! in_table "$t"'
+done
 
 # The "### <tool>" sections of the doc's "## The tools".
 mapfile -t SECTIONS < <(awk '/^## / { in_tools = ($0 == "## The tools") }
@@ -51,12 +73,12 @@ done
 orphans=""
 for f in bpf/*.bpf.c; do
 	t=$(basename "$f" .bpf.c)
-	in_table "$t" || orphans="$orphans $f"
+	in_table "$t" || is_iter "$t" || orphans="$orphans $f"
 done
 for f in bpf/*.h; do
 	t=$(basename "$f" .h)
 	case "$t" in sonde.bpf | vmlinux) continue ;; esac
-	in_table "$t" || orphans="$orphans $f"
+	in_table "$t" || is_iter "$t" || orphans="$orphans $f"
 done
 for f in core/trace/*.c; do
 	t=$(basename "$f" .c)

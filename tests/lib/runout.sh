@@ -12,12 +12,15 @@ runout_needs() {
 }
 
 # runout_run FINDINGS ARGS...: sonde run --json (10 s window unless ARGS say) into FINDINGS,
-# its bundle beside it (unless ARGS give --out); inside network namespace RUNOUT_NETNS when set
+# its bundle beside it (unless ARGS give --out); inside network namespace RUNOUT_NETNS when set;
+# RUNOUT_ARGS (e.g. --no-bpf: processes from the /proc walk instead of the task iterator) added
 runout_run() {
 	local f=$1 rc
 	local -a in=()
 	shift
 	[ -n "${RUNOUT_NETNS:-}" ] && in=(ip netns exec "$RUNOUT_NETNS")
+	# shellcheck disable=SC2206
+	[ -n "${RUNOUT_ARGS:-}" ] && set -- "$@" ${RUNOUT_ARGS}
 	case " $* " in *" --out "*) ;; *) set -- --out "$(dirname "$f")" "$@" ;; esac
 	"${in[@]}" "$SONDE" run --window 10 --interval 1 --no-progress --json "$@" >"$f" 2>"$f.err"
 	rc=$?

@@ -5,8 +5,12 @@
 # read of a process stuck on its memory, or a hung mount, looks like to
 # sonde): the window gives the round up after 5 s, ends there, and the checks,
 # the report and the bundle are made from what was captured, naming the read
-# that hung. And --timeout ends a long window at its deadline.
+# that hung. A round that is slow but moving (each read ends, just late: a
+# host with 10,000 processes and no idle CPU) is not hung: it is waited for.
+# And --timeout ends a long window at its deadline.
 . tests/lib/tap.sh
+
+jq_true() { jq -e "$@" >/dev/null 2>&1; }
 
 for tool in jq cc tar; do
 	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
@@ -24,11 +28,16 @@ cat >"$T/shim.c" <<'SHIM'
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-static int hits;
+static int hits, slowed;
 static void maybe_hang(const char *path)
 {
 	const char *h = getenv("HANG_PATH"), *a = getenv("HANG_AFTER");
+	const char *sl = getenv("SLOW_FIRST"), *end;
 
+	/* SLOW_FIRST=N: the first N opens of a /proc/PID/stat take 100 ms each */
+	if (sl && path && !strncmp(path, "/proc/", 6) && (end = strchr(path + 6, '/')) &&
+	    !strcmp(end, "/stat") && __atomic_add_fetch(&slowed, 1, __ATOMIC_SEQ_CST) <= atoi(sl))
+		usleep(100000);
 	if (h && path && !strcmp(path, h) &&
 	    __atomic_add_fetch(&hits, 1, __ATOMIC_SEQ_CST) > (a ? atoi(a) : 0))
 		for (;;)
@@ -75,6 +84,23 @@ B=$(ls "$T"/out/sonde-*.tar.xz 2>/dev/null | head -1)
 ok "a complete bundle was written" test -s "$B"
 ok "the bundle verifies" "$SONDE" verify "$B"
 ok "the report says what timed out" sh -c "tar -xJOf '$B' report.md | grep -q 'timed out'"
+
+# Slow, not hung: the first 70 reads of a process's stat take 100 ms each, so
+# the first round takes 7 s or more (over the 5 s stall limit) while a read
+# ends every 100 ms. The /proc walk (--no-bpf) reads every process's stat.
+rm -f "$T"/out/*
+start=$(date +%s.%N)
+LD_PRELOAD="$T/shim.so" SLOW_FIRST=70 timeout 90 "$SONDE" run --window 10 --no-bpf --no-drilldown \
+	--check use.cpu-utilization --check workload.process-who --out "$T/out" --no-progress \
+	--json >"$T/s.json" 2>"$T/s.err"
+rc=$?
+took=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
+diag "slow round: took $took s; stop reason: $(jq -r .window.stop_reason "$T/s.json" 2>/dev/null)"
+is "$rc" 0 "a slow first round: the run completes"
+is "$(jq -r .window.stop_reason "$T/s.json" 2>/dev/null)" complete "... the round was waited for, not given up"
+ok "... the window has its samples" jq_true '.window.samples >= 3' "$T/s.json"
+ok "... and the processes were seen" sh -c "jq -e '.checks[] | select(.id == \"workload.process-who\")
+	| .status != \"error\"' '$T/s.json' >/dev/null"
 
 # --timeout: a 60 s window ends at a 3 s deadline, and the run still reports.
 rm -f "$T"/out/*

@@ -563,19 +563,32 @@ static void test_paths(void)
 		struct member m[] = { { .path = "raw/a\nb", .data = d, .len = 6 } };
 
 		refused("newline in a name", build("newline.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
-			"raw/a?b: a control character or backslash in the name");
+			"raw/a?b: a control character, or bytes that are not text, in the name");
 	}
 	{
 		struct member m[] = { { .path = "raw/a\x7f", .data = d, .len = 6 } };
 
 		refused("DEL in a name", build("del.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
-			"raw/a?: a control character or backslash in the name");
+			"raw/a?: a control character, or bytes that are not text, in the name");
+	}
+	{
+		/* CSI as a C1 character, and as a raw byte: both are escapes to some terminal. */
+		struct member m[] = { { .path = "raw/a\xc2\x9b" "2J", .data = d, .len = 6 } };
+
+		refused("C1 control in a name", build("c1.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
+			"raw/a?2J: a control character, or bytes that are not text, in the name");
+	}
+	{
+		struct member m[] = { { .path = "raw/a\x9b" "2J", .data = d, .len = 6 } };
+
+		refused("a raw 0x9b byte in a name", build("c1raw.tar.xz", FMT_PAX, F_XZ, m, 1),
+			NULL, "raw/a?2J: a control character, or bytes that are not text, in the name");
 	}
 	{
 		struct member m[] = { { .path = "raw\\..\\..\\pwned", .data = d, .len = 6 } };
 
 		refused("backslash in a name", build("bslash.tar.xz", FMT_PAX, F_XZ, m, 1), NULL,
-			"raw\\..\\..\\pwned: a control character or backslash in the name");
+			"raw\\..\\..\\pwned: a backslash in the name");
 	}
 	{
 		/* A leading "./" is the top ("tar -C dir ."); inside a name it is refused. */
@@ -1021,6 +1034,95 @@ static void test_errors(void)
 	ok(nothing_leaked(), "errors: nothing left");
 }
 
+/* An extraction of some members: out holds exactly nfiles files, or the error is err_want. */
+static void extract_some_is(const char *what, const char *path, const struct bundle_open_limits *lim,
+			    const struct bundle_want *want, size_t nwant, int ret_want,
+			    const char *err_want, int nfiles)
+{
+	char out[PATH_MAX], err[1024] = "";
+	int ret = bundle__extract_some(path, extract_parent, lim, want, nwant, out, sizeof(out),
+				       err, sizeof(err));
+
+	is_int(ret, ret_want, "%s: %s (%s)", what, ret_want ? "refused" : "extracted", err);
+	if (err_want) {
+		ok(!fnmatch(err_want, err, FNM_NOESCAPE), "%s: reason \"%s\"", what, err);
+		if (fnmatch(err_want, err, FNM_NOESCAPE))
+			printf("#   want '%s'\n", err_want);
+	}
+	if (!ret) {
+		is_int(count_tree(out), nfiles, "%s: %d file(s) written", what, nfiles);
+		bundle__remove_tree(out);
+	}
+	ok(nothing_leaked(), "%s: nothing left", what);
+}
+
+/* bundle__extract_some: only the members asked for are written; the caps before a byte is. */
+static void test_some(void)
+{
+	static char noise[1024 * 1024];
+	static const char findings[] = "{\"schema\":\"sonde.findings/1\"}\n";
+	struct member m[] = {
+		{ .path = "findings.json", .data = findings, .len = sizeof(findings) - 1 },
+		{ .path = "report.md", .data = findings, .len = sizeof(findings) - 1 },
+		{ .path = "raw/", .type = AE_IFDIR },
+		{ .path = "raw/a.cap", .zeros = 8 * MiB },
+		{ .path = "raw/drilldown/b.cap", .data = findings, .len = sizeof(findings) - 1 },
+		{ .path = "rawx.cap", .data = findings, .len = sizeof(findings) - 1 },
+	};
+	static const struct bundle_want w_findings[] = { { "findings.json", 0 } };
+	static const struct bundle_want w_raw[] = { { "raw/", 0 }, { "findings.json", 1 } };
+	static const struct bundle_want w_opt[] = { { "findings.json", 0 }, { "nope.json", 1 } };
+	static const struct bundle_want w_missing[] = { { "findings.json", 0 }, { "nope.json", 0 } };
+	static const struct bundle_want w_dir[] = { { "raw", 0 } };
+	static const struct bundle_want w_nodir[] = { { "nothing/", 0 } };
+	static const struct bundle_want w_deep[] = { { "raw/a.cap/x", 0 } };
+	struct bundle_open_limits lim = bundle_open_default_limits;
+	const char *b = build("some.tar.xz", FMT_PAX, F_XZ, m, sizeof(m) / sizeof(*m));
+	struct member cut[] = {
+		{ .path = "findings.json", .data = findings, .len = sizeof(findings) - 1 },
+		{ .path = "raw/a.cap", .zeros = 1 * MiB },
+		{ .path = "raw/noise.cap", .data = noise, .len = sizeof(noise) },
+	};
+	struct sink sk = { 0 };
+
+	extract_some_is("findings.json alone", b, NULL, w_findings, 1, 0, NULL, 1);
+	extract_some_is("raw/ and findings.json", b, NULL, w_raw, 2, 0, NULL, 3);
+	extract_some_is("an optional member missing", b, NULL, w_opt, 2, 0, NULL, 1);
+	extract_some_is("a member missing", b, NULL, w_missing, 2, -ENOENT,
+			"nope.json: not in the bundle", 0);
+	extract_some_is("a directory named as a member", b, NULL, w_dir, 1, -EISDIR,
+			"raw: a directory in the bundle, not a member: name a file in it", 0);
+	extract_some_is("a directory missing", b, NULL, w_nodir, 1, -ENOENT,
+			"nothing/: not in the bundle", 0);
+	extract_some_is("a path under a file", b, NULL, w_deep, 1, -ENOENT,
+			"raw/a.cap/x: not in the bundle", 0);
+	extract_some_is("every member (want NULL)", b, NULL, NULL, 0, 0, NULL, 5);
+	/* What is not written does not count towards the total cap. */
+	lim.max_total_bytes = 4 * MiB;
+	extract_some_is("an 8 MiB member skipped under a 4 MiB total cap", b, &lim, w_findings, 1,
+			0, NULL, 1);
+	extract_some_is("the same member wanted", b, &lim, w_raw, 2, -EINVAL,
+			"raw/a.cap: the members add up to more than the 4 MiB total cap", 0);
+	unlink(in_path("some.tar.xz"));
+
+	/*
+	 * The total cap is checked against the header before a byte is written:
+	 * raw/noise.cap would cross it, and its data is cut short after 300 KiB.
+	 * Checked while copying, the copy would meet the cut first ("truncated").
+	 */
+	fill_noise(noise, sizeof(noise));
+	if (!build_mem(&sk, FMT_PAX, F_GZIP, cut, 3) && sk.len > 700 * 1024)
+		write_path(in_path("cut.tar.gz"), sk.buf, sk.len - 700 * 1024);
+	lim.max_total_bytes = 1536 * 1024;
+	refused("a member over the total cap, cut short", in_path("cut.tar.gz"), &lim,
+		"raw/noise.cap: the members add up to more than the 1536 KiB total cap");
+	/* Reading stops once findings.json is out: the cut after it is not met. */
+	extract_some_is("findings.json before a broken tail", in_path("cut.tar.gz"), NULL,
+			w_findings, 1, 0, NULL, 1);
+	unlink(in_path("cut.tar.gz"));
+	sink_free(&sk);
+}
+
 /* bundle__remove_tree removes a symlink, never what it points to. */
 static void test_remove_tree(void)
 {
@@ -1053,6 +1155,23 @@ static void test_remove_tree(void)
 	   "remove_tree: a symlink as the top is refused, its target kept");
 	unlink(p);
 	is_int(bundle__remove_tree(tree), -ENOENT, "remove_tree: missing: -ENOENT");
+
+	/* Many more names than one getdents64 buffer holds, at two levels, and a trailing '/'. */
+	mkdir(tree, 0700);
+	ret = 0;
+	snprintf(p, sizeof(p), "%s/sub", tree);
+	ret = mkdir(p, 0700);
+	for (int i = 0; i < 1500 && !ret; i++) {
+		char f[2 * PATH_MAX];
+
+		snprintf(f, sizeof(f), "%s/%s%04d_%s", tree, i % 2 ? "" : "sub/", i,
+			 "a_name_long_enough_to_fill_the_buffer_quickly_xxxxxxxxxxxxxxxx");
+		ret = write_path(f, "x", 1);
+	}
+	ok(!ret && count_tree(tree) == 1500, "remove_tree: 1,500 files in two directories");
+	snprintf(p, sizeof(p), "%s/", tree);
+	is_int(bundle__remove_tree(p), 0, "remove_tree: all of them (named with a trailing '/')");
+	ok(lstat(tree, &st) && errno == ENOENT, "remove_tree: the tree is gone");
 }
 
 int main(void)
@@ -1081,6 +1200,7 @@ int main(void)
 	test_caps();
 	test_dictionary();
 	test_errors();
+	test_some();
 	test_remove_tree();
 
 	is_int(bundle__remove_tree(root), 0, "temporary files removed");

@@ -2220,6 +2220,72 @@ static void test_fuzz(void)
 	is_int(bad, 0, "fuzz: 2600 mutated samples through every parser keep their invariants");
 }
 
+/* sonde:task/PID, a task source's one line per process (util/parse.h) */
+static void test_task_record(void)
+{
+	static const char ok_line[] =
+		"4242 (my ) proc) S 1 0 3 2577 1 24 7 1234 5 17 98765 1000 40 2 31415926 2718 12 "
+		"43 777 4242 100 200 3 4 4096 8192\n";
+	static const char hostile[] =
+		"7 (a) R 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 - - - - - - - - -\n)) S 2 1 1 0 0 0 0 0 0 0 "
+		"0 0 0 0 0 0 0 - unlimited unlimited - - - - - -\n";
+	static const char *const bad[] = {
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1",   /* no newline */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1\n",   /* a field short */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 9\n", /* one too many */
+		"1 (a) S 1 2 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n", /* kthread 2 */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 - 1 1 1 1 1\n", /* io half unknown */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 - 1 1 1 1 1 1 1\n", /* a limit "-" */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 99999999999999999999\n",
+		"1 (a) SS 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n", /* state of two */
+		"1 a S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",   /* no comm */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 5 6 7\n", /* three more */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 5 x\n", /* swap not a number */
+		"",
+	};
+	static const char with_mem[] =
+		"9 (m) S 1 0 1 700 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 650 12\n";
+	static const char mem_unknown[] =
+		"9 (k) I 2 1 1 0 0 1 1 1 1 1 1 0 1 1 1 1 1 - 1 1 - - - - - - - -\n";
+	struct pid_task t;
+
+	is_int(parse_task_record(ok_line, sizeof(ok_line) - 1, &t), 0, "task record: parsed");
+	is_int(t.pid, 4242, "task record: pid");
+	is_str(t.comm, "my ) proc", "task record: a comm with ') ' kept whole");
+	ok(t.state == 'S' && t.ppid == 1 && !t.kernel_thread && t.threads == 3,
+	   "task record: state, ppid, kernel thread, threads");
+	ok(t.rss_pages == 2577 && t.processor == 1 && t.utime == 24 && t.stime == 7,
+	   "task record: rss, processor, utime, stime");
+	ok(t.minflt == 1234 && t.majflt == 5 && t.blkio_ticks == 17 && t.starttime == 98765,
+	   "task record: faults, blkio, starttime");
+	ok(t.uid == 1000 && t.vol_ctxt == 40 && t.nonvol_ctxt == 2, "task record: uid, switches");
+	ok(t.run_ns == 31415926 && t.wait_ns == 2718 && t.slices == 12, "task record: schedstat");
+	ok(t.fds == 43 && t.nofile_soft == 777 && t.nofile_hard == 4242, "task record: fds, limits");
+	ok(t.has_io && t.rchar == 100 && t.wchar == 200 && t.syscr == 3 && t.syscw == 4 &&
+		   t.read_bytes == 4096 && t.write_bytes == 8192,
+	   "task record: the six I/O counters");
+
+	is_int(parse_task_record(hostile, sizeof(hostile) - 1, &t), 0,
+	       "task record: a comm holding a newline and a whole forged line");
+	ok(t.pid == 7 && t.state == 'S' && t.ppid == 2 && t.kernel_thread == 1,
+	   "task record: the fields after the last ')' are the real ones");
+	ok(t.fds == -1 && !t.has_io && t.nofile_soft == UINT64_MAX && t.nofile_hard == UINT64_MAX,
+	   "task record: '-' is unknown, 'unlimited' is unlimited");
+	ok(t.anon_pages == UINT64_MAX && t.swap_pages == UINT64_MAX,
+	   "task record: one without ANON_PAGES and SWAP_PAGES (an earlier sonde's): both unknown");
+	is_int(parse_task_record(with_mem, sizeof(with_mem) - 1, &t), 0,
+	       "task record: with ANON_PAGES and SWAP_PAGES");
+	ok(t.anon_pages == 650 && t.swap_pages == 12 && t.rss_pages == 700,
+	   "task record: anonymous and swapped-out pages");
+	is_int(parse_task_record(mem_unknown, sizeof(mem_unknown) - 1, &t), 0,
+	       "task record: a kernel thread's '-' memory");
+	ok(t.anon_pages == UINT64_MAX && t.swap_pages == UINT64_MAX,
+	   "task record: '-' pages are unknown");
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		ok(parse_task_record(bad[i], strlen(bad[i]), &t) == -EINVAL,
+		   "task record: refused, malformed #%zu", i);
+}
+
 int main(void)
 {
 	test_schedstat();
@@ -2240,6 +2306,7 @@ int main(void)
 	test_pid_status();
 	test_pid_io();
 	test_pid_limits();
+	test_task_record();
 	test_interrupts();
 	test_fuzz();
 	return tap_done();

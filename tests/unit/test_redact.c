@@ -17,6 +17,7 @@
 #include "collect/capture.h"
 #include "util/json_read.h"
 #include "bundle/redact.h"
+#include "bundle/redact_int.h"
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/sonde-test-redact-XXXXXX";
@@ -216,6 +217,85 @@ static void test_secrets(void)
 	       "--password VALUE as the next argument");
 	is_str(red(r, "x --password --verbose", 0), "x --password --verbose",
 	       "--password followed by an option: nothing to drop");
+	redactor__free(r);
+}
+
+/* An argv element is the unit of a secret; a report joining argv with spaces follows it. */
+static void test_argv_secrets(void)
+{
+	static const struct {
+		const char *in, *want;
+		size_t in_len, want_len;
+		const char *what;
+	} argv[] = {
+#define A(in, want, what) { in, want, sizeof(in) - 1, sizeof(want) - 1, what }
+		A("prog\0--password=correct horse CANARY\0--user\0bob\0",
+		  "prog\0--password=REDACTED\0--user\0bob\0", "--password=V with blanks"),
+		A("psql\0--db-password\0two words\0db\0", "psql\0--db-password\0REDACTED\0db\0",
+		  "--db-password V, V with a blank"),
+		A("env\0API_TOKEN=zq wv\0cmd\0", "env\0API_TOKEN=REDACTED\0cmd\0",
+		  "API_TOKEN=V, a short V with a blank"),
+		A("x\0--secret=tab\there\0", "x\0--secret=REDACTED\0", "a tab in V"),
+		A("c\0-H\0Authorization: Bearer ab cd\0", "c\0-H\0Authorization: Bearer REDACTED\0",
+		  "Authorization: Bearer V with a blank"),
+#undef A
+	};
+	struct redactor *r = redactor__new();
+	const char cut[] = "x\0--password=correct hor";
+	char *out;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(argv) / sizeof(*argv); i++)
+		redactor__learn(r, argv[i].in, argv[i].in_len, REDACT_CMDLINE | REDACT_ARGV);
+	redactor__learn(r, cut, sizeof(cut) - 1, REDACT_CMDLINE | REDACT_ARGV | REDACT_TRUNCATED);
+	for (size_t i = 0; i < sizeof(argv) / sizeof(*argv); i++) {
+		out = redactor__text(r, argv[i].in, argv[i].in_len, REDACT_CMDLINE | REDACT_ARGV,
+				     &len);
+		ok(out && len == argv[i].want_len && !memcmp(out, argv[i].want, len),
+		   "argv, %s: the whole element", argv[i].what);
+		free(out);
+	}
+	out = redactor__text(r, cut, sizeof(cut) - 1,
+			     REDACT_CMDLINE | REDACT_ARGV | REDACT_TRUNCATED, &len);
+	ok(out && len == 21 && !memcmp(out, "x\0--password=REDACTED", 21),
+	   "argv cut at the cap inside a secret: the value and its fragment dropped");
+	free(out);
+	/* The same command lines as a report shows them: joined with spaces. */
+	is_str(red(r, "prog --password=correct horse CANARY --user bob", 0),
+	       "prog --password=REDACTED --user bob", "joined: the learned value, blanks and all");
+	is_str(red(r, "psql --db-password two words db", 0), "psql --db-password REDACTED db",
+	       "joined: --db-password V");
+	is_str(red(r, "env API_TOKEN=zq wv cmd", 0), "env API_TOKEN=REDACTED cmd",
+	       "joined: a short value with a blank, after its name");
+	is_str(red(r, "x --password=correct hor", 0), "x --password=REDACTED",
+	       "joined: the value cut at the cap, fragment included");
+	is_str(red(r, "echo correct horse CANARY", 0), "echo REDACTED",
+	       "the learned value elsewhere");
+	is_str(red(r, "| prog --password=correct horse CAN \xe2\x80\xa6", 0),
+	       "| prog --password=REDACTED REDACTED REDACTED \xe2\x80\xa6",
+	       "a table cell cut between its words: each word and the fragment dropped");
+	is_str(red(r, "db --password=other things stay", 0), "db --password=REDACTED things stay",
+	       "a value never learned: up to the blank, as before");
+	redactor__free(r);
+}
+
+/* execsnoop's args, cut at 255 bytes inside scheme://user:PASSWORD@host. */
+static void test_json_cut(void)
+{
+	struct redactor *r = redactor__new();
+	struct strbuf out = { 0 };
+	const char json[] = "{\"samples\": [{\"args\": \"curl -o x https://bob:CANARYPW\", "
+			    "\"args_cut\": true}, {\"args\": \"ls https://u:keep\", "
+			    "\"args_cut\": false}]}";
+
+	strbuf__append(&out, "", 0);
+	redact__json(r, json, sizeof(json) - 1, NULL);
+	redact__json(r, json, sizeof(json) - 1, &out);
+	ok(out.buf && !has(out.buf, "CANARYPW") && !has(out.buf, "bob") &&
+		   has(out.buf, "\"curl -o x REDACTED\""),
+	   "a value with \"KEY_cut\": true after it: its last token dropped (%s)", out.buf);
+	ok(out.buf && has(out.buf, "ls https://u:keep"), "\"KEY_cut\": false: as it is");
+	strbuf__free(&out);
 	redactor__free(r);
 }
 
@@ -499,6 +579,74 @@ static void test_stage(void)
 	ok(stat(path, &sb) && errno == ENOENT, "no temporary left behind");
 }
 
+/*
+ * '=' records: written as repeats in the copy whatever their size, each
+ * learned and redacted once; a repeat of a truncated read stays truncated.
+ */
+static void test_repeats(void)
+{
+	struct capture_set cs;
+	const struct capture_stream *st;
+	struct redactor *r;
+	static const char cut[] = "run\0--token=CANARYCUT";
+	char stage[4096], raw[4200], path[4400], err[512], *big, *text = NULL;
+	size_t big_len = 256 << 10, n = 0, reps = 0;
+	struct stat sb;
+	FILE *f;
+	int rc;
+
+	snprintf(stage, sizeof(stage), "%s/repeats", tmpdir);
+	snprintf(raw, sizeof(raw), "%s/raw", stage);
+	mkdir(stage, 0700);
+	mkdir(raw, 0700);
+	big = malloc(big_len);
+	memset(big, 'x', big_len);
+	memcpy(big, "app\0--password=CANARYREP\0", 26);
+	snprintf(path, sizeof(path), "%s/proc.pids.cap", raw);
+	f = fopen(path, "w");
+	fprintf(f, "sonde-capture 1\n@ 0 1 1 %zu - /proc/5/cmdline\n", big_len);
+	fwrite(big, 1, big_len, f);
+	fputc('\n', f);
+	for (int i = 1; i <= 500; i++)
+		fprintf(f, "= %d %d %d %zu - /proc/5/cmdline\n", i, i + 1, i + 1, big_len);
+	fprintf(f, "@ 0 1 1 %zu t /proc/6/cmdline\n", sizeof(cut) - 1);
+	fwrite(cut, 1, sizeof(cut) - 1, f);
+	fprintf(f, "\n= 1 2 2 %zu - /proc/6/cmdline\n", sizeof(cut) - 1);
+	fclose(f);
+	free(big);
+
+	r = redact__dir(stage, NULL, NULL, err, sizeof(err));
+	ok(r, "a stream of 500 repeats of a 256 KiB read is redacted (%s)", r ? "ok" : err);
+	redactor__free(r);
+	ok(!stat(path, &sb) && sb.st_size < (off_t)big_len + 100 * 1000,
+	   "the copy stays the size of the original (%lld bytes)", (long long)sb.st_size);
+	rc = capture_set__load(&cs, raw, err, sizeof(err));
+	is_int(rc, 0, "the copy loads (%s)", rc ? err : "ok");
+	st = rc ? NULL : capture_set__stream(&cs, "proc.pids");
+	ok(st && st->n == 503, "every record is there (%zu)", st ? st->n : 0);
+	for (size_t i = 1; st && i <= 500 && i < st->n; i++)
+		reps += st->rec[i].data == st->rec[0].data;
+	is_int(reps, 500, "each '=' repeats the redacted read");
+	ok(st && st->n == 503 && !memmem(st->rec[0].data, st->rec[0].len, "CANARYREP", 9) &&
+		   memmem(st->rec[0].data, st->rec[0].len, "--password=REDACTED", 19),
+	   "the repeated read is redacted");
+	ok(st && st->n == 503 && st->rec[502].truncated && st->rec[502].data == st->rec[501].data,
+	   "a repeat of a truncated read: still a repeat, still truncated");
+	if (!rc)
+		capture_set__free(&cs);
+	f = fopen(path, "r");
+	if (f) {
+		text = calloc(1, (size_t)sb.st_size + 1);
+		n = fread(text, 1, (size_t)sb.st_size, f);
+		fclose(f);
+	}
+	reps = 0;
+	for (const char *p = text; p && (p = memmem(p, n - (size_t)(p - text), "\n= ", 3)); p++)
+		reps++;
+	is_int(reps, 501, "written as 501 '=' records");
+	free(text);
+}
+
 static void test_idempotent(void)
 {
 	struct redactor *r = redactor__new();
@@ -525,9 +673,12 @@ int main(void)
 	test_mac();
 	test_secrets();
 	test_learned_secrets();
+	test_argv_secrets();
+	test_json_cut();
 	test_names();
 	test_short_names();
 	test_views();
+	test_repeats();
 	test_stage();
 	test_idempotent();
 	{

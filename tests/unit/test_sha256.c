@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* SHA-256 against the FIPS 180-4 example vectors, split updates, and sha256sum(1). */
+/*
+ * SHA-256 (libmd, behind util/sha256.h) against the NIST vectors: the FIPS
+ * 180-4 examples, short messages and the Monte Carlo test of the CAVS SHAVS
+ * byte-oriented files (SHA256ShortMsg.rsp, SHA256Monte.rsp); split updates;
+ * and sha256sum(1).
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +53,90 @@ static void test_vectors(void)
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		one_shot(v[i].msg, strlen(v[i].msg), hex);
 		is_str(hex, v[i].hex, "NIST vector, %zu bytes", strlen(v[i].msg));
+	}
+}
+
+static int unhex(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = strlen(hex) / 2;
+
+	if (n > max)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return (int)n;
+}
+
+/* CAVS 11.0 SHAVS, SHA256ShortMsg.rsp (byte-oriented), the first records: Len in bits. */
+static void test_cavs_short(void)
+{
+	static const struct {
+		int bits;
+		const char *msg, *md;
+	} v[] = {
+		{ 0, "00", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ 8, "d3", "28969cdfa74a12c82f3bad960b0b000aca2ac329deea5c2328ebc6f2ba9802c1" },
+		{ 16, "11af", "5ca7133fa735326081558ac312c620eeca9970d1e70a4b95533d956f072d1f98" },
+		{ 24, "b4190e", "dff2e73091f6c05e528896c4c831b9448653dc2ff043528f6769437bc7b975c2" },
+		{ 32, "74ba2521", "b16aa56be3880d18cd41e68384cf1ec8c17680c45a02b1575dc1518923ae8b0e" },
+	};
+	uint8_t msg[64];
+	char hex[65];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int n = unhex(v[i].msg, msg, sizeof(msg));
+
+		one_shot(msg, v[i].bits ? (size_t)n : 0, hex);
+		is_str(hex, v[i].md, "SHA256ShortMsg Len = %d", v[i].bits);
+	}
+}
+
+/*
+ * SHA256Monte.rsp: from the seed, 100 checkpoints of 1,000 chained digests,
+ * each over the last three (MD[i] = SHA256(MD[i-3] || MD[i-2] || MD[i-1])).
+ */
+static void test_cavs_monte(void)
+{
+	static const char seed_hex[] =
+		"6d1e72ad03ddeb5de891e572e2396f8da015d899ef0e79503152d6010a3fe691";
+	static const struct {
+		int count;
+		const char *md;
+	} want[] = {
+		{ 0, "e93c330ae5447738c8aa85d71a6c80f2a58381d05872d26bdd39f1fcd4f2b788" },
+		{ 99, "6a912ba4188391a78e6f13d88ed2d14e13afce9db6f7dcbf4a48c24f3db02778" },
+	};
+	uint8_t md[3][32], seed[32], m[96];
+	char hex[65];
+	size_t w = 0;
+
+	unhex(seed_hex, seed, sizeof(seed));
+	for (int j = 0; j < 100; j++) {
+		struct sha256 s;
+
+		memcpy(md[0], seed, 32);
+		memcpy(md[1], seed, 32);
+		memcpy(md[2], seed, 32);
+		for (int i = 3; i < 1003; i++) {
+			memcpy(m, md[0], 32);
+			memcpy(m + 32, md[1], 32);
+			memcpy(m + 64, md[2], 32);
+			memmove(md[0], md[1], 64);
+			sha256__init(&s);
+			sha256__update(&s, m, sizeof(m));
+			sha256__final(&s, md[2]);
+		}
+		memcpy(seed, md[2], 32);
+		if (w < sizeof(want) / sizeof(want[0]) && want[w].count == j) {
+			digest_hex(seed, hex);
+			is_str(hex, want[w].md, "SHA256Monte COUNT = %d", j);
+			w++;
+		}
 	}
 }
 
@@ -185,6 +274,8 @@ static void test_sha256sum(void)
 int main(void)
 {
 	test_vectors();
+	test_cavs_short();
+	test_cavs_monte();
 	test_million_a();
 	test_split_updates();
 	test_sha256sum();

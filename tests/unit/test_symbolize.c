@@ -3,14 +3,22 @@
  * The symbolizer on ELF files built here with cc: PIE and not, with .symtab
  * and stripped (only .dynsym left), a process snapshotted and then gone, a
  * process never seen, a JIT map, and kallsyms (real, and hidden by
- * kptr_restrict).
+ * kptr_restrict). And what a hostile local user can do to a root sonde
+ * (issue 18, items 2 and 3): a FIFO, a link, another user's file or a 200 GB
+ * sparse file as /tmp/perf-PID.map, and an ELF file cut short while the
+ * symbolizer reads it.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf/symbolize.h"
@@ -162,6 +170,211 @@ static void gone_and_jit(void)
 	symbolizer__free(s);
 }
 
+/* ---- a hostile /tmp/perf-PID.map (item 2) ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "not ok - the symbolizer blocked on the perf map (10 s)\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+static const char jit_lines[] = "10000 100 LazyCompile:~hot_loop app.js:12\n";
+
+/* Plant what make() makes as /tmp/perf-PID.map of a live process; the JIT address must stay unnamed. */
+static void planted(const char *what, int (*make)(const char *path), int named)
+{
+	char bin[256], jit[64];
+	struct symbolizer *s = symbolizer__new();
+	struct child c;
+	enum sym_why w;
+	double t0;
+	const char *got;
+
+	snprintf(bin, sizeof(bin), "%s/pie", dir);
+	if (spawn(bin, &c)) {
+		ok(0, "%s: started", what);
+		symbolizer__free(s);
+		return;
+	}
+	snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", c.pid);
+	unlink(jit);
+	if (make(jit)) {
+		printf("ok %d # SKIP %s: cannot make it here (%s)\n", ++tap_n, what, strerror(errno));
+		unlink(jit);
+		reap(&c);
+		symbolizer__free(s);
+		return;
+	}
+	signal(SIGALRM, on_alarm);
+	alarm(10);
+	t0 = now_s();
+	got = symbolizer__user(s, c.pid, 0x10040, &w);
+	alarm(0);
+	ok(now_s() - t0 < 5, "%s: the snapshot returns at once (%.2f s)", what, now_s() - t0);
+	if (named)
+		is_str(got, "LazyCompile:~hot_loop app.js:12", "%s: its entries before the cap are used",
+		       what);
+	else
+		is_str(got, SYM_UNKNOWN, "%s: not read", what);
+	unlink(jit);
+	reap(&c);
+	symbolizer__free(s);
+}
+
+static int write_map(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(jit_lines, f);
+	return fclose(f);
+}
+
+static int make_fifo(const char *path)
+{
+	return mkfifo(path, 0644);
+}
+
+static int make_link(const char *path)
+{
+	char target[300];
+
+	snprintf(target, sizeof(target), "%s/elsewhere.map", dir);
+	return write_map(target) || symlink(target, path);
+}
+
+static int make_foreign(const char *path)
+{
+	/* another user's file (nobody's): only root can give one away */
+	if (geteuid()) {
+		errno = EPERM;
+		return -1;
+	}
+	return write_map(path) || chown(path, 65534, 65534);
+}
+
+static int make_sparse(const char *path)
+{
+	/* real entries first, then 200 GB of holes: read up to the cap only */
+	return write_map(path) || truncate(path, 200LL << 30);
+}
+
+static void hostile_jit_maps(void)
+{
+	planted("a FIFO as the perf map", make_fifo, 0);
+	planted("a symbolic link as the perf map", make_link, 0);
+	planted("another user's perf map", make_foreign, 0);
+	planted("a 200 GB sparse perf map", make_sparse, 1);
+	planted("the process's own perf map", write_map, 1);
+}
+
+/* ---- an ELF file cut short under the symbolizer (item 3) ---- */
+
+/*
+ * The attacker's move, from inside the reads: once the symbolizer has the
+ * victim open (an mmap of it, or its first pread), the file is cut to 0
+ * bytes. Through a mapping, the next access would be SIGBUS; through
+ * pread, a short read. These wrappers take the place of libc's for libelf.
+ */
+static char victim_path[300];
+static dev_t victim_dev;
+static ino_t victim_ino;
+static int victim_armed;
+
+static void cut_victim(int fd)
+{
+	struct stat st;
+
+	if (!victim_armed || fd < 0 || fstat(fd, &st) || st.st_dev != victim_dev ||
+	    st.st_ino != victim_ino)
+		return;
+	victim_armed = 0;
+	if (truncate(victim_path, 0))
+		printf("# truncate %s: %s\n", victim_path, strerror(errno));
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real)(void *, size_t, int, int, int, off_t);
+	void *m;
+
+	if (!real)
+		real = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+	m = real(addr, len, prot, flags, fd, off);
+	if (m != MAP_FAILED)
+		cut_victim(fd);
+	return m;
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	static ssize_t (*real)(int, void *, size_t, off_t);
+	ssize_t r;
+
+	if (!real)
+		real = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
+	r = real(fd, buf, n, off);
+	cut_victim(fd);
+	return r;
+}
+
+static void truncated_elf(void)
+{
+	char src[300], cmd[700];
+	struct stat st;
+	pid_t pid;
+	int status = 0, fd;
+	void *m;
+
+	snprintf(src, sizeof(src), "%s/pie", dir);
+	snprintf(victim_path, sizeof(victim_path), "%s/victim.so", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", src, victim_path);
+	if (sh(cmd) || (fd = open(victim_path, O_RDONLY)) < 0 || fstat(fd, &st)) {
+		ok(0, "a copy of an ELF file to cut short");
+		return;
+	}
+	/* mapped executable, as a library is: the symbolizer finds it in /proc/self/maps */
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		printf("ok %d # SKIP cannot map a file executable in %s (%s)\n", ++tap_n, dir,
+		       strerror(errno));
+		return;
+	}
+	victim_dev = st.st_dev;
+	victim_ino = st.st_ino;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct symbolizer *s = symbolizer__new();
+		enum sym_why w = SYM_OK;
+
+		victim_armed = 1;
+		symbolizer__user(s, getpid(), (uint64_t)(uintptr_t)m + 0x1000, &w);
+		symbolizer__free(s);
+		_exit(victim_armed ? 3 : w == SYM_FILE_UNREADABLE || w == SYM_NO_SYMBOL ? 0 : 4);
+	}
+	waitpid(pid, &status, 0);
+	ok(!WIFSIGNALED(status), "an ELF file cut short while read: sonde survives (%s)",
+	   WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "no signal");
+	is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+	       "... the file was cut under it, and its frames are unknown, not guessed");
+	munmap(m, (size_t)st.st_size);
+}
+
 static void kernel(void)
 {
 	char path[300];
@@ -238,6 +451,8 @@ int main(void)
 	one_binary("pie-stripped", "-fPIE -pie", 1);
 	one_binary("nopie-stripped", "-fno-pie -no-pie", 1);
 	gone_and_jit();
+	hostile_jit_maps();
+	truncated_elf();
 	kernel();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	sh(cmd);

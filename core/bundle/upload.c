@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sonde run --upload: the finished bundle to a URL through libcurl (upload.h).
+ * One easy handle per attempt, so a retry starts from a clean state; the
+ * bundle is read, never moved or removed. Only https, http and sftp are
+ * allowed, redirects are not followed (a redirect must not send a bundle
+ * somewhere the user did not name), the peer is verified (TLS certificates;
+ * for SFTP, ~/.ssh/known_hosts), and a transfer that stalls is given up.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bundle/upload.h"
+
+#define UPLOAD_CONNECT_TIMEOUT_S 30L
+/* A transfer slower than this many bytes per second for UPLOAD_STALL_S is given up. */
+#define UPLOAD_STALL_BYTES_PER_S 1024L
+#define UPLOAD_STALL_S 60L
+#define UPLOAD_MAX_WAIT_S 60.0
+/* What a server says with an error, kept for the message (one line). */
+#define UPLOAD_REPLY_KEPT 200
+
+static const char *const schemes[] = { "https://", "http://", "sftp://" };
+
+/* The scheme's length when url starts with one we take, else 0. */
+static size_t scheme_len(const char *url)
+{
+	for (size_t i = 0; i < sizeof(schemes) / sizeof(*schemes); i++)
+		if (!strncasecmp(url, schemes[i], strlen(schemes[i])))
+			return strlen(schemes[i]);
+	return 0;
+}
+
+int upload__url_check(const char *url, char *err, size_t errlen)
+{
+	size_t s = scheme_len(url);
+	const char *host = url + s, *end;
+
+	for (const char *p = url; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f) {
+			snprintf(err, errlen, "a URL has no spaces or control characters");
+			return -EINVAL;
+		}
+	if (!s) {
+		snprintf(err, errlen, "only https://, http:// and sftp:// URLs");
+		return -EINVAL;
+	}
+	end = host + strcspn(host, "/?#");
+	/* the host is what follows user:password@, if any */
+	for (const char *p = host; p < end; p++)
+		if (*p == '@')
+			host = p + 1;
+	if (host >= end) {
+		snprintf(err, errlen, "the URL names no host");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void upload__url_shown(const char *url, char *out, size_t len)
+{
+	size_t s = scheme_len(url), auth_end = s, k;
+	const char *rest;
+
+	for (k = s; url[k] && !strchr("/?#", url[k]); k++)
+		if (url[k] == '@')
+			auth_end = k + 1;
+	rest = url + auth_end;
+	snprintf(out, len, "%.*s%.*s", (int)s, url, (int)strcspn(rest, "?#"), rest);
+}
+
+struct reply {
+	char text[UPLOAD_REPLY_KEPT + 1];
+	size_t len;
+};
+
+/* The server's answer: its first bytes are kept for the message, the rest dropped. */
+static size_t reply_write(char *data, size_t size, size_t n, void *arg)
+{
+	struct reply *r = arg;
+	size_t len = size * n;
+
+	for (size_t i = 0; i < len && r->len < UPLOAD_REPLY_KEPT; i++) {
+		unsigned char c = (unsigned char)data[i];
+
+		r->text[r->len++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+	}
+	r->text[r->len] = '\0';
+	return len;
+}
+
+/* May another attempt succeed where this one failed? */
+static int transient(CURLcode cc, long status)
+{
+	switch (cc) {
+	case CURLE_OK:
+		return status == 408 || status == 425 || status == 429 || status >= 500;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_UPLOAD_FAILED:
+	case CURLE_SSH:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+struct attempt {
+	CURLcode cc;
+	long status;
+	char why[512];
+};
+
+static void sftp_key(CURL *c);
+
+/* The options every attempt shares. */
+static void set_common(CURL *c, const struct upload_opts *o, const char *url, char *errbuf,
+		       struct reply *reply, struct curl_slist *headers, const char *known_hosts)
+{
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http,sftp");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, UPLOAD_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, UPLOAD_STALL_BYTES_PER_S);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, UPLOAD_STALL_S);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "sonde/" SONDE_VERSION);
+	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, reply_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, reply);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	if (o->cacert)
+		curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
+	if (known_hosts) {
+		curl_easy_setopt(c, CURLOPT_SSH_KNOWNHOSTS, known_hosts);
+		sftp_key(c);
+	}
+}
+
+static void attempt_once(const struct upload_opts *o, const char *url, const char *path,
+			 const char *known_hosts, struct attempt *a)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct reply reply = { .len = 0 };
+	/* no "Expect: 100-continue": a server that ignores it would cost a second per attempt */
+	struct curl_slist *headers = curl_slist_append(NULL, "Expect:");
+	curl_mime *mime = NULL;
+	struct stat sb;
+	FILE *f = NULL;
+	CURL *c = curl_easy_init();
+
+	a->status = 0;
+	a->why[0] = '\0';
+	if (!c || !headers) {
+		a->cc = CURLE_OUT_OF_MEMORY;
+		goto cleanup;
+	}
+	set_common(c, o, url, errbuf, &reply, headers, known_hosts);
+	if (o->post) {
+		curl_mimepart *part;
+
+		mime = curl_mime_init(c);
+		part = mime ? curl_mime_addpart(mime) : NULL;
+		if (!part || curl_mime_name(part, "file") || curl_mime_filedata(part, path)) {
+			a->cc = CURLE_OUT_OF_MEMORY;
+			goto cleanup;
+		}
+		if (o->case_id && ((part = curl_mime_addpart(mime)) == NULL ||
+				   curl_mime_name(part, "case_id") ||
+				   curl_mime_data(part, o->case_id, CURL_ZERO_TERMINATED))) {
+			a->cc = CURLE_OUT_OF_MEMORY;
+			goto cleanup;
+		}
+		curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
+	} else {
+		f = fopen(path, "rbe");
+		if (!f || fstat(fileno(f), &sb)) {
+			a->cc = CURLE_READ_ERROR;
+			snprintf(a->why, sizeof(a->why), "%s: %s", path, strerror(errno));
+			goto cleanup;
+		}
+		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(c, CURLOPT_READDATA, f);
+		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)sb.st_size);
+	}
+	a->cc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a->status);
+	if (a->cc != CURLE_OK)
+		snprintf(a->why, sizeof(a->why), "%s", errbuf[0] ? errbuf : curl_easy_strerror(a->cc));
+	else if (a->status >= 300)
+		snprintf(a->why, sizeof(a->why), "HTTP %ld%s%s", a->status, reply.len ? ": " : "",
+			 reply.text);
+cleanup:
+	if (a->cc == CURLE_OUT_OF_MEMORY && !a->why[0])
+		snprintf(a->why, sizeof(a->why), "out of memory");
+	if (f)
+		fclose(f);
+	curl_mime_free(mime);
+	curl_slist_free_all(headers);
+	if (c)
+		curl_easy_cleanup(c);
+}
+
+static void wait_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * The URL the bundle goes to: a path ending in '/' is a directory, the
+ * bundle's name is added there (before a ?query).
+ */
+static char *target_url(const char *url, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t s = scheme_len(url), n = strlen(url);
+	size_t end = s + strcspn(url + s, "?#");
+	char *out = malloc(n + strlen(base) + 1);
+
+	if (out)
+		sprintf(out, "%.*s%s%s", (int)end, url,
+			end > s && url[end - 1] == '/' ? base : "", url + end);
+	return out;
+}
+
+/*
+ * SFTP logs in with the first of ~/.ssh/id_ed25519, id_ecdsa and id_rsa (its
+ * public key derived from it), as ssh would; libcurl's own default, id_rsa
+ * with id_dsa.pub, fails with any other key.
+ */
+static void sftp_key(CURL *c)
+{
+	static const char *const keys[] = { "id_ed25519", "id_ecdsa", "id_rsa" };
+	const char *home = getenv("HOME");
+	char path[4200];
+
+	for (size_t i = 0; home && *home && i < sizeof(keys) / sizeof(*keys); i++) {
+		snprintf(path, sizeof(path), "%s/.ssh/%s", home, keys[i]);
+		if (!access(path, R_OK)) {
+			curl_easy_setopt(c, CURLOPT_SSH_PRIVATE_KEYFILE, path);
+			curl_easy_setopt(c, CURLOPT_SSH_PUBLIC_KEYFILE, "");
+			return;
+		}
+	}
+}
+
+/* SFTP checks the server's key against ~/.ssh/known_hosts; without one, no SFTP. */
+static int sftp_known_hosts(const char *url, char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *home = getenv("HOME");
+
+	buf[0] = '\0';
+	if (strncasecmp(url, "sftp://", 7))
+		return 0;
+	if (home && *home)
+		snprintf(buf, len, "%s/.ssh/known_hosts", home);
+	if (!buf[0] || access(buf, R_OK)) {
+		snprintf(err, errlen, "sftp: no readable %s to check the server's key against",
+			 buf[0] ? buf : "~/.ssh/known_hosts");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int bundle__upload(const struct upload_opts *o, const char *path, struct upload_result *res,
+		   char *err, size_t errlen)
+{
+	char known_hosts[4200], note[1024];
+	double wait = o->backoff_s;
+	struct attempt a = { 0 };
+	char *url = NULL;
+	int rc = -EIO;
+
+	memset(res, 0, sizeof(*res));
+	upload__url_shown(o->url, res->where, sizeof(res->where));
+	if (upload__url_check(o->url, err, errlen))
+		return -EINVAL;
+	if (o->post && !strncasecmp(o->url, "sftp://", 7)) {
+		snprintf(err, errlen, "POST is for http and https, not sftp");
+		return -EINVAL;
+	}
+	if (sftp_known_hosts(o->url, known_hosts, sizeof(known_hosts), err, errlen))
+		return -EINVAL;
+	url = o->post ? strdup(o->url) : target_url(o->url, path);
+	if (!url || curl_global_init(CURL_GLOBAL_DEFAULT)) {
+		free(url);
+		snprintf(err, errlen, "cannot start libcurl");
+		return -ENOMEM;
+	}
+	upload__url_shown(url, res->where, sizeof(res->where));
+	for (int i = 1; i <= (o->attempts > 0 ? o->attempts : 1); i++) {
+		res->attempts = i;
+		attempt_once(o, url, path, known_hosts[0] ? known_hosts : NULL, &a);
+		res->http_status = a.status;
+		if (a.cc == CURLE_OK && a.status < 300) {
+			rc = 0;
+			break;
+		}
+		rc = a.cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
+		if (!transient(a.cc, a.status) || i == o->attempts)
+			break;
+		if (o->note) {
+			snprintf(note, sizeof(note), "upload attempt %d of %d failed: %s; again in %g s",
+				 i, o->attempts, a.why, wait);
+			o->note(o->arg, note);
+		}
+		wait_s(wait);
+		wait = wait * 2 < UPLOAD_MAX_WAIT_S ? wait * 2 : UPLOAD_MAX_WAIT_S;
+	}
+	if (rc)
+		snprintf(err, errlen, "%s", a.why);
+	free(url);
+	curl_global_cleanup();
+	return rc;
+}

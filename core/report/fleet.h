@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The fleet summary (sonde fleet, docs/fleet.md): many bundles, one row per
+ * host. Bundles are added one at a time and only a small summary of each is
+ * kept (the host's verdict, its findings, its host-level metrics, its
+ * run-queue and block I/O latency histograms), so memory grows with the
+ * hosts, not with the bundles' sizes. fleet__finish then finds the findings
+ * many hosts share and those unique to one, the outliers of every metric (a
+ * robust z-score on the median absolute deviation) and the fleet's latency
+ * heat maps; the summary is a document (doc.h) for the Markdown and HTML
+ * renderers, plus fleet.json and a terminal summary.
+ *
+ *	f = fleet__new();
+ *	fleet__add(f, path, &members, err, errlen);   (or fleet__refused)
+ *	fleet__finish(f);
+ *	fleet__doc(f, &doc); fleet__json(f, &js); fleet__terminal(f, stdout);
+ *	fleet__free(f);
+ *
+ * Everything from a bundle is untrusted: any member may be missing or of
+ * another type, strings are cut and only ever become text.
+ */
+#ifndef SONDE_FLEET_H
+#define SONDE_FLEET_H
+
+#include <stdio.h>
+
+#include "report/doc.h"
+#include "util/json_read.h"
+
+#define FLEET_SCHEMA "sonde.fleet/1"
+/* A metric is judged for outliers when at least this many hosts have it. */
+#define FLEET_OUTLIER_MIN_HOSTS 5
+/* |modified z| above this is an outlier (Iglewicz and Hoaglin's 3.5), */
+#define FLEET_OUTLIER_Z 3.5
+/* when the value is also this far from the median, relatively (any distance from a median of 0) */
+#define FLEET_OUTLIER_MIN_REL 0.10
+
+/* What sonde fleet reads of one bundle; NULL: the member is absent. */
+struct fleet_members {
+	const struct jval *findings;   /* findings.json (required) */
+	const struct jval *manifest;   /* manifest.json */
+	const struct jval *runqlat;    /* raw/bpf/runqlat.json */
+	const struct jval *biolatency; /* raw/bpf/biolatency.json */
+};
+
+struct fleet;
+
+struct fleet *fleet__new(void);
+void fleet__free(struct fleet *f);
+/*
+ * Add one bundle (name: how the user named it). A second bundle of a host
+ * replaces the first when its window is later, else it is counted as older.
+ * 0; -EINVAL with err when it is not a sonde bundle's findings.json (the
+ * caller records it with fleet__refused); -ENOMEM.
+ */
+int fleet__add(struct fleet *f, const char *name, const struct fleet_members *m, char *err,
+	       size_t errlen);
+/* A bundle that could not be read, and why (one line). 0 or -ENOMEM. */
+int fleet__refused(struct fleet *f, const char *name, const char *reason);
+/* Hosts, shared and unique findings, outliers, heat maps: after the last bundle. 0 or -ENOMEM. */
+int fleet__finish(struct fleet *f);
+
+size_t fleet__hosts(const struct fleet *f);
+size_t fleet__bundles_read(const struct fleet *f);
+/* The worst severity among the hosts (ST_OK when none); what (n bytes, may be NULL) names the
+ * first host at that severity and its verdict. */
+enum status fleet__worst(const struct fleet *f, char *what, size_t n);
+
+/* The summary as a document (doc__init'ed by the caller; valid while f lives). 0 or -ENOMEM. */
+int fleet__doc(const struct fleet *f, struct doc *d);
+/* fleet.json ("sonde.fleet/1"), appended to out. 0 or -ENOMEM. */
+int fleet__json(const struct fleet *f, struct strbuf *out);
+void fleet__terminal(const struct fleet *f, FILE *out);
+
+#endif

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The task iterator's user side (its API is in trace.h): one read of the iterator per
+ * round, its per-thread records folded into processes with the arithmetic
+ * /proc/PID/stat uses (thread_group_cputime_adjusted, nsec_to_clock_t), so
+ * the numbers mean what the /proc walk's would.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trace/trace.h"
+#include "tasks.h"
+#include "tasks.skel.h"
+
+/* What this process showed last: user and system time never go back between rounds. */
+struct cputime_prev {
+	uint32_t tgid;
+	uint64_t start;        /* start_boottime: a reused pid is another process */
+	uint64_t utime, stime; /* ns */
+	uint32_t round;        /* last seen; older entries are dropped when the table grows */
+};
+
+struct proc_fold {
+	const struct tasks_rec *leader;
+	uint64_t utime, stime, sum_exec, min_flt, maj_flt;
+	struct tasks_io io;
+};
+
+struct trace_tasks {
+	struct tasks_bpf *skel;
+	struct bpf_link *link;
+	char *buf;               /* one pass's records */
+	size_t cap;
+	struct proc_fold *procs; /* one pass's processes */
+	size_t nprocs, procs_cap;
+	uint32_t *ix;            /* tgid -> procs index + 1, open addressing */
+	size_t ix_cap;
+	struct cputime_prev *prev;
+	size_t prev_cap, prev_n;
+	uint32_t round;
+	long clk_tck;
+};
+
+int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen)
+{
+	struct trace_tasks *t;
+	int err;
+
+	*out = NULL;
+	err = trace__probe(why, whylen);
+	if (err)
+		return err;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->clk_tck = sysconf(_SC_CLK_TCK);
+	if (t->clk_tck <= 0)
+		t->clk_tck = 100;
+	t->skel = tasks_bpf__open_and_load();
+	if (!t->skel) {
+		err = -errno;
+		snprintf(why, whylen, "the kernel refused the task iterator (iter/task, Linux 5.8 "
+			 "and later): %s", strerror(-err));
+		goto fail;
+	}
+	t->link = bpf_program__attach_iter(t->skel->progs.dump_task, NULL);
+	if (!t->link) {
+		err = -errno;
+		snprintf(why, whylen, "the task iterator does not attach: %s", strerror(-err));
+		goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	trace_tasks__close(t);
+	return err ? err : -EINVAL;
+}
+
+void trace_tasks__close(struct trace_tasks *t)
+{
+	if (!t)
+		return;
+	bpf_link__destroy(t->link);
+	tasks_bpf__destroy(t->skel);
+	free(t->buf);
+	free(t->procs);
+	free(t->ix);
+	free(t->prev);
+	free(t);
+}
+
+/* Every record of one pass into t->buf; the byte count, or -errno. */
+static ssize_t read_pass(struct trace_tasks *t)
+{
+	size_t len = 0;
+	int fd = bpf_iter_create(bpf_link__fd(t->link));
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (t->cap - len < 65536) {
+			size_t ncap = t->cap ? t->cap * 2 : 1u << 20;
+			char *nb = realloc(t->buf, ncap);
+
+			if (!nb) {
+				close(fd);
+				return -ENOMEM;
+			}
+			t->buf = nb;
+			t->cap = ncap;
+		}
+		n = read(fd, t->buf + len, t->cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	return (ssize_t)len;
+}
+
+static size_t hash_u32(uint32_t v, size_t cap)
+{
+	return (v * 2654435761u) & (cap - 1);
+}
+
+/* The process of tgid in this pass (created for a leader); NULL when unknown or out of memory. */
+static struct proc_fold *proc_of(struct trace_tasks *t, uint32_t tgid, const struct tasks_rec *leader)
+{
+	size_t h;
+
+	for (h = hash_u32(tgid, t->ix_cap); t->ix[h]; h = (h + 1) & (t->ix_cap - 1))
+		if (t->procs[t->ix[h] - 1].leader->tgid == tgid)
+			return &t->procs[t->ix[h] - 1];
+	if (!leader || t->nprocs == t->procs_cap)
+		return NULL;
+	memset(&t->procs[t->nprocs], 0, sizeof(t->procs[0]));
+	t->procs[t->nprocs].leader = leader;
+	t->ix[h] = (uint32_t)++t->nprocs;
+	return &t->procs[t->nprocs - 1];
+}
+
+/* Room for n processes and their index; 0 or -ENOMEM. */
+static int procs_reserve(struct trace_tasks *t, size_t n)
+{
+	size_t icap = 1024;
+
+	if (n > t->procs_cap) {
+		struct proc_fold *np = realloc(t->procs, n * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		t->procs = np;
+		t->procs_cap = n;
+	}
+	while (icap < n * 2)
+		icap <<= 1;
+	if (icap != t->ix_cap) {
+		uint32_t *ni = realloc(t->ix, icap * sizeof(*ni));
+
+		if (!ni)
+			return -ENOMEM;
+		t->ix = ni;
+		t->ix_cap = icap;
+	}
+	memset(t->ix, 0, t->ix_cap * sizeof(*t->ix));
+	t->nprocs = 0;
+	return 0;
+}
+
+static void io_add(struct tasks_io *a, const struct tasks_io *b)
+{
+	a->rchar += b->rchar;
+	a->wchar += b->wchar;
+	a->syscr += b->syscr;
+	a->syscw += b->syscw;
+	a->read_bytes += b->read_bytes;
+	a->write_bytes += b->write_bytes;
+}
+
+/* The /proc/PID/stat state letter: the kernel's task_state_index() (bit values of 5.14 on). */
+static char state_letter(uint32_t state, uint32_t exit_state)
+{
+	static const char letters[] = "RSDTtXZPI";
+	uint32_t s = (state | exit_state) & 0x7f; /* TASK_REPORT */
+	int i = 0;
+
+	if ((state & 0x402) == 0x402) /* TASK_IDLE: uninterruptible, no load */
+		return 'I';
+	if (state & 0x1000) /* TASK_RTLOCK_WAIT */
+		s = 2;
+	while (s) {
+		i++;
+		s >>= 1;
+	}
+	return letters[i < 9 ? i : 0];
+}
+
+/* The slot of (tgid, start) in the previous-times table; NULL when it cannot grow. */
+static struct cputime_prev *prev_slot(struct trace_tasks *t, uint32_t tgid, uint64_t start)
+{
+	size_t h;
+
+	if ((t->prev_n + 1) * 2 > t->prev_cap) {
+		size_t ncap = t->prev_cap ? t->prev_cap * 2 : 4096;
+		struct cputime_prev *np = calloc(ncap, sizeof(*np));
+
+		if (!np)
+			return NULL;
+		t->prev_n = 0;
+		/* the processes seen in the last two rounds move over; the dead are left behind */
+		for (size_t k = 0; k < t->prev_cap; k++) {
+			struct cputime_prev *o = &t->prev[k];
+
+			if (!o->tgid || o->round + 2 < t->round)
+				continue;
+			for (h = hash_u32(o->tgid, ncap); np[h].tgid; h = (h + 1) & (ncap - 1))
+				;
+			np[h] = *o;
+			t->prev_n++;
+		}
+		free(t->prev);
+		t->prev = np;
+		t->prev_cap = ncap;
+	}
+	for (h = hash_u32(tgid, t->prev_cap); t->prev[h].tgid; h = (h + 1) & (t->prev_cap - 1))
+		if (t->prev[h].tgid == tgid)
+			break;
+	if (!t->prev[h].tgid) {
+		t->prev_n++;
+		t->prev[h].tgid = tgid;
+		t->prev[h].start = start;
+		t->prev[h].utime = t->prev[h].stime = 0;
+	} else if (t->prev[h].start != start) {
+		t->prev[h].start = start;
+		t->prev[h].utime = t->prev[h].stime = 0;
+	}
+	t->prev[h].round = t->round;
+	return &t->prev[h];
+}
+
+/*
+ * cputime_adjust() as /proc/PID/stat applies it: the tick-sampled user and
+ * system times scaled so that they sum to the precise run time, never below
+ * what was shown before (the kernel's prev_cputime, and our own last round).
+ */
+static void cputime_adjust(struct trace_tasks *t, const struct proc_fold *p, uint64_t *ut,
+			   uint64_t *st)
+{
+	const struct tasks_rec *l = p->leader;
+	uint64_t rtime = p->sum_exec, utime = p->utime, stime = p->stime;
+	uint64_t prev_u = l->prev_utime, prev_s = l->prev_stime;
+	struct cputime_prev *mine = prev_slot(t, l->tgid, l->start_boottime);
+
+	if (mine && mine->utime + mine->stime > prev_u + prev_s) {
+		prev_u = mine->utime;
+		prev_s = mine->stime;
+	}
+	if (prev_u + prev_s >= rtime) {
+		utime = prev_u;
+		stime = prev_s;
+	} else {
+		if (stime == 0)
+			utime = rtime;
+		else if (utime == 0)
+			stime = rtime;
+		else
+			stime = (uint64_t)((unsigned __int128)stime * rtime / (stime + utime));
+		if (stime < prev_s)
+			stime = prev_s;
+		utime = rtime - stime;
+		if (utime < prev_u) {
+			utime = prev_u;
+			stime = rtime - utime;
+		}
+	}
+	if (mine) {
+		mine->utime = utime;
+		mine->stime = stime;
+	}
+	*ut = utime;
+	*st = stime;
+}
+
+static uint64_t to_ticks(const struct trace_tasks *t, uint64_t ns)
+{
+	return ns / (1000000000ull / (uint64_t)t->clk_tck);
+}
+
+static void fill_sample(struct trace_tasks *t, const struct proc_fold *p, struct task_sample *s)
+{
+	const struct tasks_rec *l = p->leader;
+	uint64_t ut, st;
+
+	memset(s, 0, sizeof(*s));
+	s->pid = (int)l->tgid;
+	s->ppid = (int)l->ppid;
+	memcpy(s->comm, l->comm, sizeof(l->comm));
+	s->comm[sizeof(s->comm) - 1] = '\0';
+	s->state = state_letter(l->state, l->exit_state);
+	s->kernel_thread = !!(l->flags & TASKS_KTHREAD);
+	s->processor = (int)l->cpu;
+	s->uid = l->uid == (uint32_t)-1 ? -1 : (int64_t)l->uid;
+	s->starttime = to_ticks(t, l->start_boottime);
+	cputime_adjust(t, p, &ut, &st);
+	s->utime = to_ticks(t, ut);
+	s->stime = to_ticks(t, st);
+	s->minflt = p->min_flt;
+	s->majflt = p->maj_flt;
+	s->blkio_ticks = to_ticks(t, l->blkio_delay);
+	s->threads = l->nr_threads;
+	s->rss_pages = l->rss_pages;
+	s->anon_pages = l->flags & TASKS_HAVE_MM ? l->anon_pages : UINT64_MAX;
+	s->swap_pages = l->flags & TASKS_HAVE_MM ? l->swap_pages : UINT64_MAX;
+	s->vol_ctxt = l->nvcsw;
+	s->nonvol_ctxt = l->nivcsw;
+	s->run_ns = l->sum_exec;
+	s->wait_ns = l->run_delay;
+	s->slices = l->pcount;
+	s->has_io = !!(l->flags & TASKS_HAVE_IO);
+	s->rchar = p->io.rchar;
+	s->wchar = p->io.wchar;
+	s->syscr = p->io.syscr;
+	s->syscw = p->io.syscw;
+	s->read_bytes = p->io.read_bytes;
+	s->write_bytes = p->io.write_bytes;
+	s->fds = (l->flags & TASKS_HAVE_FILES) && !(l->flags & TASKS_FDS_CUT) ? (int64_t)l->fds : -1;
+	s->nofile_soft = l->nofile_cur;
+	s->nofile_hard = l->nofile_max;
+}
+
+int trace_tasks__read(struct trace_tasks *t, char *why, size_t whylen)
+{
+	ssize_t len = read_pass(t);
+	const struct tasks_rec *r;
+	size_t n;
+	int err;
+
+	t->nprocs = 0;
+	if (len < 0) {
+		snprintf(why, whylen, "reading the task iterator: %s", strerror((int)-len));
+		return (int)len;
+	}
+	r = (const struct tasks_rec *)t->buf;
+	n = (size_t)len / sizeof(*r);
+	t->round++;
+	err = procs_reserve(t, n);
+	if (err) {
+		snprintf(why, whylen, "folding %zu threads into processes: %s", n, strerror(-err));
+		return err;
+	}
+	/* leaders first: a thread may come before its leader (tids wrap around) */
+	for (size_t i = 0; i < n; i++) {
+		struct proc_fold *p;
+
+		if (!(r[i].flags & TASKS_LEADER) || !(p = proc_of(t, r[i].tgid, &r[i])))
+			continue;
+		p->utime = r[i].sig_utime;
+		p->stime = r[i].sig_stime;
+		p->sum_exec = r[i].sig_sum_exec;
+		p->min_flt = r[i].sig_min_flt;
+		p->maj_flt = r[i].sig_maj_flt;
+		p->io = r[i].sig_io;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct proc_fold *p = proc_of(t, r[i].tgid, NULL);
+
+		if (!p)
+			continue; /* a thread whose leader the pass did not see */
+		p->utime += r[i].utime;
+		p->stime += r[i].stime;
+		p->sum_exec += r[i].sum_exec;
+		p->min_flt += r[i].min_flt;
+		p->maj_flt += r[i].maj_flt;
+		io_add(&p->io, &r[i].io);
+	}
+	return 0;
+}
+
+int trace_tasks__each(struct trace_tasks *t, task_visit_fn visit, void *ctx)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct task_sample s;
+		int err;
+
+		fill_sample(t, &t->procs[i], &s);
+		err = visit(ctx, &s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int tasks_read(void *arg, char *why, size_t whylen)
+{
+	return trace_tasks__read(arg, why, whylen);
+}
+
+static int tasks_each(void *arg, task_visit_fn visit, void *ctx)
+{
+	return trace_tasks__each(arg, visit, ctx);
+}
+
+void trace_tasks__source(struct trace_tasks *t, struct task_source *src)
+{
+	src->name = "bpf_iter_task";
+	src->read = tasks_read;
+	src->each = tasks_each;
+	src->arg = t;
+}

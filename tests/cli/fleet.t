@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sonde fleet over a made-up fleet (build/fleet-gen: 12 hosts made from one
+# real bundle, with findings, an outlier and slower latency histograms written
+# down in a truth file): a row per host, the shared findings and the unique
+# one, the outlier, the heat maps; an older bundle of a host, an extracted
+# bundle, a hostile host name, a tampered bundle (what fleet reads is checked
+# against the manifest), junk and a symlink; the outputs written atomically
+# and the usage errors.
+. tests/lib/tap.sh
+
+GEN=${FLEET_GEN:-$TOP/build/fleet-gen}
+[ -x "$GEN" ] || skip_all "no $GEN (make unit or make check builds it)"
+for tool in jq tar xz sha256sum; do
+	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
+done
+
+# jqok FILTER FILE...: jq -e, quietly
+jqok() {
+	jq -e "$@" >/dev/null
+}
+
+T=$(mktemp -d /tmp/sonde-cli-fleet.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR" "$T/run" "$T/tmpl" "$T/fleet" "$T/out"
+
+# A real bundle as the template (BPF where the host allows it: the heat maps need it).
+"$SONDE" run --window 1 --interval 0.5 --no-progress --no-drilldown --out "$T/run" \
+	>/dev/null 2>&1
+tar -xJf "$(ls "$T"/run/*.tar.xz)" -C "$T/tmpl"
+ok "a real bundle to make the fleet from" test -s "$T/tmpl/findings.json"
+"$GEN" "$T/tmpl" 12 "$T/fleet" "$T/truth" 2
+is "$?" 0 "fleet-gen made 12 bundles"
+is "$(ls "$T"/fleet/*/*.tar.xz | wc -l)" 12 "one bundle per host directory"
+
+# repack NAME SRC-BUNDLE JQ-FILTER: SRC with its findings.json changed and its manifest
+# made to match again (a bundle that verifies), as $T/fleet/NAME/NAME.tar.xz
+repack() {
+	local x=$T/x-$1 sum size
+	rm -rf "$x" && mkdir -p "$x" "$T/fleet/$1" && tar -xJf "$2" -C "$x" || return 1
+	jq "$3" "$x/findings.json" >"$x/f" && mv "$x/f" "$x/findings.json"
+	sum=$(sha256sum "$x/findings.json" | cut -d' ' -f1)
+	size=$(stat -c %s "$x/findings.json")
+	jq --arg s "$sum" --argjson n "$size" \
+		'(.files[] | select(.path == "findings.json")) |= (.sha256 = $s | .size = $n)' \
+		"$x/manifest.json" >"$x/m" && mv "$x/m" "$x/manifest.json"
+	tar -cJf "$T/fleet/$1/$1.tar.xz" -C "$x" .
+}
+B2=$(ls "$T"/fleet/fleet-0002/*.tar.xz)
+repack older-0002 "$B2" '.window.start = "2000-01-01T00:00:00Z" | .verdict = "OLDER"'
+repack hostile "$(ls "$T"/fleet/fleet-0004/*.tar.xz)" \
+	'.host.hostname = "<script>alert(1)</script>|*x*" | .verdict = "<img src=x onerror=alert(1)>"'
+# An extracted bundle, used as it is.
+mkdir -p "$T/fleet/extracted-0011"
+tar -xJf "$(ls "$T"/fleet/fleet-0011/*.tar.xz)" -C "$T/fleet/extracted-0011"
+rm "$T"/fleet/fleet-0011/*.tar.xz
+# A tampered bundle, junk, and a symlink that is not followed.
+mkdir -p "$T/fleet/bad"
+rm -rf "$T/x" && mkdir "$T/x" && tar -xJf "$B2" -C "$T/x" &&
+	jq '.host.hostname = "forged"' "$T/x/findings.json" >"$T/f" && mv "$T/f" "$T/x/findings.json" &&
+	tar -cJf "$T/fleet/bad/tampered.tar.xz" -C "$T/x" .
+printf 'not a bundle' >"$T/fleet/bad/junk.tar.xz"
+mkdir -p "$T/elsewhere" && cp "$B2" "$T/elsewhere/" && ln -s "$T/elsewhere" "$T/fleet/link"
+
+"$SONDE" fleet "$T/fleet" --out "$T/out" --json >"$T/fleet.json" 2>"$T/stderr"
+is "$?" 0 "sonde fleet: exit 0 (some bundles refused, the others read)"
+J=$T/fleet.json
+is "$(jq -r .schema "$J")" sonde.fleet/1 "fleet.json's schema"
+is "$(jq '.hosts | length' "$J")" 13 "a row per host: 12 made up and the hostile one"
+is "$(jq .bundles "$J")" 14 "14 bundles read (the older one included, the extracted one too)"
+is "$(jq -r '.hosts[] | select(.host == "fleet-0002") | .verdict' "$J")" \
+	"made-up verdict of fleet-0002" "the latest bundle stands for its host"
+is "$(jq -r '.hosts[] | select(.host == "fleet-0002") | .older_bundles' "$J")" 1 \
+	"and the older one is counted"
+is "$(jq -r '.hosts[] | select(.host == "fleet-0011") | .bundle' "$J")" \
+	"$T/fleet/extracted-0011" "an extracted bundle is read as it is"
+is "$(jq '.refused | length' "$J")" 2 "two bundles refused"
+ok "the tampered one (findings.json edited, the manifest not), naming the member" \
+	jqok '.refused[] | select(.bundle | endswith("tampered.tar.xz")) | .reason | test("findings.json: size or sha256 differs from the manifest")' "$J"
+ok "the forged host is not in the summary" test -z "$(jq -r '.hosts[].host' "$J" | grep -x forged)"
+ok "the refusals are said on stderr, one line each" \
+	test "$(grep -c "^sonde: $T/fleet/bad/" "$T/stderr")" = 2
+ok "the symlinked directory is not followed" test -z "$(grep -F "$T/fleet/link" "$J")"
+
+# Against the truth: every made-up finding on its host, the shared ones, the unique one.
+bad=0
+while read -r what host a b; do
+	[ "$what" = finding ] || continue
+	got=$(jq -r --arg h "$host" --arg c "$a" \
+		'.hosts[] | select(.host == $h) | .findings[] | select(.check == $c) | .severity' "$J")
+	[ "$got" = "$b" ] || { diag "finding $host $a: got '$got', want $b"; bad=$((bad + 1)); }
+done <"$T/truth"
+is "$bad" 0 "every made-up finding is on its host with its severity"
+for c in use.cpu-saturation use.disk-saturation; do
+	want=$(awk -v c="$c" '$1 == "finding" && $3 == c' "$T/truth" | wc -l)
+	is "$(jq --arg c "$c" '.shared_findings[] | select(.check == $c) | .hosts' "$J")" "$want" \
+		"$c is shared by its $want hosts"
+done
+is "$(jq -c '[.unique_findings[] | [.host, .check]]' "$J")" '[["fleet-0005","use.fd-errors"]]' \
+	"the one unique finding, on its host"
+
+# The outlier: found, and alone (the other hosts are within 2% of each other).
+read -r _ ohost ocheck ometric < <(grep '^outlier' "$T/truth")
+ok "the outlier is found: $ohost $ocheck $ometric" \
+	jqok --arg h "$ohost" --arg c "$ocheck" --arg m "$ometric" \
+	'.outliers[] | select(.host == $h and .check == $c and .metric == $m and .z > 3.5)' "$J"
+is "$(jq '[.outliers[] | select(.host != "'"$ohost"'")] | length' "$J")" 0 \
+	"no other host stands out (noise of 2% is not an outlier)"
+
+# Heat maps: each host's histogram, the fleet's the sum, the slower hosts slower.
+if [ "$(jq -r .status "$T/tmpl/raw/bpf/runqlat.json" 2>/dev/null)" = ok ]; then
+	sum=$(jq '[.heatmaps.runqlat.hosts[] | select(.counts) | .counts] | transpose | map(add)' "$J")
+	is "$(jq -c . <<<"$sum")" "$(jq -c .heatmaps.runqlat.fleet "$J")" \
+		"the fleet's run-queue histogram is the hosts' merged"
+	p0=$(jq '.heatmaps.runqlat.hosts[] | select(.host == "fleet-0000") | .p99_us' "$J")
+	p3=$(jq '.heatmaps.runqlat.hosts[] | select(.host == "fleet-0003") | .p99_us' "$J")
+	ok "a host shifted 3 buckets up has a slower p99 ($p3 > $p0 us)" \
+		awk -v a="$p3" -v b="$p0" 'BEGIN { exit !(a > b * 4) }'
+	H=$T/out/fleet.html
+	ok "the HTML draws the heat maps" test "$(grep -o '<figure class="heatmap">' "$H" | wc -l)" = 2
+	ok "cells with a tooltip naming host, bucket and count" \
+		grep -qE '<rect x="[0-9.]+" y="[0-9.]+" width="[0-9.]+" height="14" fill="#[0-9a-f]{6}"><title>fleet-0003 · [0-9.]+-[0-9.]+ (us|ms|s): [0-9]+ waits \(' "$H"
+	ok "the first column is the fleet's" grep -q '<title>(fleet) · ' "$H"
+else
+	skip "heat maps" "the template bundle has no runqlat histogram (BPF unavailable here)"
+fi
+
+# The outputs: the three files, a page that loads nothing and runs nothing, data as text.
+for f in fleet.md fleet.html fleet.json; do
+	ok "$f written" test -s "$T/out/$f"
+done
+cmp -s "$J" "$T/out/fleet.json"
+is "$?" 0 "--json prints what fleet.json holds"
+H=$T/out/fleet.html
+ok "a strict Content-Security-Policy, no script at all" \
+	sh -c "grep -q \"default-src 'none'\" '$H' && ! grep -q '<script' '$H'"
+ok "the hostile host name is text in the page" \
+	grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;|*x*' "$H"
+ok "the hostile verdict too" grep -qF '&lt;img src=x onerror=alert(1)&gt;' "$H"
+ok "no element made from data" test -z "$(grep -E '<img' "$H")"
+if command -v xmllint >/dev/null; then
+	perl -ne 'if (/(<svg class="heatmap-svg".*?<\/svg>)/) { print "$1\n"; exit }' "$H" \
+		>"$T/map.svg"
+	if [ -s "$T/map.svg" ]; then
+		xmllint --noout "$T/map.svg" 2>"$T/xml.err"
+		is "$?" 0 "the heat map's SVG is well-formed XML$(head -c 200 "$T/xml.err")"
+	else
+		skip "the heat map's SVG parses" "no heat map in this fleet"
+	fi
+fi
+ok "the Markdown escapes the hostile name" grep -qF '\<script\>alert\(1\)\<\/script\>\|\*x\*' \
+	"$T/out/fleet.md"
+ok "the Markdown's heat map is a table" grep -q '^| run\\-queue latency' "$T/out/fleet.md"
+is "$(ls -A "$T/out" | grep -c '^\.')" 0 "no temporary left in --out"
+is "$(ls -A "$TMPDIR" | wc -l)" 0 "no private directory left behind"
+
+# The terminal summary, --md, --fail-on.
+"$SONDE" fleet "$T/fleet" --out "$T/out" >"$T/summary" 2>/dev/null
+ok "the summary counts hosts by their worst finding" grep -q '^Hosts: [0-9]* crit, ' "$T/summary"
+ok "and names the outlier" grep -q "^  $ohost $ocheck $ometric = " "$T/summary"
+ok "and what it could not read" grep -q "^Not read:" "$T/summary"
+"$SONDE" fleet "$T/fleet" --out "$T/out" --md 2>/dev/null | cmp -s - "$T/out/fleet.md"
+is "$?" 0 "--md prints fleet.md"
+"$SONDE" fleet "$T/fleet" --out "$T/out" --fail-on crit >/dev/null 2>&1
+is "$?" 3 "--fail-on crit: a host has a critical finding"
+"$SONDE" fleet "$T/fleet/fleet-0002" "$T/fleet/fleet-0004" --out "$T/out" --fail-on crit \
+	>/dev/null 2>&1
+is "$?" 0 "--fail-on crit over two hosts without one: exit 0"
+
+# Nothing readable, and usage errors.
+"$SONDE" fleet "$T/fleet/bad" --out "$T/out" >/dev/null 2>"$T/err"
+is "$?" 1 "only refused bundles: exit 1"
+ok "it says so" grep -q "none of the 2 bundles could be read" "$T/err"
+for args in "" "$T/nothing-here" "$T/tmpl/raw --json --md" "$T/fleet --out $T/nodir"; do
+	"$SONDE" fleet $args >/dev/null 2>"$T/err"
+	is "$?" 2 "sonde fleet $args: usage error"
+	is "$(wc -l <"$T/err")" 1 "one line: $(cat "$T/err")"
+done
+
+done_testing

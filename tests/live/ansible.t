@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The fan-out, for real: contrib/ansible/sonde-fleet.yml (Debian's ansible)
+# over two hosts on this machine, localhost through an sshd on 127.0.0.1 and
+# a second host, "fleet-b", behind an sshd inside a network namespace (and a
+# UTS namespace of its own name) that this test creates and removes, also on
+# failure; plus a host where sonde is given a bad option and one that does not
+# answer. sonde runs on both real hosts at once, their bundles land in one
+# directory (a folder per host), the two failures are reported per host
+# without stopping the others, and sonde fleet summarises what came back.
+. tests/lib/tap.sh
+. tests/lib/net.sh
+. tests/lib/sshd.sh
+
+[ "$(id -u)" = 0 ] || skip_all "needs root (network namespaces, sshd, BPF)"
+command -v ansible-playbook >/dev/null || skip_all "ansible is not installed (make deps: ansible-core)"
+[ -x "$SSHD" ] || skip_all "sshd is not installed (make deps: openssh-server)"
+for tool in ssh ssh-keygen ip unshare jq python3; do
+	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
+done
+
+T=$(mktemp -d /tmp/sonde-live-ansible.XXXXXX)
+NS=sonde-fleet-$$
+VETH=sfl$$
+cleanup() {
+	sshd_stop
+	sleep 0.2
+	ip netns del "$NS" 2>/dev/null
+	ip link del "$VETH" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The second host's network: a veth pair, 10.251.x.1 here, 10.251.x.2 in the namespace.
+SUB=$(($$ % 250 + 1))
+ip netns add "$NS" &&
+	ip link add "$VETH" type veth peer name "${VETH}p" &&
+	ip link set "${VETH}p" netns "$NS" &&
+	ip addr add "10.251.$SUB.1/30" dev "$VETH" && ip link set "$VETH" up &&
+	ip netns exec "$NS" ip addr add "10.251.$SUB.2/30" dev "${VETH}p" &&
+	ip netns exec "$NS" ip link set "${VETH}p" up &&
+	ip netns exec "$NS" ip link set lo up
+ok "a network namespace for the second host ($NS)" test $? = 0
+
+sshd_keys
+P1=$(free_port)
+ok "sshd on 127.0.0.1:$P1 (localhost)" sshd_start local 127.0.0.1 "$P1"
+ok "sshd in $NS on 10.251.$SUB.2:22, host name fleet-b" sshd_start nsb "10.251.$SUB.2" 22 "$NS" fleet-b
+ok "ssh into the second host sees its name" \
+	test "$(ssh "${SSH_OPTS[@]}" "root@10.251.$SUB.2" hostname 2>/dev/null)" = fleet-b
+
+GONE=$(free_port)
+cat >"$T/inventory" <<EOF
+[fleet]
+local ansible_host=127.0.0.1 ansible_port=$P1 sonde_remote_dir=$T/remote-local
+netns ansible_host=10.251.$SUB.2 sonde_remote_dir=$T/remote-netns
+broken ansible_host=127.0.0.1 ansible_port=$P1 sonde_remote_dir=$T/remote-broken sonde_options="--window nonsense"
+gone ansible_host=127.0.0.1 ansible_port=$GONE
+
+[fleet:vars]
+sonde_options="--window 3 --interval 1 --no-drilldown"
+ansible_user=root
+ansible_python_interpreter=/usr/bin/python3
+ansible_ssh_common_args=${SSH_OPTS[*]}
+EOF
+
+export ANSIBLE_HOME=$T/ansible ANSIBLE_LOCAL_TEMP=$T/ansible/tmp ANSIBLE_REMOTE_TEMP=$T/ansible/remote
+export ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_HOST_KEY_CHECKING=1
+# no ssh master left behind to hold a session (in the namespace) after the test
+export ANSIBLE_SSH_ARGS="-o ControlMaster=no -o ControlPersist=no"
+start=$SECONDS
+ansible-playbook -i "$T/inventory" contrib/ansible/sonde-fleet.yml -f 4 \
+	-e "sonde_binary=$SONDE" -e "sonde_fetch_dir=$T/bundles" -e sonde_case_id=FLEET-1 \
+	>"$T/play.log" 2>&1
+rc=$?
+diag "ansible-playbook took $((SECONDS - start)) s, exit $rc"
+ok "the playbook fails overall, since two hosts did (exit $rc)" test "$rc" -ne 0
+B1=$(ls "$T"/bundles/local/sonde-*.tar.xz 2>/dev/null)
+B2=$(ls "$T"/bundles/netns/sonde-*.tar.xz 2>/dev/null)
+ok "localhost's bundle is fetched into bundles/local/" test -f "$B1"
+ok "the second host's into bundles/netns/" test -f "$B2"
+case $(basename "$B2") in
+sonde-fleet-b-FLEET-1-*.tar.xz) ok "named by its host and the case ($(basename "$B2"))" true ;;
+*) ok "named by its host and the case ($(basename "$B2"))" false ;;
+esac
+is "$(jq -r .case_id < <("$SONDE" show "$B2" manifest.json))" FLEET-1 "the case id is in its manifest"
+# Both ran at once: their windows overlap.
+s1=$(jq -r .window.start < <("$SONDE" show "$B1" --json))
+s2=$(jq -r .window.start < <("$SONDE" show "$B2" --json))
+d=$(($(date -d "$s1" +%s) - $(date -d "$s2" +%s)))
+ok "sonde ran on both at once (windows start ${d#-} s apart, each 3 s long)" test "${d#-}" -lt 3
+
+F=$T/bundles/fanout.txt
+ok "a line per host in fanout.txt" test "$(wc -l <"$F")" = 4
+ok "local: ok, with its bundle" grep -q "^local: ok sonde-" "$F"
+ok "netns: ok, with its bundle" grep -q "^netns: ok sonde-fleet-b-" "$F"
+ok "broken: sonde run's failure, in sonde's words ($(grep '^broken' "$F"))" \
+	grep -q "^broken: failed at 'sonde run': sonde: --window" "$F"
+ok "gone: unreachable ($(grep '^gone' "$F"))" grep -q "^gone: failed: unreachable" "$F"
+ok "the play's log names the failed hosts" grep -q "broken: failed at 'sonde run'" "$T/play.log"
+ok "sonde was copied where the inventory said" test -x "$T/remote-local/sonde" -a -x "$T/remote-netns/sonde"
+is "$(ls -A "$T/remote-local" "$T/remote-netns" | grep -c '^run\.')" 0 "no run directory left on the hosts"
+
+"$SONDE" fleet "$T/bundles" --out "$T" --json >"$T/fleet.json" 2>"$T/fleet.err"
+is "$?" 0 "sonde fleet over the fetched directory"
+is "$(jq -c '[.hosts[].host] | sort' "$T/fleet.json")" "$(jq -nc --arg h "$(hostname)" '[$h, "fleet-b"] | sort')" \
+	"one row per host: this one and fleet-b"
+is "$(jq -r '[.hosts[].case_id] | unique | join(",")' "$T/fleet.json")" FLEET-1 "both carry the case"
+
+done_testing

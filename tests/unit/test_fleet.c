@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The fleet summary (report/fleet.h) and the heat map (report/chart.h):
+ * percentiles of log2 histograms, hosts replaced by their latest bundle,
+ * shared and unique findings, outliers by the robust z-score (the MAD, the
+ * mean absolute deviation when the MAD is 0, the minimum distance and host
+ * count), histograms merged, crafted bundles refused or read as text, and a
+ * heat map that only ever turns names into text.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/chart.h"
+#include "report/fleet_int.h"
+#include "util/json_read.h"
+#include "tap.h"
+
+static struct jval *parse(const char *text)
+{
+	struct jval *v = NULL;
+	char err[256];
+
+	if (json_read(text, strlen(text), &json_read_default_limits, &v, err, sizeof(err)))
+		printf("# bad test JSON: %s\n", err);
+	return v;
+}
+
+/* A host's findings.json: its name, window start, worst, one metric, one finding (or none). */
+static struct jval *findings(const char *host, const char *start, double busy, const char *finding)
+{
+	char buf[2048];
+
+	snprintf(buf, sizeof(buf),
+		 "{\"schema\":\"sonde.findings/1\",\"host\":{\"hostname\":\"%s\"},"
+		 "\"window\":{\"start\":\"%s\",\"partial\":false},\"verdict\":\"v of %s\","
+		 "\"worst\":\"%s\",\"findings\":[%s%s%s],\"unknowns\":[],"
+		 "\"checks\":[{\"id\":\"use.cpu-utilization\",\"metrics\":["
+		 "{\"name\":\"busy_pct\",\"value\":%.17g,\"unit\":\"%%\"},"
+		 "{\"name\":\"zero\",\"value\":0},"
+		 "{\"name\":\"per_disk\",\"value\":5,\"instance\":\"sda\"}]}]}",
+		 host, start, host, finding ? "crit" : "ok", finding ? "{\"check\":\"" : "",
+		 finding ? finding : "", finding ? "\",\"severity\":\"crit\",\"summary\":\"s\"}" : "",
+		 busy);
+	return parse(buf);
+}
+
+static struct jval *runqlat(const char *hist)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "{\"status\":\"ok\",\"data\":{\"hist\":%s}}", hist);
+	return parse(buf);
+}
+
+static void test_percentiles(void)
+{
+	double b[FLEET_BUCKETS] = { 0 };
+	char name[32];
+
+	ok(isnan(fleet__percentile(b, FLEET_BUCKETS, 50)), "an empty histogram has no percentile");
+	b[3] = 100; /* [8, 16) us */
+	ok(fabs(fleet__percentile(b, FLEET_BUCKETS, 50) - 12) < 1e-9,
+	   "p50 of one bucket: its middle, linearly");
+	b[10] = 1; /* [1024, 2048) */
+	ok(fleet__percentile(b, FLEET_BUCKETS, 99.5) > 1024, "the tail's bucket sets p99.5");
+	fleet__bucket_name(0, name, sizeof(name));
+	is_str(name, "0-2 us", "bucket 0 also counts 0");
+	fleet__bucket_name(9, name, sizeof(name));
+	is_str(name, "0.512-1.02 ms", "bucket 9 in ms");
+	fleet__bucket_name(21, name, sizeof(name));
+	is_str(name, "2.1-4.19 s", "bucket 21 in s");
+}
+
+static void add(struct fleet *f, const char *name, struct jval *doc, struct jval *rq, int want)
+{
+	struct fleet_members m = { .findings = doc, .runqlat = rq };
+	char err[256] = "";
+	int rc = fleet__add(f, name, &m, err, sizeof(err));
+
+	ok(want ? rc == 0 : rc != 0, "%s: %s%s", name, want ? "read" : "refused: ", err);
+	if (rc)
+		fleet__refused(f, name, err);
+	jval__free(doc);
+	jval__free(rq);
+}
+
+static const struct fleet_host *host(const struct fleet *f, const char *name)
+{
+	for (size_t i = 0; i < f->nhosts; i++)
+		if (!strcmp(f->hosts[i].host, name))
+			return &f->hosts[i];
+	return NULL;
+}
+
+static void test_fleet(void)
+{
+	struct fleet *f = fleet__new();
+	char name[32];
+	struct doc d;
+	struct strbuf md = { 0 }, html = { 0 }, js = { 0 };
+
+	/* ten hosts within 1% of 50% busy, one at 90%: the outlier */
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "h%d", i);
+		add(f, name, findings(name, "2026-01-01T00:00:00Z", 50 + 0.05 * i,
+				      i < 3 ? "use.cpu-saturation" : i == 5 ? "use.fd-errors" : NULL),
+		    runqlat(i == 9 ? "[0,0,0,0,0,0,0,0,0,0,10]" : "[1,2,3]"), 1);
+	}
+	add(f, "out", findings("outlier", "2026-01-01T00:00:00Z", 90, NULL), NULL, 1);
+	/* h0 again, older: counted, not used; then newer: replaces it */
+	add(f, "h0-old", findings("h0", "2025-01-01T00:00:00Z", 1, NULL), NULL, 1);
+	add(f, "h1-new", findings("h1", "2026-06-01T00:00:00Z", 50.2, "use.cpu-saturation"),
+	    runqlat("[5]"), 1);
+	/* crafted */
+	add(f, "noschema", parse("{\"host\":{\"hostname\":\"x\"}}"), NULL, 0);
+	add(f, "nohost", parse("{\"schema\":\"sonde.findings/1\",\"host\":{\"hostname\":\"\"}}"),
+	    NULL, 0);
+	add(f, "types", parse("{\"schema\":\"sonde.findings/1\",\"host\":{\"hostname\":\"<b>t|*\"},"
+			      "\"findings\":{},\"checks\":[1,{\"id\":2},{\"id\":\"c\",\"metrics\":"
+			      "[{\"name\":\"m\",\"value\":\"x\"}]}],\"window\":7}"),
+	    parse("{\"status\":\"ok\",\"data\":{\"hist\":[1,-5]}}"), 1);
+
+	ok(!fleet__finish(f), "the fleet finishes");
+	is_int(fleet__hosts(f), 12, "12 hosts: h0..h9, the outlier, the crafted one");
+	is_int(fleet__bundles_read(f), 14, "14 bundles read (the older and the newer one of a host)");
+	ok(host(f, "h0") && host(f, "h0")->older == 1 && !strcmp(host(f, "h0")->start,
+								   "2026-01-01T00:00:00Z"),
+	   "an older bundle of h0 is counted, the latest stands");
+	ok(host(f, "h1") && !strcmp(host(f, "h1")->start, "2026-06-01T00:00:00Z") &&
+		   host(f, "h1")->older == 1,
+	   "a newer bundle of h1 replaces the first");
+	ok(host(f, "<b>t|*") && !host(f, "<b>t|*")->hist[FLEET_RUNQLAT].have &&
+		   strstr(host(f, "<b>t|*")->hist[FLEET_RUNQLAT].why, "malformed"),
+	   "a negative count: no histogram for that host, and why");
+	is_int(f->nrefused, 2, "two refused");
+	is_str(f->refused[0].name, "nohost", "refusals in name order");
+
+	is_int(f->nshared, 1, "one finding shared");
+	ok(f->nshared && !strcmp(f->checks.v[f->shared[0].check], "use.cpu-saturation") &&
+		   f->shared[0].nhosts == 3 && f->shared[0].ncrit == 3,
+	   "use.cpu-saturation on 3 hosts, crit");
+	ok(f->nunique == 1 && !strcmp(f->hosts[f->unique[0].host].host, "h5"),
+	   "use.fd-errors is unique to h5");
+
+	ok(f->noutliers == 1 && !strcmp(f->hosts[f->outliers[0].host].host, "outlier") &&
+		   f->outliers[0].z > 3.5,
+	   "the host at 90%% is the one outlier (z %.1f)", f->noutliers ? f->outliers[0].z : 0);
+
+	ok(f->heat[FLEET_RUNQLAT].nhosts == 10 && f->heat[FLEET_RUNQLAT].fleet[0] == 8 + 5 &&
+		   f->heat[FLEET_RUNQLAT].fleet[10] == 10 && f->heat[FLEET_RUNQLAT].fleet[2] == 24,
+	   "the fleet's histogram is the hosts' merged (h1's replaced by its newer one)");
+	ok(f->heat[FLEET_RUNQLAT].hm.ncols == 11 &&
+		   !strcmp(f->heat[FLEET_RUNQLAT].hm.cols[1], "h9") &&
+		   f->heat[FLEET_RUNQLAT].hm.nrows == 11,
+	   "columns: the fleet, then the slowest p99 first; rows from the fastest used bucket");
+	ok(!f->heat[FLEET_BIOLATENCY].hm.ncols, "no biolatency anywhere: a map with no data");
+
+	doc__init(&d, "fleet");
+	ok(!fleet__doc(f, &d) && !doc__markdown(&d, &md) && !doc__html(&d, "", &html) &&
+		   !fleet__json(f, &js),
+	   "the summary renders");
+	ok(md.buf && strstr(md.buf, "\\<b\\>t\\|\\*") && html.buf &&
+		   strstr(html.buf, "&lt;b&gt;t|*") && !strstr(html.buf, "<b>t"),
+	   "a hostile host name is text in both");
+	ok(html.buf && strstr(html.buf, "<figure class=\"heatmap\">") &&
+		   strstr(html.buf, "heatmap-none\">no data"),
+	   "the HTML draws one map and says the other has no data");
+	ok(js.buf && strstr(js.buf, "\"schema\": \"sonde.fleet/1\""), "fleet.json");
+	doc__free(&d);
+	strbuf__free(&md);
+	strbuf__free(&html);
+	strbuf__free(&js);
+	fleet__free(f);
+}
+
+/* When most hosts share a value the MAD is 0: the mean absolute deviation decides. */
+static void test_outlier_rules(void)
+{
+	struct fleet *f = fleet__new();
+	char name[32];
+
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "z%d", i);
+		add(f, name, findings(name, "2026-01-01T00:00:00Z", i == 7 ? 3 : 0, NULL), NULL, 1);
+	}
+	ok(!fleet__finish(f) && f->noutliers == 1 && !strcmp(f->hosts[f->outliers[0].host].host,
+								  "z7") && f->outliers[0].mad == 0,
+	   "seven hosts at 0, one at 3: the one at 3 (MAD 0, mean absolute deviation)");
+	fleet__free(f);
+
+	f = fleet__new();
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "few%d", i);
+		add(f, name, findings(name, "2026-01-01T00:00:00Z", i == 3 ? 99 : 1, NULL), NULL, 1);
+	}
+	ok(!fleet__finish(f) && f->noutliers == 0, "four hosts: too few to judge");
+	fleet__free(f);
+}
+
+static void test_heatmap(void)
+{
+	static const char *const cols[] = { "a<script>", "b\"onload=x" };
+	static const char *const rows[] = { "0-2 us", "2-4 us&" };
+	const double counts[] = { 1, 0, 5, 5 };
+	struct heatmap hm = { .title = "<t>", .x_label = "x", .y_label = "y", .count_label = "c",
+			      .ncols = 2, .nrows = 2, .cols = cols, .rows = rows,
+			      .counts = counts, .per_column = 1 };
+	struct strbuf sb = { 0 };
+
+	chart__heatmap(&sb, &hm);
+	ok(sb.buf && !strstr(sb.buf, "<script") && strstr(sb.buf, "a&lt;script&gt;") &&
+		   strstr(sb.buf, "b&quot;onload=x") && !strstr(sb.buf, "b\"onload"),
+	   "names are text, in titles and labels");
+	ok(strstr(sb.buf, "fill=\"#800026\"><title>a&lt;script&gt; · 0-2 us: 1 c (100.0%)"),
+	   "a column's only bucket gets the darkest colour (its share is 100%%)");
+	ok(strstr(sb.buf, "b&quot;onload=x · 2-4 us&amp;: 5 c (50.0%)") != NULL,
+	   "a tooltip: column, row, count, share");
+	ok(!strstr(sb.buf, "href") && !strstr(sb.buf, "http"), "no link, nothing to load");
+	strbuf__free(&sb);
+	hm.ncols = 0;
+	chart__heatmap(&sb, &hm);
+	ok(sb.buf && strstr(sb.buf, "no data") && !strstr(sb.buf, "<svg"), "no column: no data");
+	strbuf__free(&sb);
+}
+
+int main(void)
+{
+	test_percentiles();
+	test_fleet();
+	test_outlier_rules();
+	test_heatmap();
+	return tap_done();
+}
