@@ -5,12 +5,15 @@
 # BENCH_PROCS processes alive (default 1000) and BENCH_CONNS open loopback
 # connections (default 1000) to a listener whose queue is full (a suspect:
 # its accepts are followed and its owner looked for). Every run is
-# --no-bpf --no-perf --no-drilldown, with one user check that declares only
+# --no-bpf (but iter- and iter) --no-perf --no-drilldown, with one user check that declares only
 # the collector measured, REPS times each, alternating; the medians of sonde's
 # CPU time (user + sys) are printed:
 #   base            host facts only: the fixed cost of a run
 #   proc.pids-      proc.pids without what holders.c adds (SONDE_BENCH_NO_HOLDERS)
 #   proc.pids       with it: fd counts every round, suspects' files, cwds
+#   iter-, iter     the same two with BPF allowed (not --no-bpf): processes
+#                   from the task iterator, where holders.c reads nothing per
+#                   process and round (the counts are in the samples)
 #   net.sockets     listeners, ephemeral ports, conntrack, accepts, owners
 #   net.links       link kinds, qdisc counters
 # then what each adds over its baseline, per round, and, as a ratio, what
@@ -94,7 +97,8 @@ run() {
 	shift 2
 	mkdir -p "$T/out"
 	TIMEFORMAT='%U %S'
-	{ time env "$@" "$SONDE" run --window "$WINDOW" --interval 1 --no-progress --no-bpf --no-perf \
+	# shellcheck disable=SC2086
+	{ time env "$@" "$SONDE" run --window "$WINDOW" --interval 1 --no-progress ${NOBPF---no-bpf} --no-perf \
 		--no-drilldown --checks "$T/checks" --check "use.cpu-bench$check" --out "$T/out" \
 		>/dev/null 2>"$T/err"; } 2>>"$T/$name.times" || die "sonde run ($name) failed: $(cat "$T/err")"
 	unset TIMEFORMAT
@@ -104,6 +108,8 @@ for ((r = 0; r < REPS; r++)); do
 	run base base
 	run pids- pids SONDE_BENCH_NO_HOLDERS=1
 	run pids pids
+	NOBPF= run iter- pids SONDE_BENCH_NO_HOLDERS=1
+	NOBPF= run iter pids
 	run sockets sockets
 	run links links
 done
@@ -113,6 +119,8 @@ median() { # NAME: the median of user + sys in ms
 base=$(median base)
 pm=$(median pids-)
 pp=$(median pids)
+im=$(median iter-)
+ip=$(median iter)
 so=$(median sockets)
 li=$(median links)
 rounds=$((WINDOW + 1))
@@ -127,10 +135,13 @@ row() { printf "%-44s %10.0f %11.0f ms %9.1f ms\n" "$1" "$2" "$(awk -v a="$2" -v
 printf "%-44s %10.0f\n" "base (host facts only)" "$base"
 row "proc.pids without holders.c (vs base)" "$pm" "$base"
 row "proc.pids (vs proc.pids without holders.c)" "$pp" "$pm"
+row "task iterator without holders.c (vs base)" "$im" "$base"
+row "task iterator (vs it without holders.c)" "$ip" "$im"
 row "net.sockets (vs base)" "$so" "$base"
 row "net.links (vs base)" "$li" "$base"
 echo
 echo "holders.c adds $(awk -v a="$pp" -v b="$pm" -v c="$base" 'BEGIN { printf "%.1f%%", 100 * (a - b) / ((b - c) > 0 ? b - c : 1) }') to proc.pids' own CPU time"
+echo "holders.c adds $(awk -v a="$ip" -v b="$im" -v c="$base" 'BEGIN { printf "%.1f%%", 100 * (a - b) / ((b - c) > 0 ? b - c : 1) }') to it with the task iterator"
 
 # the checks themselves, over one capture of all they read
 "$SONDE" run --window "$WINDOW" --no-progress --no-bpf --no-perf --no-drilldown --json --out "$T/out" \
