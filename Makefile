@@ -12,7 +12,9 @@ PKGS := lua5.4 libcmark libarchive libcurl libmd
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
-# for luacheck over checks/, methodologies/ and ranking/; libcurl for run --upload;
+# for luacheck over checks/, methodologies/ and ranking/; nftables for the
+# conntrack scenario, e2fsprogs for the file system ones, python3 for the
+# scenarios' sockets and threads; libcurl for run --upload;
 # prometheus, prometheus-node-exporter, ansible-core, openssh-server, python3 and
 # openssl for the fleet tests: the Prometheus round trip, the playbook over ssh,
 # the upload server); libmd-dev for SHA-256; installing (build-aux/install.mk: scdoc for the man pages,
@@ -23,6 +25,7 @@ PKGS := lua5.4 libcmark libarchive libcurl libmd
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
+	    nftables e2fsprogs \
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
 	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
@@ -153,6 +156,7 @@ run: sonde
 bench: sonde $(BUILD)/fleet-gen
 	bench/run-bench.sh
 	bench/overhead.sh
+	bench/runout.sh
 	bench/fleet.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.

@@ -107,7 +107,9 @@ static __always_inline void fill_leader(struct tasks_rec *r, struct task_struct 
 		r->blkio_delay = delays->blkio_delay;
 	if (mm) {
 		r->flags |= TASKS_HAVE_MM;
-		r->rss_pages = sonde_rss_pages_how(mm, 0, 1) + sonde_rss_pages_how(mm, 1, 1) +
+		r->anon_pages = sonde_rss_pages_how(mm, 1, 1);
+		r->swap_pages = sonde_rss_pages_how(mm, 2, 1);
+		r->rss_pages = sonde_rss_pages_how(mm, 0, 1) + r->anon_pages +
 			       sonde_rss_pages_how(mm, 3, 1);
 	}
 	if (sig) {

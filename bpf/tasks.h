@@ -46,6 +46,7 @@ struct tasks_rec {
 	__u64 prev_utime, prev_stime; /* what /proc last showed (signal->prev_cputime) */
 	__u64 nofile_cur, nofile_max;
 	__u64 fds;
+	__u64 anon_pages, swap_pages; /* MM_ANONPAGES, MM_SWAPENTS: status's RssAnon, VmSwap */
 };
 
 #endif

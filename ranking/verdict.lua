@@ -8,6 +8,11 @@
 -- measure of lost work for CPU, memory and disk. Utilization is not in it: a
 -- resource 100% busy lost nothing until work waits for it (saturation).
 --
+-- exhaustion: for a check that judges a finite resource by its trend, the metric (seconds) of the
+-- time until it runs out. A finding whose resource runs out (that metric warn or crit) ranks before
+-- any other of the same severity, the soonest first: a disk full in 40 s outranks a busy CPU, which
+-- loses nothing until it is too late to react. The verdict then says when, and who.
+--
 -- explains: findings that are consequences of another. When the cause is a
 -- finding too (warn or crit), the consequence ranks after every finding that
 -- is not explained, whatever its severity, and the report says "explained by".
@@ -21,6 +26,15 @@ return {
     ["use.cpu-saturation"] = "psi_some_pct",
     ["use.memory-saturation"] = "psi_some_pct",
     ["use.disk-saturation"] = "psi_some_pct",
+  },
+  exhaustion = {
+    ["use.memory-runout"] = "time_left_s",
+    ["use.swap-runout"] = "time_left_s",
+    ["use.filesystem-runout"] = "time_left_s",
+    ["use.fd-runout"] = "time_left_s",
+    ["use.task-runout"] = "time_left_s",
+    ["use.network-runout"] = "time_left_s",
+    ["use.network-listen"] = "time_left_s",
   },
   explains = {
     { cause = "workload.process-what", when = "always",

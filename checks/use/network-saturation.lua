@@ -1,4 +1,6 @@
---- Network saturation: drops and overruns per interface, TCP retransmits, listen queue overflows.
+--- Network saturation: drops and overruns per interface, its queueing discipline's drops, requeues
+-- and standing backlog (the saturation of a virtual link, which has no line rate), TCP
+-- retransmits. Full listen queues are use.network-listen's (it names the listener and its owner).
 local net = require("net")
 local fmt = require("fmt")
 
@@ -7,10 +9,12 @@ return {
   title = "Network saturation",
   methodology = "use", resource = "network", metric = "saturation",
   tags = { "default", "proc" },
-  collect = { "proc.netdev", "proc.snmp" },
+  collect = { "proc.netdev", "proc.snmp", "net.links" },
   args = {
     warn_drops_per_s = { type = "number", default = 10, help = "dropped or overrun packets per second (one interface)" },
     warn_retrans_pct = { type = "number", default = 2, help = "TCP segments retransmitted, % of segments sent" },
+    warn_backlog_pct = { type = "number", default = 50, help = "% of the samples with packets queued in an interface's qdisc" },
+    warn_requeues_per_s = { type = "number", default = 10, help = "qdisc requeues per second (the driver refused packets: its ring is full)" },
     crit_retrans_pct = { type = "number", default = 10, help = "critical retransmit %" },
   },
 
@@ -22,6 +26,30 @@ return {
         local drops = 0
         for _, f in ipairs({ "rx_drop", "tx_drop", "rx_fifo", "tx_fifo" }) do drops = drops + (s:rate(f) or 0) end
         ctx:metric("drops_per_s", drops, { unit = "packets/s", instance = i.name, warn = args.warn_drops_per_s })
+      end
+      local links, lwhy = ctx.proc.links()
+      local queued = {}
+      for _, i in ipairs(list) do
+        local q = links and links[i.name] and links[i.name].qdisc
+        if q and #q >= 2 then
+          local busy = 0
+          for _, x in ipairs(q) do if (x.backlog or 0) > 0 or (x.qlen or 0) > 0 then busy = busy + 1 end end
+          local pct = 100 * busy / #q
+          ctx:metric("qdisc_drops_per_s", q:rate("drops") or 0, { unit = "packets/s", instance = i.name,
+                                                                 warn = args.warn_drops_per_s })
+          ctx:metric("qdisc_requeues_per_s", q:rate("requeues") or 0, { unit = "/s", instance = i.name,
+                                                                       warn = args.warn_requeues_per_s })
+          ctx:metric("qdisc_backlog_pct", pct, { unit = "%", instance = i.name, warn = args.warn_backlog_pct })
+          if busy > 0 then
+            queued[#queued + 1] = { i.name, q[#q].kind, fmt.bytes(q:max("backlog") or 0), string.format("%.0f%%", pct),
+              fmt.num(q:delta("drops") or 0), fmt.num(q:delta("requeues") or 0) }
+          end
+        end
+      end
+      if not links then ctx:note("queueing disciplines not read: " .. tostring(lwhy)) end
+      if #queued > 0 then
+        ctx:table { title = "Interfaces with packets queued (root qdisc)",
+                    columns = { "interface", "qdisc", "backlog (max)", "samples queued", "drops", "requeues" }, rows = queued }
       end
     else
       ctx:unknown("drops_per_s", why)
@@ -40,8 +68,8 @@ return {
       ctx:note(string.format("only %d TCP segments sent in the window: too few to judge retransmits", out))
     end
     ctx:metric("tcp_retransmits", retrans, { })
-    ctx:metric("listen_overflows", (snmp:delta("TcpExt.ListenOverflows") or 0), { warn = 1 })
-    ctx:metric("listen_drops", (snmp:delta("TcpExt.ListenDrops") or 0), { warn = 1 })
+    ctx:metric("listen_overflows", (snmp:delta("TcpExt.ListenOverflows") or 0), {})
+    ctx:metric("listen_drops", (snmp:delta("TcpExt.ListenDrops") or 0), {})
     ctx:metric("tcp_backlog_drops", (snmp:delta("TcpExt.TCPBacklogDrop") or 0), { warn = 10 })
     ctx:summary(string.format("%d TCP retransmits of %d segments sent (%s), %d listen overflows",
       retrans, out, fmt.pct(out > 0 and 100 * retrans / out or 0), snmp:delta("TcpExt.ListenOverflows") or 0))

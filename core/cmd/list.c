@@ -52,6 +52,8 @@ static void check_available(const struct run_opts *o, const struct check_def *d,
 		char why[400];
 		int sw_ok;
 
+		if (!strcmp(d->collect.v[k], HISTORY_COLLECTOR))
+			continue; /* earlier bundles: whatever --out holds */
 		if (!strcmp(d->collect.v[k], PERF_COLLECTOR)) {
 			if (o->no_perf || perf_counters__probe(&sw_ok, why, sizeof(why))) {
 				if (o->no_perf)
@@ -149,6 +151,8 @@ static void list_collectors(const struct run_opts *o, const char *root)
 
 		printf("%-16s %-52s %s\n", (*c)->name, (*c)->what, cbad ? cwhy : "yes");
 	}
+	printf("%-16s %-52s %s\n", HISTORY_COLLECTOR,
+	       "levels from earlier bundles of this host in --out", "yes");
 	bad = probe_perf(o, &sw_ok, why, sizeof(why));
 	printf("%-16s %-52s %s%s\n", PERF_COLLECTOR, PERF_COLLECTOR_WHAT,
 	       bad ? (sw_ok ? "partly: " : "no: ") : "yes", bad ? why : "");

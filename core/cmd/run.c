@@ -42,7 +42,9 @@ static const struct cmd_option options[] = {
 	  .field = F(interval_s), .max = 3600,
 	  .help = "sampling interval inside the window (default 1)" },
 	{ .name = "out", .letter = 'o', .arg = "DIR", .kind = CMD_OPT_STRING, .field = F(out_dir),
-	  .help = "where the bundle goes (default: the current directory)" },
+	  .help = "where the bundle goes (default: the current directory);\n"
+		  "earlier bundles of this host there continue the trends\n"
+		  "of resources that run out (raw/history.cap)" },
 	{ .name = "json", .letter = 'j', .kind = CMD_OPT_FLAG, .field = F(json),
 	  .help = "print findings.json on stdout instead of the summary" },
 	{ .name = "fail-on", .letter = 'f', .arg = "LEVEL", .kind = CMD_OPT_CHOICE,
@@ -313,6 +315,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (progress)
 		fprintf(stderr, "  analyzing: %zu checks over %u samples...\r", plan.nsel, wr.samples);
+	/* before --redact: the earlier bundles are matched by the real host name */
+	run_history__gather(&o, &plan, raw);
 	if (o.redact && !(red = run_observe__redact(&o, stage)))
 		return EXIT_RUN_FAILED;
 

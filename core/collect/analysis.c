@@ -154,6 +154,8 @@ static void derive_host(struct analysis *an)
 		copy_trimmed(an->hostname, sizeof(an->hostname), r->data, r->len);
 	if ((r = first_ok(host, "/proc/sys/kernel/osrelease")))
 		copy_trimmed(an->kernel, sizeof(an->kernel), r->data, r->len);
+	if ((r = first_ok(host, "/proc/sys/kernel/random/boot_id")))
+		copy_trimmed(an->boot_id, sizeof(an->boot_id), r->data, r->len);
 	an->threads_max = rec_u64(first_ok(host, "/proc/sys/kernel/threads-max"));
 	an->pid_max = rec_u64(first_ok(host, "/proc/sys/kernel/pid_max"));
 	an->nr_open = rec_u64(first_ok(host, "/proc/sys/fs/nr_open"));
@@ -309,6 +311,10 @@ static int status_fields(struct task_build *t, const struct capture_rec *r, int 
 	if (parse_pid_status(r->data, r->len, &ps))
 		return -EINVAL;
 	t->s.uid = ps.uid;
+	if (ps.has_anon)
+		t->s.anon_bytes = (int64_t)(ps.rss_anon_kb * 1024);
+	if (ps.has_swap)
+		t->s.swap_bytes = (int64_t)(ps.vm_swap_kb * 1024);
 	if (ps.has_ctxt) {
 		if (first && !t->have_ctxt0) {
 			t->have_ctxt0 = 1;
@@ -394,6 +400,7 @@ static struct task_build *task_table__first(struct task_table *tt, const struct 
 		return NULL;
 	t->s.uid = -1;
 	t->s.fds = -1;
+	t->s.anon_bytes = t->s.swap_bytes = -1;
 	t->kthread = -1;
 	t->s.starttime = starttime;
 	t->first_seq = r->seq;
@@ -517,6 +524,10 @@ static int task_table__task(struct task_table *tt, const struct analysis *an,
 	}
 	if (pt.fds >= 0)
 		t->s.fds = pt.fds;
+	if (pt.anon_pages != UINT64_MAX)
+		t->s.anon_bytes = (int64_t)(pt.anon_pages * (uint64_t)an->page_size);
+	if (pt.swap_pages != UINT64_MAX)
+		t->s.swap_bytes = (int64_t)(pt.swap_pages * (uint64_t)an->page_size);
 	if (pt.nofile_soft) {
 		t->s.nofile_soft = pt.nofile_soft;
 		t->s.nofile_hard = pt.nofile_hard;

@@ -26,6 +26,7 @@ struct task_summary {
 	uint64_t minflt, majflt;  /* during the window */
 	uint64_t blkio_ticks;     /* during the window */
 	uint64_t threads, rss_bytes;
+	int64_t anon_bytes, swap_bytes; /* RssAnon, VmSwap at the last status read; -1 unknown */
 	int processor;
 	int has_io;               /* /proc/PID/io readable at both ends */
 	uint64_t read_bytes, write_bytes, rchar, wchar, syscr, syscw;
@@ -72,6 +73,7 @@ struct analysis {
 	char proc_hidepid[32];    /* /proc's hidepid= mount option, "" when absent */
 	/* the host (raw/host.cap) */
 	char hostname[256], kernel[256], virt[128];
+	char boot_id[40];         /* /proc/sys/kernel/random/boot_id, "" when not captured */
 	int cpus;
 	uint64_t mem_total, threads_max, pid_max, nr_open;
 	double uptime_start;

@@ -47,7 +47,8 @@ int reader__tee(struct reader *rd, struct capture_writer *w, const char *path, c
  * A file the kernel makes in one piece (single_open: /proc/PID/stat, status,
  * io, schedstat, limits; and /proc/PID/cmdline): the same, one read() fewer.
  */
-int reader__tee_one(struct reader *rd, struct capture_writer *w, const char *path);
+int reader__tee_one(struct reader *rd, struct capture_writer *w, const char *path,
+		    const char **data, size_t *len);
 /* Read without recording (for directory walks' decisions); read() until it returns 0. */
 int reader__read(struct reader *rd, const char *path, size_t cap, const char **data, size_t *len,
 		 int *truncated);
@@ -73,6 +74,13 @@ struct collector {
 		      int phase);
 	void (*fini)(struct collector_state *cs);
 };
+
+/*
+ * Not a collector of the window: the levels that earlier bundles of this host
+ * recorded, written by the run layer before the checks (raw/history.cap) for
+ * the checks that declare it (trends across runs).
+ */
+#define HISTORY_COLLECTOR "history"
 
 /* NULL-terminated static registry (collectors.c). */
 extern const struct collector *const collectors[];
@@ -101,6 +109,7 @@ struct task_sample {
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
 	int64_t fds;                       /* open fds; -1 unknown (read from /proc/PID/fd) */
 	uint64_t nofile_soft, nofile_hard; /* RLIMIT_NOFILE; UINT64_MAX unlimited */
+	uint64_t anon_pages, swap_pages;   /* RssAnon, VmSwap; UINT64_MAX unknown (no mm) */
 };
 
 typedef int (*task_visit_fn)(void *ctx, const struct task_sample *t);

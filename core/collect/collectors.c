@@ -32,7 +32,7 @@ static int host_sample(struct collector_state *cs, struct reader *rd, struct cap
 		"/proc/sys/kernel/version", "/proc/cpuinfo", "/sys/devices/system/cpu/online",
 		"/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name",
 		"/sys/hypervisor/type", "/proc/sys/kernel/threads-max", "/proc/sys/kernel/pid_max",
-		"/proc/sys/fs/nr_open", NULL,
+		"/proc/sys/fs/nr_open", "/proc/sys/kernel/random/boot_id", NULL,
 	};
 
 	if (phase & PHASE_FIRST)
@@ -234,6 +234,13 @@ static const struct collector c_mounts = { "proc.mounts",
 					   "file system and swap capacity "
 					   "(mountinfo, statvfs, /proc/swaps)",
 					   mounts__probe, mounts__sample, NULL };
+static const struct collector c_sockets = { "net.sockets",
+					    "network tables: listen queues, ephemeral ports, "
+					    "conntrack (sock_diag, /proc/sys/net)",
+					    sockets__probe, sockets__sample, sockets__fini };
+static const struct collector c_links = { "net.links",
+					  "link kinds and queueing disciplines (rtnetlink)",
+					  links__probe, links__sample, NULL };
 static const struct collector c_hostctx = { HOSTCTX_STREAM,
 					    "host context: OS, kernel command line and taint, "
 					    "modules, sysctls, kernel log tail, cgroups, NUMA, "
@@ -246,7 +253,7 @@ static const struct collector c_kmsg = { "kernel.log",
 const struct collector *const collectors[] = {
 	&c_host, &c_hostctx, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,
 	&c_netdev, &c_snmp, &c_filenr, &c_interrupts, &c_pids, &c_kmsg, &c_cgroups,
-	&c_mounts, &c_schedstat, &c_softirqs, NULL,
+	&c_mounts, &c_schedstat, &c_softirqs, &c_sockets, &c_links, NULL,
 };
 
 const struct collector *collector__find(const char *name)

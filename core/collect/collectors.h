@@ -24,6 +24,8 @@ struct idle_slot {
 };
 
 struct cg_state;
+struct sock_state;
+struct holders;
 
 struct collector_state {
 	const struct collector *c;
@@ -43,6 +45,8 @@ struct collector_state {
 	size_t nmissed;
 	struct strbuf line;     /* pids: the record being composed */
 	struct cg_state *cg;    /* proc.cgroups: the hierarchies and the cgroups kept */
+	struct sock_state *sk;  /* net.sockets: listeners followed, destinations */
+	struct holders *hold;   /* proc.pids: per-process levels at first sight, suspects */
 };
 
 /* ---- reader.c ---- */
@@ -56,6 +60,13 @@ void reader__tee_text(struct reader *rd, struct capture_writer *w, const char *p
  * the entries listed so far.
  */
 int reader__list_dir(const struct reader *rd, const char *dir, struct strv *out);
+/*
+ * Around a call that may block other than a read (a netlink dump, a stat that follows a
+ * process's open file): the window's watchdog may give up the round meanwhile (what is
+ * named in its report). Nothing of the captures may be touched in between.
+ */
+void reader__blocking_begin(struct reader *rd, const char *what);
+void reader__blocking_end(struct reader *rd);
 /*
  * Append to a composed record; bounded like a read: an append that would take
  * the text past READ_CAP is dropped (the record is cut, not the window).
@@ -80,12 +91,48 @@ void controllers__record(struct collector_state *cs, struct reader *rd, struct c
 /* The PCIe AER counters of every controller in cs->ctrls. */
 void controllers__aer(struct collector_state *cs, struct reader *rd, struct capture_writer *w);
 
+/* ---- netlink.c: dumps of the kernel's tables (sock_diag, rtnetlink) ---- */
+
+struct nlmsghdr;
+/* One message of a dump; non-zero stops the dump. */
+typedef int (*netlink_fn)(const struct nlmsghdr *h, void *arg);
+/*
+ * Send req (its nlmsg_type, length and payload set; flags and seq are set here) on a new
+ * NETLINK_<proto> socket and call fn for each message of the answer. 0, -E2BIG when the
+ * dump had more than max_msgs messages (the first max_msgs were handled), -EOPNOTSUPP on
+ * a made-up root, or -errno (the kernel's error for the request included).
+ */
+int netlink__dump(struct reader *rd, int proto, struct nlmsghdr *req, size_t max_msgs,
+		  netlink_fn fn, void *arg);
+
 /* ---- pids.c ---- */
 
 int pids__probe(const char *root, char *why, size_t whylen);
 int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		 int phase);
 void pids__fini(struct collector_state *cs);
+
+/*
+ * ---- holders.c: what proc.pids keeps for the trends of finite resources ----
+ * Called by pids.c: each process's stat and io when read at first sight or in the last
+ * round (first, last), its fd count every round its stat is read (changed: the stat
+ * differed from its last read), or, where a task source serves, its sample at first sight
+ * and in the last round (the per-round fd counts are in its sonde:task records); after
+ * each round,
+ * holders__round writes "sonde:fds" and, in the last round, the suspects' open files
+ * ("sonde:files").
+ */
+void holders__stat(struct collector_state *cs, int pid, const char *data, size_t len, int first,
+		   int last);
+void holders__io(struct collector_state *cs, int pid, const char *data, size_t len, int first,
+		 int last);
+void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int first, int last,
+		  int changed);
+/* The same from a task source's sample (it carries CPU time, I/O and the fd count): no read. */
+void holders__task(struct collector_state *cs, const struct task_sample *t, int first, int last);
+void holders__round(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		    int phase);
+void holders__free(struct collector_state *cs);
 
 /* ---- cgroups.c ---- */
 
@@ -99,6 +146,19 @@ void cgroups__fini(struct collector_state *cs);
 int mounts__probe(const char *root, char *why, size_t whylen);
 int mounts__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		   int phase);
+
+/* ---- sockets.c: net.sockets ---- */
+
+int sockets__probe(const char *root, char *why, size_t whylen);
+int sockets__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		    int phase);
+void sockets__fini(struct collector_state *cs);
+
+/* ---- links.c: net.links ---- */
+
+int links__probe(const char *root, char *why, size_t whylen);
+int links__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		  int phase);
 
 /* ---- hostctx.c: host.context, the host's configuration, once per window ---- */
 

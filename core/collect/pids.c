@@ -179,10 +179,13 @@ static void task_record(struct strbuf *b, const struct task_sample *t)
 	put_u64_or(b, t->nofile_hard, "unlimited");
 	if (t->has_io)
 		strbuf__printf(b, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			       " %" PRIu64 "\n", t->rchar, t->wchar, t->syscr, t->syscw,
+			       " %" PRIu64, t->rchar, t->wchar, t->syscr, t->syscw,
 			       t->read_bytes, t->write_bytes);
 	else
-		strbuf__puts(b, " - - - - - -\n");
+		strbuf__puts(b, " - - - - - -");
+	put_u64_or(b, t->anon_pages, "-");
+	put_u64_or(b, t->swap_pages, "-");
+	strbuf__puts(b, "\n");
 }
 
 /*
@@ -210,6 +213,8 @@ static int source_visit(void *ctx, const struct task_sample *t)
 	if (idle)
 		idle->pass = rd->seq + 1;
 	same = !first && idle && idle->last && !memcmp(idle->last, t, sizeof(*t));
+	/* the trends' levels and suspects come from the sample itself: no /proc read */
+	holders__task(cs, t, first, sr->phase & PHASE_LAST);
 	if (same && !(sr->phase & PHASE_LAST) && rd->seq % IDLE_EVERY)
 		return 0;
 	snprintf(path, sizeof(path), "sonde:task/%d", pid);
@@ -270,7 +275,10 @@ static int pids__proc_one(struct collector_state *cs, struct reader *rd, struct 
 {
 	int first = !seen__test_and_set(cs, pid);
 	struct idle_slot *idle = first ? NULL : idle__slot(cs, pid);
+	const char *data;
 	char path[64];
+	size_t len;
+	int rc;
 
 	/*
 	 * A process whose stat came back unchanged twice in a row is idle: its
@@ -283,8 +291,12 @@ static int pids__proc_one(struct collector_state *cs, struct reader *rd, struct 
 		return 1;
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	/* Gone between readdir and open: it exited, nothing to keep. */
-	if (reader__tee_one(rd, w, path) == -ENOENT)
+	rc = reader__tee_one(rd, w, path, &data, &len);
+	if (rc == -ENOENT)
 		return 0;
+	if (!rc)
+		holders__stat(cs, pid, data, len, first, phase & PHASE_LAST);
+	holders__fds(cs, rd, pid, first, phase & PHASE_LAST, !rc && !w->last_repeat);
 	if (!idle)
 		idle = idle__slot(cs, pid);
 	if (idle)
@@ -294,7 +306,7 @@ static int pids__proc_one(struct collector_state *cs, struct reader *rd, struct 
 
 		/* 30 bytes: CPU time, run-queue wait and times scheduled, at both ends. */
 		snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
-		sched_err = reader__tee_one(rd, w, path);
+		sched_err = reader__tee_one(rd, w, path, NULL, NULL);
 		/*
 		 * status (uid, threads, RSS, switch counts) is the costliest file
 		 * per process: at the end for all, at first sight only for a
@@ -303,10 +315,11 @@ static int pids__proc_one(struct collector_state *cs, struct reader *rd, struct 
 		 */
 		if ((phase & PHASE_LAST) || rd->seq > 0 || sched_err) {
 			snprintf(path, sizeof(path), "/proc/%d/status", pid);
-			reader__tee_one(rd, w, path);
+			reader__tee_one(rd, w, path, NULL, NULL);
 		}
 		snprintf(path, sizeof(path), "/proc/%d/io", pid);
-		reader__tee_one(rd, w, path);
+		if (!reader__tee_one(rd, w, path, &data, &len))
+			holders__io(cs, pid, data, len, first, phase & PHASE_LAST);
 	}
 	if (first)
 		tee_cmdline(rd, w, pid);
@@ -320,7 +333,7 @@ static int pids__proc_one(struct collector_state *cs, struct reader *rd, struct 
 		 */
 		if (nfds < 0 || nfds >= LIMITS_MIN_FDS) {
 			snprintf(path, sizeof(path), "/proc/%d/limits", pid);
-			reader__tee_one(rd, w, path);
+			reader__tee_one(rd, w, path, NULL, NULL);
 		}
 	}
 	return 1;
@@ -373,7 +386,8 @@ static int pids__walk(struct collector_state *cs, struct reader *rd, struct capt
 	return 0;
 }
 
-int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w, int phase)
+static int pids__sample_round(struct collector_state *cs, struct reader *rd,
+			      struct capture_writer *w, int phase)
 {
 	if (!cs->tasks || cs->tasks_why[0] || pids__sample_source(cs, rd, w, phase))
 		return pids__walk(cs, rd, w, phase, 0);
@@ -389,8 +403,18 @@ int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_w
 	return 0;
 }
 
+int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w, int phase)
+{
+	int err = pids__sample_round(cs, rd, w, phase);
+
+	if (!err)
+		holders__round(cs, rd, w, phase);
+	return err;
+}
+
 void pids__fini(struct collector_state *cs)
 {
+	holders__free(cs);
 	for (size_t i = 0; i < cs->idle_cap; i++)
 		free(cs->idle[i].last);
 	strbuf__free(&cs->line);

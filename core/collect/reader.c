@@ -147,15 +147,30 @@ static int reader__tee_flags(struct reader *rd, struct capture_writer *w, const 
 	return err;
 }
 
+void reader__blocking_begin(struct reader *rd, const char *what)
+{
+	if (rd->lock) {
+		snprintf(rd->current, sizeof(rd->current), "%s", what);
+		pthread_mutex_unlock(rd->lock);
+	}
+}
+
+void reader__blocking_end(struct reader *rd)
+{
+	if (rd->lock)
+		pthread_mutex_lock(rd->lock);
+}
+
 int reader__tee(struct reader *rd, struct capture_writer *w, const char *path, const char **data,
 		size_t *len)
 {
 	return reader__tee_flags(rd, w, path, 0, data, len);
 }
 
-int reader__tee_one(struct reader *rd, struct capture_writer *w, const char *path)
+int reader__tee_one(struct reader *rd, struct capture_writer *w, const char *path,
+		    const char **data, size_t *len)
 {
-	return reader__tee_flags(rd, w, path, READ_ONE_RECORD, NULL, NULL);
+	return reader__tee_flags(rd, w, path, READ_ONE_RECORD, data, len);
 }
 
 void reader__free(struct reader *rd)

@@ -316,6 +316,8 @@ static int catalog_load_collect(struct loader *ld, int t, struct check_def *d)
 	}
 	if (!rc)
 		rc = strv__push(&known, PERF_COLLECTOR);
+	if (!rc)
+		rc = strv__push(&known, HISTORY_COLLECTOR);
 	if (rc)
 		snprintf(ld->err, ld->errlen, "%s: out of memory", ld->origin);
 	else
@@ -544,6 +546,11 @@ void catalog__free(struct catalog *cat)
 		free(cat->capacity[i].metric);
 	}
 	free(cat->capacity);
+	for (size_t i = 0; i < cat->nexhaustion; i++) {
+		free(cat->exhaustion[i].check);
+		free(cat->exhaustion[i].metric);
+	}
+	free(cat->exhaustion);
 	memset(cat, 0, sizeof(*cat));
 }
 

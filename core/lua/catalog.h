@@ -72,7 +72,10 @@ struct explain_rule {
 	int or_kernel;      /* "same_culprit_or_kernel": a kernel-thread culprit counts as the same */
 };
 
-/* The metric (a %) that says how much of a check's resource capacity was lost. */
+/*
+ * A check and one of its metrics: in `capacity`, the % of the resource's
+ * capacity that was lost; in `exhaustion`, the seconds until it runs out.
+ */
 struct capacity_rule {
 	char *check, *metric;
 };
@@ -89,6 +92,8 @@ struct catalog {
 	size_t nexplains;
 	struct capacity_rule *capacity;
 	size_t ncapacity;
+	struct capacity_rule *exhaustion;
+	size_t nexhaustion;
 };
 
 /*

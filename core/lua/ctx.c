@@ -24,6 +24,10 @@ static void ctx_push_host(lua_State *L, const struct analysis *an)
 		lua_pushstring(L, an->virt);
 		lua_setfield(L, -2, "virtualization");
 	}
+	if (an->boot_id[0]) {
+		lua_pushstring(L, an->boot_id);
+		lua_setfield(L, -2, "boot_id");
+	}
 	lua_pushinteger(L, (lua_Integer)an->threads_max);
 	lua_setfield(L, -2, "threads_max");
 	lua_pushinteger(L, (lua_Integer)an->pid_max);
@@ -86,5 +90,7 @@ void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
 	luaopen_sonde_bpf(L);
 	lua_setfield(L, -2, "bpf");
 	lua_pushlightuserdata(L, an), luaopen_sonde_perf(L), lua_setfield(L, -2, "perf");
+	ctx_history__push(L, an);
+	lua_setfield(L, -2, "history");
 	ctx_report__set_methods(L, res);
 }

@@ -112,5 +112,12 @@ int ctx_proc__swaps(lua_State *L);
 int ctx_proc__cgroups(lua_State *L);
 int ctx_proc__tasks(lua_State *L);
 int ctx_proc__task_series(lua_State *L);
+/* ctx_proc_holders.c: per-process levels, the suspects' open files (proc.pids) */
+int ctx_proc__task_levels(lua_State *L);
+int ctx_proc__open_files(lua_State *L);
+/* ctx_history.c: push ctx.history, the levels of earlier bundles of this host */
+void ctx_history__push(lua_State *L, struct analysis *an);
+/* ctx_proc_net.c: listeners, local ports, conntrack (net.sockets), links (net.links) */
+void ctx_proc_net__register(lua_State *L, void *an);
 
 #endif

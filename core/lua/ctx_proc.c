@@ -413,6 +413,8 @@ static const luaL_Reg proc_functions[] = {
 	{ "cgroups", ctx_proc__cgroups },
 	{ "tasks", ctx_proc__tasks },
 	{ "task_series", ctx_proc__task_series },
+	{ "task_levels", ctx_proc__task_levels },
+	{ "open_files", ctx_proc__open_files },
 	{ NULL, NULL },
 };
 
@@ -425,5 +427,6 @@ int luaopen_sonde_proc(lua_State *L)
 	luaL_newlibtable(L, proc_functions);
 	lua_pushlightuserdata(L, an);
 	luaL_setfuncs(L, proc_functions, 1);
+	ctx_proc_net__register(L, an);
 	return 1;
 }

@@ -30,7 +30,7 @@ struct task_ref {
 };
 
 enum task_field {
-	TF_BLKIO_DELAY_S, TF_CMDLINE, TF_COMM, TF_CPU_SHARE, TF_EXITED, TF_FDS, TF_FIRST_T,
+	TF_ANON_BYTES, TF_SWAP_BYTES, TF_BLKIO_DELAY_S, TF_CMDLINE, TF_COMM, TF_CPU_SHARE, TF_EXITED, TF_FDS, TF_FIRST_T,
 	TF_KERNEL_THREAD, TF_LAST_T, TF_MAJFLT, TF_MINFLT, TF_NOFILE_HARD, TF_NOFILE_SOFT,
 	TF_NONVOL_CTXT, TF_PID, TF_PPID, TF_PROCESSOR, TF_RCHAR, TF_READ_BYTES, TF_RSS_BYTES,
 	TF_RUN_S, TF_RUNQ_WAIT_S, TF_SELF, TF_STARTED, TF_STATE, TF_STIME, TF_SWITCHES, TF_SYSCR,
@@ -42,7 +42,8 @@ static const struct {
 	const char *name;
 	enum task_field f;
 } task_fields[] = {
-	{ "blkio_delay_s", TF_BLKIO_DELAY_S }, { "cmdline", TF_CMDLINE },
+	{ "anon_bytes", TF_ANON_BYTES },       { "blkio_delay_s", TF_BLKIO_DELAY_S },
+	{ "cmdline", TF_CMDLINE },
 	{ "comm", TF_COMM },                   { "cpu_share", TF_CPU_SHARE },
 	{ "exited", TF_EXITED },               { "fds", TF_FDS },
 	{ "first_t", TF_FIRST_T },             { "kernel_thread", TF_KERNEL_THREAD },
@@ -55,7 +56,8 @@ static const struct {
 	{ "run_s", TF_RUN_S },                 { "runq_wait_s", TF_RUNQ_WAIT_S },
 	{ "self", TF_SELF },                   { "started", TF_STARTED },
 	{ "state", TF_STATE },                 { "stime", TF_STIME },
-	{ "switches", TF_SWITCHES },           { "syscr", TF_SYSCR },
+	{ "swap_bytes", TF_SWAP_BYTES },       { "switches", TF_SWITCHES },
+	{ "syscr", TF_SYSCR },
 	{ "syscw", TF_SYSCW },                 { "threads", TF_THREADS },
 	{ "uid", TF_UID },                     { "utime", TF_UTIME },
 	{ "vol_ctxt", TF_VOL_CTXT },           { "wchar", TF_WCHAR },
@@ -101,6 +103,16 @@ static void push_task_field(lua_State *L, const struct analysis *an, const struc
 		else
 			lua_pushnil(L);
 		return;
+	case TF_ANON_BYTES:
+	case TF_SWAP_BYTES: {
+		int64_t v = f == TF_ANON_BYTES ? t->anon_bytes : t->swap_bytes;
+
+		if (v >= 0)
+			lua_pushinteger(L, v);
+		else
+			lua_pushnil(L);
+		return;
+	}
 	case TF_FDS:
 		if (t->fds >= 0)
 			lua_pushinteger(L, t->fds);

@@ -187,6 +187,31 @@ static int report_unknown(lua_State *L)
 	return 0;
 }
 
+/*
+ * ctx:not_applicable(metric, reason [, { instance = }]): the metric does not
+ * apply there (a virtual link has no line rate), which is a fact, not something
+ * this host failed to show. Without an instance, the check's whole cell.
+ */
+static int report_not_applicable(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct na_metric na = { 0 };
+
+	luaL_checkstring(L, 2);
+	luaL_checkstring(L, 3);
+	if (r->nnas >= MAX_UNKNOWNS)
+		return 0;
+	if (!lua_isnoneornil(L, 4)) {
+		luaL_checktype(L, 4, LUA_TTABLE);
+		na.instance = report_text_field(L, 4, "instance");
+	}
+	na.name = report_text_arg(L, 2);
+	na.reason = report_text_arg(L, 3);
+	r->nas = report_grow(L, r->nas, r->nnas, sizeof(*r->nas));
+	r->nas[r->nnas++] = na;
+	return 0;
+}
+
 /* ctx:culprit{ pid =, comm =, share = [, cmdline =, kernel_thread = ] } */
 static int report_culprit(lua_State *L)
 {
@@ -453,6 +478,7 @@ static int report_flamegraph(lua_State *L)
 
 static const luaL_Reg report_methods[] = {
 	{ "metric", report_metric }, { "unknown", report_unknown }, { "culprit", report_culprit },
+	{ "not_applicable", report_not_applicable },
 	{ "summary", report_summary }, { "next", report_next },     { "table", report_table },
 	{ "series", report_series }, { "note", report_note },       { "flamegraph", report_flamegraph },
 	{ NULL, NULL },

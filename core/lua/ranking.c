@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The ranking rules: ranking/verdict.lua (docs/verdict.md) into the catalog.
- * It is not a methodology: it says which findings explain which, and each
- * check's capacity-lost metric, for the report's ranking (report__rank).
+ * It is not a methodology: it says which findings explain which, each
+ * check's capacity-lost metric and each exhaustion check's time-left metric,
+ * for the report's ranking (report__rank).
  * Every check id it names must be a loaded check, so it loads last.
  */
 #include <errno.h>
@@ -27,7 +28,9 @@ static int ranking_check_id(struct loader *ld, const struct catalog *cat, const 
 	return 0;
 }
 
-static int ranking_capacity(struct loader *ld, struct catalog *cat)
+/* A table mapping check ids to one of their metrics (capacity, exhaustion) into *rules. */
+static int ranking_metric_map(struct loader *ld, struct catalog *cat, const char *field,
+			      struct capacity_rule **rules, size_t *n)
 {
 	lua_pushnil(ld->L);
 	while (lua_next(ld->L, -2)) {
@@ -36,23 +39,22 @@ static int ranking_capacity(struct loader *ld, struct catalog *cat)
 
 		if (lua_type(ld->L, -2) != LUA_TSTRING || lua_type(ld->L, -1) != LUA_TSTRING) {
 			lua_pop(ld->L, 2);
-			return loader__fail(ld, "field 'capacity': maps a check id to a "
-					    "metric name");
+			return loader__fail(ld, "field '%s': maps a check id to a metric name", field);
 		}
-		if (cat->ncapacity >= RANKING_MAX_RULES) {
+		if (*n >= RANKING_MAX_RULES) {
 			lua_pop(ld->L, 2);
-			return loader__fail(ld, "field 'capacity': more than %d entries",
+			return loader__fail(ld, "field '%s': more than %d entries", field,
 					    RANKING_MAX_RULES);
 		}
-		rc = ranking_check_id(ld, cat, "capacity", lua_tostring(ld->L, -2));
-		nc = rc ? NULL : realloc(cat->capacity, (cat->ncapacity + 1) * sizeof(*nc));
+		rc = ranking_check_id(ld, cat, field, lua_tostring(ld->L, -2));
+		nc = rc ? NULL : realloc(*rules, (*n + 1) * sizeof(*nc));
 		if (!nc) {
 			lua_pop(ld->L, 2);
 			return rc ? rc : -ENOMEM;
 		}
-		cat->capacity = nc;
-		nc[cat->ncapacity].check = strdup(lua_tostring(ld->L, -2));
-		nc[cat->ncapacity++].metric = strdup(lua_tostring(ld->L, -1));
+		*rules = nc;
+		nc[*n].check = strdup(lua_tostring(ld->L, -2));
+		nc[(*n)++].metric = strdup(lua_tostring(ld->L, -1));
 		lua_pop(ld->L, 1);
 	}
 	return 0;
@@ -113,7 +115,7 @@ cleanup:
 
 int ranking__load(struct catalog *cat, char *err, size_t errlen)
 {
-	static const char *const known[] = { "capacity", "explains", NULL };
+	static const char *const known[] = { "capacity", "exhaustion", "explains", NULL };
 	const struct embedded_file *f = embedded__find(RANKING_FILE);
 	struct loader ld = { .origin = RANKING_FILE, .err = err, .errlen = errlen };
 	int t, rc;
@@ -124,7 +126,12 @@ int ranking__load(struct catalog *cat, char *err, size_t errlen)
 	if (rc)
 		goto cleanup;
 	t = ld.t;
-	if (lua_getfield(ld.L, t, "capacity") == LUA_TTABLE && (rc = ranking_capacity(&ld, cat)))
+	if (lua_getfield(ld.L, t, "capacity") == LUA_TTABLE &&
+	    (rc = ranking_metric_map(&ld, cat, "capacity", &cat->capacity, &cat->ncapacity)))
+		goto cleanup;
+	lua_settop(ld.L, t);
+	if (lua_getfield(ld.L, t, "exhaustion") == LUA_TTABLE &&
+	    (rc = ranking_metric_map(&ld, cat, "exhaustion", &cat->exhaustion, &cat->nexhaustion)))
 		goto cleanup;
 	lua_settop(ld.L, t);
 	if (lua_getfield(ld.L, t, "explains") == LUA_TTABLE) {

@@ -40,6 +40,12 @@ void check_result__free(struct check_result *r)
 		free(r->unknowns[i].reason);
 	}
 	free(r->unknowns);
+	for (size_t i = 0; i < r->nnas; i++) {
+		free(r->nas[i].name);
+		free(r->nas[i].instance);
+		free(r->nas[i].reason);
+	}
+	free(r->nas);
 	for (size_t i = 0; i < r->nculprits; i++) {
 		free(r->culprits[i].comm);
 		free(r->culprits[i].cmdline);
@@ -135,6 +141,12 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 	wire__put_u64(sb, r->mem_peak);
 	wire__put_u64(sb, r->instructions);
 	wire__put_f64(sb, r->score);
+	wire__put_u64(sb, r->nnas);
+	for (size_t i = 0; i < r->nnas; i++) {
+		wire__put_str(sb, r->nas[i].name);
+		wire__put_str(sb, r->nas[i].instance);
+		wire__put_str(sb, r->nas[i].reason);
+	}
 }
 
 /* ---- reading ---- */
@@ -258,6 +270,17 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 	r->mem_peak = (size_t)wire__u64(&rb);
 	r->instructions = wire__u64(&rb);
 	r->score = wire__f64(&rb);
+	n = wire__count(&rb);
+	r->nas = get_array(&rb, n, sizeof(*r->nas));
+	for (size_t i = 0; i < n && !rb.bad; i++, r->nnas++) {
+		r->nas[i].name = wire__str(&rb);
+		r->nas[i].instance = wire__str(&rb);
+		r->nas[i].reason = wire__str(&rb);
+		if (!r->nas[i].name)
+			r->nas[i].name = strdup("?");
+		if (!r->nas[i].reason)
+			r->nas[i].reason = strdup("?");
+	}
 	if (rb.bad || rb.p != rb.end) {
 		check_result__free(r);
 		return -EINVAL;

@@ -34,6 +34,11 @@ struct unknown_metric {
 	char *name, *reason;
 };
 
+/* The metric does not apply (to one instance, or to the whole cell): a veth has no line rate. */
+struct na_metric {
+	char *name, *instance, *reason; /* instance NULL: the check's whole cell */
+};
+
 struct culprit {
 	int pid;
 	char *comm, *cmdline;
@@ -62,6 +67,8 @@ struct check_result {
 	size_t nmetrics;
 	struct unknown_metric *unknowns;
 	size_t nunknowns;
+	struct na_metric *nas;
+	size_t nnas;
 	struct culprit *culprits;
 	size_t nculprits;
 	struct evidence *evidence;

@@ -46,6 +46,20 @@ void report__doc_metrics(struct doc *d, const struct check_result *r)
 	struct block *t;
 	char v[64], w[64], c[64];
 
+	/* what does not apply, and why: a cell's n/a has its reason here */
+	for (size_t i = 0; i < r->nnas; i++) {
+		struct inlines *in = doc__para(d);
+
+		inl__words(in, "n/a: ");
+		inl__text(in, r->nas[i].name);
+		if (r->nas[i].instance) {
+			inl__words(in, " (");
+			inl__text(in, r->nas[i].instance);
+			inl__words(in, ")");
+		}
+		inl__words(in, ": ");
+		inl__text(in, r->nas[i].reason);
+	}
 	if (!r->nmetrics)
 		return;
 	t = doc__table_head(d, "lrrrl", head);

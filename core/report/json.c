@@ -328,9 +328,11 @@ static void json_matrix(struct json *j, const struct use_matrix *u)
 
 static void json_inst_cell(struct json *j, const struct inst_cell *c, int na)
 {
-	if (na) {
+	if (na || (!c->m && c->na_reason)) {
 		json__begin_object(j);
 		json_kv_str(j, "status", "n/a");
+		if (!na)
+			json_kv_str(j, "reason", c->na_reason);
 		json__end_object(j);
 		return;
 	}
@@ -360,7 +362,9 @@ static void json_matrix_instances(struct json *j, const struct use_matrix *u)
 			json__begin_object(j);
 			json_kv_str(j, "resource", row->resource);
 			json_kv_str(j, "instance", row->inst[k].instance);
-			json_kv_str(j, "status", status__name(row->inst[k].worst));
+			/* an instance where nothing applies (a veth's utilization only): n/a */
+			json_kv_str(j, "status", row->inst[k].worst == ST_SKIP ?
+							 "n/a" : status__name(row->inst[k].worst));
 			for (size_t mi = 0; mi < u->m->metrics.n && mi < MATRIX_COLS; mi++) {
 				json__key(j, u->m->metrics.v[mi]);
 				json_inst_cell(j, &row->inst[k].cell[mi], row->cells[mi].na);
@@ -412,6 +416,19 @@ static void json_check(struct json *j, const struct check_result *r)
 		json__end_object(j);
 	}
 	json__end_array(j);
+	if (r->nnas) {
+		json__key(j, "not_applicable");
+		json__begin_array(j);
+		for (size_t k = 0; k < r->nnas; k++) {
+			json__begin_object(j);
+			json_kv_str(j, "metric", r->nas[k].name);
+			if (r->nas[k].instance)
+				json_kv_str(j, "instance", r->nas[k].instance);
+			json_kv_str(j, "reason", r->nas[k].reason);
+			json__end_object(j);
+		}
+		json__end_array(j);
+	}
 	json_culprits(j, r);
 	json__key(j, "evidence");
 	json__begin_array(j);

@@ -25,6 +25,15 @@ static int cell_na(const struct methodology *m, const char *resource, const char
 	return 0;
 }
 
+/* The reason a check gave for its whole cell not applying, or NULL. */
+static const char *cell_na_of(const struct check_result *r)
+{
+	for (size_t i = 0; i < r->nnas; i++)
+		if (!r->nas[i].instance)
+			return r->nas[i].reason;
+	return NULL;
+}
+
 static struct matrix_cell matrix_cell(const struct run_report *rr, const struct methodology *m,
 				      const char *resource, const char *metric)
 {
@@ -37,16 +46,29 @@ static struct matrix_cell matrix_cell(const struct run_report *rr, const struct 
 	}
 	for (size_t i = 0; i < rr->nres; i++) {
 		const struct check_result *r = &rr->res[i];
+		const char *na;
 
 		if (strcmp(r->def->methodology, m->id) || strcmp(r->def->resource, resource) ||
 		    strcmp(r->def->metric, metric))
 			continue;
+		/* a check that measured nothing because nothing there has the capacity */
+		if (!r->nmetrics && (r->st == ST_OK || r->st == ST_UNKNOWN) && (na = cell_na_of(r))) {
+			if (!c.na_reason)
+				c.na_reason = na;
+			continue;
+		}
 		if (!c.has_check || status__rank(r->st) > status__rank(c.st) ||
 		    (c.st == ST_UNKNOWN && r->st == ST_OK)) {
 			c.st = r->st;
 			c.decider = r;
 		}
 		c.has_check = 1;
+	}
+	if (!c.has_check && c.na_reason) {
+		c.na = 1;
+		c.st = ST_SKIP;
+	} else {
+		c.na_reason = NULL;
 	}
 	return c;
 }
@@ -69,13 +91,14 @@ int matrix__col(const struct methodology *m, const char *metric)
 	return -1;
 }
 
-/* The row of instance in rows (added when new); NULL when out of memory. */
-static struct inst_row *inst_row(struct matrix_row *row, size_t *cap, const struct metric *mt)
+/* The row of instance in rows (added when new, with status st); NULL when out of memory. */
+static struct inst_row *inst_row(struct matrix_row *row, size_t *cap, const char *instance,
+				 enum status st)
 {
 	size_t j;
 
 	for (j = 0; j < row->ninst; j++)
-		if (!strcmp(row->inst[j].instance, mt->instance))
+		if (!strcmp(row->inst[j].instance, instance))
 			return &row->inst[j];
 	if (row->ninst == *cap) {
 		size_t nc = *cap ? 2 * *cap : 16;
@@ -86,7 +109,7 @@ static struct inst_row *inst_row(struct matrix_row *row, size_t *cap, const stru
 		row->inst = nr;
 		*cap = nc;
 	}
-	row->inst[j] = (struct inst_row){ .instance = mt->instance, .first = j, .worst = mt->st };
+	row->inst[j] = (struct inst_row){ .instance = instance, .first = j, .worst = st };
 	row->ninst++;
 	return &row->inst[j];
 }
@@ -113,7 +136,7 @@ static int matrix_instances(struct matrix_row *row, const struct run_report *rr,
 
 			if (!mt->instance)
 				continue;
-			ir = inst_row(row, &cap, mt);
+			ir = inst_row(row, &cap, mt->instance, mt->st);
 			if (!ir)
 				return -ENOMEM;
 			c = &ir->cell[col];
@@ -123,6 +146,20 @@ static int matrix_instances(struct matrix_row *row, const struct run_report *rr,
 			}
 			if (status__rank(mt->st) > status__rank(ir->worst))
 				ir->worst = mt->st;
+		}
+		/* instances where the metric does not apply: n/a, unless another metric spoke */
+		for (size_t k = 0; k < r->nnas; k++) {
+			struct inst_row *ir;
+
+			if (!r->nas[k].instance)
+				continue;
+			ir = inst_row(row, &cap, r->nas[k].instance, ST_SKIP);
+			if (!ir)
+				return -ENOMEM;
+			if (!ir->cell[col].m && !ir->cell[col].na_reason) {
+				ir->cell[col].r = r;
+				ir->cell[col].na_reason = r->nas[k].reason;
+			}
 		}
 	}
 	if (row->ninst)

@@ -113,7 +113,7 @@ static void inst_cell_text(struct block *t, const struct inst_cell *c, int na)
 	struct inlines *in;
 	char v[64];
 
-	if (na) {
+	if (na || (c && !c->m && c->na_reason)) {
 		inl__words(doc__cell(t, CELL_NA), "n/a");
 		return;
 	}

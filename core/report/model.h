@@ -44,6 +44,7 @@ struct matrix_cell {
 struct inst_cell {
 	const struct check_result *r;
 	const struct metric *m; /* NULL: no check of the cell reported this instance */
+	const char *na_reason;  /* no metric, and the check said it does not apply (why) */
 };
 
 struct inst_row {
@@ -78,6 +79,8 @@ struct report_model {
 
 /* rank.c */
 int report__is_finding(const struct check_result *r);
+/* Seconds until the finding's resource runs out (ranking/verdict.lua exhaustion), -1 when none. */
+double report__time_left(const struct run_report *rr, const struct check_result *r);
 /* The metric that decided the status (the worst one). */
 const struct metric *report__worst_metric(const struct check_result *r);
 void report__finding_summary(const struct check_result *r, char *buf, size_t len);

@@ -35,6 +35,30 @@ static double capacity_lost(const struct run_report *rr, const struct check_resu
 	return lost;
 }
 
+/*
+ * Seconds until the finding's resource runs out: its exhaustion metric
+ * (ranking/verdict.lua) at warn or crit, the soonest instance; -1 when none.
+ */
+double report__time_left(const struct run_report *rr, const struct check_result *r)
+{
+	double left = -1;
+
+	for (size_t i = 0; i < rr->cat->nexhaustion; i++) {
+		const struct capacity_rule *c = &rr->cat->exhaustion[i];
+
+		if (strcmp(c->check, r->def->id))
+			continue;
+		for (size_t k = 0; k < r->nmetrics; k++) {
+			const struct metric *m = &r->metrics[k];
+
+			if (!strcmp(m->name, c->metric) && (m->st == ST_WARN || m->st == ST_CRIT) &&
+			    (left < 0 || m->value < left))
+				left = m->value;
+		}
+	}
+	return left;
+}
+
 static int cmp_rank(const void *a, const void *b, void *arg)
 {
 	const struct run_report *rr = arg;
@@ -42,7 +66,7 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 	const struct check_result *x = &rr->res[ia], *y = &rr->res[ib];
 	int sx = status__rank(x->st), sy = status__rank(y->st);
 	int ex = rr->explained_by[ia] != SIZE_MAX, ey = rr->explained_by[ib] != SIZE_MAX;
-	double cx, cy;
+	double cx, cy, tx, ty;
 	int mx, my;
 
 	/* a consequence of another finding is never the bottleneck */
@@ -50,6 +74,13 @@ static int cmp_rank(const void *a, const void *b, void *arg)
 		return ex - ey;
 	if (sx != sy)
 		return sy - sx;
+	/* a resource running out before one merely busy, the soonest first */
+	tx = report__time_left(rr, x);
+	ty = report__time_left(rr, y);
+	if ((tx >= 0) != (ty >= 0))
+		return tx >= 0 ? -1 : 1;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
 	cx = capacity_lost(rr, x);
 	cy = capacity_lost(rr, y);
 	if (cx != cy)
@@ -202,9 +233,13 @@ void report__verdict(const struct run_report *rr, char *buf, size_t len)
 	report__finding_summary(r, sum, sizeof(sum));
 	if (r->nculprits)
 		culprit_text(&r->culprits[0], cul, sizeof(cul));
-	o = snprintf(buf, len, "The bottleneck is %s %s (%s): %s%s%s", r->def->resource,
-		     r->def->metric, status__name(r->st), sum, r->nculprits ? "; culprit: " : "",
-		     r->nculprits ? cul : "");
+	if (report__time_left(rr, r) >= 0)
+		/* the exhaustion checks' sentence says when, at what rate, and who */
+		o = snprintf(buf, len, "Running out (%s): %s", status__name(r->st), sum);
+	else
+		o = snprintf(buf, len, "The bottleneck is %s %s (%s): %s%s%s", r->def->resource,
+			     r->def->metric, status__name(r->st), sum,
+			     r->nculprits ? "; culprit: " : "", r->nculprits ? cul : "");
 	/* the findings it explains, so the reader does not chase them */
 	for (size_t k = 1; k < rr->nrank && o > 0 && (size_t)o < len; k++) {
 		const struct check_result *c = &rr->res[rr->rank[k]];

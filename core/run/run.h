@@ -148,6 +148,16 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
  */
 struct redactor *run_observe__redact(struct run_opts *o, const char *stage);
 
+/* ---- history.c: across runs ---- */
+
+/*
+ * When a selected check declares the "history" collector: the newest earlier
+ * bundles of this host in o->out_dir, their levels (the served checks' metrics)
+ * into raw/history.cap with what was used and skipped and why. Never fails
+ * the run: without them the trends use this window alone.
+ */
+void run_history__gather(const struct run_opts *o, const struct run_plan *p, const char *raw);
+
 /* ---- analyze.c, drilldown.c: the checks ---- */
 
 /* What the checks found, and where it went. */

@@ -326,6 +326,8 @@ static void fill_sample(struct trace_tasks *t, const struct proc_fold *p, struct
 	s->blkio_ticks = to_ticks(t, l->blkio_delay);
 	s->threads = l->nr_threads;
 	s->rss_pages = l->rss_pages;
+	s->anon_pages = l->flags & TASKS_HAVE_MM ? l->anon_pages : UINT64_MAX;
+	s->swap_pages = l->flags & TASKS_HAVE_MM ? l->swap_pages : UINT64_MAX;
 	s->vol_ctxt = l->nvcsw;
 	s->nonvol_ctxt = l->nivcsw;
 	s->run_ns = l->sum_exec;

@@ -141,6 +141,7 @@ struct pid_task {
 	uint64_t nofile_soft, nofile_hard; /* UINT64_MAX unlimited */
 	int has_io;
 	uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+	uint64_t anon_pages, swap_pages;   /* RssAnon, VmSwap; UINT64_MAX unknown (or absent) */
 	/* as scanned, before the checks above */
 	uint64_t ppid_u, kthread_u, processor_u, uid_u, fds_u;
 };
@@ -154,6 +155,8 @@ struct pid_status {
 	int64_t uid;   /* real uid, -1 when absent */
 	uint64_t threads;
 	uint64_t vm_rss_kb;
+	uint64_t rss_anon_kb, vm_swap_kb; /* anonymous resident and swapped-out memory */
+	int has_anon, has_swap;           /* kernel threads have neither line */
 	uint64_t vol_ctxt, nonvol_ctxt;
 	int has_ctxt;
 };

@@ -181,6 +181,22 @@ static const struct {
 };
 #undef TASK_U64
 
+/* One more field of a task record: a number, or "-" (unknown) as UINT64_MAX. */
+static int parse_task_optional(const char **pp, const char *lim, uint64_t *v)
+{
+	const char *p = parse_skip_blanks(*pp, lim), *t = p;
+
+	p = parse_token_end(p, lim);
+	if (p == t)
+		return -EINVAL;
+	*pp = p;
+	if (p - t == 1 && t[0] == '-') {
+		*v = UINT64_MAX;
+		return 0;
+	}
+	return parse_scan_u64(&t, p, v) || t != p ? -EINVAL : 0;
+}
+
 int parse_task_record(const char *buf, size_t len, struct pid_task *out)
 {
 	struct pid_task pt = { 0 };
@@ -223,6 +239,12 @@ int parse_task_record(const char *buf, size_t len, struct pid_task *out)
 		}
 		memcpy((char *)&pt + task_fields[i].off, &v, sizeof(v));
 	}
+	/* Two optional fields: anonymous and swapped-out pages (absent in older captures). */
+	pt.anon_pages = pt.swap_pages = UINT64_MAX;
+	if (parse_skip_blanks(p, lim) != lim &&
+	    (parse_task_optional(&p, lim, &pt.anon_pages) ||
+	     parse_task_optional(&p, lim, &pt.swap_pages)))
+		return -EINVAL;
 	if (parse_skip_blanks(p, lim) != lim || pt.ppid_u > INT_MAX || pt.processor_u > INT_MAX ||
 	    pt.kthread_u > 1 || (unknown_io && unknown_io != 6))
 		return -EINVAL;
@@ -295,6 +317,16 @@ int parse_pid_status(const char *buf, size_t len, struct pid_status *out)
 			if (!parse_kv_u64(v, vlen, 0, &x)) {
 				out->vm_rss_kb = x;
 				found = true;
+			}
+		} else if (parse_word_is(k, klen, "RssAnon")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->rss_anon_kb = x;
+				out->has_anon = found = true;
+			}
+		} else if (parse_word_is(k, klen, "VmSwap")) {
+			if (!parse_kv_u64(v, vlen, 0, &x)) {
+				out->vm_swap_kb = x;
+				out->has_swap = found = true;
 			}
 		} else if (parse_word_is(k, klen, "voluntary_ctxt_switches")) {
 			if (!parse_kv_u64(v, vlen, 0, &x)) {

@@ -85,6 +85,8 @@ ok "show: prints the USE matrix" grep -q "^  cpu" <<<"$out"
 ok "show --json: findings.json, as run --json printed it" cmp -s "$T/show.json" "$T/run.json"
 ok "show --md: report.md" sh -c "'$SONDE' show '$B' --md | head -1 | grep -q '^# sonde report'"
 ok "show MEMBER: a capture stream" sh -c "'$SONDE' show '$B' raw/sonde.cap | head -1 | grep -q '^sonde-capture 1'"
+"$SONDE" show "$B" raw/proc.pids.cap 2>/dev/null | head -c 1 >/dev/null
+is "$(ls -A "$TMPDIR" | wc -l)" 0 "show MEMBER | head: a reader that stops early leaves no private directory"
 "$SONDE" show "$B" ../../etc/passwd >/dev/null 2>&1; rc=$?
 is "$rc" 2 "show: a member name leaving the bundle is a usage error"
 

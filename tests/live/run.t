@@ -116,17 +116,19 @@ jqok "findings.json: .use_matrix_instances rows name a matrix resource, an insta
 	| (.use_matrix_instances | type) == "array"
 	and all(.use_matrix_instances[];
 		(.resource | IN($res[])) and (.instance | type) == "string" and (.instance | length) > 0
-		and (.status | IN("ok", "warn", "crit")))' "$F"
+		and (.status | IN("ok", "warn", "crit", "n/a")))' "$F"
 jqok "findings.json: each instance cell is null, n/a, or a check metric with a numeric value" '
 	all(.use_matrix_instances[]; all(.utilization, .saturation, .errors;
 		. == null or .status == "n/a"
 		or ((.status | IN("ok", "warn", "crit")) and (.check | type) == "string"
 		    and (.metric | type) == "string" and (.value | type) == "number")))' "$F"
-jqok "findings.json: an instance row has at least one cell, and its status is the worst of them" '
+jqok "findings.json: an instance row has at least one cell, and its status is the worst of them (n/a: all its cells are)" '
 	def rank: {"crit": 5, "warn": 4, "error": 3, "unknown": 2, "ok": 1, "skip": 0, "n/a": 0}[.];
 	all(.use_matrix_instances[];
 		[.utilization, .saturation, .errors | select(. != null and .status != "n/a") | .status | rank]
-		as $r | ($r | length) > 0 and ($r | max) == (.status | rank))' "$F"
+		as $r | if .status == "n/a"
+			then ($r | length) == 0 and ([.utilization, .saturation, .errors | select(. != null)] | length) > 0
+			else ($r | length) > 0 and ($r | max) == (.status | rank) end)' "$F"
 jqok "findings.json: no resource cell is better than one of its instances" '
 	def rank: {"crit": 5, "warn": 4, "error": 3, "unknown": 2, "ok": 1, "skip": 0, "n/a": 0}[.];
 	. as $d | [.use_matrix_instances[] as $i | ("utilization", "saturation", "errors") as $c

@@ -38,6 +38,7 @@ static int make_stream(struct capture_stream *st, const char *name, const struct
 			strbuf__printf(&sb, "! 0 1 1 %d - %s\n", r->err, r->path);
 	memset(st, 0, sizeof(*st));
 	st->name = strdup(name);
+	st->loaded = 1; /* parsed here: the set must not look for it on disk */
 	return capture_stream__parse(st, sb.buf, sb.len, err, sizeof(err));
 }
 

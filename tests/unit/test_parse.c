@@ -2239,8 +2239,14 @@ static void test_task_record(void)
 		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 99999999999999999999\n",
 		"1 (a) SS 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n", /* state of two */
 		"1 a S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",   /* no comm */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 5 6 7\n", /* three more */
+		"1 (a) S 1 0 1 1 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 5 x\n", /* swap not a number */
 		"",
 	};
+	static const char with_mem[] =
+		"9 (m) S 1 0 1 700 0 1 1 1 1 1 1 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 650 12\n";
+	static const char mem_unknown[] =
+		"9 (k) I 2 1 1 0 0 1 1 1 1 1 1 0 1 1 1 1 1 - 1 1 - - - - - - - -\n";
 	struct pid_task t;
 
 	is_int(parse_task_record(ok_line, sizeof(ok_line) - 1, &t), 0, "task record: parsed");
@@ -2265,6 +2271,16 @@ static void test_task_record(void)
 	   "task record: the fields after the last ')' are the real ones");
 	ok(t.fds == -1 && !t.has_io && t.nofile_soft == UINT64_MAX && t.nofile_hard == UINT64_MAX,
 	   "task record: '-' is unknown, 'unlimited' is unlimited");
+	ok(t.anon_pages == UINT64_MAX && t.swap_pages == UINT64_MAX,
+	   "task record: one without ANON_PAGES and SWAP_PAGES (an earlier sonde's): both unknown");
+	is_int(parse_task_record(with_mem, sizeof(with_mem) - 1, &t), 0,
+	       "task record: with ANON_PAGES and SWAP_PAGES");
+	ok(t.anon_pages == 650 && t.swap_pages == 12 && t.rss_pages == 700,
+	   "task record: anonymous and swapped-out pages");
+	is_int(parse_task_record(mem_unknown, sizeof(mem_unknown) - 1, &t), 0,
+	       "task record: a kernel thread's '-' memory");
+	ok(t.anon_pages == UINT64_MAX && t.swap_pages == UINT64_MAX,
+	   "task record: '-' pages are unknown");
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
 		ok(parse_task_record(bad[i], strlen(bad[i]), &t) == -EINVAL,
 		   "task record: refused, malformed #%zu", i);

@@ -128,6 +128,18 @@ static void against_proc(const struct pass *p, int pid, const char *who, int exa
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	if ((txt = slurp(path, &len)) && !parse_pid_status(txt, len, &st)) {
 		is_int(t->uid, st.uid, "%s: uid", who);
+		if (st.has_anon)
+			ok(t->anon_pages != UINT64_MAX &&
+				   t->anon_pages * 4 + slack * 4 >= st.rss_anon_kb &&
+				   st.rss_anon_kb + slack * 4 >= t->anon_pages * 4,
+			   "%s: anonymous memory (%llu pages; status RssAnon %llu kB)", who,
+			   (unsigned long long)t->anon_pages, (unsigned long long)st.rss_anon_kb);
+		if (st.has_swap)
+			ok(t->swap_pages != UINT64_MAX &&
+				   t->swap_pages * 4 + slack * 4 >= st.vm_swap_kb &&
+				   st.vm_swap_kb + slack * 4 >= t->swap_pages * 4,
+			   "%s: swapped out (%llu pages; status VmSwap %llu kB)", who,
+			   (unsigned long long)t->swap_pages, (unsigned long long)st.vm_swap_kb);
 		if (exact_times)
 			is_int(t->vol_ctxt, st.vol_ctxt, "%s: voluntary switches", who);
 	}
@@ -259,6 +271,9 @@ int main(void)
 			   (unsigned long long)(s->utime + s->stime));
 			ok(s->rss_pages * 4096 >= (8u << 20), "the child: its 8 MiB resident (%llu pages)",
 			   (unsigned long long)s->rss_pages);
+			ok(s->anon_pages != UINT64_MAX && s->anon_pages * 4096 >= (8u << 20),
+			   "the child: its 8 MiB anonymous (%llu pages)",
+			   (unsigned long long)s->anon_pages);
 		}
 	}
 	if (find(&p, 1))

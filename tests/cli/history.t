@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Across runs: --out holds three earlier bundles of this host, one a day, that
+# recorded a file system at 20, 40 and 60 MiB in use; it holds 80 MiB now and
+# has about 10 MiB left: at 20 MiB a day it is full in about half a day, which
+# this window alone (flat) cannot see. A fourth bundle, named like ours but of
+# another host (its manifest says so), recorded a level that would make it full
+# in minutes: it must not be mixed in. The new bundle keeps what it used
+# (raw/history.cap), so `sonde analyze` of it alone gives the same answer.
+. tests/lib/tap.sh
+
+for tool in jq mkfs.ext4 losetup; do
+	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
+done
+[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (to mount a small file system)"
+
+T=$(mktemp -d /tmp/sonde-cli-history.XXXXXX)
+MNT=$T/mnt
+cleanup() {
+	mountpoint -q "$MNT" && umount "$MNT"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$MNT" "$T/out" "$T/cases" "$T/alone"
+truncate -s 128M "$T/fs.img"
+mkfs.ext4 -q -F -m 0 "$T/fs.img" || skip_all "mkfs.ext4 failed"
+mount -o loop "$T/fs.img" "$MNT" || skip_all "cannot mount a loop device here"
+# fill it to about 10 MiB available
+avail_kb=$(df --output=avail -k "$MNT" | tail -1)
+fill_mb=$(((avail_kb / 1024) - 10))
+dd if=/dev/zero of="$MNT/ballast" bs=1M count="$fill_mb" status=none conv=fsync
+sync
+HOST=$(cat /proc/sys/kernel/hostname)
+read -r bsize blocks bfree bavail files ffree < <(stat -f -c '%S %b %f %a %c %d' "$MNT")
+used_now=$(((blocks - bavail) * bsize))
+diag "$MNT: $((used_now >> 20)) MiB in use, $((bavail * bsize >> 20)) MiB available"
+
+# case DIR HOST DAYS_AGO LEVEL_BYTES: a 5 s recording of MNT at LEVEL (size minus available)
+mkcase() {
+	local dir=$1 host=$2 days=$3 level=$4 wall0 avail
+	wall0=$((($(date +%s) - days * 86400) * 1000000000))
+	avail=$(((blocks * bsize - level) / bsize))
+	mkdir -p "$dir"
+	{
+		echo "%wall0 $wall0"
+		echo "=== sonde 4 4.001 sonde:run"
+		printf 'version: 0.1.0\nwindow_s: 4.000\ninterval_s: 1.000\nstart_wall_ns: %s\n' "$wall0"
+		printf 'end_wall_ns: %s\nstart_mono_ns: 1000000000000\nend_mono_ns: 1004001000000\n' \
+			"$((wall0 + 4001000000))"
+		printf 'samples: 5\npartial: 0\nstop_reason: complete\nclk_tck: 100\npage_size: 4096\n'
+		echo "=== host 0 0 /proc/sys/kernel/hostname"
+		echo "$host"
+		echo "=== host 0 0 /proc/uptime"
+		echo "1000.00 1990.00"
+		for i in 0 1 2 3 4; do
+			echo "=== proc.mounts $i $i sonde:statfs"
+			printf 'ok\t7:99\text4\t/dev/loop99\t%s\tloop99\t%s %s %s %s %s %s 0\n' "$MNT" "$bsize" \
+				"$blocks" "$avail" "$avail" "$files" "$ffree"
+		done
+	} >"$dir/case.txt"
+	"$TOP/tests/checks/mkcap" "$dir/case.txt" "$dir/raw" &&
+		"$SONDE" analyze "$dir" --check use.filesystem-runout --out "$T/out" >/dev/null 2>&1
+}
+
+MiB=1048576
+for d in 3 2 1; do
+	mkcase "$T/cases/d$d" "$HOST" "$d" $((used_now - d * 20 * MiB)) ||
+		diag "making the bundle of $d days ago failed"
+done
+# another host's bundle, renamed to look like ours, of 6 hours ago at a level far below
+mkcase "$T/cases/other" "not-$HOST" 0 $((used_now - 100 * MiB))
+other=$(ls -t "$T/out"/sonde-not-*.tar.xz | head -1)
+mv "$other" "$T/out/sonde-$HOST-20000101T000000Z.tar.xz"
+is "$(ls "$T/out"/sonde-"$HOST"-*.tar.xz | wc -l)" 4 "four earlier bundles named for this host in --out"
+
+"$SONDE" run --window 5 --interval 1 --no-progress --json --check use.filesystem-runout \
+	--out "$T/out" >"$T/findings.json" 2>"$T/stderr"
+rc=$?
+is "$rc" 0 "sonde run exits 0"
+[ "$rc" -eq 0 ] || sed 's/^/#   stderr: /' "$T/stderr"
+F=$T/findings.json
+C='.checks[] | select(.id == "use.filesystem-runout")'
+left=$(jq -r --arg m "$MNT" "$C | .metrics[] | select(.name == \"time_left_s\" and .instance == \$m) | .value" "$F" | head -1)
+diag "time left: ${left:-none} s; summary: $(jq -r "$C | .summary" "$F")"
+ok "the earlier audits give a time to full of 6 to 24 hours (${left:-none} s)" \
+	awk -v v="${left:-0}" 'BEGIN { exit !(v >= 6 * 3600 && v <= 24 * 3600) }'
+is "$(jq -r "$C | .status" "$F")" warn "use.filesystem-runout warns (under a day)"
+ok "the summary says how much it grew since which audit" \
+	grep -q "grew .* since the audit of $(date -u -d @$(($(date +%s) - 3 * 86400)) +%Y-%m-%d)" <(jq -r "$C | .summary" "$F")
+
+NEW=$(ls -t "$T/out"/sonde-"$HOST"-*.tar.xz | head -1)
+tar -xJf "$NEW" -C "$T/alone" raw/history.cap report.md
+ok "the new bundle keeps raw/history.cap" test -s "$T/alone/raw/history.cap"
+ok "it names the three bundles it used" test "$(grep -c '^used ' "$T/alone/raw/history.cap")" -eq 3
+ok "it skipped the other host's, saying why" grep -q "skipped sonde-$HOST-20000101T000000Z.tar.xz: another host" \
+	"$T/alone/raw/history.cap"
+ok "report.md names an earlier bundle" grep -q "Earlier audits of this host" "$T/alone/report.md"
+
+# The new bundle alone, the earlier ones gone: the same answer from its captures.
+mkdir -p "$T/replay"
+mv "$NEW" "$T/replay/"
+rm -f "$T/out"/*.tar.xz
+"$SONDE" analyze "$T/replay/$(basename "$NEW")" --json --check use.filesystem-runout >"$T/again.json" 2>/dev/null
+again=$(jq -r --arg m "$MNT" "$C | .metrics[] | select(.name == \"time_left_s\" and .instance == \$m) | .value" "$T/again.json" | head -1)
+is "$again" "$left" "sonde analyze of the new bundle alone gives the same time to full"
+is "$(jq -r "$C | .status" "$T/again.json")" warn "and the same status"
+
+done_testing
