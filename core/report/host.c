@@ -133,22 +133,31 @@ void report__doc_host(struct report_model *m)
 	if (hc->modules.n) {
 		inl__words(doc__para(&m->doc), "Modules loaded:");
 		joined(&hc->modules, buf, sizeof(buf));
+		/* long lists behind a fold in HTML (the page stays short); Markdown shows them */
+		inl__words(doc__fold(&m->doc), "the %zu modules", hc->modules.n);
 		doc__code(&m->doc, buf);
+		doc__fold_end(&m->doc);
 	}
 	inl__words(doc__para(&m->doc), "The last %zu lines of the kernel log%s%s:", hc->kmsg.n,
 		   hc->kmsg_why[0] ? ": " : "", hc->kmsg_why);
 	for (size_t i = 0; i < hc->kmsg.n; i++)
 		strbuf__printf(&sb, "%s\n", hc->kmsg.v[i]);
-	if (sb.len)
+	if (sb.len) {
+		inl__words(doc__fold(&m->doc), "the %zu lines", hc->kmsg.n);
 		doc__code(&m->doc, sb.buf);
+		doc__fold_end(&m->doc);
+	}
 	strbuf__free(&sb);
 	inl__words(doc__para(&m->doc),
 		   "Sysctls (%zu: vm, net.core, net.ipv4.tcp_*, kernel.sched_*, fs limits):",
 		   hc->sysctl_names.n);
 	for (size_t i = 0; i < hc->sysctl_names.n; i++)
 		strbuf__printf(&sb, "%s = %s\n", hc->sysctl_names.v[i], hc->sysctl_values.v[i]);
-	if (sb.len)
+	if (sb.len) {
+		inl__words(doc__fold(&m->doc), "the %zu sysctls", hc->sysctl_names.n);
 		doc__code(&m->doc, sb.buf);
+		doc__fold_end(&m->doc);
+	}
 	strbuf__free(&sb);
 }
 
