@@ -215,7 +215,7 @@ bench_workload() { # WL
 		firste+=("$(paired "${f#* }" "${b0#* }" "${b1#* }")")
 		drill+=("$(paired "${d% *}" "${b0% *}" "${b1% *}")")
 		drille+=("$(paired "${d#* }" "${b0#* }" "${b1#* }")")
-		echo "  $WL round $r: alone ${b0% *}/s; first window ${f% *}/s; drill-down ${d% *}/s ($(tools_note)); alone ${b1% *}/s; sonde's CPU $(jq -r '.cost.cpu_seconds' "$T/last.json" 2>/dev/null) s, $(jq -r '.cost.window_cpu_seconds' "$T/last.json" 2>/dev/null) s in the first window" >&2
+		echo "  $WL round $r: alone ${b0% *}/s; first window ${f% *}/s; drill-down ${d% *}/s ($(tools_note)); alone ${b1% *}/s; sonde's CPU $(jq -r '.cost.cpu_seconds * 1000 | round / 1000' "$T/last.json" 2>/dev/null) s, $(jq -r '.cost.window_cpu_seconds * 1000 | round / 1000' "$T/last.json" 2>/dev/null) s in the first window" >&2
 		observed --no-bpf --no-drilldown
 		f=$FIRST
 		b2=$(baseline)
