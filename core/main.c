@@ -26,6 +26,12 @@ static const struct cmd commands[] = {
 	{ "show", cmd_show, "print a bundle's summary, report or one member", &cmd_show_help },
 	{ "list", cmd_list, "the checks and collectors, and what this host can provide",
 	  &cmd_list_help },
+	{ "explain", cmd_explain, "what a check reads, its thresholds and the findings it raises",
+	  &cmd_explain_help },
+	{ "config", cmd_config, "every configurable option's value and where it comes from",
+	  &cmd_config_help },
+	{ "completion", cmd_completion, "print the bash or zsh completion script",
+	  &cmd_completion_help },
 	{ "help", cmd_help, "this text; 'sonde help COMMAND' for a command", NULL },
 	{ "version", cmd_version, "print the version", NULL },
 	{ NULL, NULL, NULL, NULL },
@@ -68,6 +74,7 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	cmd__table = commands;
 	if (argc < 2) {
 		main_help(stdout);
 		return EXIT_USAGE;

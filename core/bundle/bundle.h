@@ -66,4 +66,11 @@ void bundle__path(const char *dir, const struct analysis *an, char *out, size_t 
 /* The redaction map's path for a bundle: NAME.redaction-map.json beside NAME.tar.xz. */
 void bundle__map_path(const char *bundle, char *out, size_t len);
 
+/*
+ * retain.c: keep the newest keep bundles of bundle's host in its directory
+ * (bundle, just written, always among them) and remove the others with
+ * their redaction maps. *removed counts them. 0, or -errno with err.
+ */
+int bundle__retain(const char *bundle, int keep, int *removed, char *err, size_t errlen);
+
 #endif

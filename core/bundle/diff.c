@@ -84,8 +84,9 @@ static const struct jval *find_finding(const struct jval *list, const char *chec
 	return NULL;
 }
 
-enum change { CH_NEW, CH_WORSE, CH_RESOLVED, CH_PERSISTING, CH_BETTER };
-static const char *const change_names[] = { "new", "worse", "resolved", "persisting", "better" };
+enum change { CH_NEW, CH_WORSE, CH_RESOLVED, CH_PERSISTING, CH_BETTER, CH_HOST };
+static const char *const change_names[] = { "new",    "worse",  "resolved",
+					     "persisting", "better", "host" };
 
 struct finding_change {
 	enum change ch;
@@ -106,6 +107,8 @@ struct diff {
 	size_t nm;
 	size_t beyond, within, unknown_spread;
 	int worst;
+	size_t worst_at;              /* the first finding change at worst, when worst > 0 */
+	struct strv host_checks, host_lines; /* diff_host.c: the host's changes */
 };
 
 static int range_of(const struct jval *m, double *lo, double *hi)
@@ -169,8 +172,10 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 			ro = severity_rank(c->old_sev);
 			c->ch = rn > ro ? CH_WORSE : rn < ro ? CH_BETTER : CH_PERSISTING;
 		}
-		if ((c->ch == CH_NEW || c->ch == CH_WORSE) && rn > d->worst)
+		if ((c->ch == CH_NEW || c->ch == CH_WORSE) && rn > d->worst) {
 			d->worst = rn;
+			d->worst_at = d->nf - 1;
+		}
 	}
 	for (size_t i = 0; of && i < of->len; i++) {
 		const struct jval *f = &of->items[i];
@@ -183,6 +188,26 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 		c->check = jval__str(f, "check");
 		c->old_sev = jval__str(f, "severity");
 		c->summary = jval__str(f, "summary");
+	}
+
+	/* The host's configuration: each change a finding of the diff, of severity warn. */
+	if (diff_host__compare(o->doc, n->doc, &d->host_checks, &d->host_lines))
+		return -ENOMEM;
+	if (d->host_checks.n) {
+		struct finding_change *grown = realloc(d->f, (d->nf + d->host_checks.n) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		d->f = grown;
+		for (size_t i = 0; i < d->host_checks.n; i++)
+			d->f[d->nf++] = (struct finding_change){ .ch = CH_HOST,
+								 .check = d->host_checks.v[i],
+								 .new_sev = "warn",
+								 .summary = d->host_lines.v[i] };
+		if (d->worst < 1) {
+			d->worst = 1;
+			d->worst_at = d->nf - d->host_checks.n;
+		}
 	}
 
 	/* Metrics of the new run that the old run also measured. */
@@ -282,9 +307,11 @@ static void print_text(FILE *out, const struct side *o, const struct side *n, co
 	side_label(out, o);
 	fputs("\n        ->  ", out);
 	side_label(out, n);
-	fprintf(out, "\n\nFindings: %d new, %d worse, %d resolved, %d persisting, %d better\n",
+	fprintf(out,
+		"\n\nFindings: %d new, %d worse, %d resolved, %d persisting, %d better, "
+		"%d host changes\n",
 		counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
-		counts(d, CH_PERSISTING), counts(d, CH_BETTER));
+		counts(d, CH_PERSISTING), counts(d, CH_BETTER), counts(d, CH_HOST));
 	for (size_t i = 0; i < d->nf; i++) {
 		const struct finding_change *c = &d->f[i];
 
@@ -339,9 +366,10 @@ static void doc_findings(struct doc *doc, const struct diff *d)
 	struct block *t;
 
 	inl__words(doc__heading(doc, 2, NULL), "Findings");
-	inl__words(doc__para(doc), "%d new, %d worse, %d resolved, %d persisting, %d better",
+	inl__words(doc__para(doc),
+		   "%d new, %d worse, %d resolved, %d persisting, %d better, %d host changes",
 		   counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
-		   counts(d, CH_PERSISTING), counts(d, CH_BETTER));
+		   counts(d, CH_PERSISTING), counts(d, CH_BETTER), counts(d, CH_HOST));
 	if (!d->nf)
 		return;
 	t = doc__table_head(doc, "lllll", head);
@@ -499,7 +527,8 @@ static void build_json(struct json *j, const struct side *o, const struct side *
 
 int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
-	      enum status *worst, size_t *changes, char *err, size_t errlen)
+	      enum status *worst, char *worst_what, size_t what_len, size_t *changes, char *err,
+	      size_t errlen)
 {
 	struct side o, n;
 	struct diff d = { 0 };
@@ -518,6 +547,12 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 		goto cleanup;
 	}
 	*worst = d.worst == 2 ? ST_CRIT : d.worst == 1 ? ST_WARN : ST_OK;
+	if (worst_what && what_len && d.worst) {
+		const struct finding_change *c = &d.f[d.worst_at];
+
+		snprintf(worst_what, what_len, "%s finding %s (%s): %.600s", change_names[c->ch],
+			 or_dash(c->check), or_dash(c->new_sev), or_dash(c->summary));
+	}
 	if (changes)
 		*changes = d.nf - (size_t)counts(&d, CH_PERSISTING) + d.beyond;
 	if (fmt == DIFF_TEXT) {
@@ -543,6 +578,8 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 cleanup:
 	free(d.f);
 	free(d.m);
+	strv__free(&d.host_checks);
+	strv__free(&d.host_lines);
 	side__free(&o);
 	side__free(&n);
 	return rc;

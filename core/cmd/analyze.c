@@ -35,6 +35,10 @@ static const struct cmd_option options[] = {
 	  .help = "only the checks of M: use, workload, or drilldown" },
 	{ .name = "no-drilldown", .kind = CMD_OPT_FLAG, .field = F(no_drilldown),
 	  .help = "do not replay the drill-down window the bundle recorded" },
+	{ .name = "color", .arg = "auto|always|never", .kind = CMD_OPT_CHOICE, .field = F(color),
+	  .choices = cmd_color_modes,
+	  .help = "colour the summary (default: auto,\n"
+		  "on a terminal unless NO_COLOR is set)" },
 	{ NULL },
 };
 

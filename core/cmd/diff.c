@@ -45,7 +45,7 @@ int cmd_diff(int argc, char **argv)
 	struct diff_opts o = { .fail_on = ST_OK };
 	const struct embedded_file *css = embedded__find("reports/report.css");
 	enum diff_format fmt = DIFF_TEXT;
-	char a[4096], b[4096], err[1024];
+	char a[4096], b[4096], err[1024], what[1024] = "";
 	enum status worst;
 	int idx, opened;
 
@@ -58,10 +58,10 @@ int cmd_diff(int argc, char **argv)
 	cmd__open_bundle(cmd, argv[idx], a, sizeof(a), &opened);
 	cmd__open_bundle(cmd, argv[idx + 1], b, sizeof(b), &opened);
 	if (diff__run(a, b, argv[idx], argv[idx + 1], fmt, css ? css->data : "", stdout, &worst,
-		      NULL, err, sizeof(err))) {
+		      what, sizeof(what), NULL, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s\n", err);
 		return EXIT_RUN_FAILED;
 	}
 	fflush(stdout);
-	return run_finish__fail_on(o.fail_on, worst);
+	return run_finish__fail_on(o.fail_on, worst, what);
 }

@@ -11,6 +11,7 @@
 #include "perf/counters.h"
 #include "run/run.h"
 #include "trace/trace.h"
+#include "util/json.h"
 
 #define F(field) offsetof(struct run_opts, field)
 
@@ -21,13 +22,16 @@ static const struct cmd_option options[] = {
 	  .help = "do not load and attach each BPF tool to probe it" },
 	{ .name = "no-perf", .kind = CMD_OPT_FLAG, .field = F(no_perf),
 	  .help = "do not open perf counters to probe them" },
+	{ .name = "json", .letter = 'j', .kind = CMD_OPT_FLAG, .field = F(json),
+	  .help = "the same as JSON, with each check's thresholds and the\n"
+		  "metrics it judges (for scripts; docs/list-schema.md)" },
 	/* A test hook, not in --help: probe a made-up /proc and /sys. */
 	{ .name = "root", .arg = "DIR", .kind = CMD_OPT_STRING, .field = F(root) },
 	{ NULL },
 };
 
 const struct cmd_help cmd_list_help = {
-	.usage = "sonde list [--checks DIR] [--no-bpf] [--no-perf]",
+	.usage = "sonde list [--checks DIR] [--no-bpf] [--no-perf] [--json]",
 	.description =
 		"Every check (id, methodology, resource, metric, tags) and whether this host can\n"
 		"feed it, then every collector and every BPF tool and whether it works here\n"
@@ -120,6 +124,184 @@ static void list_tools(const struct run_opts *o)
 	}
 }
 
+static void kv(struct json *j, const char *k, const char *v)
+{
+	json__key(j, k);
+	if (v)
+		json__string(j, v);
+	else
+		json__null(j);
+}
+
+static void strv_json(struct json *j, const char *k, const struct strv *sv)
+{
+	json__key(j, k);
+	json__begin_array(j);
+	for (size_t i = 0; i < sv->n; i++)
+		json__string(j, sv->v[i]);
+	json__end_array(j);
+}
+
+/* "yes" or "partly: why" (check_available, the probes) as available: bool and why. */
+static void availability(struct json *j, int yes, const char *why)
+{
+	json__key(j, "available");
+	json__bool(j, yes);
+	kv(j, "why", yes ? NULL : why);
+}
+
+static void json_args(struct json *j, const struct check_def *d, const struct metric_decl *m,
+		      int nm)
+{
+	static const char *const types[] = { "number", "string", "boolean" };
+
+	json__key(j, "args");
+	json__begin_array(j);
+	for (const struct check_arg *a = check__next_arg(d, NULL); a; a = check__next_arg(d, a)) {
+		json__begin_object(j);
+		kv(j, "name", a->name);
+		kv(j, "type", types[a->type]);
+		json__key(j, "default");
+		if (a->type == ARG_NUMBER)
+			json__number(j, a->num);
+		else if (a->type == ARG_BOOLEAN)
+			json__bool(j, a->boolean);
+		else if (a->str)
+			json__string(j, a->str);
+		else
+			json__null(j);
+		kv(j, "unit", check__arg_unit(m, nm, a->name));
+		kv(j, "help", a->help);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+/* The metrics a check's source judges against thresholds (explain.c's reading). */
+static void json_metrics(struct json *j, const struct metric_decl *m, int nm)
+{
+	json__key(j, "metrics");
+	json__begin_array(j);
+	for (int i = 0; i < nm; i++) {
+		json__begin_object(j);
+		kv(j, "name", m[i].name);
+		kv(j, "unit", m[i].unit[0] ? m[i].unit : NULL);
+		kv(j, "warn", m[i].has_warn ? m[i].warn_expr : NULL);
+		kv(j, "crit", m[i].has_crit ? m[i].crit_expr : NULL);
+		kv(j, "warn_arg", m[i].warn[0] ? m[i].warn : NULL);
+		kv(j, "crit_arg", m[i].crit[0] ? m[i].crit : NULL);
+		json__key(j, "lower_is_worse");
+		json__bool(j, m[i].lower);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+static void json_checks(struct json *j, const struct run_opts *o, const struct catalog *cat,
+			const char *root)
+{
+	json__key(j, "checks");
+	json__begin_array(j);
+	for (size_t i = 0; i < cat->nchecks; i++) {
+		const struct check_def *d = &cat->checks[i];
+		struct metric_decl m[64];
+		int nm = check__metric_decls(d, m, 64);
+		char avail[512];
+
+		check_available(o, d, root, avail, sizeof(avail));
+		json__begin_object(j);
+		kv(j, "id", d->id);
+		kv(j, "title", d->title);
+		kv(j, "description", d->description);
+		kv(j, "methodology", d->methodology);
+		kv(j, "resource", d->resource);
+		kv(j, "metric", d->metric);
+		strv_json(j, "tags", &d->tags);
+		strv_json(j, "collect", &d->collect);
+		kv(j, "origin", d->origin);
+		json__key(j, "user");
+		json__bool(j, d->user);
+		availability(j, !strcmp(avail, "yes"), strncmp(avail, "partly: ", 8) ? avail : avail + 8);
+		json_args(j, d, m, nm);
+		json_metrics(j, m, nm);
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+static void json_sources(struct json *j, const struct run_opts *o, const char *root)
+{
+	char why[1024] = "";
+	int sw_ok = 0, bad;
+
+	json__key(j, "collectors");
+	json__begin_array(j);
+	for (const struct collector *const *c = collectors; *c; c++) {
+		char cwhy[400] = "";
+		int cbad = (*c)->probe && (*c)->probe(root, cwhy, sizeof(cwhy));
+
+		json__begin_object(j);
+		kv(j, "name", (*c)->name);
+		kv(j, "what", (*c)->what);
+		availability(j, !cbad, cwhy);
+		json__end_object(j);
+	}
+	bad = o->no_perf ? (snprintf(why, sizeof(why), "disabled (--no-perf)"), 1) :
+			   perf_counters__probe(&sw_ok, why, sizeof(why));
+	json__begin_object(j);
+	kv(j, "name", PERF_COLLECTOR);
+	kv(j, "what", "CPU counters per CPU (perf_event_open): IPC, stalls, LLC, ...");
+	availability(j, !bad, why);
+	json__end_object(j);
+	json__end_array(j);
+
+	json__key(j, "tools");
+	json__begin_array(j);
+	for (const struct trace_tool *const *t = trace_tools; *t; t++) {
+		char twhy[1024] = "", name[40];
+		enum trace_attach a;
+		int tbad = o->no_bpf ? (snprintf(twhy, sizeof(twhy), "disabled (--no-bpf)"), 1) :
+				       trace_tool__probe(*t, &a, twhy, sizeof(twhy));
+
+		snprintf(name, sizeof(name), "bpf.%s", (*t)->name);
+		json__begin_object(j);
+		kv(j, "name", name);
+		kv(j, "what", (*t)->what);
+		availability(j, !tbad, twhy);
+		kv(j, "attach", tbad ? NULL : trace_attach__name(a));
+		json__end_object(j);
+	}
+	json__end_array(j);
+}
+
+/* sonde list --json: the catalog and what works here, for scripts (docs/list-schema.md). */
+static void list_json(const struct run_opts *o, const struct catalog *cat, const char *root)
+{
+	struct json j = { .pretty = 1 };
+
+	json__begin_object(&j);
+	kv(&j, "schema", "sonde.list/1");
+	kv(&j, "version", SONDE_VERSION);
+	json__key(&j, "methodologies");
+	json__begin_array(&j);
+	for (size_t i = 0; i < cat->nmeth; i++) {
+		json__begin_object(&j);
+		kv(&j, "id", cat->meth[i].id);
+		kv(&j, "title", cat->meth[i].title);
+		strv_json(&j, "tags", &cat->meth[i].tags);
+		json__end_object(&j);
+	}
+	json__end_array(&j);
+	json_checks(&j, o, cat, root);
+	json_sources(&j, o, root);
+	json__end_object(&j);
+	strbuf__puts(&j.out, "\n");
+	if (j.out.oom)
+		run__die_oom();
+	fwrite(j.out.buf, 1, j.out.len, stdout);
+	strbuf__free(&j.out);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct run_opts o;
@@ -133,6 +315,11 @@ int cmd_list(int argc, char **argv)
 		run__die_usage(o.cmd, "unexpected argument '%s'", argv[idx]);
 	run_plan__load_catalog(&o, &cat);
 	root = o.root ? o.root : "";
+	if (o.json) {
+		list_json(&o, &cat, root);
+		catalog__free(&cat);
+		return 0;
+	}
 	list_checks(&o, &cat, root);
 	list_collectors(&o, root);
 	list_tools(&o);

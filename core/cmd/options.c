@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Options as data: a command's table (struct cmd_option) becomes
- * getopt_long's arrays, the values are checked and stored by kind, and --help
- * prints the same table. Every command parses the same way; each accepts only
- * its own options.
+ * getopt_long's arrays, the values are checked and stored by kind
+ * (values.c), over those of the config file and the environment (conf.c),
+ * and --help prints the same table. Every command parses the same way; each
+ * accepts only its own options.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,12 +18,6 @@
 #define CMD_MAX_OPTIONS 40
 /* --help: an option's text starts in this column ("  -w, --window SECONDS   length ..."). */
 #define HELP_LEFT 22
-
-const struct cmd_choice cmd_fail_on_levels[] = {
-	{ "warn", ST_WARN },
-	{ "crit", ST_CRIT },
-	{ NULL, 0 },
-};
 
 static void print_option(const struct cmd_option *o, FILE *f)
 {
@@ -47,6 +40,14 @@ static void print_option(const struct cmd_option *o, FILE *f)
 	}
 }
 
+/* getopt_long's value for --config, which every command with an option table takes. */
+#define OPT_CONFIG 200
+
+static const struct cmd_option config_option = {
+	.name = "config", .arg = "FILE", .kind = CMD_OPT_STRING,
+	.help = "read FILE instead of " CMD_CONFIG_FILE "\n(see 'sonde config')",
+};
+
 void cmd_help__print(const struct cmd_help *h, FILE *f)
 {
 	int shown = 0;
@@ -58,6 +59,11 @@ void cmd_help__print(const struct cmd_help *h, FILE *f)
 		if (!shown++)
 			fputc('\n', f);
 		print_option(o, f);
+	}
+	if (h->options) {
+		if (!shown)
+			fputc('\n', f);
+		print_option(&config_option, f);
 	}
 	if (h->notes)
 		fprintf(f, "\n%s", h->notes);
@@ -77,83 +83,12 @@ static const struct cmd_option *option_by_val(const struct cmd_help *h, int val)
 	return NULL;
 }
 
-/* A number, the whole word (with pct, a '%' after it allowed). 0 or -EINVAL. */
-static int parse_number(const char *s, int pct, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	if (end == s || (*end && (!pct || strcmp(end, "%"))) || errno || !isfinite(*v))
-		return -EINVAL;
-	return 0;
-}
-
-static double parse_seconds(const char *cmd, const struct cmd_option *o, const char *s)
-{
-	double v;
-
-	if (parse_number(s, 0, &v))
-		run__die_usage(cmd, "--%s '%s': not a number of seconds", o->name, s);
-	if (v <= 0)
-		run__die_usage(cmd, "--%s %s: must be more than 0 seconds", o->name, s);
-	if (v > o->max)
-		run__die_usage(cmd, "--%s %s: at most %g seconds", o->name, s, o->max);
-	return v;
-}
-
-static double parse_percent(const char *cmd, const struct cmd_option *o, const char *s)
-{
-	double v;
-
-	if (parse_number(s, 1, &v) || v < 0 || v > 100)
-		run__die_usage(cmd, "--%s '%s': a percentage from 0 (no guard) to 100", o->name, s);
-	return v;
-}
-
-/* "expected warn or crit" */
-static int parse_choice(const char *cmd, const struct cmd_option *o, const char *s)
-{
-	struct strbuf names = { 0 };
-	const struct cmd_choice *c;
-
-	for (c = o->choices; c->name; c++)
-		if (!strcmp(c->name, s))
-			return c->value;
-	for (c = o->choices; c->name; c++)
-		strbuf__printf(&names, "%s%s", c == o->choices ? "" : c[1].name ? ", " : " or ",
-			       c->name);
-	run__die_usage(cmd, "--%s '%s': expected %s", o->name, s, names.buf ? names.buf : "");
-}
-
 static void set_option(const char *cmd, const struct cmd_option *o, void *opts, const char *arg)
 {
-	void *field = (char *)opts + o->field;
+	char err[1024];
 
-	switch (o->kind) {
-	case CMD_OPT_FLAG:
-		*(int *)field = 1;
-		break;
-	case CMD_OPT_CONST:
-		*(int *)field = o->value;
-		break;
-	case CMD_OPT_STRING:
-		*(const char **)field = arg;
-		break;
-	case CMD_OPT_LIST:
-		if (strv__push(field, arg))
-			run__die_oom();
-		break;
-	case CMD_OPT_SECONDS:
-		*(double *)field = parse_seconds(cmd, o, arg);
-		break;
-	case CMD_OPT_PERCENT:
-		*(double *)field = parse_percent(cmd, o, arg);
-		break;
-	case CMD_OPT_CHOICE:
-		*(int *)field = parse_choice(cmd, o, arg);
-		break;
-	}
+	if (cmd_option__set(o, opts, arg, err, sizeof(err)))
+		run__die_usage(cmd, "--%s %s", o->name, err);
 }
 
 static void refuse_word(const char *cmd, const char *word)
@@ -171,7 +106,7 @@ static void refuse(const char *cmd, const struct cmd_help *h, char **argv)
 	const struct cmd_option *o = option_by_val(h, optopt);
 	const char *word = argv[optind - 1];
 
-	if (o && o->arg)
+	if ((o && o->arg) || (optopt == OPT_CONFIG && h->options))
 		run__die_usage(cmd, "%s needs a value", word);
 	if (o || optopt == 'h')
 		run__die_usage(cmd, "%.*s takes no value", (int)strcspn(word, "="), word);
@@ -196,9 +131,41 @@ static void check_whole_name(const char *cmd, const struct option *lo, char **ar
 		refuse_word(cmd, word);
 }
 
+/*
+ * --config's value, found before the options are parsed: the file's values
+ * go under the command line's. A word that is another option's value is
+ * skipped; the last --config wins, as getopt would have it.
+ */
+static const char *config_arg(const struct cmd_help *h, int argc, char **argv)
+{
+	const char *path = NULL;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *w = argv[i];
+
+		if (!strncmp(w, "--config=", 9)) {
+			path = w + 9;
+			continue;
+		}
+		if (!strcmp(w, "--config")) {
+			if (i + 1 < argc)
+				path = argv[++i];
+			continue;
+		}
+		for (const struct cmd_option *o = h->options; o->name; o++)
+			if (o->arg && !strchr(w, '=') &&
+			    ((w[0] == '-' && w[1] == '-' && !strcmp(w + 2, o->name)) ||
+			     (o->letter && w[0] == '-' && w[1] == o->letter && !w[2]))) {
+				i++;
+				break;
+			}
+	}
+	return path;
+}
+
 int cmd__parse(const char *cmd, const struct cmd_help *h, void *opts, int argc, char **argv)
 {
-	struct option longopts[CMD_MAX_OPTIONS + 2];
+	struct option longopts[CMD_MAX_OPTIONS + 3];
 	char shortopts[2 * CMD_MAX_OPTIONS + 2];
 	size_t n = 0, s = 0;
 	int c, li;
@@ -218,10 +185,15 @@ int cmd__parse(const char *cmd, const struct cmd_help *h, void *opts, int argc, 
 		}
 	}
 	longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	if (h->options)
+		longopts[n++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
 	longopts[n] = (struct option){ 0 };
 	shortopts[s++] = 'h';
 	shortopts[s] = '\0';
 
+	/* The file and the environment first: the command line is parsed over them. */
+	if (h->options)
+		conf__load(cmd, h, opts, config_arg(h, argc, argv));
 	optind = 1;
 	opterr = 0;
 	while ((li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
@@ -235,8 +207,13 @@ int cmd__parse(const char *cmd, const struct cmd_help *h, void *opts, int argc, 
 			cmd_help__print(h, stdout);
 			exit(0);
 		}
+		if (c == OPT_CONFIG)
+			continue;
+		conf__from_cmdline(h, o, opts);
 		set_option(cmd, o, opts, optarg);
 	}
+	if (conf__dumping)
+		conf__dump(cmd, h, opts);
 	return optind;
 }
 

@@ -83,6 +83,14 @@ static const struct cmd_option options[] = {
 		  "pseudonym stands for goes next to the bundle, never in\n"
 		  "it: NAME.redaction-map.json, mode 0600. What is caught\n"
 		  "and what is not: docs/redaction.md" },
+	{ .name = "keep", .arg = "N", .kind = CMD_OPT_COUNT, .field = F(keep), .max = 1000000,
+	  .help = "retention: after writing the bundle, remove this host's\n"
+		  "older bundles in --out beyond the newest N (and their\n"
+		  "redaction maps); 0 (default): keep them all" },
+	{ .name = "color", .arg = "auto|always|never", .kind = CMD_OPT_CHOICE, .field = F(color),
+	  .choices = cmd_color_modes,
+	  .help = "colour the summary (default: auto,\n"
+		  "on a terminal unless NO_COLOR is set)" },
 	/* Test hooks, not in --help: a made-up /proc and /sys; progress off a terminal. */
 	{ .name = "root", .arg = "DIR", .kind = CMD_OPT_STRING, .field = F(root) },
 	{ .name = "progress", .kind = CMD_OPT_CONST, .value = 1, .field = F(progress) },

@@ -141,7 +141,7 @@ void run_analyze__compare(const char *recorded_dir, const char *stage)
 	if (!tmp)
 		return;
 	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, NULL, tmp,
-		      &worst, &changes, err, sizeof(err))) {
+		      &worst, NULL, 0, &changes, err, sizeof(err))) {
 		printf("\n(cannot compare with the findings recorded in the bundle: %s)\n", err);
 	} else if (!changes) {
 		printf("\nSame findings as recorded in the bundle.\n");

@@ -130,14 +130,14 @@ int run_finish__print_member(const char *dir, const char *member)
  * The terminal summary through the redactor: the checks saw only redacted
  * captures, but a check's error message may quote a path or the command line.
  */
-static void print_redacted_summary(struct run_outcome *oc, struct redactor *red)
+static void print_redacted_summary(struct run_outcome *oc, struct redactor *red, int color)
 {
 	char *buf = NULL, *text = NULL;
 	size_t len = 0, tlen = 0;
 	FILE *mf = open_memstream(&buf, &len);
 
 	if (mf) {
-		report__terminal(oc->report, mf, isatty(STDOUT_FILENO));
+		report__terminal(oc->report, mf, color);
 		if (fclose(mf))
 			len = 0;
 	}
@@ -152,17 +152,73 @@ static void print_redacted_summary(struct run_outcome *oc, struct redactor *red)
 	free(buf);
 }
 
-int run_finish__fail_on(int fail_on, enum status worst)
+int run_finish__fail_on(int fail_on, enum status worst, const char *what)
 {
-	if (fail_on != ST_OK && status__rank(worst) >= status__rank((enum status)fail_on))
-		return EXIT_FAIL_ON;
-	return 0;
+	if (fail_on == ST_OK || status__rank(worst) < status__rank((enum status)fail_on))
+		return 0;
+	/* Which finding: a scheduled job's log says why it failed without opening the bundle. */
+	fprintf(stderr, "sonde: --fail-on %s: ", status__name((enum status)fail_on));
+	for (const char *p = what ? what : "a finding reached it"; *p; p++)
+		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+	fputc('\n', stderr);
+	return EXIT_FAIL_ON;
+}
+
+/* The first finding, in rank order, at or above fail_on, named for --fail-on's message. */
+static int fail_on_finding(int fail_on, const struct run_report *rr)
+{
+	char what[1024];
+	size_t more = 0;
+	const struct check_result *hit = NULL;
+
+	if (fail_on == ST_OK)
+		return 0;
+	for (size_t k = 0; k < rr->nrank; k++) {
+		const struct check_result *r = &rr->res[rr->rank[k]];
+
+		if (status__rank(r->st) < status__rank((enum status)fail_on))
+			continue;
+		if (hit)
+			more++;
+		else
+			hit = r;
+	}
+	if (!hit)
+		return 0;
+	snprintf(what, sizeof(what), "%s is %s: %.600s%s", hit->def->id, status__name(hit->st),
+		 hit->summary ? hit->summary : hit->def->title, more ? " (and more: see the report)" : "");
+	return run_finish__fail_on(fail_on, hit->st, what);
+}
+
+int run__color(int mode)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (mode != COLOR_AUTO)
+		return mode == COLOR_ALWAYS;
+	/* https://no-color.org: NO_COLOR set and not empty means no colour unless asked for. */
+	return isatty(STDOUT_FILENO) && !(no && *no) && !(term && !strcmp(term, "dumb"));
+}
+
+/* --keep N: the older bundles of this host in --out beyond the newest N. */
+static void retain(const struct run_opts *o, const struct run_outcome *oc, FILE *f)
+{
+	char err[1024];
+	int removed;
+
+	if (!o->keep || !oc->bundle[0])
+		return;
+	if (bundle__retain(oc->bundle, o->keep, &removed, err, sizeof(err)))
+		fprintf(stderr, "sonde: %s (the bundle is written)\n", err);
+	else if (removed)
+		fprintf(f, "Retention (--keep %d): %d older bundle%s removed\n", o->keep, removed,
+			removed == 1 ? "" : "s");
 }
 
 static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const char *stage,
 			 struct redactor *red)
 {
-	enum status worst = report__worst(&oc->rr);
+	int color = run__color(o->color);
 
 	if (o->json) {
 		run_finish__print_member(stage, "findings.json");
@@ -173,16 +229,17 @@ static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const
 				oc->map);
 	} else {
 		if (red)
-			print_redacted_summary(oc, red);
+			print_redacted_summary(oc, red, color);
 		else
-			report__terminal(oc->report, stdout, isatty(STDOUT_FILENO));
+			report__terminal(oc->report, stdout, color);
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
 		if (oc->map[0])
 			printf("Redaction map (keep it, never send it): %s\n", oc->map);
 	}
+	retain(o, oc, o->json ? stderr : stdout);
 	fflush(stdout);
-	return run_finish__fail_on(o->fail_on, worst);
+	return fail_on_finding(o->fail_on, &oc->rr);
 }
 
 int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *stage,

@@ -24,6 +24,9 @@
 
 struct redactor;
 
+/* --color: colour the terminal summary on a terminal (and without NO_COLOR), always, or never. */
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+
 /*
  * The options of run and analyze. The commands' option tables (core/cmd/)
  * set these fields by offset; the rest are set by the command.
@@ -46,6 +49,8 @@ struct run_opts {
 	const char *methodology; /* --methodology: only this one's checks */
 	int no_perf;            /* --no-perf: no perf_event counter is opened (perf.counters) */
 	int fail_on;            /* an enum status: ST_OK (never), ST_WARN or ST_CRIT */
+	int color;              /* enum color_mode */
+	int keep;               /* --keep N: bundles of --out kept after this run's; 0: all */
 	struct strv only_checks, tags, sets;
 	int progress;           /* -1 auto */
 	int progress_shown;
@@ -177,7 +182,12 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
  * a terminal sanitized. 0, or EXIT_USAGE / EXIT_RUN_FAILED with the message printed.
  */
 int run_finish__print_member(const char *dir, const char *member);
-/* --fail-on: EXIT_FAIL_ON when worst reached it, else 0. */
-int run_finish__fail_on(int fail_on, enum status worst);
+/*
+ * --fail-on: EXIT_FAIL_ON when worst reached it, saying so on stderr with
+ * what (the finding that did, one line), else 0.
+ */
+int run_finish__fail_on(int fail_on, enum status worst, const char *what);
+/* --color: whether the terminal summary is coloured (auto: stdout a terminal, no NO_COLOR). */
+int run__color(int mode);
 
 #endif

@@ -130,8 +130,9 @@ value_for() {
 	case $1 in
 	"") ;;
 	*'|'*) echo "${1%%|*}" ;;
-	SECONDS | PCT) echo 1 ;;
+	SECONDS | PCT | N) echo 1 ;;
 	LEVEL) echo warn ;;
+	FILE) echo /dev/null ;;
 	*) echo "$T" ;;
 	esac
 }
