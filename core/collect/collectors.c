@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collect/collectors.h"
+#include "collect/hostctx.h"
 
 static int tee_each(struct reader *rd, struct capture_writer *w, const char *const *paths)
 {
@@ -205,12 +206,17 @@ static const struct collector c_mounts = { "proc.mounts",
 					   "file system and swap capacity "
 					   "(mountinfo, statvfs, /proc/swaps)",
 					   mounts__probe, mounts__sample, NULL };
+static const struct collector c_hostctx = { HOSTCTX_STREAM,
+					    "host context: OS, kernel command line and taint, "
+					    "modules, sysctls, kernel log tail, cgroups, NUMA, "
+					    "failed units",
+					    NULL, hostctx__sample, NULL };
 static const struct collector c_kmsg = { "kernel.log",
 					 "kernel log: OOM and I/O error records (/dev/kmsg)",
 					 kmsg__probe, kmsg__sample, NULL };
 
 const struct collector *const collectors[] = {
-	&c_host, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,
+	&c_host, &c_hostctx, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,
 	&c_netdev, &c_snmp, &c_filenr, &c_interrupts, &c_pids, &c_kmsg, &c_cgroups,
 	&c_mounts, NULL,
 };

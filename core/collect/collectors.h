@@ -92,6 +92,11 @@ int mounts__probe(const char *root, char *why, size_t whylen);
 int mounts__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		   int phase);
 
+/* ---- hostctx.c: host.context, the host's configuration, once per window ---- */
+
+int hostctx__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		    int phase);
+
 /* ---- kmsg.c ---- */
 
 int kmsg__probe(const char *root, char *why, size_t whylen);

@@ -216,7 +216,7 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 }
 
 
-static void json_run(struct json *j, const struct analysis *an)
+static void json_run(struct json *j, const struct analysis *an, const struct host_context *hc)
 {
 	json_kv_str(j, "schema", FINDINGS_SCHEMA);
 	json__key(j, "sonde");
@@ -234,6 +234,7 @@ static void json_run(struct json *j, const struct analysis *an)
 	json__key(j, "mem_total_bytes");
 	json__int(j, (int64_t)an->mem_total);
 	json_kv_str(j, "virtualization", an->virt[0] ? an->virt : NULL);
+	report__json_host_context(j, hc);
 	json__end_object(j);
 
 	json__key(j, "window");
@@ -443,7 +444,7 @@ int report__json(const struct report_model *m, struct strbuf *out)
 	struct json j = { .pretty = 1, .out = *out };
 
 	json__begin_object(&j);
-	json_run(&j, rr->an);
+	json_run(&j, rr->an, &m->host);
 	json_kv_str(&j, "verdict", m->verdict);
 	json_kv_str(&j, "worst", status__name(m->worst));
 	json_findings(&j, m);

@@ -206,6 +206,7 @@ static void doc_build(struct report_model *m)
 	report__doc_use_details(m);
 	report__doc_drilldown(m);
 	report__doc_unknowns(m);
+	report__doc_host(m);
 	report__doc_appendix(m);
 }
 
@@ -230,6 +231,9 @@ int report__build(const struct run_report *rr, struct report_model **out)
 		report__finding_summary(f->r, f->summary, sizeof(f->summary));
 		report__explained(rr, f->res, f->explained, sizeof(f->explained));
 	}
+	/* Read once: the Host section and findings.json's host.context show the same facts. */
+	if (host_context__read(&rr->an->cs, &m->host))
+		goto fail;
 	snprintf(m->title, sizeof(m->title), "sonde report: %s", rr->an->hostname);
 	doc__init(&m->doc, m->title);
 	doc_build(m);
@@ -248,6 +252,7 @@ void report__free(struct report_model *m)
 		return;
 	doc__free(&m->doc);
 	matrix__free(&m->use);
+	host_context__free(&m->host);
 	free(m->findings);
 	free(m);
 }

@@ -9,6 +9,7 @@
 #ifndef SONDE_MODEL_H
 #define SONDE_MODEL_H
 
+#include "collect/hostctx.h"
 #include "report/doc.h"
 #include "report/report.h"
 
@@ -72,6 +73,7 @@ struct report_model {
 	struct use_matrix use;
 	struct doc doc; /* report.md and report.html */
 	char title[300];
+	struct host_context host; /* the Host section, findings.json's host.context */
 };
 
 /* rank.c */
@@ -96,6 +98,11 @@ void report__doc_use_details(struct report_model *m);
 void report__doc_drilldown(struct report_model *m);
 void report__doc_unknowns(struct report_model *m);
 void report__doc_appendix(struct report_model *m);
+
+/* host.c: the Host section, and host.context in findings.json */
+struct json;
+void report__doc_host(struct report_model *m);
+void report__json_host_context(struct json *j, const struct host_context *hc);
 
 /* evidence.c: what a check shows under its heading */
 void report__doc_culprits(struct doc *d, const struct check_result *r);

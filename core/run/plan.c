@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bundle/read.h"
+#include "collect/hostctx.h"
 #include "run/run.h"
 
 void run__die_usage(const char *cmd, const char *fmt, ...)
@@ -162,7 +163,12 @@ void run_plan__make(struct run_plan *p, const struct run_opts *o)
 	*p = (struct run_plan){ 0 };
 	run_plan__load_catalog(o, &p->cat);
 	p->sel = select_checks(o, &p->cat, &p->nsel);
-	if (!p->sel || run_plan__collectors(p->sel, p->nsel, &p->names))
+	/*
+	 * The host context in every bundle, whatever the checks ask for; read in the
+	 * first window only (the drill-down window plans its own collectors).
+	 */
+	if (!p->sel || strv__push(&p->names, HOSTCTX_STREAM) ||
+	    run_plan__collectors(p->sel, p->nsel, &p->names))
 		run__die_oom();
 }
 
