@@ -21,7 +21,7 @@
 /* "20261121T153955Z" then nothing, or "-K" (a clash resolved by bundle__write), then .tar.xz */
 static int is_time_suffix(const char *s)
 {
-	static const char shape[] = "dddddddddTddddddZ";
+	static const char shape[] = "ddddddddTddddddZ";
 
 	for (size_t i = 0; i < sizeof(shape) - 1; i++)
 		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
@@ -51,7 +51,7 @@ int bundle__retain(const char *bundle, int keep, int *removed, char *err, size_t
 	*removed = 0;
 	plen = strlen(base);
 	/* sonde-HOST- : the name without its time and suffix (.tar.xz, "-K" and the time). */
-	if (keep <= 0 || plen < 7 + 17 || strncmp(base, "sonde-", 6))
+	if (keep <= 0 || plen < 6 + 2 + 16 + 7 || strncmp(base, "sonde-", 6))
 		return 0;
 	for (plen = 6; base[plen]; plen++)
 		if (base[plen] == '-' && is_time_suffix(base + plen + 1))

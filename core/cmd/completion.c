@@ -41,7 +41,7 @@ static const char bash_script[] =
 	"\tlocal line kind=words\n"
 	"\tlocal -a ask=(\"${words[@]:0:cword}\") cand=()\n"
 	"\t# --opt=value was split into prev and cur: sonde is asked about \"--opt value\"\n"
-	"\t[[ $split ]] && ask+=(\"$prev\")\n"
+	"\t[[ $split == true ]] && ask+=(\"$prev\")\n"
 	"\twhile IFS= read -r line; do\n"
 	"\t\tcase $line in\n"
 	"\t\t:files | :dirs | :bundles) kind=${line#:} ;;\n"
