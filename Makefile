@@ -119,7 +119,7 @@ $(BUILD):
 unit: $(UNIT_TESTS)
 
 # The whole suite, as TAP through prove; its last line is the summary.
-check: sonde $(UNIT_TESTS)
+check: sonde $(UNIT_TESTS) man completion
 	prove --exec '' $(UNIT_TESTS) $(SCRIPT_TESTS)
 
 run: sonde
@@ -140,10 +140,12 @@ FUZZ_CC ?= clang
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Icore \
 	      -Ibpf -I$(BUILD)/bpf -I$(BUILD) $(PKG_CFLAGS) \
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract
+FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx
 UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c
 fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
+fuzz_hostctx_SRCS := core/collect/hostctx_read.c core/collect/capture.c core/util/file.c \
+		     core/util/strv.c
 fuzz_json_read_SRCS := $(UTIL_JSON)
 fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
 # The schema validator needs the whole engine (Lua, the embedded catalog): every core

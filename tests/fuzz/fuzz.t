@@ -10,7 +10,7 @@ command -v clang >/dev/null || skip_all "clang is not installed (make deps)"
 make -s fuzz-build >"${TMPDIR:-/tmp}/sonde-fuzz-build.log" 2>&1 ||
 	skip_all "fuzz targets do not build here (libFuzzer runtime missing? see make deps)"
 
-for t in parse capture json_read bundle_verify check_schema bundle_extract; do
+for t in parse capture json_read bundle_verify check_schema bundle_extract hostctx; do
 	mkdir -p "build/fuzz/corpus_$t"
 	out=$(build/fuzz/fuzz_$t -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=1024 \
 		-artifact_prefix="build/fuzz/crash-$t-" -print_final_stats=1 \
