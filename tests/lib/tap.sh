@@ -6,6 +6,10 @@ TAP_N=0
 TAP_FAILED=0
 SONDE=${SONDE:-$PWD/sonde}
 TOP=${TOP:-$PWD}
+# The tests run sonde with its defaults: a host's /etc/sonde/sonde.conf (an
+# output directory, thresholds) must not change what they see. tests/cli/config.t
+# sets its own.
+export SONDE_CONFIG=${SONDE_CONFIG:-/dev/null}
 
 # ok NAME CMD...: passes when CMD exits 0
 ok() {
