@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sonde: `make deps` (Debian packages), `make` (the binary), `make check` (tests),
-# `make run` (a run on this host), `make bench` (benchmarks).
+# `make run` (a run on this host), `make bench` (benchmarks), `make install`,
+# `make uninstall`, `make deb` (build-aux/install.mk).
 
 VERSION := 0.1.0
 SHELL := /bin/bash
@@ -11,10 +12,14 @@ PKGS := lua5.4 libcmark libarchive
 # Debian packages: building, testing (mpstat/iostat for agreement tests, jq and
 # prove for the test scripts, xz-utils for tar -J, util-linux for losetup,
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
-# for luacheck over checks/, methodologies/ and ranking/).
+# for luacheck over checks/, methodologies/ and ranking/); installing
+# (build-aux/install.mk: scdoc for the man pages, man-db to read them,
+# bash-completion and zsh to test completion, debhelper, dpkg-dev, fakeroot
+# and lintian for `make deb`, debootstrap for the fresh-machine test).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check
+	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
+	    scdoc man-db bash-completion zsh debhelper dpkg-dev fakeroot lintian debootstrap
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -186,5 +191,7 @@ deps:
 
 clean:
 	rm -rf $(BUILD) sonde
+
+include build-aux/install.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
