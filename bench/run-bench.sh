@@ -200,6 +200,31 @@ printf "%-40s %16s\n" "checks run" "$nchecks"
 printf "%-40s %16s\n" "files read (.cost.reads)" "$reads"
 printf "%-40s %16s\n" "captured (raw/, uncompressed)" "$(mib "$captured")"
 printf "%-40s %16s\n" "bundle (tar.xz)" "$(mib "$bundle_bytes")"
+
+# The host context (collect/hostctx.c: raw/host.context.cap, read once at the
+# start of every run), from the baseline run's own bundle: its reads, bytes,
+# and the time from its first read to its last, as a share of that run's wall
+# time (the ratio is against the baseline measured in this same invocation).
+base_bundle=$(ls "$T"/base/sonde-*.tar.xz 2>/dev/null | head -1)
+if [ -n "$base_bundle" ] && tar -xJOf "$base_bundle" raw/host.context.cap >"$T/hostctx.cap" 2>/dev/null; then
+	read -r hc_reads hc_bytes hc_ms < <(perl -e '
+		local $/; open(my $f, "<", $ARGV[0]) or die; my $s = <$f>; my $p = index($s, "\n") + 1;
+		my ($n, $b, $lo, $hi) = (0, 0);
+		while ($p < length($s)) {
+			my $e = index($s, "\n", $p); last if $e < 0;
+			my @h = split(/ /, substr($s, $p, $e - $p), 7); $p = $e + 1;
+			$n++; $lo = $h[3] if !defined $lo || $h[3] < $lo; $hi = $h[3] if !defined $hi || $h[3] > $hi;
+			if ($h[0] eq "@" || $h[0] eq "=") { $b += $h[4]; $p += $h[4] + 1 if $h[0] eq "@"; }
+		}
+		printf "%d %d %.2f\n", $n, $b, ($hi - $lo) / 1e6;' "$T/hostctx.cap")
+	printf "%-40s %14s\n" "host context (host.context)" "$hc_reads reads"
+	printf "%-40s %16s\n" "  captured" "$(mib "$hc_bytes")"
+	printf "%-40s %12.2f ms %12s\n" "  first to last read" "$hc_ms" ""
+	printf "%-40s %13.2f %% %12s\n" "  of the baseline run's wall time" \
+		"$(awk -v m="$hc_ms" -v w="$base_wall" 'BEGIN { printf "%.2f", w > 0 ? m / 10 / w : 0 }')" ""
+else
+	echo "host context: no raw/host.context.cap in the baseline bundle"
+fi
 echo
 echo "sonde's .cost is measured before the reports are rendered and the bundle is"
 echo "compressed; the CPU and wall figures above include both."
