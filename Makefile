@@ -14,12 +14,12 @@ PKGS := lua5.4 libcmark libarchive
 # libxml2-utils for xmllint: the flame graph SVG must parse as XML; lua-check
 # for luacheck over checks/, methodologies/ and ranking/); installing
 # (build-aux/install.mk: scdoc for the man pages, man-db to read them,
-# bash-completion and zsh to test completion, debhelper, dpkg-dev, fakeroot
+# bash-completion, zsh and tmux (a real TAB) to test completion, debhelper, dpkg-dev, fakeroot
 # and lintian for `make deb`, debootstrap for the fresh-machine test).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
-	    scdoc man-db bash-completion zsh debhelper dpkg-dev fakeroot lintian debootstrap
+	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
