@@ -56,6 +56,9 @@ struct cmd {
 	const struct cmd_help *help;      /* NULL: sonde help COMMAND shows sonde --help */
 };
 
+/* What perf.counters is, for sonde list and explain (it is no collector of the table). */
+#define PERF_COLLECTOR_WHAT "CPU counters per CPU (perf_event_open): IPC, stalls, LLC, ..."
+
 /* --fail-on's levels (enum status values), for the commands that take it. */
 extern const struct cmd_choice cmd_fail_on_levels[];
 /* --color's modes (enum color_mode in run/run.h), for the commands that colour their output. */

@@ -219,7 +219,7 @@ static void print_collectors(const struct check_def *d)
 		else if (t)
 			what = t->what;
 		else if (!strcmp(name, PERF_COLLECTOR))
-			what = "CPU counters per CPU (perf_event_open): IPC, stalls, LLC, ...";
+			what = PERF_COLLECTOR_WHAT;
 		printf("  %-20s %s%s\n", name, what ? what : "?", t ? " (BPF tool)" : "");
 	}
 }

@@ -87,6 +87,24 @@ static void list_checks(const struct run_opts *o, const struct catalog *cat, con
 	}
 }
 
+/* perf.counters here: 0, or why not (*sw_ok: the software counters do open). */
+static int probe_perf(const struct run_opts *o, int *sw_ok, char *why, size_t len)
+{
+	*sw_ok = 0;
+	if (o->no_perf)
+		return snprintf(why, len, "disabled (--no-perf)"), 1;
+	return perf_counters__probe(sw_ok, why, len);
+}
+
+/* A BPF tool here, loaded and attached for a moment: 0 with how it attached, or why not. */
+static int probe_tool(const struct run_opts *o, const struct trace_tool *t, enum trace_attach *a,
+		      char *why, size_t len)
+{
+	if (o->no_bpf)
+		return snprintf(why, len, "disabled (--no-bpf)"), 1;
+	return trace_tool__probe(t, a, why, len);
+}
+
 static void list_collectors(const struct run_opts *o, const char *root)
 {
 	char why[1024] = "";
@@ -99,10 +117,8 @@ static void list_collectors(const struct run_opts *o, const char *root)
 
 		printf("%-16s %-52s %s\n", (*c)->name, (*c)->what, cbad ? cwhy : "yes");
 	}
-	bad = o->no_perf ? (snprintf(why, sizeof(why), "disabled (--no-perf)"), 1) :
-			   perf_counters__probe(&sw_ok, why, sizeof(why));
-	printf("%-16s %-52s %s%s\n", PERF_COLLECTOR,
-	       "CPU counters per CPU (perf_event_open): IPC, stalls, LLC, ...",
+	bad = probe_perf(o, &sw_ok, why, sizeof(why));
+	printf("%-16s %-52s %s%s\n", PERF_COLLECTOR, PERF_COLLECTOR_WHAT,
 	       bad ? (sw_ok ? "partly: " : "no: ") : "yes", bad ? why : "");
 }
 
@@ -113,8 +129,7 @@ static void list_tools(const struct run_opts *o)
 	for (const struct trace_tool *const *t = trace_tools; *t; t++) {
 		char why[1024] = "", name[40];
 		enum trace_attach a;
-		int bad = o->no_bpf ? (snprintf(why, sizeof(why), "disabled (--no-bpf)"), 1) :
-				      trace_tool__probe(*t, &a, why, sizeof(why));
+		int bad = probe_tool(o, *t, &a, why, sizeof(why));
 
 		snprintf(name, sizeof(name), "bpf.%s", (*t)->name);
 		if (bad)
@@ -124,30 +139,12 @@ static void list_tools(const struct run_opts *o)
 	}
 }
 
-static void kv(struct json *j, const char *k, const char *v)
-{
-	json__key(j, k);
-	if (v)
-		json__string(j, v);
-	else
-		json__null(j);
-}
-
-static void strv_json(struct json *j, const char *k, const struct strv *sv)
-{
-	json__key(j, k);
-	json__begin_array(j);
-	for (size_t i = 0; i < sv->n; i++)
-		json__string(j, sv->v[i]);
-	json__end_array(j);
-}
-
 /* "yes" or "partly: why" (check_available, the probes) as available: bool and why. */
 static void availability(struct json *j, int yes, const char *why)
 {
 	json__key(j, "available");
 	json__bool(j, yes);
-	kv(j, "why", yes ? NULL : why);
+	json__kv_str(j, "why", yes ? NULL : why);
 }
 
 static void json_args(struct json *j, const struct check_def *d, const struct metric_decl *m,
@@ -159,8 +156,8 @@ static void json_args(struct json *j, const struct check_def *d, const struct me
 	json__begin_array(j);
 	for (const struct check_arg *a = check__next_arg(d, NULL); a; a = check__next_arg(d, a)) {
 		json__begin_object(j);
-		kv(j, "name", a->name);
-		kv(j, "type", types[a->type]);
+		json__kv_str(j, "name", a->name);
+		json__kv_str(j, "type", types[a->type]);
 		json__key(j, "default");
 		if (a->type == ARG_NUMBER)
 			json__number(j, a->num);
@@ -170,8 +167,8 @@ static void json_args(struct json *j, const struct check_def *d, const struct me
 			json__string(j, a->str);
 		else
 			json__null(j);
-		kv(j, "unit", check__arg_unit(m, nm, a->name));
-		kv(j, "help", a->help);
+		json__kv_str(j, "unit", check__arg_unit(m, nm, a->name));
+		json__kv_str(j, "help", a->help);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -184,12 +181,12 @@ static void json_metrics(struct json *j, const struct metric_decl *m, int nm)
 	json__begin_array(j);
 	for (int i = 0; i < nm; i++) {
 		json__begin_object(j);
-		kv(j, "name", m[i].name);
-		kv(j, "unit", m[i].unit[0] ? m[i].unit : NULL);
-		kv(j, "warn", m[i].has_warn ? m[i].warn_expr : NULL);
-		kv(j, "crit", m[i].has_crit ? m[i].crit_expr : NULL);
-		kv(j, "warn_arg", m[i].warn[0] ? m[i].warn : NULL);
-		kv(j, "crit_arg", m[i].crit[0] ? m[i].crit : NULL);
+		json__kv_str(j, "name", m[i].name);
+		json__kv_str(j, "unit", m[i].unit[0] ? m[i].unit : NULL);
+		json__kv_str(j, "warn", m[i].has_warn ? m[i].warn_expr : NULL);
+		json__kv_str(j, "crit", m[i].has_crit ? m[i].crit_expr : NULL);
+		json__kv_str(j, "warn_arg", m[i].warn[0] ? m[i].warn : NULL);
+		json__kv_str(j, "crit_arg", m[i].crit[0] ? m[i].crit : NULL);
 		json__key(j, "lower_is_worse");
 		json__bool(j, m[i].lower);
 		json__end_object(j);
@@ -210,15 +207,15 @@ static void json_checks(struct json *j, const struct run_opts *o, const struct c
 
 		check_available(o, d, root, avail, sizeof(avail));
 		json__begin_object(j);
-		kv(j, "id", d->id);
-		kv(j, "title", d->title);
-		kv(j, "description", d->description);
-		kv(j, "methodology", d->methodology);
-		kv(j, "resource", d->resource);
-		kv(j, "metric", d->metric);
-		strv_json(j, "tags", &d->tags);
-		strv_json(j, "collect", &d->collect);
-		kv(j, "origin", d->origin);
+		json__kv_str(j, "id", d->id);
+		json__kv_str(j, "title", d->title);
+		json__kv_str(j, "description", d->description);
+		json__kv_str(j, "methodology", d->methodology);
+		json__kv_str(j, "resource", d->resource);
+		json__kv_str(j, "metric", d->metric);
+		json__kv_strv(j, "tags", &d->tags);
+		json__kv_strv(j, "collect", &d->collect);
+		json__kv_str(j, "origin", d->origin);
 		json__key(j, "user");
 		json__bool(j, d->user);
 		availability(j, !strcmp(avail, "yes"), strncmp(avail, "partly: ", 8) ? avail : avail + 8);
@@ -241,16 +238,15 @@ static void json_sources(struct json *j, const struct run_opts *o, const char *r
 		int cbad = (*c)->probe && (*c)->probe(root, cwhy, sizeof(cwhy));
 
 		json__begin_object(j);
-		kv(j, "name", (*c)->name);
-		kv(j, "what", (*c)->what);
+		json__kv_str(j, "name", (*c)->name);
+		json__kv_str(j, "what", (*c)->what);
 		availability(j, !cbad, cwhy);
 		json__end_object(j);
 	}
-	bad = o->no_perf ? (snprintf(why, sizeof(why), "disabled (--no-perf)"), 1) :
-			   perf_counters__probe(&sw_ok, why, sizeof(why));
+	bad = probe_perf(o, &sw_ok, why, sizeof(why));
 	json__begin_object(j);
-	kv(j, "name", PERF_COLLECTOR);
-	kv(j, "what", "CPU counters per CPU (perf_event_open): IPC, stalls, LLC, ...");
+	json__kv_str(j, "name", PERF_COLLECTOR);
+	json__kv_str(j, "what", PERF_COLLECTOR_WHAT);
 	availability(j, !bad, why);
 	json__end_object(j);
 	json__end_array(j);
@@ -260,15 +256,14 @@ static void json_sources(struct json *j, const struct run_opts *o, const char *r
 	for (const struct trace_tool *const *t = trace_tools; *t; t++) {
 		char twhy[1024] = "", name[40];
 		enum trace_attach a;
-		int tbad = o->no_bpf ? (snprintf(twhy, sizeof(twhy), "disabled (--no-bpf)"), 1) :
-				       trace_tool__probe(*t, &a, twhy, sizeof(twhy));
+		int tbad = probe_tool(o, *t, &a, twhy, sizeof(twhy));
 
 		snprintf(name, sizeof(name), "bpf.%s", (*t)->name);
 		json__begin_object(j);
-		kv(j, "name", name);
-		kv(j, "what", (*t)->what);
+		json__kv_str(j, "name", name);
+		json__kv_str(j, "what", (*t)->what);
 		availability(j, !tbad, twhy);
-		kv(j, "attach", tbad ? NULL : trace_attach__name(a));
+		json__kv_str(j, "attach", tbad ? NULL : trace_attach__name(a));
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -280,15 +275,15 @@ static void list_json(const struct run_opts *o, const struct catalog *cat, const
 	struct json j = { .pretty = 1 };
 
 	json__begin_object(&j);
-	kv(&j, "schema", "sonde.list/1");
-	kv(&j, "version", SONDE_VERSION);
+	json__kv_str(&j, "schema", "sonde.list/1");
+	json__kv_str(&j, "version", SONDE_VERSION);
 	json__key(&j, "methodologies");
 	json__begin_array(&j);
 	for (size_t i = 0; i < cat->nmeth; i++) {
 		json__begin_object(&j);
-		kv(&j, "id", cat->meth[i].id);
-		kv(&j, "title", cat->meth[i].title);
-		strv_json(&j, "tags", &cat->meth[i].tags);
+		json__kv_str(&j, "id", cat->meth[i].id);
+		json__kv_str(&j, "title", cat->meth[i].title);
+		json__kv_strv(&j, "tags", &cat->meth[i].tags);
 		json__end_object(&j);
 	}
 	json__end_array(&j);

@@ -81,30 +81,53 @@ static void rec_text(const struct capture_rec *r, char *buf, size_t len)
 		copy_text(buf, len, r->data, r->len);
 }
 
+/* A record's lines, one at a time (the last may lack its newline). */
+struct lines {
+	const char *p, *end;
+};
+
+static struct lines lines_of(const struct capture_rec *r)
+{
+	return (struct lines){ r ? r->data : NULL, r ? r->data + r->len : NULL };
+}
+
+static int next_line(struct lines *it, const char **line, size_t *n)
+{
+	const char *eol;
+
+	if (!it->p || it->p >= it->end)
+		return 0;
+	eol = memchr(it->p, '\n', (size_t)(it->end - it->p));
+	*line = it->p;
+	*n = eol ? (size_t)(eol - it->p) : (size_t)(it->end - it->p);
+	it->p = eol ? eol + 1 : it->end;
+	return 1;
+}
+
 /* The value of KEY= in os-release, unquoted. */
 static void os_release(const struct capture_rec *r, char *buf, size_t len)
 {
 	const char *keys[] = { "PRETTY_NAME=", "NAME=" };
 
 	buf[0] = '\0';
-	for (size_t k = 0; r && k < 2 && !buf[0]; k++)
-		for (const char *p = r->data; p && p < r->data + r->len;) {
-			const char *eol = memchr(p, '\n', (size_t)(r->data + r->len - p));
-			size_t n = eol ? (size_t)(eol - p) : (size_t)(r->data + r->len - p);
-			size_t kl = strlen(keys[k]);
+	for (size_t k = 0; r && k < 2 && !buf[0]; k++) {
+		struct lines it = lines_of(r);
+		size_t kl = strlen(keys[k]), n;
+		const char *p;
 
-			if (n > kl && !strncmp(p, keys[k], kl)) {
-				p += kl;
-				n -= kl;
-				if (n >= 2 && (*p == '"' || *p == '\'') && p[n - 1] == *p) {
-					p++;
-					n -= 2;
-				}
-				copy_text(buf, len, p, n);
-				break;
+		while (next_line(&it, &p, &n)) {
+			if (n <= kl || strncmp(p, keys[k], kl))
+				continue;
+			p += kl;
+			n -= kl;
+			if (n >= 2 && (*p == '"' || *p == '\'') && p[n - 1] == *p) {
+				p++;
+				n -= 2;
 			}
-			p = eol ? eol + 1 : NULL;
+			copy_text(buf, len, p, n);
+			break;
 		}
+	}
 }
 
 /* "always [madvise] never" -> "madvise" */
@@ -131,30 +154,30 @@ static int push(struct strv *sv, const char *s, size_t n)
 /* Each line's first word (module names, unit names). */
 static int first_words(const struct capture_rec *r, struct strv *out)
 {
-	for (const char *p = r->data; p < r->data + r->len;) {
-		const char *eol = memchr(p, '\n', (size_t)(r->data + r->len - p));
-		size_t n = eol ? (size_t)(eol - p) : (size_t)(r->data + r->len - p);
-		size_t w;
+	struct lines it = lines_of(r);
+	const char *p;
+	size_t n;
 
-		p += strspn(p, " ");
-		w = strcspn(p, " \t\n");
-		if (w && w <= n && push(out, p, w))
+	while (next_line(&it, &p, &n)) {
+		size_t lead = strspn(p, " "), w;
+
+		if (lead >= n)
+			continue;
+		w = strcspn(p + lead, " \t\n");
+		if (w && lead + w <= n && push(out, p + lead, w))
 			return -ENOMEM;
-		if (!eol)
-			break;
-		p = eol + 1;
 	}
 	return 0;
 }
 
 static void read_cpuinfo(const struct capture_stream *host, struct host_context *hc)
 {
-	const struct capture_rec *r = first_ok(host, "/proc/cpuinfo");
+	struct lines it = lines_of(first_ok(host, "/proc/cpuinfo"));
 	int flags_done = 0;
+	const char *p;
+	size_t n;
 
-	for (const char *p = r ? r->data : NULL; p && p < r->data + r->len;) {
-		const char *eol = memchr(p, '\n', (size_t)(r->data + r->len - p));
-		size_t n = eol ? (size_t)(eol - p) : (size_t)(r->data + r->len - p);
+	while (next_line(&it, &p, &n)) {
 		const char *colon = memchr(p, ':', n);
 
 		if (colon && !strncmp(p, "processor", 9))
@@ -180,18 +203,17 @@ static void read_cpuinfo(const struct capture_stream *host, struct host_context 
 			}
 			flags_done = 1;
 		}
-		p = eol ? eol + 1 : NULL;
 	}
 }
 
 static void read_numa(const struct capture_stream *st, struct host_context *hc)
 {
-	const struct capture_rec *list = first_ok(st, "/sys/devices/system/node");
+	struct lines it = lines_of(first_ok(st, "/sys/devices/system/node"));
 	char path[256], name[64];
+	const char *p;
+	size_t n;
 
-	for (const char *p = list ? list->data : NULL; p && p < list->data + list->len;) {
-		const char *eol = memchr(p, '\n', (size_t)(list->data + list->len - p));
-		size_t n = eol ? (size_t)(eol - p) : (size_t)(list->data + list->len - p);
+	while (next_line(&it, &p, &n)) {
 		struct host_numa_node *nn, *grown;
 		const struct capture_rec *r;
 
@@ -215,7 +237,6 @@ static void read_numa(const struct capture_stream *st, struct host_context *hc)
 			if (m && m < r->data + r->len)
 				nn->mem_kb = strtoull(m + 9, NULL, 10);
 		}
-		p = eol ? eol + 1 : NULL;
 	}
 }
 
@@ -274,7 +295,10 @@ static int read_sysctls(const struct capture_stream *st, struct host_context *hc
 static int read_kmsg(const struct capture_stream *st, struct host_context *hc)
 {
 	const struct capture_rec *r = first_of(st, "/dev/kmsg");
+	struct lines it;
 	char line[1200];
+	const char *p;
+	size_t n;
 
 	if (!r) {
 		snprintf(hc->kmsg_why, sizeof(hc->kmsg_why), "not collected");
@@ -285,30 +309,25 @@ static int read_kmsg(const struct capture_stream *st, struct host_context *hc)
 			 r->err == EPERM || r->err == EACCES ? " (reading it needs CAP_SYSLOG)" : "");
 		return 0;
 	}
-	for (const char *p = r->data; p < r->data + r->len;) {
-		const char *eol = memchr(p, '\n', (size_t)(r->data + r->len - p));
-		size_t n = eol ? (size_t)(eol - p) : (size_t)(r->data + r->len - p);
+	it = lines_of(r);
+	while (next_line(&it, &p, &n)) {
 		const char *semi = memchr(p, ';', n);
-		unsigned long long usec;
-		int prio, used = 0;
-		unsigned long long seq;
+		unsigned long long usec, seq;
+		int prio, used;
 
 		/* Continuation lines (" SUBSYSTEM=...") are the record's dictionary. */
-		if (n && *p != ' ') {
-			if (semi && sscanf(p, "%d,%llu,%llu", &prio, &seq, &usec) == 3) {
-				used = snprintf(line, sizeof(line), "[%llu.%06llu] ", usec / 1000000,
-						usec % 1000000);
-				copy_text(line + used, sizeof(line) - (size_t)used, semi + 1,
-					  (size_t)(p + n - semi - 1));
-			} else {
-				copy_text(line, sizeof(line), p, n);
-			}
-			if (strv__push(&hc->kmsg, line))
-				return -ENOMEM;
+		if (!n || *p == ' ')
+			continue;
+		if (semi && sscanf(p, "%d,%llu,%llu", &prio, &seq, &usec) == 3) {
+			used = snprintf(line, sizeof(line), "[%llu.%06llu] ", usec / 1000000,
+					usec % 1000000);
+			copy_text(line + used, sizeof(line) - (size_t)used, semi + 1,
+				  (size_t)(p + n - semi - 1));
+		} else {
+			copy_text(line, sizeof(line), p, n);
 		}
-		if (!eol)
-			break;
-		p = eol + 1;
+		if (strv__push(&hc->kmsg, line))
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -145,27 +145,10 @@ void report__doc_host(struct report_model *m)
 	strbuf__free(&sb);
 }
 
+/* A fact: null when unknown (""). */
 static void kv_str(struct json *j, const char *k, const char *v)
 {
-	json__key(j, k);
-	if (v && *v)
-		json__string(j, v);
-	else
-		json__null(j);
-}
-
-static void strv_value(struct json *j, const struct strv *sv)
-{
-	json__begin_array(j);
-	for (size_t i = 0; i < sv->n; i++)
-		json__string(j, sv->v[i]);
-	json__end_array(j);
-}
-
-static void str_array(struct json *j, const char *k, const struct strv *sv)
-{
-	json__key(j, k);
-	strv_value(j, sv);
+	json__kv_str(j, k, v && *v ? v : NULL);
 }
 
 /* findings.json's host.context (docs/findings-schema.md); null where unknown. */
@@ -200,7 +183,7 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 	json__key(j, "processors");
 	json__int(j, hc->cpus);
 	kv_str(j, "frequency_governor", hc->governor);
-	str_array(j, "flags", &hc->cpu_flags);
+	json__kv_strv(j, "flags", &hc->cpu_flags);
 	json__key(j, "numa");
 	json__begin_array(j);
 	for (size_t i = 0; i < hc->nnuma; i++) {
@@ -216,16 +199,15 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 	json__end_array(j);
 	json__end_object(j);
 	if (hc->modules_known)
-		str_array(j, "modules", &hc->modules);
+		json__kv_strv(j, "modules", &hc->modules);
 	else
 		kv_str(j, "modules", NULL);
-	json__key(j, "failed_units");
 	if (hc->failed_why[0])
-		json__null(j);
+		kv_str(j, "failed_units", NULL);
 	else
-		strv_value(j, &hc->failed_units);
+		json__kv_strv(j, "failed_units", &hc->failed_units);
 	kv_str(j, "failed_units_unknown", hc->failed_why);
-	str_array(j, "kernel_log", &hc->kmsg);
+	json__kv_strv(j, "kernel_log", &hc->kmsg);
 	kv_str(j, "kernel_log_unknown", hc->kmsg_why);
 	json__key(j, "sysctl");
 	json__begin_object(j);

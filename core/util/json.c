@@ -310,3 +310,21 @@ void json__null(struct json *j)
 	json__prefix(j);
 	strbuf__puts(&j->out, "null");
 }
+
+void json__kv_str(struct json *j, const char *key, const char *v)
+{
+	json__key(j, key);
+	if (v)
+		json__string(j, v);
+	else
+		json__null(j);
+}
+
+void json__kv_strv(struct json *j, const char *key, const struct strv *sv)
+{
+	json__key(j, key);
+	json__begin_array(j);
+	for (size_t i = 0; i < sv->n; i++)
+		json__string(j, sv->v[i]);
+	json__end_array(j);
+}

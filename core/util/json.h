@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "util/strbuf.h"
+#include "util/strv.h"
 
 
 struct json {
@@ -31,6 +32,10 @@ void json__number(struct json *j, double v);
 void json__int(struct json *j, int64_t v);
 void json__bool(struct json *j, int v);
 void json__null(struct json *j);
+/* "key": "v", or "key": null when v is NULL. */
+void json__kv_str(struct json *j, const char *key, const char *v);
+/* "key": [ the strings of sv ] */
+void json__kv_strv(struct json *j, const char *key, const struct strv *sv);
 /* A value already serialized by another writer (trusted text only: written as is). */
 void json__raw(struct json *j, const char *text, size_t n);
 /*
