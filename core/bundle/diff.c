@@ -194,7 +194,8 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 	if (diff_host__compare(o->doc, n->doc, &d->host_checks, &d->host_lines))
 		return -ENOMEM;
 	if (d->host_checks.n) {
-		struct finding_change *grown = realloc(d->f, (d->nf + d->host_checks.n) * sizeof(*grown));
+		size_t total = d->nf + d->host_checks.n;
+		struct finding_change *grown = realloc(d->f, total * sizeof(*grown));
 
 		if (!grown)
 			return -ENOMEM;

@@ -115,19 +115,23 @@ static int merge(const struct jval *o, const struct jval *n, const char *check, 
 		int c = i == no ? 1 : k == nn ? -1 : strcmp(a[i].key, b[k].key);
 
 		if (c < 0) {
-			rc = a[i].val ? add(checks, lines, check, "%s %s: gone", label, a[i].key) :
-					add(checks, lines, check, "%s %s: removed", label, a[i].key);
+			rc = add(checks, lines, check, "%s %s: %s", label, a[i].key,
+				 a[i].val ? "gone" : "removed");
 			i++;
 		} else if (c > 0) {
+			const char *key = b[k].key;
+
 			if (b[k].val && value_text(b[k].val, vb, sizeof(vb)))
-				rc = add(checks, lines, check, "%s %s: set to %s", label, b[k].key, vb);
+				rc = add(checks, lines, check, "%s %s: set to %s", label, key, vb);
 			else if (!b[k].val)
-				rc = add(checks, lines, check, "%s %s: added", label, b[k].key);
+				rc = add(checks, lines, check, "%s %s: added", label, key);
 			k++;
 		} else {
+			const char *key = a[i].key;
+
 			if (a[i].val && value_text(a[i].val, va, sizeof(va)) &&
 			    value_text(b[k].val, vb, sizeof(vb)) && strcmp(va, vb))
-				rc = add(checks, lines, check, "%s %s: %s -> %s", label, a[i].key, va,
+				rc = add(checks, lines, check, "%s %s: %s -> %s", label, key, va,
 					 vb);
 			i++;
 			k++;

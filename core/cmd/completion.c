@@ -253,7 +253,8 @@ static void positional(const struct want *w, const struct cmd *c, int pos, const
 		u += n;
 		if (!n)
 			break;
-		if (depth || t[0] == '-' || (t[0] == '[' && t[1] == '-') || !strncmp(t, "[options]", 9)) {
+		if (depth || t[0] == '-' || (t[0] == '[' && t[1] == '-') ||
+		    !strncmp(t, "[options]", 9)) {
 			for (size_t k = 0; k < n; k++)
 				depth += (t[k] == '[') - (t[k] == ']');
 			continue;

@@ -158,8 +158,9 @@ static void file_setting(const char *file, int line, const struct cmd *sec, char
 	val = trim(val);
 	if (!sec) {
 		section_names(names, sizeof(names));
-		die_line(file, line, "'%s' is outside a section: put it under the command it is for (%s)",
-			 key, names);
+		die_line(file, line,
+			 "'%s' is outside a section: put it under the command it is for (%s)", key,
+			 names);
 	}
 	if (!(o = find_option(sec->help, key)))
 		die_line(file, line, "'sonde %s' has no option '%s' (see 'sonde %s --help')",
@@ -278,7 +279,8 @@ static void load_env(const char *cmd, const struct cmd_help *h, void *opts)
 		replace_list(h, o, opts, SRC_ENV);
 		if (!(copy = strdup(v)))
 			run__die_oom();
-		for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		for (tok = strtok_r(copy, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save)) {
 			if (cmd_option__set(o, opts, tok, err, sizeof(err)))
 				run__die_usage(cmd, "environment %s: %s", name, err);
 			note(h, o, SRC_ENV, "environment %s", name);
@@ -368,8 +370,10 @@ void conf__dump(const char *cmd, const struct cmd_help *h, const void *opts)
 			continue;
 		}
 		format_value(o, field, value, sizeof(value));
-		dump_line(o->name, value,
-			  s->src != SRC_DEFAULT ? s->where : *value ? "default" : "default: not set");
+		if (s->src != SRC_DEFAULT)
+			dump_line(o->name, value, s->where);
+		else
+			dump_line(o->name, value, *value ? "default" : "default: not set");
 	}
 	fflush(stdout);
 	exit(0);

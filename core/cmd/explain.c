@@ -78,7 +78,8 @@ static const char *matching_paren(const char *s, const char *end)
 }
 
 /*
- * The value of `key = VALUE` in the options table of a call (depth 2: inside "(" and "{"): the first
+ * The value of `key = VALUE` in the options table of a call (depth 2: inside
+ * "(" and "{"): the first
  * args.NAME in it (*arg), and whether VALUE is that alone (*plain); a string
  * literal's text (*str). 1 when the key is there.
  */
@@ -298,7 +299,8 @@ static void print_check(const struct catalog *cat, const struct check_def *d)
 		printf(" %-8s %s\n", unit ? unit : "-", a->help ? a->help : "");
 	}
 
-	printf("\nFindings it can raise (a metric past a threshold makes the check warn or crit):\n");
+	printf("\nFindings it can raise "
+	       "(a metric past a threshold makes the check warn or crit):\n");
 	for (int i = 0; i < nm; i++) {
 		if (!m[i].has_warn && !m[i].has_crit)
 			continue;
@@ -306,10 +308,10 @@ static void print_check(const struct catalog *cat, const struct check_def *d)
 		printf("  %s/%s: %s", d->resource, d->metric, m[i].name);
 		if (m[i].unit[0])
 			printf(" (%s)", m[i].unit);
-		print_threshold("warn", m[i].warn, m[i].warn_expr, m[i].warn_plain, m[i].has_warn, d,
-				m[i].lower);
-		print_threshold("crit", m[i].crit, m[i].crit_expr, m[i].crit_plain, m[i].has_crit, d,
-				m[i].lower);
+		print_threshold("warn", m[i].warn, m[i].warn_expr, m[i].warn_plain,
+				m[i].has_warn, d, m[i].lower);
+		print_threshold("crit", m[i].crit, m[i].crit_expr, m[i].crit_plain,
+				m[i].has_crit, d, m[i].lower);
 		printf("\n");
 	}
 	if (!judged)

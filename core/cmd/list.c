@@ -218,7 +218,8 @@ static void json_checks(struct json *j, const struct run_opts *o, const struct c
 		json__kv_str(j, "origin", d->origin);
 		json__key(j, "user");
 		json__bool(j, d->user);
-		availability(j, !strcmp(avail, "yes"), strncmp(avail, "partly: ", 8) ? avail : avail + 8);
+		availability(j, !strcmp(avail, "yes"),
+			     strncmp(avail, "partly: ", 8) ? avail : avail + 8);
 		json_args(j, d, m, nm);
 		json_metrics(j, m, nm);
 		json__end_object(j);

@@ -83,7 +83,7 @@ static void read_sysctls(struct collector_state *cs, struct reader *rd, struct c
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", d->dir, names.v[k]);
 			snprintf(full, sizeof(full), "%s%s", cs->root, path);
-			/* Directories (net.core has none, vm neither today) and write-only files. */
+			/* Not directories, not write-only files (vm.drop_caches). */
 			if (stat(full, &sb) || !S_ISREG(sb.st_mode) || !(sb.st_mode & 0444))
 				continue;
 			reader__tee(rd, w, path, NULL, NULL);
@@ -227,7 +227,7 @@ static void read_failed_units(struct collector_state *cs, struct reader *rd,
 		;
 	if (rd->lock)
 		pthread_mutex_lock(rd->lock);
-	/* 127: exec failed in the child (no systemctl); any other failure: its answer is not one. */
+	/* 127: the exec failed (no systemctl); any other failure: its answer is not one. */
 	if (!err && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		err = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ENOENT : EPROTO;
 record:

@@ -69,8 +69,11 @@ static void copy_text(char *buf, size_t len, const char *s, size_t n)
 
 	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
-	for (size_t i = 0; i < n && k + 1 < len; i++)
-		buf[k++] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? (s[i] == '\t' ? ' ' : '?') : s[i];
+	for (size_t i = 0; i < n && k + 1 < len; i++) {
+		int ctl = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+
+		buf[k++] = !ctl ? s[i] : s[i] == '\t' ? ' ' : '?';
+	}
 	buf[k] = '\0';
 }
 
@@ -186,10 +189,12 @@ static void read_cpuinfo(const struct capture_stream *host, struct host_context 
 			const char *v = colon + 1 + strspn(colon + 1, " \t");
 
 			if (v < p + n)
-				copy_text(hc->cpu_model, sizeof(hc->cpu_model), v, (size_t)(p + n - v));
+				copy_text(hc->cpu_model, sizeof(hc->cpu_model), v,
+					  (size_t)(p + n - v));
 		}
 		/* x86 "flags", arm64 "Features": the first processor's. */
-		if (colon && !flags_done && (!strncmp(p, "flags", 5) || !strncmp(p, "Features", 8))) {
+		if (colon && !flags_done &&
+		    (!strncmp(p, "flags", 5) || !strncmp(p, "Features", 8))) {
 			for (const char *f = colon + 1; f < p + n;) {
 				size_t w;
 
@@ -305,8 +310,10 @@ static int read_kmsg(const struct capture_stream *st, struct host_context *hc)
 		return 0;
 	}
 	if (r->err) {
+		int denied = r->err == EPERM || r->err == EACCES;
+
 		snprintf(hc->kmsg_why, sizeof(hc->kmsg_why), "/dev/kmsg: %s%s", strerror(r->err),
-			 r->err == EPERM || r->err == EACCES ? " (reading it needs CAP_SYSLOG)" : "");
+			 denied ? " (reading it needs CAP_SYSLOG)" : "");
 		return 0;
 	}
 	it = lines_of(r);

@@ -37,8 +37,8 @@ static void taint_text(const struct host_context *hc, char *buf, size_t len)
 	for (const char *f = hc->taint_flags; *f && n < len; f++) {
 		const char *why = host_context__taint_meaning(*f);
 
-		n += (size_t)snprintf(buf + n, len - n, "%s %c (%s)", f == hc->taint_flags ? "" : ";",
-				      *f, why ? why : "?");
+		n += (size_t)snprintf(buf + n, len - n, "%s %c (%s)",
+				      f == hc->taint_flags ? "" : ";", *f, why ? why : "?");
 	}
 }
 
@@ -59,7 +59,8 @@ static void doc_numa(struct doc *d, const struct host_context *hc)
 
 	if (hc->nnuma < 2) {
 		inl__words(doc__para(d), "NUMA: %s.",
-			   hc->nnuma ? "one node" : "no NUMA nodes shown by /sys/devices/system/node");
+			   hc->nnuma ? "one node" :
+				       "no NUMA nodes shown by /sys/devices/system/node");
 		return;
 	}
 	t = doc__table_head(d, "lllr", head);
@@ -135,8 +136,8 @@ void report__doc_host(struct report_model *m)
 	if (sb.len)
 		doc__code(&m->doc, sb.buf);
 	strbuf__free(&sb);
-	inl__words(doc__para(&m->doc), "Sysctls (%zu: vm, net.core, net.ipv4.tcp_*, kernel.sched_*, "
-				       "fs limits):",
+	inl__words(doc__para(&m->doc),
+		   "Sysctls (%zu: vm, net.core, net.ipv4.tcp_*, kernel.sched_*, fs limits):",
 		   hc->sysctl_names.n);
 	for (size_t i = 0; i < hc->sysctl_names.n; i++)
 		strbuf__printf(&sb, "%s = %s\n", hc->sysctl_names.v[i], hc->sysctl_values.v[i]);

@@ -186,7 +186,8 @@ static int fail_on_finding(int fail_on, const struct run_report *rr)
 	if (!hit)
 		return 0;
 	snprintf(what, sizeof(what), "%s is %s: %.600s%s", hit->def->id, status__name(hit->st),
-		 hit->summary ? hit->summary : hit->def->title, more ? " (and more: see the report)" : "");
+		 hit->summary ? hit->summary : hit->def->title,
+		 more ? " (and more: see the report)" : "");
 	return run_finish__fail_on(fail_on, hit->st, what);
 }
 
