@@ -171,6 +171,8 @@ static void read_failed_units(struct collector_state *cs, struct reader *rd,
 				      "--plain", "--no-pager", "--full", NULL };
 	char full[4096], buf[4096];
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
 	struct strbuf out = { 0 };
 	int pipefd[2], status, err = 0, truncated = 0;
 	int64_t deadline;
@@ -191,7 +193,15 @@ static void read_failed_units(struct collector_state *cs, struct reader *rd,
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	err = posix_spawnp(&pid, "systemctl", &fa, NULL, argv, environ);
+	/* The window's worker blocks every signal; systemctl gets the defaults back. */
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	err = posix_spawnp(&pid, "systemctl", &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (err) {
