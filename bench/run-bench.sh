@@ -221,7 +221,7 @@ if [ -n "$base_bundle" ] && tar -xJOf "$base_bundle" raw/host.context.cap >"$T/h
 	printf "%-40s %16s\n" "  captured" "$(mib "$hc_bytes")"
 	printf "%-40s %12.2f ms %12s\n" "  first to last read" "$hc_ms" ""
 	printf "%-40s %13.3f %% %12s\n" "  of the baseline run's wall time ($base_wall s)" \
-		"$(awk -v m="$hc_ms" -v w="$base_wall" 'BEGIN { printf "%.3f", w > 0 ? m / 10 / w : 0 }')" ""
+		"$(awk -v m="$hc_ms" -v w="$base_wall" 'BEGIN { printf "%.3f", (w > 0 ? m / 10 / w : 0) }')" ""
 else
 	echo "host context: no raw/host.context.cap in the baseline bundle"
 fi
