@@ -84,16 +84,20 @@ void report__doc_host(struct report_model *m)
 
 	inl__words(doc__heading(&m->doc, 2, NULL), "Host");
 	if (!hc->collected)
-		inl__words(doc__para(&m->doc), "This bundle holds no host context (raw/%s.cap): "
-					       "it was made by a sonde older than 0.1.",
+		inl__words(doc__para(&m->doc),
+			   "These captures hold no host context (raw/%s.cap): they were taken "
+			   "by an older sonde. What the host stream says:",
 			   HOSTCTX_STREAM);
 	t = doc__table_head(&m->doc, "ll", head);
-	fact(t, "OS", hc->os, NULL);
+	if (hc->collected)
+		fact(t, "OS", hc->os, NULL);
 	fact(t, "kernel", hc->kernel, NULL);
 	fact(t, "kernel build", hc->kernel_build, NULL);
-	fact(t, "kernel command line", hc->cmdline, NULL);
-	taint_text(hc, buf, sizeof(buf));
-	fact(t, "kernel taint", buf, NULL);
+	if (hc->collected) {
+		fact(t, "kernel command line", hc->cmdline, NULL);
+		taint_text(hc, buf, sizeof(buf));
+		fact(t, "kernel taint", buf, NULL);
+	}
 	if (hc->uptime_s >= 2 * 86400)
 		snprintf(buf, sizeof(buf), "%.0f days %.0f h", floor(hc->uptime_s / 86400),
 			 floor(fmod(hc->uptime_s, 86400) / 3600));
@@ -106,8 +110,10 @@ void report__doc_host(struct report_model *m)
 	fact(t, "processors", hc->cpus ? buf : NULL, NULL);
 	joined(&hc->cpu_flags, buf, sizeof(buf));
 	fact(t, "CPU flags", buf, NULL);
+	if (!hc->collected)
+		return;
 	fact(t, "cgroups", hc->cgroup, NULL);
-	fact(t, "transparent huge pages", hc->thp, "not shown (no THP, or not collected)");
+	fact(t, "transparent huge pages", hc->thp, "not shown (a kernel without THP)");
 	fact(t, "THP defrag", hc->thp_defrag, "not shown");
 	fact(t, "CPU frequency governor", hc->governor,
 	     "none (no cpufreq driver: a VM, or a fixed frequency)");
