@@ -77,7 +77,7 @@ return {
         ctx:summary(string.format("%d connections dropped by full listen queues (ListenOverflows), though no "
           .. "listener's queue was seen full at the samples: bursts between them", overflows))
       else
-        ctx:summary(string.format("no listen queue is filling (%d listeners)", #list))
+        ctx:summary(string.format("no listen queue is filling (%s)", fmt.count(#list, "listener")))
       end
       return
     end

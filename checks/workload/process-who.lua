@@ -136,17 +136,18 @@ return {
       if t.kernel_thread then kthreads = kthreads + 1 end
     end
     if no_io > 0 then
-      ctx:unknown("io_bytes", string.format("/proc/PID/io was unreadable for %d of %d processes "
-        .. "(permission denied: another user's process when not root, or a non-dumpable one): the I/O ranking covers the others only", no_io, #list))
+      ctx:unknown("io_bytes", string.format("/proc/PID/io was unreadable for %d of %s "
+        .. "(permission denied: another user's process when not root, or a non-dumpable one): the I/O ranking covers the others only",
+        no_io, fmt.count(#list, "process", "processes")))
     end
     ctx:metric("processes", #list, { })
     ctx:metric("started_in_window", started, { })
     ctx:metric("exited_in_window", exited, { })
     if by_cpu[1] then
-      ctx:summary(string.format("%d processes (%d kernel threads); top CPU: %s at %s of a CPU; %d started and %d exited during the window",
-        #list, kthreads, fmt.task(by_cpu[1].task), fmt.pct(100 * by_cpu[1].value / secs), started, exited))
+      ctx:summary(string.format("%s (%s); top CPU: %s at %s of a CPU; %d started and %d exited during the window",
+        fmt.count(#list, "process", "processes"), fmt.count(kthreads, "kernel thread"), fmt.task(by_cpu[1].task), fmt.pct(100 * by_cpu[1].value / secs), started, exited))
     else
-      ctx:summary(string.format("%d processes, none used measurable CPU", #list))
+      ctx:summary(string.format("%s, none used measurable CPU", fmt.count(#list, "process", "processes")))
     end
   end,
 }
