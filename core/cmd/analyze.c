@@ -85,6 +85,7 @@ int cmd_analyze(int argc, char **argv)
 	struct capture_limits lim = capture_default_limits;
 	int idx, code, opened;
 
+	run_cost__mark(&oc.rr.cost, NULL);
 	run_opts__init(&o, "analyze");
 	o.command_line = cmd__command_line(argc + 1, argv - 1);
 	/* getopt permutes: options may come before or after DIR. */
@@ -100,6 +101,7 @@ int cmd_analyze(int argc, char **argv)
 	if (o.out_dir)
 		run_plan__check_out_dir(o.cmd, o.out_dir);
 	run_plan__make(&plan, &o);
+	run_cost__mark(&oc.rr.cost, "plan");
 	/* The captures are parsed under the memory limit the bundle was extracted under. */
 	lim.max_memory_bytes = bundle_open_default_limits.max_memory_bytes;
 	if (analysis__open_limited(&an, raw, &lim, err, sizeof(err))) {

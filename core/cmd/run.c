@@ -295,8 +295,10 @@ int cmd_run(int argc, char **argv)
 	struct analysis an;
 	int rc, code, progress;
 
+	run_cost__mark(&oc.rr.cost, NULL);
 	parse(&o, argc, argv);
 	run_plan__make(&plan, &o);
+	run_cost__mark(&oc.rr.cost, "plan");
 	if (run_plan__stage(o.out_dir, stage, sizeof(stage), raw, sizeof(raw)))
 		return EXIT_RUN_FAILED;
 
@@ -306,7 +308,8 @@ int cmd_run(int argc, char **argv)
 			   (isatty(STDOUT_FILENO) && report__tty_redraw(STDERR_FILENO)) :
 			   o.progress;
 	rc = run_observe__window(&o, (const char *const *)plan.names.v, raw, o.window_s,
-				 o.interval_s, progress, NULL, &wr, err, sizeof(err));
+				 o.interval_s, progress, NULL, &wr, &oc.rr.cost, err,
+				 sizeof(err));
 	/* From here a signal means "stop now": the checks and the bundle take a second or less. */
 	run_observe__stop_aborts();
 	if (rc) {

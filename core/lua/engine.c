@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,38 +159,36 @@ static void engine_set_failure(struct check_result *out, const char *fmt, ...)
 	out->error = strdup(msg);
 }
 
-/* The watchdog's question: is it past the deadline at arg (CLOCK_MONOTONIC ns)? */
-static int past_deadline(void *arg)
-{
-	return clock__ns(CLOCK_MONOTONIC) >= *(const int64_t *)arg;
-}
+/* One check's child process, from its fork to its result. */
+struct engine_job {
+	pid_t pid;               /* 0: a free slot */
+	int fd;                  /* the read end of its result pipe */
+	struct check_result *out;
+	const struct check_def *def;
+	int64_t t0, deadline;    /* CLOCK_MONOTONIC ns */
+	struct strbuf buf;
+};
 
 /*
- * Each check runs in a child process: the hook and the allocator stop what Lua
- * can stop, and the parent's watchdog kills what it cannot (a pathological
- * pattern match is C code that never returns to the hook). A crash in a check
- * is contained the same way. The child inherits the captures copy-on-write
- * and sends its result back through a pipe (check_result__encode).
+ * Start one check: preload what it reads (in the parent, so that children
+ * share it copy-on-write instead of each building its own), fork the child
+ * and leave it in job. Where no pipe or no child can be had, the check runs
+ * here and now, and job stays free.
  */
-void engine__run_check(const struct catalog *cat, const struct check_def *def,
-		       struct analysis *an, const struct engine_limits *lim,
-		       struct check_result *out)
+static void engine_job_start(struct engine_job *job, const struct catalog *cat,
+			     const struct check_def *def, struct analysis *an,
+			     const struct engine_limits *lim, struct check_result *out)
 {
 	const struct task_summary *tasks;
-	struct strbuf buf = { 0 };
-	int64_t t0 = clock__ns(CLOCK_MONOTONIC), deadline;
 	size_t ntasks;
-	int fds[2], status = 0, killed = 0;
+	int fds[2];
 	pid_t pid, parent;
 
 	memset(out, 0, sizeof(*out));
-	/*
-	 * Built or loaded once here, so that children share them instead of each
-	 * building its own: the captures the check declared, the process summaries.
-	 */
 	for (size_t i = 0; i < def->collect.n; i++)
 		analysis__preload(an, def->collect.v[i]);
 	analysis__tasks(an, &tasks, &ntasks);
+	job->t0 = clock__ns(CLOCK_MONOTONIC);
 	if (pipe2(fds, O_CLOEXEC)) {
 		engine_run_here(cat, def, an, lim, out);
 		return;
@@ -215,23 +214,137 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 		_exit(sb.oom || fd__write_all(fds[1], sb.buf, sb.len) ? 2 : 0);
 	}
 	close(fds[1]);
-	deadline = t0 + (int64_t)((lim->wall_s + WATCHDOG_GRACE_S) * 1e9);
-	killed = child__collect(pid, fds[0], &buf, RESULT_MAX, WATCHDOG_TICK_MS, past_deadline,
-				&deadline, &status);
+	job->pid = pid;
+	job->fd = fds[0];
+	job->out = out;
+	job->def = def;
+	job->deadline = job->t0 + (int64_t)((lim->wall_s + WATCHDOG_GRACE_S) * 1e9);
+	job->buf = (struct strbuf){ 0 };
+}
+
+/* The child is gone (closed its pipe, or was killed): reap it and decode its result. */
+static void engine_job_end(struct engine_job *job, int killed)
+{
+	struct check_result *out = job->out;
+	int status = 0;
+
+	if (killed)
+		kill(job->pid, SIGKILL);
+	close(job->fd);
+	while (waitpid(job->pid, &status, 0) < 0 && errno == EINTR)
+		;
 	if (killed)
 		engine_set_failure(out, "stopped from outside after %.1f s: stuck where the Lua "
 				   "hook cannot reach (a pathological pattern match, or a long C "
 				   "call)",
-				   (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e9);
+				   (double)(clock__ns(CLOCK_MONOTONIC) - job->t0) / 1e9);
 	else if (WIFSIGNALED(status))
 		engine_set_failure(out, "the check's process died: %s",
 				   strsignal(WTERMSIG(status)));
-	else if (buf.oom || check_result__decode(out, buf.buf, buf.len))
+	else if (job->buf.oom || check_result__decode(out, job->buf.buf, job->buf.len))
 		engine_set_failure(out, "the check's process returned no readable result "
 				   "(exit status %d)",
 				   WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	out->def = def;
+	out->def = job->def;
 	if (out->st == ST_ERROR && !out->elapsed_ms)
-		out->elapsed_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
-	strbuf__free(&buf);
+		out->elapsed_ms = (double)(clock__ns(CLOCK_MONOTONIC) - job->t0) / 1e6;
+	strbuf__free(&job->buf);
+	job->pid = 0;
+}
+
+/* Read what the child has written; 1 when it closed its pipe (its result is whole). */
+static int engine_job_read(struct engine_job *job)
+{
+	char chunk[65536];
+	ssize_t n = read(job->fd, chunk, sizeof(chunk));
+
+	if (n < 0)
+		return errno != EINTR && errno != EAGAIN;
+	if (n == 0)
+		return 1;
+	strbuf__append(&job->buf, chunk, (size_t)n);
+	return 0;
+}
+
+/*
+ * Each check runs in a child process: the hook and the allocator stop what Lua
+ * can stop, and the parent's watchdog kills what it cannot (a pathological
+ * pattern match is C code that never returns to the hook). A crash in a check
+ * is contained the same way. The child inherits the captures copy-on-write
+ * and sends its result back through a pipe (check_result__encode). Up to
+ * `jobs` children run at once; each has its own deadline, and the results
+ * land in out[] in the order of defs[], whichever finishes first.
+ */
+void engine__run_checks(const struct catalog *cat, const struct check_def *const *defs,
+			size_t n, struct analysis *an, const struct engine_limits *lim,
+			unsigned jobs, struct check_result *out)
+{
+	struct engine_job job[ENGINE_MAX_JOBS];
+	size_t next = 0, active = 0;
+
+	if (jobs < 1)
+		jobs = 1;
+	if (jobs > ENGINE_MAX_JOBS)
+		jobs = ENGINE_MAX_JOBS;
+	memset(job, 0, sizeof(job));
+	while (next < n || active) {
+		struct pollfd p[ENGINE_MAX_JOBS];
+		int64_t now;
+		int np = 0, slot[ENGINE_MAX_JOBS];
+
+		for (unsigned j = 0; j < jobs && next < n; j++) {
+			if (job[j].pid)
+				continue;
+			engine_job_start(&job[j], cat, defs[next], an, lim, &out[next]);
+			next++;
+			active += job[j].pid != 0;
+		}
+		for (unsigned j = 0; j < jobs; j++) {
+			if (!job[j].pid)
+				continue;
+			p[np] = (struct pollfd){ .fd = job[j].fd, .events = POLLIN };
+			slot[np++] = (int)j;
+		}
+		if (!np)
+			continue;
+		/* A timeout or EINTR: the watchdog looks again. */
+		if (poll(p, (nfds_t)np, WATCHDOG_TICK_MS) > 0) {
+			for (int k = 0; k < np; k++) {
+				if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)) ||
+				    !engine_job_read(&job[slot[k]]))
+					continue;
+				engine_job_end(&job[slot[k]], 0);
+				active--;
+			}
+		}
+		now = clock__ns(CLOCK_MONOTONIC);
+		for (int k = 0; k < np; k++) {
+			struct engine_job *jb = &job[slot[k]];
+
+			if (!jb->pid || (now < jb->deadline && jb->buf.len <= RESULT_MAX))
+				continue;
+			engine_job_end(jb, 1);
+			active--;
+		}
+	}
+}
+
+void engine__run_check(const struct catalog *cat, const struct check_def *def,
+		       struct analysis *an, const struct engine_limits *lim,
+		       struct check_result *out)
+{
+	engine__run_checks(cat, &def, 1, an, lim, 1, out);
+}
+
+unsigned engine__jobs(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/*
+	 * The checks use the CPUs the host has, up to ENGINE_MAX_JOBS: they are
+	 * pure functions of the captures, so their order of completion changes
+	 * nothing, and the run's wall time after the window shrinks with them.
+	 * sonde already runs at a lowered priority, and so do its children.
+	 */
+	return ncpu < 1 ? 1 : ncpu > ENGINE_MAX_JOBS ? ENGINE_MAX_JOBS : (unsigned)ncpu;
 }

@@ -31,4 +31,19 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 		       struct analysis *an, const struct engine_limits *lim,
 		       struct check_result *out);
 
+/* Most checks run at once (engine__run_checks). */
+#define ENGINE_MAX_JOBS 4
+
+/*
+ * The same for n checks, up to jobs of them at once (each in its own child,
+ * under its own deadline); out[i] is defs[i]'s result, as if they had run one
+ * after the other.
+ */
+void engine__run_checks(const struct catalog *cat, const struct check_def *const *defs,
+			size_t n, struct analysis *an, const struct engine_limits *lim,
+			unsigned jobs, struct check_result *out);
+
+/* How many checks to run at once on this host: its online CPUs, at most ENGINE_MAX_JOBS. */
+unsigned engine__jobs(void);
+
 #endif

@@ -458,6 +458,16 @@ static void json_cost(struct json *j, const struct run_cost *c)
 	json__key(j, "peak_rss_bytes");
 	json__int(j, (int64_t)c->peak_rss_kb * 1024);
 	json_kv_num(j, "analysis_ms", c->analysis_ms);
+	json__key(j, "stages");
+	json__begin_array(j);
+	for (size_t i = 0; i < c->nstages; i++) {
+		json__begin_object(j);
+		json_kv_str(j, "stage", c->stages[i].name);
+		json_kv_num(j, "wall_ms", c->stages[i].wall_ms);
+		json_kv_num(j, "cpu_ms", c->stages[i].cpu_ms);
+		json__end_object(j);
+	}
+	json__end_array(j);
 	json__key(j, "reads");
 	json__int(j, (int64_t)c->reads);
 	json__key(j, "captured_bytes");

@@ -24,12 +24,24 @@
 
 #define FINDINGS_SCHEMA "sonde.findings/1"
 
+#define RUN_COST_STAGES 8
+
 struct run_cost {
 	double user_s, sys_s;      /* sonde's own CPU time, whole run */
 	double window_cpu_s;       /* of it, while the first window ran (sampling, guard) */
 	long peak_rss_kb;
 	double analysis_ms;
 	uint64_t reads, read_bytes, read_errors, capture_bytes;
+	/*
+	 * Where the run's time went, stage by stage (run_cost__mark): wall and
+	 * CPU (sonde's and its checks' processes) from the end of the last one.
+	 */
+	struct run_stage {
+		const char *name;  /* static: plan, setup, window, collect, analysis, drill-down */
+		double wall_ms, cpu_ms;
+	} stages[RUN_COST_STAGES];
+	size_t nstages;
+	int64_t mark_wall_ns, mark_cpu_ns; /* the end of the last stage */
 };
 
 struct run_report {

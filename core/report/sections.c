@@ -405,6 +405,17 @@ static void appendix_run(struct doc *d, const struct run_report *rr)
 		   "analysis %.1f ms",
 		   c->user_s + c->sys_s, c->user_s, c->sys_s, (double)c->peak_rss_kb / 1024,
 		   c->analysis_ms);
+	if (c->nstages) {
+		char line[1024];
+		size_t used = 0;
+
+		for (size_t i = 0; i < c->nstages && used < sizeof(line); i++)
+			used += (size_t)snprintf(line + used, sizeof(line) - used,
+						 "%s%s %.0f ms (CPU %.0f ms)", i ? ", " : "",
+						 c->stages[i].name, c->stages[i].wall_ms,
+						 c->stages[i].cpu_ms);
+		inl__words(doc__item(d), "its time by stage: %s", line);
+	}
 	if (c->reads)
 		inl__words(doc__item(d),
 			   "%llu reads of /proc and /sys (%llu failed: processes that exited, "

@@ -142,7 +142,7 @@ static int drill_observe(struct run_opts *o, const struct catalog *cat, const st
 	rc = run_observe__window(o, (const char *const *)names.v, raw2, o->drill_window_s,
 				 o->interval_s < o->drill_window_s ? o->interval_s :
 								      o->drill_window_s,
-				 o->progress_shown, sus, &wr, err, sizeof(err));
+				 o->progress_shown, sus, &wr, NULL, err, sizeof(err));
 	run_observe__stop_aborts();
 	strv__free(&names);
 	if (rc) {
@@ -164,6 +164,7 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 	struct run_suspects sus = { 0 };
 	char raw2[4200], err[1024];
 	struct check_result *nr;
+	const struct check_def **defs;
 	struct stat sb;
 
 	if (!drill_fired(cat, oc, &run) || !run.n)
@@ -207,12 +208,16 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 	if (!nr)
 		goto out;
 	oc->res = oc->rr.res = nr;
-	for (size_t i = 0; i < run.n; i++) {
-		memset(&oc->res[oc->rr.nres], 0, sizeof(*nr));
-		engine__run_check(cat, catalog__check(cat, run.v[i]), &oc->drill_an,
-				  &engine_default_limits, &oc->res[oc->rr.nres]);
-		oc->rr.nres++;
-	}
+	defs = calloc(run.n + 1, sizeof(*defs));
+	if (!defs)
+		goto out;
+	for (size_t i = 0; i < run.n; i++)
+		defs[i] = catalog__check(cat, run.v[i]);
+	memset(&oc->res[oc->rr.nres], 0, run.n * sizeof(*nr));
+	engine__run_checks(cat, defs, run.n, &oc->drill_an, &engine_default_limits,
+			   run_analyze__jobs(), &oc->res[oc->rr.nres]);
+	oc->rr.nres += run.n;
+	free(defs);
 	free(oc->rr.rank);
 	oc->rr.rank = NULL;
 	oc->rr.nrank = 0;

@@ -377,8 +377,8 @@ static double last_self_pct;
 
 int run_observe__window(const struct run_opts *o, const char *const *names, const char *raw,
 			double window_s, double interval_s, int progress,
-			const struct run_suspects *sus, struct window_result *wr, char *err,
-			size_t errlen)
+			const struct run_suspects *sus, struct window_result *wr,
+			struct run_cost *cost, char *err, size_t errlen)
 {
 	struct window_opts wo = { 0 };
 	struct overhead_guard guard = { 0 };
@@ -432,10 +432,12 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 				  errlen);
 	if (rc < 0)
 		goto out;
+	run_cost__mark(cost, "setup");
 	guard_start(&guard, window_s, o->max_overhead_pct > 0);
 	rc = window__observe(&wo, wr, err, errlen);
 	guard_stop(&guard);
 	last_self_pct = guard.self_pct;
+	run_cost__mark(cost, "window");
 	wr->self_cpu_s = guard.self_s;
 	in_window = 0;
 	if (wr->abandoned)
@@ -445,6 +447,8 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 					   errlen);
 	if (!rc)
 		rc = trace_set__finish(&tracing, wr->start_mono_ns, wr->end_mono_ns, err, errlen);
+	if (!rc)
+		run_cost__mark(cost, "collect");
 out:
 	guard_stop(&guard);
 	in_window = 0;

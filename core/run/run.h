@@ -135,12 +135,13 @@ struct run_suspects {
  * tools and perf counters names asks for start just before it, admitted by
  * their predicted cost within --max-overhead (the tools sus names trace only
  * its pids; sus may be NULL), and are read just after; the overhead guard
- * watches it, a hung read ends it. 0, or non-zero with the message in err.
+ * watches it, a hung read ends it. Its stages (setup, window, collect) are
+ * marked in cost when not NULL. 0, or non-zero with the message in err.
  */
 int run_observe__window(const struct run_opts *o, const char *const *names, const char *raw,
 			double window_s, double interval_s, int progress,
-			const struct run_suspects *sus, struct window_result *wr, char *err,
-			size_t errlen);
+			const struct run_suspects *sus, struct window_result *wr,
+			struct run_cost *cost, char *err, size_t errlen);
 /*
  * --redact: the captures in stage are redacted before anything reads them;
  * o->command_line becomes its redacted copy. The redactor, or NULL with the
@@ -175,6 +176,16 @@ struct run_outcome {
  * The selected checks over an, ranked; then the drill-down (drilldown.c);
  * the cost of both, and the window's (wr, NULL for analyze), into oc->rr.
  */
+/*
+ * The end of a stage of the run (struct run_cost's stages): its wall and CPU
+ * time since the last mark. The first mark (no earlier one) only starts the
+ * clock. c may be NULL (a stage inside the drill-down, counted as a whole).
+ */
+void run_cost__mark(struct run_cost *c, const char *stage);
+
+/* How many checks run at once (engine__jobs, or SONDE_BENCH_CHECK_JOBS for `make bench`). */
+unsigned run_analyze__jobs(void);
+
 void run_analyze__checks(struct run_opts *o, const struct run_plan *p, struct analysis *an,
 			 const struct window_result *wr, struct redactor *red,
 			 struct run_outcome *oc);

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Checks run several at once (core/lua/engine.c, up to one per CPU): the
+# results are those of one check at a time, in the catalog's order, and a
+# check stopped from outside (a pathological pattern match, out of the Lua
+# hook's reach) or one that fails ends in error while the checks running
+# beside it finish. SONDE_BENCH_CHECK_JOBS sets how many run at once.
+. tests/lib/tap.sh
+
+[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+command -v jq >/dev/null || skip_all "jq is not installed"
+command -v timeout >/dev/null || skip_all "timeout (coreutils) is not installed"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+FIX=tests/checks/all/idle
+
+# what does not depend on the run: times and the Lua instruction counts (the
+# hook counts in steps that the garbage collector's timing shifts)
+stable() {
+	jq -S 'del(.cost, .generated, .checks[].elapsed_ms, .checks[].mem_peak_bytes,
+		.checks[].instructions)' "$1"
+}
+
+for jobs in 1 4; do
+	SONDE_BENCH_CHECK_JOBS=$jobs timeout -k 2 120 "$SONDE" analyze "$FIX" --json \
+		>"$T/jobs$jobs.json" 2>"$T/jobs$jobs.err"
+	rc=$?
+	ok "the idle fixture analyzes with $jobs check(s) at a time (exit $rc)" [ "$rc" -le 1 ]
+done
+stable "$T/jobs1.json" >"$T/one.json"
+stable "$T/jobs4.json" >"$T/four.json"
+ok "four checks at a time give the findings of one at a time" cmp -s "$T/one.json" "$T/four.json" ||
+	diff "$T/one.json" "$T/four.json" | head -20 | sed 's/^/# /'
+ok "the findings are not empty" [ "$(jq '.checks | length' "$T/jobs4.json")" -gt 10 ]
+is "$(jq -r '[.checks[].id] | join(" ")' "$T/jobs4.json")" \
+	"$(jq -r '[.checks[].id] | join(" ")' "$T/jobs1.json")" "the results keep the catalog order"
+
+# A stuck check and a failing one among quick ones, four at a time.
+D=$T/checks
+mkdir -p "$D/use"
+check() {
+	cat >"$D/use/$1.lua" <<EOF
+--- parallel test: $1
+return {
+  id = "use.$1", title = "parallel $1",
+  methodology = "use", resource = "cpu", metric = "errors",
+  tags = { "default" }, collect = {},
+  run = function(ctx, args)
+$2
+    ctx:metric("reached_end", 1)
+  end,
+}
+EOF
+}
+check a-stuck '    string.find(string.rep("a", 40), string.rep("a*", 20) .. "b")'
+check b-quick '    ctx:metric("quick", 1)'
+check c-fails '    error("this check fails on purpose")'
+check d-quick '    ctx:metric("quick", 2)'
+check e-quick '    ctx:metric("quick", 3)'
+s=$(date +%s)
+SONDE_BENCH_CHECK_JOBS=4 timeout -k 2 60 "$SONDE" analyze "$FIX" --json --checks "$D" \
+	--check use.a-stuck --check use.b-quick --check use.c-fails --check use.d-quick \
+	--check use.e-quick >"$T/mixed.json" 2>"$T/mixed.err"
+rc=$?
+e=$(date +%s)
+ok "a run with a stuck check ends (exit $rc, $((e - s)) s)" [ "$rc" -le 1 ]
+is "$(jq -r '[.checks[].id] | join(" ")' "$T/mixed.json")" \
+	"use.a-stuck use.b-quick use.c-fails use.d-quick use.e-quick" "in the catalog's order"
+is "$(jq -r '.checks[] | select(.id == "use.a-stuck") | .status' "$T/mixed.json")" error \
+	"the stuck check ends in error"
+ok "its error says it was stopped from outside" \
+	grep -q "stopped from outside" <<<"$(jq -r '.checks[] | select(.id == "use.a-stuck") | .error' "$T/mixed.json")"
+is "$(jq -r '.checks[] | select(.id == "use.c-fails") | .status' "$T/mixed.json")" error \
+	"the failing check ends in error"
+for c in b d e; do
+	is "$(jq -r ".checks[] | select(.id == \"use.$c-quick\") | .status" "$T/mixed.json")" ok \
+		"use.$c-quick, beside them, finishes"
+done
+done_testing
