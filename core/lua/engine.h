@@ -43,7 +43,10 @@ void engine__run_checks(const struct catalog *cat, const struct check_def *const
 			size_t n, struct analysis *an, const struct engine_limits *lim,
 			unsigned jobs, struct check_result *out);
 
-/* How many checks to run at once on this host: its online CPUs, at most ENGINE_MAX_JOBS. */
+/*
+ * How many checks to run at once on this host: its online CPUs, at most
+ * ENGINE_MAX_JOBS (SONDE_BENCH_CHECK_JOBS, for `make bench`, says otherwise).
+ */
 unsigned engine__jobs(void);
 
 #endif

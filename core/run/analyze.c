@@ -18,23 +18,13 @@
 #include "util/file.h"
 #include "util/scratch.h"
 
-unsigned run_analyze__jobs(void)
-{
-	/* `make bench` measures the checks one at a time too, as its baseline (bench/tasks.sh) */
-	const char *env = getenv("SONDE_BENCH_CHECK_JOBS");
-
-	if (env && *env)
-		return (unsigned)strtoul(env, NULL, 10);
-	return engine__jobs();
-}
-
 static void run_checks(const struct catalog *cat, const struct check_def **sel, size_t nsel,
 		       struct analysis *an, struct run_outcome *oc)
 {
 	oc->res = calloc(nsel + 1, sizeof(*oc->res));
 	if (!oc->res)
 		run__die_oom();
-	engine__run_checks(cat, sel, nsel, an, &engine_default_limits, run_analyze__jobs(),
+	engine__run_checks(cat, sel, nsel, an, &engine_default_limits, engine__jobs(),
 			   oc->res);
 	oc->rr.cat = cat;
 	oc->rr.an = an;

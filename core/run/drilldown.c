@@ -215,7 +215,7 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 		defs[i] = catalog__check(cat, run.v[i]);
 	memset(&oc->res[oc->rr.nres], 0, run.n * sizeof(*nr));
 	engine__run_checks(cat, defs, run.n, &oc->drill_an, &engine_default_limits,
-			   run_analyze__jobs(), &oc->res[oc->rr.nres]);
+			   engine__jobs(), &oc->res[oc->rr.nres]);
 	oc->rr.nres += run.n;
 	free(defs);
 	free(oc->rr.rank);

@@ -183,9 +183,6 @@ struct run_outcome {
  */
 void run_cost__mark(struct run_cost *c, const char *stage);
 
-/* How many checks run at once (engine__jobs, or SONDE_BENCH_CHECK_JOBS for `make bench`). */
-unsigned run_analyze__jobs(void);
-
 void run_analyze__checks(struct run_opts *o, const struct run_plan *p, struct analysis *an,
 			 const struct window_result *wr, struct redactor *red,
 			 struct run_outcome *oc);
