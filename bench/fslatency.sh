@@ -16,7 +16,9 @@
 # sonde traces with `--check drilldown.filesystem-why --max-overhead 0
 # --no-drilldown`: no cost model and no filter, so every process's file
 # syscalls are traced (a drill-down filters to the suspects: the others then
-# pay a filtered-out run, a few ns). Exits 0 with the figures (a benchmark,
+# pay a filtered-out run, a few ns). The same run with --no-bpf (sonde's /proc
+# sampling alone, which takes CPU and disk from a loaded host too) is the
+# second baseline: traced against it is fslatency's own share. Exits 0 with the figures (a benchmark,
 # not a test); non-zero only when it cannot run. Knobs (environment): SONDE,
 # BENCH_REPS (default 5), BENCH_COUNT (dd count, default 300k), BENCH_FSYNCS
 # (default 200).
@@ -57,13 +59,28 @@ w_fsync() {
 		"$FDIR/fsync.dat" "$FSYNCS"
 }
 
-traced() { # WORKLOAD: its seconds while sonde traces every file syscall
+# 0 when a file matching the pattern exists, within $1 seconds
+wait_file() {
+	local i
+	for ((i = 0; i < $1 * 20; i++)); do
+		compgen -G "$2" >/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+traced() { # WORKLOAD [--no-bpf]: its seconds while sonde traces every file syscall (or samples only)
 	mkdir -p "$T/out"
 	"$SONDE" run --window 300 --out "$T/out" --no-progress --no-drilldown --max-overhead 0 \
-		--check drilldown.filesystem-why >"$T/sonde.out" 2>"$T/sonde.err" &
+		--check drilldown.filesystem-why "${@:2}" >"$T/sonde.out" 2>"$T/sonde.err" &
 	TRACER=$!
-	# fslatency's two links and biolatency's (the check reads both)
-	wait_links "$TRACER" 3 || die "sonde did not attach: $(tail -1 "$T/sonde.err")"
+	if [ "$2" = --no-bpf ]; then
+		wait_file 60 "$T/out/.sonde-run-*/raw/*.cap" ||
+			die "sonde did not start its window: $(tail -1 "$T/sonde.err")"
+	else
+		# fslatency's two links and biolatency's (the check reads both)
+		wait_links "$TRACER" 3 || die "sonde did not attach: $(tail -1 "$T/sonde.err")"
+	fi
 	secs "$1"
 	kill -INT "$TRACER" 2>/dev/null
 	wait "$TRACER" 2>/dev/null
@@ -75,27 +92,32 @@ median() {
 	sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-line() { # NAME ALONE... -- TRACED...
-	local name=$1 a t
-	shift
-	a=$(printf '%s\n' "$1" | tr ' ' '\n' | median)
-	t=$(printf '%s\n' "$2" | tr ' ' '\n' | median)
-	printf "%-44s %9.3f %9.3f %9.2fx\n" "$name" "$a" "$t" "$(awk -v a="$a" -v b="$t" 'BEGIN { print b / a }')"
+line() { # NAME ALONE NO-BPF TRACED (each a list of seconds)
+	local name=$1 a n t
+	a=$(printf '%s\n' "$2" | tr ' ' '\n' | median)
+	n=$(printf '%s\n' "$3" | tr ' ' '\n' | median)
+	t=$(printf '%s\n' "$4" | tr ' ' '\n' | median)
+	printf "%-46s %8.3f %8.3f %8.3f %8.2fx %8.2fx\n" "$name" "$a" "$n" "$t" \
+		"$(awk -v a="$a" -v b="$t" 'BEGIN { print b / a }')" \
+		"$(awk -v a="$n" -v b="$t" 'BEGIN { print b / a }')"
 }
 
-dd_a=() dd_t=() fs_a=() fs_t=()
+dd_a=() dd_n=() dd_t=() fs_a=() fs_n=() fs_t=()
 w_dd >/dev/null # warm the page cache and the CPU frequency
 for ((i = 1; i <= REPS; i++)); do
 	dd_a+=("$(secs w_dd)")
+	dd_n+=("$(traced w_dd --no-bpf)")
 	dd_t+=("$(traced w_dd)")
 	fs_a+=("$(secs w_fsync)")
+	fs_n+=("$(traced w_fsync --no-bpf)")
 	fs_t+=("$(traced w_fsync)")
-	echo "round $i: dd alone ${dd_a[-1]} s, traced ${dd_t[-1]} s; fsync alone ${fs_a[-1]} s, traced ${fs_t[-1]} s" >&2
+	echo "round $i: dd alone ${dd_a[-1]} s, sonde --no-bpf ${dd_n[-1]} s, traced ${dd_t[-1]} s;" \
+		"fsync alone ${fs_a[-1]} s, --no-bpf ${fs_n[-1]} s, traced ${fs_t[-1]} s" >&2
 done
 
 echo "bench-fslatency: medians of $REPS rounds, alone and traced alternately (sonde run --check drilldown.filesystem-why --max-overhead 0)"
 echo "host: $(hostname), $(nproc) CPUs, $(uname -r); fsync on $(findmnt -no FSTYPE -T "$FDIR") ($(stat -c %m "$FDIR"))"
-printf "%-44s %9s %9s %10s\n" "workload" "alone s" "traced s" "slowdown"
-line "dd if=/dev/zero of=/dev/null bs=1 count=$COUNT" "${dd_a[*]}" "${dd_t[*]}"
-line "$FSYNCS x (write 4 KiB + fsync)" "${fs_a[*]}" "${fs_t[*]}"
+printf "%-46s %8s %8s %8s %9s %9s\n" "workload (median s)" "alone" "no-bpf" "traced" "vs alone" "vs no-bpf"
+line "dd if=/dev/zero of=/dev/null bs=1 count=$COUNT" "${dd_a[*]}" "${dd_n[*]}" "${dd_t[*]}"
+line "$FSYNCS x (write 4 KiB + fsync)" "${fs_a[*]}" "${fs_n[*]}" "${fs_t[*]}"
 exit 0
