@@ -68,7 +68,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount bench-tools fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-tools fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -158,10 +158,15 @@ bench: sonde $(BUILD)/fleet-gen
 	bench/overhead.sh
 	bench/runout.sh
 	bench/fleet.sh
+	bench/fslatency.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
 	bench/syscount.sh
+
+# What fslatency costs dd bs=1 (every call traced) and an fsync loop, alone against traced.
+bench-fslatency: sonde
+	bench/fslatency.sh
 
 # One program run of each hot BPF tool against the counting program: run_cost.
 bench-tools: sonde

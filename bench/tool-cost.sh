@@ -8,7 +8,8 @@
 # A workload whose events are known exactly is timed alone and while sonde
 # traces it with the tool alone (--max-overhead 0: no model, no guard), the
 # fastest of BENCH_REPS each way:
-#   syscount, futexctn   dd bs=1 count=N: 2N syscalls, each a sys_enter and a
+#   syscount, fslatency, futexctn
+#                        dd bs=1 count=N: 2N syscalls, each a sys_enter and a
 #                        sys_exit run: 4N runs
 #   runqlat              a pipe ping-pong of two processes pinned to one CPU,
 #                        N round trips: 2N context switches and 2N wakeups
@@ -95,6 +96,7 @@ measure() { # TOOL CHECK WORKLOAD RUNS_PER_UNIT UNITS
 
 echo "BPF tools' cost per program run on $(hostname), $(nproc) CPUs, $(uname -r); fastest of $REPS"
 measure syscount drilldown.syscall-who w_dd 4 "$N"
+measure fslatency drilldown.filesystem-why w_dd 4 "$N"
 measure futexctn drilldown.user-mutex-who w_dd 4 "$N"
 measure runqlat drilldown.cpu-why w_pingpong 4 $((N / 10))
 measure offcputime workload.process-why w_pingpong 2 $((N / 10))

@@ -6,6 +6,9 @@
  *   local d, info = ctx.bpf.runqlat()   -- d: the tool's data (docs/bpf-tools.md)
  *   if not d then ctx:unknown("runq_p99_ms", info) end   -- info: the reason
  *
+ *   local f = ctx.bpf.fslatency()   -- file syscall latency per process, syscall, mount;
+ *                                   -- f.intervals.counts[i][s]: per-interval log2 histograms
+ *
  * info, when the tool ran: { attach, runs, drops, traced_from_s, traced_to_s, window_s,
  * filtered_to (the pids it traced alone, when it was filtered), stopped_early (why) }.
  * Every call builds fresh tables: a check may change what it gets.

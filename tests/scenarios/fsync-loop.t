@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Scenario: an application blocked in fsync. scn-fsync writes 4 KiB to a file
+# and fsyncs it, in a loop, on the file system of a temporary directory under
+# /var/tmp (the root disk here). drilldown.filesystem-why, selected for the
+# first window, must name it with its fsync latency: fslatency's table has
+# scn-fsync's fsync calls on that mount with a histogram and a maximum, the
+# check's file_p99_ms names scn-fsync, fsync and the mount, and its summary
+# gives one of the three answers (the disk, the file system, or not waiting
+# because fsync answers fast) with scn-fsync in it. The budget is off
+# (--max-overhead 0): the first window traces every process here, and what is
+# tested is the measurement, not the admission (the drill-down tests and
+# syscall-heavy.t test that).
+. tests/lib/tap.sh
+
+COMM=scn-fsync
+for tool in jq perl tar; do
+	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
+done
+[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for BPF (fslatency)"
+"$SONDE" list 2>/dev/null | grep -q '^bpf.fslatency .* yes' ||
+	skip_all "fslatency cannot run here: $("$SONDE" list 2>&1 | grep '^bpf.fslatency')"
+
+T=$(mktemp -d /var/tmp/sonde-scn-fsync.XXXXXX)
+LOAD=
+cleanup() {
+	[ -n "$LOAD" ] && kill "$LOAD" 2>/dev/null && wait "$LOAD" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# jq -e, quietly: 0 when the filter's last output is true
+jq_true() { jq -e "$@" >/dev/null 2>&1; }
+
+# $0 names the process (perl sets the comm from it), so no copy of perl is needed.
+perl -e '$0 = shift; use IO::Handle; open(my $f, ">", shift) or die "$!";
+	while (1) { print $f "x" x 4096; $f->flush; $f->sync or die "fsync: $!"; }' \
+	"$COMM" "$T/$COMM.dat" &
+LOAD=$!
+diag "$COMM (pid $LOAD): write 4 KiB and fsync, in a loop, in $T ($(stat -f -c %T "$T"))"
+sleep 0.5
+
+mkdir -p "$T/out"
+"$SONDE" run --window 4 --interval 1 --no-drilldown --max-overhead 0 --no-progress --json \
+	--check drilldown.filesystem-why --out "$T/out" >"$T/findings.json" 2>"$T/sonde.err"
+rc=$?
+is "$rc" 0 "sonde run --check drilldown.filesystem-why exits 0"
+[ "$rc" -eq 0 ] || sed 's/^/#   sonde stderr: /' "$T/sonde.err"
+kill "$LOAD" 2>/dev/null
+wait "$LOAD" 2>/dev/null
+LOAD_PID=$LOAD
+LOAD=
+
+bundle=$(ls "$T"/out/sonde-*.tar.xz 2>/dev/null | head -1)
+ok "a bundle was written" test -n "$bundle"
+tar -xJOf "$bundle" raw/bpf/fslatency.json >"$T/fslatency.json" 2>/dev/null
+is "$(jq -r .status "$T/fslatency.json")" ok "fslatency ran ($(jq -r '.reason // .attach' "$T/fslatency.json"))"
+
+row=$(jq -c --argjson p "$LOAD_PID" '.data.by_process[] | select(.pid == $p and .syscall == "fsync")' \
+	"$T/fslatency.json")
+diag "fslatency, $COMM's fsync: $row"
+is "$(jq -r .comm <<<"$row")" "$COMM" "fslatency has $COMM's fsync calls, by name"
+ok "... many of them (at least 10 in 4 s)" test "$(jq -r '.count // 0' <<<"$row")" -ge 10
+ok "... with their time and largest latency" jq_true '.total_us > 0 and .max_us > 0' <<<"$row"
+ok "... and a latency histogram of as many calls" \
+	jq_true '(.hist | add) == .count' <<<"$row"
+mnt=$(jq -r --argjson p "$LOAD_PID" \
+	'[.data.by_process_mount[] | select(.pid == $p and .syscall == "fsync")][0].mount' "$T/fslatency.json")
+is "$mnt" "$(stat -c %m "$T")" "its mount is the temporary directory's"
+ok "the histogram per interval has the shared shape (interval_ms, unit us, counts)" \
+	jq_true '.data.intervals | (.interval_ms > 0) and .unit == "us" and (.counts | length >= 4)' \
+	"$T/fslatency.json"
+
+c=$(jq -c '.checks[] | select(.id == "drilldown.filesystem-why")' "$T/findings.json")
+diag "drilldown.filesystem-why: $(jq -r '"\(.status): \(.summary)"' <<<"$c")"
+like_summary=$(jq -r .summary <<<"$c")
+case "$like_summary" in
+*"$COMM (pid $LOAD_PID)"*fsync*) ok "the check names $COMM and fsync in its answer" true ;;
+*) ok "the check names $COMM and fsync in its answer: $like_summary" false ;;
+esac
+inst=$(jq -r '.metrics[] | select(.name == "file_p99_ms") | .instance' <<<"$c")
+is "$inst" "$COMM (pid $LOAD_PID) fsync $mnt" "its file_p99_ms is $COMM's fsync on $mnt"
+ok "... a latency above 0" jq_true '.metrics[] | select(.name == "file_p99_ms") | .value > 0' <<<"$c"
+
+done_testing
