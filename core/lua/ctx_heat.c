@@ -7,9 +7,9 @@
  *     { interval_ms = 200, unit = "us" | "ns", counts = { { c0, c1, ... }, ... } }
  *     counts[i][s]: events of interval i in the log2 slot s, [2^s, 2^(s+1)) units
  *   subsecond offsets (the profile's "subsecond"):
- *     { interval_ms = 1000, row_ms = 20, unit = "samples", counts = { { ... }, ... } }
- *     counts[i][r]: samples of second i whose offset in the second is in
- *     [r * row_ms, (r + 1) * row_ms)
+ *     { interval_ms = 1000, row_ms = 50, unit = "samples" | "%", counts = { { ... }, ... } }
+ *     counts[i][r]: busy samples (or their share of the samples, in %) of
+ *     second i whose offset in the second is in [r * row_ms, (r + 1) * row_ms)
  *
  * Rows may be ragged (short ones are padded with zeros: the BPF tools cut
  * trailing empty slots). Counts are whole numbers from 0 to 2^64; anything
@@ -135,23 +135,24 @@ int ctx_heat__read(lua_State *L, int idx, struct evidence *e, char *err, size_t 
 	lua_getfield(L, idx, "unit");
 	unit = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
 	if (row_ms) {
-		if (strcmp(unit, "samples")) {
-			lua_pop(L, 1);
-			snprintf(err, errlen, "heatmap: a map with row_ms counts unit = \"samples\"");
-			return -1;
-		}
-		if (iv_ms != 1000 || 1000 % row_ms) {
+		if (strcmp(unit, "samples") && strcmp(unit, "%")) {
 			lua_pop(L, 1);
 			snprintf(err, errlen,
-				 "heatmap: subsecond offsets need interval_ms = 1000 and a row_ms "
-				 "that divides it");
+				 "heatmap: a map with row_ms counts unit = \"samples\" or \"%%\"");
+			return -1;
+		}
+		if (iv_ms % 1000 || 1000 % row_ms) {
+			lua_pop(L, 1);
+			snprintf(err, errlen,
+				 "heatmap: subsecond offsets need whole seconds (interval_ms) and a "
+				 "row_ms that divides 1000");
 			return -1;
 		}
 		maxrows = (size_t)(1000 / row_ms);
 	} else if (strcmp(unit, "us") && strcmp(unit, "ns")) {
 		lua_pop(L, 1);
-		snprintf(err, errlen, "heatmap: unit must be \"us\" or \"ns\" (latency) or "
-				      "\"samples\" with row_ms");
+		snprintf(err, errlen, "heatmap: unit must be \"us\" or \"ns\" (latency), or "
+				      "\"samples\" or \"%%\" with row_ms");
 		return -1;
 	}
 	e->unit = strdup(unit);

@@ -78,6 +78,7 @@ struct heatmap {
 		HEATMAP_MD_QUANTILES, /* one line per column: count, p50, p99, max (the rows' names) */
 		HEATMAP_MD_ROWS,      /* one line per row: its total over the columns, a text bar */
 	} md;
+	int md_mean; /* HEATMAP_MD_ROWS: each row's mean over the columns (a share), not its total */
 };
 
 #define HEATMAP_MAX_W 880 /* the plot's width at most; a cell is 4 to 28 px wide */

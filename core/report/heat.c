@@ -88,8 +88,15 @@ void report__doc_heatmap(struct doc *d, const struct evidence *e)
 	if (e->hm_row_ms > 0) {
 		hm->x_label = "second of the window";
 		hm->y_label = "offset in the second";
-		hm->count_label = "busy samples";
 		hm->md = HEATMAP_MD_ROWS;
+		/* a share of the samples: linear colours (the square root), its mean per row */
+		if (e->unit && !strcmp(e->unit, "%")) {
+			hm->count_label = "% busy";
+			hm->log_scale = 0;
+			hm->md_mean = 1;
+		} else {
+			hm->count_label = "busy samples";
+		}
 	} else {
 		hm->x_label = "time in the window";
 		hm->y_label = "latency";

@@ -281,7 +281,7 @@ static void md_heat_quantiles(struct strbuf *out, const struct heatmap *hm)
 	}
 }
 
-/* One line per row (top first): its total over every column, and a bar to the largest. */
+/* One line per row (top first): its total (or mean) over every column, and a bar to the largest. */
 static void md_heat_rows(struct strbuf *out, const struct heatmap *hm)
 {
 	double top = 0, *sum = calloc(hm->nrows, sizeof(*sum));
@@ -293,13 +293,16 @@ static void md_heat_rows(struct strbuf *out, const struct heatmap *hm)
 	for (size_t r = 0; r < hm->nrows; r++) {
 		for (size_t c = 0; c < hm->ncols; c++)
 			sum[r] += hm->counts[c * hm->nrows + r];
+		if (hm->md_mean)
+			sum[r] /= (double)hm->ncols;
 		top = sum[r] > top ? sum[r] : top;
 	}
 	strbuf__puts(out, "| ");
 	md_text(out, hm->y_label);
 	strbuf__puts(out, " | ");
 	md_text(out, hm->count_label);
-	strbuf__printf(out, " (%zu columns) | |\n|---|---:|---|\n", hm->ncols);
+	strbuf__printf(out, " (%s of %zu columns) | |\n|---|---:|---|\n",
+		       hm->md_mean ? "mean" : "sum", hm->ncols);
 	for (size_t r = hm->nrows; r-- > 0;) {
 		int bar = top > 0 ? (int)(30 * sum[r] / top + 0.5) : 0;
 
