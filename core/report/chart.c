@@ -113,6 +113,7 @@ void chart__sparkline(struct strbuf *out, const char *title, const double *value
 static const char *const heat_palette[] = { "#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c",
 					     "#fc4e2a", "#e31a1c", "#bd0026", "#800026" };
 #define HEAT_STEPS (sizeof(heat_palette) / sizeof(*heat_palette))
+#define HEAT_LOG_FIRST 2 /* the palest colour of a log-scale map */
 #define HEAT_LEFT 92     /* room for the row names */
 #define HEAT_BOTTOM 80   /* room for the column names, slanted */
 #define HEAT_TOP 6
@@ -158,9 +159,14 @@ static size_t heat_step(const struct heatmap *hm, double v, double vmax)
 {
 	size_t step;
 
-	/* the square root, or the logarithm, lifts the rare buckets (the tail) out of the pale end */
+	/*
+	 * The square root lifts the rare buckets (the tail) out of the pale end;
+	 * the log scale more so: a count of 1 among thousands is a clear colour
+	 * (HEAT_LOG_FIRST), the largest the darkest.
+	 */
 	if (hm->log_scale)
-		step = (size_t)ceil(log1p(v) / log1p(vmax) * HEAT_STEPS) - 1;
+		step = HEAT_LOG_FIRST + (size_t)(log(fmax(v, 1)) / log(fmax(vmax, 2)) *
+						 ((double)(HEAT_STEPS - HEAT_LOG_FIRST) - 0.001));
 	else
 		step = (size_t)ceil(sqrt(v / vmax) * HEAT_STEPS) - 1;
 	return step >= HEAT_STEPS ? HEAT_STEPS - 1 : step;
@@ -273,7 +279,7 @@ static void heat_legend(struct strbuf *out, const struct heatmap *hm)
 	strbuf__puts(out, "<span class=\"heatmap-legend\">");
 	strbuf__puts(out, hm->per_column ? "share of the column: small " :
 		     hm->log_scale ? "count (log scale): few " : "count: few ");
-	for (size_t i = 0; i < HEAT_STEPS; i++)
+	for (size_t i = hm->log_scale ? HEAT_LOG_FIRST : 0; i < HEAT_STEPS; i++)
 		strbuf__printf(out, "<svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect "
 			       "width=\"10\" height=\"10\" fill=\"%s\"/></svg>", heat_palette[i]);
 	strbuf__puts(out, hm->per_column ? " large</span>" : " many</span>");
