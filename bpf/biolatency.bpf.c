@@ -278,11 +278,13 @@ static __always_inline void on_complete(struct biolat_start_key *k, __u32 dev, _
 			__sync_fetch_and_add(&st->queue_ns, io.queue_ns);
 		}
 	}
-	ik.dev = dev;
-	ik.interval = sonde_interval(now);
-	iv = sonde_lookup_or_init(&intervals, &ik, &zero_iv);
-	if (iv)
-		slot_add(iv->slots, io.total_ns);
+	if (sonde_iv_ns) { /* read-only: when not kept, the verifier drops this */
+		ik.dev = dev;
+		ik.interval = sonde_interval(now);
+		iv = sonde_lookup_or_init(&intervals, &ik, &zero_iv);
+		if (iv)
+			slot_add(iv->slots, io.total_ns);
+	}
 	keep_slow(&io);
 }
 

@@ -149,7 +149,7 @@ static __always_inline void switch_in(__u32 pid)
 		goto out;
 	}
 	iv = sonde_interval(now);
-	h = bpf_map_lookup_elem(&hist, &iv);
+	h = sonde_iv_ns ? bpf_map_lookup_elem(&hist, &iv) : NULL;
 	if (h) {
 		slot = sonde_log2(delta / 1000);
 		if (slot >= OFFCPU_SLOTS)

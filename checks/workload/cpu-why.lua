@@ -24,7 +24,10 @@ end
 -- raw counts would stripe): the map and what it covers, or nil and why.
 local function subsecond_of(d, which)
   local ss = d.subsecond
-  if not ss then return nil, "the capture has no subsecond counts (a bundle from an older sonde)" end
+  if not ss then
+    -- a bundle from before they were kept: nothing to draw, nothing to say unless asked
+    return nil, which ~= "all" and "the capture has no subsecond counts (a bundle from an older sonde)" or nil
+  end
   -- the last column is a partial second (the window ended in it): left out below half the others
   local ncols, most = #(ss.samples or {}), 0
   for _, col in ipairs(ss.samples or {}) do
@@ -171,7 +174,7 @@ return {
       local ss, what = subsecond_of(d, args.subsecond)
       if ss then
         ctx:heatmap("CPU busy by offset in the second, " .. what .. " (profile, % of the samples)", ss)
-      else
+      elseif what then
         ctx:note("No subsecond-offset heat map: " .. what)
       end
     end

@@ -254,6 +254,11 @@ uint64_t trace__interval_ns(double window_s)
 	static const uint64_t steps_ms[] = { 100,   200,   250,   500,    1000,   2000,  5000,
 					     10000, 15000, 30000, 60000, 120000, 300000, 600000 };
 	double ms = window_s > 0 ? window_s * 1e3 : 1e3;
+	const char *off = getenv("SONDE_INTERVALS");
+
+	/* SONDE_INTERVALS=0: whole-window histograms only (bench/intervals.sh's baseline) */
+	if (off && !strcmp(off, "0"))
+		return 0;
 
 	for (size_t i = 0; i < sizeof(steps_ms) / sizeof(steps_ms[0]); i++)
 		if (ms / (double)steps_ms[i] <= TRACE_INTERVALS_WANT)
@@ -275,6 +280,8 @@ size_t trace_run__intervals(const struct trace_run *t, uint64_t iv_ns)
 void trace__json_intervals(struct json *j, uint64_t iv_ns, const char *unit,
 			   const unsigned long long *counts, size_t n, size_t nslots)
 {
+	if (!iv_ns)
+		return; /* not kept */
 	json__key(j, "intervals");
 	json__begin_object(j);
 	trace__json_int(j, "interval_ms", (int64_t)(iv_ns / 1000000));

@@ -100,7 +100,9 @@ void trace__json_top(struct json *j, const char *seen_key, const char *key, cons
  * counted in the kernel in an array indexed by interval (bpf/sonde.bpf.h
  * sonde_interval, for the tools that define SONDE_INTERVALS), clamped to its
  * last slot. 10 s: 50 intervals of 200 ms. The runner sets their origin when
- * the window starts (trace_run.iv_t0_mono_ns).
+ * the window starts (trace_run.iv_t0_mono_ns). SONDE_INTERVALS=0 in the
+ * environment: none (0), the tools keep their whole-window histograms only,
+ * as before them (bench/intervals.sh's baseline).
  */
 #define TRACE_MAX_INTERVALS 64 /* SONDE_MAX_INTERVALS of bpf/sonde.bpf.h */
 #define TRACE_INTERVALS_WANT 50
@@ -108,6 +110,7 @@ uint64_t trace__interval_ns(double window_s);
 /*
  * "intervals": { "interval_ms", "unit", "counts": [[slot counts of interval 0], ...] }:
  * n rows of nslots counts (counts[i * nslots + s]), each row's trailing zeros cut.
+ * Nothing when iv_ns is 0 (not kept).
  */
 void trace__json_intervals(struct json *j, uint64_t iv_ns, const char *unit,
 			   const unsigned long long *counts, size_t n, size_t nslots);
