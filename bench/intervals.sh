@@ -74,7 +74,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 
 measure() { # TOOL CHECK WORKLOAD
 	local tool=$1 check=$2 on=() off=() r x
-	"$3" &
+	"$3" 2>/dev/null &
 	LOAD=$!
 	sleep 0.5
 	for ((r = 0; r < REPS; r++)); do

@@ -217,7 +217,9 @@ static void heat_cells(struct strbuf *out, const struct heatmap *hm, const doubl
 				       "fill=\"%s\"/>", id, i, cw, HEATMAP_CELL_H, heat_palette[i]);
 		strbuf__puts(out, "</defs>");
 	}
-	for (size_t c = 0; c < hm->ncols; c++)
+	for (size_t c = 0; c < hm->ncols; c++) {
+		int open = 0;
+
 		for (size_t r = 0; r < hm->nrows; r++) {
 			double v = heat_value(hm, totals, c, r), n = hm->counts[c * hm->nrows + r];
 			double y = top + (double)(hm->nrows - 1 - r) * HEATMAP_CELL_H;
@@ -226,9 +228,13 @@ static void heat_cells(struct strbuf *out, const struct heatmap *hm, const doubl
 			if (v <= 0 || vmax <= 0)
 				continue;
 			step = heat_step(hm, v, vmax);
+			/* compact: a column's cells in one group, placed once */
+			if (hm->compact && !open++)
+				strbuf__printf(out, "<g transform=\"translate(%.0f)\">",
+					       HEAT_LEFT + (double)c * cw);
 			if (hm->compact)
-				strbuf__printf(out, "<use href=\"#hm%u-%zu\" x=\"%.0f\" y=\"%.0f\"><title>",
-					       id, step, HEAT_LEFT + (double)c * cw, y);
+				strbuf__printf(out, "<use href=\"#hm%u-%zu\" y=\"%.0f\"><title>", id,
+					       step, y);
 			else
 				strbuf__printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 					       "height=\"%d\" fill=\"%s\"><title>", HEAT_LEFT + c * cw,
@@ -236,6 +242,9 @@ static void heat_cells(struct strbuf *out, const struct heatmap *hm, const doubl
 			heat_cell_title(out, hm, totals, c, r, n);
 			strbuf__puts(out, hm->compact ? "</title></use>" : "</title></rect>");
 		}
+		if (open)
+			strbuf__puts(out, "</g>");
+	}
 }
 
 static void heat_labels(struct strbuf *out, const struct heatmap *hm, double cw, double top)

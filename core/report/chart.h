@@ -69,7 +69,8 @@ struct heatmap {
 	int log_scale;
 	/*
 	 * A smaller page: each cell a <use> of one of the palette's cells (defined
-	 * once per map), whole-pixel coordinates, the tooltip without the share.
+	 * once per map) in a group per column, whole-pixel coordinates, the
+	 * tooltip without the share.
 	 */
 	int compact;
 	/* report.md's form: the counts (rows by columns), or compact summaries */

@@ -19,7 +19,7 @@
 #include "report/chart.h"
 #include "report/model.h"
 
-#define HEAT_DRAWN 20 /* columns drawn at most: a 10 s window's 50 intervals as 17 */
+#define HEAT_DRAWN 12 /* columns drawn at most: a 10 s window's 50 intervals as 10 of 1 s */
 
 /* x in unit as text in the largest unit it reaches ("512 us", "1.02 ms"). */
 static int heat_amount(char *buf, size_t n, double x, const char *unit)

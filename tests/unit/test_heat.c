@@ -192,28 +192,30 @@ static void test_render(void)
 	if (d.n == 1 && d.v[0]->hm) {
 		const struct heatmap *hm = d.v[0]->hm;
 
-		is_int(hm->ncols, 17, "50 intervals drawn as 17 columns (3 summed each)");
+		is_int(hm->ncols, 10, "50 intervals drawn as 10 columns (5 summed each)");
 		is_int(hm->nrows, 3, "rows from the first bucket with a count to the last (2-4 .. 8-16 us)");
 		is_str(hm->rows[0], "2-4 us", "a bucket's name, one unit for both ends");
-		is_str(hm->cols[0], "0-0.6 s", "a column's span");
-		ok(hm->counts[0] == 3000 && hm->counts[2 * 3 + 2] == 1, "counts summed per column");
+		is_str(hm->cols[0], "0-1 s", "a column's span");
+		ok(hm->counts[0] == 5000 && hm->counts[1 * 3 + 2] == 1, "counts summed per column");
 		ok(hm->log_scale && hm->compact, "log colours, compact cells");
 	}
 	doc__finish(&d);
 	doc__html(&d, "", &html);
 	doc__markdown(&d, &md);
-	ok(html.buf && count(html.buf, "<use href=\"#hm") == 18, "a <use> per cell with a count (17 + the outlier)");
-	ok(html.buf && strstr(html.buf, "<title>1.2-1.8 s \xc2\xb7 8-16 us: 1</title>"),
+	ok(html.buf && count(html.buf, "<use href=\"#hm") == 11, "a <use> per cell with a count (10 + the outlier)");
+	ok(html.buf && count(html.buf, "<g transform=\"translate(") == 10, "a group per column");
+	ok(html.buf && strstr(html.buf, "<title>1-2 s \xc2\xb7 8-16 us: 1</title>"),
 	   "the outlier's tooltip: interval, bucket, count");
 	ok(html.buf && !strstr(html.buf, "<queue>") && strstr(html.buf, "Run &lt;queue&gt;"),
 	   "the title is escaped");
 	ok(html.buf && !strstr(html.buf, "<script"), "no script");
 	ok(html.buf && strstr(html.buf, "<rect id=\"hm1-2\" width=\"28\" height=\"14\" fill=\"#fed976\"/>") &&
-		   strstr(html.buf, "<use href=\"#hm1-2\" x=\"148\" y=\"6\">"),
-	   "the one outlier (1 among 3000) is a clear colour, not the palest: log scale");
+		   strstr(html.buf, "<g transform=\"translate(120)\"><use href=\"#hm1-8\" y=\"34\">") &&
+		   strstr(html.buf, "<use href=\"#hm1-2\" y=\"6\">"),
+	   "the one outlier (1 among 5000) is a clear colour, not the palest: log scale");
 	ok(md.buf && strstr(md.buf, "| time in the window | events | p50 | p99 | max |"),
 	   "report.md: the quantile table");
-	ok(md.buf && strstr(md.buf, "| 1.2-1.8 s | 3001 | 2-4 us | 2-4 us | 8-16 us |"),
+	ok(md.buf && strstr(md.buf, "| 1-2 s | 5001 | 2-4 us | 2-4 us | 8-16 us |"),
 	   "report.md: count, p50, p99, max of a column");
 	doc__free(&d);
 	strbuf__free(&html);
