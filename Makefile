@@ -152,13 +152,16 @@ run: sonde
 
 # sonde's own cost (CPU, RSS, wall) with 1,000 processes, then what it costs a
 # workload it watches (redis under redis-benchmark, dd bs=1), against baselines;
-# sonde fleet over 1,000 generated bundles.
+# sonde fleet over 1,000 generated bundles; the per-interval histograms' cost
+# per event against the whole-window ones; what the heat maps add to the page.
 bench: sonde $(BUILD)/fleet-gen
 	bench/run-bench.sh
 	bench/overhead.sh
 	bench/runout.sh
 	bench/fleet.sh
 	bench/fslatency.sh
+	bench/intervals.sh
+	bench/heatmap.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde

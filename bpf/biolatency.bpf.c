@@ -8,6 +8,9 @@
  * service time only, and is counted as measured but not queued. Completion
  * errors are counted per disk and operation, matched to a start or not.
  *
+ * The total latency is also counted per disk and interval of the window (a
+ * hash of (dev, interval)), for the latency heat map.
+ *
  * The slowest I/Os are kept per CPU (a top-N replaced by the fastest kept one),
  * so user space merges them into the exact global top-N: a completion below a
  * CPU's current N-th slowest is simply not among the slowest, not a drop.
@@ -20,6 +23,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#define SONDE_INTERVALS
 #include "sonde.bpf.h"
 #include "biolatency.h"
 
@@ -50,6 +54,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct biolat_top);
 } slowest SEC(".maps");
+
+/* Per interval of the window: the total latency per disk ("intervals", docs/bpf-tools.md). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BIOLAT_MAX_IV_KEYS);
+	__type(key, struct biolat_iv_key);
+	__type(value, struct biolat_iv);
+} intervals SEC(".maps");
+
+static const struct biolat_iv zero_iv;
 
 /* The initial value of a new (disk, op) entry: too large for the 512-byte BPF stack. */
 static const struct biolat_stats zero_stats;
@@ -219,6 +233,8 @@ static __always_inline void on_complete(struct biolat_start_key *k, __u32 dev, _
 	struct biolat_stats *st;
 	struct biolat_start *s;
 	struct biolat_slow io = {};
+	struct biolat_iv_key ik;
+	struct biolat_iv *iv;
 	__u64 now = bpf_ktime_get_ns(), from;
 
 	sonde_count(SONDE_STAT_RUNS);
@@ -261,6 +277,13 @@ static __always_inline void on_complete(struct biolat_start_key *k, __u32 dev, _
 			slot_add(st->queue, io.queue_ns);
 			__sync_fetch_and_add(&st->queue_ns, io.queue_ns);
 		}
+	}
+	if (sonde_iv_ns) { /* read-only: when not kept, the verifier drops this */
+		ik.dev = dev;
+		ik.interval = sonde_interval(now);
+		iv = sonde_lookup_or_init(&intervals, &ik, &zero_iv);
+		if (iv)
+			slot_add(iv->slots, io.total_ns);
 	}
 	keep_slow(&io);
 }

@@ -7,6 +7,7 @@
 #define BIOLAT_MAX_DISK_OPS 1024 /* (disk, op) pairs: 5 ops for 200 disks */
 #define BIOLAT_MAX_INFLIGHT 16384 /* requests between insert/issue and complete */
 #define BIOLAT_TOP 20         /* slowest I/Os kept per CPU; user space keeps the global top */
+#define BIOLAT_MAX_IV_KEYS 4096 /* (disk, interval) pairs: 64 disks over 64 intervals */
 
 enum biolat_op {
 	BIOLAT_OP_READ,
@@ -33,6 +34,16 @@ struct biolat_stats {
 	__u64 errors;                /* completions with an error status */
 	__u64 bytes;                 /* bytes completed (all completions) */
 	__u64 queue_ns, service_ns, total_ns;
+};
+
+/* The total latency of one disk's I/Os (every op) in one interval of the window. */
+struct biolat_iv_key {
+	__u32 dev;
+	__u32 interval;
+};
+
+struct biolat_iv {
+	__u64 slots[BIOLAT_SLOTS];
 };
 
 /* A started request: keyed by the request pointer, or (dev, sector) for classic tracepoints. */

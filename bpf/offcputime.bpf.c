@@ -7,6 +7,9 @@
  * a preempted thread waits for a CPU, which is runqlat's business). When it
  * is switched back in, the time off CPU is added to that key.
  *
+ * Each counted block's duration also goes into a log2 histogram of the
+ * interval of the window it ended in (per CPU), for the heat map.
+ *
  * Everything needed at switch-in was taken from "current" at switch-out, so
  * the three variants (tp_btf, raw_tp, classic tracepoint) share the logic and
  * differ only in how they read prev's state and next's pid.
@@ -15,6 +18,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#define SONDE_INTERVALS
 #include "sonde.bpf.h"
 #include "offcputime.h"
 
@@ -52,6 +56,13 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } ostats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SONDE_MAX_INTERVALS);
+	__type(key, __u32);
+	__type(value, struct offcpu_hist);
+} hist SEC(".maps");
 
 /* A scratch start record: too big for the 512-byte stack with the key beside it. */
 struct {
@@ -120,19 +131,30 @@ static __always_inline void switch_in(__u32 pid)
 {
 	struct offcpu_val zero = {}, *v;
 	struct offcpu_start *s;
-	__u64 delta;
+	struct offcpu_hist *h;
+	__u64 delta, now, slot;
+	__u32 iv;
 
 	if (!pid)
 		return;
 	s = bpf_map_lookup_elem(&starts, &pid);
 	if (!s)
 		return;
-	delta = bpf_ktime_get_ns() - s->ts;
+	now = bpf_ktime_get_ns();
+	delta = now - s->ts;
 	if ((__s64)delta < 0)
 		goto out;
 	if (delta < targ_min_ns) {
 		ocount(OFFCPU_SHORT, 1);
 		goto out;
+	}
+	iv = sonde_interval(now);
+	h = sonde_iv_ns ? bpf_map_lookup_elem(&hist, &iv) : NULL;
+	if (h) {
+		slot = sonde_log2(delta / 1000);
+		if (slot >= OFFCPU_SLOTS)
+			slot = OFFCPU_SLOTS - 1;
+		h->slots[slot]++; /* per CPU */
 	}
 	v = bpf_map_lookup_elem(&counts, &s->key);
 	if (!v) {

@@ -8,6 +8,12 @@
 #define OFFCPU_MAX_KEYS 10240     /* distinct (thread, kernel stack, user stack) */
 #define OFFCPU_MAX_THREADS 10240  /* threads off CPU at one time, stamped */
 #define OFFCPU_DEFAULT_MIN_US 1   /* shorter blocks are not counted (knob) */
+#define OFFCPU_SLOTS 32           /* log2 microseconds: block durations per interval */
+
+/* The counted blocks that ended in one interval of the window, by duration. */
+struct offcpu_hist {
+	__u64 slots[OFFCPU_SLOTS];
+};
 
 struct offcpu_key {
 	__u32 tgid, pid;

@@ -6,6 +6,12 @@
  * id, user stack id). Stacks go to a STACK_TRACE map, deduplicated by the
  * kernel, so a hot loop costs one map entry however many samples it gets.
  *
+ * Every sample is also counted by second of the window and offset in the
+ * second, per CPU, with how many of them were busy (neither idle nor sonde),
+ * and the busy ones per process: the subsecond-offset heat map. Busy is a
+ * share of the samples of its cell, as 49 Hz puts 2 or 3 samples in a 50 ms
+ * row, the same rows every second.
+ *
  * Without BPF_F_REUSE_STACKID a stack that collides with another in the
  * stack map is not stored (-EEXIST) instead of silently overwriting a stack
  * other keys already point to: such samples keep their count with a lost
@@ -15,6 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#define SONDE_INTERVALS
 #include "sonde.bpf.h"
 #include "profile.h"
 
@@ -22,6 +29,7 @@
 #define PF_KTHREAD 0x00200000
 
 const volatile __u32 targ_self_tgid = 0; /* sonde: its own samples are left out */
+const volatile __u32 targ_subsec_s = 1;  /* seconds per column of the subsecond map */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -52,6 +60,69 @@ static __always_inline void pcount(__u32 which)
 		(*v)++;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROFILE_SUBSEC_COLS * PROFILE_SUBSEC_ROWS);
+	__type(key, __u32);
+	__type(value, struct profile_subsec);
+} subsec SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROFILE_SUBSEC_PROC_CELLS);
+	__type(key, struct profile_subsec_key);
+	__type(value, __u64);
+} subsec_procs SEC(".maps");
+
+/*
+ * The cell of now: its column (second of the window) and row (offset in the
+ * second) from the window's start (sonde_iv_t0_ns); -1 before the window.
+ */
+static __always_inline __s64 subsec_cell(void)
+{
+	__u64 t0 = *(volatile __u64 *)&sonde_iv_t0_ns, now = bpf_ktime_get_ns(), el, col;
+
+	if (!t0 || now < t0 || !targ_subsec_s)
+		return -1;
+	el = now - t0;
+	col = el / ((__u64)targ_subsec_s * 1000000000ull);
+	if (col >= PROFILE_SUBSEC_COLS)
+		col = PROFILE_SUBSEC_COLS - 1;
+	return (__s64)(col * PROFILE_SUBSEC_ROWS +
+		       el % 1000000000ull / (1000000000ull / PROFILE_SUBSEC_ROWS));
+}
+
+/* Every sample into its cell (busy: not idle, not sonde), and a busy one under its process. */
+static __always_inline void count_subsec(__s64 cell, __u32 tgid, int busy)
+{
+	struct profile_subsec_key k = { .tgid = tgid, .cell = (__u32)cell };
+	struct profile_subsec *c;
+	__u64 one = 1, *v;
+
+	if (cell < 0)
+		return;
+	c = bpf_map_lookup_elem(&subsec, &k.cell);
+	if (c) {
+		c->samples++; /* per CPU */
+		c->busy += busy;
+	}
+	if (!busy)
+		return;
+	v = bpf_map_lookup_elem(&subsec_procs, &k);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	if (!bpf_map_update_elem(&subsec_procs, &k, &one, BPF_NOEXIST))
+		return;
+	/* another CPU made it first (or the map is full) */
+	v = bpf_map_lookup_elem(&subsec_procs, &k);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else
+		pcount(PROFILE_SUBSEC_DROPPED);
+}
+
 SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
@@ -63,6 +134,7 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	pcount(PROFILE_SAMPLES);
 	key.tgid = id >> 32;
 	key.pid = (__u32)id;
+	count_subsec(subsec_cell(), key.tgid, key.pid && key.tgid != targ_self_tgid);
 	if (!key.pid) {
 		pcount(PROFILE_IDLE);
 		return 0;

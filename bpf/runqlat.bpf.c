@@ -2,8 +2,9 @@
 /*
  * runqlat: how long runnable threads wait for a CPU. A thread is stamped when
  * it becomes runnable (wakeup, or preempted while still running) and measured
- * when it is switched in. Aggregated in the kernel: a log2 histogram per CPU
- * (summed by user space) and totals per thread.
+ * when it is switched in. Aggregated in the kernel: a log2 histogram per
+ * interval of the window and per CPU (summed by user space into the window's
+ * histogram and its intervals) and totals per thread.
  *
  * Three variants of the same logic: tp_btf (typed arguments, cheapest), raw_tp
  * (same arguments, read through CO-RE), classic tracepoint (the event's record:
@@ -13,6 +14,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#define SONDE_INTERVALS
 #include "sonde.bpf.h"
 #include "runqlat.h"
 
@@ -29,7 +31,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SONDE_MAX_INTERVALS); /* one histogram per interval */
 	__type(key, __u32);
 	__type(value, struct runqlat_hist);
 } hist SEC(".maps");
@@ -68,18 +70,20 @@ static __always_inline void measure(__u32 pid, __u32 tgid, const char *comm_src,
 {
 	struct runqlat_task zero = {}, *t;
 	struct runqlat_hist *h;
-	__u64 *tsp, delta, slot;
-	__u32 k = 0;
+	__u64 *tsp, delta, slot, now;
+	__u32 k;
 
 	if (!pid)
 		return;
 	tsp = bpf_map_lookup_elem(&enqueued, &pid);
 	if (!tsp)
 		return;
-	delta = bpf_ktime_get_ns() - *tsp;
+	now = bpf_ktime_get_ns();
+	delta = now - *tsp;
 	bpf_map_delete_elem(&enqueued, &pid);
 	if ((__s64)delta < 0)
 		return;
+	k = sonde_interval(now);
 	h = bpf_map_lookup_elem(&hist, &k);
 	if (h) {
 		slot = sonde_log2(delta / 1000);

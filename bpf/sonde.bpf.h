@@ -64,6 +64,32 @@ static __always_inline __u32 sonde_log2(__u64 v)
 	return r;
 }
 
+#ifdef SONDE_INTERVALS
+/*
+ * Per-interval histograms (docs/bpf-tools.md "intervals"), for the tools
+ * that define SONDE_INTERVALS before including this: the window cut into
+ * SONDE_MAX_INTERVALS at most, of sonde_iv_ns each (read-only, set before
+ * load), from sonde_iv_t0_ns: the monotonic clock when the window starts,
+ * written by the runner once every tool is attached (core/trace/trace.c;
+ * a section of its own, so it finds it by name). The interval of now,
+ * clamped to the last slot (a window longer than planned lands there);
+ * interval 0 also holds what was seen before the window's start.
+ */
+#define SONDE_MAX_INTERVALS 64
+const volatile __u64 sonde_iv_ns = 0;
+__u64 sonde_iv_t0_ns SEC(".data.sonde_iv") = 0;
+
+static __always_inline __u32 sonde_interval(__u64 now)
+{
+	__u64 t0 = *(volatile __u64 *)&sonde_iv_t0_ns, i;
+
+	if (!sonde_iv_ns || !t0 || now < t0)
+		return 0;
+	i = (now - t0) / sonde_iv_ns;
+	return i < SONDE_MAX_INTERVALS ? (__u32)i : SONDE_MAX_INTERVALS - 1;
+}
+#endif
+
 /* Insert key -> *init unless present; the entry, or NULL (a full map: counted as a drop). */
 static __always_inline void *sonde_lookup_or_init(void *map, const void *key, const void *init)
 {

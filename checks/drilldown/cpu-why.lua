@@ -30,6 +30,7 @@ return {
       end
       ctx:table { title = "Threads that waited longest for a CPU (runqlat, drill-down window)",
         columns = { "tid", "pid", "thread", "waits", "waited (s)", "of the time traced", "longest (ms)" }, rows = rows }
+      hist.heatmap(ctx, "Run-queue latency over the window (runqlat)", rq.intervals)
       local top = rq.tasks and rq.tasks[1]
       if top then
         ctx:culprit { pid = top.tgid ~= 0 and top.tgid or top.pid, comm = top.comm,

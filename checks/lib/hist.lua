@@ -85,4 +85,34 @@ function hist.table(ctx, title, slots, unit)
                           string.format("distribution (40 # = %d)", top) } }
 end
 
+--- Per-interval histograms of a BPF tool (its "intervals": { interval_ms,
+-- unit, counts = { slots of interval 1, ... } }, docs/bpf-tools.md), or nil
+-- when the capture has none (a bundle from before they were kept) or they
+-- counted nothing.
+function hist.intervals(iv)
+  if type(iv) ~= "table" or type(iv.counts) ~= "table" then return nil end
+  for _, slots in ipairs(iv.counts) do
+    if hist.count(slots) > 0 then return iv end
+  end
+  return nil
+end
+
+--- The intervals as a latency heat map (time by log2 bucket) in the report,
+-- when there are any; true when it was drawn.
+function hist.heatmap(ctx, title, iv)
+  iv = hist.intervals(iv)
+  if not iv then return false end
+  ctx:heatmap(title, iv)
+  return true
+end
+
+--- Each interval's p-th percentile (nil for an interval without a count).
+function hist.interval_percentiles(iv, p)
+  local out = {}
+  for i, slots in ipairs((iv or {}).counts or {}) do
+    out[i] = hist.percentile(slots, p) or false
+  end
+  return out
+end
+
 return hist

@@ -38,6 +38,7 @@ return {
     crit_psi_pct = { type = "number", default = 40, help = "critical PSI io some %" },
     warn_queue_p99_ms = { type = "number", default = 50, help = "p99 time a request waits before the device gets it (biolatency)" },
     crit_queue_p99_ms = { type = "number", default = 500, help = "critical queue time p99 (ms)" },
+    heatmaps = { type = "number", default = 1, help = "disks whose I/O latency over the window is drawn as a heat map, busiest first" },
   },
 
   run = function(ctx, args)
@@ -112,6 +113,21 @@ return {
       end
       if worst and any_queued then
         hist.table(ctx, "Queue time on " .. worst.name .. " (biolatency, insert to issue)", (merged(worst, "queue")), "us")
+      end
+      -- latency over the window, the busiest disks first: a stall or a second band shows here
+      local busy = {}
+      for _, d in ipairs(bl.disks or {}) do
+        if hist.intervals(d.intervals) then busy[#busy + 1] = d end
+      end
+      table.sort(busy, function(a, b)
+        local na, nb = 0, 0
+        for _, s in ipairs(a.intervals.counts) do na = na + hist.count(s) end
+        for _, s in ipairs(b.intervals.counts) do nb = nb + hist.count(s) end
+        if na ~= nb then return na > nb end
+        return a.name < b.name
+      end)
+      for i = 1, math.min(#busy, args.heatmaps) do
+        hist.heatmap(ctx, "I/O latency over the window on " .. busy[i].name .. " (biolatency, insert to complete)", busy[i].intervals)
       end
       local srows = {}
       for i, io in ipairs(bl.slowest or {}) do

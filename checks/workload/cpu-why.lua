@@ -19,6 +19,61 @@ local function tail(frames, n)
   return s
 end
 
+-- The subsecond map asked for (args.subsecond) as busy % of the samples of each
+-- cell (49 Hz puts 2 or 3 samples in a 50 ms row, the same rows every second:
+-- raw counts would stripe): the map and what it covers, or nil and why.
+local function subsecond_of(d, which)
+  local ss = d.subsecond
+  if not ss then
+    -- a bundle from before they were kept: nothing to draw, nothing to say unless asked
+    return nil, which ~= "all" and "the capture has no subsecond counts (a bundle from an older sonde)" or nil
+  end
+  -- the last column is a partial second (the window ended in it): left out below half the others
+  local ncols, most = #(ss.samples or {}), 0
+  for _, col in ipairs(ss.samples or {}) do
+    local n = 0
+    for _, x in ipairs(col) do n = n + x end
+    most = math.max(most, n)
+  end
+  local last = 0
+  for _, x in ipairs((ss.samples or {})[ncols] or {}) do last = last + x end
+  if ncols > 1 and last < most / 2 then ncols = ncols - 1 end
+  local function with(busy, samples, what)
+    local pct = {}
+    for c = 1, ncols do
+      local col = (samples or {})[c] or {}
+      local row = {}
+      for r, n in ipairs(col) do
+        local b = (busy[c] or {})[r] or 0
+        row[r] = n > 0 and math.floor(100 * math.min(b, n) / n + 0.5) or 0
+      end
+      pct[c] = row
+    end
+    return { interval_ms = ss.interval_ms, row_ms = ss.row_ms, unit = "%", counts = pct }, what
+  end
+  if which == "all" then return with(ss.counts, ss.samples, "every CPU") end
+  local kind, n = string.match(which, "^(%a+):(%d+)$")
+  n = tonumber(n)
+  if kind == "cpu" then
+    for _, c in ipairs(ss.cpus or {}) do
+      if c.cpu == n then return with(c.counts, c.samples, "CPU " .. n) end
+    end
+    return nil, string.format("CPU %d took no sample in the window", n)
+  elseif kind == "pid" then
+    for _, p in ipairs(ss.processes or {}) do
+      if p.tgid == n then
+        local comm = "?"
+        for _, q in ipairs(d.processes or {}) do
+          if q.tgid == n then comm = q.comm break end
+        end
+        return with(p.counts, ss.samples, string.format("%s (pid %d)", comm, n))
+      end
+    end
+    return nil, string.format("pid %d is not among the %d busiest processes of the subsecond counts", n, #(ss.processes or {}))
+  end
+  error(string.format("subsecond = %q: expected all, cpu:N, pid:N or none", which), 0)
+end
+
 local function top_of(map, n)
   local list = {}
   for name, v in pairs(map) do list[#list + 1] = { name = name, value = v } end
@@ -38,6 +93,8 @@ return {
     top = { type = "number", default = 15, help = "functions listed" },
     top_procs = { type = "number", default = 3, help = "processes whose top stacks are listed" },
     stacks_per_proc = { type = "number", default = 3, help = "stacks listed per process" },
+    subsecond = { type = "string", default = "all",
+                  help = "the subsecond-offset heat map of busy samples: all (every CPU together), cpu:N, pid:N (one of the ten busiest processes), or none" },
   },
 
   run = function(ctx, args)
@@ -111,6 +168,16 @@ return {
     for _, s in ipairs(d.stacks or {}) do folded[#folded + 1] = s.folded .. " " .. math.floor(s.count) end
     if d.other and (d.other.count or 0) > 0 then folded[#folded + 1] = "[other stacks] " .. math.floor(d.other.count) end
     ctx:flamegraph { title = "On-CPU flame graph (profile)", unit = "samples", folded = folded }
+
+    -- when in each second the CPUs were busy: periodic work is a horizontal stripe
+    if args.subsecond ~= "none" then
+      local ss, what = subsecond_of(d, args.subsecond)
+      if ss then
+        ctx:heatmap("CPU busy by offset in the second, " .. what .. " (profile, % of the samples)", ss)
+      elseif what then
+        ctx:note("No subsecond-offset heat map: " .. what)
+      end
+    end
 
     local top = d.processes and d.processes[1]
     if top then

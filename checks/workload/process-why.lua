@@ -1,5 +1,6 @@
 --- Why processes wait: time blocked off CPU (BPF offcputime), by stack.
 local fmt = require("fmt")
+local hist = require("hist")
 
 local function tail(folded, n)
   local frames = {}
@@ -54,6 +55,7 @@ return {
     if #folded > 0 then
       ctx:flamegraph { title = "Off-CPU flame graph (offcputime: time blocked)", unit = "us", folded = folded }
     end
+    hist.heatmap(ctx, "How long threads blocked, over the window (offcputime; each block in the interval it ended)", d.intervals)
     if d.unknown_frames > 0 then
       ctx:note(string.format("%d of %d frames are [unknown]", d.unknown_frames, d.frames))
     end

@@ -34,6 +34,16 @@ void ctx__need(lua_State *L, const char *domain, const char *collector);
 /* Make the report methods (ctx:metric, ...) writing into res the metatable of the table on top. */
 void ctx_report__set_methods(lua_State *L, struct check_result *res);
 
+/*
+ * ctx:heatmap's table at idx (ctx_heat.c) into e: unit, step_s (the
+ * interval), hm_rows, hm_row_ms, values (column after column). 0, or -1 with
+ * a one-line reason in err; raises no Lua error (what was set in e is freed
+ * with it).
+ */
+#define HEAT_MAX_COLS 256 /* intervals */
+#define HEAT_MAX_ROWS 64  /* log2 slots */
+int ctx_heat__read(lua_State *L, int idx, struct evidence *e, char *err, size_t errlen);
+
 /* Each expects the analysis as a light userdata on top and replaces it with the module. */
 int luaopen_sonde_proc(lua_State *L);
 int luaopen_sonde_bpf(lua_State *L);

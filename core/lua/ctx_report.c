@@ -476,11 +476,34 @@ static int report_flamegraph(lua_State *L)
 	return 0;
 }
 
+/* ctx:heatmap(title, iv): a latency or subsecond-offset heat map (ctx_heat.c) */
+static int report_heatmap(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct evidence *e;
+	char err[200];
+
+	luaL_checkstring(L, 2);
+	e = report_new_evidence(L, r, EV_HEATMAP);
+	if (!e)
+		return 0;
+	if (ctx_heat__read(L, 3, e, err, sizeof(err))) {
+		/* not kept: a check that catches the error reports on without it */
+		free(e->unit);
+		free(e->values);
+		r->nevidence--;
+		return luaL_error(L, "%s", err);
+	}
+	e->title = report_text_arg(L, 2);
+	return 0;
+}
+
 static const luaL_Reg report_methods[] = {
 	{ "metric", report_metric }, { "unknown", report_unknown }, { "culprit", report_culprit },
 	{ "not_applicable", report_not_applicable },
 	{ "summary", report_summary }, { "next", report_next },     { "table", report_table },
 	{ "series", report_series }, { "note", report_note },       { "flamegraph", report_flamegraph },
+	{ "heatmap", report_heatmap },
 	{ NULL, NULL },
 };
 

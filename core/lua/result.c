@@ -132,6 +132,8 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		wire__put_u64(sb, e->fg.stacks_in);
 		wire__put_u64(sb, e->fg.other);
 		wire__put_u64(sb, e->fg.depth_cut);
+		wire__put_u64(sb, e->hm_rows);
+		wire__put_f64(sb, e->hm_row_ms);
 	}
 	wire__put_strv(sb, &r->next);
 	wire__put_str(sb, r->summary);
@@ -232,9 +234,9 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 		size_t nrows, nvalues;
 		uint64_t kind = wire__u64(&rb);
 
-		if (kind > EV_FLAMEGRAPH)
+		if (kind > EV_HEATMAP)
 			rb.bad = 1;
-		e->kind = kind <= EV_FLAMEGRAPH ? (enum evidence_kind)kind : EV_NOTE;
+		e->kind = kind <= EV_HEATMAP ? (enum evidence_kind)kind : EV_NOTE;
 		e->title = wire__str(&rb);
 		e->unit = wire__str(&rb);
 		wire__strv(&rb, &e->columns);
@@ -261,6 +263,12 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 		e->fg.stacks_in = wire__u64(&rb);
 		e->fg.other = wire__u64(&rb);
 		e->fg.depth_cut = wire__u64(&rb);
+		e->hm_rows = (size_t)wire__u64(&rb);
+		e->hm_row_ms = wire__f64(&rb);
+		/* a heat map's counts are whole columns of at most 64 rows */
+		if (e->kind == EV_HEATMAP &&
+		    (e->hm_rows > 64 || (e->hm_rows ? e->nvalues % e->hm_rows : e->nvalues)))
+			rb.bad = 1;
 	}
 	wire__strv(&rb, &r->next);
 	r->summary = wire__str(&rb);

@@ -46,7 +46,7 @@ struct culprit {
 	int kernel_thread; /* a kernel thread: its CPU time serves others (I/O, interrupts) */
 };
 
-enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH };
+enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH, EV_HEATMAP };
 
 struct evidence {
 	enum evidence_kind kind;
@@ -54,9 +54,11 @@ struct evidence {
 	struct strv columns;
 	char ***rows; /* nrows x columns.n strings */
 	size_t nrows;
-	double *values; /* series */
+	double *values; /* series; heatmap: the counts, column (interval) after column */
 	size_t nvalues;
-	double step_s;  /* series: seconds between values */
+	double step_s;  /* series: seconds between values; heatmap: the interval */
+	size_t hm_rows; /* heatmap: rows (log2 slots, or offsets in the second) per column */
+	double hm_row_ms; /* heatmap: 0 a latency map (log2 rows in unit); else offsets, ms a row */
 	struct folded_stacks fg; /* flamegraph (perf/fold.h) */
 };
 

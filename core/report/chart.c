@@ -113,6 +113,7 @@ void chart__sparkline(struct strbuf *out, const char *title, const double *value
 static const char *const heat_palette[] = { "#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c",
 					     "#fc4e2a", "#e31a1c", "#bd0026", "#800026" };
 #define HEAT_STEPS (sizeof(heat_palette) / sizeof(*heat_palette))
+#define HEAT_LOG_FIRST 2 /* the palest colour of a log-scale map */
 #define HEAT_LEFT 92     /* room for the row names */
 #define HEAT_BOTTOM 80   /* room for the column names, slanted */
 #define HEAT_TOP 6
@@ -153,38 +154,97 @@ static void heat_text_cut(struct strbuf *out, const char *s, size_t max)
 	strbuf__puts(out, "\xe2\x80\xa6");
 }
 
+/* The colour step of value v on a map whose largest is vmax (> 0). */
+static size_t heat_step(const struct heatmap *hm, double v, double vmax)
+{
+	size_t step;
+
+	/*
+	 * The square root lifts the rare buckets (the tail) out of the pale end;
+	 * the log scale more so: a count of 1 among thousands is a clear colour
+	 * (HEAT_LOG_FIRST), the largest the darkest.
+	 */
+	if (hm->log_scale)
+		step = HEAT_LOG_FIRST + (size_t)(log(fmax(v, 1)) / log(fmax(vmax, 2)) *
+						 ((double)(HEAT_STEPS - HEAT_LOG_FIRST) - 0.001));
+	else
+		step = (size_t)ceil(sqrt(v / vmax) * HEAT_STEPS) - 1;
+	return step >= HEAT_STEPS ? HEAT_STEPS - 1 : step;
+}
+
+/* The id prefix of this map's cells: unique in the page, counted from the maps already in out. */
+static unsigned heat_id(const struct strbuf *out)
+{
+	static const char mark[] = "<figure class=\"heatmap\">";
+	unsigned n = 0;
+	const char *p = out->buf, *end = out->buf ? out->buf + out->len : NULL;
+
+	while (p && (p = memmem(p, (size_t)(end - p), mark, sizeof(mark) - 1))) {
+		n++;
+		p += sizeof(mark) - 1;
+	}
+	return n;
+}
+
+static void heat_cell_title(struct strbuf *out, const struct heatmap *hm, const double *totals,
+			    size_t c, size_t r, double n)
+{
+	attr(out, hm->cols[c] ? hm->cols[c] : "");
+	strbuf__puts(out, " \xc2\xb7 ");
+	attr(out, hm->rows[r] ? hm->rows[r] : "");
+	strbuf__printf(out, ": %.0f", n);
+	if (hm->compact)
+		return;
+	strbuf__puts(out, " ");
+	attr(out, hm->count_label ? hm->count_label : "");
+	if (totals[c] > 0)
+		strbuf__printf(out, " (%.1f%%)", 100 * n / totals[c]);
+}
+
 static void heat_cells(struct strbuf *out, const struct heatmap *hm, const double *totals,
 		       double cw, double top)
 {
 	double vmax = 0;
+	unsigned id = hm->compact ? heat_id(out) : 0;
 
 	for (size_t c = 0; c < hm->ncols; c++)
 		for (size_t r = 0; r < hm->nrows; r++)
 			vmax = fmax(vmax, heat_value(hm, totals, c, r));
-	for (size_t c = 0; c < hm->ncols; c++)
+	if (hm->compact) {
+		strbuf__puts(out, "<defs>");
+		for (size_t i = 0; i < HEAT_STEPS; i++)
+			strbuf__printf(out, "<rect id=\"hm%u-%zu\" width=\"%.0f\" height=\"%d\" "
+				       "fill=\"%s\"/>", id, i, cw, HEATMAP_CELL_H, heat_palette[i]);
+		strbuf__puts(out, "</defs>");
+	}
+	for (size_t c = 0; c < hm->ncols; c++) {
+		int open = 0;
+
 		for (size_t r = 0; r < hm->nrows; r++) {
 			double v = heat_value(hm, totals, c, r), n = hm->counts[c * hm->nrows + r];
+			double y = top + (double)(hm->nrows - 1 - r) * HEATMAP_CELL_H;
 			size_t step;
 
 			if (v <= 0 || vmax <= 0)
 				continue;
-			/* the square root lifts the rare buckets (the tail) out of the pale end */
-			step = (size_t)ceil(sqrt(v / vmax) * HEAT_STEPS) - 1;
-			if (step >= HEAT_STEPS)
-				step = HEAT_STEPS - 1;
-			strbuf__printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-				       "fill=\"%s\"><title>", HEAT_LEFT + c * cw,
-				       top + (double)(hm->nrows - 1 - r) * HEATMAP_CELL_H, cw,
-				       HEATMAP_CELL_H, heat_palette[step]);
-			attr(out, hm->cols[c] ? hm->cols[c] : "");
-			strbuf__puts(out, " \xc2\xb7 ");
-			attr(out, hm->rows[r] ? hm->rows[r] : "");
-			strbuf__printf(out, ": %.0f ", n);
-			attr(out, hm->count_label ? hm->count_label : "");
-			if (totals[c] > 0)
-				strbuf__printf(out, " (%.1f%%)", 100 * n / totals[c]);
-			strbuf__puts(out, "</title></rect>");
+			step = heat_step(hm, v, vmax);
+			/* compact: a column's cells in one group, placed once */
+			if (hm->compact && !open++)
+				strbuf__printf(out, "<g transform=\"translate(%.0f)\">",
+					       HEAT_LEFT + (double)c * cw);
+			if (hm->compact)
+				strbuf__printf(out, "<use href=\"#hm%u-%zu\" y=\"%.0f\"><title>", id,
+					       step, y);
+			else
+				strbuf__printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+					       "height=\"%d\" fill=\"%s\"><title>", HEAT_LEFT + c * cw,
+					       y, cw, HEATMAP_CELL_H, heat_palette[step]);
+			heat_cell_title(out, hm, totals, c, r, n);
+			strbuf__puts(out, hm->compact ? "</title></use>" : "</title></rect>");
 		}
+		if (open)
+			strbuf__puts(out, "</g>");
+	}
 }
 
 static void heat_labels(struct strbuf *out, const struct heatmap *hm, double cw, double top)
@@ -197,6 +257,18 @@ static void heat_labels(struct strbuf *out, const struct heatmap *hm, double cw,
 			       HEAT_LEFT - 4, top + (double)(hm->nrows - r) * HEATMAP_CELL_H - 3);
 		heat_text_cut(out, hm->rows[r] ? hm->rows[r] : "", HEAT_NAME_SHOWN);
 		strbuf__puts(out, "</text>");
+	}
+	/* compact: level names under every few columns, at least 60 px apart */
+	if (hm->compact) {
+		size_t every = (size_t)ceil(60 / cw);
+
+		for (size_t c = 0; c < hm->ncols; c += every) {
+			strbuf__printf(out, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">",
+				       HEAT_LEFT + (double)c * cw, bottom + 12);
+			heat_text_cut(out, hm->cols[c] ? hm->cols[c] : "", HEAT_NAME_SHOWN);
+			strbuf__puts(out, "</text>");
+		}
+		return;
 	}
 	/* column names when there is room for them; the tooltips name every cell anyway */
 	for (size_t c = 0; cw >= 9 && c < hm->ncols; c++) {
@@ -214,8 +286,9 @@ static void heat_labels(struct strbuf *out, const struct heatmap *hm, double cw,
 static void heat_legend(struct strbuf *out, const struct heatmap *hm)
 {
 	strbuf__puts(out, "<span class=\"heatmap-legend\">");
-	strbuf__puts(out, hm->per_column ? "share of the column: small " : "count: few ");
-	for (size_t i = 0; i < HEAT_STEPS; i++)
+	strbuf__puts(out, hm->per_column ? "share of the column: small " :
+		     hm->log_scale ? "count (log scale): few " : "count: few ");
+	for (size_t i = hm->log_scale ? HEAT_LOG_FIRST : 0; i < HEAT_STEPS; i++)
 		strbuf__printf(out, "<svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect "
 			       "width=\"10\" height=\"10\" fill=\"%s\"/></svg>", heat_palette[i]);
 	strbuf__puts(out, hm->per_column ? " large</span>" : " many</span>");
@@ -242,8 +315,11 @@ void chart__heatmap(struct strbuf *out, const struct heatmap *hm)
 	for (size_t c = 0; c < hm->ncols; c++)
 		totals[c] = heat_column_total(hm, c);
 	cw = fmin(28, fmax(4, (double)(HEATMAP_MAX_W - HEAT_LEFT) / (double)hm->ncols));
+	if (hm->compact)
+		cw = floor(cw);
 	w = HEAT_LEFT + cw * (double)hm->ncols + 4;
-	h = HEAT_TOP + (double)hm->nrows * HEATMAP_CELL_H + (cw >= 9 ? HEAT_BOTTOM : 8);
+	h = HEAT_TOP + (double)hm->nrows * HEATMAP_CELL_H +
+	    (hm->compact ? 18 : cw >= 9 ? HEAT_BOTTOM : 8);
 	strbuf__printf(out, "<svg class=\"heatmap-svg\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
 		       "height=\"%.0f\" role=\"img\" aria-label=\"", w, h, w, h);
 	attr(out, title);

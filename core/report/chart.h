@@ -48,6 +48,8 @@ void chart__sparkline(struct strbuf *out, const char *title, const double *value
  * tooltip (an SVG title: column, row, count and share); empty cells are the
  * background. Names and labels are text, HTML-escaped here; only numbers from
  * counts reach attributes. A map with no column or no row says "no data".
+ * Latency over a window (intervals as columns) and subsecond offsets use it
+ * too (core/report/evidence.c).
  */
 struct heatmap {
 	const char *title;       /* the figure's title */
@@ -59,6 +61,25 @@ struct heatmap {
 	const char *const *rows; /* nrows names, row 0 at the bottom ("2-4 us") */
 	const double *counts;    /* ncols * nrows, column after column: counts[c * nrows + r] */
 	int per_column;          /* colour by each column's share of its own total */
+	/*
+	 * Colour by the logarithm of the count (log(1 + n) / log(1 + max)), so a
+	 * bucket with one event among thousands is still clearly coloured; else
+	 * by its square root.
+	 */
+	int log_scale;
+	/*
+	 * A smaller page: each cell a <use> of one of the palette's cells (defined
+	 * once per map) in a group per column, whole-pixel coordinates, the
+	 * tooltip without the share.
+	 */
+	int compact;
+	/* report.md's form: the counts (rows by columns), or compact summaries */
+	enum heatmap_md {
+		HEATMAP_MD_COUNTS,    /* the counts, rows by the first columns */
+		HEATMAP_MD_QUANTILES, /* one line per column: count, p50, p99, max (the rows' names) */
+		HEATMAP_MD_ROWS,      /* one line per row: its total over the columns, a text bar */
+	} md;
+	int md_mean; /* HEATMAP_MD_ROWS: each row's mean over the columns (a share), not its total */
 };
 
 #define HEATMAP_MAX_W 880 /* the plot's width at most; a cell is 4 to 28 px wide */

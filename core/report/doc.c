@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "report/doc.h"
@@ -103,6 +104,38 @@ static char *doc_strndup(struct doc *d, const char *s, size_t n)
 }
 
 /* Grow *v (of *cap elements of size) to hold one more than n; 0 or -ENOMEM. */
+void *doc__alloc(struct doc *d, size_t n)
+{
+	struct arena_chunk *c = d->arena;
+	size_t pad = 0;
+	char *p;
+
+	if (c)
+		pad = (size_t)(-(uintptr_t)(c->data + c->used) & 7);
+	if (!c || c->cap - c->used < n + pad) {
+		/* a chunk of its own, behind the one being filled: its data is 8-byte aligned */
+		c = malloc(sizeof(*c) + n + 8);
+		if (!c) {
+			d->oom = 1;
+			return NULL;
+		}
+		c->cap = n + 8;
+		pad = (size_t)(-(uintptr_t)c->data & 7);
+		c->used = 0;
+		if (d->arena) {
+			c->next = d->arena->next;
+			d->arena->next = c;
+		} else {
+			c->next = NULL;
+			d->arena = c;
+		}
+	}
+	p = c->data + c->used + pad;
+	memset(p, 0, n);
+	c->used += pad + n;
+	return p;
+}
+
 static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	void *nv;

@@ -147,8 +147,10 @@ void doc__anchor(struct doc *d, const char *id);
  */
 struct inlines *doc__fold(struct doc *d);
 void doc__fold_end(struct doc *d);
+/* n zeroed bytes, 8-byte aligned, freed with the document; NULL (d->oom) when out of memory. */
+void *doc__alloc(struct doc *d, size_t n);
 struct heatmap;
-/* hm is not copied: it must outlive the rendering. */
+/* hm is not copied: it must outlive the rendering (doc__alloc'd, or the builder's). */
 void doc__heatmap(struct doc *d, const struct heatmap *hm);
 
 void inl__text(struct inlines *in, const char *s);

@@ -4,7 +4,8 @@
  * its metrics (the status column coloured by each metric's status), and its
  * evidence: tables, notes, series (a line of numbers, and a sparkline in
  * report.html) and flame graphs (the graph in report.html, and in both
- * renderings its hottest frames and largest stacks as tables).
+ * renderings its hottest frames and largest stacks as tables), heat maps
+ * (heat.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -353,15 +354,16 @@ static void doc_table(struct doc *d, const struct evidence *e)
 
 int report__fold_evidence(struct doc *d, const struct check_result *r)
 {
-	size_t ntab = 0, nser = 0, nfg = 0;
+	size_t ntab = 0, nser = 0, nfg = 0, nhm = 0;
 	struct inlines *in;
 
 	for (size_t i = 0; i < r->nevidence; i++) {
 		ntab += r->evidence[i].kind == EV_TABLE;
 		nser += r->evidence[i].kind == EV_SERIES;
 		nfg += r->evidence[i].kind == EV_FLAMEGRAPH;
+		nhm += r->evidence[i].kind == EV_HEATMAP;
 	}
-	if (!r->nmetrics && !ntab && !nser && !nfg)
+	if (!r->nmetrics && !ntab && !nser && !nfg && !nhm)
 		return 0;
 	in = doc__fold(d);
 	inl__words(in, "Evidence: %zu metric%s", r->nmetrics, r->nmetrics == 1 ? "" : "s");
@@ -371,6 +373,8 @@ int report__fold_evidence(struct doc *d, const struct check_result *r)
 		inl__words(in, ", %zu chart%s", nser, nser == 1 ? "" : "s");
 	if (nfg)
 		inl__words(in, ", %zu flame graph%s", nfg, nfg == 1 ? "" : "s");
+	if (nhm)
+		inl__words(in, ", %zu heat map%s", nhm, nhm == 1 ? "" : "s");
 	return 1;
 }
 
@@ -396,6 +400,8 @@ void report__doc_evidence(struct doc *d, const struct check_result *r)
 		}
 		if (e->kind == EV_FLAMEGRAPH)
 			doc_flamegraph(d, e);
+		else if (e->kind == EV_HEATMAP)
+			report__doc_heatmap(d, e);
 		else if (e->columns.n)
 			doc_table(d, e);
 	}

@@ -6,6 +6,7 @@
  * drill-down. Strings are JSON-escaped by util/json.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,9 +95,41 @@ static void json_metric(struct json *j, const struct metric *m)
 	json__end_object(j);
 }
 
+/*
+ * A heat map in the shape of the BPF tools' "intervals" (docs/bpf-tools.md):
+ * interval_ms, unit, counts (a list per interval, trailing zeros cut), and
+ * row_ms for subsecond offsets.
+ */
+static void json_heatmap(struct json *j, const struct evidence *e)
+{
+	size_t ncols = e->hm_rows ? e->nvalues / e->hm_rows : 0;
+
+	json_kv_str(j, "unit", e->unit ? e->unit : "");
+	json__key(j, "interval_ms");
+	json__int(j, (int64_t)llround(e->step_s * 1e3));
+	if (e->hm_row_ms > 0) {
+		json__key(j, "row_ms");
+		json__int(j, (int64_t)llround(e->hm_row_ms));
+	}
+	json__key(j, "counts");
+	json__begin_array(j);
+	for (size_t c = 0; c < ncols; c++) {
+		const double *col = e->values + c * e->hm_rows;
+		size_t n = e->hm_rows;
+
+		while (n && col[n - 1] <= 0)
+			n--;
+		json__begin_array(j);
+		for (size_t r = 0; r < n; r++)
+			json__number(j, col[r]);
+		json__end_array(j);
+	}
+	json__end_array(j);
+}
+
 static void json_evidence(struct json *j, const struct evidence *e)
 {
-	static const char *const kinds[] = { "table", "series", "note", "flamegraph" };
+	static const char *const kinds[] = { "table", "series", "note", "flamegraph", "heatmap" };
 
 	json__begin_object(j);
 	json_kv_str(j, "kind", kinds[e->kind]);
@@ -144,6 +177,8 @@ static void json_evidence(struct json *j, const struct evidence *e)
 		}
 		json__end_array(j);
 		strbuf__free(&line);
+	} else if (e->kind == EV_HEATMAP) {
+		json_heatmap(j, e);
 	}
 	json__end_object(j);
 }

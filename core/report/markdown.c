@@ -9,6 +9,7 @@
  * be closed from inside.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/chart.h"
@@ -231,6 +232,90 @@ static void md_heatmap(struct strbuf *out, const struct heatmap *hm)
 		strbuf__printf(out, "\n(%zu more columns in the HTML page.)\n", hm->ncols - nc);
 }
 
+/* The row holding the p-th share (0-1) of column c's count, or the last with a count (p > 1). */
+static size_t md_heat_row(const struct heatmap *hm, size_t c, double total, double p)
+{
+	const double *col = hm->counts + c * hm->nrows;
+	double seen = 0;
+	size_t last = 0;
+
+	for (size_t r = 0; r < hm->nrows; r++) {
+		if (col[r] <= 0)
+			continue;
+		seen += col[r];
+		last = r;
+		if (p <= 1 && seen >= p * total)
+			return r;
+	}
+	return last;
+}
+
+/* One line per column: its count and the buckets of its p50, p99 and maximum. */
+static void md_heat_quantiles(struct strbuf *out, const struct heatmap *hm)
+{
+	strbuf__puts(out, "| ");
+	md_text(out, hm->x_label);
+	strbuf__puts(out, " | ");
+	md_text(out, hm->count_label);
+	strbuf__puts(out, " | p50 | p99 | max |\n|---|---:|---|---|---|\n");
+	for (size_t c = 0; c < hm->ncols; c++) {
+		double total = 0;
+
+		for (size_t r = 0; r < hm->nrows; r++)
+			total += hm->counts[c * hm->nrows + r];
+		strbuf__puts(out, "| ");
+		md_text(out, hm->cols[c]);
+		strbuf__printf(out, " | %.0f |", total);
+		if (total <= 0) {
+			strbuf__puts(out, " - | - | - |\n");
+			continue;
+		}
+		for (int q = 0; q < 3; q++) {
+			static const double ps[] = { 0.5, 0.99, 2 };
+
+			strbuf__puts(out, " ");
+			md_text(out, hm->rows[md_heat_row(hm, c, total, ps[q])]);
+			strbuf__puts(out, " |");
+		}
+		strbuf__puts(out, "\n");
+	}
+}
+
+/* One line per row (top first): its total (or mean) over every column, and a bar to the largest. */
+static void md_heat_rows(struct strbuf *out, const struct heatmap *hm)
+{
+	double top = 0, *sum = calloc(hm->nrows, sizeof(*sum));
+
+	if (!sum) {
+		out->oom = 1;
+		return;
+	}
+	for (size_t r = 0; r < hm->nrows; r++) {
+		for (size_t c = 0; c < hm->ncols; c++)
+			sum[r] += hm->counts[c * hm->nrows + r];
+		if (hm->md_mean)
+			sum[r] /= (double)hm->ncols;
+		top = sum[r] > top ? sum[r] : top;
+	}
+	strbuf__puts(out, "| ");
+	md_text(out, hm->y_label);
+	strbuf__puts(out, " | ");
+	md_text(out, hm->count_label);
+	strbuf__printf(out, " (%s of %zu columns) | |\n|---|---:|---|\n",
+		       hm->md_mean ? "mean" : "sum", hm->ncols);
+	for (size_t r = hm->nrows; r-- > 0;) {
+		int bar = top > 0 ? (int)(30 * sum[r] / top + 0.5) : 0;
+
+		strbuf__puts(out, "| ");
+		md_text(out, hm->rows[r]);
+		strbuf__printf(out, " | %.0f | ", sum[r]);
+		for (int i = 0; i < bar; i++)
+			strbuf__puts(out, "#");
+		strbuf__puts(out, " |\n");
+	}
+	free(sum);
+}
+
 /* One block, or 0 when it has no Markdown form (drawn in HTML only). */
 static int md_block(struct strbuf *out, const struct block *b, int first)
 {
@@ -268,7 +353,11 @@ static int md_block(struct strbuf *out, const struct block *b, int first)
 		md_code_block(out, b->text);
 		break;
 	case BLOCK_HEATMAP:
-		if (b->hm)
+		if (b->hm && b->hm->md == HEATMAP_MD_QUANTILES && b->hm->ncols && b->hm->nrows)
+			md_heat_quantiles(out, b->hm);
+		else if (b->hm && b->hm->md == HEATMAP_MD_ROWS && b->hm->ncols && b->hm->nrows)
+			md_heat_rows(out, b->hm);
+		else if (b->hm)
 			md_heatmap(out, b->hm);
 		break;
 	default:

@@ -109,6 +109,8 @@ void report__json_host_context(struct json *j, const struct host_context *hc);
 void report__doc_culprits(struct doc *d, const struct check_result *r);
 void report__doc_metrics(struct doc *d, const struct check_result *r);
 void report__doc_evidence(struct doc *d, const struct check_result *r);
+/* A heat map (EV_HEATMAP) as a HEATMAP block (heat.c). */
+void report__doc_heatmap(struct doc *d, const struct evidence *e);
 /*
  * In HTML, fold what follows (a finding's metrics and evidence) behind a
  * line that counts them, up to doc__fold_end; 0 when there is nothing to fold.

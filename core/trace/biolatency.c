@@ -5,6 +5,7 @@
  * data = {
  *   unit = "us",
  *   disks = [ { name, dev = "MAJ:MIN", named (false: the device was gone at collect time),
+ *               intervals = { interval_ms, unit, counts } (total latency, every op),
  *               ops = { read|write|discard|flush|other = {
  *                 completed, measured, queued, errors, bytes,
  *                 queue = log2 hist, service = log2 hist, total = log2 hist,
@@ -85,8 +86,10 @@ static __u32 rq_arg_index(void)
 
 static int biolatency_configure(void *skel, const struct trace_opts *o)
 {
-	(void)o;
-	((struct biolatency_bpf *)skel)->rodata->targ_rq_arg = rq_arg_index();
+	struct biolatency_bpf *s = skel;
+
+	s->rodata->targ_rq_arg = rq_arg_index();
+	TRACE_SET_INTERVALS(s->rodata, o);
 	return 0;
 }
 
@@ -144,6 +147,36 @@ struct stat_row {
 };
 
 static const struct trace_map_row stat_rows = TRACE_MAP_ROW(struct stat_row, key, v);
+
+struct iv_row {
+	struct biolat_iv_key key;
+	struct biolat_iv v;
+};
+
+static const struct trace_map_row iv_rows = TRACE_MAP_ROW(struct iv_row, key, v);
+
+/* Every disk's intervals, as read from the map: the rows and how many intervals to write. */
+struct iv_set {
+	struct iv_row *rows;
+	size_t nrows, niv;
+	uint64_t iv_ns;
+};
+
+static void json_disk_intervals(struct json *j, const struct iv_set *ivs, __u32 dev)
+{
+	unsigned long long counts[TRACE_MAX_INTERVALS * BIOLAT_SLOTS];
+
+	memset(counts, 0, sizeof(counts));
+	for (size_t i = 0; i < ivs->nrows; i++) {
+		const struct iv_row *r = &ivs->rows[i];
+
+		if (r->key.dev != dev || r->key.interval >= ivs->niv)
+			continue;
+		memcpy(counts + (size_t)r->key.interval * BIOLAT_SLOTS, r->v.slots,
+		       sizeof(r->v.slots));
+	}
+	trace__json_intervals(j, ivs->iv_ns, "us", counts, ivs->niv, BIOLAT_SLOTS);
+}
 
 static int by_dev_op(const void *a, const void *b)
 {
@@ -237,7 +270,7 @@ static int64_t missed_runs(struct bpf_object *obj)
 
 /* The disks and their operations: rows sorted by (dev, op), one object per disk. */
 static void json_disks(struct json *j, const struct stat_row *rows, size_t nrows,
-		       struct dev_names *names)
+		       struct dev_names *names, const struct iv_set *ivs)
 {
 	json__key(j, "disks");
 	json__begin_array(j);
@@ -252,6 +285,7 @@ static void json_disks(struct json *j, const struct stat_row *rows, size_t nrows
 		json_dev(j, dev);
 		json__key(j, "named");
 		json__bool(j, d->named);
+		json_disk_intervals(j, ivs, dev);
 		json__key(j, "ops");
 		json__begin_object(j);
 		for (; i < nrows && rows[i].key.dev == dev; i++) {
@@ -321,12 +355,18 @@ static int biolatency_collect(struct trace_run *t, struct json *j)
 	struct stat_row *rows = NULL;
 	struct biolat_slow *slow = NULL;
 	struct dev_names *names = calloc(1, sizeof(*names));
+	struct iv_set ivs = { .iv_ns = skel->rodata->sonde_iv_ns };
 	size_t nrows = 0, nslow = 0;
 	long in_flight;
 	int err;
 
 	if (!names)
 		return -ENOMEM;
+	ivs.niv = trace_run__intervals(t, ivs.iv_ns);
+	err = trace_map__read(bpf_map__fd(skel->maps.intervals), &iv_rows, BIOLAT_MAX_IV_KEYS,
+			      (void **)&ivs.rows, &ivs.nrows);
+	if (err)
+		goto cleanup;
 	err = trace_map__read(bpf_map__fd(skel->maps.stats), &stat_rows, MAX_ROWS, (void **)&rows,
 			      &nrows);
 	if (err)
@@ -344,13 +384,14 @@ static int biolatency_collect(struct trace_run *t, struct json *j)
 
 	json__key(j, "unit");
 	json__string(j, "us");
-	json_disks(j, rows, nrows, names);
+	json_disks(j, rows, nrows, names, &ivs);
 	trace__json_top(j, NULL, "slowest", slow, nslow, sizeof(*slow), BIOLAT_TOP, json_slow,
 			names);
 	trace__json_int(j, "slowest_max", BIOLAT_TOP);
 	trace__json_int(j, "in_flight", in_flight);
 	trace__json_int(j, "missed", missed_runs(t->obj));
 cleanup:
+	free(ivs.rows);
 	free(slow);
 	free(rows);
 	free(names);

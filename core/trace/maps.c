@@ -4,6 +4,7 @@
  * share (trace/maps.h): the one bpf_map_get_next_key walk of every tool.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 
 #include "trace/maps.h"
 #include "trace/trace.h"
+#include "util/clock.h"
 #include "util/file.h"
 
 /* One map as the walk reads it. */
@@ -245,6 +247,52 @@ void trace__json_log2(struct json *j, const unsigned long long *slots, size_t ns
 	for (size_t i = 0; i < last; i++)
 		json__int(j, (int64_t)slots[i]);
 	json__end_array(j);
+}
+
+uint64_t trace__interval_ns(double window_s)
+{
+	static const uint64_t steps_ms[] = { 100,   200,   250,   500,    1000,   2000,  5000,
+					     10000, 15000, 30000, 60000, 120000, 300000, 600000 };
+	double ms = window_s > 0 ? window_s * 1e3 : 1e3;
+	const char *off = getenv("SONDE_INTERVALS");
+
+	/* SONDE_INTERVALS=0: whole-window histograms only (bench/intervals.sh's baseline) */
+	if (off && !strcmp(off, "0"))
+		return 0;
+
+	for (size_t i = 0; i < sizeof(steps_ms) / sizeof(steps_ms[0]); i++)
+		if (ms / (double)steps_ms[i] <= TRACE_INTERVALS_WANT)
+			return steps_ms[i] * 1000000ull;
+	return (uint64_t)ceil(ms / TRACE_INTERVALS_WANT / 600000) * 600000 * 1000000ull;
+}
+
+size_t trace_run__intervals(const struct trace_run *t, uint64_t iv_ns)
+{
+	int64_t end = t->detached_mono_ns ? t->detached_mono_ns : clock__ns(CLOCK_MONOTONIC);
+	uint64_t n;
+
+	if (!iv_ns || !t->iv_t0_mono_ns || end <= t->iv_t0_mono_ns)
+		return 1;
+	n = (uint64_t)(end - t->iv_t0_mono_ns) / iv_ns + 1;
+	return n < TRACE_MAX_INTERVALS ? (size_t)n : TRACE_MAX_INTERVALS;
+}
+
+void trace__json_intervals(struct json *j, uint64_t iv_ns, const char *unit,
+			   const unsigned long long *counts, size_t n, size_t nslots)
+{
+	if (!iv_ns)
+		return; /* not kept */
+	json__key(j, "intervals");
+	json__begin_object(j);
+	trace__json_int(j, "interval_ms", (int64_t)(iv_ns / 1000000));
+	json__key(j, "unit");
+	json__string(j, unit);
+	json__key(j, "counts");
+	json__begin_array(j);
+	for (size_t i = 0; i < n; i++)
+		trace__json_log2(j, counts + i * nslots, nslots);
+	json__end_array(j);
+	json__end_object(j);
 }
 
 void trace__json_comm(struct json *j, const char *key, const char *comm, size_t cap)

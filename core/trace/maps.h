@@ -93,7 +93,39 @@ void trace__json_top(struct json *j, const char *seen_key, const char *key, cons
 		     size_t n, size_t size, size_t top,
 		     void (*row)(struct json *j, const void *row, void *arg), void *arg);
 
+/*
+ * Per-interval histograms ("intervals" in docs/bpf-tools.md): the window cut
+ * into at most TRACE_INTERVALS_WANT intervals of a round step (100, 200, 250,
+ * 500 ms, 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10 min, then whole 10 minutes),
+ * counted in the kernel in an array indexed by interval (bpf/sonde.bpf.h
+ * sonde_interval, for the tools that define SONDE_INTERVALS), clamped to its
+ * last slot. 10 s: 50 intervals of 200 ms. The runner sets their origin when
+ * the window starts (trace_run.iv_t0_mono_ns). SONDE_INTERVALS=0 in the
+ * environment: none (0), the tools keep their whole-window histograms only,
+ * as before them (bench/intervals.sh's baseline).
+ */
+#define TRACE_MAX_INTERVALS 64 /* SONDE_MAX_INTERVALS of bpf/sonde.bpf.h */
+#define TRACE_INTERVALS_WANT 50
+uint64_t trace__interval_ns(double window_s);
+/*
+ * "intervals": { "interval_ms", "unit", "counts": [[slot counts of interval 0], ...] }:
+ * n rows of nslots counts (counts[i * nslots + s]), each row's trailing zeros cut.
+ * Nothing when iv_ns is 0 (not kept).
+ */
+void trace__json_intervals(struct json *j, uint64_t iv_ns, const char *unit,
+			   const unsigned long long *counts, size_t n, size_t nslots);
+/* In a tool's configure: the interval into its read-only data (sonde_iv_ns). */
+#define TRACE_SET_INTERVALS(rodata, o)                                                  \
+	do {                                                                            \
+		(rodata)->sonde_iv_ns = trace__interval_ns((o)->window_s);              \
+	} while (0)
+
 struct trace_run;
+/*
+ * How many intervals of iv_ns the run traced: from the window's start to
+ * its detach or now, 1 to TRACE_MAX_INTERVALS (1 before the window starts).
+ */
+size_t trace_run__intervals(const struct trace_run *t, uint64_t iv_ns);
 /*
  * Write raw/<name> beside raw/bpf/ (a tool's extra capture, e.g. profile.folded);
  * 0, -EINVAL without a raw dir (a probe), or -errno.

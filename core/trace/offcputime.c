@@ -15,7 +15,9 @@
  *   broken = { stacks, us, what, fix },
  *   processes = top 50 { tgid, comm, us, stacks }, processes_total,
  *   stacks = top 2000 { tgid, comm, us, folded }, stacks_total, other = { stacks, us },
- *   symbolize_ms }
+ *   symbolize_ms,
+ *   intervals = { interval_ms, unit = "us", counts } (counted blocks by duration, per
+ *                 interval of the window they ended in) }
  * and raw/offcputime.folded: "comm;frame;...;frame us" per line.
  */
 #include <errno.h>
@@ -74,6 +76,7 @@ static int offcputime_configure(void *skel, const struct trace_opts *o)
 	TRACE_SET_SUSPECTS(s->rodata, o, &trace_offcputime);
 	/* a bad value is refused with its reason in attach_custom; load with the default */
 	s->rodata->targ_min_ns = (__u64)(min < 0 ? OFFCPU_DEFAULT_MIN_US : min) * 1000;
+	TRACE_SET_INTERVALS(s->rodata, o);
 	return 0;
 }
 
@@ -111,6 +114,25 @@ static int offcputime_attach(struct trace_run *t, const struct trace_opts *o, ch
 	return 0;
 }
 
+/* The block durations of each interval (summed over the CPUs) as "intervals". 0 or -errno. */
+static int json_intervals(struct trace_run *t, struct json *j)
+{
+	struct offcputime_bpf *skel = t->skel;
+	unsigned long long counts[TRACE_MAX_INTERVALS * OFFCPU_SLOTS];
+	size_t niv = trace_run__intervals(t, skel->rodata->sonde_iv_ns);
+
+	for (size_t i = 0; i < niv; i++) {
+		int err = trace_map__percpu_sum(bpf_map__fd(skel->maps.hist), (uint32_t)i,
+						counts + i * OFFCPU_SLOTS,
+						OFFCPU_SLOTS * sizeof(counts[0]));
+
+		if (err)
+			return err;
+	}
+	trace__json_intervals(j, skel->rodata->sonde_iv_ns, "us", counts, niv, OFFCPU_SLOTS);
+	return 0;
+}
+
 static int offcputime_collect(struct trace_run *t, struct json *j)
 {
 	struct offcputime_bpf *skel = t->skel;
@@ -144,8 +166,10 @@ static int offcputime_collect(struct trace_run *t, struct json *j)
 	trace__json_int(j, "counts_full", st[OFFCPU_KEYS_DROPPED]);
 	trace__json_int(j, "counts_full_us", st[OFFCPU_LOST_NS] / 1000);
 	json__end_object(j);
-	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), OFFCPU_STACK_DEPTH, v, n, 1000,
-			    "us", j, &folded);
+	err = json_intervals(t, j);
+	if (!err)
+		err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), OFFCPU_STACK_DEPTH, v,
+				    n, 1000, "us", j, &folded);
 	if (!err)
 		err = trace_run__write_raw(t, "offcputime.folded", &folded);
 	if (err == -EINVAL) /* no raw dir: a probe */

@@ -15,10 +15,14 @@
  *   broken = { stacks, count, what, fix },
  *   processes = top 50 { tgid, comm, count, stacks }, processes_total,
  *   stacks = top 2000 { tgid, comm, count, folded = "comm;frame;...;frame_[k]" },
- *   stacks_total, other = { stacks, count }, symbolize_ms }
+ *   stacks_total, other = { stacks, count }, symbolize_ms,
+ *   subsecond = { interval_ms, row_ms, unit = "samples", counts (busy samples, every CPU),
+ *                 samples (every sample), cpus = [ { cpu, counts, samples } ],
+ *                 processes = top 10 [ { tgid, samples, counts } ], processes_dropped } }
  * and raw/profile.folded: "comm;frame;...;frame count" per line.
  */
 #include <errno.h>
+#include <math.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +64,12 @@ static void *profile_open(struct bpf_object **obj)
 
 static int profile_configure(void *skel, const struct trace_opts *o)
 {
-	((struct profile_bpf *)skel)->rodata->targ_self_tgid = (__u32)o->self_pid;
+	struct profile_bpf *s = skel;
+
+	s->rodata->targ_self_tgid = (__u32)o->self_pid;
+	/* a column a second, or as many seconds as a long window needs to fit */
+	s->rodata->targ_subsec_s = o->window_s > PROFILE_SUBSEC_COLS ?
+					   (__u32)ceil(o->window_s / PROFILE_SUBSEC_COLS) : 1;
 	return 0;
 }
 
@@ -207,6 +216,163 @@ static int profile_attach(struct trace_run *t, const struct trace_opts *o, char 
 	return 0;
 }
 
+#define SUBSEC_TOP_PROCS 10
+
+struct subsec_row {
+	struct profile_subsec_key key;
+	__u64 count;
+};
+
+static const struct trace_map_row subsec_rows = TRACE_MAP_ROW(struct subsec_row, key, count);
+
+struct subsec_proc {
+	__u32 tgid;
+	uint64_t samples;
+};
+
+static int by_samples_desc(const void *a, const void *b)
+{
+	const struct subsec_proc *x = a, *y = b;
+
+	return x->samples != y->samples ? trace__cmp_desc(x->samples, y->samples) :
+					  (x->tgid > y->tgid) - (x->tgid < y->tgid);
+}
+
+/* One map's counts ([column][row], ncols columns) as a list of columns, trailing zeros cut. */
+static void json_subsec_counts(struct json *j, const char *key, const unsigned long long *cells,
+			       size_t ncols)
+{
+	json__key(j, key);
+	json__begin_array(j);
+	for (size_t c = 0; c < ncols; c++)
+		trace__json_log2(j, cells + c * PROFILE_SUBSEC_ROWS, PROFILE_SUBSEC_ROWS);
+	json__end_array(j);
+}
+
+/* The top processes' own maps, from the (tgid, cell) hash. */
+static int json_subsec_procs(struct json *j, int fd, size_t ncols)
+{
+	unsigned long long cells[PROFILE_SUBSEC_COLS * PROFILE_SUBSEC_ROWS];
+	struct subsec_row *rows = NULL;
+	struct subsec_proc *procs = NULL;
+	size_t nrows = 0, nprocs = 0;
+	int err = trace_map__read(fd, &subsec_rows, PROFILE_SUBSEC_PROC_CELLS, (void **)&rows,
+				  &nrows);
+
+	if (err)
+		return err;
+	procs = calloc(nrows + 1, sizeof(*procs));
+	if (!procs) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		size_t k = 0;
+
+		while (k < nprocs && procs[k].tgid != rows[i].key.tgid)
+			k++;
+		if (k == nprocs)
+			procs[nprocs++].tgid = rows[i].key.tgid;
+		procs[k].samples += rows[i].count;
+	}
+	qsort(procs, nprocs, sizeof(*procs), by_samples_desc);
+	json__key(j, "processes");
+	json__begin_array(j);
+	for (size_t p = 0; p < nprocs && p < SUBSEC_TOP_PROCS; p++) {
+		memset(cells, 0, sizeof(cells));
+		for (size_t i = 0; i < nrows; i++)
+			if (rows[i].key.tgid == procs[p].tgid &&
+			    rows[i].key.cell < ncols * PROFILE_SUBSEC_ROWS)
+				cells[rows[i].key.cell] = rows[i].count;
+		json__begin_object(j);
+		trace__json_int(j, "tgid", procs[p].tgid);
+		trace__json_int(j, "samples", (int64_t)procs[p].samples);
+		json_subsec_counts(j, "counts", cells, ncols);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	free(procs);
+	free(rows);
+	return 0;
+}
+
+/*
+ * "subsecond": busy samples by second of the window (or group of seconds)
+ * and offset in the second, of every CPU together, each CPU, and the busiest
+ * processes. 0 or -errno.
+ */
+static int json_subsecond(struct trace_run *t, struct json *j, uint64_t dropped)
+{
+	struct profile_bpf *skel = t->skel;
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.subsec), err = 0;
+	uint64_t col_ns = (uint64_t)skel->rodata->targ_subsec_s * 1000000000ull;
+	size_t ncols = trace_run__intervals(t, col_ns), ncells;
+	/* busy and all samples: every CPU's, then each CPU's ([cpu][cell]) */
+	unsigned long long *busy = NULL, *all = NULL, *cbusy = NULL, *call = NULL;
+	struct profile_subsec *v = NULL;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	if (ncols > PROFILE_SUBSEC_COLS)
+		ncols = PROFILE_SUBSEC_COLS;
+	ncells = ncols * PROFILE_SUBSEC_ROWS;
+	busy = calloc(ncells, sizeof(*busy));
+	all = calloc(ncells, sizeof(*all));
+	cbusy = calloc((size_t)ncpu * ncells, sizeof(*cbusy));
+	call = calloc((size_t)ncpu * ncells, sizeof(*call));
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!busy || !all || !cbusy || !call || !v) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (__u32 cell = 0; cell < ncells; cell++) {
+		if (bpf_map_lookup_elem(fd, &cell, v)) {
+			err = -errno;
+			goto out;
+		}
+		for (int c = 0; c < ncpu; c++) {
+			busy[cell] += v[c].busy;
+			all[cell] += v[c].samples;
+			cbusy[(size_t)c * ncells + cell] = v[c].busy;
+			call[(size_t)c * ncells + cell] = v[c].samples;
+		}
+	}
+	json__key(j, "subsecond");
+	json__begin_object(j);
+	trace__json_int(j, "interval_ms", (int64_t)(col_ns / 1000000));
+	trace__json_int(j, "row_ms", 1000 / PROFILE_SUBSEC_ROWS);
+	json__key(j, "unit");
+	json__string(j, "samples");
+	json_subsec_counts(j, "counts", busy, ncols);
+	json_subsec_counts(j, "samples", all, ncols);
+	json__key(j, "cpus");
+	json__begin_array(j);
+	for (int c = 0; c < ncpu; c++) {
+		size_t any = 0;
+
+		for (size_t i = 0; i < ncells && !any; i++)
+			any = call[(size_t)c * ncells + i] != 0;
+		if (!any)
+			continue; /* not online, or not sampled */
+		json__begin_object(j);
+		trace__json_int(j, "cpu", c);
+		json_subsec_counts(j, "counts", cbusy + (size_t)c * ncells, ncols);
+		json_subsec_counts(j, "samples", call + (size_t)c * ncells, ncols);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	err = json_subsec_procs(j, bpf_map__fd(skel->maps.subsec_procs), ncols);
+	trace__json_int(j, "processes_dropped", (int64_t)dropped);
+	json__end_object(j);
+out:
+	free(v);
+	free(call);
+	free(cbusy);
+	free(all);
+	free(busy);
+	return err;
+}
+
 static int profile_collect(struct trace_run *t, struct json *j)
 {
 	struct profile_bpf *skel = t->skel;
@@ -245,8 +411,10 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	json__key(j, "lost_samples");
 	json__int(j, (int64_t)(st[PROFILE_KSTACK_LOST] + st[PROFILE_USTACK_LOST] +
 			       st[PROFILE_KEYS_DROPPED]));
-	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), PROFILE_STACK_DEPTH, v, n, 1,
-			    "count", j, &folded);
+	err = json_subsecond(t, j, st[PROFILE_SUBSEC_DROPPED]);
+	if (!err)
+		err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), PROFILE_STACK_DEPTH, v,
+				    n, 1, "count", j, &folded);
 	if (!err)
 		err = trace_run__write_raw(t, "profile.folded", &folded);
 	if (err == -EINVAL) /* no raw dir: a probe */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * runqlat: run-queue latency. data = { unit = "us", hist = log2 slots, count,
- * total_us, tasks = top threads by total wait { pid, tgid, comm, count,
- * total_us, max_us }, tasks_seen }.
+ * total_us, intervals = { interval_ms, unit, counts = log2 slots per interval },
+ * tasks = top threads by total wait { pid, tgid, comm, count, total_us,
+ * max_us }, tasks_seen }.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -27,7 +29,10 @@ static void *runqlat_open(struct bpf_object **obj)
 
 static int runqlat_configure(void *skel, const struct trace_opts *o)
 {
-	((struct runqlat_bpf *)skel)->rodata->targ_self_tgid = (__u32)o->self_pid;
+	struct runqlat_bpf *s = skel;
+
+	s->rodata->targ_self_tgid = (__u32)o->self_pid;
+	TRACE_SET_INTERVALS(s->rodata, o);
 	return 0;
 }
 
@@ -57,15 +62,39 @@ static void json_task(struct json *j, const void *row, void *arg)
 	trace__json_us(j, "max_us", r->v.max_ns);
 }
 
+/* The window's histogram (sum) and each interval's slots (iv, niv rows) from the map. */
+static int read_intervals(struct runqlat_bpf *skel, struct runqlat_hist *sum,
+			  unsigned long long *iv, size_t niv)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (size_t i = 0; i < TRACE_MAX_INTERVALS; i++) {
+		struct runqlat_hist h;
+		int err = trace_map__percpu_sum(bpf_map__fd(skel->maps.hist), (uint32_t)i, &h,
+						sizeof(h));
+
+		if (err)
+			return err;
+		for (size_t s = 0; s < RUNQLAT_SLOTS; s++)
+			sum->slots[s] += h.slots[s];
+		sum->count += h.count;
+		sum->total_ns += h.total_ns;
+		if (i < niv)
+			memcpy(iv + i * RUNQLAT_SLOTS, h.slots, sizeof(h.slots));
+	}
+	return 0;
+}
+
 static int runqlat_collect(struct trace_run *t, struct json *j)
 {
 	struct runqlat_bpf *skel = t->skel;
 	struct runqlat_hist sum;
 	struct task_row *rows = NULL;
-	size_t nrows = 0;
+	unsigned long long iv[TRACE_MAX_INTERVALS * RUNQLAT_SLOTS];
+	size_t nrows = 0, niv;
 	int err;
 
-	err = trace_map__percpu_sum(bpf_map__fd(skel->maps.hist), 0, &sum, sizeof(sum));
+	niv = trace_run__intervals(t, skel->rodata->sonde_iv_ns);
+	err = read_intervals(skel, &sum, iv, niv);
 	if (err)
 		return err;
 	err = trace_map__read(bpf_map__fd(skel->maps.tasks), &task_rows, 0, (void **)&rows, &nrows);
@@ -79,6 +108,7 @@ static int runqlat_collect(struct trace_run *t, struct json *j)
 	trace__json_log2(j, sum.slots, RUNQLAT_SLOTS);
 	trace__json_int(j, "count", sum.count);
 	trace__json_us(j, "total_us", sum.total_ns);
+	trace__json_intervals(j, skel->rodata->sonde_iv_ns, "us", iv, niv, RUNQLAT_SLOTS);
 	trace__json_top(j, "tasks_seen", "tasks", rows, nrows, sizeof(*rows), TOP_TASKS, json_task,
 			NULL);
 cleanup:

@@ -442,6 +442,30 @@ static int start_admitted(struct trace_set *ts, struct trace_outcome *oc,
 	return 1;
 }
 
+/*
+ * Every tool attached, the window starts: the origin of the per-interval
+ * histograms (bpf/sonde.bpf.h sonde_iv_t0_ns, in its own data section) of
+ * the tools that keep them. What they saw while the others were loading is in
+ * interval 0.
+ */
+static void intervals_begin(struct trace_set *ts)
+{
+	int64_t now = clock__ns(CLOCK_MONOTONIC);
+
+	for (size_t i = 0; i < ts->nruns; i++) {
+		struct trace_run *t = &ts->runs[i];
+		struct bpf_map *m = t->obj ? bpf_object__find_map_by_name(t->obj, ".data.sonde_iv")
+					   : NULL;
+		__u64 v = (__u64)now;
+		__u32 zero = 0;
+
+		if (!m || bpf_map__value_size(m) != sizeof(v))
+			continue;
+		if (!bpf_map_update_elem(bpf_map__fd(m), &zero, &v, BPF_ANY))
+			t->iv_t0_mono_ns = now;
+	}
+}
+
 int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
 		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen)
 {
@@ -495,6 +519,7 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 		}
 		started += start_admitted(ts, oc, o);
 	}
+	intervals_begin(ts);
 	return started;
 }
 

@@ -89,6 +89,7 @@ struct trace_run {
 	int nlinks;
 	void *priv;                 /* the tool's own state (perf fds, ...) */
 	int64_t attached_mono_ns;
+	int64_t iv_t0_mono_ns;      /* per-interval histograms count from here: the window's start */
 	int64_t stop_at_mono_ns;    /* a duty cycle: detached then (0: at the end of the window) */
 	double setup_ms;
 	double run_ns;              /* one program run's cost here, for trace_run__cost_ns */
