@@ -144,7 +144,7 @@ static int offcputime_collect(struct trace_run *t, struct json *j)
 	trace__json_int(j, "counts_full", st[OFFCPU_KEYS_DROPPED]);
 	trace__json_int(j, "counts_full_us", st[OFFCPU_LOST_NS] / 1000);
 	json__end_object(j);
-	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), OFFCPU_STACK_DEPTH, v, n, 1000,
+	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), OFFCPU_STACK_DEPTH, v, n, NULL, 1000,
 			    "us", j, &folded);
 	if (!err)
 		err = trace_run__write_raw(t, "offcputime.folded", &folded);

@@ -32,12 +32,23 @@
 
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
+#include "perf/unwind.h"
+#include "perf/ustack.h"
 #include "trace/maps.h"
 #include "trace/trace.h"
 #include "profile.h"
 #include "profile.skel.h"
 
 _Static_assert(sizeof(struct profile_key) == 32, "perf/stacks.c reads this key layout");
+_Static_assert(__builtin_offsetof(struct profile_ustack, regs) == 32 &&
+		       __builtin_offsetof(struct profile_ustack, size) == 168 &&
+		       __builtin_offsetof(struct profile_ustack, flags) == 172 &&
+		       __builtin_offsetof(struct profile_ustack, data) == USTACK_HDR &&
+		       PROFILE_USTACK_BYTES == USTACK_MAX_BYTES && PROFILE_NREGS == USTACK_NREGS,
+	       "perf/ustack.c parses the ring records by this layout");
+
+/* Stack copies held during a window, at most (then the kernel stops copying: FP stacks only). */
+#define CFI_BUDGET (32u << 20)
 
 #define MAX_CPUS 4096
 
@@ -47,6 +58,10 @@ struct profile_priv {
 	struct bpf_link *links[MAX_CPUS];
 	struct symbolizer *sym;
 	struct stack_poller *poller;
+	/* CFI unwinding: the copies of the window, and why there are none */
+	struct ustack_store store;
+	struct ustack_reader *reader;
+	char cfi_why[200];
 };
 
 static void *profile_open(struct bpf_object **obj)
@@ -58,9 +73,40 @@ static void *profile_open(struct bpf_object **obj)
 	return skel;
 }
 
+/*
+ * Whether the profile can copy user stacks for CFI unwinding here: "" when it
+ * can, else why not (the profile then keeps frame-pointer stacks only).
+ * SONDE_PROFILE_CFI=0 turns it off.
+ */
+static void cfi_support(char *why, size_t n)
+{
+	const char *env = getenv("SONDE_PROFILE_CFI");
+
+	why[0] = '\0';
+	if (env && (!strcmp(env, "0") || !strcmp(env, "off")))
+		snprintf(why, n, "CFI unwinding off (SONDE_PROFILE_CFI=%s)", env);
+#if !defined(__x86_64__)
+	else
+		snprintf(why, n, "CFI unwinding is implemented for x86_64 only");
+#else
+	else if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) <= 0)
+		snprintf(why, n, "no CFI unwinding: the kernel has no BPF ring buffer (Linux 5.8+)");
+	else if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) <= 0)
+		snprintf(why, n, "no CFI unwinding: the kernel has no bpf_task_pt_regs (Linux 5.15+)");
+#endif
+}
+
 static int profile_configure(void *skel, const struct trace_opts *o)
 {
-	((struct profile_bpf *)skel)->rodata->targ_self_tgid = (__u32)o->self_pid;
+	struct profile_bpf *s = skel;
+	char why[200];
+
+	s->rodata->targ_self_tgid = (__u32)o->self_pid;
+	cfi_support(why, sizeof(why));
+	s->rodata->targ_cfi = !why[0];
+	/* without CFI the program's copying is dead code: no ring buffer to create */
+	if (why[0])
+		bpf_map__set_autocreate(s->maps.ustacks, false);
 	return 0;
 }
 
@@ -120,6 +166,8 @@ static void profile_release(struct trace_run *t)
 
 	if (!p)
 		return;
+	ustack_reader__stop(p->reader);
+	ustack_store__free(&p->store);
 	stack_poller__stop(p->poller);
 	for (int i = 0; i < p->ncpus; i++) {
 		bpf_link__destroy(p->links[i]);
@@ -131,14 +179,87 @@ static void profile_release(struct trace_run *t)
 	t->priv = NULL;
 }
 
+/* The BPF program's switch for copying stacks. */
+static void cfi_switch(struct profile_bpf *skel, __u32 on)
+{
+	__u32 zero = 0;
+
+	if (skel->rodata->targ_cfi)
+		bpf_map_update_elem(bpf_map__fd(skel->maps.cfi_ctl), &zero, &on, BPF_ANY);
+}
+
 /* Detached early (the overhead guard): the timers stop; the samples so far stay. */
 static void profile_detach(struct trace_run *t)
 {
 	struct profile_priv *p = t->priv;
+	struct profile_bpf *skel = t->skel;
 
+	if (skel)
+		cfi_switch(skel, 0);
 	for (int i = 0; p && i < p->ncpus; i++)
 		if (p->fds[i] >= 0)
 			ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* Start draining the stack copies (after the perf events are attached). */
+static void profile_cfi_start(struct profile_bpf *skel, struct profile_priv *p)
+{
+	if (!skel->rodata->targ_cfi) {
+		cfi_support(p->cfi_why, sizeof(p->cfi_why));
+		return;
+	}
+	p->store.budget = CFI_BUDGET;
+	p->reader = ustack_reader__start(bpf_map__fd(skel->maps.ustacks), &p->store,
+					 bpf_map__fd(skel->maps.cfi_ctl), 100);
+	if (!p->reader) {
+		snprintf(p->cfi_why, sizeof(p->cfi_why),
+			 "no CFI unwinding: the stack copies' ring buffer could not be read (%s)",
+			 strerror(errno));
+		return;
+	}
+	cfi_switch(skel, 1);
+}
+
+/* The "cfi" member: what was copied, what the walks found, what it cost. */
+static void profile_cfi_json(struct json *j, const struct profile_priv *p,
+			     const uint64_t *cs, const struct unwind_run *ur,
+			     const struct stacks_cfi *sc)
+{
+	json__key(j, "cfi");
+	json__begin_object(j);
+	json__key(j, "status");
+	json__string(j, p->cfi_why[0] ? p->cfi_why : "on");
+	trace__json_int(j, "stack_bytes_max", PROFILE_USTACK_BYTES);
+	trace__json_int(j, "copies", cs[PROFILE_CFI_COPIED]);
+	trace__json_int(j, "copies_kept", p->store.kept);
+	trace__json_int(j, "bytes_copied", p->store.bytes_copied);
+	json__key(j, "bytes_per_copy");
+	json__number(j, p->store.kept ? (double)p->store.bytes_copied / (double)p->store.kept : 0);
+	trace__json_int(j, "ring_full", cs[PROFILE_CFI_RING_FULL]);
+	trace__json_int(j, "stack_unreadable", cs[PROFILE_CFI_FAULT]);
+	trace__json_int(j, "no_user_regs", cs[PROFILE_CFI_NO_REGS]);
+	trace__json_int(j, "over_budget", p->store.over_budget);
+	trace__json_int(j, "bad_records", p->store.bad);
+	trace__json_int(j, "unwound", ur->n);
+	trace__json_int(j, "frames", ur->frames);
+	json__key(j, "stops");
+	json__begin_object(j);
+	for (int s = 0; s < UNWIND_STOP_NR; s++)
+		if (ur->stops[s])
+			trace__json_int(j, unwind__stop_key((enum unwind_stop)s), ur->stops[s]);
+	json__end_object(j);
+	trace__json_int(j, "used", sc->used);
+	trace__json_int(j, "fp_whole", sc->fp_whole);
+	trace__json_int(j, "not_better", sc->not_better);
+	trace__json_int(j, "unmatched", sc->unmatched);
+	json__key(j, "unwind_ms");
+	json__number(j, ur->wall_ms);
+	json__key(j, "unwind_cpu_ms");
+	json__number(j, ur->cpu_ms);
+	/* the copies are freed as they are unwound: the bundle never holds raw stacks */
+	json__key(j, "raw_copies_kept");
+	json__bool(j, 0);
+	json__end_object(j);
 }
 
 static int profile_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
@@ -204,6 +325,7 @@ static int profile_attach(struct trace_run *t, const struct trace_opts *o, char 
 	/* without the poller only the processes alive at the end are symbolized: not fatal */
 	p->poller = stack_poller__start(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
 					p->sym, 1000);
+	profile_cfi_start(skel, p);
 	return 0;
 }
 
@@ -213,16 +335,37 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	struct profile_priv *p = t->priv;
 	struct stack_sample *v = NULL;
 	struct strbuf folded = { 0 };
-	uint64_t st[PROFILE_STAT_NR] = { 0 };
+	uint64_t st[PROFILE_STAT_NR] = { 0 }, cs[PROFILE_CFI_STAT_NR] = { 0 };
+	struct unwind_run ur = { 0 };
+	struct stacks_cfi sc = { 0 };
 	size_t n = 0;
 	int fd = bpf_map__fd(skel->maps.pstats), err;
 
 	/* stop sampling first: the counts and the counters then agree */
+	cfi_switch(skel, 0);
 	for (int i = 0; i < p->ncpus; i++)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	stack_poller__stop(p->poller);
 	p->poller = NULL;
+	ustack_reader__stop(p->reader);
+	p->reader = NULL;
 	trace_map__counters(fd, st, PROFILE_STAT_NR);
+	trace_map__counters(bpf_map__fd(skel->maps.cfistats), cs, PROFILE_CFI_STAT_NR);
+	/* after the window: the copies become CFI stacks, and are freed */
+	err = unwind__store(p->sym, &p->store, PROFILE_STACK_DEPTH, &ur);
+	if (err)
+		return err;
+	sc.v = ur.v;
+	sc.n = ur.n;
+	if (!p->cfi_why[0] && p->store.over_budget)
+		snprintf(p->cfi_why, sizeof(p->cfi_why),
+			 "the %u MB of stack copies a window may hold were full: later samples "
+			 "kept their FP stacks", CFI_BUDGET >> 20);
+	else if (!p->cfi_why[0] && cs[PROFILE_CFI_RING_FULL])
+		snprintf(p->cfi_why, sizeof(p->cfi_why),
+			 "%llu samples found the copies' ring buffer full and kept their FP stacks",
+			 (unsigned long long)cs[PROFILE_CFI_RING_FULL]);
+	sc.status = p->cfi_why;
 	err = stacks__read_counts(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
 				  sizeof(__u64), 0, &v, &n);
 	if (err)
@@ -245,8 +388,10 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	json__key(j, "lost_samples");
 	json__int(j, (int64_t)(st[PROFILE_KSTACK_LOST] + st[PROFILE_USTACK_LOST] +
 			       st[PROFILE_KEYS_DROPPED]));
-	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), PROFILE_STACK_DEPTH, v, n, 1,
+	err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), PROFILE_STACK_DEPTH, v, n, &sc, 1,
 			    "count", j, &folded);
+	profile_cfi_json(j, p, cs, &ur, &sc);
+	unwind_run__free(&ur);
 	if (!err)
 		err = trace_run__write_raw(t, "profile.folded", &folded);
 	if (err == -EINVAL) /* no raw dir: a probe */
