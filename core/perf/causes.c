@@ -84,7 +84,8 @@ const char *causes__runtime(const char *comm, const char *folded)
 static const char *runtime_flag(const char *runtime)
 {
 	if (!runtime)
-		return "make the runtime write a perf map (/tmp/perf-PID.map), which sonde reads";
+		return "if it is a JIT runtime, make it write a perf map (/tmp/perf-PID.map), which "
+		       "sonde reads; otherwise a frame-pointer walk went astray (see the other causes)";
 	if (!strcmp(runtime, "python"))
 		return "Python 3.12+: run it with -X perf (or PYTHONPERFSUPPORT=1) so it writes "
 		       "/tmp/perf-PID.map; older Pythons cannot";
@@ -95,23 +96,23 @@ static const char *runtime_flag(const char *runtime)
 }
 
 /* Debian ships glibc's debug files as libc6-dbg in the main archive, not as a -dbgsym. */
-static void debug_package(const char *pkg, char *buf, size_t n)
+static void debug_package(const char *pkg, const char *release, char *buf, size_t n)
 {
 	if (!strcmp(pkg, "libc6") || !strcmp(pkg, "libc-bin"))
 		snprintf(buf, n, "libc6-dbg (main archive)");
 	else
 		snprintf(buf, n, "%s-dbgsym (Debian's debug archive: deb http://deb.debian.org/"
-			 "debian-debug/ <release>-debug main)", pkg);
+			 "debian-debug/ %s-debug main)", pkg, release && *release ? release : "<release>");
 }
 
 void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const char *runtime,
-		    const char *cfi, char *buf, size_t n)
+		    const char *cfi, const char *release, char *buf, size_t n)
 {
-	char dbg[160];
+	char dbg[200];
 
 	where = where && *where ? where : "?";
 	if (pkg)
-		debug_package(pkg, dbg, sizeof(dbg));
+		debug_package(pkg, release, dbg, sizeof(dbg));
 	switch (k) {
 	case CAUSE_NO_FRAME_POINTERS:
 		if (cfi && *cfi)
@@ -279,13 +280,39 @@ static int path_cause(enum cause_kind k)
 	return k == CAUSE_STRIPPED || k == CAUSE_NO_CFI || k == CAUSE_NO_FRAME_POINTERS;
 }
 
+/* VERSION_CODENAME of /etc/os-release ("bookworm"), or "" (not Debian-like, unreadable). */
+static void os_codename(char *buf, size_t n)
+{
+	FILE *f = fopen("/etc/os-release", "re");
+	char line[256];
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VERSION_CODENAME=", 17)) {
+			char *v = line + 17;
+
+			v[strcspn(v, "\n")] = '\0';
+			if (*v == '"' && strlen(v) >= 2) {
+				v++;
+				v[strlen(v) - 1] = '\0';
+			}
+			/* a name, nothing else: it goes into an apt source line */
+			if (strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(v))
+				snprintf(buf, n, "%s", v);
+			break;
+		}
+	fclose(f);
+}
+
 void causes__write(struct causes *c, struct json *j, const char *value_key, uint64_t value_div,
 		   const char *cfi, const char *infodir)
 {
 	const char *paths[CAUSES_TOP] = { 0 };
 	char *owners[CAUSES_TOP] = { 0 };
 	size_t top;
-	char remedy[768];
+	char remedy[768], release[64];
 
 	qsort(c->v, c->n, sizeof(*c->v), by_value);
 	top = c->n < CAUSES_TOP ? c->n : CAUSES_TOP;
@@ -293,6 +320,7 @@ void causes__write(struct causes *c, struct json *j, const char *value_key, uint
 		if (path_cause(c->v[i].kind) && c->v[i].where[0] == '/')
 			paths[i] = c->v[i].where;
 	causes__dpkg_owners(infodir ? infodir : "/var/lib/dpkg/info", paths, top, owners);
+	os_codename(release, sizeof(release));
 	json__key(j, "unknown_causes");
 	json__begin_array(j);
 	for (size_t i = 0; i < top; i++) {
@@ -300,7 +328,8 @@ void causes__write(struct causes *c, struct json *j, const char *value_key, uint
 
 		if (!(e->value / value_div))
 			continue;
-		causes__remedy(e->kind, e->where, owners[i], e->runtime, cfi, remedy, sizeof(remedy));
+		causes__remedy(e->kind, e->where, owners[i], e->runtime, cfi, release, remedy,
+			       sizeof(remedy));
 		json__begin_object(j);
 		json__key(j, "cause");
 		json__string(j, causes__key(e->kind));

@@ -44,10 +44,11 @@ const char *causes__runtime(const char *comm, const char *folded);
 /*
  * The remedy, in buf: where is the file (or the process name), pkg the Debian
  * package owning the file (NULL when none), runtime from causes__runtime, cfi
- * what CFI unwinding did in this profile ("" when it ran).
+ * what CFI unwinding did in this profile ("" when it ran), release the
+ * distribution's codename for the debug archive ("bookworm"; NULL unknown).
  */
 void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const char *runtime,
-		    const char *cfi, char *buf, size_t n);
+		    const char *cfi, const char *release, char *buf, size_t n);
 
 /*
  * The Debian packages owning paths, from dpkg's file lists (infodir: normally
