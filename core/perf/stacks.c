@@ -178,6 +178,23 @@ static int thread_start(const char *name)
 	return 0;
 }
 
+int stacks__user_whole(struct symbolizer *sym, int stack_fd, int depth, uint32_t tgid,
+		       int32_t ustack)
+{
+	uint64_t ips[256];
+	enum sym_why w;
+	int n = 0;
+
+	if (ustack < 0 || depth > 256)
+		return 0;
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(stack_fd, &ustack, ips))
+		return 0;
+	while (n < depth && ips[n])
+		n++;
+	return n >= 3 && thread_start(symbolizer__user(sym, (int)tgid, ips[n - 1] - 1, &w));
+}
+
 /* A frame name safe in the folded format: ';' separates frames, a newline ends the line. */
 static void put_frame(struct strbuf *sb, const char *name, const char *suffix)
 {

@@ -45,6 +45,14 @@ int stacks__read_counts(int counts_fd, size_t key_size, size_t value_size, size_
 			struct stack_sample **out, size_t *n);
 
 /*
+ * Whether the frame-pointer user stack ustack (an id of the stack map) of
+ * tgid is whole: at least 3 frames, the outermost a thread-start frame. Then
+ * the sample's stack copy need not be unwound.
+ */
+int stacks__user_whole(struct symbolizer *sym, int stack_fd, int depth, uint32_t tgid,
+		       int32_t ustack);
+
+/*
  * The user stacks CFI unwinding found for some samples (the profile's copies,
  * core/perf/unwind.c), leaf first, each with its sample's counts key. A
  * sample whose frame-pointer stack is whole keeps it (the fast path); one

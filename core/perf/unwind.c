@@ -81,7 +81,7 @@ struct unwinder {
 	int tgid;                  /* the process of dwfl, 0 none */
 	enum sym_proc kind;
 	Dwfl *dwfl;
-	int attached, nmods;
+	int attached, nmods, err;
 	struct umod *mods;
 	size_t nmods_cap;
 	/* the sample being unwound */
@@ -328,10 +328,10 @@ int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *i
 		*stop = UNWIND_DEPTH;
 		return 0;
 	}
+	/* the process's first outcome holds for all its samples */
 	if ((int)r->tgid != u->tgid)
-		err = proc_begin(u, (int)r->tgid);
-	else if (!u->attached)
-		err = -ENOEXEC;
+		u->err = proc_begin(u, (int)r->tgid);
+	err = u->err;
 	if (err) {
 		*stop = err == -ESRCH ? UNWIND_PROC_GONE : UNWIND_UNREADABLE;
 		return 0;
@@ -370,6 +370,7 @@ static int by_tgid(const void *a, const void *b)
 }
 
 int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
+		  int (*need)(const struct ustack_rec *r, void *arg), void *arg,
 		  struct unwind_run *out)
 {
 	int64_t w0 = clock__ns(CLOCK_MONOTONIC), c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID);
@@ -398,6 +399,11 @@ int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
 		enum unwind_stop stop = UNWIND_BAD_FRAME;
 		uint64_t *ips = out->ips + out->n * (size_t)depth;
 
+		if (need && !need(r, arg)) {
+			out->skipped++;
+			ustack_store__drop(st, order[k]);
+			continue;
+		}
 		c->n = r->stack ? unwinder__unwind(u, r, ips, depth, &stop) : 0;
 		c->tgid = r->tgid;
 		c->pid = r->pid;

@@ -66,10 +66,12 @@ struct unwind_run {
 	size_t n;
 	uint64_t *ips;              /* every stack's frames, one allocation */
 	uint64_t stops[UNWIND_STOP_NR];
-	uint64_t frames;
+	uint64_t frames, skipped;   /* skipped: need() said the copy was not needed */
 	double wall_ms, cpu_ms;
 };
+/* need (may be NULL: all) says whether a copy is worth unwinding (its FP stack is broken). */
 int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
+		  int (*need)(const struct ustack_rec *r, void *arg), void *arg,
 		  struct unwind_run *out);
 void unwind_run__free(struct unwind_run *r);
 

@@ -220,6 +220,19 @@ static void profile_cfi_start(struct profile_bpf *skel, struct profile_priv *p)
 	cfi_switch(skel, 1);
 }
 
+/* A copy is unwound only when its sample's frame-pointer stack is broken (the fast path holds). */
+struct cfi_need {
+	struct symbolizer *sym;
+	int stack_fd;
+};
+
+static int cfi_needed(const struct ustack_rec *r, void *arg)
+{
+	const struct cfi_need *n = arg;
+
+	return !stacks__user_whole(n->sym, n->stack_fd, PROFILE_STACK_DEPTH, r->tgid, r->ustack);
+}
+
 /* The "cfi" member: what was copied, what the walks found, what it cost. */
 static void profile_cfi_json(struct json *j, const struct profile_priv *p,
 			     const uint64_t *cs, const struct unwind_run *ur,
@@ -249,7 +262,7 @@ static void profile_cfi_json(struct json *j, const struct profile_priv *p,
 			trace__json_int(j, unwind__stop_key((enum unwind_stop)s), ur->stops[s]);
 	json__end_object(j);
 	trace__json_int(j, "used", sc->used);
-	trace__json_int(j, "fp_whole", sc->fp_whole);
+	trace__json_int(j, "fp_whole", sc->fp_whole + ur->skipped);
 	trace__json_int(j, "not_better", sc->not_better);
 	trace__json_int(j, "unmatched", sc->unmatched);
 	json__key(j, "unwind_ms");
@@ -338,6 +351,7 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	uint64_t st[PROFILE_STAT_NR] = { 0 }, cs[PROFILE_CFI_STAT_NR] = { 0 };
 	struct unwind_run ur = { 0 };
 	struct stacks_cfi sc = { 0 };
+	struct cfi_need need;
 	size_t n = 0;
 	int fd = bpf_map__fd(skel->maps.pstats), err;
 
@@ -352,7 +366,9 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	trace_map__counters(fd, st, PROFILE_STAT_NR);
 	trace_map__counters(bpf_map__fd(skel->maps.cfistats), cs, PROFILE_CFI_STAT_NR);
 	/* after the window: the copies become CFI stacks, and are freed */
-	err = unwind__store(p->sym, &p->store, PROFILE_STACK_DEPTH, &ur);
+	need.sym = p->sym;
+	need.stack_fd = bpf_map__fd(skel->maps.stacks);
+	err = unwind__store(p->sym, &p->store, PROFILE_STACK_DEPTH, cfi_needed, &need, &ur);
 	if (err)
 		return err;
 	sc.v = ur.v;
