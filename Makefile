@@ -69,7 +69,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount bench-tools fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-unwind bench-tools fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -163,6 +163,11 @@ bench: sonde $(BUILD)/fleet-gen
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
 	bench/syscount.sh
+
+# What CFI unwinding in the profile costs a CPU-bound process (49 Hz, stack
+# copies) and sonde after the window (CPU per 1,000 samples), issue 14.
+bench-unwind: sonde
+	bench/unwind.sh
 
 # One program run of each hot BPF tool against the counting program: run_cost.
 bench-tools: sonde

@@ -14,9 +14,18 @@
  *   processes_snapshotted, processes_exited, elf_files, elf_unreadable,
  *   broken = { stacks, count, what, fix },
  *   processes = top 50 { tgid, comm, count, stacks }, processes_total,
- *   stacks = top 2000 { tgid, comm, count, folded = "comm;frame;...;frame_[k]" },
- *   stacks_total, other = { stacks, count }, symbolize_ms }
+ *   unknown_causes = [{ cause, where, count, package, remedy }],
+ *   stacks = top 2000 { tgid, comm, count, folded = "comm;frame;...;frame_[k]",
+ *     unwinder ("fp"/"cfi"), stop, stop_at },
+ *   stacks_total, other = { stacks, count }, symbolize_ms,
+ *   cfi = { status, copies, bytes_per_copy, unwound, stops, used, unwind_cpu_ms, ... } }
  * and raw/profile.folded: "comm;frame;...;frame count" per line.
+ *
+ * CFI unwinding (issue 14): the program also copies the user registers and
+ * stack of each sample of a user thread (bpf/profile.h); they are drained
+ * during the window (core/perf/ustack.c), unwound after it with libdw where
+ * the sample's frame-pointer stack is broken (core/perf/unwind.c) and freed;
+ * SONDE_PROFILE_CFI=0 turns it off.
  */
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The cost of CFI unwinding in the profile (issue 14), against the targets:
+#   slowdown of a CPU-bound process while sonde profiles at 49 Hz with CFI    <= 0.5%
+#   unwinding after the window, CPU per 1,000 samples unwound                <= 1 s
+#   bytes of user stack copied per sample                                     <= 16 KB
+# and how long raw stack copies are kept (from the profile's own record).
+#
+# Slowdown: a fixed amount of work, a loop four calls deep built with -O2
+# -fomit-frame-pointer (so every sample of it is copied and unwound), is timed
+# alone, while sonde profiles with CFI (the default), and while it profiles
+# with frame pointers only (SONDE_PROFILE_CFI=0), in turn, BENCH_ROUNDS times
+# each, in this same invocation. Each figure is the loop's own CPU time
+# (CLOCK_PROCESS_CPUTIME_ID: the sampling interrupt, the BPF program and its
+# stack copy run on the loop's CPU and are charged to it), which the other
+# loads of a shared machine disturb far less than wall time. The slowdown is
+# median(with) / median(alone) - 1; the CFI copy's own share is
+# median(cfi) / median(fp only) - 1.
+#
+# Unwinding: data.cfi of raw/bpf/profile.json of each CFI run: unwind_cpu_ms
+# (the collecting thread's CPU time) over unwound copies; bytes_per_copy.
+# Prints the figures with PASS/FAIL and exits 0 (a benchmark, not a test);
+# non-zero only when it cannot run. Needs root (BPF) and x86_64.
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SONDE=${SONDE:-$TOP/sonde}
+ROUNDS=${BENCH_ROUNDS:-5}
+ITERS=${BENCH_ITERS:-1500000000}
+
+die() {
+	echo "bench/unwind: $*" >&2
+	exit 1
+}
+
+[ -x "$SONDE" ] || die "no sonde binary at $SONDE (make sonde)"
+for tool in jq tar xz cc awk; do
+	command -v "$tool" >/dev/null || die "$tool is not installed (make deps)"
+done
+[ "$(id -u)" -eq 0 ] || die "needs root (BPF)"
+[ "$(uname -m)" = x86_64 ] || die "CFI unwinding is implemented for x86_64 only"
+
+T=$(mktemp -d /tmp/sonde-bench-unwind.XXXXXX)
+SPID=
+cleanup() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+cat >"$T/loop.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+volatile unsigned long sink;
+static double secs(clockid_t c)
+{
+	struct timespec t;
+	clock_gettime(c, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+__attribute__((noinline)) void leaf(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i; }
+__attribute__((noinline)) void three(unsigned long n) { leaf(n); sink++; }
+__attribute__((noinline)) void two(unsigned long n) { three(n); sink++; }
+__attribute__((noinline)) void one(unsigned long n) { two(n); sink++; }
+int main(int argc, char **argv)
+{
+	unsigned long n = strtoul(argv[1], 0, 10);
+	double c0 = secs(CLOCK_PROCESS_CPUTIME_ID), w0 = secs(CLOCK_MONOTONIC);
+	one(n);
+	printf("%.6f %.6f\n", secs(CLOCK_PROCESS_CPUTIME_ID) - c0, secs(CLOCK_MONOTONIC) - w0);
+	return 0;
+}
+EOF
+cc -O2 -fomit-frame-pointer -o "$T/loop" "$T/loop.c" || die "cc failed"
+# the window must outlast the loop: time one run alone first
+first=$("$T/loop" "$ITERS" | cut -d' ' -f2)
+WINDOW=$(awk -v w="$first" 'BEGIN { printf "%d", w * 1.5 + 4 }')
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# profiled MODE (cfi|fp): one loop run under a sonde run, its figures to $T/MODE
+profiled() {
+	local mode=$1 env=()
+	[ "$mode" = fp ] && env=(SONDE_PROFILE_CFI=0)
+	rm -rf "$T/out" && mkdir "$T/out"
+	env "${env[@]}" "$SONDE" run --window "$WINDOW" --check workload.cpu-why --no-drilldown \
+		--out "$T/out" --no-progress --json >/dev/null 2>"$T/err" &
+	SPID=$!
+	sleep 1.5 # attached before the loop starts, detached after it ends
+	"$T/loop" "$ITERS" >>"$T/$mode"
+	wait "$SPID" || die "sonde run failed: $(tail -1 "$T/err")"
+	SPID=
+	if [ "$mode" = cfi ]; then
+		tar -xJOf "$T"/out/sonde-*.tar.xz raw/bpf/profile.json >"$T/p.json" ||
+			die "no profile in the bundle"
+		jq -e '.status == "ok" and .data.cfi.status == "on"' "$T/p.json" >/dev/null ||
+			die "the profile did not unwind with CFI: $(jq -r '.reason // .data.cfi.status' "$T/p.json")"
+		jq -r '.data.cfi | "\(.unwound) \(.unwind_cpu_ms) \(.bytes_per_copy) \(.copies) \(.raw_copies_kept)"' \
+			"$T/p.json" >>"$T/unwind"
+		if tar -tJf "$T"/out/sonde-*.tar.xz | grep -qi 'ustack'; then
+			echo kept >>"$T/kept"
+		fi
+	fi
+}
+
+: >"$T/alone"
+: >"$T/cfi"
+: >"$T/fp"
+: >"$T/unwind"
+for r in $(seq "$ROUNDS"); do
+	"$T/loop" "$ITERS" >>"$T/alone"
+	profiled cfi
+	profiled fp
+done
+a=$(cut -d' ' -f1 "$T/alone" | median)
+c=$(cut -d' ' -f1 "$T/cfi" | median)
+f=$(cut -d' ' -f1 "$T/fp" | median)
+slow=$(awk -v a="$a" -v w="$c" 'BEGIN { printf "%.2f", (w / a - 1) * 100 }')
+slowfp=$(awk -v a="$a" -v w="$f" 'BEGIN { printf "%.2f", (w / a - 1) * 100 }')
+copy=$(awk -v a="$f" -v w="$c" 'BEGIN { printf "%.2f", (w / a - 1) * 100 }')
+# unwinding: CPU ms per copy, over every CFI run, as CPU-seconds per 1,000 samples
+per1000=$(awk '{ n += $1; ms += $2 } END { printf "%.3f", n ? ms / n : 0 }' "$T/unwind")
+unwound=$(awk '{ n += $1 } END { print n }' "$T/unwind")
+bytes=$(awk '{ b += $3 * $4; n += $4 } END { printf "%.0f", n ? b / n : 0 }' "$T/unwind")
+kept=$(awk '$5 != "false" { k++ } END { print k + 0 }' "$T/unwind")
+[ -s "$T/kept" ] && kept=$((kept + $(wc -l <"$T/kept")))
+
+pf() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "PASS" : "FAIL" }'; }
+printf "%-56s %12s %10s %s\n" "measure" "value" "target" "result"
+printf "%-56s %11s%% %9s%% %s\n" "loop CPU slowdown, profiled with CFI (median of $ROUNDS)" "$slow" "0.5" "$(pf "$slow" 0.5)"
+printf "%-56s %11s%% %10s %s\n" "loop CPU slowdown, frame pointers only" "$slowfp" "-" "info"
+printf "%-56s %11s%% %10s %s\n" "the stack copy's own share (CFI over FP only)" "$copy" "-" "info"
+printf "%-56s %12s %10s\n" "loop CPU s alone / CFI / FP only" "$a / $c / $f" ""
+printf "%-56s %10s s %8s s %s\n" "unwinding CPU per 1,000 samples ($unwound unwound)" "$per1000" "1" "$(pf "$per1000" 1)"
+printf "%-56s %10s B %8s B %s\n" "user stack bytes copied per sample (mean)" "$bytes" "16384" "$(pf "$bytes" 16384)"
+printf "%-56s %12s %10s %s\n" "bundles holding raw stack copies" "$kept" "0" "$(pf "$kept" 0)"
+echo "  (raw copies live in memory from the sample to the end of the window's collection, then only frames are kept)"
