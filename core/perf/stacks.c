@@ -398,7 +398,8 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 
 /* Count what a folded stack of weight value misses: broken, its cause, its unknown frames' causes. */
 static void fold_account(struct fold_state *fs, const struct stack_sample *s, int cfi,
-			 const struct fold_meta *m, const char *folded, uint64_t value)
+			 const char *cfi_stop, const struct fold_meta *m, const char *folded,
+			 uint64_t value)
 {
 	char comm[17];
 	const char *runtime;
@@ -407,7 +408,9 @@ static void fold_account(struct fold_state *fs, const struct stack_sample *s, in
 	comm[16] = '\0';
 	runtime = causes__runtime(comm, folded);
 	if (m->broken) {
-		enum cause_kind k = causes__of_stack(cfi, m->stop, m->outer_why);
+		/* an FP stack whose CFI walk was no better: the walk's stop says why */
+		enum cause_kind k = cfi_stop ? causes__of_stack(1, cfi_stop, m->outer_why) :
+					       causes__of_stack(cfi, m->stop, m->outer_why);
 		const char *where = comm;
 
 		fs->broken_stacks++;
@@ -541,7 +544,8 @@ static size_t *keys_index(const struct stack_sample *v, size_t n, size_t hcap)
  * sample, whether its FP stack is whole (1), broken (0) or not folded yet (-1).
  */
 static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct stack_sample *v,
-			   size_t n, struct stacks_cfi *cfi, struct stacks_out *so)
+			   size_t n, struct stacks_cfi *cfi, const char **cfi_stop,
+			   struct stacks_out *so)
 {
 	size_t hcap = 1, *keys;
 	signed char *fpw = malloc(n ? n : 1);
@@ -590,6 +594,7 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 		free(f);
 		if (m.broken && m.user_frames <= fpn[at]) {
 			cfi->not_better++;
+			cfi_stop[at] = c->stop;
 			continue;
 		}
 		fs->account = 1;
@@ -598,7 +603,7 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 			err = -ENOMEM;
 			goto cleanup;
 		}
-		fold_account(fs, &v[at], 1, &m, f, 1);
+		fold_account(fs, &v[at], 1, NULL, &m, f, 1);
 		v[at].value--;
 		cfi->used++;
 		row_add(t, so, &v[at], f, 1, &m, fs->sym, 1);
@@ -616,6 +621,7 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 {
 	struct fold_table t = { .hcap = 1 };
 	size_t ncfi = cfi ? cfi->n : 0;
+	const char **cfi_stop = NULL; /* per sample: the stop of a CFI walk that was no better */
 	int err = 0;
 
 	while (t.hcap < 2 * (n + ncfi) + 2)
@@ -624,8 +630,10 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 	if (!t.slots)
 		return -ENOMEM;
 	memset(t.slots, 0xff, t.hcap * sizeof(*t.slots));
-	if (ncfi)
-		err = stacks_fold_cfi(fs, &t, v, n, cfi, so);
+	if (ncfi) {
+		cfi_stop = calloc(n ? n : 1, sizeof(*cfi_stop));
+		err = cfi_stop ? stacks_fold_cfi(fs, &t, v, n, cfi, cfi_stop, so) : -ENOMEM;
+	}
 	for (size_t i = 0; !err && i < n; i++) {
 		struct fold_meta m;
 		char *f;
@@ -638,10 +646,11 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 			err = -ENOMEM;
 			break;
 		}
-		fold_account(fs, &v[i], 0, &m, f, v[i].value);
+		fold_account(fs, &v[i], 0, cfi_stop ? cfi_stop[i] : NULL, &m, f, v[i].value);
 		row_add(&t, so, &v[i], f, 0, &m, fs->sym, v[i].value);
 	}
 	free(t.slots);
+	free(cfi_stop);
 	if (!err)
 		qsort(so->rows, so->nrows, sizeof(*so->rows), by_value_desc);
 	return err;

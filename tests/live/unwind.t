@@ -38,6 +38,9 @@ __attribute__((noinline)) void sonde_one(unsigned long n) { sonde_two(n); sink++
 int main(void) { for (;;) sonde_one(100000000UL); return 0; }
 EOF
 cc -O2 -fomit-frame-pointer -o "$T/chain" "$T/chain.c" || skip_all "cc could not build the test program"
+# the same without unwind tables for its own functions: no frame pointers, no .eh_frame entries
+cc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables -o "$T/nocfi" "$T/chain.c" ||
+	skip_all "cc could not build the test program without unwind tables"
 # the binary really has no frame pointer setup in the chain's functions
 if objdump -d "$T/chain" 2>/dev/null | grep -A3 '<sonde_two>:' | grep -q 'push *%rbp'; then
 	skip_all "cc -fomit-frame-pointer still set up frame pointers"
@@ -45,6 +48,7 @@ fi
 
 "$T/chain" & CHAIN=$!; PIDS+=($CHAIN)
 xz -9 -c </dev/zero >/dev/null & XZ=$!; PIDS+=($XZ)
+"$T/nocfi" & NOCFI=$!; PIDS+=($NOCFI)
 sleep 0.5
 
 # jq_true FILTER FILE... [jq options]: jq -e, quiet
@@ -103,6 +107,14 @@ ok "the CFI figures: copies, at most 8 KB each, none kept in the bundle" jq_true
 	and .raw_copies_kept == false' "$P"
 ok "the bundle holds no raw stack copy" sh -c "! tar -tJf $T/out/sonde-*.tar.xz | grep -qi 'ustack\|stack.*copy'"
 diag "unwinding: $(jq -c '.data.cfi | {unwound, unwind_cpu_ms, bytes_per_copy, stops}' "$P")"
+
+# no unwind table and no frame pointers: the samples are kept with what the FP walk found,
+# and the cause says the file has no unwind table, with its remedy
+n=$(samples "$NOCFI")
+ok "a binary without unwind tables: its samples are kept ($n)" test "$n" -ge 10
+ok "a binary without unwind tables: the cause names it, no_unwind_table, -fasynchronous-unwind-tables" \
+	jq_true --arg c "$T/nocfi" '[.data.unknown_causes[] | select(.cause == "no_unwind_table" and .where == $c
+	and (.remedy | test("-fasynchronous-unwind-tables")))] | length > 0' "$P"
 
 # xz is stripped and from a Debian package: the cause names its -dbgsym
 if command -v dpkg >/dev/null && dpkg -S "$(readlink -f "$(command -v xz)")" >/dev/null 2>&1; then
