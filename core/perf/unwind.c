@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "perf/unwind.h"
@@ -282,6 +283,24 @@ static int proc_begin(struct unwinder *u, int tgid)
 	return u->attached ? 0 : -ENOEXEC;
 }
 
+/* Whether mod's .eh_frame or .debug_frame has an entry for pc (a file may have tables for some code only). */
+static int cfi_covers(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+	Dwarf_Addr bias;
+
+	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) && !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		free(fr);
+		return 1;
+	}
+	if ((cfi = dwfl_module_dwarf_cfi(mod, &bias)) && !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		free(fr);
+		return 1;
+	}
+	return 0;
+}
+
 static int on_frame(Dwfl_Frame *st, void *arg)
 {
 	struct unwinder *u = arg;
@@ -317,7 +336,7 @@ int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *i
 		     enum unwind_stop *stop)
 {
 	Dwfl_Module *mod;
-	Dwarf_Addr bias;
+	Dwarf_Addr last;
 	int rc, err = 0;
 
 #if !defined(__x86_64__)
@@ -349,9 +368,9 @@ int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *i
 		*stop = UNWIND_NO_MODULE;
 		return 0;
 	}
-	mod = dwfl_addrmodule(u->dwfl, ips[u->n - 1] - (u->n > 1 ? 1 : 0));
-	*stop = unwind__classify(rc < 0 ? -1 : 0, u->n, max, mod != NULL,
-				 mod && (dwfl_module_eh_cfi(mod, &bias) || dwfl_module_dwarf_cfi(mod, &bias)),
+	last = ips[u->n - 1] - (u->n > 1 ? 1 : 0);
+	mod = dwfl_addrmodule(u->dwfl, last);
+	*stop = unwind__classify(rc < 0 ? -1 : 0, u->n, max, mod != NULL, mod && cfi_covers(mod, last),
 				 u->read_above);
 	u->rec = NULL;
 	return u->n;
