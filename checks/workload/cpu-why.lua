@@ -151,8 +151,9 @@ return {
       ctx:next(string.format("%.0f%% of the samples have broken user stacks: %s", broken_pct, fix))
     end
     if (d.lost_samples or 0) > 0 then
-      ctx:note(string.format("%d samples lost their stack (stack map full or colliding: kernel %d, user %d; counts map full %d)",
-        d.lost_samples, d.lost.kernel_stack, d.lost.user_stack, d.lost.counts_full))
+      ctx:note(string.format("%d %s (stack map full or colliding: kernel %d, user %d; counts map full %d)",
+        d.lost_samples, d.lost_samples == 1 and "sample lost its stack" or "samples lost their stack",
+        d.lost.kernel_stack, d.lost.user_stack, d.lost.counts_full))
     end
     -- the hottest named function ([unknown] stays in the tables, where it is counted)
     local leaf
