@@ -5,8 +5,8 @@
  * Why libdw rather than libunwind: it is the unwinder perf itself uses for
  * --call-graph dwarf (tools/perf/util/unwind-libdw.c), maintained with
  * elfutils, already half-linked here (sonde reads ELF with libelf from the
- * same project), finds .debug_frame in separate debug files by build-id on
- * its own (dwfl_standard_find_debuginfo), and takes the register and memory
+ * same project), reads .debug_frame from separate debug files (found here by
+ * build-id, locally only: find_debuginfo), and takes the register and memory
  * state through callbacks (dwfl_attach_state), which is what a copied stack
  * needs; libunwind's remote mode would need an address-space accessor and
  * its own ELF reading on top.
@@ -115,10 +115,45 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	return fd;
 }
 
+/*
+ * The separate debug file of a module, for its .debug_frame: only the local
+ * one by build-id under /usr/lib/debug/.build-id (what -dbgsym packages
+ * install). Not dwfl_standard_find_debuginfo: with DEBUGINFOD_URLS in the
+ * environment it would download debug files from the network while the
+ * profile is collected.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc,
+			  char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char path[128];
+	int len, fd, at;
+
+	(void)userdata;
+	(void)name;
+	(void)base;
+	(void)file_name;
+	(void)debuglink;
+	(void)crc;
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len < 2 || len > 40)
+		return -1;
+	at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", bits[0]);
+	for (int i = 1; i < len && at < (int)sizeof(path) - 8; i++)
+		at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", bits[i]);
+	snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = find_elf,
-	/* .debug_frame from a separate debug file by build-id (/usr/lib/debug) */
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
