@@ -17,14 +17,15 @@ PKGS := lua5.4 libcmark libarchive libcurl libmd
 # scenarios' sockets and threads; libcurl for run --upload;
 # prometheus, prometheus-node-exporter, ansible-core, openssh-server, python3 and
 # openssl for the fleet tests: the Prometheus round trip, the playbook over ssh,
-# the upload server); libmd-dev for SHA-256; installing (build-aux/install.mk: scdoc for the man pages,
+# the upload server); libmd-dev for SHA-256; libdw-dev (elfutils) for CFI unwinding
+# of user stacks copied by the profile (core/perf/unwind.c); installing (build-aux/install.mk: scdoc for the man pages,
 # man-db to read them, bash-completion, zsh and tmux (a real TAB) to test completion,
 # debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
 # fresh-machine test); redis-server and redis-tools for `make bench`'s workload
 # under observation).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
-	    llvm libbpf-dev bpftool libelf-dev zlib1g-dev iproute2 libxml2-utils lua-check \
+	    llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev iproute2 libxml2-utils lua-check \
 	    nftables e2fsprogs \
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
@@ -37,7 +38,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
 	  -DSONDE_VERSION='"$(VERSION)"' -Icore -I$(BUILD)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-LDLIBS += $(PKG_LIBS) -lbpf -lelf -lz -lpthread -lm
+LDLIBS += $(PKG_LIBS) -lbpf -ldw -lelf -lz -lpthread -lm
 
 # BPF tools: the tools of the table core/trace/tools.h (one TRACE_TOOL(<tool>)
 # line each, which the runner and tests/layout/bpf-tools.t read too), each
@@ -68,7 +69,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-tools fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-unwind bench-tools fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -162,6 +163,7 @@ bench: sonde $(BUILD)/fleet-gen
 	bench/fslatency.sh
 	bench/intervals.sh
 	bench/heatmap.sh
+	bench/unwind.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
@@ -170,6 +172,11 @@ bench-syscount: sonde
 # What fslatency costs dd bs=1 (every call traced) and an fsync loop, alone against traced.
 bench-fslatency: sonde
 	bench/fslatency.sh
+
+# What CFI unwinding in the profile costs a CPU-bound process (49 Hz, stack
+# copies) and sonde after the window (CPU per 1,000 samples), issue 14.
+bench-unwind: sonde
+	bench/unwind.sh
 
 # One program run of each hot BPF tool against the counting program: run_cost.
 bench-tools: sonde
@@ -194,7 +201,7 @@ fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sh
 # The schema validator needs the whole engine (Lua, the embedded catalog): every core
 # source but main.c, with the libraries sonde links.
 fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
-fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -lelf -lz -lpthread
+fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -ldw -lelf -lz -lpthread
 fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/want.c core/bundle/write.c core/util/sha256.c \
 			    core/util/child.c core/util/scratch.c $(UTIL_JSON)
 fuzz_redact_SRCS := core/bundle/redact.c core/bundle/redact_rules.c core/bundle/redact_views.c \

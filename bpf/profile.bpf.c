@@ -30,6 +30,8 @@
 
 const volatile __u32 targ_self_tgid = 0; /* sonde: its own samples are left out */
 const volatile __u32 targ_subsec_s = 1;  /* seconds per column of the subsecond map */
+/* CFI: set before load when the kernel has what cfi_sample needs (else the verifier drops it) */
+const volatile __u32 targ_cfi = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -51,6 +53,107 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } pstats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PROFILE_USTACK_RING);
+} ustacks SEC(".maps");
+
+/* CFI at run time: [0] != 0 copies; user space sets it after attach, clears it when its store is full */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cfi_ctl SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROFILE_CFI_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} cfistats SEC(".maps");
+
+static __always_inline void cfi_count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&cfistats, &which);
+
+	if (v)
+		(*v)++;
+}
+
+#if defined(__TARGET_ARCH_x86)
+/* pt_regs to DWARF register order (x86_64 psABI: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip 16) */
+#define DWARF_REGS(r, R)                                                                   \
+	do {                                                                               \
+		r[0] = R(ax); r[1] = R(dx); r[2] = R(cx); r[3] = R(bx); r[4] = R(si);      \
+		r[5] = R(di); r[6] = R(bp); r[7] = R(sp); r[8] = R(r8); r[9] = R(r9);      \
+		r[10] = R(r10); r[11] = R(r11); r[12] = R(r12); r[13] = R(r13);            \
+		r[14] = R(r14); r[15] = R(r15); r[16] = R(ip);                             \
+	} while (0)
+#define CTX_REG(f) (ctx->regs.f)
+#define TASK_REG(f) BPF_CORE_READ(u, f)
+
+/*
+ * The user registers and stack of the current thread. In user mode they are
+ * the interrupted registers; in kernel mode (a syscall, a fault), the user
+ * registers the kernel saved on entry (bpf_task_pt_regs). The stack is copied
+ * page by page from sp up, stopping at the first page that cannot be read
+ * (the top of the stack mapping): at most PROFILE_USTACK_BYTES.
+ */
+static __always_inline void cfi_sample(struct bpf_perf_event_data *ctx, struct profile_key *key)
+{
+	struct profile_ustack *r;
+	struct pt_regs *u;
+	__u32 first, got, zero = 0, *on;
+	__u64 sp;
+
+	on = bpf_map_lookup_elem(&cfi_ctl, &zero);
+	if (!on || !*on)
+		return;
+	/* a kernel thread has no user stack: not worth a reservation */
+	if (BPF_CORE_READ(bpf_get_current_task_btf(), flags) & PF_KTHREAD)
+		return;
+	r = bpf_ringbuf_reserve(&ustacks, sizeof(*r), 0);
+	if (!r) {
+		cfi_count(PROFILE_CFI_RING_FULL);
+		return;
+	}
+	__builtin_memcpy(&r->key, key, sizeof(*key));
+	r->flags = 0;
+	if (ctx->regs.csx & 3) {
+		DWARF_REGS(r->regs, CTX_REG);
+	} else {
+		u = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		if (!u || !(BPF_CORE_READ(u, csx) & 3)) {
+			cfi_count(PROFILE_CFI_NO_REGS);
+			bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+			return;
+		}
+		DWARF_REGS(r->regs, TASK_REG);
+		r->flags |= PROFILE_USTACK_IN_KERNEL;
+	}
+	sp = r->regs[7];
+	first = 4096 - (__u32)(sp & 4095);
+	if (first > 4096 || bpf_probe_read_user(r->data, first, (void *)sp)) {
+		cfi_count(PROFILE_CFI_FAULT);
+		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+		return;
+	}
+	got = first;
+	/* first <= 4096: the second page fits (PROFILE_USTACK_BYTES is two pages) */
+	if (!bpf_probe_read_user(r->data + first, 4096, (void *)(sp + first)))
+		got += 4096;
+	r->size = got;
+	cfi_count(PROFILE_CFI_COPIED);
+	/* no wakeup: the reader drains on its own clock, a wakeup per sample costs more */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+#else
+static __always_inline void cfi_sample(struct bpf_perf_event_data *ctx, struct profile_key *key)
+{
+}
+#endif
 
 static __always_inline void pcount(__u32 which)
 {
@@ -154,6 +257,8 @@ int do_sample(struct bpf_perf_event_data *ctx)
 		else if (!(BPF_CORE_READ(task, flags) & PF_KTHREAD))
 			pcount(PROFILE_USTACK_FAULT);
 	}
+	if (targ_cfi)
+		cfi_sample(ctx, &key);
 	v = bpf_map_lookup_elem(&counts, &key);
 	if (!v) {
 		bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST);

@@ -48,4 +48,37 @@ enum {
 	PROFILE_STAT_NR,
 };
 
+/*
+ * CFI unwinding (issue 14): for a sample of a user thread the program also
+ * copies the user registers and up to PROFILE_USTACK_BYTES of the user stack
+ * (from the stack pointer up) into the ring buffer "ustacks", with the
+ * sample's counts key, so user space can unwind it with the binaries'
+ * .eh_frame after the window (core/perf/unwind.c) and replace the sample's
+ * frame-pointer stack where that one is broken. The sample is counted in
+ * "counts" either way: a copy that is lost only leaves the FP stack.
+ */
+#define PROFILE_USTACK_BYTES 8192       /* stack bytes copied per sample, at most */
+#define PROFILE_USTACK_RING (4u << 20)  /* ring buffer bytes (~490 copies in flight) */
+#define PROFILE_NREGS 17                /* x86_64 DWARF registers 0-16: rax..r15, rip */
+
+/* One record of "ustacks" (core/perf/ustack.c parses it by these offsets). */
+struct profile_ustack {
+	struct profile_key key;         /* 0: the sample's counts key */
+	__u64 regs[PROFILE_NREGS];      /* 32: DWARF order: ax dx cx bx si di bp sp r8..r15 ip */
+	__u32 size;                     /* 168: bytes of data copied from regs[7] (sp) up */
+	__u32 flags;                    /* 172: PROFILE_USTACK_* */
+	__u8 data[PROFILE_USTACK_BYTES]; /* 176 */
+};
+
+#define PROFILE_USTACK_IN_KERNEL 1 /* the sample hit kernel mode: regs are the user regs at entry */
+
+/* Counters (per-CPU array "cfistats"), separate from pstats. */
+enum {
+	PROFILE_CFI_COPIED,     /* records submitted */
+	PROFILE_CFI_RING_FULL,  /* ring buffer full: the sample keeps its FP stack only */
+	PROFILE_CFI_FAULT,      /* the first page of the stack could not be read (not resident) */
+	PROFILE_CFI_NO_REGS,    /* no user registers (kernel thread, or not this architecture) */
+	PROFILE_CFI_STAT_NR,
+};
+
 #endif

@@ -189,12 +189,38 @@ return {
       table.sort(parts)
       ctx:note(string.format("%d of %d frames are [unknown] (%s)", d.unknown_frames, d.frames, table.concat(parts, ", ")))
     end
+    -- user stacks: which unwinder gave them (frame pointers, or CFI from a stack copy)
+    local by_unwinder = {}
+    for _, s in ipairs(d.stacks or {}) do
+      if s.unwinder then by_unwinder[s.unwinder] = (by_unwinder[s.unwinder] or 0) + s.count end
+    end
+    if d.cfi then
+      ctx:metric("cfi_unwound_pct", 100 * (by_unwinder.cfi or 0) / total, { unit = "%" })
+      if d.cfi.status ~= "on" then ctx:note("CFI unwinding: " .. d.cfi.status) end
+    end
+    -- why stacks are broken or frames unknown, by cause, with what to do about each
+    local causes = d.unknown_causes or {}
+    if #causes > 0 then
+      rows = {}
+      for i, c in ipairs(causes) do
+        if i > args.top then break end
+        rows[#rows + 1] = { c.cause, c.where, c.count, fmt.pct(100 * c.count / total), c.remedy }
+      end
+      ctx:table { title = "Why stacks are incomplete or frames [unknown], by cause (samples; the remedy for each)",
+                  columns = { "cause", "where", "samples", "of busy", "remedy" }, rows = rows }
+    end
     if broken_pct >= 20 then
-      ctx:next(string.format("%.0f%% of the samples have broken user stacks: %s", broken_pct, d.broken.fix))
+      -- the remedy of the biggest cause of broken stacks, else the generic one (older bundles)
+      local fix = d.broken.fix
+      for _, c in ipairs(causes) do
+        if c.cause ~= "stripped" and c.cause ~= "interpreter_without_perf_map" then fix = c.remedy break end
+      end
+      ctx:next(string.format("%.0f%% of the samples have broken user stacks: %s", broken_pct, fix))
     end
     if (d.lost_samples or 0) > 0 then
-      ctx:note(string.format("%d samples lost their stack (stack map full or colliding: kernel %d, user %d; counts map full %d)",
-        d.lost_samples, d.lost.kernel_stack, d.lost.user_stack, d.lost.counts_full))
+      ctx:note(string.format("%d %s (stack map full or colliding: kernel %d, user %d; counts map full %d)",
+        d.lost_samples, d.lost_samples == 1 and "sample lost its stack" or "samples lost their stack",
+        d.lost.kernel_stack, d.lost.user_stack, d.lost.counts_full))
     end
     -- the hottest named function ([unknown] stays in the tables, where it is counted)
     local leaf

@@ -178,6 +178,23 @@ static int thread_start(const char *name)
 	return 0;
 }
 
+int stacks__user_whole(struct symbolizer *sym, int stack_fd, int depth, uint32_t tgid,
+		       int32_t ustack)
+{
+	uint64_t ips[256];
+	enum sym_why w;
+	int n = 0;
+
+	if (ustack < 0 || depth > 256)
+		return 0;
+	memset(ips, 0, sizeof(ips));
+	if (bpf_map_lookup_elem(stack_fd, &ustack, ips))
+		return 0;
+	while (n < depth && ips[n])
+		n++;
+	return n >= 3 && thread_start(symbolizer__user(sym, (int)tgid, ips[n - 1] - 1, &w));
+}
+
 /* A frame name safe in the folded format: ';' separates frames, a newline ends the line. */
 static void put_frame(struct strbuf *sb, const char *name, const char *suffix)
 {
@@ -196,7 +213,21 @@ struct row {
 	char comm[16];
 	uint64_t value;
 	char *folded;
+	int cfi;              /* produced by the CFI unwinder */
+	const char *stop;     /* why the user part ends (a static string) */
+	char *stop_at;        /* the file of its outermost user frame, or NULL */
 };
+
+/* How a user stack was folded: whole or not, where and why it stops. */
+struct fold_meta {
+	int broken, user_frames;
+	const char *stop;
+	enum sym_why outer_why;
+	uint64_t outer_addr;
+	int has_outer;
+};
+
+#define FRAME_CAUSES 8 /* distinct (cause, file) of unknown frames counted per stack */
 
 struct fold_state {
 	struct symbolizer *sym;
@@ -204,6 +235,12 @@ struct fold_state {
 	uint64_t *ips;
 	const char **names;
 	enum sym_why *whys;
+	/* account: count frames and causes (off for the trial fold of an FP stack) */
+	int account;
+	uint64_t weight;
+	struct causes *causes;
+	struct { int kind; const char *where; } fc[FRAME_CAUSES];
+	int nfc;
 	uint64_t frames, unknown, by_why[SYM_WHY_NR];
 	uint64_t broken_stacks, broken_value;
 };
@@ -216,20 +253,35 @@ static int tracer_frame(const char *name)
 	       !strncmp(name, "perf_trace_", 11) || !strncmp(name, "__traceiter_", 12);
 }
 
-/* Append the frames of a stack id, outermost first; returns frames written, -1 if the stack is gone. */
-static int fold_stack(struct fold_state *fs, struct strbuf *sb, int32_t id, int user, int tgid,
-		      const char **outermost)
+/* An unknown user frame's cause, once per (cause, file) per stack. */
+static void frame_cause(struct fold_state *fs, int tgid, uint64_t addr, enum sym_why w)
 {
-	int n = 0, skip = 0;
+	int kind = causes__of_frame(w);
+	const char *where;
 
-	memset(fs->ips, 0, (size_t)fs->depth * sizeof(*fs->ips));
-	if (bpf_map_lookup_elem(fs->stack_fd, &id, fs->ips))
-		return -1;
-	while (n < fs->depth && fs->ips[n])
-		n++;
+	if (kind < 0 || fs->nfc >= FRAME_CAUSES)
+		return;
+	where = kind == CAUSE_STRIPPED || kind == CAUSE_UNREADABLE ?
+			symbolizer__path(fs->sym, tgid, addr) : NULL;
+	for (int i = 0; i < fs->nfc; i++)
+		if (fs->fc[i].kind == kind && (fs->fc[i].where == where ||
+					       (where && fs->fc[i].where && !strcmp(fs->fc[i].where, where))))
+			return;
+	fs->fc[fs->nfc].kind = kind;
+	fs->fc[fs->nfc].where = where;
+	fs->nfc++;
+}
+
+/* Append frames (leaf first in ips), outermost first; returns frames written. */
+static int fold_ips(struct fold_state *fs, struct strbuf *sb, const uint64_t *ips, int n,
+		    int user, int tgid, const char **outermost, struct fold_meta *m)
+{
+	int skip = 0;
+
+	n = n > fs->depth ? fs->depth : n;
 	for (int i = 0; i < n; i++) {
 		/* a return address is after the call: step back into the calling function */
-		uint64_t a = fs->ips[i] - (i > 0 ? 1 : 0);
+		uint64_t a = ips[i] - (i > 0 ? 1 : 0);
 		enum sym_why w;
 
 		fs->names[i] = user ? symbolizer__user(fs->sym, tgid, a, &w) :
@@ -241,63 +293,142 @@ static int fold_stack(struct fold_state *fs, struct strbuf *sb, int32_t id, int 
 	for (int i = n - 1; i >= skip; i--) {
 		if (i == n - 1 && outermost)
 			*outermost = fs->names[i];
+		if (i == n - 1 && m) {
+			m->outer_why = fs->whys[i];
+			m->outer_addr = ips[i] - (i > 0 ? 1 : 0);
+			m->has_outer = 1;
+		}
 		put_frame(sb, fs->names[i], user ? NULL : "_[k]");
+		if (!fs->account)
+			continue;
 		fs->frames++;
 		if (fs->whys[i] != SYM_OK) {
 			fs->unknown++;
 			fs->by_why[fs->whys[i]]++;
+			if (user)
+				frame_cause(fs, tgid, ips[i] - (i > 0 ? 1 : 0), fs->whys[i]);
 		}
 	}
 	return n - skip;
 }
 
-static char *fold_one(struct fold_state *fs, const struct stack_sample *s)
+/* Append the frames of a stack id, outermost first; returns frames written, -1 if the stack is gone. */
+static int fold_stack(struct fold_state *fs, struct strbuf *sb, int32_t id, int user, int tgid,
+		      const char **outermost, struct fold_meta *m)
+{
+	int n = 0;
+
+	memset(fs->ips, 0, (size_t)fs->depth * sizeof(*fs->ips));
+	if (bpf_map_lookup_elem(fs->stack_fd, &id, fs->ips))
+		return -1;
+	while (n < fs->depth && fs->ips[n])
+		n++;
+	return fold_ips(fs, sb, fs->ips, n, user, tgid, outermost, m);
+}
+
+/*
+ * Fold one sample: its FP user stack (cfi NULL) or the CFI one. m says
+ * whether the user part is whole, and why and where it stops.
+ */
+static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
+		      const struct cfi_stack *cfi, struct fold_meta *m)
 {
 	struct strbuf sb = { 0 };
 	char comm[17];
 	const char *outer = NULL;
-	int un = 0, broken = 0;
+	int un = 0;
 	enum sym_proc kind = symbolizer__snapshot(fs->sym, (int)s->tgid);
 
+	memset(m, 0, sizeof(*m));
+	fs->nfc = 0;
 	memcpy(comm, s->comm, 16);
 	comm[16] = '\0';
 	strbuf__puts(&sb, comm[0] ? comm : "?");
 	for (char *c = sb.buf; c && *c; c++)
 		if (*c == ';' || *c == '\n')
 			*c = ' ';
-	if (s->ustack >= 0) {
-		un = fold_stack(fs, &sb, s->ustack, 1, (int)s->tgid, &outer);
+	if (cfi) {
+		un = fold_ips(fs, &sb, cfi->ips, cfi->n, 1, (int)s->tgid, &outer, m);
+		if (!un) {
+			put_frame(&sb, SYM_UNKNOWN, NULL);
+			un = 1;
+		}
+		m->stop = cfi->stop;
+	} else if (s->ustack >= 0) {
+		un = fold_stack(fs, &sb, s->ustack, 1, (int)s->tgid, &outer, m);
 		if (un < 0)
 			put_frame(&sb, "[lost stack]", NULL);
+		m->stop = un < 0 ? "lost_stack" : "fp_broken";
 	} else if (s->ustack != -14 /* EFAULT */) {
 		put_frame(&sb, "[lost stack]", NULL); /* not stored: stack map full or collided */
 		un = -1;
+		m->stop = "lost_stack";
 	} else if (kind != SYM_PROC_KERNEL) {
 		put_frame(&sb, SYM_UNKNOWN, NULL); /* a user thread whose stack could not be walked */
-		fs->frames++;
-		fs->unknown++;
-		fs->by_why[SYM_NO_MAPPING]++;
+		if (fs->account) {
+			fs->frames++;
+			fs->unknown++;
+			fs->by_why[SYM_NO_MAPPING]++;
+		}
 		un = 1;
+		m->stop = "fp_fault";
+		m->outer_why = kind == SYM_PROC_EXITED ? SYM_PROC_GONE : SYM_OK;
+	} else {
+		m->stop = "kernel_thread";
 	}
+	m->user_frames = un > 0 ? un : 0;
 	/* a user thread's stack is whole when it reaches where the thread began */
 	if (kind != SYM_PROC_KERNEL && un != -1 && s->tgid &&
 	    (un < 3 || !outer || !thread_start(outer)))
-		broken = 1;
+		m->broken = 1;
+	else if (kind != SYM_PROC_KERNEL && un > 0)
+		m->stop = "thread_start";
 	if (s->kstack >= 0) {
-		if (fold_stack(fs, &sb, s->kstack, 0, 0, NULL) < 0)
+		if (fold_stack(fs, &sb, s->kstack, 0, 0, NULL, NULL) < 0)
 			put_frame(&sb, "[lost stack]", "_[k]");
 	} else if (s->kstack != -14) {
 		put_frame(&sb, "[lost stack]", "_[k]");
-	}
-	if (broken) {
-		fs->broken_stacks++;
-		fs->broken_value += s->value;
 	}
 	if (sb.oom) {
 		strbuf__free(&sb);
 		return NULL;
 	}
 	return sb.buf;
+}
+
+/* Count what a folded stack of weight value misses: broken, its cause, its unknown frames' causes. */
+static void fold_account(struct fold_state *fs, const struct stack_sample *s, int cfi,
+			 const char *cfi_stop, const struct fold_meta *m, const char *folded,
+			 uint64_t value)
+{
+	char comm[17];
+	const char *runtime;
+
+	memcpy(comm, s->comm, 16);
+	comm[16] = '\0';
+	runtime = causes__runtime(comm, folded);
+	if (m->broken) {
+		/* an FP stack whose CFI walk was no better: the walk's stop says why */
+		enum cause_kind k = cfi_stop ? causes__of_stack(1, cfi_stop, m->outer_why) :
+					       causes__of_stack(cfi, m->stop, m->outer_why);
+		const char *where = comm;
+
+		fs->broken_stacks++;
+		fs->broken_value += value;
+		if (k != CAUSE_JIT && k != CAUSE_PROCESS_EXITED && m->has_outer)
+			where = symbolizer__path(fs->sym, (int)s->tgid, m->outer_addr);
+		causes__add(fs->causes, k, where && *where ? where : comm, runtime, value);
+	}
+	for (int i = 0; i < fs->nfc; i++) {
+		if (m->broken && (fs->fc[i].kind == CAUSE_JIT || fs->fc[i].kind == CAUSE_PROCESS_EXITED))
+			continue; /* the stack's own cause already */
+		causes__add(fs->causes, (enum cause_kind)fs->fc[i].kind,
+			    fs->fc[i].where ? fs->fc[i].where : comm, runtime, value);
+	}
+	/* an interpreter without a perf map: its functions are the eval loop's frames */
+	if (runtime && !strcmp(runtime, "python") && strstr(folded, "_PyEval_EvalFrame") &&
+	    !symbolizer__perf_map_entries(fs->sym, (int)s->tgid))
+		causes__add(fs->causes, CAUSE_INTERPRETER, comm, runtime, value);
 }
 
 static int by_value_desc(const void *a, const void *b)
@@ -330,48 +461,199 @@ struct stacks_out {
 	uint64_t total;
 };
 
-/* Fold every sample, merging the threads of a process that share a stack; rows by value. */
-static int stacks_fold_all(struct fold_state *fs, const struct stack_sample *v, size_t n,
+struct fold_table {
+	size_t *slots, hcap;
+};
+
+/* Add value to the row of (tgid, folded, unwinder, stop), or a new row; f is taken. */
+static void row_add(struct fold_table *t, struct stacks_out *so, const struct stack_sample *s,
+		    char *f, int cfi, const struct fold_meta *m, struct symbolizer *sym,
+		    uint64_t value)
+{
+	uint64_t h = fnv1a(f, strlen(f), FNV1A_OFFSET ^ s->tgid ^ (uint64_t)cfi);
+	struct row *r;
+	size_t k;
+
+	so->total += value;
+	for (k = h & (t->hcap - 1); t->slots[k] != (size_t)-1; k = (k + 1) & (t->hcap - 1)) {
+		r = &so->rows[t->slots[k]];
+		if (r->tgid == s->tgid && r->cfi == cfi && !strcmp(r->stop, m->stop) &&
+		    !strcmp(r->folded, f))
+			break;
+	}
+	if (t->slots[k] != (size_t)-1) {
+		so->rows[t->slots[k]].value += value;
+		free(f);
+		return;
+	}
+	t->slots[k] = so->nrows;
+	r = &so->rows[so->nrows++];
+	r->tgid = s->tgid;
+	memcpy(r->comm, s->comm, 16);
+	r->value = value;
+	r->folded = f;
+	r->cfi = cfi;
+	r->stop = m->stop ? m->stop : "";
+	r->stop_at = NULL;
+	if (m->has_outer && strcmp(r->stop, "thread_start")) {
+		const char *path = symbolizer__path(sym, (int)s->tgid, m->outer_addr);
+
+		r->stop_at = path && *path ? strdup(path) : NULL;
+	}
+}
+
+/* The sample of a CFI stack's key: open addressing over the samples' keys. */
+static size_t key_find(const size_t *slots, size_t hcap, const struct stack_sample *v,
+		       const struct cfi_stack *c)
+{
+	uint64_t h = ((uint64_t)c->tgid * 31 + c->pid) * 31 + (uint32_t)c->kstack;
+
+	h = (h * 31 + (uint32_t)c->ustack) * 0x9e3779b97f4a7c15ull;
+	for (size_t k = (h >> 17) & (hcap - 1); slots[k] != (size_t)-1; k = (k + 1) & (hcap - 1)) {
+		const struct stack_sample *s = &v[slots[k]];
+
+		if (s->tgid == c->tgid && s->pid == c->pid && s->kstack == c->kstack &&
+		    s->ustack == c->ustack && !memcmp(s->comm, c->comm, 16))
+			return slots[k];
+	}
+	return (size_t)-1;
+}
+
+static size_t *keys_index(const struct stack_sample *v, size_t n, size_t hcap)
+{
+	size_t *slots = malloc(hcap * sizeof(*slots));
+
+	if (!slots)
+		return NULL;
+	memset(slots, 0xff, hcap * sizeof(*slots));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = ((uint64_t)v[i].tgid * 31 + v[i].pid) * 31 + (uint32_t)v[i].kstack;
+		size_t k;
+
+		h = (h * 31 + (uint32_t)v[i].ustack) * 0x9e3779b97f4a7c15ull;
+		for (k = (h >> 17) & (hcap - 1); slots[k] != (size_t)-1; k = (k + 1) & (hcap - 1))
+			;
+		slots[k] = i;
+	}
+	return slots;
+}
+
+/*
+ * The CFI stacks: each one replaces one count of its sample's FP stack when
+ * that one is broken and the CFI one is whole or deeper. fpw caches, per
+ * sample, whether its FP stack is whole (1), broken (0) or not folded yet (-1).
+ */
+static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct stack_sample *v,
+			   size_t n, struct stacks_cfi *cfi, const char **cfi_stop,
 			   struct stacks_out *so)
 {
-	size_t hcap = 1, *slots;
+	size_t hcap = 1, *keys;
+	signed char *fpw = malloc(n ? n : 1);
+	int *fpn = malloc((n ? n : 1) * sizeof(int));
+	int err = 0;
 
 	while (hcap < 2 * n + 2)
 		hcap <<= 1;
-	slots = malloc(hcap * sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	memset(slots, 0xff, hcap * sizeof(*slots));
-	for (size_t i = 0; i < n; i++) {
-		char *f = fold_one(fs, &v[i]);
-		uint64_t h;
-		size_t k;
+	keys = keys_index(v, n, hcap);
+	if (!keys || !fpw || !fpn) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	memset(fpw, -1, n);
+	for (size_t i = 0; i < cfi->n; i++) {
+		const struct cfi_stack *c = &cfi->v[i];
+		size_t at = key_find(keys, hcap, v, c);
+		struct fold_meta m;
+		char *f;
 
-		if (!f) {
-			free(slots);
-			return -ENOMEM;
-		}
-		so->total += v[i].value;
-		h = fnv1a(f, strlen(f), FNV1A_OFFSET ^ v[i].tgid);
-		for (k = h & (hcap - 1); slots[k] != (size_t)-1; k = (k + 1) & (hcap - 1))
-			if (so->rows[slots[k]].tgid == v[i].tgid &&
-			    !strcmp(so->rows[slots[k]].folded, f))
-				break;
-		if (slots[k] != (size_t)-1) {
-			so->rows[slots[k]].value += v[i].value;
-			free(f);
+		if (at == (size_t)-1 || !v[at].value) {
+			cfi->unmatched++; /* its count was dropped (counts map full) */
 			continue;
 		}
-		slots[k] = so->nrows;
-		so->rows[so->nrows].tgid = v[i].tgid;
-		memcpy(so->rows[so->nrows].comm, v[i].comm, 16);
-		so->rows[so->nrows].value = v[i].value;
-		so->rows[so->nrows].folded = f;
-		so->nrows++;
+		if (fpw[at] < 0) {
+			fs->account = 0;
+			f = fold_one(fs, &v[at], NULL, &m);
+			if (!f) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			free(f);
+			fpw[at] = !m.broken;
+			fpn[at] = m.user_frames;
+		}
+		if (fpw[at]) {
+			cfi->fp_whole++;
+			continue;
+		}
+		fs->account = 0;
+		f = fold_one(fs, &v[at], c, &m);
+		if (!f) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		free(f);
+		if (m.broken && m.user_frames <= fpn[at]) {
+			cfi->not_better++;
+			cfi_stop[at] = c->stop;
+			continue;
+		}
+		fs->account = 1;
+		f = fold_one(fs, &v[at], c, &m);
+		if (!f) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		fold_account(fs, &v[at], 1, NULL, &m, f, 1);
+		v[at].value--;
+		cfi->used++;
+		row_add(t, so, &v[at], f, 1, &m, fs->sym, 1);
 	}
-	free(slots);
-	qsort(so->rows, so->nrows, sizeof(*so->rows), by_value_desc);
-	return 0;
+cleanup:
+	free(keys);
+	free(fpw);
+	free(fpn);
+	return err;
+}
+
+/* Fold every sample, merging the threads of a process that share a stack; rows by value. */
+static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t n,
+			   struct stacks_cfi *cfi, struct stacks_out *so)
+{
+	struct fold_table t = { .hcap = 1 };
+	size_t ncfi = cfi ? cfi->n : 0;
+	const char **cfi_stop = NULL; /* per sample: the stop of a CFI walk that was no better */
+	int err = 0;
+
+	while (t.hcap < 2 * (n + ncfi) + 2)
+		t.hcap <<= 1;
+	t.slots = malloc(t.hcap * sizeof(*t.slots));
+	if (!t.slots)
+		return -ENOMEM;
+	memset(t.slots, 0xff, t.hcap * sizeof(*t.slots));
+	if (ncfi) {
+		cfi_stop = calloc(n ? n : 1, sizeof(*cfi_stop));
+		err = cfi_stop ? stacks_fold_cfi(fs, &t, v, n, cfi, cfi_stop, so) : -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < n; i++) {
+		struct fold_meta m;
+		char *f;
+
+		if (!v[i].value)
+			continue; /* every count went to CFI stacks */
+		fs->account = 1;
+		f = fold_one(fs, &v[i], NULL, &m);
+		if (!f) {
+			err = -ENOMEM;
+			break;
+		}
+		fold_account(fs, &v[i], 0, cfi_stop ? cfi_stop[i] : NULL, &m, f, v[i].value);
+		row_add(&t, so, &v[i], f, 0, &m, fs->sym, v[i].value);
+	}
+	free(t.slots);
+	free(cfi_stop);
+	if (!err)
+		qsort(so->rows, so->nrows, sizeof(*so->rows), by_value_desc);
+	return err;
 }
 
 /* The processes of the rows, by value (rows are few thousand at most: a linear scan will do). */
@@ -486,6 +768,14 @@ static void stacks_write_rows(struct json *j, const struct stacks_out *so, uint6
 		json__int(j, (int64_t)(r->value / value_div));
 		json__key(j, "folded");
 		json__string(j, r->folded);
+		json__key(j, "unwinder");
+		json__string(j, r->cfi ? "cfi" : "fp");
+		json__key(j, "stop");
+		json__string(j, r->stop);
+		if (r->stop_at) {
+			json__key(j, "stop_at");
+			json__string(j, r->stop_at);
+		}
 		json__end_object(j);
 		if (folded && r->value / value_div)
 			strbuf__printf(folded, "%s %llu\n", r->folded,
@@ -504,26 +794,29 @@ static void stacks_write_rows(struct json *j, const struct stacks_out *so, uint6
 }
 
 int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_sample *v,
-		  size_t n, uint64_t value_div, const char *value_key, struct json *j,
+		  size_t n, struct stacks_cfi *cfi, uint64_t value_div, const char *value_key, struct json *j,
 		  struct strbuf *folded)
 {
 	struct fold_state fs = { .sym = sym, .stack_fd = stack_fd, .depth = depth };
 	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
 	struct stacks_out so = { 0 };
+	struct causes causes = { 0 };
+	size_t ncfi = cfi ? cfi->n : 0;
 	int err = 0;
 
 	value_div = value_div ? value_div : 1;
 	fs.ips = calloc((size_t)depth, sizeof(*fs.ips));
 	fs.names = calloc((size_t)depth, sizeof(*fs.names));
 	fs.whys = calloc((size_t)depth, sizeof(*fs.whys));
-	so.rows = calloc(n ? n : 1, sizeof(*so.rows));
-	so.procs = calloc(n ? n : 1, sizeof(*so.procs));
+	fs.causes = &causes;
+	so.rows = calloc(n + ncfi ? n + ncfi : 1, sizeof(*so.rows));
+	so.procs = calloc(n + ncfi ? n + ncfi : 1, sizeof(*so.procs));
 	if (!fs.ips || !fs.names || !fs.whys || !so.rows || !so.procs) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	symbolizer__kernel_load(sym, NULL);
-	err = stacks_fold_all(&fs, v, n, &so);
+	err = stacks_fold_all(&fs, v, n, cfi, &so);
 	if (err)
 		goto cleanup;
 	stacks_procs(&so);
@@ -531,12 +824,17 @@ int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_
 	json__key(j, "total");
 	json__int(j, (int64_t)(so.total / value_div));
 	stacks_write_quality(j, sym, &fs, value_div, value_key);
+	causes__write(&causes, j, value_key, value_div,
+		      !cfi ? "frame pointers only for these stacks" : cfi->status, NULL);
 	stacks_write_rows(j, &so, value_div, value_key, folded);
 	json__key(j, "symbolize_ms");
 	json__number(j, (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6);
 cleanup:
-	for (size_t i = 0; i < so.nrows; i++)
+	for (size_t i = 0; i < so.nrows; i++) {
 		free(so.rows[i].folded);
+		free(so.rows[i].stop_at);
+	}
+	causes__free(&causes);
 	free(so.rows);
 	free(so.procs);
 	free(fs.ips);

@@ -12,12 +12,12 @@
 
 #include "util/json.h"
 #include "perf/symbolize.h"
+#include "perf/causes.h"
 
 #define STACKS_TOP 2000      /* folded stacks kept; the rest summed as "[other]" */
 #define STACKS_TOP_PROCS 50
-#define STACKS_BROKEN_FIX "build the programs with frame pointers (-fno-omit-frame-pointer, and " \
-	"-mno-omit-leaf-frame-pointer; distributions' frame-pointer builds of libc), or their "  \
-	"stacks stop after a frame or two and the samples cannot be attributed to their callers"
+#define STACKS_BROKEN_FIX "see unknown_causes: each cause of the broken stacks with its remedy " \
+	"(frame pointers or unwind tables, a -dbgsym package, a runtime's perf-map flag)"
 
 /* One counted key of a sampler's counts map. Stack ids < 0 are bpf_get_stackid's -errno. */
 struct stack_sample {
@@ -45,15 +45,51 @@ int stacks__read_counts(int counts_fd, size_t key_size, size_t value_size, size_
 			struct stack_sample **out, size_t *n);
 
 /*
+ * Whether the frame-pointer user stack ustack (an id of the stack map) of
+ * tgid is whole: at least 3 frames, the outermost a thread-start frame. Then
+ * the sample's stack copy need not be unwound.
+ */
+int stacks__user_whole(struct symbolizer *sym, int stack_fd, int depth, uint32_t tgid,
+		       int32_t ustack);
+
+/*
+ * The user stacks CFI unwinding found for some samples (the profile's copies,
+ * core/perf/unwind.c), leaf first, each with its sample's counts key. A
+ * sample whose frame-pointer stack is whole keeps it (the fast path); one
+ * whose FP stack is broken takes its CFI stack when that one is whole or
+ * deeper: one count moves from the key's FP row to a CFI row.
+ */
+struct cfi_stack {
+	uint32_t tgid, pid;
+	int32_t kstack, ustack;
+	char comm[16];
+	const uint64_t *ips;
+	int n;
+	const char *stop;     /* why the walk ended (unwind__stop_key) */
+};
+
+struct stacks_cfi {
+	const struct cfi_stack *v;
+	size_t n;
+	const char *status;   /* "" when CFI ran for the window, else why not or what limited it */
+	/* out: what became of the CFI stacks */
+	uint64_t used, fp_whole, not_better, unmatched;
+};
+
+/*
  * Symbolize the samples and write, as members of the open JSON object: frames,
  * unknown_frames, unknown_reasons, kernel_symbols, broken, processes, stacks
  * (top STACKS_TOP by value: { tgid, comm, <value_key>, folded }), other,
- * stacks_total, symbolize_ms. folded (may be NULL) gets the same stacks in the
+ * stacks_total, symbolize_ms; each stack says which unwinder produced it
+ * ("unwinder": "fp" or "cfi"), why its user part stopped ("stop") and in
+ * which file ("stop_at"); unknown_causes breaks the broken stacks and the
+ * unknown frames down by cause with remedies (causes.h). cfi may be NULL
+ * (offcputime: frame pointers only). folded (may be NULL) gets the same stacks in the
  * flame graph tools' format, "frame;frame;frame value" per line. value_div
  * divides values on output (1000: ns to us).
  */
 int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_sample *v,
-		  size_t n, uint64_t value_div, const char *value_key, struct json *j,
+		  size_t n, struct stacks_cfi *cfi, uint64_t value_div, const char *value_key, struct json *j,
 		  struct strbuf *folded);
 
 #endif

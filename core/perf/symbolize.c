@@ -415,6 +415,42 @@ static int read_debug_file(const char *build_id, struct symtab *t)
 }
 
 /*
+ * A stripped executable's entry point: the ELF header says where it is, and
+ * on every libc sonde knows it is _start, the outermost frame of a main
+ * thread. Named only when no symbol covers it, and only over its own bytes
+ * (0x22 on x86_64 glibc; 0x30 with the padding to the next function).
+ */
+static void add_entry_symbol(Elf *e, struct symtab *t)
+{
+	static const char name[] = "_start";
+	GElf_Ehdr eh;
+	size_t len = 0;
+	char *ns;
+	struct sym *nv;
+
+	if (!gelf_getehdr(e, &eh) || !eh.e_entry || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
+	    (t->n && symtab_find(t, eh.e_entry)))
+		return;
+	if (t->strings)
+		for (size_t i = 0; i < t->n; i++) {
+			size_t end = t->v[i].name + strlen(t->strings + t->v[i].name) + 1;
+
+			len = end > len ? end : len;
+		}
+	ns = realloc(t->strings, len + sizeof(name));
+	if (!ns)
+		return;
+	t->strings = ns;
+	nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
+	if (!nv)
+		return;
+	t->v = nv;
+	memcpy(t->strings + len, name, sizeof(name));
+	t->v[t->n++] = (struct sym){ eh.e_entry, 0x30, (uint32_t)len };
+	symtab_sort(t);
+}
+
+/*
  * ELF_C_READ, never ELF_C_READ_MMAP: the files are the profiled users' own,
  * and one truncated while mapped would kill sonde with SIGBUS at the next
  * access. libelf then reads with pread(): a file cut short is a read error,
@@ -448,6 +484,7 @@ static int elf_load(struct elf_file *f, int fd)
 	/* .symtab, else the debug file's .symtab, else .dynsym (exported functions only) */
 	if (read_symtab(e, SHT_SYMTAB, &f->tab) && read_debug_file(f->build_id, &f->tab))
 		read_symtab(e, SHT_DYNSYM, &f->tab);
+	add_entry_symbol(e, &f->tab);
 cleanup:
 	if (e)
 		elf_end(e);
@@ -802,4 +839,69 @@ out:
 		return SYM_UNKNOWN;
 	}
 	return name;
+}
+
+/* ---- for unwinders ---- */
+
+enum sym_proc symbolizer__mappings(struct symbolizer *s, int tgid,
+				   int (*cb)(const struct sym_mapping *m, void *arg), void *arg)
+{
+	struct proc *p = proc_get(s, tgid, 1);
+
+	if (!p)
+		return SYM_PROC_FULL;
+	if (p->kind != SYM_PROC_USER)
+		return p->kind;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		struct map *m = &p->maps[i];
+		struct sym_mapping sm = { m->start, m->end, m->pgoff, 0, m->path, -ENOENT };
+		int seen = 0, stop;
+
+		if (!m->path[0] || m->path[0] == '[')
+			continue;
+		/* each file once: its first executable mapping places it */
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = p->maps[k].dev == m->dev && p->maps[k].ino == m->ino;
+		if (seen)
+			continue;
+		if (!m->elf)
+			m->elf = elf_get(s, tgid, m);
+		if (m->elf && !m->elf->err) {
+			const struct elf_file *f = m->elf;
+
+			for (int k = 0; k < f->nsegs; k++)
+				if (m->pgoff < f->segs[k].off + f->segs[k].filesz &&
+				    m->pgoff + (m->end - m->start) > f->segs[k].off) {
+					sm.bias = m->start - m->pgoff + f->segs[k].off - f->segs[k].vaddr;
+					sm.fd = open_mapped(tgid, m);
+					break;
+				}
+		} else {
+			sm.fd = m->elf ? m->elf->err : -ENOMEM;
+		}
+		stop = cb(&sm, arg);
+		if (sm.fd >= 0)
+			close(sm.fd);
+		if (stop)
+			break;
+	}
+	return p->kind;
+}
+
+const char *symbolizer__path(struct symbolizer *s, int tgid, uint64_t addr)
+{
+	struct proc *p = proc_get(s, tgid, 1);
+	struct map *m;
+
+	if (!p || p->kind == SYM_PROC_EXITED || p->kind == SYM_PROC_FULL)
+		return NULL;
+	m = proc_map(s, p, addr);
+	return m ? m->path : NULL;
+}
+
+size_t symbolizer__perf_map_entries(struct symbolizer *s, int tgid)
+{
+	struct proc *p = proc_get(s, tgid, 0);
+
+	return p ? p->jit.n : 0;
 }

@@ -72,6 +72,25 @@ enum sym_proc symbolizer__snapshot(struct symbolizer *s, int tgid);
 /* The function holding a user address of tgid (snapshotting it if not yet), or SYM_UNKNOWN. */
 const char *symbolizer__user(struct symbolizer *s, int tgid, uint64_t addr, enum sym_why *why);
 
+/*
+ * For an unwinder (core/perf/unwind.c): the executable file mappings of
+ * tgid's snapshot, each file once, with the load bias (process address of
+ * ELF virtual address 0) computed from the file's segments, and the file
+ * opened (fd, the caller's; -errno when it cannot be read). cb returns
+ * nonzero to stop. Returns the process's kind (SYM_PROC_EXITED: no maps).
+ */
+struct sym_mapping {
+	uint64_t start, end, pgoff, bias;
+	const char *path;
+	int fd;
+};
+enum sym_proc symbolizer__mappings(struct symbolizer *s, int tgid,
+				   int (*cb)(const struct sym_mapping *m, void *arg), void *arg);
+/* The file mapped at addr in tgid's snapshot: its path ("" anonymous), NULL when no mapping. */
+const char *symbolizer__path(struct symbolizer *s, int tgid, uint64_t addr);
+/* Entries of tgid's perf map (/tmp/perf-PID.map) read with its snapshot: 0 when it has none. */
+size_t symbolizer__perf_map_entries(struct symbolizer *s, int tgid);
+
 const char *symbolizer__why_key(enum sym_why w); /* "process_exited" (JSON keys) */
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
 

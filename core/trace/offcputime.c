@@ -169,7 +169,7 @@ static int offcputime_collect(struct trace_run *t, struct json *j)
 	err = json_intervals(t, j);
 	if (!err)
 		err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), OFFCPU_STACK_DEPTH, v,
-				    n, 1000, "us", j, &folded);
+				    n, NULL, 1000, "us", j, &folded);
 	if (!err)
 		err = trace_run__write_raw(t, "offcputime.folded", &folded);
 	if (err == -EINVAL) /* no raw dir: a probe */

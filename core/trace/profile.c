@@ -14,12 +14,21 @@
  *   processes_snapshotted, processes_exited, elf_files, elf_unreadable,
  *   broken = { stacks, count, what, fix },
  *   processes = top 50 { tgid, comm, count, stacks }, processes_total,
- *   stacks = top 2000 { tgid, comm, count, folded = "comm;frame;...;frame_[k]" },
+ *   unknown_causes = [{ cause, where, count, package, remedy }],
+ *   stacks = top 2000 { tgid, comm, count, folded = "comm;frame;...;frame_[k]",
+ *     unwinder ("fp"/"cfi"), stop, stop_at },
  *   stacks_total, other = { stacks, count }, symbolize_ms,
  *   subsecond = { interval_ms, row_ms, unit = "samples", counts (busy samples, every CPU),
  *                 samples (every sample), cpus = [ { cpu, counts, samples } ],
- *                 processes = top 10 [ { tgid, samples, counts } ], processes_dropped } }
+ *                 processes = top 10 [ { tgid, samples, counts } ], processes_dropped },
+ *   cfi = { status, copies, bytes_per_copy, unwound, stops, used, unwind_cpu_ms, ... } }
  * and raw/profile.folded: "comm;frame;...;frame count" per line.
+ *
+ * CFI unwinding (issue 14): the program also copies the user registers and
+ * stack of each sample of a user thread (bpf/profile.h); they are drained
+ * during the window (core/perf/ustack.c), unwound after it with libdw where
+ * the sample's frame-pointer stack is broken (core/perf/unwind.c) and freed;
+ * SONDE_PROFILE_CFI=0 turns it off.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,12 +45,23 @@
 
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
+#include "perf/unwind.h"
+#include "perf/ustack.h"
 #include "trace/maps.h"
 #include "trace/trace.h"
 #include "profile.h"
 #include "profile.skel.h"
 
 _Static_assert(sizeof(struct profile_key) == 32, "perf/stacks.c reads this key layout");
+_Static_assert(__builtin_offsetof(struct profile_ustack, regs) == 32 &&
+		       __builtin_offsetof(struct profile_ustack, size) == 168 &&
+		       __builtin_offsetof(struct profile_ustack, flags) == 172 &&
+		       __builtin_offsetof(struct profile_ustack, data) == USTACK_HDR &&
+		       PROFILE_USTACK_BYTES == USTACK_MAX_BYTES && PROFILE_NREGS == USTACK_NREGS,
+	       "perf/ustack.c parses the ring records by this layout");
+
+/* Stack copies held during a window, at most (then the kernel stops copying: FP stacks only). */
+#define CFI_BUDGET (32u << 20)
 
 #define MAX_CPUS 4096
 
@@ -51,6 +71,10 @@ struct profile_priv {
 	struct bpf_link *links[MAX_CPUS];
 	struct symbolizer *sym;
 	struct stack_poller *poller;
+	/* CFI unwinding: the copies of the window, and why there are none */
+	struct ustack_store store;
+	struct ustack_reader *reader;
+	char cfi_why[200];
 };
 
 static void *profile_open(struct bpf_object **obj)
@@ -62,14 +86,43 @@ static void *profile_open(struct bpf_object **obj)
 	return skel;
 }
 
+/*
+ * Whether the profile can copy user stacks for CFI unwinding here: "" when it
+ * can, else why not (the profile then keeps frame-pointer stacks only).
+ * SONDE_PROFILE_CFI=0 turns it off.
+ */
+static void cfi_support(char *why, size_t n)
+{
+	const char *env = getenv("SONDE_PROFILE_CFI");
+
+	why[0] = '\0';
+	if (env && (!strcmp(env, "0") || !strcmp(env, "off")))
+		snprintf(why, n, "CFI unwinding off (SONDE_PROFILE_CFI=%s)", env);
+#if !defined(__x86_64__)
+	else
+		snprintf(why, n, "CFI unwinding is implemented for x86_64 only");
+#else
+	else if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) <= 0)
+		snprintf(why, n, "no CFI unwinding: the kernel has no BPF ring buffer (Linux 5.8+)");
+	else if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) <= 0)
+		snprintf(why, n, "no CFI unwinding: the kernel has no bpf_task_pt_regs (Linux 5.15+)");
+#endif
+}
+
 static int profile_configure(void *skel, const struct trace_opts *o)
 {
 	struct profile_bpf *s = skel;
+	char why[200];
 
 	s->rodata->targ_self_tgid = (__u32)o->self_pid;
 	/* a column a second, or as many seconds as a long window needs to fit */
 	s->rodata->targ_subsec_s = o->window_s > PROFILE_SUBSEC_COLS ?
 					   (__u32)ceil(o->window_s / PROFILE_SUBSEC_COLS) : 1;
+	cfi_support(why, sizeof(why));
+	s->rodata->targ_cfi = !why[0];
+	/* without CFI the program's copying is dead code: no ring buffer to create */
+	if (why[0])
+		bpf_map__set_autocreate(s->maps.ustacks, false);
 	return 0;
 }
 
@@ -129,6 +182,8 @@ static void profile_release(struct trace_run *t)
 
 	if (!p)
 		return;
+	ustack_reader__stop(p->reader);
+	ustack_store__free(&p->store);
 	stack_poller__stop(p->poller);
 	for (int i = 0; i < p->ncpus; i++) {
 		bpf_link__destroy(p->links[i]);
@@ -140,14 +195,100 @@ static void profile_release(struct trace_run *t)
 	t->priv = NULL;
 }
 
+/* The BPF program's switch for copying stacks. */
+static void cfi_switch(struct profile_bpf *skel, __u32 on)
+{
+	__u32 zero = 0;
+
+	if (skel->rodata->targ_cfi)
+		bpf_map_update_elem(bpf_map__fd(skel->maps.cfi_ctl), &zero, &on, BPF_ANY);
+}
+
 /* Detached early (the overhead guard): the timers stop; the samples so far stay. */
 static void profile_detach(struct trace_run *t)
 {
 	struct profile_priv *p = t->priv;
+	struct profile_bpf *skel = t->skel;
 
+	if (skel)
+		cfi_switch(skel, 0);
 	for (int i = 0; p && i < p->ncpus; i++)
 		if (p->fds[i] >= 0)
 			ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* Start draining the stack copies (after the perf events are attached). */
+static void profile_cfi_start(struct profile_bpf *skel, struct profile_priv *p)
+{
+	if (!skel->rodata->targ_cfi) {
+		cfi_support(p->cfi_why, sizeof(p->cfi_why));
+		return;
+	}
+	p->store.budget = CFI_BUDGET;
+	p->reader = ustack_reader__start(bpf_map__fd(skel->maps.ustacks), &p->store,
+					 bpf_map__fd(skel->maps.cfi_ctl), 100);
+	if (!p->reader) {
+		snprintf(p->cfi_why, sizeof(p->cfi_why),
+			 "no CFI unwinding: the stack copies' ring buffer could not be read (%s)",
+			 strerror(errno));
+		return;
+	}
+	cfi_switch(skel, 1);
+}
+
+/* A copy is unwound only when its sample's frame-pointer stack is broken (the fast path holds). */
+struct cfi_need {
+	struct symbolizer *sym;
+	int stack_fd;
+};
+
+static int cfi_needed(const struct ustack_rec *r, void *arg)
+{
+	const struct cfi_need *n = arg;
+
+	return !stacks__user_whole(n->sym, n->stack_fd, PROFILE_STACK_DEPTH, r->tgid, r->ustack);
+}
+
+/* The "cfi" member: what was copied, what the walks found, what it cost. */
+static void profile_cfi_json(struct json *j, const struct profile_priv *p,
+			     const uint64_t *cs, const struct unwind_run *ur,
+			     const struct stacks_cfi *sc)
+{
+	json__key(j, "cfi");
+	json__begin_object(j);
+	json__key(j, "status");
+	json__string(j, p->cfi_why[0] ? p->cfi_why : "on");
+	trace__json_int(j, "stack_bytes_max", PROFILE_USTACK_BYTES);
+	trace__json_int(j, "copies", cs[PROFILE_CFI_COPIED]);
+	trace__json_int(j, "copies_kept", p->store.kept);
+	trace__json_int(j, "bytes_copied", p->store.bytes_copied);
+	json__key(j, "bytes_per_copy");
+	json__number(j, p->store.kept ? (double)p->store.bytes_copied / (double)p->store.kept : 0);
+	trace__json_int(j, "ring_full", cs[PROFILE_CFI_RING_FULL]);
+	trace__json_int(j, "stack_unreadable", cs[PROFILE_CFI_FAULT]);
+	trace__json_int(j, "no_user_regs", cs[PROFILE_CFI_NO_REGS]);
+	trace__json_int(j, "over_budget", p->store.over_budget);
+	trace__json_int(j, "bad_records", p->store.bad);
+	trace__json_int(j, "unwound", ur->n);
+	trace__json_int(j, "frames", ur->frames);
+	json__key(j, "stops");
+	json__begin_object(j);
+	for (int s = 0; s < UNWIND_STOP_NR; s++)
+		if (ur->stops[s])
+			trace__json_int(j, unwind__stop_key((enum unwind_stop)s), ur->stops[s]);
+	json__end_object(j);
+	trace__json_int(j, "used", sc->used);
+	trace__json_int(j, "fp_whole", sc->fp_whole + ur->skipped);
+	trace__json_int(j, "not_better", sc->not_better);
+	trace__json_int(j, "unmatched", sc->unmatched);
+	json__key(j, "unwind_ms");
+	json__number(j, ur->wall_ms);
+	json__key(j, "unwind_cpu_ms");
+	json__number(j, ur->cpu_ms);
+	/* the copies are freed as they are unwound: the bundle never holds raw stacks */
+	json__key(j, "raw_copies_kept");
+	json__bool(j, 0);
+	json__end_object(j);
 }
 
 static int profile_attach(struct trace_run *t, const struct trace_opts *o, char *why, size_t n)
@@ -213,6 +354,7 @@ static int profile_attach(struct trace_run *t, const struct trace_opts *o, char 
 	/* without the poller only the processes alive at the end are symbolized: not fatal */
 	p->poller = stack_poller__start(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
 					p->sym, 1000);
+	profile_cfi_start(skel, p);
 	return 0;
 }
 
@@ -379,16 +521,40 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	struct profile_priv *p = t->priv;
 	struct stack_sample *v = NULL;
 	struct strbuf folded = { 0 };
-	uint64_t st[PROFILE_STAT_NR] = { 0 };
+	uint64_t st[PROFILE_STAT_NR] = { 0 }, cs[PROFILE_CFI_STAT_NR] = { 0 };
+	struct unwind_run ur = { 0 };
+	struct stacks_cfi sc = { 0 };
+	struct cfi_need need;
 	size_t n = 0;
 	int fd = bpf_map__fd(skel->maps.pstats), err;
 
 	/* stop sampling first: the counts and the counters then agree */
+	cfi_switch(skel, 0);
 	for (int i = 0; i < p->ncpus; i++)
 		ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	stack_poller__stop(p->poller);
 	p->poller = NULL;
+	ustack_reader__stop(p->reader);
+	p->reader = NULL;
 	trace_map__counters(fd, st, PROFILE_STAT_NR);
+	trace_map__counters(bpf_map__fd(skel->maps.cfistats), cs, PROFILE_CFI_STAT_NR);
+	/* after the window: the copies become CFI stacks, and are freed */
+	need.sym = p->sym;
+	need.stack_fd = bpf_map__fd(skel->maps.stacks);
+	err = unwind__store(p->sym, &p->store, PROFILE_STACK_DEPTH, cfi_needed, &need, &ur);
+	if (err)
+		return err;
+	sc.v = ur.v;
+	sc.n = ur.n;
+	if (!p->cfi_why[0] && p->store.over_budget)
+		snprintf(p->cfi_why, sizeof(p->cfi_why),
+			 "the %u MB of stack copies a window may hold were full: later samples "
+			 "kept their FP stacks", CFI_BUDGET >> 20);
+	else if (!p->cfi_why[0] && cs[PROFILE_CFI_RING_FULL])
+		snprintf(p->cfi_why, sizeof(p->cfi_why),
+			 "%llu samples found the copies' ring buffer full and kept their FP stacks",
+			 (unsigned long long)cs[PROFILE_CFI_RING_FULL]);
+	sc.status = p->cfi_why;
 	err = stacks__read_counts(bpf_map__fd(skel->maps.counts), sizeof(struct profile_key),
 				  sizeof(__u64), 0, &v, &n);
 	if (err)
@@ -414,7 +580,9 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	err = json_subsecond(t, j, st[PROFILE_SUBSEC_DROPPED]);
 	if (!err)
 		err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), PROFILE_STACK_DEPTH, v,
-				    n, 1, "count", j, &folded);
+				    n, &sc, 1, "count", j, &folded);
+	profile_cfi_json(j, p, cs, &ur, &sc);
+	unwind_run__free(&ur);
 	if (!err)
 		err = trace_run__write_raw(t, "profile.folded", &folded);
 	if (err == -EINVAL) /* no raw dir: a probe */

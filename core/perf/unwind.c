@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * CFI unwinding with libdw (unwind.h).
+ *
+ * Why libdw rather than libunwind: it is the unwinder perf itself uses for
+ * --call-graph dwarf (tools/perf/util/unwind-libdw.c), maintained with
+ * elfutils, already half-linked here (sonde reads ELF with libelf from the
+ * same project), reads .debug_frame from separate debug files (found here by
+ * build-id, locally only: find_debuginfo), and takes the register and memory
+ * state through callbacks (dwfl_attach_state), which is what a copied stack
+ * needs; libunwind's remote mode would need an address-space accessor and
+ * its own ELF reading on top.
+ *
+ * Per process one Dwfl: its executable file mappings (from the symbolizer's
+ * snapshot, so a process that exited since is still placed) are reported as
+ * modules whose ELF is opened lazily by find_elf with ELF_C_READ (pread, never
+ * mmap: a file truncated under us is a read error, not a SIGBUS). Each sample
+ * is a thread of that Dwfl: set_initial_registers gives the copied registers,
+ * memory_read the copied stack bytes; nothing else of the process is read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include "perf/unwind.h"
+#include "util/clock.h"
+
+static const char *const stop_keys[UNWIND_STOP_NR] = {
+	[UNWIND_END] = "end",
+	[UNWIND_DEPTH] = "depth_limit",
+	[UNWIND_STACK_END] = "stack_copy_end",
+	[UNWIND_NO_MODULE] = "no_module",
+	[UNWIND_NO_CFI] = "no_cfi",
+	[UNWIND_BAD_FRAME] = "bad_frame",
+	[UNWIND_PROC_GONE] = "process_exited",
+	[UNWIND_UNREADABLE] = "file_unreadable",
+	[UNWIND_UNSUPPORTED] = "unsupported_arch",
+};
+
+const char *unwind__stop_key(enum unwind_stop s)
+{
+	return s < UNWIND_STOP_NR ? stop_keys[s] : "?";
+}
+
+enum unwind_stop unwind__classify(int rc, int nframes, int max, int last_in_module,
+				  int module_has_cfi, int read_above_copy)
+{
+	if (nframes >= max)
+		return UNWIND_DEPTH;
+	/*
+	 * A read above the copy first: libdw ends a walk "normally" (rc 0) when
+	 * the return address cannot be computed, which is what a read past the
+	 * copied bytes looks like.
+	 */
+	if (read_above_copy)
+		return UNWIND_STACK_END;
+	if (rc == 0)
+		return UNWIND_END;
+	if (!last_in_module)
+		return UNWIND_NO_MODULE;
+	if (!module_has_cfi)
+		return UNWIND_NO_CFI;
+	return UNWIND_BAD_FRAME;
+}
+
+/* A file reported for the current process: opened by find_elf when libdw first needs it. */
+struct umod {
+	uint64_t start;
+	int fd;
+	char *path;
+};
+
+struct unwinder {
+	struct symbolizer *sym;
+	int tgid;                  /* the process of dwfl, 0 none */
+	enum sym_proc kind;
+	Dwfl *dwfl;
+	int attached, nmods, err;
+	struct umod *mods;
+	size_t nmods_cap;
+	/* the sample being unwound */
+	const struct ustack_rec *rec;
+	uint64_t *ips;
+	int n, max, read_above;
+};
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct umod *m = *userdata;
+	int fd;
+
+	(void)mod;
+	(void)name;
+	(void)base;
+	*file_name = NULL;
+	*elfp = NULL;
+	if (!m || m->fd < 0)
+		return -1;
+	fd = m->fd;
+	m->fd = -1; /* libdw owns it now, and closes it with the module */
+	*elfp = elf_begin(fd, ELF_C_READ, NULL);
+	if (!*elfp) {
+		close(fd);
+		return -1;
+	}
+	*file_name = strdup(m->path);
+	return fd;
+}
+
+/*
+ * The separate debug file of a module, for its .debug_frame: only the local
+ * one by build-id under /usr/lib/debug/.build-id (what -dbgsym packages
+ * install). Not dwfl_standard_find_debuginfo: with DEBUGINFOD_URLS in the
+ * environment it would download debug files from the network while the
+ * profile is collected.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc,
+			  char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char path[128];
+	int len, fd, at;
+
+	(void)userdata;
+	(void)name;
+	(void)base;
+	(void)file_name;
+	(void)debuglink;
+	(void)crc;
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len < 2 || len > 40)
+		return -1;
+	at = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", bits[0]);
+	for (int i = 1; i < len && at < (int)sizeof(path) - 8; i++)
+		at += snprintf(path + at, sizeof(path) - (size_t)at, "%02x", bits[i]);
+	snprintf(path + at, sizeof(path) - (size_t)at, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	*debuginfo_file_name = strdup(path);
+	return fd;
+}
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwinder *u = arg;
+
+	(void)dwfl;
+	if (*thread_argp || !u->rec)
+		return 0;
+	*thread_argp = u;
+	return (pid_t)u->rec->pid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct unwinder *u = arg;
+
+	(void)dwfl;
+	if (!u->rec || (pid_t)u->rec->pid != tid)
+		return false;
+	*thread_argp = u;
+	return true;
+}
+
+/* Only the copied stack is memory: an address outside it is a failed read. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwinder *u = arg;
+	uint64_t sp = u->rec->regs[USTACK_REG_SP];
+
+	(void)dwfl;
+	if (addr >= sp && addr - sp <= u->rec->size && u->rec->size - (addr - sp) >= 8) {
+		memcpy(result, u->rec->stack + (addr - sp), 8);
+		return true;
+	}
+	if (addr >= sp)
+		u->read_above = 1;
+	return false;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwinder *u = arg;
+	Dwarf_Word regs[USTACK_NREGS];
+
+	for (int i = 0; i < USTACK_NREGS; i++)
+		regs[i] = u->rec->regs[i];
+	return dwfl_thread_state_registers(thread, 0, USTACK_NREGS, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static void proc_end(struct unwinder *u)
+{
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	for (int i = 0; i < u->nmods; i++) {
+		if (u->mods[i].fd >= 0)
+			close(u->mods[i].fd);
+		free(u->mods[i].path);
+	}
+	free(u->mods);
+	u->mods = NULL;
+	u->nmods = 0;
+	u->nmods_cap = 0;
+	u->dwfl = NULL;
+	u->attached = 0;
+	u->tgid = 0;
+}
+
+/* The address range of the file's PT_LOAD segments (ELF vaddrs): what libdw places at the bias. */
+static int load_range(int fd, uint64_t *lo, uint64_t *hi)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t nph = 0;
+	int found = 0;
+
+	if (!e)
+		return -ENOEXEC;
+	if (elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &nph))
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (!found || (ph.p_vaddr & -(ph.p_align ? ph.p_align : 1)) < *lo)
+				*lo = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
+			if (!found || ph.p_vaddr + ph.p_memsz > *hi)
+				*hi = ph.p_vaddr + ph.p_memsz;
+			found = 1;
+		}
+	elf_end(e);
+	return found ? 0 : -ENOEXEC;
+}
+
+static int report_mapping(const struct sym_mapping *m, void *arg)
+{
+	struct unwinder *u = arg;
+	uint64_t lo = 0, hi = 0;
+	Dwfl_Module *mod;
+	const char *base;
+
+	if (m->fd < 0 || load_range(m->fd, &lo, &hi) || hi <= lo)
+		return 0;
+	if ((size_t)u->nmods == u->nmods_cap) {
+		size_t cap = u->nmods_cap ? u->nmods_cap * 2 : 32;
+		struct umod *nv = realloc(u->mods, cap * sizeof(*nv));
+
+		if (!nv)
+			return 1;
+		u->mods = nv;
+		u->nmods_cap = cap;
+	}
+	base = strrchr(m->path, '/');
+	mod = dwfl_report_module(u->dwfl, base ? base + 1 : m->path, m->bias + lo, m->bias + hi);
+	if (!mod)
+		return 0; /* overlaps one reported before (a file mapped twice): keep the first */
+	u->mods[u->nmods].start = m->bias + lo;
+	u->mods[u->nmods].fd = dup(m->fd);
+	u->mods[u->nmods].path = strdup(m->path);
+	u->nmods++;
+	return 0;
+}
+
+/* Give each module its umod (by start address) once the array no longer moves. */
+static int bind_module(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	struct unwinder *u = arg;
+
+	(void)mod;
+	(void)name;
+	for (int i = 0; i < u->nmods; i++)
+		if (u->mods[i].start == start) {
+			*ud = &u->mods[i];
+			break;
+		}
+	return DWARF_CB_OK;
+}
+
+static int proc_begin(struct unwinder *u, int tgid)
+{
+	proc_end(u);
+	u->tgid = tgid;
+	u->dwfl = dwfl_begin(&dwfl_cbs);
+	if (!u->dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(u->dwfl);
+	u->kind = symbolizer__mappings(u->sym, tgid, report_mapping, u);
+	dwfl_report_end(u->dwfl, NULL, NULL);
+	if (u->kind != SYM_PROC_USER)
+		return -ESRCH;
+	if (!u->nmods)
+		return -ENOENT;
+	dwfl_getmodules(u->dwfl, bind_module, u, 0);
+	/* NULL elf: the architecture is the first module's (each is opened by find_elf) */
+	u->attached = dwfl_attach_state(u->dwfl, NULL, tgid, &thread_cbs, u);
+	return u->attached ? 0 : -ENOEXEC;
+}
+
+/* Whether mod's .eh_frame or .debug_frame has an entry for pc (a file may have tables for some code only). */
+static int cfi_covers(Dwfl_Module *mod, Dwarf_Addr pc)
+{
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+	Dwarf_Addr bias;
+
+	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) && !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		free(fr);
+		return 1;
+	}
+	if ((cfi = dwfl_module_dwarf_cfi(mod, &bias)) && !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		free(fr);
+		return 1;
+	}
+	return 0;
+}
+
+static int on_frame(Dwfl_Frame *st, void *arg)
+{
+	struct unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(st, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (!pc)
+		return DWARF_CB_ABORT;
+	u->ips[u->n++] = pc;
+	return u->n >= u->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+struct unwinder *unwinder__new(struct symbolizer *sym)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (u)
+		u->sym = sym;
+	return u;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	proc_end(u);
+	free(u);
+}
+
+int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *ips, int max,
+		     enum unwind_stop *stop)
+{
+	Dwfl_Module *mod;
+	Dwarf_Addr last;
+	int rc, err = 0;
+
+#if !defined(__x86_64__)
+	*stop = UNWIND_UNSUPPORTED;
+	return 0;
+#endif
+	if (max <= 0) {
+		*stop = UNWIND_DEPTH;
+		return 0;
+	}
+	/* the process's first outcome holds for all its samples */
+	if ((int)r->tgid != u->tgid)
+		u->err = proc_begin(u, (int)r->tgid);
+	err = u->err;
+	if (err) {
+		*stop = err == -ESRCH ? UNWIND_PROC_GONE : UNWIND_UNREADABLE;
+		return 0;
+	}
+	u->rec = r;
+	u->ips = ips;
+	u->n = 0;
+	u->max = max;
+	u->read_above = 0;
+	rc = dwfl_getthread_frames(u->dwfl, (pid_t)r->pid, on_frame, u);
+	if (rc > 0 && u->n < max)
+		rc = -1; /* aborted by on_frame on a frame without a pc */
+	if (!u->n) {
+		/* not even the first frame: the pc is in no file */
+		*stop = UNWIND_NO_MODULE;
+		return 0;
+	}
+	last = ips[u->n - 1] - (u->n > 1 ? 1 : 0);
+	mod = dwfl_addrmodule(u->dwfl, last);
+	*stop = unwind__classify(rc < 0 ? -1 : 0, u->n, max, mod != NULL, mod && cfi_covers(mod, last),
+				 u->read_above);
+	u->rec = NULL;
+	return u->n;
+}
+
+static const struct ustack_store *sort_store;
+
+static int by_tgid(const void *a, const void *b)
+{
+	const struct ustack_rec *x = &sort_store->v[*(const size_t *)a];
+	const struct ustack_rec *y = &sort_store->v[*(const size_t *)b];
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
+		  int (*need)(const struct ustack_rec *r, void *arg), void *arg,
+		  struct unwind_run *out)
+{
+	int64_t w0 = clock__ns(CLOCK_MONOTONIC), c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID);
+	struct unwinder *u = NULL;
+	size_t *order = NULL;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!st->n)
+		return 0;
+	order = malloc(st->n * sizeof(*order));
+	out->v = calloc(st->n, sizeof(*out->v));
+	out->ips = malloc(st->n * (size_t)depth * sizeof(*out->ips));
+	u = unwinder__new(sym);
+	if (!order || !out->v || !out->ips || !u) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		order[i] = i;
+	sort_store = st;
+	qsort(order, st->n, sizeof(*order), by_tgid);
+	for (size_t k = 0; k < st->n; k++) {
+		struct ustack_rec *r = &st->v[order[k]];
+		struct cfi_stack *c = &out->v[out->n];
+		enum unwind_stop stop = UNWIND_BAD_FRAME;
+		uint64_t *ips = out->ips + out->n * (size_t)depth;
+
+		if (need && !need(r, arg)) {
+			out->skipped++;
+			ustack_store__drop(st, order[k]);
+			continue;
+		}
+		c->n = r->stack ? unwinder__unwind(u, r, ips, depth, &stop) : 0;
+		c->tgid = r->tgid;
+		c->pid = r->pid;
+		c->kstack = r->kstack;
+		c->ustack = r->ustack;
+		memcpy(c->comm, r->comm, 16);
+		c->ips = ips;
+		c->stop = unwind__stop_key(stop);
+		out->stops[stop]++;
+		out->frames += (uint64_t)c->n;
+		out->n++;
+		ustack_store__drop(st, order[k]);
+	}
+cleanup:
+	unwinder__free(u);
+	free(order);
+	out->wall_ms = (double)(clock__ns(CLOCK_MONOTONIC) - w0) / 1e6;
+	out->cpu_ms = (double)(clock__ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e6;
+	return err;
+}
+
+void unwind_run__free(struct unwind_run *r)
+{
+	free(r->v);
+	free(r->ips);
+	memset(r, 0, sizeof(*r));
+}
