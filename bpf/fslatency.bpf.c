@@ -82,14 +82,6 @@ struct {
 	__type(value, struct fslat_top);
 } slowest SEC(".maps");
 
-struct pt_regs___arm64 {
-	int syscallno;
-} __attribute__((preserve_access_index));
-
-struct pt_regs___x86 {
-	unsigned long orig_ax;
-} __attribute__((preserve_access_index));
-
 static __always_inline __u32 class_of(long id)
 {
 	if (id < 0 || id >= FSLAT_MAX_ID)
@@ -268,16 +260,6 @@ static __always_inline void on_exit(long ret)
 		keep_slow(top, lat, now, pid_tgid, &in, ret, file, k.mnt_id);
 }
 
-/* The syscall number at exit, from the saved registers; -1 when this architecture has neither. */
-static __always_inline long exit_id(struct pt_regs *regs)
-{
-	if (bpf_core_field_exists(((struct pt_regs___x86 *)regs)->orig_ax))
-		return (long)BPF_CORE_READ((struct pt_regs___x86 *)regs, orig_ax);
-	if (bpf_core_field_exists(((struct pt_regs___arm64 *)regs)->syscallno))
-		return BPF_CORE_READ((struct pt_regs___arm64 *)regs, syscallno);
-	return -1;
-}
-
 static __always_inline void on_exit_regs(struct pt_regs *regs, long ret)
 {
 	long id;
@@ -285,7 +267,7 @@ static __always_inline void on_exit_regs(struct pt_regs *regs, long ret)
 	sonde_count(SONDE_STAT_RUNS);
 	if (!sonde_traced((__u32)(bpf_get_current_pid_tgid() >> 32)))
 		return;
-	id = exit_id(regs);
+	id = sonde_exit_syscall_id(regs);
 	if (id != -1 && class_of(id) == FSLAT_NONE)
 		return;
 	on_exit(ret);

@@ -64,14 +64,6 @@ struct {
 	__type(value, struct futexctn_stat);
 } by_lock SEC(".maps");
 
-struct pt_regs___arm64 {
-	int syscallno;
-} __attribute__((preserve_access_index));
-
-struct pt_regs___x86 {
-	unsigned long orig_ax;
-} __attribute__((preserve_access_index));
-
 static __always_inline int is_futex(long id)
 {
 	return id == targ_nr_futex || id == targ_nr_futex_waitv || id == targ_nr_futex_wait;
@@ -170,19 +162,9 @@ static __always_inline void on_exit(long ret)
 		add(ls, d, k, err);
 }
 
-/* The syscall number at exit, from the saved registers; -1 when this architecture has neither. */
-static __always_inline long exit_id(struct pt_regs *regs)
-{
-	if (bpf_core_field_exists(((struct pt_regs___x86 *)regs)->orig_ax))
-		return (long)BPF_CORE_READ((struct pt_regs___x86 *)regs, orig_ax);
-	if (bpf_core_field_exists(((struct pt_regs___arm64 *)regs)->syscallno))
-		return BPF_CORE_READ((struct pt_regs___arm64 *)regs, syscallno);
-	return -1;
-}
-
 static __always_inline void on_exit_regs(struct pt_regs *regs, long ret)
 {
-	long id = exit_id(regs);
+	long id = sonde_exit_syscall_id(regs);
 
 	sonde_count(SONDE_STAT_RUNS); /* every run, for the cost estimate */
 	if (id != -1 && !is_futex(id))

@@ -2,7 +2,7 @@
 /*
  * Shared by every sonde BPF program: the per-tool counters user space reads
  * (program runs, for the cost estimate, and records dropped), the log2
- * histogram slot function, and a process's resident pages. Include after
+ * histogram slot function, the syscall number at sys_exit, and a process's resident pages. Include after
  * vmlinux.h and the libbpf headers.
  */
 #ifndef SONDE_BPF_H
@@ -51,6 +51,29 @@ static __always_inline int sonde_traced(__u32 tgid)
 }
 
 /* Slot of v in a log2 histogram: 0 for 0 and 1, else floor(log2(v)). */
+struct pt_regs___arm64 {
+	int syscallno;
+} __attribute__((preserve_access_index));
+
+struct pt_regs___x86 {
+	unsigned long orig_ax;
+} __attribute__((preserve_access_index));
+
+/*
+ * The syscall number at sys_exit, from the registers the kernel saved on
+ * entry (x86 orig_ax, arm64 syscallno, through CO-RE): raw_tp and tp_btf
+ * sys_exit give the registers, not the number. -1 when this architecture has
+ * neither.
+ */
+static __always_inline long sonde_exit_syscall_id(struct pt_regs *regs)
+{
+	if (bpf_core_field_exists(((struct pt_regs___x86 *)regs)->orig_ax))
+		return (long)BPF_CORE_READ((struct pt_regs___x86 *)regs, orig_ax);
+	if (bpf_core_field_exists(((struct pt_regs___arm64 *)regs)->syscallno))
+		return BPF_CORE_READ((struct pt_regs___arm64 *)regs, syscallno);
+	return -1;
+}
+
 static __always_inline __u32 sonde_log2(__u64 v)
 {
 	__u32 r = 0, shift;
