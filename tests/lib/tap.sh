@@ -59,6 +59,25 @@ done_testing() {
 	[ "$TAP_FAILED" -eq 0 ]
 }
 
+# tap_check_file DIR NAME BODY: a check DIR/use/NAME.lua (id use.NAME, the CPU
+# errors cell, collecting nothing) whose run() is the Lua lines BODY, then the
+# metric reached_end = 1, for the tests of the sandbox and the engine
+tap_check_file() {
+	mkdir -p "$1/use"
+	cat >"$1/use/$2.lua" <<EOF
+--- test check: $2
+return {
+  id = "use.$2", title = "test $2",
+  methodology = "use", resource = "cpu", metric = "errors",
+  tags = { "default" }, collect = {},
+  run = function(ctx, args)
+$3
+    ctx:metric("reached_end", 1)
+  end,
+}
+EOF
+}
+
 # Background processes a test starts (PIDS+=($!)) are killed at exit, and the
 # test's directory $T removed (kept with KEEP=1); tap_cleanup_extra, when the
 # test defines it, runs first. Call after T is set.

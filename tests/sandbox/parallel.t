@@ -39,20 +39,7 @@ is "$(jq -r '[.checks[].id] | join(" ")' "$T/jobs4.json")" \
 # A stuck check and a failing one among quick ones, four at a time.
 D=$T/checks
 mkdir -p "$D/use"
-check() {
-	cat >"$D/use/$1.lua" <<EOF
---- parallel test: $1
-return {
-  id = "use.$1", title = "parallel $1",
-  methodology = "use", resource = "cpu", metric = "errors",
-  tags = { "default" }, collect = {},
-  run = function(ctx, args)
-$2
-    ctx:metric("reached_end", 1)
-  end,
-}
-EOF
-}
+check() { tap_check_file "$D" "$1" "$2"; }
 check a-stuck '    string.find(string.rep("a", 40), string.rep("a*", 20) .. "b")'
 check b-quick '    ctx:metric("quick", 1)'
 check c-fails '    error("this check fails on purpose")'

@@ -17,20 +17,7 @@ trap 'rm -rf "$T"' EXIT
 D=$T/checks
 mkdir -p "$D/use" "$T/cap" "$T/b"
 
-check() {
-	cat >"$D/use/$1.lua" <<EOF
---- sandbox test: $1
-return {
-  id = "use.$1", title = "sandbox $1",
-  methodology = "use", resource = "cpu", metric = "errors",
-  tags = { "default" }, collect = {},
-  run = function(ctx, args)
-$2
-    ctx:metric("reached_end", 1)
-  end,
-}
-EOF
-}
+check() { tap_check_file "$D" "$1" "$2"; }
 check zz-normal '    ctx:metric("normal", 2, { warn = 10 })'
 
 # name | body
