@@ -5,8 +5,8 @@
 # latency tools keep one log2 histogram per interval of the window in the
 # kernel (docs/bpf-tools.md, "Latency over time"); SONDE_INTERVALS=0 makes
 # them keep the whole-window one only, as before (runqlat: the same array at
-# index 0; biolatency and offcputime: their interval map is not touched, and
-# the verifier drops that code as the knob is read-only data).
+# index 0; biolatency, offcputime and fslatency: their interval map is not
+# touched, and the verifier drops that code as the knob is read-only data).
 #
 # Each tool traces a workload whose events it sees (sonde run --max-overhead
 # 0, the tool's check alone), with and without intervals, alternating, and
@@ -16,6 +16,7 @@
 # <= 1.05 (no more than today's, within the noise of a shared host).
 #   runqlat, offcputime  a pipe ping-pong of two processes pinned to one CPU
 #   biolatency           4 KiB direct writes to a file of $TMPDIR
+#   fslatency            the same writes (every traced syscall: write, open, ...)
 # Prints a table with PASS/FAIL; exits 0 (a benchmark), non-zero only when it
 # cannot run at all. Needs root.
 #
@@ -101,4 +102,5 @@ echo "Per-interval histograms: cost per program run on $(hostname), $(nproc) CPU
 measure runqlat drilldown.cpu-why w_pingpong
 measure offcputime workload.process-why w_pingpong
 measure biolatency use.disk-saturation w_directio
+measure fslatency drilldown.filesystem-why w_directio
 exit 0

@@ -17,7 +17,8 @@
  * the file from the fd (task->files->fdt->fd[fd], or the returned fd for
  * open) and its mount (f_path.mnt, the struct mount around it for the id),
  * then adds to per-CPU maps: a hash per (process, class, mount) with its
- * histogram, and an array of histograms indexed by interval. Strings are read
+ * histogram, and an array of histograms indexed by interval of the window
+ * (the shared plan of bpf/sonde.bpf.h: sonde_interval()). Strings are read
  * only when a process or mount is first seen, and the file name only when a
  * call enters the per-CPU top of the slowest.
  *
@@ -28,6 +29,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#define SONDE_INTERVALS
 #include "sonde.bpf.h"
 #include "fslatency.h"
 
@@ -36,8 +38,6 @@
 #endif
 
 const volatile __u32 targ_self_tgid = 0;     /* sonde: its own calls are left out */
-const volatile __u64 targ_start_ns = 0;      /* interval 0 begins here (CLOCK_MONOTONIC) */
-const volatile __u64 targ_interval_ns = 1000000000;
 const volatile __u8 targ_class[FSLAT_MAX_ID] = {}; /* syscall number -> enum fslat_class */
 
 struct {
@@ -56,7 +56,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FSLAT_MAX_INTERVALS * FSLAT_SLOTS);
+	__uint(max_entries, SONDE_MAX_INTERVALS * FSLAT_SLOTS); /* [interval][slot] */
 	__type(key, __u32);
 	__type(value, __u64);
 } intervals SEC(".maps");
@@ -174,7 +174,7 @@ static __always_inline void keep_slow(struct fslat_top *top, __u64 lat, __u64 no
 		return;
 	e = &top->e[i];
 	e->lat_ns = lat;
-	e->at_ns = now - targ_start_ns;
+	e->at_ns = now;
 	e->ret = ret;
 	e->tgid = (__u32)(pid_tgid >> 32);
 	e->tid = (__u32)pid_tgid;
@@ -247,13 +247,12 @@ static __always_inline void on_exit(long ret)
 		s->slots[slot]++;
 	}
 
-	idx = now > targ_start_ns ? (now - targ_start_ns) / targ_interval_ns : 0;
-	if (idx >= FSLAT_MAX_INTERVALS)
-		idx = FSLAT_MAX_INTERVALS - 1;
-	idx = idx * FSLAT_SLOTS + slot;
-	c = bpf_map_lookup_elem(&intervals, &idx);
-	if (c)
-		(*c)++; /* per CPU: no atomic needed */
+	if (sonde_iv_ns) { /* read-only: when not kept, the verifier drops this */
+		idx = sonde_interval(now) * FSLAT_SLOTS + slot;
+		c = bpf_map_lookup_elem(&intervals, &idx);
+		if (c)
+			(*c)++; /* per CPU: no atomic needed */
+	}
 
 	top = bpf_map_lookup_elem(&slowest, &zero);
 	if (top && lat > top->min_ns)

@@ -8,7 +8,6 @@
 
 #define FSLAT_MAX_ID 512         /* syscall numbers at or above: not traced (x86-64, arm64 stay under) */
 #define FSLAT_SLOTS 27           /* log2 slots of microseconds: the last is 2^26 us (67 s) and more */
-#define FSLAT_MAX_INTERVALS 64   /* per-interval histograms: later intervals land in the last */
 #define FSLAT_MAX_THREADS 16384  /* calls in flight (LRU: the stalest go first) */
 #define FSLAT_MAX_KEYS 4096      /* (process, class, mount) seen */
 #define FSLAT_MAX_PROCS 4096     /* processes named */
@@ -66,7 +65,7 @@ struct fslat_comm {
 /* One of the slowest calls. */
 struct fslat_slow {
 	__u64 lat_ns;
-	__u64 at_ns;    /* the call's end, after the tool's start */
+	__u64 at_ns;    /* the call's end (CLOCK_MONOTONIC) */
 	__s64 ret;
 	__u32 tgid, tid;
 	__u32 class, mnt_id;

@@ -132,6 +132,11 @@ return {
     ctx:table { title = "Time in file syscalls by process, syscall and mount (fslatency)",
                 columns = { "pid", "process", "syscall", "mount", "fs", "calls", "time in it (s)", "mean (us)", "p99 (ms)", "max (ms)" },
                 rows = rows }
+    -- every traced call per interval of the window, as a latency heat map,
+    -- whatever the answer: a stall is a stripe, a periodic flush stripes at
+    -- its period, a cache that misses part of the time two bands (Markdown:
+    -- p50/p99/max per interval)
+    hist.heatmap(ctx, "File syscall latency over the window, every traced call (fslatency)", d.intervals)
 
     local top = order[1]
     local total_storage = 0
@@ -179,14 +184,6 @@ return {
       ctx:culprit { pid = p.pid, comm = p.comm, share = total_storage > 0 and p.storage_us / total_storage or nil }
     end
     hist.table(ctx, string.format("Latency of %s's %s on %s", top.comm, w.syscall, where(w)), w.hist or {}, "us")
-
-    -- p99 of every traced call per interval: a stall, a periodic flush, two bands
-    local iv = d.intervals
-    if iv and iv.counts and #iv.counts > 1 then
-      local p99s = {}
-      for i, c in ipairs(iv.counts) do p99s[i] = (hist.percentile(c, 99) or 0) / 1000 end
-      ctx:series("File syscall latency p99 (ms), every traced call", p99s, { unit = "ms", step = (iv.interval_ms or 1000) / 1000 })
-    end
 
     local slow = {}
     for _, s in ipairs(d.slowest or {}) do

@@ -17,7 +17,7 @@
  *   by_process_mount = [ { pid, comm, syscall, mnt_id, mount, fstype, count, total_us,
  *         max_us, bytes, hist } ]    per (process, class, mount), top 100 by time
  *   slowest = [ { pid, tid, comm, syscall, mnt_id, mount, fstype, file, fd, latency_us,
- *         at_s, ret } ]             the 20 slowest calls
+ *         at_s, ret } ]             the 20 slowest calls (at_s: after the attach)
  * }
  * mount "" : the mount was gone from /proc/self/mountinfo when the window
  * ended; mnt_id 0: no file behind the fd (closed meanwhile, open failed).
@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <asm/unistd.h>
@@ -133,22 +132,6 @@ static void set_classes(volatile __u8 *cls)
 #undef CLASS
 }
 
-/*
- * The interval of the per-interval histograms: about 20 over the window, a
- * multiple of 100 ms (10 s: 500 ms), never more than the map holds.
- */
-static uint64_t interval_ms_for(double window_s)
-{
-	double ms = window_s > 0 ? window_s * 1000 : 10000;
-	uint64_t iv = (uint64_t)((ms / 20 + 99) / 100) * 100;
-
-	if (iv < 100)
-		iv = 100;
-	while ((double)iv * FSLAT_MAX_INTERVALS < ms)
-		iv += 100;
-	return iv;
-}
-
 static void *fslatency_open(struct bpf_object **obj)
 {
 	struct fslatency_bpf *skel = fslatency_bpf__open();
@@ -163,16 +146,11 @@ extern const struct trace_tool trace_fslatency;
 static int fslatency_configure(void *skel, const struct trace_opts *o)
 {
 	struct fslatency_bpf *s = skel;
-	struct timespec ts;
 
 	s->rodata->targ_self_tgid = (__u32)o->self_pid;
 	TRACE_SET_SUSPECTS(s->rodata, o, &trace_fslatency);
 	set_classes(s->rodata->targ_class);
-	s->rodata->targ_interval_ns = interval_ms_for(o->window_s) * 1000000ull;
-	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC: interval 0 starts now, just before attach */
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		return -errno;
-	s->rodata->targ_start_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+	TRACE_SET_INTERVALS(s->rodata, o);
 	return 0;
 }
 
@@ -428,49 +406,27 @@ static void json_mount(struct json *j, const struct names *nm, __u32 mnt_id, int
 }
 
 /*
- * The per-interval histograms: every interval the tool traced (traced_s, cut
- * at the map's last), or up to the last with a call.
+ * The per-interval histograms (summed over the CPUs), one row per interval
+ * from the window's start to the detach or this read; nothing when they are
+ * not kept (SONDE_INTERVALS=0).
  */
-static int json_intervals(struct json *j, int fd, uint64_t interval_ms, double traced_s)
+static int json_intervals(struct trace_run *t, struct json *j)
 {
-	uint64_t *c = calloc(FSLAT_MAX_INTERVALS * FSLAT_SLOTS, sizeof(*c));
-	size_t nint = traced_s > 0 ? (size_t)(traced_s * 1000 / (double)interval_ms + 0.999) : 1,
-	       last = 0;
+	struct fslatency_bpf *skel = t->skel;
+	uint64_t iv_ns = skel->rodata->sonde_iv_ns;
+	size_t niv = trace_run__intervals(t, iv_ns);
+	uint64_t c[TRACE_MAX_INTERVALS * FSLAT_SLOTS];
+	unsigned long long counts[TRACE_MAX_INTERVALS * FSLAT_SLOTS];
 	int err;
 
-	if (!c)
-		return -ENOMEM;
-	err = trace_map__counters(fd, c, FSLAT_MAX_INTERVALS * FSLAT_SLOTS);
-	if (err) {
-		free(c);
+	if (!iv_ns)
+		return 0;
+	err = trace_map__counters(bpf_map__fd(skel->maps.intervals), c, niv * FSLAT_SLOTS);
+	if (err)
 		return err;
-	}
-	for (size_t i = 0; i < FSLAT_MAX_INTERVALS * FSLAT_SLOTS; i++)
-		if (c[i])
-			last = i / FSLAT_SLOTS + 1;
-	if (nint > FSLAT_MAX_INTERVALS)
-		nint = FSLAT_MAX_INTERVALS;
-	if (last > nint)
-		nint = last;
-	json__key(j, "intervals");
-	json__begin_object(j);
-	trace__json_int(j, "interval_ms", (int64_t)interval_ms);
-	json__kv_str(j, "unit", "us");
-	json__key(j, "counts");
-	json__begin_array(j);
-	for (size_t i = 0; i < nint; i++) {
-		size_t n = FSLAT_SLOTS;
-
-		while (n > 0 && !c[i * FSLAT_SLOTS + n - 1])
-			n--;
-		json__begin_array(j);
-		for (size_t s = 0; s < n; s++)
-			json__int(j, (int64_t)c[i * FSLAT_SLOTS + s]);
-		json__end_array(j);
-	}
-	json__end_array(j);
-	json__end_object(j);
-	free(c);
+	for (size_t i = 0; i < niv * FSLAT_SLOTS; i++)
+		counts[i] = c[i];
+	trace__json_intervals(j, iv_ns, "us", counts, niv, FSLAT_SLOTS);
 	return 0;
 }
 
@@ -502,7 +458,7 @@ static struct fslat_slow *read_slowest(int fd, size_t *n)
 	return out;
 }
 
-static void json_slowest(struct json *j, const struct names *nm, int fd)
+static void json_slowest(struct json *j, const struct names *nm, int fd, int64_t t0_ns)
 {
 	size_t n;
 	struct fslat_slow *s = read_slowest(fd, &n);
@@ -521,7 +477,7 @@ static void json_slowest(struct json *j, const struct names *nm, int fd)
 		trace__json_int(j, "fd", s[i].fd);
 		trace__json_us(j, "latency_us", s[i].lat_ns);
 		json__key(j, "at_s");
-		json__number(j, (double)s[i].at_ns / 1e9);
+		json__number(j, ((double)s[i].at_ns - (double)t0_ns) / 1e9);
 		trace__json_int(j, "ret", s[i].ret);
 		json__end_object(j);
 	}
@@ -594,11 +550,7 @@ static int fslatency_collect(struct trace_run *t, struct json *j)
 	trace__json_us(j, "total_us", all.v.total_ns);
 	trace__json_us(j, "max_us", all.v.max_ns);
 	json_hist(j, "hist", &all.v);
-	/* the intervals up to the read (or the detach), from the start set at configure */
-	err = json_intervals(j, bpf_map__fd(skel->maps.intervals),
-			     skel->rodata->targ_interval_ns / 1000000,
-			     (double)(t->c.collected_mono_ns - (int64_t)skel->rodata->targ_start_ns) /
-				     1e9);
+	err = json_intervals(t, j);
 	if (err)
 		goto cleanup;
 	trace__json_int(j, "processes_seen", (int64_t)merge(r.v, r.n, tmp, same_proc));
@@ -641,7 +593,7 @@ static int fslatency_collect(struct trace_run *t, struct json *j)
 		json__end_object(j);
 	}
 	json__end_array(j);
-	json_slowest(j, &nm, bpf_map__fd(skel->maps.slowest));
+	json_slowest(j, &nm, bpf_map__fd(skel->maps.slowest), t->attached_mono_ns);
 cleanup:
 	free(mi);
 	free(tmp);

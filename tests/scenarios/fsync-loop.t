@@ -72,6 +72,17 @@ is "$mnt" "$(stat -c %m "$T")" "its mount is the temporary directory's"
 ok "the histogram per interval has the shared shape (interval_ms, unit us, counts)" \
 	jq_true '.data.intervals | (.interval_ms > 0) and .unit == "us" and (.counts | length >= 4)' \
 	"$T/fslatency.json"
+# the shared plan (docs/bpf-tools.md "intervals"): a 4 s window is 40 of 100 ms,
+# rows from the window's start to the detach only (a few more for the attach
+# and read, never the 64 of the array)
+is "$(jq -r .data.intervals.interval_ms "$T/fslatency.json")" 100 "... on the shared plan: 100 ms for a 4 s window"
+ok "... one row per interval of the window up to the detach (40 to 50)" \
+	jq_true '.data.intervals.counts | length >= 40 and length <= 50' "$T/fslatency.json"
+ok "... the fsyncs in most of them (no row left empty by a wrong origin)" \
+	jq_true '[.data.intervals.counts[] | select(add // 0 > 0)] | length >= 30' "$T/fslatency.json"
+ok "the slowest calls' at_s fall in the traced time (seconds after the attach)" \
+	jq_true '(.traced_to_s - .traced_from_s + 1) as $d | .data.slowest | length > 0 and
+		all(.[]; .at_s >= 0 and .at_s <= $d)' "$T/fslatency.json"
 
 c=$(jq -c '.checks[] | select(.id == "drilldown.filesystem-why")' "$T/findings.json")
 diag "drilldown.filesystem-why: $(jq -r '"\(.status): \(.summary)"' <<<"$c")"
@@ -83,5 +94,9 @@ esac
 inst=$(jq -r '.metrics[] | select(.name == "file_p99_ms") | .instance' <<<"$c")
 is "$inst" "$COMM (pid $LOAD_PID) fsync $mnt" "its file_p99_ms is $COMM's fsync on $mnt"
 ok "... a latency above 0" jq_true '.metrics[] | select(.name == "file_p99_ms") | .value > 0' <<<"$c"
+ok "it draws the calls per interval as a latency heat map of the capture's intervals" \
+	jq_true --slurpfile f "$T/fslatency.json" '[.evidence[] | select(.kind == "heatmap")] | length == 1 and
+		.[0].unit == "us" and .[0].interval_ms == $f[0].data.intervals.interval_ms and
+		(.[0].counts | length) == ($f[0].data.intervals.counts | length)' <<<"$c"
 
 done_testing
