@@ -12,6 +12,7 @@
 # tested is the measurement, not the admission (the drill-down tests and
 # syscall-heavy.t test that).
 . tests/lib/tap.sh
+. tests/lib/fslatency.sh
 
 COMM=scn-fsync
 for tool in jq perl tar; do
@@ -42,21 +43,7 @@ LOAD=$!
 diag "$COMM (pid $LOAD): write 4 KiB and fsync, in a loop, in $T ($(stat -f -c %T "$T"))"
 sleep 0.5
 
-mkdir -p "$T/out"
-"$SONDE" run --window 4 --interval 1 --no-drilldown --max-overhead 0 --no-progress --json \
-	--check drilldown.filesystem-why --out "$T/out" >"$T/findings.json" 2>"$T/sonde.err"
-rc=$?
-is "$rc" 0 "sonde run --check drilldown.filesystem-why exits 0"
-[ "$rc" -eq 0 ] || sed 's/^/#   sonde stderr: /' "$T/sonde.err"
-kill "$LOAD" 2>/dev/null
-wait "$LOAD" 2>/dev/null
-LOAD_PID=$LOAD
-LOAD=
-
-bundle=$(ls "$T"/out/sonde-*.tar.xz 2>/dev/null | head -1)
-ok "a bundle was written" test -n "$bundle"
-tar -xJOf "$bundle" raw/bpf/fslatency.json >"$T/fslatency.json" 2>/dev/null
-is "$(jq -r .status "$T/fslatency.json")" ok "fslatency ran ($(jq -r '.reason // .attach' "$T/fslatency.json"))"
+fslat_observe
 
 row=$(jq -c --argjson p "$LOAD_PID" '.data.by_process[] | select(.pid == $p and .syscall == "fsync")' \
 	"$T/fslatency.json")
