@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collect/collectors.h"
+#include "util/parse.h"
 
 /*
  * Not storage: no capacity to run out of (statfs reports 0 blocks or a fiction), and
@@ -41,23 +42,6 @@ static int in_list(const char *const *l, const char *s)
 		if (!strcmp(*l, s))
 			return 1;
 	return 0;
-}
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape_octal(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
 }
 
 /*
@@ -137,7 +121,7 @@ int mounts__sample(struct collector_state *cs, struct reader *rd, struct capture
 			}
 		}
 		snprintf(full, sizeof(full), "%s%s", cs->root, mnt);
-		unescape_octal(full);
+		parse_mountinfo_unescape(full);
 		if (statvfs(full, &sv)) {
 			record__printf(&out, "err=%d\t%s\t%s\t%s\t%s\t%s\n", errno, dev, fstype,
 				       source, mnt, blk);

@@ -36,6 +36,7 @@
 
 #include "trace/maps.h"
 #include "trace/trace.h"
+#include "util/parse.h"
 #include "fslatency.h"
 #include "fslatency.skel.h"
 
@@ -163,23 +164,6 @@ struct mnt_info {
 	char source[128];
 };
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape_octal(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = 0;
-}
-
 /*
  * A /proc file whole (its size is 0 to fstat: read to EOF), at most
  * MOUNTINFO_MAX bytes. 0 or -errno.
@@ -251,9 +235,9 @@ static struct mnt_info *read_mountinfo(size_t *n)
 		if (!dash || sscanf(line, "%u %*u %23s %*s %255s", &m.id, m.dev, point) != 3 ||
 		    sscanf(dash + 3, "%31s %127s", m.fstype, m.source) < 1)
 			continue;
-		unescape_octal(point);
+		parse_mountinfo_unescape(point);
 		snprintf(m.point, sizeof(m.point), "%s", point);
-		unescape_octal(m.source);
+		parse_mountinfo_unescape(m.source);
 		if (*n == cap) {
 			struct mnt_info *nv = realloc(v, (cap ? cap * 2 : 64) * sizeof(*v));
 

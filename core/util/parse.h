@@ -182,6 +182,9 @@ int parse_pid_schedstat(const char *buf, size_t len, struct pid_schedstat *out);
 /* /proc/PID/limits: the "Max open files" soft and hard limits; UINT64_MAX for "unlimited". */
 int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard);
 
+/* A field of /proc/PID/mountinfo unescaped in place: space, tab, newline and backslash come as \ooo. */
+void parse_mountinfo_unescape(char *s);
+
 /*
  * The increase of a cumulative counter between two readings. A counter that
  * went backwards is either a 32-bit counter that wrapped (prev near the top

@@ -726,6 +726,23 @@ static int netdev_collect(const struct netdev *nd, void *arg)
 
 /* ---- counter__delta ---- */
 
+static void test_mountinfo_unescape(void)
+{
+	char a[] = "/mnt/with\\040space\\011tab\\012nl\\134bs";
+	char b[] = "/trailing\\04";    /* cut escape: left as it is */
+	char c[] = "/high\\477";       /* not an octal byte (4 > 3): left as it is */
+	char d[] = "";
+
+	parse_mountinfo_unescape(a);
+	ok(!strcmp(a, "/mnt/with space\ttab\nnl\\bs"), "mountinfo: \\040 \\011 \\012 \\134 unescaped");
+	parse_mountinfo_unescape(b);
+	ok(!strcmp(b, "/trailing\\04"), "mountinfo: a cut escape stays");
+	parse_mountinfo_unescape(c);
+	ok(!strcmp(c, "/high\\477"), "mountinfo: an escape past \\377 stays");
+	parse_mountinfo_unescape(d);
+	ok(!strcmp(d, ""), "mountinfo: empty");
+}
+
 static void test_counter_delta(void)
 {
 	int reset = 0;
@@ -2352,6 +2369,7 @@ int main(void)
 	test_schedstat();
 	test_system_schedstat();
 	test_counter_delta();
+	test_mountinfo_unescape();
 	test_kv_numbers();
 	test_proc_stat_sample();
 	test_proc_stat_truncation();
