@@ -164,6 +164,7 @@ bench: sonde $(BUILD)/fleet-gen
 	bench/intervals.sh
 	bench/heatmap.sh
 	bench/unwind.sh
+	bench/setup.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
@@ -177,6 +178,7 @@ bench-fslatency: sonde
 # copies) and sonde after the window (CPU per 1,000 samples), issue 14.
 bench-unwind: sonde
 	bench/unwind.sh
+	bench/setup.sh
 
 # One program run of each hot BPF tool against the counting program: run_cost.
 bench-tools: sonde

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,6 +467,29 @@ static void intervals_begin(struct trace_set *ts)
 	}
 }
 
+/*
+ * libbpf parses the kernel's BTF (/sys/kernel/btf/vmlinux, ~5 MB) again at
+ * every bpf_object__load and frees it after: two buffers of its size, each
+ * above glibc's mmap threshold, so every tool maps and faults in ~10 MB of
+ * fresh pages and unmaps them. While the tools load, large blocks come from
+ * the heap and stay there, so the next tool reuses the same pages;
+ * afterwards the heap is trimmed and the default thresholds come back.
+ */
+static void heap_keep(int on)
+{
+	/* `make bench` loads the tools with glibc's defaults too, as its baseline (bench/setup.sh) */
+	if (getenv("SONDE_BENCH_HEAP_DEFAULT"))
+		return;
+	if (on) {
+		mallopt(M_MMAP_THRESHOLD, 64 << 20);
+		mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	} else {
+		mallopt(M_MMAP_THRESHOLD, 128 << 10);
+		mallopt(M_TRIM_THRESHOLD, 128 << 10);
+		malloc_trim(0);
+	}
+}
+
 int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
 		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen)
 {
@@ -501,6 +525,7 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 		ts->ntgids = o->ntgids < TRACE_MAX_TGIDS ? o->ntgids : TRACE_MAX_TGIDS;
 		memcpy(ts->tgids, o->tgids, ts->ntgids * sizeof(ts->tgids[0]));
 	}
+	heap_keep(1);
 	for (size_t i = 0; i < ts->nout; i++) {
 		struct trace_outcome *oc = &ts->outcome[i];
 
@@ -519,6 +544,7 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 		}
 		started += start_admitted(ts, oc, o);
 	}
+	heap_keep(0);
 	intervals_begin(ts);
 	return started;
 }
