@@ -95,8 +95,11 @@ ok "the evidence used instead is named" \
 	sh -c "jq -e '.tools[] | select(.name == \"runqlat\") | .instead | test(\"schedstat\")' '$T/pred.json' >/dev/null"
 B=$(ls "$T"/sonde-*.tar.xz | head -1)
 ok "the report's appendix says it" sh -c "tar -xJOf '$B' report.md | grep -q 'predicted'"
-ok "the check says why runqlat's figures are missing" \
-	sh -c "jq -e '.unknowns[] | select(.check == \"drilldown.cpu-why\") | .reason | test(\"runqlat\")' '$T/pred.json' >/dev/null"
+# Duty-cycled, runqlat traces part of the window: it may or may not see a
+# thread wait in that part. Either the check has its figure from the part
+# traced, or it says why it has none.
+ok "the check has runqlat's figure from the part traced, or says why not" \
+	sh -c "jq -e '([.checks[] | select(.id == \"drilldown.cpu-why\") | .metrics[] | select(.name == \"runq_p99_ms\")] | length > 0) or ([.unknowns[] | select(.check == \"drilldown.cpu-why\") | .reason | test(\"runqlat\")] | any)' '$T/pred.json' >/dev/null"
 rm -f "$T"/sonde-*.tar.xz
 
 # ---- 2. load after the prediction: the guard detaches both tools at once ----
