@@ -62,7 +62,8 @@ static const struct cmd_option options[] = {
 	{ .name = "priority", .arg = "low|normal", .kind = CMD_OPT_CHOICE,
 	  .field = F(normal_priority), .choices = priorities,
 	  .help = "low (default): nice 10 and the idle I/O class, so\n"
-		  "sonde yields to the workload it observes" },
+		  "sonde yields to the workload it observes (until a\n"
+		  "Ctrl-C: then the report is awaited)" },
 	{ .name = "set", .arg = "ID.ARG=VAL", .kind = CMD_OPT_LIST, .field = F(sets),
 	  .help = "set a check argument, e.g. use.cpu-saturation.warn_runnable=2" },
 	{ .name = "no-progress", .kind = CMD_OPT_CONST, .value = 0, .field = F(progress),

@@ -55,18 +55,57 @@ static void set_signal_handler(void (*fn)(int))
 #define IOPRIO_CLASS_SHIFT 13
 #define IOPRIO_WHO_PROCESS 1
 
+/*
+ * What lower_priority() changed, so a stop can give it back. Linux keeps the
+ * nice value and the I/O class per thread: the main thread's, which the
+ * threads it creates later (the checks') inherit.
+ */
+static volatile sig_atomic_t lowered;
+static pid_t main_tid;
+static int saved_nice, saved_ioprio;
+
 static void lower_priority(void)
 {
+	main_tid = (pid_t)syscall(SYS_gettid);
+	errno = 0;
+	saved_nice = getpriority(PRIO_PROCESS, (id_t)main_tid);
+	if (saved_nice == -1 && errno)
+		return;
+	saved_ioprio = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, main_tid);
 	errno = 0;
 	if (nice(SONDE_NICE) == -1 && errno)
 		return;
+	lowered = 1;
 	syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT);
+}
+
+/*
+ * A stop signal: the user is now waiting for the report, and what is left (the
+ * rest of the set-up, the checks, the bundle) is short. At nice 10 on a host
+ * whose CPUs are saturated it would get a few percent of a CPU and take tens
+ * of seconds. Only raw system calls, so it is safe in a signal handler (on
+ * whichever thread it runs: the main thread is named by its id); raising the
+ * priority back needs CAP_SYS_NICE, and without it sonde stays at nice 10.
+ */
+static void restore_priority(void)
+{
+	int e = errno;
+
+	if (lowered) {
+		lowered = 0;
+		syscall(SYS_setpriority, PRIO_PROCESS, main_tid, saved_nice);
+		if (saved_ioprio >= 0)
+			syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, main_tid, saved_ioprio);
+	}
+	errno = e;
 }
 
 /* First Ctrl-C/TERM during the window: end it early; the next one aborts. */
 static void on_stop_signal(int sig)
 {
+	(void)sig;
 	stop_requested = STOP_SIGNAL;
+	restore_priority();
 	set_signal_handler(on_abort_signal);
 }
 

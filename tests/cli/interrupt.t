@@ -50,6 +50,19 @@ start() {
 	PIDS+=("$PID")
 }
 
+# in_window DIR SECONDS: waits (up to 20 s) until the window of the run into
+# DIR has begun, which its first round's captures in the staging dir show, then
+# SECONDS more. On a loaded host sonde, at nice 10, may still be loading its
+# tools when a fixed delay ends, and a signal then ends a window of nothing.
+in_window() {
+	local i
+	for i in $(seq 1 400); do
+		compgen -G "$1/.sonde-run-*/raw/*.cap" >/dev/null && break
+		sleep 0.05
+	done
+	sleep "$2"
+}
+
 # jqt FILE FILTER: FILTER is true on FILE (quietly)
 jqt() { jq -e "$2" "$1" >/dev/null 2>&1; }
 
@@ -60,7 +73,7 @@ leftovers() { ls -A "$1" | grep '^\.sonde-'; }
 for sig in INT TERM; do
 	D=$T/one-$sig
 	start "$D"
-	sleep 2
+	in_window "$D" 1.5
 	kill -"$sig" "$PID"
 	wait_exit "$PID" 10
 	is "$RC" 0 "SIG$sig: sonde exits 0"
@@ -99,14 +112,23 @@ for _ in $(seq 1 $((4 * $(nproc)))); do
 done
 D=$T/drill
 start "$D" --check use.cpu-saturation
-sleep 3
+in_window "$D" 2
+# nice_of PID: the main thread's nice value (field 19 of its stat; the name in
+# field 2 has no spaces here)
+nice_of() { awk '{ print $19 }' "/proc/$1/stat" 2>/dev/null; }
+nice_before=$(nice_of "$PID")
 kill -INT "$PID"
+sleep 0.2
+nice_after=$(nice_of "$PID")
 wait_exit "$PID" 20
 kill -KILL "${HOGS[@]}" 2>/dev/null
 wait "${HOGS[@]}" 2>/dev/null
 if jqt "$D.json" '.checks[] | select(.id == "use.cpu-saturation") | .status == "warn" or .status == "crit"'; then
 	ok "interrupted with a drill-down due: exits within 5 s of the signal (took ${WAITED_MS} ms)" \
 		test "$RC" = 0 -a "$WAITED_MS" -lt 5000
+	is "$nice_before" 10 "in the window sonde runs at nice 10"
+	# (unless it had already ended, which the check above would have shown)
+	is "${nice_after:-0}" 0 "after the signal sonde is back at its own priority: the user waits for the report"
 	ok "interrupted with a drill-down due: the report says no second window ran" \
 		jqt "$D.json" '.drilldown.note | test("interrupted")'
 	ok "interrupted with a drill-down due: the rule that fired is still listed" \
@@ -135,7 +157,7 @@ return {
 EOF
 D=$T/twice
 start "$D" --checks "$C" --check use.slow --check use.cpu-errors
-sleep 1.5
+in_window "$D" 0.5
 kill -INT "$PID"
 sleep 0.3
 kill -INT "$PID" 2>/dev/null
@@ -157,7 +179,7 @@ is "$(ls "$D" | grep -c '^sonde-.*\.tar\.xz$')" 0 "second SIGINT during the chec
 # interrupted run; if they do not, the second ends sonde during the window.
 D=$T/at-once
 start "$D" --check use.cpu-errors
-sleep 1.5
+in_window "$D" 0.5
 kill -INT "$PID"
 kill -INT "$PID" 2>/dev/null
 wait_exit "$PID" 10
@@ -178,7 +200,7 @@ fi
 # the second signal is sent as soon as the bundle's temporary file appears.
 D=$T/late
 start "$D" --interval 0.01
-sleep 2
+in_window "$D" 1
 kill -INT "$PID"
 seen=
 for _ in $(seq 1 400); do
