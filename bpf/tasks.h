@@ -49,4 +49,22 @@ struct tasks_rec {
 	__u64 anon_pages, swap_pages; /* MM_ANONPAGES, MM_SWAPENTS: status's RssAnon, VmSwap */
 };
 
+/*
+ * The command lines pass (dump_cmdline, a sleepable iterator, Linux 5.18 and
+ * later for bpf_copy_from_user_task): one record per process with an address
+ * space, the header then len bytes, unaligned. The bytes are what the process's
+ * /proc/PID/cmdline would read, up to TASKS_CMDLINE_MAX (with setproctitle(3),
+ * the first page up to its first NUL: the user side cuts it).
+ */
+#define TASKS_CMDLINE_MAX 4096
+
+/* tasks_cmdline flags */
+#define TASKS_CMDLINE_CUT 0x1       /* the area read is longer than TASKS_CMDLINE_MAX */
+#define TASKS_CMDLINE_FAULT 0x2     /* its memory could not be read here: ask /proc */
+#define TASKS_CMDLINE_PROCTITLE 0x4 /* overwritten by setproctitle(3): up to the first NUL */
+
+struct tasks_cmdline {
+	__u32 tgid, len, flags, pad;
+};
+
 #endif

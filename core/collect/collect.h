@@ -127,6 +127,19 @@ struct task_source {
 	int (*read)(void *arg, char *why, size_t whylen);
 	int (*each)(void *arg, task_visit_fn visit, void *ctx);
 	void *arg;
+	/*
+	 * Optional, NULL where the source has none (cmdlines_why says why): every
+	 * process's command line in one pass, for the first round, where each is
+	 * seen for the first time. cmdlines_read takes the pass (0, or -errno
+	 * with why), outside the lock as read; cmdline gives pid's from it, as
+	 * /proc/PID/cmdline would read with a cap of CMDLINE_CAP (0 with its
+	 * bytes and whether it was cut; -ENOENT: read /proc); cmdlines_drop
+	 * frees the pass.
+	 */
+	int (*cmdlines_read)(void *arg, char *why, size_t whylen);
+	int (*cmdline)(void *arg, int pid, const char **data, size_t *len, int *cut);
+	void (*cmdlines_drop)(void *arg);
+	const char *cmdlines_why;
 };
 
 struct window_opts {

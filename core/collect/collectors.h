@@ -41,6 +41,8 @@ struct collector_state {
 	const struct task_source *tasks; /* pids: where processes come from, NULL: /proc */
 	char tasks_why[256];    /* pids: why /proc is read ("" while the source serves) */
 	uint64_t tasks_missed;  /* pids: most processes in one round /proc listed and the source not */
+	char cmdlines_why[256]; /* pids: why the first round read /proc/PID/cmdline ("" if not) */
+	uint64_t cmdlines_src;  /* pids: command lines from the source's pass */
 	int missed[64];         /* pids: those of the last listing, read from /proc in the rounds between */
 	size_t nmissed;
 	struct strbuf line;     /* pids: the record being composed */

@@ -152,6 +152,7 @@ struct source_round {
 	struct reader *rd;
 	struct capture_writer *w;
 	int phase;
+	int cmdlines; /* the source's command lines pass is there to read from */
 };
 
 static void put_u64_or(struct strbuf *b, uint64_t v, const char *none)
@@ -160,6 +161,26 @@ static void put_u64_or(struct strbuf *b, uint64_t v, const char *none)
 		strbuf__printf(b, " %s", none);
 	else
 		strbuf__printf(b, " %" PRIu64, v);
+}
+
+/* pid's command line at first sight: from the source's pass where it has it, else /proc. */
+static void source_cmdline(struct source_round *sr, int pid)
+{
+	const struct task_source *src = sr->cs->tasks;
+	const char *data;
+	size_t len;
+	int cut;
+
+	if (sr->cmdlines && !src->cmdline(src->arg, pid, &data, &len, &cut)) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		capture_writer__record(sr->w, sr->rd->seq, clock__ns(CLOCK_REALTIME),
+				       clock__ns(CLOCK_MONOTONIC), path, data, len, cut);
+		sr->cs->cmdlines_src++;
+		return;
+	}
+	tee_cmdline(sr->rd, sr->w, pid);
 }
 
 /* One process as one line: the layout parse_task_record reads (util/parse.h, capture-format.md). */
@@ -231,7 +252,7 @@ static int source_visit(void *ctx, const struct task_sample *t)
 	}
 	/* kernel threads have no command line (and no address space to read one from) */
 	if (first && !t->kernel_thread)
-		tee_cmdline(rd, sr->w, pid);
+		source_cmdline(sr, pid);
 	/* a file table too large for the source to count: its listing, as the /proc walk does */
 	if ((sr->phase & PHASE_LAST) && t->fds < 0 && !t->kernel_thread)
 		tee_fd_listing(cs, rd, sr->w, pid);
@@ -242,21 +263,37 @@ static int source_visit(void *ctx, const struct task_sample *t)
 static int pids__sample_source(struct collector_state *cs, struct reader *rd,
 			       struct capture_writer *w, int phase)
 {
-	struct source_round sr = { cs, rd, w, phase };
+	const struct task_source *src = cs->tasks;
+	struct source_round sr = { cs, rd, w, phase, 0 };
 	char why[200] = "";
 	int err;
 
 	cs->nproc = 0;
 	/* like a file read, outside the watchdog's lock (collect.h, struct reader) */
 	if (rd->lock) {
-		snprintf(rd->current, sizeof(rd->current), "%s", cs->tasks->name);
+		snprintf(rd->current, sizeof(rd->current), "%s", src->name);
 		pthread_mutex_unlock(rd->lock);
 	}
-	err = cs->tasks->read(cs->tasks->arg, why, sizeof(why));
+	err = src->read(src->arg, why, sizeof(why));
+	/* the first round sees every process for the first time: their command lines in one pass */
+	if (!err && (phase & PHASE_FIRST)) {
+		char cwhy[200] = "";
+
+		if (!src->cmdlines_read)
+			snprintf(cs->cmdlines_why, sizeof(cs->cmdlines_why), "%s",
+				 src->cmdlines_why && src->cmdlines_why[0] ? src->cmdlines_why
+									   : "the source has none");
+		else if (src->cmdlines_read(src->arg, cwhy, sizeof(cwhy)))
+			snprintf(cs->cmdlines_why, sizeof(cs->cmdlines_why), "%s", cwhy);
+		else
+			sr.cmdlines = 1;
+	}
 	if (rd->lock)
 		pthread_mutex_lock(rd->lock);
 	if (!err)
-		err = cs->tasks->each(cs->tasks->arg, source_visit, &sr);
+		err = src->each(src->arg, source_visit, &sr);
+	if (sr.cmdlines)
+		src->cmdlines_drop(src->arg);
 	/* the last samples of processes the pass no longer has: they exited (or are missed) */
 	for (size_t i = 0; !err && i < cs->idle_cap; i++)
 		if (cs->idle[i].last && cs->idle[i].pass != rd->seq + 1) {

@@ -125,8 +125,20 @@ static void tasks_source(const struct window *win, const struct window_opts *o, 
 			continue;
 		if (cs->tasks && !cs->tasks_why[0]) {
 			/* missed: processes /proc listed that the source did not give (read from /proc) */
-			snprintf(out, len, "tasks_source: %s\ntasks_source_missed: %" PRIu64 "\n",
-				 cs->tasks->name, cs->tasks_missed);
+			int n = snprintf(out, len, "tasks_source: %s\ntasks_source_missed: %" PRIu64
+					 "\n", cs->tasks->name, cs->tasks_missed);
+
+			if (n < 0 || (size_t)n >= len)
+				return;
+			/* where the first round's command lines came from */
+			if (cs->cmdlines_why[0])
+				snprintf(out + n, len - (size_t)n,
+					 "tasks_cmdlines: proc\ntasks_cmdlines_why: %s\n",
+					 cs->cmdlines_why);
+			else
+				snprintf(out + n, len - (size_t)n,
+					 "tasks_cmdlines: %s\ntasks_cmdlines_from_source: %" PRIu64
+					 "\n", cs->tasks->name, cs->cmdlines_src);
 			return;
 		}
 		if (cs->tasks_why[0])
@@ -141,7 +153,7 @@ static void tasks_source(const struct window *win, const struct window_opts *o, 
 static void write_run_facts(const struct window *win, struct reader *rd, struct capture_writer *w,
 			    const struct window_opts *o, const struct window_result *res)
 {
-	char txt[1536], hidepid[32], source[400];
+	char txt[2048], hidepid[32], source[800];
 	int n;
 
 	proc_hidepid(o->root, hidepid, sizeof(hidepid));

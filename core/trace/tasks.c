@@ -19,6 +19,8 @@
 #include "tasks.h"
 #include "tasks.skel.h"
 
+_Static_assert(TASKS_CMDLINE_MAX == CMDLINE_CAP, "the pass reads what the /proc reader keeps");
+
 /* What this process showed last: user and system time never go back between rounds. */
 struct cputime_prev {
 	uint32_t tgid;
@@ -36,6 +38,12 @@ struct proc_fold {
 struct trace_tasks {
 	struct tasks_bpf *skel;
 	struct bpf_link *link;
+	struct bpf_link *cmd_link; /* the command lines pass; NULL where the kernel refused it */
+	char cmd_why[200];         /* why it is NULL */
+	char *cmd_buf;             /* its records */
+	size_t cmd_cap, cmd_len;
+	uint32_t *cmd_ix;          /* tgid -> offset of its record + 1, open addressing */
+	size_t cmd_ix_cap;
 	char *buf;               /* one pass's records */
 	size_t cap;
 	struct proc_fold *procs; /* one pass's processes */
@@ -47,6 +55,37 @@ struct trace_tasks {
 	uint32_t round;
 	long clk_tck;
 };
+
+/*
+ * Open and load the iterators: both, or where the kernel refuses the
+ * sleepable command lines pass (before Linux 5.18: no bpf_copy_from_user_task),
+ * the task iterator alone, and t->cmd_why says why. 0 or -errno.
+ */
+static int tasks_load(struct trace_tasks *t)
+{
+	int err;
+
+	t->skel = tasks_bpf__open();
+	if (!t->skel)
+		return -errno;
+	err = tasks_bpf__load(t->skel);
+	if (!err)
+		return 0;
+	tasks_bpf__destroy(t->skel);
+	snprintf(t->cmd_why, sizeof(t->cmd_why),
+		 "the kernel refused the command lines iterator (iter.s/task with "
+		 "bpf_copy_from_user_task, Linux 5.18 and later): %s", strerror(-err));
+	t->skel = tasks_bpf__open();
+	if (!t->skel)
+		return -errno;
+	bpf_program__set_autoload(t->skel->progs.dump_cmdline, false);
+	err = tasks_bpf__load(t->skel);
+	if (err) {
+		tasks_bpf__destroy(t->skel);
+		t->skel = NULL;
+	}
+	return err;
+}
 
 int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen)
 {
@@ -63,9 +102,8 @@ int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen)
 	t->clk_tck = sysconf(_SC_CLK_TCK);
 	if (t->clk_tck <= 0)
 		t->clk_tck = 100;
-	t->skel = tasks_bpf__open_and_load();
-	if (!t->skel) {
-		err = -errno;
+	err = tasks_load(t);
+	if (err) {
 		snprintf(why, whylen, "the kernel refused the task iterator (iter/task, Linux 5.8 "
 			 "and later): %s", strerror(-err));
 		goto fail;
@@ -75,6 +113,12 @@ int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen)
 		err = -errno;
 		snprintf(why, whylen, "the task iterator does not attach: %s", strerror(-err));
 		goto fail;
+	}
+	if (bpf_program__autoload(t->skel->progs.dump_cmdline)) {
+		t->cmd_link = bpf_program__attach_iter(t->skel->progs.dump_cmdline, NULL);
+		if (!t->cmd_link)
+			snprintf(t->cmd_why, sizeof(t->cmd_why),
+				 "the command lines iterator does not attach: %s", strerror(errno));
 	}
 	*out = t;
 	return 0;
@@ -87,8 +131,11 @@ void trace_tasks__close(struct trace_tasks *t)
 {
 	if (!t)
 		return;
+	bpf_link__destroy(t->cmd_link);
 	bpf_link__destroy(t->link);
 	tasks_bpf__destroy(t->skel);
+	free(t->cmd_buf);
+	free(t->cmd_ix);
 	free(t->buf);
 	free(t->procs);
 	free(t->ix);
@@ -96,29 +143,29 @@ void trace_tasks__close(struct trace_tasks *t)
 	free(t);
 }
 
-/* Every record of one pass into t->buf; the byte count, or -errno. */
-static ssize_t read_pass(struct trace_tasks *t)
+/* Every record of one pass of link's iterator into *buf (of *cap); the byte count, or -errno. */
+static ssize_t read_pass(struct bpf_link *link, char **buf, size_t *cap)
 {
 	size_t len = 0;
-	int fd = bpf_iter_create(bpf_link__fd(t->link));
+	int fd = bpf_iter_create(bpf_link__fd(link));
 
 	if (fd < 0)
 		return -errno;
 	for (;;) {
 		ssize_t n;
 
-		if (t->cap - len < 65536) {
-			size_t ncap = t->cap ? t->cap * 2 : 1u << 20;
-			char *nb = realloc(t->buf, ncap);
+		if (*cap - len < 65536) {
+			size_t ncap = *cap ? *cap * 2 : 1u << 20;
+			char *nb = realloc(*buf, ncap);
 
 			if (!nb) {
 				close(fd);
 				return -ENOMEM;
 			}
-			t->buf = nb;
-			t->cap = ncap;
+			*buf = nb;
+			*cap = ncap;
 		}
-		n = read(fd, t->buf + len, t->cap - len);
+		n = read(fd, *buf + len, *cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -347,7 +394,7 @@ static void fill_sample(struct trace_tasks *t, const struct proc_fold *p, struct
 
 int trace_tasks__read(struct trace_tasks *t, char *why, size_t whylen)
 {
-	ssize_t len = read_pass(t);
+	ssize_t len = read_pass(t->link, &t->buf, &t->cap);
 	const struct tasks_rec *r;
 	size_t n;
 	int err;
@@ -407,6 +454,111 @@ int trace_tasks__each(struct trace_tasks *t, task_visit_fn visit, void *ctx)
 	return 0;
 }
 
+/*
+ * The command lines pass: its records, indexed by tgid. 0, or -errno with why
+ * (the pids collector then reads /proc/PID/cmdline).
+ */
+static int cmdlines_read(struct trace_tasks *t, char *why, size_t whylen)
+{
+	ssize_t len = read_pass(t->cmd_link, &t->cmd_buf, &t->cmd_cap);
+	struct tasks_cmdline h;
+	size_t off, n = 0, icap = 1024;
+
+	t->cmd_len = 0;
+	if (len < 0) {
+		snprintf(why, whylen, "reading the command lines iterator: %s",
+			 strerror((int)-len));
+		return (int)len;
+	}
+	for (off = 0; off + sizeof(h) <= (size_t)len; off += sizeof(h) + h.len, n++)
+		memcpy(&h, t->cmd_buf + off, sizeof(h));
+	while (icap < n * 2)
+		icap <<= 1;
+	if (icap != t->cmd_ix_cap) {
+		uint32_t *ni = realloc(t->cmd_ix, icap * sizeof(*ni));
+
+		if (!ni) {
+			snprintf(why, whylen, "indexing %zu command lines: %s", n, strerror(ENOMEM));
+			return -ENOMEM;
+		}
+		t->cmd_ix = ni;
+		t->cmd_ix_cap = icap;
+	}
+	memset(t->cmd_ix, 0, t->cmd_ix_cap * sizeof(*t->cmd_ix));
+	for (off = 0; off + sizeof(h) <= (size_t)len; off += sizeof(h) + h.len) {
+		size_t k;
+
+		memcpy(&h, t->cmd_buf + off, sizeof(h));
+		if (off + sizeof(h) + h.len > (size_t)len || off >= UINT32_MAX)
+			break; /* a record the pass cut: the rest from /proc */
+		for (k = hash_u32(h.tgid, t->cmd_ix_cap); t->cmd_ix[k];
+		     k = (k + 1) & (t->cmd_ix_cap - 1))
+			;
+		t->cmd_ix[k] = (uint32_t)off + 1;
+	}
+	t->cmd_len = (size_t)len;
+	return 0;
+}
+
+/*
+ * pid's command line from the last pass, as /proc/PID/cmdline would read with
+ * a cap of TASKS_CMDLINE_MAX: 0 with its bytes, or -ENOENT (not in the pass,
+ * or unreadable there: read /proc).
+ */
+static int cmdline_of(const struct trace_tasks *t, int pid, const char **data, size_t *len,
+		      int *cut)
+{
+	struct tasks_cmdline h;
+
+	if (!t->cmd_len || pid <= 0)
+		return -ENOENT;
+	for (size_t k = hash_u32((uint32_t)pid, t->cmd_ix_cap); t->cmd_ix[k];
+	     k = (k + 1) & (t->cmd_ix_cap - 1)) {
+		const char *p = t->cmd_buf + t->cmd_ix[k] - 1;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.tgid != (uint32_t)pid)
+			continue;
+		if (h.flags & TASKS_CMDLINE_FAULT)
+			return -ENOENT;
+		*data = p + sizeof(h);
+		*len = h.len;
+		*cut = !!(h.flags & TASKS_CMDLINE_CUT);
+		if (h.flags & TASKS_CMDLINE_PROCTITLE) {
+			/* get_mm_proctitle(): one page, up to and with its first NUL */
+			const char *nul = memchr(*data, '\0', *len);
+			long page = sysconf(_SC_PAGESIZE);
+
+			if (nul)
+				*len = (size_t)(nul - *data) + 1;
+			*cut = !nul && *cut && page > TASKS_CMDLINE_MAX;
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int tasks_cmdlines_read(void *arg, char *why, size_t whylen)
+{
+	return cmdlines_read(arg, why, whylen);
+}
+
+static int tasks_cmdline(void *arg, int pid, const char **data, size_t *len, int *cut)
+{
+	return cmdline_of(arg, pid, data, len, cut);
+}
+
+static void tasks_cmdlines_drop(void *arg)
+{
+	struct trace_tasks *t = arg;
+
+	free(t->cmd_buf);
+	free(t->cmd_ix);
+	t->cmd_buf = NULL;
+	t->cmd_ix = NULL;
+	t->cmd_cap = t->cmd_len = t->cmd_ix_cap = 0;
+}
+
 static int tasks_read(void *arg, char *why, size_t whylen)
 {
 	return trace_tasks__read(arg, why, whylen);
@@ -423,4 +575,10 @@ void trace_tasks__source(struct trace_tasks *t, struct task_source *src)
 	src->read = tasks_read;
 	src->each = tasks_each;
 	src->arg = t;
+	if (t->cmd_link) {
+		src->cmdlines_read = tasks_cmdlines_read;
+		src->cmdline = tasks_cmdline;
+		src->cmdlines_drop = tasks_cmdlines_drop;
+	}
+	src->cmdlines_why = t->cmd_why;
 }
