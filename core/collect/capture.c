@@ -124,6 +124,19 @@ static void last_forget(struct capture_writer *w, const char *path)
 		l->len = SIZE_MAX;
 }
 
+/* As last_forget, without growing the table: a path it does not hold has nothing to forget. */
+static void last_forget_held(struct capture_writer *w, const char *path)
+{
+	if (!w->last_cap)
+		return;
+	for (size_t i = path_hash(path) & (w->last_cap - 1); w->last[i].path;
+	     i = (i + 1) & (w->last_cap - 1))
+		if (!strcmp(w->last[i].path, path)) {
+			w->last[i].len = SIZE_MAX;
+			return;
+		}
+}
+
 /* The writer is open, path is one a record may carry, no write has failed: 0, else why not. */
 static int writer_ready(const struct capture_writer *w, const char *path)
 {
@@ -148,6 +161,21 @@ static int write_repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns,
 	return 0;
 }
 
+/* An '@' record of len bytes. */
+static int write_full(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
+		      const char *path, const void *buf, size_t len, int truncated)
+{
+	if (fprintf(w->f, "@ %" PRIu32 " %" PRId64 " %" PRId64 " %zu %c %s\n", seq, wall_ns, mono_ns,
+		    len, truncated ? 't' : '-', path) < 0 ||
+	    (len && fwrite(buf, 1, len, w->f) != len) || fputc('\n', w->f) == EOF) {
+		w->err = errno ? -errno : -EIO;
+		return w->err;
+	}
+	w->bytes += len;
+	w->records++;
+	return 0;
+}
+
 int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			   const char *path, const void *buf, size_t len, int truncated)
 {
@@ -160,15 +188,21 @@ int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_
 		return write_repeat(w, seq, wall_ns, mono_ns, path, len);
 	if (truncated || len > REPEAT_MAX)
 		last_forget(w, path);
-	if (fprintf(w->f, "@ %" PRIu32 " %" PRId64 " %" PRId64 " %zu %c %s\n", seq, wall_ns, mono_ns,
-		    len, truncated ? 't' : '-', path) < 0 ||
-	    (len && fwrite(buf, 1, len, w->f) != len) || fputc('\n', w->f) == EOF) {
-		w->err = errno ? -errno : -EIO;
-		return w->err;
-	}
-	w->bytes += len;
-	w->records++;
-	return 0;
+	return write_full(w, seq, wall_ns, mono_ns, path, buf, len, truncated);
+}
+
+int capture_writer__record_once(struct capture_writer *w, uint32_t seq, int64_t wall_ns,
+				int64_t mono_ns, const char *path, const void *buf, size_t len,
+				int truncated)
+{
+	int rc = writer_ready(w, path);
+
+	if (rc)
+		return rc;
+	w->last_repeat = 0;
+	/* a '=' after this must not repeat an earlier record of path */
+	last_forget_held(w, path);
+	return write_full(w, seq, wall_ns, mono_ns, path, buf, len, truncated);
 }
 
 int capture_writer__repeat(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,

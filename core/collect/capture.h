@@ -51,6 +51,14 @@ int capture_writer__open(struct capture_writer *w, const char *raw_dir, const ch
 int capture_writer__record(struct capture_writer *w, uint32_t seq, int64_t wall_ns, int64_t mono_ns,
 			   const char *path, const void *buf, size_t len, int truncated);
 /*
+ * A record of a path read once in the stream (a process's command line at
+ * first sight): written in full and not kept to compare the next one with,
+ * which would cost a copy per process for a '=' that never comes.
+ */
+int capture_writer__record_once(struct capture_writer *w, uint32_t seq, int64_t wall_ns,
+				int64_t mono_ns, const char *path, const void *buf, size_t len,
+				int truncated);
+/*
  * A read whose bytes are exactly those of path's previous record in this
  * stream (len bytes, a successful read), written as a '=' record whatever its
  * size: for a caller copying a stream record by record (sonde redact), which

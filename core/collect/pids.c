@@ -142,7 +142,7 @@ static void tee_cmdline(struct reader *rd, struct capture_writer *w, int pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	if (!reader__read_one(rd, path, CMDLINE_CAP, &data, &len, &trunc))
-		capture_writer__record(w, rd->seq, wall, mono, path, data, len, trunc);
+		capture_writer__record_once(w, rd->seq, wall, mono, path, data, len, trunc);
 }
 
 /* ---- from a task source ---- */
@@ -175,8 +175,8 @@ static void source_cmdline(struct source_round *sr, int pid)
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-		capture_writer__record(sr->w, sr->rd->seq, clock__ns(CLOCK_REALTIME),
-				       clock__ns(CLOCK_MONOTONIC), path, data, len, cut);
+		capture_writer__record_once(sr->w, sr->rd->seq, clock__ns(CLOCK_REALTIME),
+					    clock__ns(CLOCK_MONOTONIC), path, data, len, cut);
 		sr->cs->cmdlines_src++;
 		return;
 	}

@@ -159,6 +159,39 @@ static void test_hostile(void)
 	}
 }
 
+/* A record written once is never a '=' and never the base of one. */
+static void test_record_once(void)
+{
+	struct capture_writer w;
+	struct capture_set cs;
+	const struct capture_stream *st;
+	char err[256], path[512], *text;
+	size_t len = 0;
+	const char *a = "/bin/a\0x\0", *b = "/bin/b\0";
+	int reps = 0;
+
+	capture_writer__open(&w, tmpdir, "t.once");
+	capture_writer__record_once(&w, 0, 1, 1, "/proc/7/cmdline", a, 9, 0);
+	capture_writer__record_once(&w, 1, 2, 2, "/proc/7/cmdline", a, 9, 0); /* same bytes */
+	capture_writer__record(&w, 2, 3, 3, "/proc/8/cmdline", a, 9, 0);     /* remembered */
+	capture_writer__record_once(&w, 3, 4, 4, "/proc/8/cmdline", b, 7, 0);
+	capture_writer__record(&w, 4, 5, 5, "/proc/8/cmdline", a, 9, 0);     /* not a repeat of 2 */
+	is_int(capture_writer__close(&w), 0, "once stream written");
+	snprintf(path, sizeof(path), "%s/t.once.cap", tmpdir);
+	text = slurp(path, &len);
+	for (char *q = text; q && (q = strstr(q, "\n= ")); q++)
+		reps++;
+	is_int(reps, 0, "records written once are in full, and a later read of the path is too");
+	free(text);
+	is_int(capture_set__load(&cs, tmpdir, err, sizeof(err)), 0, "once stream loads");
+	st = capture_set__stream(&cs, "t.once");
+	ok(st && st->n == 5 && st->rec[4].len == 9 && !memcmp(st->rec[4].data, a, 9) &&
+		   st->rec[3].len == 7,
+	   "... and reads back as written");
+	capture_set__free(&cs);
+	unlink(path);
+}
+
 static void test_repeats(void)
 {
 	struct capture_writer w;
@@ -560,6 +593,7 @@ int main(void)
 	test_roundtrip();
 	test_hostile();
 	test_repeats();
+	test_record_once();
 	test_tasks();
 	test_task_records();
 	test_limits();
