@@ -126,6 +126,7 @@ struct task_source {
 	const char *name; /* "bpf_iter_task": written in the run facts */
 	int (*read)(void *arg, char *why, size_t whylen);
 	int (*each)(void *arg, task_visit_fn visit, void *ctx);
+	size_t (*count)(void *arg); /* the processes of the last read */
 	void *arg;
 	/*
 	 * Optional, NULL where the source has none (cmdlines_why says why): every

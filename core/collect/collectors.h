@@ -132,6 +132,8 @@ void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int fi
 		  int changed);
 /* The same from a task source's sample (it carries CPU time, I/O and the fd count): no read. */
 void holders__task(struct collector_state *cs, const struct task_sample *t, int first, int last);
+/* Room for n processes at once (a task source's first pass says how many). */
+void holders__reserve(struct collector_state *cs, size_t n);
 void holders__round(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		    int phase);
 void holders__free(struct collector_state *cs);

@@ -151,6 +151,14 @@ void holders__fds(struct collector_state *cs, struct reader *rd, int pid, int fi
 	held__set(e, R_FDS, (uint64_t)st.st_size, first || !e->have0[R_FDS], last);
 }
 
+void holders__reserve(struct collector_state *cs, size_t n)
+{
+	struct holders *h = holders__get(cs);
+
+	if (h)
+		pidmap__reserve(&h->t, n); /* without the room, the table grows as it goes */
+}
+
 void holders__task(struct collector_state *cs, const struct task_sample *t, int first, int last)
 {
 	struct holders *h;

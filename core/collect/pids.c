@@ -57,28 +57,51 @@ static int seen__test_and_set(struct collector_state *cs, int pid)
 }
 
 /* The idle counter of pid (created at 0); NULL when the table cannot grow. */
+/* The idle table moved to ncap slots (a power of two); -1 when out of memory. */
+static int idle__resize(struct collector_state *cs, size_t ncap)
+{
+	struct idle_slot *n = calloc(ncap, sizeof(*n));
+	size_t i;
+
+	if (!n)
+		return -1;
+	for (size_t k = 0; k < cs->idle_cap; k++) {
+		if (!cs->idle[k].pid)
+			continue;
+		for (i = ((uint32_t)cs->idle[k].pid * 2654435761u) & (ncap - 1); n[i].pid;
+		     i = (i + 1) & (ncap - 1))
+			;
+		n[i] = cs->idle[k];
+	}
+	free(cs->idle);
+	cs->idle = n;
+	cs->idle_cap = ncap;
+	return 0;
+}
+
+/*
+ * Room for n processes in the tables kept per process, in one step instead
+ * of a doubling at a time (each moves every entry into fresh memory): the
+ * first round of a task source, which says how many there are.
+ */
+static void pids__reserve(struct collector_state *cs, size_t n)
+{
+	size_t ncap = cs->idle_cap ? cs->idle_cap : 2048;
+
+	while ((n + 1) * 2 > ncap)
+		ncap *= 2;
+	if (ncap != cs->idle_cap)
+		idle__resize(cs, ncap); /* else it grows as it goes */
+	holders__reserve(cs, n);
+}
+
 static struct idle_slot *idle__slot(struct collector_state *cs, int pid)
 {
 	size_t i;
 
-	if ((cs->idle_n + 1) * 2 > cs->idle_cap) {
-		size_t ncap = cs->idle_cap ? cs->idle_cap * 2 : 2048;
-		struct idle_slot *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t k = 0; k < cs->idle_cap; k++) {
-			if (!cs->idle[k].pid)
-				continue;
-			for (i = ((uint32_t)cs->idle[k].pid * 2654435761u) & (ncap - 1); n[i].pid;
-			     i = (i + 1) & (ncap - 1))
-				;
-			n[i] = cs->idle[k];
-		}
-		free(cs->idle);
-		cs->idle = n;
-		cs->idle_cap = ncap;
-	}
+	if ((cs->idle_n + 1) * 2 > cs->idle_cap &&
+	    idle__resize(cs, cs->idle_cap ? cs->idle_cap * 2 : 2048))
+		return NULL;
 	for (i = ((uint32_t)pid * 2654435761u) & (cs->idle_cap - 1); cs->idle[i].pid;
 	     i = (i + 1) & (cs->idle_cap - 1))
 		if (cs->idle[i].pid == pid)
@@ -279,6 +302,7 @@ static int pids__sample_source(struct collector_state *cs, struct reader *rd,
 	if (!err && (phase & PHASE_FIRST)) {
 		char cwhy[200] = "";
 
+		pids__reserve(cs, src->count(src->arg));
 		if (!src->cmdlines_read)
 			snprintf(cs->cmdlines_why, sizeof(cs->cmdlines_why), "%s",
 				 src->cmdlines_why && src->cmdlines_why[0] ? src->cmdlines_why

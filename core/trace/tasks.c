@@ -569,11 +569,19 @@ static int tasks_each(void *arg, task_visit_fn visit, void *ctx)
 	return trace_tasks__each(arg, visit, ctx);
 }
 
+static size_t tasks_count(void *arg)
+{
+	const struct trace_tasks *t = arg;
+
+	return t->nprocs;
+}
+
 void trace_tasks__source(struct trace_tasks *t, struct task_source *src)
 {
 	src->name = "bpf_iter_task";
 	src->read = tasks_read;
 	src->each = tasks_each;
+	src->count = tasks_count;
 	src->arg = t;
 	if (t->cmd_link) {
 		src->cmdlines_read = tasks_cmdlines_read;

@@ -16,9 +16,9 @@ static int *pidmap__key(const struct pidmap *m, size_t i)
 	return (int *)(m->slots + i * m->size);
 }
 
-static int pidmap__grow(struct pidmap *m)
+/* Move the entries to a table of ncap slots (a power of two above twice their number). */
+static int pidmap__resize(struct pidmap *m, size_t ncap)
 {
-	size_t ncap = m->cap ? m->cap * 2 : 1024;
 	struct pidmap n = { calloc(ncap, m->size), m->size, ncap, m->n };
 
 	if (!n.slots)
@@ -36,6 +36,20 @@ static int pidmap__grow(struct pidmap *m)
 	free(m->slots);
 	*m = n;
 	return 0;
+}
+
+static int pidmap__grow(struct pidmap *m)
+{
+	return pidmap__resize(m, m->cap ? m->cap * 2 : 1024);
+}
+
+int pidmap__reserve(struct pidmap *m, size_t n)
+{
+	size_t ncap = m->cap ? m->cap : 1024;
+
+	while ((n + 1) * 2 > ncap)
+		ncap *= 2;
+	return ncap == m->cap ? 0 : pidmap__resize(m, ncap);
 }
 
 void *pidmap__find(const struct pidmap *m, int pid)

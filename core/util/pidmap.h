@@ -21,6 +21,12 @@ struct pidmap {
 
 /* The entry of pid, added zeroed (with its pid) when absent; NULL when the table cannot grow. */
 void *pidmap__get(struct pidmap *m, int pid);
+/*
+ * Room for n entries in all without growing again: one step to the size the
+ * table would reach by doubling (each doubling moves every entry and
+ * faults in a fresh table). 0, or -1 when it cannot grow (it stays usable).
+ */
+int pidmap__reserve(struct pidmap *m, size_t n);
 /* The entry of pid, or NULL. */
 void *pidmap__find(const struct pidmap *m, int pid);
 /* Slot i (0 <= i < cap): an entry, or NULL when empty; for walks over every entry. */
