@@ -24,6 +24,7 @@
 #include "report/doc.h"
 #include "report/escape.h"
 #include "report/flamegraph.h"
+#include "report/model.h"
 #include "report/report.h"
 #include "util/json_read.h"
 #include "tap.h"
@@ -964,6 +965,61 @@ static void test_model(void)
 	catalog__free(&cat);
 }
 
+/*
+ * The verdict's exhaustion rule (ranking/verdict.lua, issue 11): among findings of one
+ * severity, a resource running out ranks before one merely busy, the soonest first; a
+ * worse severity still ranks first.
+ */
+static void test_exhaustion_rank(void)
+{
+	static const char *const ids[] = { "use.cpu-saturation", "use.fd-runout",
+					   "use.filesystem-runout", "use.memory-runout",
+					   "use.disk-saturation" };
+	/* value, status of the one metric each result has */
+	static const struct { const char *metric; double v; enum status st; } m[] = {
+		{ "psi_some_pct", 80, ST_CRIT }, { "time_left_s", 300, ST_CRIT },
+		{ "time_left_s", 30, ST_CRIT },  { "time_left_s", 3600, ST_WARN },
+		{ "psi_some_pct", 20, ST_WARN },
+	};
+	struct catalog cat;
+	struct check_result res[5];
+	struct run_report rr = { 0 };
+	struct analysis a = { 0 };
+	char err[512];
+
+	if (catalog__load(&cat, NULL, err, sizeof(err))) {
+		ok(0, "the embedded catalog loads: %s", err);
+		return;
+	}
+	for (size_t i = 0; i < 5; i++) {
+		memset(&res[i], 0, sizeof(res[i]));
+		res[i].def = catalog__check(&cat, ids[i]);
+		add_metric(&res[i], m[i].metric, "x", m[i].v, 0, 0);
+		res[i].metrics[0].st = m[i].st;
+		res[i].st = m[i].st;
+	}
+	rr.cat = &cat;
+	rr.an = &a;
+	rr.res = res;
+	rr.nres = 5;
+	ok(!report__rank(&rr) && rr.nrank == 5, "five findings ranked");
+	if (rr.nrank == 5) {
+		ok(rr.rank[0] == 2 && rr.rank[1] == 1,
+		   "crit: /srv full in 30 s, then fds out in 300 s (got %zu, %zu)", rr.rank[0],
+		   rr.rank[1]);
+		ok(rr.rank[2] == 0, "then the merely busy CPU, crit (got %zu)", rr.rank[2]);
+		ok(rr.rank[3] == 3 && rr.rank[4] == 4,
+		   "warn: memory out in an hour before a busy disk (got %zu, %zu)", rr.rank[3],
+		   rr.rank[4]);
+		ok(report__time_left(&rr, &res[2]) == 30 && report__time_left(&rr, &res[0]) < 0,
+		   "time left: the exhaustion metric at warn or crit, none for a busy resource");
+	}
+	free(rr.rank);
+	for (size_t i = 0; i < 5; i++)
+		check_result__free(&res[i]);
+	catalog__free(&cat);
+}
+
 int main(void)
 {
 	test_md_escape();
@@ -973,5 +1029,6 @@ int main(void)
 	test_html_hostile();
 	test_sparkline();
 	test_model();
+	test_exhaustion_rank();
 	return tap_done();
 }
