@@ -21,6 +21,7 @@
 #include "trace/trace.h"
 #include "util/embedded.h"
 #include "util/file.h"
+#include "util/strbuf.h"
 #include "lua/catalog_int.h"
 #include "lua/loader.h"
 #include "lua/sandbox.h"
@@ -33,6 +34,39 @@ char *catalog__dup(const char *s, size_t n)
 		memcpy(d, s, n);
 		d[n] = '\0';
 	}
+	return d;
+}
+
+/*
+ * A check's description from its doc comment: the first sentence of the block
+ * that opens the file ("--- text" then "-- text" or "--- text" lines), joined by
+ * one space. The first line alone cut many mid-sentence ("..., and with").
+ */
+static char *doc_sentence(const char *src, size_t len)
+{
+	const char *p = src + 4, *end = src + len;
+	struct strbuf sb = { 0 };
+	char *d;
+
+	for (;;) {
+		size_t n = strcspn(p, "\n");
+		const char *dot = NULL;
+
+		if (p + n > end)
+			n = (size_t)(end - p);
+		for (size_t i = 0; i < n && !dot; i++)
+			if (p[i] && strchr(".?!", p[i]) && (i + 1 == n || p[i + 1] == ' '))
+				dot = p + i + 1;
+		if (sb.len)
+			strbuf__puts(&sb, " ");
+		strbuf__append(&sb, p, dot ? (size_t)(dot - p) : n);
+		p += n;
+		if (dot || end - p < 4 || (strncmp(p, "\n-- ", 4) && strncmp(p, "\n--- ", 5)))
+			break;
+		p += p[3] == '-' ? 5 : 4;
+	}
+	d = sb.oom ? NULL : catalog__dup(sb.buf ? sb.buf : "", sb.len);
+	strbuf__free(&sb);
 	return d;
 }
 
@@ -405,7 +439,7 @@ int catalog__load_check(struct catalog *cat, const char *origin, const char *rel
 	}
 	/* The doc comment ("--- text") on the first line is the description when none is given. */
 	if (!d.description && len > 4 && !strncmp(src, "--- ", 4))
-		d.description = catalog__dup(src + 4, strcspn(src + 4, "\n"));
+		d.description = doc_sentence(src, len);
 	d.origin = strdup(origin);
 	d.source = catalog__dup(src, len);
 	d.source_len = len;

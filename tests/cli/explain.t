@@ -74,6 +74,23 @@ ok "the source is the user's file" grep -q "source: $T/c/use/mine.lua (--checks)
 is "$(jq -r '.checks[] | select(.id == "use.mine") | [.user, (.args | length), (.metrics | length)] | @csv' "$T/l2.json")" \
 	"true,2,3" "list --json: the user check, its two arguments and three metrics"
 
+# The purpose is the doc comment's first sentence, over as many lines as it takes
+# (its first line alone cut many checks mid-sentence: "..., and with").
+cat >"$T/c/use/long.lua" <<'EOF'
+--- Long check: a purpose that goes on past
+-- its first line, and ends here. This is the rest,
+-- not the purpose.
+return {
+  id = "use.long", title = "Long", methodology = "use", resource = "cpu", metric = "errors",
+  collect = { "proc.stat" }, run = function(ctx, args) end,
+}
+EOF
+"$SONDE" explain use.long --checks "$T/c" >"$T/e" 2>"$T/err"
+is "$(sed -n 2p "$T/e")" "  Long check: a purpose that goes on past its first line, and ends here." \
+	"a purpose over two lines: its first sentence, joined"
+is "$(jq -r '[.checks[] | select(.description | test("[.?!]$") | not) | .id] | join(" ")' "$T/list.json")" "" \
+	"every built-in check's description is a whole sentence"
+
 "$SONDE" explain no.such >"$T/out" 2>"$T/err"
 is "$?" 2 "explain no.such: exit 2"
 ok "it says so in one line: $(cat "$T/err")" test "$(wc -l <"$T/err")" = 1 -a "$(grep -c 'no such check' "$T/err")" = 1
