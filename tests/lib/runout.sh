@@ -84,6 +84,40 @@ runout_at_end() {
 	awk -v e="$end" '$1 <= e + 0.5 { v = $2 } END { print v }' "$2"
 }
 
+# runout_rate FINDINGS SAMPLES: how fast SAMPLES ("EPOCH VALUE" lines) rose, in units a second,
+# while sonde looked (between the start and the end of the window of FINDINGS): the rate the test
+# itself saw, not the one its grower was asked for (on a loaded host a grower that sleeps between
+# steps grows slower than nominal). A least-squares slope over every sample in the window, not
+# sonde's estimator (Theil-Sen over its own samples) nor first-minus-last, so a fit that is wrong
+# in sonde is not wrong here the same way. A falling series gives a negative rate. Empty when the
+# window holds fewer than 4 samples. The window's ends are whole seconds (truncated): the samples
+# taken are those from its start's second to the end of its end's.
+runout_rate() {
+	local s e
+	s=$(date -u -d "$(jq -r .window.start "$1")" +%s) || return
+	e=$(date -u -d "$(jq -r .window.end "$1")" +%s) || return
+	awk -v s="$s" -v e="$e" '
+		NF >= 2 && $1 >= s && $1 < e + 1 { t = $1 - s; n++; st += t; sy += $2; stt += t * t; sty += t * $2 }
+		END { d = n * stt - st * st; if (n >= 4 && d > 0) printf "%.6g\n", (n * sty - st * sy) / d }' "$2"
+}
+
+# runout_left NAME LEFT HEADROOM RATE SLACK: one test that sonde's time LEFT (s) until a resource
+# runs out matches HEADROOM (what the test saw left at the window's end) at RATE (runout_rate),
+# within a factor of 2 either way; SLACK (units, e.g. one step of the grower) is added to the
+# headroom at the top, for a level read up to half a second from sonde's. Fails, saying so, when
+# the test saw no growth (the scenario did not happen: nothing to compare with).
+runout_left() {
+	local name=$1 left=$2 room=$3 rate=$4 slack=${5:-0}
+	if ! awk -v r="${rate:-0}" 'BEGIN { exit !(r + 0 > 0) }'; then
+		ok "$name (the test saw no growth in the window: rate ${rate:-none})" false
+		return
+	fi
+	diag "$name: the test saw $room left, growing $rate a second"
+	runout_between "$name" "$left" \
+		"$(awk -v h="$room" -v r="$rate" 'BEGIN { print h / r / 2 }')" \
+		"$(awk -v h="$room" -v r="$rate" -v k="$slack" 'BEGIN { print (h + k) / r * 2 }')"
+}
+
 # runout_rmcg ROOT CG: move CG's processes back to ROOT (a v1 hierarchy) and remove CG
 runout_rmcg() {
 	local p

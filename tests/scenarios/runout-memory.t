@@ -6,7 +6,10 @@
 # toward it (the cgroup is full in about half a minute). sonde must give both a
 # time to exhaustion that matches what is left and the rate (within a factor of
 # 2) and name each grower; the one running out first leads the verdict. Both
-# stop long before they could hurt the host.
+# stop long before they could hurt the host. The rates are the ones the test
+# measures itself during the window (runout_rate), not the nominal ones: on a
+# loaded host the growers, sleeping between steps, grow slower (sondeleak was
+# seen at 28.8 MiB/s with load 8 on 2 CPUs), and sonde is right to say so.
 . tests/lib/tap.sh
 . tests/lib/runout.sh
 
@@ -46,7 +49,11 @@ if [ -w "$CGROOT/cgroup.procs" ] && mkdir "$CGROOT/sonde-runout-$$" 2>/dev/null;
 	CGPID=$!
 fi
 mem_avail() { awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo; }
+rss() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 runout_sample "$T/avail.samples" mem_avail
+# sondeleak's own growth, as sonde's per-process trend sees it (the host's available memory
+# also falls with the cgroup's grower and whatever else runs)
+runout_sample "$T/leak.samples" rss "$LEAK"
 [ -n "$CG" ] && runout_sample "$T/cg.samples" cat "$CG/memory.usage_in_bytes"
 sleep 1
 
@@ -54,18 +61,17 @@ runout_run "$T/f.json" --check use.memory-runout --check use.swap-runout
 F=$T/f.json
 avail=$(runout_at_end "$F" "$T/avail.samples")
 leak_left=$(runout_metric "$F" use.memory-runout time_left_s "sondeleak (pid $LEAK)")
-runout_between "sondeleak: time to exhaustion matches what is available at 64 MiB/s" "$leak_left" \
-	"$(awk -v a="$avail" 'BEGIN { print a / (64 * 1048576) / 2 }')" \
-	"$(awk -v a="$avail" 'BEGIN { print a / (64 * 1048576) * 2 }')"
+runout_left "sondeleak: time to exhaustion matches what is available at the growth the test saw" \
+	"$leak_left" "$avail" "$(runout_rate "$F" "$T/leak.samples")"
 is "$(runout_status "$F" use.memory-runout)" crit "use.memory-runout is crit"
 comms=$(jq -r '[.findings[] | select(.check == "use.memory-runout")][0].culprits | map(.comm) | join(" ")' "$F")
 if [ -n "$CG" ]; then
 	cg_left=$(runout_metric "$F" use.memory-runout time_left_s "/sonde-runout-$$")
 	used=$(runout_at_end "$F" "$T/cg.samples")
-	# the cgroup started at 128 MiB + 16 MiB/s: at the window's end about 300 MiB of 512
-	runout_between "the cgroup: time to its limit matches what is left at 16 MiB/s" "$cg_left" \
-		"$(awk -v u="$used" 'BEGIN { print (512 * 1048576 - u) / (16 * 1048576) / 2 }')" \
-		"$(awk -v u="$used" 'BEGIN { print (512 * 1048576 - u + 8 * 1048576) / (16 * 1048576) * 2 }')"
+	# the cgroup started at 128 MiB + 16 MiB/s (nominal): at the window's end about 300 MiB of 512;
+	# 8 MiB of slack at the top for a level read up to half a second after sonde's
+	runout_left "the cgroup: time to its limit matches what is left at the growth the test saw" "$cg_left" \
+		"$((512 * 1048576 - used))" "$(runout_rate "$F" "$T/cg.samples")" $((8 * 1048576))
 	is "$comms" sondecg "the cgroup, running out first, leads the finding and names sondecg"
 	ok "sondeleak is named too" grep -q "sondeleak" <(jq -r '.checks[] | select(.id == "use.memory-runout") | .evidence[] | select(.kind == "table") | .rows[]? | .[1]' "$F")
 else

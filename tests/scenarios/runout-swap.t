@@ -4,7 +4,10 @@
 # it runs) and puts sondeswap in a v1 memory cgroup limited to 64 MiB: the 12
 # MiB a second it keeps allocating can only go to swap, which fills in about 20
 # s. sonde must find swap running out with a time that matches what is left and
-# the rate (within a factor of 2), and name sondeswap. Skips where this host has
+# the rate (within a factor of 2), and name sondeswap. The rate is the one the
+# test measures itself during the window (runout_rate on SwapFree), not the
+# nominal 12 MiB/s: on a loaded host the grower, sleeping between steps, and
+# reclaim run slower, and sonde is right to say so. Skips where this host has
 # no swap support, cannot swap on a file of /tmp's file system, or has no
 # writable memory cgroup.
 . tests/lib/tap.sh
@@ -56,10 +59,11 @@ runout_run "$T/f.json" --check use.swap-runout --check use.memory-runout
 F=$T/f.json
 free=$(runout_at_end "$F" "$T/samples")
 left=$(runout_metric "$F" use.swap-runout time_left_s swap)
-diag "swap: $free bytes free at the end of the window"
-runout_between "time to full matches what is free at 12 MiB/s" "$left" \
-	"$(awk -v f="$free" 'BEGIN { print f / (12 * 1048576) / 2 }')" \
-	"$(awk -v f="$free" 'BEGIN { print (f + 6 * 1048576) / (12 * 1048576) * 2 }')"
+# SwapFree falls as swap fills: its rise is negative. 6 MiB of slack at the top for a level
+# read up to half a second after sonde's.
+rate=$(runout_rate "$F" "$T/samples")
+runout_left "time to full matches what is free at the rate the test saw swap fill" "$left" \
+	"$free" "$(awk -v r="$rate" 'BEGIN { if (r != "") print -r }')" $((6 * 1048576))
 st=$(runout_status "$F" use.swap-runout)
 ok "use.swap-runout is a finding ($st)" test "$st" = crit -o "$st" = warn
 # the grower or the holder of the most swap: another process growing faster on a busy host comes first
