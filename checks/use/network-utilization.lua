@@ -36,7 +36,7 @@ return {
       local speed = i.info.speed_mbps
       local l = links and links[i.name]
       local kind = l and l.kind
-      local pct = "?"
+      local pct
       local why_na = net.no_capacity(i.name, links, devices, i.info, interfaces)
       if why_na and not speed and kind and net.stacked(kind) then
         -- a bond, team or vlan without a known speed: no capacity to measure against, so its cell
