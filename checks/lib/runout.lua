@@ -168,9 +168,23 @@ function runout.who(named)
   return s
 end
 
+-- Whether field changed over series (samples without it are skipped).
+local function moved(series, field)
+  local first
+  for _, x in ipairs(series) do
+    local v = x[field]
+    if v ~= nil then
+      if first == nil then first = v elseif v ~= first then return true end
+    end
+  end
+  return false
+end
+
 --- The tasks by pid, and the candidates of the processes whose level series moved (task_levels),
--- for field (rss_bytes, threads, fds): { task, ts, ys }. sonde itself is left out.
-function runout.task_series(ctx, field)
+-- for field (rss_bytes, threads, fds): { task, ts, ys, series, moved }. moved: the resident memory,
+-- threads or fd count moved; a process whose anonymous memory alone moved is a candidate only
+-- when also_field (anon_bytes) is asked for, with moved false. sonde itself is left out.
+function runout.task_series(ctx, field, also_field)
   local levels = ctx.proc.task_levels()
   local list = ctx.proc.tasks() or {}
   local by_pid = {}
@@ -180,8 +194,11 @@ function runout.task_series(ctx, field)
   for pid, s in pairs(levels) do
     local t = type(pid) == "number" and by_pid[pid]
     if t and not t.self and not t.kernel_thread then
-      local ts, ys = trend.points(s, field)
-      if #ts >= 2 then out[#out + 1] = { task = t, ts = ts, ys = ys, series = s } end
+      local m = moved(s, "rss_bytes") or moved(s, "threads") or moved(s, "fds")
+      if m or (also_field and moved(s, also_field)) then
+        local ts, ys = trend.points(s, field)
+        if #ts >= 2 then out[#out + 1] = { task = t, ts = ts, ys = ys, series = s, moved = m } end
+      end
     end
   end
   table.sort(out, function(a, b) return a.task.pid < b.task.pid end)

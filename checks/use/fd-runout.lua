@@ -52,8 +52,8 @@ return {
     end
     local out = runout.report(ctx, cands, args, "File descriptors: level, trend and time until the limit")
     if #out == 0 then
-      ctx:summary(string.format("no file descriptor table is filling (%d processes' fds moved, none steadily toward "
-        .. "a limit)", #procs))
+      ctx:summary(string.format("no file descriptor table is filling (%d %s fds moved, none steadily toward "
+        .. "a limit)", #procs, #procs == 1 and "process's" or "processes'"))
       return
     end
     local worst = out[1]

@@ -1,6 +1,9 @@
 --- Memory running out: the host's memory (total minus MemAvailable), each memory cgroup against
--- its limit, and each process whose resident memory grows, by their trend over the window; the
--- time until it runs out, with its range, and who grows.
+-- its limit, and each process whose resident or anonymous memory grows, by their trend over the
+-- window; the time until it runs out, with its range, and who grows. A process's anonymous memory
+-- (its heap: what a leak grows, and what the kernel cannot drop as it drops file pages) gets its
+-- own trend where it was read every round (the task iterator's ANON_PAGES); the /proc walk reads
+-- it (status's RssAnon) at first sight and in the last round only, and two points make no trend.
 local runout = require("runout")
 local trend = require("trend")
 local cgroups = require("cgroups")
@@ -41,16 +44,46 @@ return {
     -- processes: the room each has is what the host has left, or its cgroup if tighter
     local cglist = ctx.proc.cgroups()
     local limit_of = runout.cgroup_room(cglist, memory_limit)
-    local procs = runout.task_series(ctx, "rss_bytes")
+    local procs = runout.task_series(ctx, "rss_bytes", "anon_bytes")
     local growing = {}
     for _, e in ipairs(procs) do
       local lim = limit_of[e.task.pid]
       local room = lim and math.min(avail, lim.headroom) or avail
+      local limit = lim and room == lim.headroom and lim or nil
       local c = runout.assess(ctx, { name = fmt.task(e.task) .. " resident memory", instance = fmt.task(e.task),
-        ts = e.ts, ys = e.ys, capacity = e.ys[#e.ys] + room, unit = "bytes", task = e.task,
-        limit = lim and room == lim.headroom and lim or nil }, args)
-      cands[#cands + 1] = c
-      if c.fit and c.fit.real then growing[#growing + 1] = { task = e.task, rate = c.fit.slope, c = c } end
+        ts = e.ts, ys = e.ys, capacity = e.ys[#e.ys] + room, unit = "bytes", task = e.task, limit = limit }, args)
+      local ats, ays = trend.points(e.series, "anon_bytes")
+      local a, noted
+      if #ats >= 2 then
+        a = runout.assess(ctx, { name = fmt.task(e.task) .. " anonymous memory", instance = fmt.task(e.task),
+          ts = ats, ys = ays, capacity = ays[#ays] + room, unit = "bytes", task = e.task, limit = limit,
+          anon = true }, args)
+        -- two reads make no trend; say so only where, were it one, it would be called (its room
+        -- used up within horizon_x times the span between them): a few KiB more of a quiet
+        -- process's heap is not worth a line
+        local span = ats[#ats] - ats[1]
+        local grew = ays[#ays] - ays[1]
+        if not a.fit and #ats < 5 and grew > 0 and span > 0 and not (c.fit and c.fit.real)
+          and room / (grew / span) <= (args.horizon_x or 100) * span then
+          ctx:note(string.format("%s: anonymous memory %s at %.1f s, %s at %.1f s, read %d times only "
+            .. "(/proc/PID/status at first sight and in the last round): %d points make no trend "
+            .. "(the BPF task iterator reads it every round)", fmt.task(e.task), fmt.bytes(ays[1]), ats[1],
+            fmt.bytes(ays[#ays]), ats[#ats], #ats, #ats))
+          noted = true
+        end
+      end
+      -- the process's own candidate: its anonymous memory when that runs out sooner (file pages
+      -- it drops can hide a leak from its RSS), else its resident memory
+      local own = c
+      if a and a.ex and (not c.ex or a.ex.seconds < c.ex.seconds) then own = a end
+      -- one whose anonymous memory alone moved is listed when that says something
+      if e.moved or (a and a.fit) or noted then cands[#cands + 1] = own end
+      local rss_rate = c.fit and c.fit.real and c.fit.slope or nil
+      local anon_rate = a and a.fit and a.fit.real and a.fit.slope or nil
+      if rss_rate or anon_rate then
+        growing[#growing + 1] = { task = e.task, rate = math.max(rss_rate or 0, anon_rate or 0), c = own,
+          rss = c, rss_rate = rss_rate, anon_rate = anon_rate, anon_now = a and a.ys[#a.ys] or nil }
+      end
     end
 
     -- memory cgroups against their limits: usage counts page cache, which is reclaimed at the
@@ -82,12 +115,15 @@ return {
       table.sort(growing, function(a, b) return a.rate > b.rate end)
       for i = 1, math.min(10, #growing) do
         local g = growing[i]
-        rows[#rows + 1] = { g.task.pid, g.task.comm, fmt.bytes(g.c.ys[#g.c.ys]),
-          g.task.anon_bytes and fmt.bytes(g.task.anon_bytes) or "?", runout.rate(g.rate, "bytes"),
+        local anon = g.anon_now or g.task.anon_bytes
+        rows[#rows + 1] = { g.task.pid, g.task.comm, fmt.bytes(g.rss.ys[#g.rss.ys]),
+          anon and fmt.bytes(anon) or "?", g.rss_rate and runout.rate(g.rss_rate, "bytes") or "no trend",
+          g.anon_rate and runout.rate(g.anon_rate, "bytes") or "no trend",
           g.c.limit and ("cgroup " .. g.c.limit.name) or "host" }
       end
-      ctx:table { title = "Processes whose resident memory grows steadily",
-                  columns = { "pid", "process", "RSS", "anonymous", "growth", "room from" }, rows = rows }
+      ctx:table { title = "Processes whose memory grows steadily",
+                  columns = { "pid", "process", "RSS", "anonymous", "RSS growth", "anonymous growth", "room from" },
+                  rows = rows }
     end
     if #out == 0 then
       ctx:summary(string.format("memory is not running out: %s available of %s, no steady growth that exhausts it",
@@ -98,7 +134,15 @@ return {
     local named, sentence
     if worst.task then
       named = runout.blame_self(ctx, worst)
-      sentence = string.format("%s grows %s: %s %s", fmt.task(worst.task), runout.rate(worst.ex.rate, "bytes"),
+      local subject = fmt.task(worst.task)
+      if worst.anon then subject = subject .. "'s anonymous memory" end
+      local rss_flat = ""
+      if worst.anon then
+        for _, g in ipairs(growing) do
+          if g.task == worst.task and not g.rss_rate then rss_flat = " (its resident size does not rise steadily)" end
+        end
+      end
+      sentence = string.format("%s grows %s%s: %s %s", subject, runout.rate(worst.ex.rate, "bytes"), rss_flat,
         worst.limit and ("its cgroup " .. worst.limit.name .. " reaches its limit") or "the host's available memory runs out",
         trend.when(worst.ex))
     else

@@ -1,6 +1,7 @@
 --- Network utilization: throughput against the link speed, per interface and direction. Virtual
--- and loopback links (veth, bridge, tun, lo, a bond without a known speed) have no line rate: their
--- cell is n/a with the reason, and their saturation is in use.network-saturation.
+-- and loopback links (veth, bridge, tun, lo) and stacked ones without a known speed (a bond, team
+-- or vlan) have no line rate: their cell is n/a with the reason, and their saturation is in
+-- use.network-saturation. A link of any kind whose speed is unknown shows n/a with the reason too.
 local net = require("net")
 local fmt = require("fmt")
 
@@ -28,36 +29,51 @@ return {
     if stats.lo then
       ctx:not_applicable("link_pct", "loopback: traffic never leaves the host, there is no line rate", { instance = "lo" })
     end
-    local rows, unknown_speed, worst, worst_name, physical, na = {}, {}, 0, nil, 0, nil
+    local interfaces = ctx.proc.interfaces() or {}
+    local rows, unknown_speed, worst, worst_name, physical, na, stacked_na = {}, {}, 0, nil, 0, nil, false
     for _, i in ipairs(list) do
       local rx, tx = i.series:rate("rx_bytes") or 0, i.series:rate("tx_bytes") or 0
       local speed = i.info.speed_mbps
-      local pct = "?"
-      local virtual = net.no_capacity(i.name, links, devices)
-      if virtual then
-        ctx:not_applicable("link_pct", virtual, { instance = i.name })
-        pct, speed, na = "n/a (virtual)", nil, virtual
-        rows[#rows + 1] = { i.name, fmt.bytes(rx) .. "/s", fmt.bytes(tx) .. "/s", "none (virtual)", pct, i.info.operstate or "?" }
-      elseif speed then
-        local u = 100 * math.max(rx, tx) * 8 / (speed * 1e6)
-        ctx:metric("link_pct", u, { unit = "%", instance = i.name, warn = args.warn_pct, crit = args.crit_pct })
-        pct = fmt.pct(u)
-        if u >= worst then worst, worst_name = u, i.name end
-      elseif rx + tx > 0 then
-        unknown_speed[#unknown_speed + 1] = i.name .. " (" .. (i.info.speed_reason or "no speed") .. ")"
-      end
-      if not virtual then
+      local l = links and links[i.name]
+      local kind = l and l.kind
+      local pct
+      local why_na = net.no_capacity(i.name, links, devices, i.info, interfaces)
+      if why_na and not speed and kind and net.stacked(kind) then
+        -- a bond, team or vlan without a known speed: no capacity to measure against, so its cell
+        -- is n/a (no throughput metric of its own would speak over it: it is in the table)
+        ctx:not_applicable("link_pct", why_na, { instance = i.name })
+        na, stacked_na = why_na, true
+        rows[#rows + 1] = { i.name, fmt.bytes(rx) .. "/s", fmt.bytes(tx) .. "/s", "none known",
+          "n/a: a " .. kind .. " without a known speed", i.info.operstate or "?" }
+      elseif why_na then
+        ctx:not_applicable("link_pct", why_na, { instance = i.name })
+        na = why_na
+        rows[#rows + 1] = { i.name, fmt.bytes(rx) .. "/s", fmt.bytes(tx) .. "/s", "none (virtual)",
+          "n/a: virtual link" .. (kind and (" (" .. kind .. ")") or ""), i.info.operstate or "?" }
+      else
         physical = physical + 1
+        if speed then
+          local u = 100 * math.max(rx, tx) * 8 / (speed * 1e6)
+          ctx:metric("link_pct", u, { unit = "%", instance = i.name, warn = args.warn_pct, crit = args.crit_pct })
+          pct = fmt.pct(u)
+          if u >= worst then worst, worst_name = u, i.name end
+        else
+          pct = "n/a: no known speed (" .. (i.info.speed_reason or "none reported") .. ")"
+          if rx + tx > 0 then
+            unknown_speed[#unknown_speed + 1] = i.name .. " (" .. (i.info.speed_reason or "no speed") .. ")"
+          end
+        end
         ctx:metric("rx_bytes_per_s", rx, { unit = "bytes/s", instance = i.name })
         ctx:metric("tx_bytes_per_s", tx, { unit = "bytes/s", instance = i.name })
-        rows[#rows + 1] = { i.name, fmt.bytes(rx) .. "/s", fmt.bytes(tx) .. "/s", speed and (speed .. " Mb/s") or "unknown", pct, i.info.operstate or "?" }
+        rows[#rows + 1] = { i.name, fmt.bytes(rx) .. "/s", fmt.bytes(tx) .. "/s", speed and (speed .. " Mb/s") or "none known", pct, i.info.operstate or "?" }
       end
     end
     if physical == 0 then
       -- nothing here has a line rate: the whole cell does not apply
       ctx:not_applicable("link_pct", na or "no interface but loopback")
       ctx:table { title = "Interfaces", columns = { "interface", "rx", "tx", "link speed", "utilization", "state" }, rows = rows }
-      ctx:summary("no interface with a line rate: " .. (na and "only virtual links" or "only loopback"))
+      ctx:summary("no interface with a line rate: " .. (not na and "only loopback"
+        or stacked_na and "only virtual links and links without a known speed" or "only virtual links"))
       return
     end
     ctx:table { title = "Interfaces", columns = { "interface", "rx", "tx", "link speed", "utilization", "state" }, rows = rows }

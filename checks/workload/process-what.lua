@@ -50,11 +50,11 @@ return {
       if seen then
         ctx:metric("started_seen_by_proc", seen.started, { })
         ctx:metric("exited_seen_by_proc", seen.exited, { })
-        ctx:note(string.format("/proc sampling every %g s saw %d processes start and %d exit; "
-          .. "a process that lives less than a sampling interval is not seen at all",
-          ctx.window.interval, seen.started, seen.exited))
-        ctx:summary(string.format("execs unknown (%s); /proc sampling saw %d processes start and %d exit",
-          info, seen.started, seen.exited))
+        local saw = string.format("%d process%s start and %d exit", seen.started, seen.started == 1 and "" or "es",
+          seen.exited)
+        ctx:note(string.format("/proc sampling every %g s saw %s; "
+          .. "a process that lives less than a sampling interval is not seen at all", ctx.window.interval, saw))
+        ctx:summary(string.format("execs unknown (%s); /proc sampling saw %s", info, saw))
       end
       return
     end

@@ -27,7 +27,8 @@ struct level {
 	uint32_t seq;
 	double t;
 	uint64_t rss, threads;
-	int64_t fds; /* -1: not counted that round */
+	int64_t fds;  /* -1: not counted that round */
+	int64_t anon; /* anonymous resident bytes; -1: not known that round */
 };
 
 struct proc_levels {
@@ -70,7 +71,7 @@ static struct level *levels__add(struct pidmap *lt, const struct analysis *an, i
 		pl->v = nv;
 		pl->cap = nc;
 	}
-	pl->v[pl->n] = (struct level){ r->seq, analysis__t(an, r), 0, 0, -1 };
+	pl->v[pl->n] = (struct level){ r->seq, analysis__t(an, r), 0, 0, -1, -1 };
 	return &pl->v[pl->n++];
 nomem:
 	*err = -ENOMEM;
@@ -124,6 +125,8 @@ static int levels__task(struct pidmap *lt, const struct analysis *an, int pid,
 	l->rss = pt.rss_pages * (uint64_t)an->page_size;
 	l->threads = pt.threads;
 	l->fds = pt.fds;
+	if (pt.anon_pages != UINT64_MAX)
+		l->anon = (int64_t)(pt.anon_pages * (uint64_t)an->page_size);
 	if (pt.fds >= 0)
 		*fds = 1;
 	pl = pidmap__find(lt, pid);
@@ -160,27 +163,58 @@ static void levels__fds(struct pidmap *lt, const struct capture_rec *r)
 	}
 }
 
+/*
+ * A /proc/PID/status record (the /proc walk reads it at first sight for a
+ * process born in the window, and in the last round): its RssAnon completes
+ * the process's level of that round, read from its stat just before. Two
+ * points at most: the check says so rather than fit them.
+ */
+static void levels__status(struct pidmap *lt, int pid, const struct capture_rec *r)
+{
+	struct proc_levels *pl = pidmap__find(lt, pid);
+	struct pid_status ps;
+
+	if (!pl || !pl->n || parse_pid_status(r->data, r->len, &ps) || !ps.has_anon)
+		return;
+	for (size_t k = pl->n; k-- > 0;)
+		if (pl->v[k].seq == r->seq) {
+			pl->v[k].anon = (int64_t)(ps.rss_anon_kb * 1024);
+			break;
+		} else if (pl->v[k].seq < r->seq) {
+			break;
+		}
+}
+
+/* One of a level's values (fds, anon) moved between the rounds it was known in. */
+static int known_moved(int64_t v, int64_t *seen)
+{
+	if (v < 0)
+		return 0;
+	if (*seen >= 0 && v != *seen)
+		return 1;
+	*seen = v;
+	return 0;
+}
+
 static int levels__moved(const struct proc_levels *pl)
 {
-	int64_t fds = -1;
+	int64_t fds = -1, anon = -1;
 
 	for (size_t k = 0; k < pl->n; k++) {
 		if (pl->v[k].rss != pl->v[0].rss || pl->v[k].threads != pl->v[0].threads)
 			return 1;
-		if (pl->v[k].fds < 0)
-			continue;
-		if (fds >= 0 && pl->v[k].fds != fds)
+		if (known_moved(pl->v[k].fds, &fds) || known_moved(pl->v[k].anon, &anon))
 			return 1;
-		fds = pl->v[k].fds;
 	}
 	return 0;
 }
 
 /*
  * ctx.proc.task_levels() -> { [pid] = series (rss_bytes threads, fds where
- * counted) }, for each process whose RSS, threads or fd count moved during the
- * window. .fds_counted is false when this kernel gave no fd counts (before
- * 6.2), with .fds_reason.
+ * counted, anon_bytes where known: every record of the task iterator, the
+ * /proc walk's status reads) }, for each process whose RSS, threads, fd count
+ * or anonymous memory moved during the window. .fds_counted is false when
+ * this kernel gave no fd counts (before 6.2), with .fds_reason.
  */
 int ctx_proc__task_levels(lua_State *L)
 {
@@ -216,6 +250,8 @@ int ctx_proc__task_levels(lua_State *L)
 			pid = pid * 10 + (*q - '0');
 		if (pid > 0 && !strcmp(q, "/stat"))
 			err = levels__stat(&lt, an, (int)pid, r);
+		else if (pid > 0 && !strcmp(q, "/status"))
+			levels__status(&lt, (int)pid, r);
 	}
 	if (err) {
 		levels__free(&lt);
@@ -229,12 +265,14 @@ int ctx_proc__task_levels(lua_State *L)
 			continue;
 		lua_createtable(L, (int)pl->n, 0);
 		for (size_t k = 0; k < pl->n; k++) {
-			lua_createtable(L, 0, 4);
+			lua_createtable(L, 0, 5);
 			ctx__set_num(L, "t", pl->v[k].t);
 			ctx__set_u64(L, "rss_bytes", pl->v[k].rss);
 			ctx__set_u64(L, "threads", pl->v[k].threads);
 			if (pl->v[k].fds >= 0)
 				ctx__set_u64(L, "fds", (uint64_t)pl->v[k].fds);
+			if (pl->v[k].anon >= 0)
+				ctx__set_u64(L, "anon_bytes", (uint64_t)pl->v[k].anon);
 			lua_rawseti(L, -2, (lua_Integer)k + 1);
 		}
 		ctx_proc__series_mt(L);
