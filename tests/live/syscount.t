@@ -57,10 +57,21 @@ mkdir "$T/out"
 	--max-overhead 0 --set drilldown.syscall-who.warn_per_cpu=1 >"$T/findings.json" 2>"$T/stderr" &
 SPID=$!
 
-# The loads start once sonde holds its two syscall links (fd-owned: visible in its fds).
+# The loads start once sonde holds its two syscall links (fd-owned: visible in
+# its fds). The task iterator's links (link_type iter, held during a window's
+# first round) are not counted: they come and go before the drill-down.
+syscall_links() {
+	local fd n=0
+	for fd in /proc/"$1"/fd/*; do
+		[[ $(readlink "$fd" 2>/dev/null) == *bpf_link* ]] || continue
+		grep -Eq '^link_type:[[:space:]]+(raw_tracepoint|tracing|perf_event|kprobe_multi)$' \
+			"/proc/$1/fdinfo/${fd##*/}" 2>/dev/null && n=$((n + 1))
+	done
+	echo "$n"
+}
 attached=0
 for _ in $(seq 100); do
-	n=$(ls -l "/proc/$SPID/fd" 2>/dev/null | grep -c 'anon_inode:bpf_link')
+	n=$(syscall_links "$SPID")
 	[ "${n:-0}" -ge 2 ] && attached=1 && break
 	sleep 0.1
 done
