@@ -58,7 +58,14 @@ enum {
  * "counts" either way: a copy that is lost only leaves the FP stack.
  */
 #define PROFILE_USTACK_BYTES 8192       /* stack bytes copied per sample, at most */
-#define PROFILE_USTACK_RING (4u << 20)  /* ring buffer bytes (~490 copies in flight) */
+/*
+ * The ring buffer's size is set at load time from the CPUs and the sampling
+ * rate (core/trace/profile.c: PROFILE_USTACK_HOLD_MS of copies, a power of
+ * two from PROFILE_USTACK_RING_MIN to PROFILE_USTACK_RING_MAX): its pages are
+ * mapped into sonde twice and all count in its RSS. This is the size in the
+ * object file, before that.
+ */
+#define PROFILE_USTACK_RING (256u << 10)
 #define PROFILE_NREGS 17                /* x86_64 DWARF registers 0-16: rax..r15, rip */
 
 /* One record of "ustacks" (core/perf/ustack.c parses it by these offsets). */

@@ -74,6 +74,7 @@ struct profile_priv {
 	/* CFI unwinding: the copies of the window, and why there are none */
 	struct ustack_store store;
 	struct ustack_reader *reader;
+	uint32_t ring_bytes;
 	char cfi_why[200];
 };
 
@@ -109,6 +110,33 @@ static void cfi_support(char *why, size_t n)
 #endif
 }
 
+/*
+ * The stack copies' ring buffer holds what every CPU samples in
+ * PROFILE_USTACK_HOLD_MS (the reader drains it every 100 ms; the rest is for a
+ * reader held up on a busy host): 512 KiB for 2 CPUs at 49 Hz, where a fixed
+ * 4 MiB cost sonde 8 MiB of RSS (the pages are mapped twice) and held 0.8 s of
+ * copies on 64 CPUs. A copy that finds the ring full is counted and its sample
+ * keeps its frame-pointer stack.
+ */
+#define PROFILE_USTACK_HOLD_MS 500
+#define PROFILE_USTACK_RING_MIN (256u << 10)
+#define PROFILE_USTACK_RING_MAX (16u << 20)
+
+static int profile_hz(char *why, size_t n);
+
+static uint32_t ustack_ring_bytes(int hz)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t rec = (sizeof(struct profile_ustack) + 8 + 7) & ~7ull; /* + the ring's header */
+	uint64_t want = (uint64_t)(ncpus > 0 ? ncpus : 1) * (uint64_t)(hz > 0 ? hz : 1) * rec *
+			PROFILE_USTACK_HOLD_MS / 1000;
+	uint32_t bytes = PROFILE_USTACK_RING_MIN;
+
+	while (bytes < want && bytes < PROFILE_USTACK_RING_MAX)
+		bytes <<= 1;
+	return bytes;
+}
+
 static int profile_configure(void *skel, const struct trace_opts *o)
 {
 	struct profile_bpf *s = skel;
@@ -123,6 +151,8 @@ static int profile_configure(void *skel, const struct trace_opts *o)
 	/* without CFI the program's copying is dead code: no ring buffer to create */
 	if (why[0])
 		bpf_map__set_autocreate(s->maps.ustacks, false);
+	else
+		bpf_map__set_max_entries(s->maps.ustacks, ustack_ring_bytes(profile_hz(why, sizeof(why))));
 	return 0;
 }
 
@@ -225,6 +255,7 @@ static void profile_cfi_start(struct profile_bpf *skel, struct profile_priv *p)
 		return;
 	}
 	p->store.budget = CFI_BUDGET;
+	p->ring_bytes = bpf_map__max_entries(skel->maps.ustacks);
 	p->reader = ustack_reader__start(bpf_map__fd(skel->maps.ustacks), &p->store,
 					 bpf_map__fd(skel->maps.cfi_ctl), 100);
 	if (!p->reader) {
@@ -264,6 +295,7 @@ static void profile_cfi_json(struct json *j, const struct profile_priv *p,
 	trace__json_int(j, "bytes_copied", p->store.bytes_copied);
 	json__key(j, "bytes_per_copy");
 	json__number(j, p->store.kept ? (double)p->store.bytes_copied / (double)p->store.kept : 0);
+	trace__json_int(j, "ring_bytes", p->ring_bytes);
 	trace__json_int(j, "ring_full", cs[PROFILE_CFI_RING_FULL]);
 	trace__json_int(j, "stack_unreadable", cs[PROFILE_CFI_FAULT]);
 	trace__json_int(j, "no_user_regs", cs[PROFILE_CFI_NO_REGS]);
