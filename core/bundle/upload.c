@@ -6,9 +6,16 @@
  * allowed, redirects are not followed (a redirect must not send a bundle
  * somewhere the user did not name), the peer is verified (TLS certificates;
  * for SFTP, ~/.ssh/known_hosts), and a transfer that stalls is given up.
+ *
+ * libcurl is opened when an upload starts (dlopen), not linked: linked, it
+ * mapped its TLS, Kerberos, LDAP, SSH and IDN libraries (24 in all) into
+ * every run, 5 MB of sonde's RSS and their relocations at each start, for an
+ * option most runs do not use. Its header still gives the types and options.
  */
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +35,83 @@
 #define UPLOAD_REPLY_KEPT 200
 
 static const char *const schemes[] = { "https://", "http://", "sftp://" };
+
+/* The libcurl functions used here, found in the library when an upload starts. */
+static struct {
+	CURLcode (*global_init)(long flags);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *c, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *c);
+	CURLcode (*easy_getinfo)(CURL *c, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *c);
+	const char *(*easy_strerror)(CURLcode cc);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+	curl_mime *(*mime_init)(CURL *c);
+	curl_mimepart *(*mime_addpart)(curl_mime *m);
+	CURLcode (*mime_name)(curl_mimepart *part, const char *name);
+	CURLcode (*mime_filedata)(curl_mimepart *part, const char *path);
+	CURLcode (*mime_data)(curl_mimepart *part, const char *data, size_t len);
+	void (*mime_free)(curl_mime *m);
+} cu;
+
+#define CU_SYM(field, name) { offsetof(__typeof__(cu), field), name }
+static const struct {
+	size_t off;
+	const char *name;
+} cu_syms[] = {
+	CU_SYM(global_init, "curl_global_init"),
+	CU_SYM(global_cleanup, "curl_global_cleanup"),
+	CU_SYM(easy_init, "curl_easy_init"),
+	CU_SYM(easy_setopt, "curl_easy_setopt"),
+	CU_SYM(easy_perform, "curl_easy_perform"),
+	CU_SYM(easy_getinfo, "curl_easy_getinfo"),
+	CU_SYM(easy_cleanup, "curl_easy_cleanup"),
+	CU_SYM(easy_strerror, "curl_easy_strerror"),
+	CU_SYM(slist_append, "curl_slist_append"),
+	CU_SYM(slist_free_all, "curl_slist_free_all"),
+	CU_SYM(mime_init, "curl_mime_init"),
+	CU_SYM(mime_addpart, "curl_mime_addpart"),
+	CU_SYM(mime_name, "curl_mime_name"),
+	CU_SYM(mime_filedata, "curl_mime_filedata"),
+	CU_SYM(mime_data, "curl_mime_data"),
+	CU_SYM(mime_free, "curl_mime_free"),
+};
+
+/*
+ * Open libcurl (Debian's libcurl4, or libcurl3-gnutls: the same ABI) once;
+ * 0, or -ENOENT with why in err.
+ */
+static int curl_open(char *err, size_t errlen)
+{
+	static const char *const libs[] = { "libcurl.so.4", "libcurl-gnutls.so.4" };
+	static int opened;
+	void *h = NULL;
+
+	if (opened)
+		return 0;
+	for (size_t i = 0; !h && i < sizeof(libs) / sizeof(*libs); i++)
+		h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, errlen, "uploading needs libcurl (Debian package libcurl4): %s",
+			 dlerror());
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < sizeof(cu_syms) / sizeof(*cu_syms); i++) {
+		void *f = dlsym(h, cu_syms[i].name);
+
+		if (!f) {
+			snprintf(err, errlen, "libcurl has no %s: sonde needs libcurl 7.85 or later",
+				 cu_syms[i].name);
+			dlclose(h);
+			return -ENOENT;
+		}
+		memcpy((char *)&cu + cu_syms[i].off, &f, sizeof(f));
+	}
+	opened = 1; /* kept open: the process ends soon after an upload */
+	return 0;
+}
 
 /* The scheme's length when url starts with one we take, else 0. */
 static size_t scheme_len(const char *url)
@@ -130,23 +214,23 @@ static void sftp_key(CURL *c);
 static void set_common(CURL *c, const struct upload_opts *o, const char *url, char *errbuf,
 		       struct reply *reply, struct curl_slist *headers, const char *known_hosts)
 {
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http,sftp");
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, UPLOAD_CONNECT_TIMEOUT_S);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, UPLOAD_STALL_BYTES_PER_S);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, UPLOAD_STALL_S);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "sonde/" SONDE_VERSION);
-	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, reply_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, reply);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	cu.easy_setopt(c, CURLOPT_URL, url);
+	cu.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "https,http,sftp");
+	cu.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	cu.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, UPLOAD_CONNECT_TIMEOUT_S);
+	cu.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, UPLOAD_STALL_BYTES_PER_S);
+	cu.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, UPLOAD_STALL_S);
+	cu.easy_setopt(c, CURLOPT_USERAGENT, "sonde/" SONDE_VERSION);
+	cu.easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+	cu.easy_setopt(c, CURLOPT_WRITEFUNCTION, reply_write);
+	cu.easy_setopt(c, CURLOPT_WRITEDATA, reply);
+	cu.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	if (o->cacert)
-		curl_easy_setopt(c, CURLOPT_CAINFO, o->cacert);
+		cu.easy_setopt(c, CURLOPT_CAINFO, o->cacert);
 	if (known_hosts) {
-		curl_easy_setopt(c, CURLOPT_SSH_KNOWNHOSTS, known_hosts);
+		cu.easy_setopt(c, CURLOPT_SSH_KNOWNHOSTS, known_hosts);
 		sftp_key(c);
 	}
 }
@@ -157,11 +241,11 @@ static void attempt_once(const struct upload_opts *o, const char *url, const cha
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct reply reply = { .len = 0 };
 	/* no "Expect: 100-continue": a server that ignores it would cost a second per attempt */
-	struct curl_slist *headers = curl_slist_append(NULL, "Expect:");
+	struct curl_slist *headers = cu.slist_append(NULL, "Expect:");
 	curl_mime *mime = NULL;
 	struct stat sb;
 	FILE *f = NULL;
-	CURL *c = curl_easy_init();
+	CURL *c = cu.easy_init();
 
 	a->status = 0;
 	a->why[0] = '\0';
@@ -173,19 +257,19 @@ static void attempt_once(const struct upload_opts *o, const char *url, const cha
 	if (o->post) {
 		curl_mimepart *part;
 
-		mime = curl_mime_init(c);
-		part = mime ? curl_mime_addpart(mime) : NULL;
-		if (!part || curl_mime_name(part, "file") || curl_mime_filedata(part, path)) {
+		mime = cu.mime_init(c);
+		part = mime ? cu.mime_addpart(mime) : NULL;
+		if (!part || cu.mime_name(part, "file") || cu.mime_filedata(part, path)) {
 			a->cc = CURLE_OUT_OF_MEMORY;
 			goto cleanup;
 		}
-		if (o->case_id && ((part = curl_mime_addpart(mime)) == NULL ||
-				   curl_mime_name(part, "case_id") ||
-				   curl_mime_data(part, o->case_id, CURL_ZERO_TERMINATED))) {
+		if (o->case_id && ((part = cu.mime_addpart(mime)) == NULL ||
+				   cu.mime_name(part, "case_id") ||
+				   cu.mime_data(part, o->case_id, CURL_ZERO_TERMINATED))) {
 			a->cc = CURLE_OUT_OF_MEMORY;
 			goto cleanup;
 		}
-		curl_easy_setopt(c, CURLOPT_MIMEPOST, mime);
+		cu.easy_setopt(c, CURLOPT_MIMEPOST, mime);
 	} else {
 		f = fopen(path, "rbe");
 		if (!f || fstat(fileno(f), &sb)) {
@@ -193,14 +277,14 @@ static void attempt_once(const struct upload_opts *o, const char *url, const cha
 			snprintf(a->why, sizeof(a->why), "%s: %s", path, strerror(errno));
 			goto cleanup;
 		}
-		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-		curl_easy_setopt(c, CURLOPT_READDATA, f);
-		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)sb.st_size);
+		cu.easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		cu.easy_setopt(c, CURLOPT_READDATA, f);
+		cu.easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)sb.st_size);
 	}
-	a->cc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a->status);
+	a->cc = cu.easy_perform(c);
+	cu.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &a->status);
 	if (a->cc != CURLE_OK)
-		snprintf(a->why, sizeof(a->why), "%s", errbuf[0] ? errbuf : curl_easy_strerror(a->cc));
+		snprintf(a->why, sizeof(a->why), "%s", errbuf[0] ? errbuf : cu.easy_strerror(a->cc));
 	else if (a->status >= 300)
 		snprintf(a->why, sizeof(a->why), "HTTP %ld%s%s", a->status, reply.len ? ": " : "",
 			 reply.text);
@@ -209,10 +293,10 @@ cleanup:
 		snprintf(a->why, sizeof(a->why), "out of memory");
 	if (f)
 		fclose(f);
-	curl_mime_free(mime);
-	curl_slist_free_all(headers);
+	cu.mime_free(mime);
+	cu.slist_free_all(headers);
 	if (c)
-		curl_easy_cleanup(c);
+		cu.easy_cleanup(c);
 }
 
 static void wait_s(double s)
@@ -254,8 +338,8 @@ static void sftp_key(CURL *c)
 	for (size_t i = 0; home && *home && i < sizeof(keys) / sizeof(*keys); i++) {
 		snprintf(path, sizeof(path), "%s/.ssh/%s", home, keys[i]);
 		if (!access(path, R_OK)) {
-			curl_easy_setopt(c, CURLOPT_SSH_PRIVATE_KEYFILE, path);
-			curl_easy_setopt(c, CURLOPT_SSH_PUBLIC_KEYFILE, "");
+			cu.easy_setopt(c, CURLOPT_SSH_PRIVATE_KEYFILE, path);
+			cu.easy_setopt(c, CURLOPT_SSH_PUBLIC_KEYFILE, "");
 			return;
 		}
 	}
@@ -298,8 +382,10 @@ int bundle__upload(const struct upload_opts *o, const char *path, struct upload_
 	}
 	if (sftp_known_hosts(o->url, known_hosts, sizeof(known_hosts), err, errlen))
 		return -EINVAL;
+	if (curl_open(err, errlen))
+		return -ENOENT;
 	url = o->post ? strdup(o->url) : target_url(o->url, path);
-	if (!url || curl_global_init(CURL_GLOBAL_DEFAULT)) {
+	if (!url || cu.global_init(CURL_GLOBAL_DEFAULT)) {
 		free(url);
 		snprintf(err, errlen, "cannot start libcurl");
 		return -ENOMEM;
@@ -327,6 +413,6 @@ int bundle__upload(const struct upload_opts *o, const char *path, struct upload_
 	if (rc)
 		snprintf(err, errlen, "%s", a.why);
 	free(url);
-	curl_global_cleanup();
+	cu.global_cleanup();
 	return rc;
 }

@@ -319,9 +319,13 @@ static int upload(const struct run_opts *o, const char *bundle)
 	char err[1024], how[64] = "";
 
 	if (bundle__upload(&uo, bundle, &res, err, sizeof(err))) {
-		fprintf(stderr, "sonde: upload to %s failed after %d attempt%s: %s; the bundle "
-			"stays at %s\n", res.where, res.attempts, res.attempts == 1 ? "" : "s", err,
-			bundle);
+		char tries[48] = "";
+
+		if (res.attempts) /* none when it could not start (no libcurl, a bad URL) */
+			snprintf(tries, sizeof(tries), " after %d attempt%s", res.attempts,
+				 res.attempts == 1 ? "" : "s");
+		fprintf(stderr, "sonde: upload to %s failed%s: %s; the bundle stays at %s\n",
+			res.where, tries, err, bundle);
 		return -1;
 	}
 	if (res.http_status)

@@ -137,6 +137,29 @@ ok "connection refused is retried" test "$(grep -c 'upload attempt' "$T/stderr")
 is "$(jq -r .schema "$T/stdout")" sonde.findings/1 "--json still prints findings.json on stdout"
 ok "the bundle stays" test -f "$(ls "$T"/out6/*.tar.xz)"
 
+# libcurl is opened when an upload starts, not linked: without it a run works,
+# and the upload fails with what to install (libcurl hidden in a private mount
+# namespace, /dev/null bound over each of its files).
+if ! command -v unshare >/dev/null; then
+	skip "no libcurl" "unshare (util-linux) is not installed"
+elif ldd "$SONDE" | grep -q libcurl; then
+	ok "sonde is not linked with libcurl ($(ldd "$SONDE" | grep -o 'libcurl[^ ]*' | head -1))" false
+else
+	ok "sonde is not linked with libcurl" true
+	hide=
+	for f in $(ldconfig -p | awk '/libcurl(-gnutls)?\.so\.4 /{print $NF}'); do
+		hide+="mount --bind /dev/null $(readlink -f "$f") && "
+	done
+	mkdir -p "$T/out-nocurl"
+	unshare -m --propagation private sh -c "${hide}exec \"\$@\"" sh \
+		"$SONDE" run "${R[@]}" --out "$T/out-nocurl" --upload "http://127.0.0.1:$PORT/x/" \
+		>"$T/stdout" 2>"$T/stderr"
+	is "$?" 4 "libcurl missing: exit 4"
+	ok "it names the package to install (got: $(tail -1 "$T/stderr"))" \
+		grep -q "needs libcurl (Debian package libcurl4)" "$T/stderr"
+	ok "the bundle stays" test -f "$(ls "$T"/out-nocurl/*.tar.xz)"
+fi
+
 # ---- SFTP, to an sshd of this test's on 127.0.0.1 ----
 if [ "$(id -u)" = 0 ] && [ -x "$SSHD" ] && command -v ssh-keygen >/dev/null; then
 	sshd_keys
