@@ -55,7 +55,7 @@ return {
       conntrack = runout.assess(ctx, { name = "conntrack table", instance = "conntrack", ts = ts, ys = ys,
         capacity = ct:last("max"), unit = "", kind = "conntrack", verb = "full" }, args)
       cands[#cands + 1] = conntrack
-      if #ys > 0 then ctx:metric("conntrack_entries", ys[#ys], { instance = "conntrack" }) end
+      if #ys > 0 then ctx:metric("conntrack_entries", ys[#ys], { instance = "conntrack", over = ys }) end
       local hist = ctx.history("conntrack_entries")
       long = runout.across(conntrack, hist and hist.conntrack, { reset_at_boot = true, base = { kind = "conntrack" } })
       if long then cands[#cands + 1] = runout.assess(ctx, long, args) end
