@@ -165,10 +165,6 @@ static size_t take_metrics(const struct jval *findings, const struct strv *serve
 }
 
 /*
- * One earlier bundle: opened, checked to be this host's, its levels into a
- * "bundle:NAME" record. 0 when used, else -1 with why.
- */
-/*
  * Whether the bundle whose manifest host section is h is of this host: by the
  * host id when both have one, else by the hostname. how says which matched;
  * why, when it is not, what the manifest says.
@@ -200,6 +196,11 @@ static int same_host(const struct jval *h, const char *host, const char *id, con
 	return 1;
 }
 
+/*
+ * One earlier bundle: opened, checked to be this host's (same_host: how says
+ * by what), its levels into a "bundle:NAME" record. 0 when used, else -1 with
+ * why.
+ */
 static int history__one(const char *out_dir, const char *name, const char *host, const char *id,
 			const struct strv *served, struct capture_writer *w, const char **how,
 			char *why, size_t whylen)
