@@ -53,7 +53,85 @@ function runout.assess(ctx, c, args)
       trend.when(c.ex), args.horizon_x or 100, trend.duration(seen))
     c.ex = nil
   end
+  -- across runs: where this window's own trend is real, it decides (assessed first: runout.across)
+  if c.long and c.window and c.window.ex and c.ex then
+    c.why = "this window's own trend decides: " .. trend.when(c.window.ex)
+    c.ex = nil
+  end
   return c
+end
+
+--- Across runs: the candidate of c's level over the earlier audits of this host in --out and this
+-- window's last level, or nil. points: ctx.history(metric)[c.instance] (oldest first). A level a
+-- reboot resets (memory, swap, file descriptors, tasks, conntrack entries: opts.reset_at_boot)
+-- takes only the audits of this boot: the level of another boot is no point of this one's trend;
+-- a file system's use survives a reboot. The long candidate (c.long) needs four points (three
+-- audits and this window); c.window is the window's own candidate, whose trend, where it is real,
+-- decides (runout.assess). opts.base: fields shared through __index (a mount's device, ...).
+-- Sets c.audits (every point, for runout.audits) and c.other_boot (those left out).
+function runout.across(c, points, opts)
+  opts = opts or {}
+  if not points or #points == 0 or #c.ys == 0 then return nil end
+  local used, other = {}, {}
+  for _, p in ipairs(points) do
+    if p.same_boot or not opts.reset_at_boot then used[#used + 1] = p else other[#other + 1] = p end
+  end
+  c.audits, c.other_boot = points, other
+  if #used == 0 then return nil end
+  local lts, lys = {}, {}
+  for _, p in ipairs(used) do lts[#lts + 1], lys[#lys + 1] = p.t, p.value end
+  lts[#lts + 1], lys[#lys + 1] = c.ts[#c.ts], c.ys[#c.ys]
+  return setmetatable({ name = c.name .. " (since earlier audits)", subject = c.subject or c.name,
+    instance = c.instance, ts = lts, ys = lys, capacity = c.capacity, unit = c.unit, verb = c.verb, long = true,
+    min_points = 4, label = c.name, oldest = used[1], used = used, grew = c.ys[#c.ys] - used[1].value,
+    window = c }, { __index = opts.base })
+end
+
+--- "2026-11-20 04:40": an audit's window end (UTC).
+function runout.audit_time(p, day_only)
+  return os.date(day_only and "!%Y-%m-%d" or "!%Y-%m-%d %H:%M", math.floor(p.when))
+end
+
+--- "/var grew 45.0 GiB since the audit of 2026-11-18: full in about 7 h (6 to 24 h)" for a long
+-- candidate that runs out.
+function runout.grew_sentence(c)
+  return string.format("%s grew %s since the audit of %s: %s %s", c.subject, runout.level(c.grew, c.unit),
+    runout.audit_time(c.oldest, true), c.verb or "exhausted", trend.when(c.ex))
+end
+
+--- The notes of the trends across runs: a long candidate that does not run out says how much its
+-- level grew since which audit and why no time is called; the audits of another boot a level
+-- that a reboot resets left out are named.
+function runout.across_notes(ctx, cands)
+  for _, c in ipairs(cands) do
+    if c.long and not c.ex then
+      ctx:note(string.format("%s grew %s since the audit of %s (%s); %s", c.label, runout.level(c.grew, c.unit),
+        runout.audit_time(c.oldest), c.oldest.bundle,
+        c.fit and ("no steady trend: " .. (c.why or "?")) or ("too few audits for a trend: " .. (c.why or "?"))))
+    end
+    if c.other_boot and #c.other_boot > 0 then
+      local names = {}
+      for _, p in ipairs(c.other_boot) do names[#names + 1] = p.bundle end
+      ctx:note(string.format("%s: %d earlier audit%s of another boot left out (a reboot resets it): %s", c.name,
+        #c.other_boot, #c.other_boot == 1 and "" or "s", table.concat(names, ", ")))
+    end
+  end
+end
+
+--- The table of the earlier audits each window candidate's level was continued from (c.audits:
+-- runout.across), naming the bundles; nothing when none.
+function runout.audits(ctx, cands)
+  local rows = {}
+  for _, c in ipairs(cands) do
+    for _, p in ipairs(not c.long and c.audits or {}) do
+      rows[#rows + 1] = { p.bundle, runout.audit_time(p), c.name, runout.level(p.value, c.unit),
+        p.same_boot and "yes" or (c.other_boot and #c.other_boot > 0 and "no (left out)" or "no") }
+    end
+  end
+  if #rows > 0 then
+    ctx:table { title = "Earlier audits of this host (raw/history.cap)",
+                columns = { "bundle", "window end (UTC)", "resource", "level then", "same boot" }, rows = rows }
+  end
 end
 
 --- "/srv will be full in about 40 s (25 to 70 s) at 36.0 MiB/s" (c.subject, else c.name)

@@ -83,17 +83,11 @@ return {
           cands[#cands + 1] = inodes
           ctx:metric("inodes_used", iys[#iys], { instance = m })
         end
-        -- across runs: the levels earlier audits of this host recorded, then this window's last
+        -- across runs: the levels earlier audits of this host recorded, then this window's last (a
+        -- file system's use survives a reboot: every audit of this host counts)
         for _, h in ipairs({ { hist, space }, { ihist, inodes } }) do
-          local points, c = h[1] and h[1][m], h[2]
-          if c and points and #points > 0 and #c.ys > 0 then
-            local lts, lys = {}, {}
-            for _, p in ipairs(points) do lts[#lts + 1], lys[#lys + 1] = p.t, p.value end
-            lts[#lts + 1], lys[#lys + 1] = c.ts[#c.ts], c.ys[#c.ys]
-            cands[#cands + 1] = setmetatable({ name = c.name .. " (since earlier audits)", subject = m, instance = c.instance,
-              ts = lts, ys = lys, capacity = c.capacity, unit = c.unit, verb = c.verb, long = true,
-              min_points = 4, label = c.name, oldest = points[1], grew = c.ys[#c.ys] - points[1].value }, { __index = base })
-          end
+          local long = h[2] and runout.across(h[2], h[1] and h[1][m], { base = base })
+          if long then cands[#cands + 1] = long end
         end
       end
     end
@@ -115,13 +109,7 @@ return {
       ctx:table { title = "Earlier audits of this host (raw/history.cap)",
                   columns = { "bundle", "window end (UTC)", "file system", "in use then", "same boot" }, rows = audits }
     end
-    for _, c in ipairs(cands) do
-      if c.long and not c.ex then
-        ctx:note(string.format("%s grew %s since the audit of %s (%s); %s", c.label, runout.level(c.grew, c.unit),
-          os.date("!%Y-%m-%d %H:%M", math.floor(c.oldest.when)), c.oldest.bundle,
-          c.fit and ("no steady trend: " .. (c.why or "?")) or ("too few audits for a trend: " .. (c.why or "?"))))
-      end
-    end
+    runout.across_notes(ctx, cands)
     if #out == 0 then
       ctx:summary(string.format("no file system is filling: %d measured, none with a steady rise that runs out", #mounts))
       return
@@ -159,9 +147,7 @@ return {
     end
     local sentence
     if worst.long then
-      sentence = string.format("%s grew %s since the audit of %s: %s %s", worst.mount,
-        runout.level(worst.grew, worst.unit), os.date("!%Y-%m-%d", math.floor(worst.oldest.when)),
-        worst.verb, trend.when(worst.ex))
+      sentence = runout.grew_sentence(worst)
     else
       sentence = runout.sentence(worst, worst.verb)
     end

@@ -4,6 +4,11 @@
 -- (its heap: what a leak grows, and what the kernel cannot drop as it drops file pages) gets its
 -- own trend where it was read every round (the task iterator's ANON_PAGES); the /proc walk reads
 -- it (status's RssAnon) at first sight and in the last round only, and two points make no trend.
+--
+-- Across runs: the host's level (metric used_bytes, instance "host") continues over the earlier
+-- audits of this host in --out (ctx.history) of this boot only: a reboot frees the memory, so an
+-- audit of another boot is left out, named. A process's or a cgroup's level is not carried across
+-- runs: a pid does not survive its process, nor a cgroup's use the restart of what runs in it.
 local runout = require("runout")
 local trend = require("trend")
 local cgroups = require("cgroups")
@@ -19,7 +24,7 @@ return {
   title = "Memory running out",
   methodology = "use", resource = "memory", metric = "utilization",
   tags = { "default", "proc" },
-  collect = { "proc.meminfo", "proc.pids", "proc.cgroups" },
+  collect = { "proc.meminfo", "proc.pids", "proc.cgroups", "history" },
   args = runout.args(),
 
   run = function(ctx, args)
@@ -38,8 +43,13 @@ return {
     for _, s in ipairs(mem) do
       if s.MemAvailable then ts[#ts + 1], ys[#ys + 1] = s.t, s.MemTotal - s.MemAvailable end
     end
-    local host = { name = "host memory", instance = "host", ts = ts, ys = ys, capacity = total, unit = "bytes" }
+    local host = { name = "host memory", instance = "host", ts = ts, ys = ys, capacity = total, unit = "bytes",
+                   verb = "exhausted" }
     cands[1] = runout.assess(ctx, host, args)
+    if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = "host", over = ys }) end
+    local hist = ctx.history("used_bytes")
+    local long = runout.across(host, hist and hist.host, { reset_at_boot = true })
+    if long then cands[#cands + 1] = runout.assess(ctx, long, args) end
 
     -- processes: the room each has is what the host has left, or its cgroup if tighter
     local cglist = ctx.proc.cgroups()
@@ -110,6 +120,8 @@ return {
     end
 
     local out = runout.report(ctx, cands, args, "Memory: level, trend and time until it runs out")
+    runout.audits(ctx, { host })
+    runout.across_notes(ctx, { host, long })
     if #growing > 0 then
       local rows = {}
       table.sort(growing, function(a, b) return a.rate > b.rate end)
@@ -145,6 +157,11 @@ return {
       sentence = string.format("%s grows %s%s: %s %s", subject, runout.rate(worst.ex.rate, "bytes"), rss_flat,
         worst.limit and ("its cgroup " .. worst.limit.name .. " reaches its limit") or "the host's available memory runs out",
         trend.when(worst.ex))
+    elseif worst.long then
+      named = runout.blame(ctx, growing, 0, 3)
+      sentence = runout.grew_sentence(worst)
+      local who = runout.who(named)
+      if who then sentence = sentence .. "; growing now: " .. who end
     else
       sentence, named = runout.say(ctx, worst, worst.members or growing, "exhausted", "growing")
     end

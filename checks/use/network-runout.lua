@@ -1,6 +1,13 @@
 --- Network tables running out: the connection tracking table against nf_conntrack_max, and the
 -- local ports for the busiest destination against ip_local_port_range (a connect() needs a port
 -- free for its destination: "Cannot assign requested address"), by their trend over the window.
+--
+-- Across runs: the conntrack table's entries (metric conntrack_entries, instance "conntrack")
+-- continue over the earlier audits of this host in --out (ctx.history) of this boot only: a reboot
+-- empties the table, so an audit of another boot is left out, named. The local ports are not carried
+-- across runs: what runs out is the ports toward one destination, and the busiest destination of
+-- one run is not the next one's (ephemeral_ports_in_use, all destinations together, is no level
+-- that runs out).
 local runout = require("runout")
 local trend = require("trend")
 local fmt = require("fmt")
@@ -37,16 +44,21 @@ return {
   title = "Network tables running out",
   methodology = "use", resource = "network", metric = "utilization",
   tags = { "default", "proc" },
-  collect = { "net.sockets", "proc.pids" },
+  collect = { "net.sockets", "proc.pids", "history" },
   args = runout.args(),
 
   run = function(ctx, args)
-    local cands = {}
+    local cands, conntrack, long = {}, nil, nil
     local ct, why = ctx.proc.conntrack()
     if ct and ct:last("max") and ct:last("max") > 0 then
       local ts, ys = trend.points(ct, "count")
-      cands[#cands + 1] = runout.assess(ctx, { name = "conntrack table", instance = "conntrack", ts = ts, ys = ys,
-        capacity = ct:last("max"), unit = "", kind = "conntrack" }, args)
+      conntrack = runout.assess(ctx, { name = "conntrack table", instance = "conntrack", ts = ts, ys = ys,
+        capacity = ct:last("max"), unit = "", kind = "conntrack", verb = "full" }, args)
+      cands[#cands + 1] = conntrack
+      if #ys > 0 then ctx:metric("conntrack_entries", ys[#ys], { instance = "conntrack", over = ys }) end
+      local hist = ctx.history("conntrack_entries")
+      long = runout.across(conntrack, hist and hist.conntrack, { reset_at_boot = true, base = { kind = "conntrack" } })
+      if long then cands[#cands + 1] = runout.assess(ctx, long, args) end
     else
       -- no module: nothing can fill, which is a fact about this host, not something unseen
       ctx:note("connection tracking: " .. (why or "no nf_conntrack_max"))
@@ -68,12 +80,16 @@ return {
       ctx:unknown("time_left_s", "local ports: " .. (pwhy or "no ip_local_port_range"))
     end
     local out = runout.report(ctx, cands, args, "Network tables: level, trend and time until full")
+    if conntrack then
+      runout.audits(ctx, { conntrack })
+      runout.across_notes(ctx, { conntrack, long })
+    end
     if #out == 0 then
       ctx:summary("no network table is filling (conntrack, local ports)")
       return
     end
     local worst = out[1]
-    local sentence = runout.sentence(worst, "exhausted")
+    local sentence = worst.long and runout.grew_sentence(worst) or runout.sentence(worst, "exhausted")
     if worst.kind == "ports" and worst.dest then
       -- who connects there: the owners of a few of its sockets (TIME_WAIT ones have none)
       local by_pid, count = {}, {}

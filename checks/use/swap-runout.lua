@@ -1,6 +1,11 @@
 --- Swap running out: swap in use against the swap configured, by its trend over the window; the
 -- time until it is full, and the processes that push memory out (their resident memory grows)
 -- or hold the most of it.
+--
+-- Across runs: swap in use (metric used_bytes, instance "swap") continues over the earlier audits
+-- of this host in --out (ctx.history) of this boot only: a reboot empties swap, so an audit of
+-- another boot is left out, named. A process's swapped-out memory is not carried across runs: a pid
+-- does not survive its process.
 local runout = require("runout")
 local trend = require("trend")
 local fmt = require("fmt")
@@ -10,7 +15,7 @@ return {
   title = "Swap running out",
   methodology = "use", resource = "swap", metric = "utilization",
   tags = { "default", "proc" },
-  collect = { "proc.meminfo", "proc.pids" },
+  collect = { "proc.meminfo", "proc.pids", "history" },
   args = runout.args(),
 
   run = function(ctx, args)
@@ -29,8 +34,15 @@ return {
       if s.SwapTotal and s.SwapFree then ts[#ts + 1], ys[#ys + 1] = s.t, s.SwapTotal - s.SwapFree end
     end
     local c = runout.assess(ctx, { name = "swap", instance = "swap", ts = ts, ys = ys, capacity = total,
-      unit = "bytes" }, args)
-    local out = runout.report(ctx, { c }, args, "Swap: level, trend and time until full")
+      unit = "bytes", verb = "full" }, args)
+    if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = "swap", over = ys }) end
+    local hist = ctx.history("used_bytes")
+    local long = runout.across(c, hist and hist.swap, { reset_at_boot = true })
+    local cands = { c }
+    if long then cands[2] = runout.assess(ctx, long, args) end
+    local out = runout.report(ctx, cands, args, "Swap: level, trend and time until full")
+    runout.audits(ctx, { c })
+    runout.across_notes(ctx, { c, long })
     -- who: the processes whose resident memory grows push others out; then those swapped out most
     local growers = {}
     for _, e in ipairs(runout.task_series(ctx, "rss_bytes")) do
@@ -54,7 +66,15 @@ return {
         fmt.bytes(total)))
       return
     end
-    local sentence, named = runout.say(ctx, c, growers, "full", "growing")
+    local sentence, named
+    if out[1].long then
+      named = runout.blame(ctx, growers, 0, 3)
+      sentence = runout.grew_sentence(out[1])
+      local who = runout.who(named)
+      if who then sentence = sentence .. "; growing now: " .. who end
+    else
+      sentence, named = runout.say(ctx, c, growers, "full", "growing")
+    end
     -- the one holding the most swap is named too: a process swapping inside a memory cgroup at
     -- its limit has a flat RSS, so it is no grower, and another process may grow faster
     local holder = swapped[1]

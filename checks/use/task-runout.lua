@@ -1,6 +1,11 @@
 --- Tasks running out: the host's threads against threads-max and pid_max, each pids cgroup
 -- against pids.max, and each process whose threads grow, by their trend over the window; the
 -- time until fork fails, and who forks.
+--
+-- Across runs: the host's threads (metric threads, instance "host") continue over the earlier
+-- audits of this host in --out (ctx.history) of this boot only: a reboot ends every task, so an
+-- audit of another boot is left out, named. A process's threads and a pids cgroup's count are not
+-- carried across runs: a pid does not survive its process.
 local runout = require("runout")
 local trend = require("trend")
 local cgroups = require("cgroups")
@@ -34,20 +39,25 @@ return {
   title = "Tasks running out",
   methodology = "use", resource = "task", metric = "utilization",
   tags = { "default", "proc" },
-  collect = { "proc.loadavg", "proc.pids", "proc.cgroups" },
+  collect = { "proc.loadavg", "proc.pids", "proc.cgroups", "history" },
   args = runout.args(),
 
   run = function(ctx, args)
-    local cands, room = {}, math.huge
+    local cands, room, host, long = {}, math.huge, nil, nil
     local la, why = ctx.proc.loadavg()
     if la then
       -- every thread holds a pid: the host runs out at the smaller of the two
       local cap = math.min(ctx.host.threads_max or math.huge, ctx.host.pid_max or math.huge)
       if cap > 0 and cap < math.huge then
         local ts, ys = trend.points(la, "threads")
-        cands[1] = runout.assess(ctx, { name = "host threads", instance = "host", ts = ts, ys = ys,
-          capacity = cap, unit = "" }, args)
+        host = runout.assess(ctx, { name = "host threads", instance = "host", ts = ts, ys = ys,
+          capacity = cap, unit = "", verb = "out of threads" }, args)
+        cands[1] = host
         room = cap - (ys[#ys] or 0)
+        if #ys > 0 then ctx:metric("threads", ys[#ys], { instance = "host", over = ys }) end
+        local hist = ctx.history("threads")
+        long = runout.across(host, hist and hist.host, { reset_at_boot = true })
+        if long then cands[2] = runout.assess(ctx, long, args) end
       end
     else
       ctx:unknown("time_left_s", why)
@@ -80,6 +90,10 @@ return {
       end
     end
     local out = runout.report(ctx, cands, args, "Tasks: level, trend and time until fork fails")
+    if host then
+      runout.audits(ctx, { host })
+      runout.across_notes(ctx, { host, long })
+    end
     if #out == 0 then
       ctx:summary("no task limit is being approached: no steady growth of threads toward threads-max, pid_max or "
         .. "a pids.max")
@@ -92,6 +106,11 @@ return {
       sentence = string.format("%s starts %s threads: %s %s", fmt.task(worst.task), runout.rate(worst.ex.rate, ""),
         worst.limit and ("its cgroup " .. worst.limit.name .. " reaches pids.max") or "the host runs out of threads",
         trend.when(worst.ex))
+    elseif worst.long then
+      local blamed = #growers > 0 and growers or spawners(ctx)
+      sentence = runout.grew_sentence(worst)
+      local who = runout.who(runout.blame(ctx, blamed, 0, 3))
+      if who then sentence = sentence .. "; forking now: " .. who end
     else
       local blamed = worst.members or growers
       if #blamed == 0 then blamed = spawners(ctx, worst.member_set) end

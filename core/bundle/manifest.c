@@ -62,6 +62,11 @@ int bundle__write_manifest(const char *stage, const char *command, const char *c
 	json__begin_object(&j);
 	json__key(&j, "hostname");
 	json__string(&j, an->hostname);
+	json__key(&j, "host_id");
+	if (an->host_id[0])
+		json__string(&j, an->host_id);
+	else
+		json__null(&j);
 	json__key(&j, "kernel");
 	json__string(&j, an->kernel);
 	json__key(&j, "cpus");

@@ -14,6 +14,7 @@
 
 #include "collect/analysis.h"
 #include "util/file.h"
+#include "util/hostid.h"
 #include "util/json_read.h"
 #include "util/parse.h"
 
@@ -156,6 +157,13 @@ static void derive_host(struct analysis *an)
 		copy_trimmed(an->kernel, sizeof(an->kernel), r->data, r->len);
 	if ((r = first_ok(host, "/proc/sys/kernel/random/boot_id")))
 		copy_trimmed(an->boot_id, sizeof(an->boot_id), r->data, r->len);
+	if ((r = first_ok(host, "sonde:host-id"))) {
+		char id[64];
+
+		copy_trimmed(id, sizeof(id), r->data, r->len);
+		if (host_id__valid(id)) /* else "unknown: why", or not ours */
+			memcpy(an->host_id, id, sizeof(an->host_id));
+	}
 	an->threads_max = rec_u64(first_ok(host, "/proc/sys/kernel/threads-max"));
 	an->pid_max = rec_u64(first_ok(host, "/proc/sys/kernel/pid_max"));
 	an->nr_open = rec_u64(first_ok(host, "/proc/sys/fs/nr_open"));

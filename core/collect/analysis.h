@@ -74,6 +74,7 @@ struct analysis {
 	/* the host (raw/host.cap) */
 	char hostname[256], kernel[256], virt[128];
 	char boot_id[40];         /* /proc/sys/kernel/random/boot_id, "" when not captured */
+	char host_id[33];         /* sonde:host-id (util/hostid.h), "" when not captured or unknown */
 	int cpus;
 	uint64_t mem_total, threads_max, pid_max, nr_open;
 	double uptime_start;

@@ -14,6 +14,7 @@
 
 #include "collect/collectors.h"
 #include "collect/hostctx.h"
+#include "util/hostid.h"
 
 static int tee_each(struct reader *rd, struct capture_writer *w, const char *const *paths)
 {
@@ -35,8 +36,17 @@ static int host_sample(struct collector_state *cs, struct reader *rd, struct cap
 		"/proc/sys/fs/nr_open", "/proc/sys/kernel/random/boot_id", NULL,
 	};
 
-	if (phase & PHASE_FIRST)
+	if (phase & PHASE_FIRST) {
+		char id[HOST_ID_LEN + 1], why[256], text[300];
+
 		tee_each(rd, w, first);
+		/* which machine this is (util/hostid.h): never the machine-id itself */
+		if (!host_id__read(rd->root, id, why, sizeof(why)))
+			snprintf(text, sizeof(text), "%s\n", id);
+		else
+			snprintf(text, sizeof(text), "unknown: %s\n", why);
+		reader__tee_text(rd, w, "sonde:host-id", text, strlen(text));
+	}
 	if (phase & (PHASE_FIRST | PHASE_LAST))
 		reader__tee(rd, w, "/proc/uptime", NULL, NULL);
 	return 0;

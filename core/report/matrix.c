@@ -34,6 +34,19 @@ static const char *cell_na_of(const struct check_result *r)
 	return NULL;
 }
 
+/*
+ * Whether r's deciding metric is of the whole resource (no instance). At the
+ * same status, such a check decides the cell rather than one whose deciding
+ * metric is one instance's level (a runout check's "host" level, kept for the
+ * trends across runs, says less than the utilization check's percentage).
+ */
+static int whole_resource(const struct check_result *r)
+{
+	const struct metric *mt = r ? report__worst_metric(r) : NULL;
+
+	return mt && !mt->instance;
+}
+
 static struct matrix_cell matrix_cell(const struct run_report *rr, const struct methodology *m,
 				      const char *resource, const char *metric)
 {
@@ -58,7 +71,8 @@ static struct matrix_cell matrix_cell(const struct run_report *rr, const struct 
 			continue;
 		}
 		if (!c.has_check || status__rank(r->st) > status__rank(c.st) ||
-		    (c.st == ST_UNKNOWN && r->st == ST_OK)) {
+		    (c.st == ST_UNKNOWN && r->st == ST_OK) ||
+		    (r->st == c.st && whole_resource(r) && !whole_resource(c.decider))) {
 			c.st = r->st;
 			c.decider = r;
 		}

@@ -8,9 +8,14 @@
  *
  * Only the checks that declare the "history" collector are served, and only
  * their own metrics are taken from each earlier findings.json. A bundle is
- * used only when its manifest names this host (the file name is a first
- * filter, never the proof); at most HISTORY_BUNDLES, the newest, each opened
- * under the untrusted-bundle rules (bundle/read.c) and removed afterwards.
+ * used only when its manifest says it is of this machine: its host id (a
+ * keyed hash of the machine-id, util/hostid.h) equals this one's; a bundle
+ * without one (an older sonde's), or a host whose machine-id cannot be read,
+ * by the hostname. Two hosts of one name are never mixed, and a redacted
+ * bundle (named after host-1) is still this host's by its id. The file name is
+ * a first filter, never the proof; at most HISTORY_BUNDLES, the newest, each
+ * opened under the untrusted-bundle rules (bundle/read.c) and removed
+ * afterwards.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,12 +30,14 @@
 #include "run/run.h"
 #include "util/clock.h"
 #include "util/file.h"
+#include "util/hostid.h"
 #include "util/json_read.h"
 
 #define HISTORY_BUNDLES 8        /* the newest earlier bundles read */
 #define HISTORY_CANDIDATES 256   /* file names considered in --out */
 #define HISTORY_METRICS 4096     /* metrics taken from one bundle */
 #define HISTORY_JSON_MAX (16u << 20)
+#define REDACTED_HOST "host-1"      /* what --redact names this host (docs/redaction.md) */
 
 static const struct bundle_open_limits history_limits = {
 	.max_member_bytes = 256ULL << 20,
@@ -158,19 +165,51 @@ static size_t take_metrics(const struct jval *findings, const struct strv *serve
 }
 
 /*
- * One earlier bundle: opened, checked to be this host's, its levels into a
- * "bundle:NAME" record. 0 when used, else -1 with why.
+ * Whether the bundle whose manifest host section is h is of this host: by the
+ * host id when both have one, else by the hostname. how says which matched;
+ * why, when it is not, what the manifest says.
  */
-static int history__one(const char *out_dir, const char *name, const char *host,
-			const struct strv *served, struct capture_writer *w, char *why,
-			size_t whylen)
+static int same_host(const struct jval *h, const char *host, const char *id, const char **how,
+		     char *why, size_t whylen)
+{
+	const char *bhost = h ? jval__str(h, "hostname") : NULL;
+	const char *bid = h ? jval__str(h, "host_id") : NULL;
+
+	if (bid && !host_id__valid(bid))
+		bid = NULL;
+	if (bid && id[0]) {
+		if (strcmp(bid, id)) {
+			snprintf(why, whylen, "another machine: its machine-id differs (its manifest "
+					      "names %.200s)", bhost ? bhost : "no host");
+			return 0;
+		}
+		*how = "same machine-id";
+		return 1;
+	}
+	if (!bhost || strcmp(bhost, host)) {
+		snprintf(why, whylen, "another host: its manifest says %.200s%s", bhost ? bhost : "none",
+			 bid ? " (and this host has no machine-id to compare)" : "");
+		return 0;
+	}
+	*how = bid ? "same hostname: this host has no machine-id to compare" :
+		     "same hostname: it records no machine-id";
+	return 1;
+}
+
+/*
+ * One earlier bundle: opened, checked to be this host's (same_host: how says
+ * by what), its levels into a "bundle:NAME" record. 0 when used, else -1 with
+ * why.
+ */
+static int history__one(const char *out_dir, const char *name, const char *host, const char *id,
+			const struct strv *served, struct capture_writer *w, const char **how,
+			char *why, size_t whylen)
 {
 	char path[4200], dir[4200], err[512], boot[64];
 	const char *tmp = getenv("TMPDIR");
 	struct jval *man = NULL, *fin = NULL;
 	struct strbuf rec = { 0 };
 	const struct jval *h, *win;
-	const char *bhost;
 	int64_t end_ns;
 	int rc = -1;
 
@@ -185,11 +224,8 @@ static int history__one(const char *out_dir, const char *name, const char *host,
 		goto cleanup;
 	}
 	h = jval__get(man, "host");
-	bhost = h ? jval__str(h, "hostname") : NULL;
-	if (!bhost || strcmp(bhost, host)) {
-		snprintf(why, whylen, "another host: its manifest says %.200s", bhost ? bhost : "none");
+	if (!same_host(h, host, id, how, why, whylen))
 		goto cleanup;
-	}
 	if (!(fin = read_json(dir, "findings.json", err, sizeof(err)))) {
 		snprintf(why, whylen, "no readable findings: %s", err);
 		goto cleanup;
@@ -224,32 +260,62 @@ cleanup:
 	return rc;
 }
 
-static int by_name_desc(const void *a, const void *b)
+/* What follows "sonde-NAME-" in a candidate's file name: its time (and case id). */
+static const char *name_tail(const char *name, const char *const prefixes[2])
 {
-	return -strcmp(*(char *const *)a, *(char *const *)b);
+	for (int i = 0; i < 2; i++) {
+		size_t p = prefixes[i] ? strlen(prefixes[i]) : 0;
+
+		if (p && !strncmp(name, prefixes[i], p))
+			return name + p;
+	}
+	return name;
 }
 
-/* The bundles of out_dir whose name says they are of host, newest first (the time is in the name). */
-static void history__candidates(const char *out_dir, const char *host, struct strv *names)
+static int by_tail_desc(const void *a, const void *b, void *arg)
 {
-	char prefix[300];
+	const char *const *prefixes = arg;
+
+	return -strcmp(name_tail(*(char *const *)a, prefixes), name_tail(*(char *const *)b, prefixes));
+}
+
+/*
+ * The bundles of out_dir whose name says they may be of host, newest first (the
+ * time is in the name): named after host, or, when this host has an id to
+ * match them by, after host-1 (a bundle written with --redact).
+ */
+static void history__candidates(const char *out_dir, const char *host, int by_id,
+				struct strv *names)
+{
+	char prefix[300], redacted[32];
+	const char *prefixes[2] = { prefix, NULL };
 	struct dirent *de;
 	DIR *d = opendir(out_dir);
 
 	if (!d)
 		return;
 	snprintf(prefix, sizeof(prefix), "sonde-%s-", host);
+	snprintf(redacted, sizeof(redacted), "sonde-%s-", REDACTED_HOST);
+	if (by_id && strcmp(prefix, redacted))
+		prefixes[1] = redacted;
 	while ((de = readdir(d)) && names->n < HISTORY_CANDIDATES) {
-		size_t n = strlen(de->d_name), p = strlen(prefix);
+		size_t n = strlen(de->d_name);
 
-		if (n > p + 7 && !strncmp(de->d_name, prefix, p) &&
-		    !strcmp(de->d_name + n - 7, ".tar.xz") && !strchr(de->d_name + p, '/') &&
-		    strv__push(names, de->d_name))
-			break;
+		for (int i = 0; i < 2; i++) {
+			size_t p = prefixes[i] ? strlen(prefixes[i]) : 0;
+
+			if (p && n > p + 7 && !strncmp(de->d_name, prefixes[i], p) &&
+			    !strcmp(de->d_name + n - 7, ".tar.xz") && !strchr(de->d_name + p, '/')) {
+				if (strv__push(names, de->d_name))
+					goto done; /* out of memory: those listed so far */
+				break;
+			}
+		}
 	}
+done:
 	closedir(d);
 	if (names->n)
-		qsort(names->v, names->n, sizeof(*names->v), by_name_desc);
+		qsort_r(names->v, names->n, sizeof(*names->v), by_tail_desc, prefixes);
 }
 
 void run_history__gather(const struct run_opts *o, const struct run_plan *p, const char *raw)
@@ -257,7 +323,8 @@ void run_history__gather(const struct run_opts *o, const struct run_plan *p, con
 	struct strv served = { 0 }, names = { 0 };
 	struct capture_writer w;
 	struct strbuf log = { 0 };
-	char host[256] = "", why[600];
+	char host[256] = "", why[600], id[HOST_ID_LEN + 1] = "", idwhy[256];
+	const char *how = "";
 	size_t used = 0;
 
 	for (size_t i = 0; i < p->nsel; i++)
@@ -272,18 +339,27 @@ void run_history__gather(const struct run_opts *o, const struct run_plan *p, con
 	}
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
+	if (host_id__read("", id, idwhy, sizeof(idwhy)))
+		id[0] = '\0';
 	strbuf__printf(&log, "looked in %s\n", o->out_dir);
+	if (id[0])
+		strbuf__printf(&log, "this host: %s, matched by machine-id (host id %s), by "
+				     "hostname where a bundle records none\n", host, id);
+	else
+		strbuf__printf(&log, "this host: %s, matched by hostname: no machine-id (%s)\n",
+			       host, idwhy);
 	if (host[0])
-		history__candidates(o->out_dir, host, &names);
+		history__candidates(o->out_dir, host, id[0] != '\0', &names);
 	for (size_t i = 0; i < names.n; i++) {
 		if (used == HISTORY_BUNDLES) {
 			strbuf__printf(&log, "skipped %s: %d newer bundles are enough\n", names.v[i],
 				       HISTORY_BUNDLES);
 			continue;
 		}
-		if (!history__one(o->out_dir, names.v[i], host, &served, &w, why, sizeof(why))) {
+		if (!history__one(o->out_dir, names.v[i], host, id, &served, &w, &how, why,
+				  sizeof(why))) {
 			used++;
-			strbuf__printf(&log, "used %s\n", names.v[i]);
+			strbuf__printf(&log, "used %s (%s)\n", names.v[i], how);
 		} else {
 			strbuf__printf(&log, "skipped %s: %s\n", names.v[i], why);
 		}

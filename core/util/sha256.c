@@ -5,6 +5,8 @@
  * from code that many others check. tests/unit/test_sha256.c holds it to
  * the NIST vectors (FIPS 180-4 examples, CAVS short messages, Monte Carlo).
  */
+#include <string.h>
+
 #include "util/sha256.h"
 
 void sha256__init(struct sha256 *s)
@@ -33,4 +35,31 @@ void sha256__final_hex(struct sha256 *s, char hex[65])
 		hex[2 * i + 1] = digits[digest[i] & 0xf];
 	}
 	hex[64] = '\0';
+}
+
+void sha256__hmac(const void *key, size_t keylen, const void *msg, size_t msglen,
+		  uint8_t mac[32])
+{
+	uint8_t k[64] = { 0 }, pad[64], inner[32];
+	struct sha256 s;
+
+	if (keylen > sizeof(k)) {
+		sha256__init(&s);
+		sha256__update(&s, key, keylen);
+		sha256__final(&s, k);
+	} else if (keylen) {
+		memcpy(k, key, keylen);
+	}
+	for (size_t i = 0; i < sizeof(k); i++)
+		pad[i] = k[i] ^ 0x36;
+	sha256__init(&s);
+	sha256__update(&s, pad, sizeof(pad));
+	sha256__update(&s, msg, msglen);
+	sha256__final(&s, inner);
+	for (size_t i = 0; i < sizeof(k); i++)
+		pad[i] = k[i] ^ 0x5c;
+	sha256__init(&s);
+	sha256__update(&s, pad, sizeof(pad));
+	sha256__update(&s, inner, sizeof(inner));
+	sha256__final(&s, mac);
 }

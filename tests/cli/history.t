@@ -3,10 +3,20 @@
 # Across runs: --out holds three earlier bundles of this host, one a day, that
 # recorded a file system at 20, 40 and 60 MiB in use; it holds 80 MiB now and
 # has about 10 MiB left: at 20 MiB a day it is full in about half a day, which
-# this window alone (flat) cannot see. A fourth bundle, named like ours but of
-# another host (its manifest says so), recorded a level that would make it full
-# in minutes: it must not be mixed in. The new bundle keeps what it used
-# (raw/history.cap), so `sonde analyze` of it alone gives the same answer.
+# this window alone (flat) cannot see. Of the three, one records this machine's
+# host id (the keyed hash of its machine-id), one none (an older sonde's: matched
+# by hostname), and one is named after host-1, as --redact names a bundle, with
+# this machine's host id. A fourth bundle, named like ours but of another host
+# (its manifest says so), and a fifth of the same hostname but another machine
+# (its host id differs), recorded levels that would make it full in minutes:
+# neither may be mixed in. The new bundle keeps what it used (raw/history.cap),
+# so `sonde analyze` of it alone gives the same answer.
+#
+# The three audits of this host also recorded host memory in use, rising to
+# today's level; a fourth, of 12 hours ago but of another boot, recorded far
+# less: a reboot frees memory, so use.memory-runout leaves it out (mixed in, the
+# levels would not rise consistently: no trend), while the file system's trend,
+# which survives a reboot, keeps it.
 . tests/lib/tap.sh
 
 for tool in jq mkfs.ext4 losetup; do
@@ -24,7 +34,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-mkdir -p "$MNT" "$T/out" "$T/cases" "$T/alone"
+mkdir -p "$MNT" "$T/out" "$T/cases" "$T/alone" "$T/probe"
 truncate -s 128M "$T/fs.img"
 mkfs.ext4 -q -F -m 0 "$T/fs.img" || skip_all "mkfs.ext4 failed"
 mount -o loop "$T/fs.img" "$MNT" || skip_all "cannot mount a loop device here"
@@ -38,10 +48,25 @@ read -r bsize blocks bfree bavail files ffree < <(stat -f -c '%S %b %f %a %c %d'
 used_now=$(((blocks - bavail) * bsize))
 diag "$MNT: $((used_now >> 20)) MiB in use, $((bavail * bsize >> 20)) MiB available"
 
-# case DIR HOST DAYS_AGO LEVEL_BYTES: a 5 s recording of MNT at LEVEL (size minus available)
+# This machine's host id, as a run records it (manifest.json).
+"$SONDE" run --window 1 --interval 1 --no-progress --check use.filesystem-runout --out "$T/probe" \
+	>/dev/null 2>&1
+MYID=$(tar -xJOf "$(ls "$T/probe"/*.tar.xz | head -1)" manifest.json 2>/dev/null | jq -r '.host.host_id // empty')
+rm -rf "$T/probe"
+[ -n "$MYID" ] || skip_all "this host has no machine-id: its bundles are matched by hostname only"
+diag "host id $MYID"
+
+BOOT=$(cat /proc/sys/kernel/random/boot_id)
+MEM_TOTAL_KB=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+MEM_USED_KB=$((MEM_TOTAL_KB - $(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)))
+MEM_STEP_KB=$((MEM_USED_KB / 4)) # a day
+diag "host memory: $((MEM_USED_KB >> 10)) MiB in use of $((MEM_TOTAL_KB >> 10)) MiB"
+
+# case DIR HOST SECONDS_AGO LEVEL_BYTES [HOST_ID] [BOOT_ID MEM_USED_KB]: a 5 s recording of MNT at
+# LEVEL (size minus available), and of host memory at MEM_USED_KB in use
 mkcase() {
-	local dir=$1 host=$2 days=$3 level=$4 wall0 avail
-	wall0=$((($(date +%s) - days * 86400) * 1000000000))
+	local dir=$1 host=$2 ago=$3 level=$4 id=${5:-} boot=${6:-} mem=${7:-} wall0 avail
+	wall0=$((($(date +%s) - ago) * 1000000000))
 	avail=$(((blocks * bsize - level) / bsize))
 	mkdir -p "$dir"
 	{
@@ -55,6 +80,20 @@ mkcase() {
 		echo "$host"
 		echo "=== host 0 0 /proc/uptime"
 		echo "1000.00 1990.00"
+		if [ -n "$id" ]; then
+			echo "=== host 0 0 sonde:host-id"
+			echo "$id"
+		fi
+		if [ -n "$boot" ]; then
+			echo "=== host 0 0 /proc/sys/kernel/random/boot_id"
+			echo "$boot"
+		fi
+		for i in 0 1 2 3 4; do
+			[ -n "$mem" ] || break
+			echo "=== proc.meminfo $i $i /proc/meminfo"
+			printf 'MemTotal: %s kB\nMemFree: %s kB\nMemAvailable: %s kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n' \
+				"$MEM_TOTAL_KB" "$((MEM_TOTAL_KB - mem))" "$((MEM_TOTAL_KB - mem))"
+		done
 		for i in 0 1 2 3 4; do
 			echo "=== proc.mounts $i $i sonde:statfs"
 			printf 'ok\t7:99\text4\t/dev/loop99\t%s\tloop99\t%s %s %s %s %s %s 0\n' "$MNT" "$bsize" \
@@ -62,22 +101,43 @@ mkcase() {
 		done
 	} >"$dir/case.txt"
 	"$TOP/tests/checks/mkcap" "$dir/case.txt" "$dir/raw" &&
-		"$SONDE" analyze "$dir" --check use.filesystem-runout --out "$T/out" >/dev/null 2>&1
+		"$SONDE" analyze "$dir" --check use.filesystem-runout --check use.memory-runout --out "$T/out" \
+			>/dev/null 2>&1
 }
 
 MiB=1048576
-for d in 3 2 1; do
-	mkcase "$T/cases/d$d" "$HOST" "$d" $((used_now - d * 20 * MiB)) ||
-		diag "making the bundle of $d days ago failed"
-done
+DAY=86400
+mkcase "$T/cases/d3" "$HOST" $((3 * DAY)) $((used_now - 3 * 20 * MiB)) "$MYID" "$BOOT" \
+	$((MEM_USED_KB - 3 * MEM_STEP_KB)) || diag "making the bundle of 3 days ago failed"
+mkcase "$T/cases/d2" "$HOST" $((2 * DAY)) $((used_now - 2 * 20 * MiB)) "" "$BOOT" \
+	$((MEM_USED_KB - 2 * MEM_STEP_KB)) || diag "making the bundle of 2 days ago failed"
+# the audit of a day ago was redacted (sonde redact, as --redact writes it): named after host-1,
+# its host id kept
+mkdir -p "$T/plain"
+mkcase "$T/cases/d1" "$HOST" $DAY $((used_now - 1 * 20 * MiB)) "$MYID" "$BOOT" $((MEM_USED_KB - MEM_STEP_KB)) ||
+	diag "making the bundle of 1 day ago failed"
+d1=$(ls -t "$T/out"/sonde-"$HOST"-*.tar.xz | head -1)
+mv "$d1" "$T/plain/"
+"$SONDE" redact "$T/plain/$(basename "$d1")" --out "$T/out" >/dev/null 2>&1 || diag "sonde redact failed"
+rm -f "$T/out"/*.redaction-map.json
+# 12 hours ago, of another boot: the file system on its line, host memory far below
+mkcase "$T/cases/reboot" "$HOST" $((DAY / 2)) $((used_now - 10 * MiB)) "$MYID" "$(cat /proc/sys/kernel/random/uuid)" \
+	$((MEM_USED_KB / 16)) || diag "making the bundle of another boot failed"
 # another host's bundle, renamed to look like ours, of 6 hours ago at a level far below
 mkcase "$T/cases/other" "not-$HOST" 0 $((used_now - 100 * MiB))
 other=$(ls -t "$T/out"/sonde-not-*.tar.xz | head -1)
 mv "$other" "$T/out/sonde-$HOST-20000101T000000Z.tar.xz"
-is "$(ls "$T/out"/sonde-"$HOST"-*.tar.xz | wc -l)" 4 "four earlier bundles named for this host in --out"
+# another machine of the same name (its host id differs), 12 hours ago, far below too
+mkcase "$T/cases/twin" "$HOST" 0 $((used_now - 100 * MiB)) "0123456789abcdef0123456789abcdef"
+twin=$(ls -t "$T/out"/sonde-"$HOST"-*.tar.xz | head -1)
+mv "$twin" "$T/out/sonde-$HOST-20000102T000000Z.tar.xz"
+is "$(ls "$T/out"/sonde-"$HOST"-*.tar.xz | wc -l)" 5 "five earlier bundles named for this host in --out"
+is "$(ls "$T/out"/sonde-host-1-*.tar.xz | wc -l)" 1 "and one redacted, named after host-1"
+is "$(tar -xJOf "$(ls "$T/out"/sonde-host-1-*.tar.xz | head -1)" manifest.json | jq -r '.host.host_id')" "$MYID" \
+	"the redacted bundle keeps the host id"
 
 "$SONDE" run --window 5 --interval 1 --no-progress --json --check use.filesystem-runout \
-	--out "$T/out" >"$T/findings.json" 2>"$T/stderr"
+	--check use.memory-runout --out "$T/out" >"$T/findings.json" 2>"$T/stderr"
 rc=$?
 is "$rc" 0 "sonde run exits 0"
 [ "$rc" -eq 0 ] || sed 's/^/#   stderr: /' "$T/stderr"
@@ -94,10 +154,30 @@ ok "the summary says how much it grew since which audit" \
 NEW=$(ls -t "$T/out"/sonde-"$HOST"-*.tar.xz | head -1)
 tar -xJf "$NEW" -C "$T/alone" raw/history.cap report.md
 ok "the new bundle keeps raw/history.cap" test -s "$T/alone/raw/history.cap"
-ok "it names the three bundles it used" test "$(grep -c '^used ' "$T/alone/raw/history.cap")" -eq 3
+ok "it names the four bundles it used" test "$(grep -c '^used ' "$T/alone/raw/history.cap")" -eq 4
 ok "it skipped the other host's, saying why" grep -q "skipped sonde-$HOST-20000101T000000Z.tar.xz: another host" \
 	"$T/alone/raw/history.cap"
+ok "it skipped the other machine of the same name: its machine-id differs" \
+	grep -q "skipped sonde-$HOST-20000102T000000Z.tar.xz: another machine: its machine-id differs" \
+	"$T/alone/raw/history.cap"
+ok "it says which matched by machine-id" test "$(grep -c '^used .* (same machine-id)$' "$T/alone/raw/history.cap")" -eq 3
+ok "and which by hostname (a bundle without a host id)" \
+	grep -q '^used .* (same hostname: it records no machine-id)$' "$T/alone/raw/history.cap"
+ok "the redacted bundle (named after host-1) is used by its host id" \
+	grep -q '^used sonde-host-1-.* (same machine-id)$' "$T/alone/raw/history.cap"
 ok "report.md names an earlier bundle" grep -q "Earlier audits of this host" "$T/alone/report.md"
+
+# host memory: the three audits of this boot and this window make a trend; the one of another boot
+# is left out (mixed in, its level far below would leave no consistent rise)
+M='.checks[] | select(.id == "use.memory-runout")'
+mleft=$(jq -r "$M | .metrics[] | select(.name == \"time_left_s\" and .instance == \"host\") | .value" "$F" | head -1)
+diag "host memory: time left ${mleft:-none} s; summary: $(jq -r "$M | .summary" "$F")"
+ok "host memory's trend across the audits of this boot gives a time to exhaustion (${mleft:-none} s)" \
+	awk -v v="${mleft:-0}" 'BEGIN { exit !(v > 86400) }'
+is "$(grep -c $'^metric\tuse.memory-runout\tused_bytes\thost\t' "$T/alone/raw/history.cap")" 4 \
+	"history.cap holds the host memory level of the four bundles used"
+ok "report.md says the audit of another boot was left out of host memory's trend" \
+	grep -q "host memory: 1 earlier audit of another boot left out (a reboot resets it)" "$T/alone/report.md"
 
 # The new bundle alone, the earlier ones gone: the same answer from its captures.
 mkdir -p "$T/replay"

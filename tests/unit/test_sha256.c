@@ -271,8 +271,33 @@ static void test_sha256sum(void)
 	free(buf);
 }
 
+/* HMAC-SHA256 against RFC 4231's test cases 1, 2 and 6 (a key longer than a block). */
+static void test_hmac(void)
+{
+	static const char *const want[] = {
+		"b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+		"5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+		"60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",
+	};
+	uint8_t k1[20], k6[131], mac[32];
+	char hex[65];
+
+	memset(k1, 0x0b, sizeof(k1));
+	memset(k6, 0xaa, sizeof(k6));
+	sha256__hmac(k1, sizeof(k1), "Hi There", 8, mac);
+	digest_hex(mac, hex);
+	is_str(hex, want[0], "HMAC-SHA256, RFC 4231 case 1");
+	sha256__hmac("Jefe", 4, "what do ya want for nothing?", 28, mac);
+	digest_hex(mac, hex);
+	is_str(hex, want[1], "HMAC-SHA256, RFC 4231 case 2");
+	sha256__hmac(k6, sizeof(k6), "Test Using Larger Than Block-Size Key - Hash Key First", 54, mac);
+	digest_hex(mac, hex);
+	is_str(hex, want[2], "HMAC-SHA256, RFC 4231 case 6 (a key longer than a block)");
+}
+
 int main(void)
 {
+	test_hmac();
 	test_vectors();
 	test_cavs_short();
 	test_cavs_monte();

@@ -215,3 +215,50 @@ do
   far = runout.assess(ctx, { name = "b", ts = ts, ys = ys, capacity = 1100 + 50000 }, args)
   tap.ok(far.ex ~= nil, "horizon_x 1000: called")
 end
+
+-- 17. runout.across: earlier audits continue a level; a level a reboot resets takes this boot's only
+do
+  local runout = require("runout")
+  local ctx = { window = { seconds = 10 } }
+  local args = { confidence = 0.95, min_span_pct = 60, horizon_x = 100 }
+  local day = 86400
+  local flat_ts, flat_ys = series(11, function() return 7000 end)
+  local function audits(boots)
+    local pts = {}
+    for i, same in ipairs(boots) do
+      pts[i] = { t = -(#boots - i + 1) * day, value = 7000 - (#boots - i + 1) * 1000, bundle = "b" .. i,
+                 when = 1763700000 - (#boots - i + 1) * day, same_boot = same }
+    end
+    return pts
+  end
+  local w = runout.assess(ctx, { name = "host memory", instance = "host", ts = flat_ts, ys = flat_ys,
+    capacity = 8000, unit = "", verb = "exhausted" }, args)
+  tap.ok(w.ex == nil, "flat window: no time of its own")
+  local long = runout.assess(ctx, runout.across(w, audits({ true, true, true }), { reset_at_boot = true }), args)
+  near(long.ex and long.ex.seconds, day, 5, "three audits of this boot, 1000 a day, 1000 left: a day (the window ends 10 s after the last)")
+  near(long.grew, 3000, 1e-9, "it grew 3000 since the oldest audit")
+  tap.ok(long.oldest.bundle == "b1", "the oldest audit is named")
+  tap.ok(runout.grew_sentence(long):match("^host memory grew 3000 since the audit of "), "the sentence: " ..
+    runout.grew_sentence(long))
+
+  -- the oldest audit of another boot: left out of a reset-at-boot level, so three points: no trend
+  w.audits, w.other_boot = nil, nil
+  long = runout.assess(ctx, runout.across(w, audits({ false, true, true }), { reset_at_boot = true }), args)
+  tap.ok(long.ex == nil and long.fit == nil, "an audit of another boot left out: too few points")
+  tap.ok(#w.other_boot == 1 and w.other_boot[1].bundle == "b1", "the one left out is named")
+  -- a level that survives a reboot (a file system's) keeps it
+  long = runout.assess(ctx, runout.across(w, audits({ false, true, true })), args)
+  tap.ok(long.ex ~= nil and #w.other_boot == 0, "a level that survives a reboot keeps every audit")
+  -- every audit of another boot: no long candidate at all
+  tap.ok(runout.across(w, audits({ false, false, false }), { reset_at_boot = true }) == nil,
+    "every audit of another boot: no trend across runs")
+
+  -- where this window's own trend is real, it decides
+  local ts, ys = series(11, function(t) return 7000 + 5 * t end)
+  local rising = runout.assess(ctx, { name = "host memory", instance = "host", ts = ts, ys = ys, capacity = 8000,
+    unit = "" }, args)
+  tap.ok(rising.ex ~= nil, "rising window: a time of its own (" .. tostring(rising.why) .. ")")
+  long = runout.assess(ctx, runout.across(rising, audits({ true, true, true }), { reset_at_boot = true }), args)
+  tap.ok(long.ex == nil and long.why:match("this window's own trend decides"), "the long trend gives way: " ..
+    tostring(long.why))
+end
