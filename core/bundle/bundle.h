@@ -74,6 +74,8 @@ void bundle__path(const char *dir, const struct analysis *an, const char *case_i
 		  size_t len);
 /* A case id for a file name: 1 to 64 of [A-Za-z0-9._-], not starting with '.' or '-'. */
 int bundle__case_id_ok(const char *id);
+/* The host's part of a bundle's file name (as bundle__path writes it): [A-Za-z0-9.-], else '_'. */
+void bundle__host_part(const char *hostname, char *out, size_t len);
 /* The redaction map's path for a bundle: NAME.redaction-map.json beside NAME.tar.xz. */
 void bundle__map_path(const char *bundle, char *out, size_t len);
 

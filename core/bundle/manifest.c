@@ -125,14 +125,19 @@ int bundle__case_id_ok(const char *id)
 	return 1;
 }
 
+void bundle__host_part(const char *hostname, char *out, size_t len)
+{
+	if (!name_part(out, len < 64 ? len : 64, hostname ? hostname : ""))
+		snprintf(out, len, "unknown");
+}
+
 /* Host names and case ids become part of a file name: [A-Za-z0-9.-] only. */
 void bundle__path(const char *dir, const struct analysis *an, const char *case_id, char *out,
 		  size_t len)
 {
 	char host[64], cs[72] = "", t[32];
 
-	if (!name_part(host, sizeof(host), an->hostname))
-		snprintf(host, sizeof(host), "unknown");
+	bundle__host_part(an->hostname, host, sizeof(host));
 	if (case_id && name_part(cs + 1, sizeof(cs) - 1, case_id))
 		cs[0] = '-';
 	clock__iso8601(an->start_wall_ns, t, sizeof(t), 1);

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bundle/bundle.h"
 #include "bundle/read.h"
 #include "run/run.h"
 #include "util/clock.h"
@@ -260,23 +261,38 @@ cleanup:
 	return rc;
 }
 
-/* What follows "sonde-NAME-" in a candidate's file name: its time (and case id). */
-static const char *name_tail(const char *name, const char *const prefixes[2])
+/*
+ * The time in a candidate's name, "YYYYMMDDTHHMMSSZ": the last such run of
+ * characters, wherever a case id ("sonde-HOST-CASE-TIME") or a clash's "-2"
+ * put it; "" when there is none (it sorts oldest).
+ */
+static const char *name_time(const char *name)
 {
-	for (int i = 0; i < 2; i++) {
-		size_t p = prefixes[i] ? strlen(prefixes[i]) : 0;
+	static const char shape[] = "DDDDDDDDTDDDDDDZ";
+	size_t n = strlen(name), k = sizeof(shape) - 1;
 
-		if (p && !strncmp(name, prefixes[i], p))
-			return name + p;
+	for (size_t i = n >= k ? n - k + 1 : 0; i-- > 0;) {
+		size_t j = 0;
+
+		for (; j < k; j++) {
+			char c = name[i + j];
+
+			if (shape[j] == 'D' ? !(c >= '0' && c <= '9') : c != shape[j])
+				break;
+		}
+		if (j == k)
+			return name + i;
 	}
-	return name;
+	return "";
 }
 
-static int by_tail_desc(const void *a, const void *b, void *arg)
+/* Newest first: by the time in the name, then by the name. */
+static int by_time_desc(const void *a, const void *b)
 {
-	const char *const *prefixes = arg;
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int c = strncmp(name_time(x), name_time(y), 16);
 
-	return -strcmp(name_tail(*(char *const *)a, prefixes), name_tail(*(char *const *)b, prefixes));
+	return -(c ? c : strcmp(x, y));
 }
 
 /*
@@ -287,14 +303,15 @@ static int by_tail_desc(const void *a, const void *b, void *arg)
 static void history__candidates(const char *out_dir, const char *host, int by_id,
 				struct strv *names)
 {
-	char prefix[300], redacted[32];
+	char prefix[300], redacted[32], part[64];
 	const char *prefixes[2] = { prefix, NULL };
 	struct dirent *de;
 	DIR *d = opendir(out_dir);
 
 	if (!d)
 		return;
-	snprintf(prefix, sizeof(prefix), "sonde-%s-", host);
+	bundle__host_part(host, part, sizeof(part));
+	snprintf(prefix, sizeof(prefix), "sonde-%s-", part);
 	snprintf(redacted, sizeof(redacted), "sonde-%s-", REDACTED_HOST);
 	if (by_id && strcmp(prefix, redacted))
 		prefixes[1] = redacted;
@@ -315,7 +332,7 @@ static void history__candidates(const char *out_dir, const char *host, int by_id
 done:
 	closedir(d);
 	if (names->n)
-		qsort_r(names->v, names->n, sizeof(*names->v), by_tail_desc, prefixes);
+		qsort(names->v, names->n, sizeof(*names->v), by_time_desc);
 }
 
 void run_history__gather(const struct run_opts *o, const struct run_plan *p, const char *raw)

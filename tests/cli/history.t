@@ -136,6 +136,10 @@ is "$(ls "$T/out"/sonde-host-1-*.tar.xz | wc -l)" 1 "and one redacted, named aft
 is "$(tar -xJOf "$(ls "$T/out"/sonde-host-1-*.tar.xz | head -1)" manifest.json | jq -r '.host.host_id')" "$MYID" \
 	"the redacted bundle keeps the host id"
 
+# a ticket's bundle (a case id in its name: sonde-HOST-CASE-TIME) of long ago, the other host's
+# copied: newest first goes by the time in the name, wherever it is
+cp "$T/out/sonde-$HOST-20000101T000000Z.tar.xz" "$T/out/sonde-$HOST-CASE-9-20000103T000000Z.tar.xz"
+
 "$SONDE" run --window 5 --interval 1 --no-progress --json --check use.filesystem-runout \
 	--check use.memory-runout --out "$T/out" >"$T/findings.json" 2>"$T/stderr"
 rc=$?
@@ -165,6 +169,9 @@ ok "and which by hostname (a bundle without a host id)" \
 	grep -q '^used .* (same hostname: it records no machine-id)$' "$T/alone/raw/history.cap"
 ok "the redacted bundle (named after host-1) is used by its host id" \
 	grep -q '^used sonde-host-1-.* (same machine-id)$' "$T/alone/raw/history.cap"
+order=$(grep -E '^(used|skipped) ' "$T/alone/raw/history.cap" | awk '{ sub(/:$/, "", $2); print $2 }')
+is "$(sed -n 5p <<<"$order")" "sonde-$HOST-CASE-9-20000103T000000Z.tar.xz" \
+	"newest first by the time in the name: the case's bundle of 2000 comes after the four of this week"
 ok "report.md names an earlier bundle" grep -q "Earlier audits of this host" "$T/alone/report.md"
 
 # host memory: the three audits of this boot and this window make a trend; the one of another boot
