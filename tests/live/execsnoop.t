@@ -35,8 +35,16 @@ trap cleanup EXIT
 # The script's comm is its name cut to 15 bytes: es-burst-parent.
 cat >"$T/es-burst-parent.sh" <<'EOF'
 #!/bin/bash
-# es-burst-parent.sh DELAY COUNT DONEFILE: after DELAY s, COUNT short-lived execs
-sleep "$1"
+# es-burst-parent.sh DELAY COUNT DONEFILE OUTDIR FIFO: DELAY s after sonde's
+# window began (its first captures appear in OUTDIR's staging directory, the
+# tools attached before), COUNT short-lived execs. It waits with builtins only
+# (read -t on a FIFO nobody writes): its only execs are the burst's.
+exec 9<>"$5"
+for ((k = 0; k < 400; k++)); do
+	compgen -G "$4/.sonde-run-*/raw/*.cap" >/dev/null && break
+	read -r -t 0.05 -u 9
+done
+read -r -t "$1" -u 9
 i=0
 while [ "$i" -lt "$2" ]; do
 	/bin/true "es-canary-$i" --password=hunter2
@@ -51,12 +59,14 @@ jq_true() {
 	jq -e "$@" >/dev/null 2>&1
 }
 
-# run_burst NAME WINDOW COUNT SONDE-ARGS...: the burst starts 1.5 s after sonde, inside the window
+# run_burst NAME WINDOW COUNT SONDE-ARGS...: the burst starts 0.5 s into the window (a fixed
+# delay after sonde started missed the window's start on a loaded host: set-up took longer)
 run_burst() {
 	local name=$1 window=$2 count=$3
 	shift 3
 	mkdir -p "$T/$name/out" "$T/$name/x"
-	"$T/es-burst-parent.sh" 1.5 "$count" "$T/$name/done" &
+	mkfifo "$T/$name/fifo"
+	"$T/es-burst-parent.sh" 0.5 "$count" "$T/$name/done" "$T/$name/out" "$T/$name/fifo" &
 	BURST_PID=$!
 	echo "$BURST_PID" >"$T/$name/pid"
 	"$SONDE" run --window "$window" --interval 1 --check workload.process-what --no-progress \
