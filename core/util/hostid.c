@@ -12,22 +12,12 @@
 
 #include "util/file.h"
 #include "util/hostid.h"
+#include "util/parse_scan.h"
 #include "util/sha256.h"
 
 /* sonde's application id (random, fixed: changing it changes every host id). */
 static const uint8_t app_id[16] = { 0x39, 0xfa, 0x3c, 0x6a, 0x47, 0x37, 0x41, 0xc3,
 				    0xad, 0xb6, 0xa0, 0xf9, 0x10, 0x0e, 0x7b, 0x13 };
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int host_id__derive(const char *machine_id, size_t len, char out[HOST_ID_LEN + 1])
 {
@@ -40,7 +30,7 @@ int host_id__derive(const char *machine_id, size_t len, char out[HOST_ID_LEN + 1
 	if (len != 32)
 		return -EINVAL;
 	for (size_t i = 0; i < 16; i++) {
-		int hi = hexval(machine_id[2 * i]), lo = hexval(machine_id[2 * i + 1]);
+		int hi = parse_hex_digit(machine_id[2 * i]), lo = parse_hex_digit(machine_id[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;

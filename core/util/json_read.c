@@ -24,6 +24,7 @@
 
 #include "util/json.h"
 #include "util/json_read.h"
+#include "util/parse_scan.h"
 #include "util/tty.h"
 
 const struct json_read_limits json_read_default_limits = {
@@ -140,17 +141,6 @@ void jval__free(struct jval *v)
 	free(v);
 }
 
-static int hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The 4 hex digits of a \u escape at s (4 bytes available), or -1. */
 static long hex4(const unsigned char *s)
 {
@@ -158,7 +148,7 @@ static long hex4(const unsigned char *s)
 	int i, d;
 
 	for (i = 0; i < 4; i++) {
-		d = hex_value(s[i]);
+		d = parse_hex_digit(s[i]);
 		if (d < 0)
 			return -1;
 		v = v << 4 | d;

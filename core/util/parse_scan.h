@@ -38,6 +38,18 @@ static inline bool parse_is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* A hex digit's value (either case), or -1. */
+static inline int parse_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 static inline const char *parse_skip_blanks(const char *p, const char *end)
 {
 	while (p < end && parse_is_blank(*p))
