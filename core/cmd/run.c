@@ -87,14 +87,16 @@ static const struct cmd_option options[] = {
 		  "By default it runs half as long as the first (>= 2 s)" },
 	{ .name = "max-overhead", .arg = "PCT", .kind = CMD_OPT_PERCENT,
 	  .field = F(max_overhead_pct),
-	  .help = "sonde's budget, % of the host's CPU (default 2). Each\n"
-		  "BPF tool's cost is predicted before it is attached (its\n"
-		  "events' rate from the kernel's counters x one run's cost\n"
-		  "here); one that does not fit is not attached, or traces\n"
-		  "part of the window, and the report says what was read\n"
-		  "instead. The overhead guard checks every 0.1 s and\n"
-		  "detaches every tool over its prediction at once (what\n"
-		  "it gathered is kept). 0: no budget, no guard" },
+	  .help = "sonde's budget: how much more CPU time, in %, the\n"
+		  "work it watches may need (default 2). Each BPF tool's\n"
+		  "cost is predicted before it is attached (its events'\n"
+		  "rate from the kernel's counters x one run's cost here,\n"
+		  "over the CPU time of the processes that pay it); one\n"
+		  "that does not fit is not attached, or traces part of\n"
+		  "the window, and the report says what was read instead.\n"
+		  "The overhead guard checks every 0.1 s and detaches\n"
+		  "every tool over its prediction at once (what it\n"
+		  "gathered is kept). 0: no budget, no guard" },
 	{ .name = "no-perf", .kind = CMD_OPT_FLAG, .field = F(no_perf),
 	  .help = "open no perf_event counter (perf.counters): IPC, stalls\n"
 		  "and software counters become known unknowns" },

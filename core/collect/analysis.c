@@ -867,6 +867,8 @@ static void tool_prediction(struct tool_summary *t, const struct jval *doc)
 	if (p && p->type == J_OBJECT) {
 		t->has_pred = 1;
 		t->predicted_pct = num_or(p, "cpu_pct", 0);
+		t->has_load = jval__get(p, "load_pct") != NULL;
+		t->predicted_load_pct = num_or(p, "load_pct", t->predicted_pct);
 		t->duty = num_or(p, "duty", 1);
 		t->budget_pct = num_or(doc, "budget_pct", 0);
 	}

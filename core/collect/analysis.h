@@ -48,8 +48,9 @@ struct tool_summary {
 	char cost_source[16];
 	double setup_ms, teardown_ms, traced_from_s, traced_to_s;
 	/* the cost model's prediction, when a budget admitted the tools (has_pred) */
-	int has_pred;
+	int has_pred, has_load;
 	double predicted_pct, duty, budget_pct;
+	double predicted_load_pct; /* more CPU time for the work it traces (has_load: recorded) */
 	char instead[256];         /* what the checks read instead, when it did not run whole */
 	char filtered_to[96];      /* "123, 456": the pids it traced alone, or "" */
 	uint64_t self_signals;     /* killsnoop: signals sonde sent or was sent, left out */

@@ -26,7 +26,9 @@ static const struct {
 			  "/proc/PID/io syscr + syscw of every process: read and write syscalls "
 			  "only, so a lower bound of all syscalls" },
 	[HEV_CTXT] = { "context switches", "/proc/stat ctxt" },
-	[HEV_IRQ] = { "hard interrupts", "/proc/stat intr" },
+	[HEV_IRQ] = { "device interrupts",
+		      "/proc/stat intr, the numbered IRQs (the ones a handler runs for, not the "
+		      "local timer and the IPIs)" },
 	[HEV_SOFTIRQ] = { "softirqs", "/proc/stat softirq" },
 	[HEV_FORK] = { "processes created", "/proc/stat processes (forks and clones)" },
 	[HEV_BLOCK_IO] = { "block I/Os", "/proc/diskstats: requests completed, whole disks" },
@@ -126,6 +128,41 @@ static int line_number(const char *buf, size_t len, const char *key, uint64_t *o
 	return -ENOENT;
 }
 
+/*
+ * The numbered IRQs of the "intr" line, summed: the total that opens it also
+ * counts the architecture's own (the local timer, IPIs: thousands a second on
+ * an idle host), which run no irq_handler_entry. 1 when the line was found.
+ */
+static int intr_numbered(const char *buf, size_t len, uint64_t *out)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
+		uint64_t sum = 0;
+		int field = 0;
+
+		if (le - p > 5 && !memcmp(p, "intr ", 5)) {
+			for (p += 5; p < le;) {
+				uint64_t v = 0;
+
+				while (p < le && *p == ' ')
+					p++;
+				if (p >= le || *p < '0' || *p > '9')
+					break;
+				while (p < le && *p >= '0' && *p <= '9')
+					v = v * 10 + (uint64_t)(*p++ - '0');
+				if (field++)
+					sum += v;
+			}
+			*out = sum;
+			return field > 0;
+		}
+		p = le + 1;
+	}
+	return 0;
+}
+
 static void read_stat(const char *root, unsigned mask, struct host_events *out)
 {
 	static const struct {
@@ -133,15 +170,26 @@ static void read_stat(const char *root, unsigned mask, struct host_events *out)
 		const char *key;
 	} keys[] = { { HEV_CTXT, "ctxt" }, { HEV_IRQ, "intr" }, { HEV_SOFTIRQ, "softirq" },
 		     { HEV_FORK, "processes" } };
+	struct proc_stat ps;
 	char *buf;
 	size_t len;
 
 	if (read_file(root, "/proc/stat", &buf, &len))
 		return;
+	if (!parse_proc_stat(buf, len, &ps)) {
+		const struct cpu_times *c = &ps.total;
+
+		/* guest time is in user already */
+		out->busy_ticks = c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
+		out->busy_read = 1;
+		proc_stat__free(&ps);
+	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if ((mask & HEV_BIT(keys[i].e)) && !line_number(buf, len, keys[i].key,
 							       &out->n[keys[i].e]))
 			out->have |= HEV_BIT(keys[i].e);
+	if ((out->have & HEV_BIT(HEV_IRQ)) && !intr_numbered(buf, len, &out->n[HEV_IRQ]))
+		out->have &= ~HEV_BIT(HEV_IRQ);
 	free(buf);
 }
 
@@ -293,7 +341,30 @@ static void read_syscalls(const char *root, const int *pids, size_t npids,
 		if (!pid_syscalls(root, pids[i], &v)) {
 			out->suspect_syscalls += v;
 			out->suspects_read++;
+			if (i < HEV_MAX_PIDS) {
+				out->pid_syscalls[i] = v;
+				out->pid_syscalls_read |= 1u << i;
+			}
 		}
+}
+
+/* Each suspect's CPU time so far (utime + stime of all its threads), in ticks. */
+static void read_pid_cpu(const char *root, const int *pids, size_t npids, struct host_events *out)
+{
+	for (size_t i = 0; i < npids && i < HEV_MAX_PIDS; i++) {
+		struct pid_stat st;
+		char path[64], *buf;
+		size_t len;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", pids[i]);
+		if (pids[i] <= 0 || read_file(root, path, &buf, &len))
+			continue;
+		if (!parse_pid_stat(buf, len, &st) && st.nfields >= 13) {
+			out->pid_cpu_ticks[i] = st.utime + st.stime;
+			out->pid_cpu_read |= 1u << i;
+		}
+		free(buf);
+	}
 }
 
 int host_events__read(const char *root, unsigned mask, const int *pids, size_t npids,
@@ -304,9 +375,11 @@ int host_events__read(const char *root, unsigned mask, const int *pids, size_t n
 	memset(out, 0, sizeof(*out));
 	root = root ? root : "";
 	out->mono_ns = clock__ns(CLOCK_MONOTONIC);
-	if (mask & (HEV_BIT(HEV_CTXT) | HEV_BIT(HEV_IRQ) | HEV_BIT(HEV_SOFTIRQ) |
-		    HEV_BIT(HEV_FORK)))
+	/* the busy time, for every prediction: /proc/stat is read whatever the mask */
+	if (mask)
 		read_stat(root, mask, out);
+	if (mask)
+		read_pid_cpu(root, pids, npids, out);
 	if (mask & HEV_BIT(HEV_BLOCK_IO))
 		read_disks(root, out);
 	if (mask & (HEV_BIT(HEV_TCP_RESEND) | HEV_BIT(HEV_NET_DROP)))
@@ -341,4 +414,38 @@ double host_events__suspect_rate(const struct host_events *a, const struct host_
 	return b->suspect_syscalls >= a->suspect_syscalls ?
 		       (double)(b->suspect_syscalls - a->suspect_syscalls) / dt :
 		       0;
+}
+
+double host_events__pid_rate(const struct host_events *a, const struct host_events *b, size_t k)
+{
+	double dt = (double)(b->mono_ns - a->mono_ns) / 1e9;
+
+	if (k >= HEV_MAX_PIDS || !(a->pid_syscalls_read & b->pid_syscalls_read & (1u << k)) ||
+	    dt <= 0)
+		return -1;
+	return b->pid_syscalls[k] >= a->pid_syscalls[k] ?
+		       (double)(b->pid_syscalls[k] - a->pid_syscalls[k]) / dt :
+		       0;
+}
+
+double host_events__cpus(const struct host_events *a, const struct host_events *b, int k)
+{
+	double dt = (double)(b->mono_ns - a->mono_ns) / 1e9, hz = (double)sysconf(_SC_CLK_TCK);
+	uint64_t x, y;
+
+	if (dt <= 0 || hz <= 0)
+		return -1;
+	if (k < 0) {
+		if (!a->busy_read || !b->busy_read)
+			return -1;
+		x = a->busy_ticks;
+		y = b->busy_ticks;
+	} else {
+		if (k >= HEV_MAX_PIDS || !(a->pid_cpu_read & b->pid_cpu_read & (1u << k)))
+			return -1;
+		x = a->pid_cpu_ticks[k];
+		y = b->pid_cpu_ticks[k];
+	}
+	/* one tick over the span is the counters' resolution: less is not told from it */
+	return (y > x + 1 ? (double)(y - x) : 1.0) / hz / dt;
 }

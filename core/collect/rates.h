@@ -26,14 +26,32 @@ enum host_event {
 
 #define HEV_BIT(e) (1u << (e))
 
+/* Suspects read apart, at most (a drill-down's, trace/trace.h TRACE_MAX_TGIDS). */
+#define HEV_MAX_PIDS 8
+
 /* One reading of the counters asked for. */
 struct host_events {
 	int64_t mono_ns;
 	unsigned have;                /* HEV_BIT of every counter read */
 	uint64_t n[HEV_NR];
-	/* HEV_SYSCALL of the suspects only (the pids given), and how many of them were readable */
+	/*
+	 * The CPU time the work on this host uses, to weigh a tool's cost against
+	 * (trace/cost.c): the host's busy time (/proc/stat cpu: all but idle and
+	 * iowait) and each suspect's (/proc/PID/stat utime + stime, every thread),
+	 * in USER_HZ ticks; busy_read and the bits of pid_cpu_read say which were.
+	 */
+	uint64_t busy_ticks;
+	int busy_read;
+	uint64_t pid_cpu_ticks[HEV_MAX_PIDS];
+	unsigned pid_cpu_read;
+	/*
+	 * HEV_SYSCALL of the suspects only (the pids given): their sum, how many of
+	 * them were readable, and each one's (the bits of pid_syscalls_read).
+	 */
 	uint64_t suspect_syscalls;
 	size_t suspects_read;
+	uint64_t pid_syscalls[HEV_MAX_PIDS];
+	unsigned pid_syscalls_read;
 	int syscalls_counted;         /* n[HEV_SYSCALL] was counted by tracing (trace/cost.c) */
 };
 
@@ -56,5 +74,13 @@ double host_events__rate(const struct host_events *a, const struct host_events *
 			 enum host_event e);
 /* The suspects' syscalls per second between two readings; -1 when unknown. */
 double host_events__suspect_rate(const struct host_events *a, const struct host_events *b);
+/* Suspect k's (the k-th pid given) syscalls per second between two readings; -1 when unknown. */
+double host_events__pid_rate(const struct host_events *a, const struct host_events *b, size_t k);
+/*
+ * CPUs busy between two readings: the host's (k < 0) or suspect k's, never less
+ * than one tick over the span (what the counters can tell apart from nothing);
+ * -1 when either reading lacks it.
+ */
+double host_events__cpus(const struct host_events *a, const struct host_events *b, int k);
 
 #endif

@@ -200,6 +200,9 @@ static void json_tools(struct json *j, struct analysis *an)
 				json_kv_str(j, "reason", t[i].reason);
 			if (t[i].has_pred) {
 				json_kv_num(j, "predicted_cpu_pct", t[i].predicted_pct);
+				if (t[i].has_load)
+					json_kv_num(j, "predicted_load_pct",
+						    t[i].predicted_load_pct);
 				json_kv_num(j, "duty", t[i].duty);
 			}
 			if (t[i].instead[0])

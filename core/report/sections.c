@@ -300,6 +300,9 @@ static void tool_notes(struct inlines *in, const struct tool_summary *t)
 		"CPU estimated from program runs (kernel.bpf_stats_enabled is off)");
 	if (t->has_pred)
 		inl__words(in, "; predicted %.2f%% of the host's CPU", t->predicted_pct);
+	if (t->has_pred && t->has_load && t->predicted_load_pct >= t->predicted_pct + 0.005)
+		inl__words(in, ", %.2f%% more CPU time for the work it traces",
+			   t->predicted_load_pct);
 	if (t->filtered_to[0]) {
 		inl__words(in, "; traced only pid ");
 		inl__text(in, t->filtered_to);

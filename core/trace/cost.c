@@ -33,6 +33,8 @@
 /* A filtered-out run: the program runs, reads its tgid and returns. */
 #define FILTERED_RUN_COST 1.2
 
+_Static_assert(TRACE_MAX_TGIDS <= HEV_MAX_PIDS, "every suspect's counters are read apart");
+
 /* What each attach mode costs next to a raw_tp run (DESIGN.md 5: 150-170 ns against 80-110). */
 static const double attach_factor[ATTACH_NR] = {
 	[ATTACH_TP_BTF] = 1.0,     [ATTACH_RAW_TP] = 1.0, [ATTACH_TRACEPOINT] = 1.6,
@@ -93,7 +95,7 @@ static size_t emit_increment(struct bpf_insn *in, size_t i, int map)
 /*
  * The counting program: what every tool does first (read the current tgid,
  * then sonde_count: one per-CPU counter incremented), and nothing else. Key 0
- * counts every run, key 1 the runs of the suspects' tgids (up to
+ * counts every run, key 1 + k the runs of the k-th suspect's tgid (up to
  * TRACE_MAX_TGIDS, as immediates). Timed against no program, a run of it is
  * the cost of one run here; attached to sys_enter for a moment, it counts the
  * host's syscalls and the suspects' apart, which no kernel counter does
@@ -102,13 +104,14 @@ static size_t emit_increment(struct bpf_insn *in, size_t i, int map)
  */
 static int count_prog_load(const int *tgids, size_t n)
 {
-	struct bpf_insn in[28 + TRACE_MAX_TGIDS];
+	struct bpf_insn in[28 + 3 * TRACE_MAX_TGIDS];
 	size_t i = 0;
 
 	if (n > TRACE_MAX_TGIDS)
 		n = TRACE_MAX_TGIDS;
 	if (count_map < 0) {
-		count_map = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_count", 4, 8, 2, NULL);
+		count_map = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_count", 4, 8,
+					   1 + TRACE_MAX_TGIDS, NULL);
 		if (count_map < 0)
 			return -errno;
 	}
@@ -119,15 +122,23 @@ static int count_prog_load(const int *tgids, size_t n)
 				     .src_reg = R0 };
 	in[i++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = R7 };
 	i = emit_increment(in, i, count_map);
-	/* a suspect: key 1 too (the tgid tests jump to the second increment) */
+	/*
+	 * Suspect k: key 1 + k too. Its tgid test jumps to its block (two
+	 * instructions: the key, then to the second increment); none matched jumps
+	 * past them all. With no suspect, no second increment: the verifier refuses
+	 * code no path reaches.
+	 */
 	for (size_t k = 0; k < n; k++)
 		in[i++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = R6,
-					     .off = (short)(n - k), .imm = tgids[k] };
-	/* with no suspect, no second increment: the verifier refuses code no path reaches */
+					     .off = (short)(n + k), .imm = tgids[k] };
 	if (n) {
-		in[i++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = 11 };
-		in[i++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = R7,
-					     .imm = 1 };
+		in[i++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = (short)(2 * n + 10) };
+		for (size_t k = 0; k < n; k++) {
+			in[i++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+						     .dst_reg = R7, .imm = (int)(1 + k) };
+			in[i++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA,
+						     .off = (short)(2 * (n - k - 1)) };
+		}
 		i = emit_increment(in, i, count_map);
 	}
 	in[i++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = R0 };
@@ -138,7 +149,7 @@ static int count_prog_load(const int *tgids, size_t n)
 	return count_prog < 0 ? -errno : 0;
 }
 
-/* The counting program's runs so far under key (0 all, 1 the suspects'), over every CPU. */
+/* The counting program's runs so far under key (0 all, 1 + k suspect k's), over every CPU. */
 static uint64_t count_runs(uint32_t key)
 {
 	long ncpu = libbpf_num_possible_cpus();
@@ -263,6 +274,26 @@ static void how_add(struct trace_prediction *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Suspect k's share of a filtered hook: its runs at full cost over its own CPU
+ * time, into load[k]; 0 when no suspect could be read apart.
+ */
+static int suspects_load(const struct host_events *ea, const struct host_events *eb,
+			 double runs_per_event, double run_ns, double *load)
+{
+	int read = 0;
+
+	for (size_t k = 0; k < HEV_MAX_PIDS; k++) {
+		double r = host_events__pid_rate(ea, eb, k), cpus = host_events__cpus(ea, eb, (int)k);
+
+		if (r < 0 || cpus <= 0)
+			continue;
+		load[k] += r * runs_per_event * run_ns / (cpus * 1e9);
+		read = 1;
+	}
+	return read;
+}
+
 void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 			 const struct trace_calibration *cal, const struct host_events *ea,
 			 const struct host_events *eb, int filtered, int ncpu,
@@ -270,6 +301,9 @@ void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 {
 	double run_ns = trace_cost__run_ns(cal, tool, a), ns_per_s = 0;
 	double empty = cal && cal->done ? cal->empty_ns : REF_EMPTY_NS;
+	/* where the runs land: on every busy CPU (spread), on a suspect (load), a sample per CPU */
+	double spread_ns = 0, sample_ns = 0, load[HEV_MAX_PIDS] = { 0 }, worst = 0, busy;
+	int counted = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->done = 1;
@@ -288,6 +322,7 @@ void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 				host_event__source(h->ev));
 			continue;
 		}
+		counted = 1;
 		if (filtered && h->ev == HEV_SYSCALL)
 			pass = host_events__suspect_rate(ea, eb);
 		if (h->ev == HEV_SYSCALL && eb->syscalls_counted)
@@ -297,12 +332,19 @@ void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 		p->runs_per_s += rate * h->runs;
 		if (pass >= 0 && pass <= rate) {
 			/* Every syscall runs the program; the suspects' pass the filter. */
-			ns_per_s += pass * h->runs * run_ns +
-				    (rate - pass) * h->runs * empty * FILTERED_RUN_COST;
+			double out = (rate - pass) * h->runs * empty * FILTERED_RUN_COST;
+
+			ns_per_s += pass * h->runs * run_ns + out;
+			spread_ns += out;
+			if (!suspects_load(ea, eb, h->runs, run_ns, load))
+				spread_ns += pass * h->runs * run_ns;
+			p->events_per_s += pass;
 			how_add(p, "%.0f %s/s x %g runs (%.0f/s of them the suspects'; %s)", rate,
 				host_event__name(h->ev), h->runs, pass, host_event__source(h->ev));
 		} else {
 			ns_per_s += rate * h->runs * run_ns;
+			spread_ns += rate * h->runs * run_ns;
+			p->events_per_s += rate;
 			how_add(p, "%.0f %s/s x %g runs (%s)", rate, host_event__name(h->ev),
 				h->runs, host_event__source(h->ev));
 		}
@@ -310,8 +352,11 @@ void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 	if (tool->runs_per_cpu_s > 0) {
 		double r = tool->runs_per_cpu_s * ncpu;
 
+		counted = 1;
 		p->runs_per_s += r;
+		p->events_per_s += r;
 		ns_per_s += r * run_ns;
+		sample_ns += r * run_ns;
 		how_add(p, "%.0f samples/s (%g Hz x %d CPUs)", r, tool->runs_per_cpu_s, ncpu);
 	}
 	if (tool->uncounted) {
@@ -319,24 +364,62 @@ void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 		how_add(p, "%s: no kernel counter, not predicted (the overhead guard watches it)",
 			tool->uncounted);
 	}
+	if (!counted)
+		p->events_per_s = -1;
 	p->pct = 100 * ns_per_s / 1e9 / ncpu;
+	/*
+	 * The work's slowdown: a sample lands on a CPU whatever it runs (a share of
+	 * each CPU), an event's runs on the busy CPUs that make the events (the
+	 * host's busy time; all of it when unreadable), a suspect's on its own.
+	 */
+	busy = host_events__cpus(ea, eb, -1);
+	if (busy <= 0 || busy > ncpu)
+		busy = ncpu;
+	for (size_t k = 0; k < HEV_MAX_PIDS; k++)
+		if (load[k] > worst)
+			worst = load[k];
+	p->load_pct = 100 * (sample_ns / 1e9 / ncpu + spread_ns / 1e9 / busy + worst);
+	if (p->load_pct < p->pct)
+		p->load_pct = p->pct;
 	how_add(p, "%.0f ns a run (%s)", run_ns,
 		cal && cal->measured ? "an empty program timed here x the tool's factor" :
 				       "the reference figure x the tool's factor");
+	if (ns_per_s > 0)
+		how_add(p,
+			"%.2f%% more CPU time for the work it traces: its runs over the %.2f "
+			"busy CPUs%s",
+			p->load_pct, busy,
+			worst > 0 ? ", and a suspect's over that suspect's own CPU time" : "");
 }
 
-static int by_pct(const void *a, const void *b)
+static int by_load(const void *a, const void *b)
 {
 	const struct trace_prediction *x = *(struct trace_prediction *const *)a;
 	const struct trace_prediction *y = *(struct trace_prediction *const *)b;
 
-	return (x->pct > y->pct) - (x->pct < y->pct);
+	return (x->load_pct > y->load_pct) - (x->load_pct < y->load_pct);
+}
+
+/*
+ * The shortest trace worth attaching a tool for: TRACE_MIN_EVENTS of the
+ * events it records, at the rate predicted, between TRACE_MIN_TRACED_FLOOR_S
+ * and TRACE_MIN_TRACED_S (a tool whose events no counter counts: the latter).
+ */
+static double min_traced_s(const struct trace_prediction *q)
+{
+	double s;
+
+	if (q->events_per_s <= 0)
+		return TRACE_MIN_TRACED_S;
+	s = TRACE_MIN_EVENTS / q->events_per_s;
+	return s < TRACE_MIN_TRACED_FLOOR_S ? TRACE_MIN_TRACED_FLOOR_S :
+	       s > TRACE_MIN_TRACED_S	    ? TRACE_MIN_TRACED_S :
+					      s;
 }
 
 void trace_cost__allocate(struct trace_prediction *const *p, size_t n, double budget_pct,
 			  double window_s)
 {
-	double min_duty = window_s > 0 ? TRACE_MIN_TRACED_S / window_s : 1;
 	struct trace_prediction **order = malloc(n * sizeof(*order));
 	double left = budget_pct > 0 ? budget_pct : 0;
 
@@ -347,19 +430,21 @@ void trace_cost__allocate(struct trace_prediction *const *p, size_t n, double bu
 		return;
 	}
 	memcpy(order, p, n * sizeof(*order));
-	qsort(order, n, sizeof(*order), by_pct);
+	qsort(order, n, sizeof(*order), by_load);
 	for (size_t i = 0; i < n; i++) {
 		struct trace_prediction *q = order[i];
+		double cost = q->load_pct > q->pct ? q->load_pct : q->pct;
+		double min_duty = window_s > 0 ? min_traced_s(q) / window_s : 1;
 
 		q->budget_pct = left;
 		if (q->pct <= TRACE_NEGLIGIBLE_PCT) {
 			q->duty = 1;
-			left = left > q->pct ? left - q->pct : 0;
-		} else if (q->pct <= left) {
+			left = left > cost ? left - cost : 0;
+		} else if (cost <= left) {
 			q->duty = 1;
-			left -= q->pct;
-		} else if (q->pct > 0 && left / q->pct >= min_duty) {
-			q->duty = left / q->pct;
+			left -= cost;
+		} else if (cost > 0 && left / cost >= min_duty) {
+			q->duty = left / cost;
 			left = 0;
 		} else {
 			q->duty = 0;
@@ -380,12 +465,23 @@ void trace_cost__allocate(struct trace_prediction *const *p, size_t n, double bu
  * more than the counters' reading (/proc/PID/io: reads and writes only).
  */
 static void count_syscalls(const struct host_events *ea, struct host_events *eb, uint64_t all,
-			   uint64_t suspects, int64_t t0, int64_t t1)
+			   const uint64_t *each, size_t n, int64_t t0, int64_t t1)
 {
 	double dt = (double)(t1 - t0) / 1e9, span = (double)(eb->mono_ns - ea->mono_ns) / 1e9;
+	uint64_t suspects = 0;
 
 	if (dt <= 0 || !(ea->have & eb->have & HEV_BIT(HEV_SYSCALL)))
 		return;
+	for (size_t k = 0; k < n && k < HEV_MAX_PIDS; k++) {
+		double scaled = (double)each[k] * span / dt;
+
+		suspects += each[k];
+		if (!(ea->pid_syscalls_read & eb->pid_syscalls_read & (1u << k)))
+			continue;
+		if (eb->pid_syscalls[k] < ea->pid_syscalls[k] ||
+		    (double)(eb->pid_syscalls[k] - ea->pid_syscalls[k]) < scaled)
+			eb->pid_syscalls[k] = ea->pid_syscalls[k] + (uint64_t)scaled;
+	}
 	/* the counted rates over the counters' span; a process that exited took its count */
 	if (eb->n[HEV_SYSCALL] < ea->n[HEV_SYSCALL] ||
 	    (double)(eb->n[HEV_SYSCALL] - ea->n[HEV_SYSCALL]) < (double)all * span / dt) {
@@ -400,6 +496,32 @@ static void count_syscalls(const struct host_events *ea, struct host_events *eb,
 				       (uint64_t)((double)suspects * span / dt);
 }
 
+/*
+ * The tool's prediction from the rates over the last window instead, when
+ * those are higher: 0.1 s can fall in a lull of the work (a benchmark between
+ * two of its tests, a server between two bursts), and the window ahead is
+ * seconds long. Only for tools whose every event the last window's counters
+ * hold; not the syscalls (every process's /proc/PID/io is not read twice for
+ * it), which the counting program counts over the 0.1 s.
+ */
+static void prior_predict(struct trace_outcome *oc, const struct trace_calibration *cal,
+			  const struct host_events *pa, const struct host_events *pb, int ncpu)
+{
+	unsigned ev = trace_cost__events(oc->tool);
+	struct trace_prediction q;
+
+	if (!ev || (ev & HEV_BIT(HEV_SYSCALL)) || (pa->have & pb->have & ev) != ev)
+		return;
+	trace_cost__predict(oc->tool, trace_cost__likely_attach(oc->tool), cal, pa, pb, 0, ncpu,
+			    &q);
+	if (q.load_pct <= oc->pred.load_pct)
+		return;
+	how_add(&q, "the rates over the last window (%.1f s), higher than over the 0.1 s before "
+		    "this one",
+		(double)(pb->mono_ns - pa->mono_ns) / 1e9);
+	oc->pred = q;
+}
+
 void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 {
 	struct trace_prediction *preds[TRACE_MAX_TOOLS];
@@ -407,7 +529,8 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 	struct host_events ea, eb;
 	unsigned mask = 0;
 	int64_t left, c0 = 0, c1 = 0;
-	uint64_t all0 = 0, sus0 = 0;
+	uint64_t all0 = 0, each0[TRACE_MAX_TGIDS] = { 0 }, each[TRACE_MAX_TGIDS] = { 0 };
+	size_t nt = o->ntgids < TRACE_MAX_TGIDS ? o->ntgids : TRACE_MAX_TGIDS;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int counting = -1;
 	size_t n = 0;
@@ -422,7 +545,8 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 	host_events__read(o->root, mask, o->tgids, o->ntgids, &ea);
 	if ((mask & HEV_BIT(HEV_SYSCALL)) && !count_prog_load(o->tgids, o->ntgids)) {
 		all0 = count_runs(0);
-		sus0 = count_runs(1);
+		for (size_t k = 0; k < nt; k++)
+			each0[k] = count_runs((uint32_t)(1 + k));
 		c0 = clock__ns(CLOCK_MONOTONIC);
 		counting = bpf_raw_tracepoint_open("sys_enter", count_prog);
 	}
@@ -438,8 +562,11 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 		close(counting);
 	}
 	host_events__read(o->root, mask, o->tgids, o->ntgids, &eb);
-	if (counting >= 0)
-		count_syscalls(&ea, &eb, count_runs(0) - all0, count_runs(1) - sus0, c0, c1);
+	if (counting >= 0) {
+		for (size_t k = 0; k < nt; k++)
+			each[k] = count_runs((uint32_t)(1 + k)) - each0[k];
+		count_syscalls(&ea, &eb, count_runs(0) - all0, each, nt, c0, c1);
+	}
 	for (size_t i = 0; i < ts->nout; i++) {
 		struct trace_outcome *oc = &ts->outcome[i];
 
@@ -448,6 +575,8 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 				    &oc->pred);
 		preds[n++] = &oc->pred;
 	}
+	for (size_t i = 0; o->prior[0] && o->prior[1] && i < ts->nout; i++)
+		prior_predict(&ts->outcome[i], cal, o->prior[0], o->prior[1], (int)(ncpu > 0 ? ncpu : 1));
 	trace_cost__allocate(preds, n, o->budget_pct - (o->self_pct > 0 ? o->self_pct : 0),
 			     o->window_s);
 }
@@ -459,7 +588,8 @@ void trace_cost__json(struct json *j, const struct trace_prediction *p, const ch
 		const char *key;
 		double v;
 	} nums[] = {
-		{ "cpu_pct", p->pct },	  { "runs_per_s", p->runs_per_s },
+		{ "cpu_pct", p->pct },	  { "load_pct", p->load_pct },
+		{ "events_per_s", p->events_per_s }, { "runs_per_s", p->runs_per_s },
 		{ "run_ns", p->run_ns },  { "budget_left_pct", p->budget_pct },
 		{ "duty", p->duty },	  { "empty_run_ns", cal->empty_ns },
 		{ "calibration_ms", cal->ms },

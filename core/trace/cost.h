@@ -19,10 +19,15 @@
 #include "trace/trace.h"
 
 /*
- * A duty cycle shorter than this sees too little: the tool is not attached.
- * A quarter of a second of every syscall or context switch is thousands of
- * events on a busy host, enough for the tables that ask for it.
+ * A duty cycle traces TRACE_MIN_EVENTS of the tool's events at least (what a
+ * table of syscalls or a latency histogram needs), and never less than
+ * TRACE_MIN_TRACED_FLOOR_S; TRACE_MIN_TRACED_S is always enough (a quarter of
+ * a second of every syscall or context switch is thousands of events on a
+ * busy host), and what a tool whose events no counter counts needs. Shorter:
+ * the tool is not attached.
  */
+#define TRACE_MIN_EVENTS 5000
+#define TRACE_MIN_TRACED_FLOOR_S 0.05
 #define TRACE_MIN_TRACED_S 0.25
 /*
  * A tool predicted under this share of the host's CPU (%) runs whatever is left
@@ -57,9 +62,11 @@ unsigned trace_cost__events(const struct trace_tool *tool);
 
 /*
  * Predict tool's cost between two readings of the counters: its program runs
- * a second, their cost, the share of ncpu CPUs, and how in words (p->how).
- * filtered: its programs trace only the suspects whose syscalls a and b
- * counted apart (the others cost a filtered-out run each).
+ * a second, their cost, the share of ncpu CPUs (p->pct), what that adds to
+ * the CPU time of the work that pays it (p->load_pct: over the host's busy
+ * CPUs, and a suspect's runs over its own CPU time), and how in words
+ * (p->how). filtered: its programs trace only the suspects whose syscalls a
+ * and b counted apart (the others cost a filtered-out run each).
  */
 void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 			 const struct trace_calibration *cal, const struct host_events *ea,
@@ -67,12 +74,12 @@ void trace_cost__predict(const struct trace_tool *tool, enum trace_attach a,
 			 struct trace_prediction *p);
 
 /*
- * Share a budget (% of the host's CPU) among n predictions for a window of
- * window_s: cheapest first, each whole while it fits, then the first that does
- * not fit gets the rest as a duty cycle (when that traces at least
- * TRACE_MIN_TRACED_S), and the others none, but for those under
- * TRACE_NEGLIGIBLE_PCT, which always run. Sets each p->duty (1, a fraction, or
- * 0) and p->budget_pct.
+ * Share a budget (%) among n predictions for a window of window_s, by what
+ * each adds to the work it traces (p->load_pct): cheapest first, each whole
+ * while it fits, then the first that does not fit gets the rest as a duty
+ * cycle (when that traces long enough, min_traced_s in cost.c), and the
+ * others none, but for those under TRACE_NEGLIGIBLE_PCT of the host, which
+ * always run. Sets each p->duty (1, a fraction, or 0) and p->budget_pct.
  */
 void trace_cost__allocate(struct trace_prediction *const *p, size_t n, double budget_pct,
 			  double window_s);
@@ -80,8 +87,9 @@ void trace_cost__allocate(struct trace_prediction *const *p, size_t n, double bu
 /*
  * Before a window's tools start: read the counters their events need twice,
  * RATE_SPAN apart (calibrating meanwhile), predict each requested tool
- * (ts->outcome[].pred) and share o->budget_pct, less sonde's own o->self_pct,
- * among them. Nothing when o->budget_pct is 0 (--max-overhead 0).
+ * (ts->outcome[].pred; from the last window's rates, o->prior, where those
+ * are higher) and share o->budget_pct, less sonde's own o->self_pct, among
+ * them. Nothing when o->budget_pct is 0 (--max-overhead 0).
  */
 void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o);
 /* The prediction in a tool's JSON ("predicted", and "instead" when it does not run whole). */

@@ -405,9 +405,11 @@ static void over_budget_reason(struct trace_outcome *oc, const struct trace_set 
 			 ", of which sonde's own sampling takes %.2f%% (the last window's)",
 			 ts->self_pct);
 	snprintf(oc->reason, sizeof(oc->reason),
-		 "not attached: its predicted cost, %.2f%% of the host's CPU, does not fit the "
-		 "%.2f%% left of the budget (--max-overhead %g%%%s)%s%s",
-		 oc->pred.pct, oc->pred.budget_pct, ts->budget_pct, self,
+		 "not attached: its predicted cost, %.2f%% of the host's CPU, %.2f%% more CPU "
+		 "time for the work it traces, does not fit the %.2f%% left of the budget "
+		 "(--max-overhead %g%%%s)%s%s",
+		 oc->pred.pct, oc->pred.load_pct > oc->pred.pct ? oc->pred.load_pct : oc->pred.pct,
+		 oc->pred.budget_pct, ts->budget_pct, self,
 		 oc->tool->instead ? "; instead: " : "",
 		 oc->tool->instead ? oc->tool->instead : "");
 }
@@ -460,6 +462,13 @@ static void intervals_begin(struct trace_set *ts)
 		__u64 v = (__u64)now;
 		__u32 zero = 0;
 
+		/*
+		 * A duty cycle counts from here: the tools loaded after this one (a
+		 * few to hundreds of ms each) are not the window, and a cycle of
+		 * 50 ms would be spent before it began.
+		 */
+		if (t->stop_at_mono_ns)
+			t->stop_at_mono_ns = now + (t->stop_at_mono_ns - t->attached_mono_ns);
 		if (!m || bpf_map__value_size(m) != sizeof(v))
 			continue;
 		if (!bpf_map_update_elem(bpf_map__fd(m), &zero, &v, BPF_ANY))

@@ -58,6 +58,16 @@ struct trace_prediction {
 	double runs_per_s;       /* program runs a second expected now */
 	double run_ns;           /* one run, on this host (calibrated) */
 	double pct;              /* of the host's CPU */
+	/*
+	 * What it adds to the CPU time of the work it traces (%): its runs over the
+	 * CPU time of the processes they land on, the busy CPUs of the host for
+	 * events of every process, a suspect's own for the suspects' runs (the one
+	 * that pays most). A single-threaded server pays a syscall tool's whole cost
+	 * on its one thread: a share of the host understates its slowdown by the
+	 * host's CPUs. The budget admits tools by this.
+	 */
+	double load_pct;
+	double events_per_s;     /* events it records a second (the suspects' when filtered); -1 unknown */
 	double duty;             /* share of the window it traces: 1, a part, or 0 (not attached) */
 	double budget_pct;       /* what was left of the budget when its turn came */
 	int uncounted;           /* some of its events no counter counts: the guard watches them */
@@ -71,11 +81,17 @@ struct trace_opts {
 	int self_pid;      /* sonde itself, for tools that leave it out */
 	double window_s;
 	const char *root;  /* where the event counters are read ("" the live host) */
-	double budget_pct; /* --max-overhead, % of the host's CPU: tools admitted by cost; 0 all */
+	double budget_pct; /* --max-overhead: how much more CPU time the work may need, %; 0 all */
 	double self_pct;   /* sonde's own sampling, % of the host's CPU: the budget's first share */
 	int tgids[TRACE_MAX_TGIDS];
 	size_t ntgids;
 	const char *const *filtered; /* the tools (names) filtered to tgids; NULL-terminated */
+	/*
+	 * The counters at the last window's start and end (NULL: no window before
+	 * this one): a longer look at the rates than the 0.1 s before this window,
+	 * which can fall in a lull of the work (trace/cost.c takes the higher).
+	 */
+	const struct host_events *prior[2];
 };
 
 

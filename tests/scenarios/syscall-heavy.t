@@ -8,8 +8,9 @@
 # counts per process (/proc/PID/io: nothing traced in the first window): the
 # CPU it keeps busy is a consequence, and the syscall finding names the cause.
 # The drill-down then traces scn-syscalls' every syscall (syscount, filtered
-# in the kernel to it) for the part of its window the budget allows, and its
-# syscall table names it again.
+# in the kernel to it) for the part of its window the budget allows, its cost
+# weighed against scn-syscalls' own CPU time (every run lands on its one
+# thread), and its syscall table names it again.
 . tests/lib/tap.sh
 
 COMM=scn-syscalls
@@ -56,8 +57,23 @@ ok)
 	is "$(jq -r .filtered_to <<<"$sc")" "$LOAD" "the drill-down's syscount traced $COMM alone"
 	is "$(jq -r '.checks[] | select(.id == "drilldown.syscall-who") | .culprits[0].comm' "$T/findings.json")" \
 		"$COMM" "the drill-down's syscall table names $COMM"
+	# Filtered to one single-threaded process, syscount's whole cost lands on
+	# that process's one CPU: weighed against its own CPU time, not the host's.
+	load=$(jq -r '.predicted_load_pct // 0' <<<"$sc")
+	pct=$(jq -r '.predicted_cpu_pct // 0' <<<"$sc")
+	duty=$(jq -r '.duty // 1' <<<"$sc")
+	if [ "$(nproc)" -ge 2 ]; then
+		ok "its cost was weighed against $COMM's own CPU time: $load% more, against $pct% of the host" \
+			awk -v l="$load" -v p="$pct" 'BEGIN { exit !(l > 1.5 * p) }'
+	else
+		skip "its cost weighed against $COMM's own CPU time" "one CPU: the host's share is the process's"
+	fi
+	ok "it traced the share of the window the default budget (2%) holds at that cost (duty $duty)" \
+		awk -v l="$load" -v d="$duty" 'BEGIN { exit !(d * l <= 2.01) }'
 	;;
 over_budget | "")
+	[ -n "$sc" ] && ok "refused: the reason weighs it against the work it traces" \
+		sh -c 'jq -e ".reason | test(\"more CPU time for the work it traces\")" >/dev/null' <<<"$sc"
 	skip "the drill-down's syscall table" "syscount did not run in the drill-down: $(jq -r '.reason // "no drill-down"' <<<"${sc:-{\}}")"
 	skip "its culprit" "no syscall table"
 	;;

@@ -43,10 +43,10 @@ static void host_at(unsigned long long n)
 	char buf[1024];
 
 	snprintf(buf, sizeof(buf),
-		 "cpu  1 0 1 1 0 0 0 0 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\nintr %llu 0 0\n"
+		 "cpu  1 0 1 1 0 0 0 0 0 0\ncpu0 1 0 1 1 0 0 0 0 0 0\nintr %llu %llu 0 %llu\n"
 		 "ctxt %llu\nbtime 1\nprocesses %llu\nprocs_running 1\nprocs_blocked 0\n"
 		 "softirq %llu 0 0\n",
-		 1000 + n, 2000 + 2 * n, 300 + n / 100, 4000 + 3 * n);
+		 1000 + 3 * n, 500 + n / 2, n / 2, 2000 + 2 * n, 300 + n / 100, 4000 + 3 * n);
 	put("/proc/stat", buf);
 	/* vda is a disk (it has /sys/block/vda), vda1 a partition: its I/Os are vda's too */
 	snprintf(buf, sizeof(buf),
@@ -68,6 +68,11 @@ static void host_at(unsigned long long n)
 		 n, n);
 	put("/proc/100/io", buf);
 	put("/proc/200/io", "syscr: 5\nsyscw: 5\n");
+	/* a hostile name: the CPU times are counted after the last ')' */
+	snprintf(buf, sizeof(buf),
+		 "100 (a) R 1 (b) S 1 1 1 0 -1 0 0 0 0 0 %llu %llu 0 0 20 0 1 0 5 0 0\n",
+		 7 + n / 1000, 3 + n / 1000);
+	put("/proc/100/stat", buf);
 }
 
 static void test_counters(void)
@@ -83,7 +88,8 @@ static void test_counters(void)
 	is_int(host_events__read(root, all, &pid, 1, &b), 0, "counters: read again");
 	b.mono_ns = a.mono_ns + 1000000000; /* one second apart */
 	is_int((long long)host_events__rate(&a, &b, HEV_CTXT), 20000, "rate: context switches");
-	is_int((long long)host_events__rate(&a, &b, HEV_IRQ), 10000, "rate: interrupts");
+	is_int((long long)host_events__rate(&a, &b, HEV_IRQ), 10000,
+	       "rate: device interrupts, the numbered IRQs (not the total: the local timer's too)");
 	is_int((long long)host_events__rate(&a, &b, HEV_SOFTIRQ), 30000, "rate: softirqs");
 	is_int((long long)host_events__rate(&a, &b, HEV_FORK), 100, "rate: forks");
 	is_int((long long)host_events__rate(&a, &b, HEV_BLOCK_IO), 2000,
@@ -91,6 +97,11 @@ static void test_counters(void)
 	is_int((long long)host_events__rate(&a, &b, HEV_SYSCALL), 20000,
 	       "rate: read and write syscalls of every process");
 	is_int((long long)host_events__suspect_rate(&a, &b), 20000, "rate: the suspect's syscalls");
+	is_int((long long)host_events__pid_rate(&a, &b, 0), 20000, "rate: ... that suspect's own");
+	is_int((long long)(host_events__cpus(&a, &b, 0) * sysconf(_SC_CLK_TCK) + 0.5), 20,
+	       "cpus: the suspect's ticks (utime + stime) over the second");
+	ok(a.busy_read && b.busy_read && b.busy_ticks == a.busy_ticks,
+	   "cpus: the host's busy ticks read from /proc/stat");
 	is_int((long long)host_events__rate(&a, &b, HEV_TCP_RESEND), 200, "rate: retransmits");
 	is_int((long long)host_events__rate(&a, &b, HEV_NET_DROP), 20, "rate: drops");
 
@@ -182,7 +193,26 @@ static void test_predict(void)
 	   "allocate: 15%% against what is left of 2%%: about 2%%/15%% of a 10 s window (%.3f)",
 	   p.duty);
 	trace_cost__allocate(all, 3, 2, 1);
-	is_int(p.duty, 0, "allocate: ... of a 1 s window, under a quarter second: not attached");
+	ok(p.duty > 0.12 && p.duty < 0.14,
+	   "allocate: ... of a 1 s window: 0.13 s of 500k syscalls a second is enough (%.3f)",
+	   p.duty);
+	trace_cost__allocate(all, 3, 2, 0.3);
+	ok(p.duty == 0, "allocate: ... of a 0.3 s window, under 0.05 s traced: not attached (%.3f)",
+	   p.duty);
+	b.n[HEV_SYSCALL] = 1000; /* 1000 syscalls a second: 5000 of them take longer than 0.25 s */
+	b.suspect_syscalls = 0;
+	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &p);
+	p.pct = p.load_pct = 15; /* as costly as above, but its events are few */
+	trace_cost__allocate(all, 3, 2, 1);
+	ok(p.duty == 0,
+	   "allocate: a tool of 1000 events a second needs a quarter second: not attached (%.3f)",
+	   p.duty);
+	trace_cost__allocate(all, 3, 2, 10);
+	ok(p.duty > 0.12 && p.duty < 0.14, "allocate: ... which 0.13 of a 10 s window has (%.3f)",
+	   p.duty);
+	b.n[HEV_SYSCALL] = 500000;
+	b.suspect_syscalls = 100000;
+	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &p);
 	trace_cost__allocate(all, 3, 5, 10);
 	ok(p.duty > 0.3 && p.duty < 0.34,
 	   "allocate: 15%% against about 5%% left: a third of the window (%.3f)", p.duty);
@@ -191,6 +221,61 @@ static void test_predict(void)
 	trace_cost__allocate(all, 3, 0, 10);
 	ok(p.duty == 0 && q.duty == 1 && r.duty == 0,
 	   "allocate: no budget left: only what is under 0.01%% of the host runs");
+}
+
+/* What a tool adds to the work it traces: over the busy CPUs, and over a suspect's own. */
+static void test_load(void)
+{
+	struct trace_calibration cal = { .done = 1, .measured = 1, .empty_ns = 100 };
+	struct host_events a = { .mono_ns = 0, .have = HEV_BIT(HEV_SYSCALL) }, b;
+	struct trace_prediction p, q, r, *all[2] = { &p, &q };
+	long hz = sysconf(_SC_CLK_TCK);
+
+	a.busy_read = 1;
+	a.busy_ticks = 1000;
+	a.suspects_read = 1;
+	a.pid_syscalls_read = a.pid_cpu_read = 1;
+	a.pid_cpu_ticks[0] = 500;
+	b = a;
+	b.mono_ns = 1000000000;
+	b.n[HEV_SYSCALL] = 500000;
+	b.suspect_syscalls = b.pid_syscalls[0] = 100000;
+	b.busy_ticks = a.busy_ticks + (uint64_t)hz / 2;    /* half a CPU busy */
+	b.pid_cpu_ticks[0] = a.pid_cpu_ticks[0] + (uint64_t)hz / 4; /* the suspect: a quarter */
+	ok(host_events__cpus(&a, &b, -1) > 0.49 && host_events__cpus(&a, &b, -1) < 0.51,
+	   "cpus: the host's busy CPUs between two readings");
+	ok(host_events__cpus(&a, &b, 0) > 0.24 && host_events__cpus(&a, &b, 0) < 0.26,
+	   "cpus: the suspect's");
+	is_int((long long)host_events__cpus(&a, &b, 1), -1, "cpus: a suspect not read: unknown");
+	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &p);
+	/* 0.3 CPU-s a second: 15% of 2 CPUs, 60% more for the half CPU of work that pays it */
+	ok(p.pct > 14.9 && p.pct < 15.1 && p.load_pct > 59.9 && p.load_pct < 60.1,
+	   "load: the runs over the busy CPUs, not the host's (%.2f%%, %.2f%%)", p.pct, p.load_pct);
+	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 1, 2, &q);
+	/* the others' filtered-out runs 0.096 s over 0.5 CPU, the suspect's 0.06 s over its 0.25 */
+	ok(q.load_pct > 43.1 && q.load_pct < 43.3,
+	   "load filtered: the suspect pays its runs on its own CPU time (%.2f%%)", q.load_pct);
+	ok(q.events_per_s > 99999 && q.events_per_s < 100001,
+	   "load filtered: the events it records are the suspect's (%.0f/s)", q.events_per_s);
+	b.pid_cpu_ticks[0] = a.pid_cpu_ticks[0];
+	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 1, 2, &r);
+	ok(r.load_pct > q.load_pct && r.load_pct < 1000,
+	   "load: a suspect under one tick of CPU is weighed against one tick (%.0f%%)",
+	   r.load_pct);
+	b.busy_read = 0;
+	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &r);
+	ok(r.load_pct > 14.9 && r.load_pct < 15.1,
+	   "load: the host's busy time unreadable: its CPUs (%.2f%%)", r.load_pct);
+	/* the budget goes by the load: 2% does not hold a tool of 15% of the host, 60% of its work */
+	b.busy_read = 1;
+	b.pid_cpu_ticks[0] = a.pid_cpu_ticks[0] + (uint64_t)hz / 4;
+	trace_cost__predict(&tool_sys, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &p);
+	trace_cost__predict(&tool_rare, ATTACH_TP_BTF, &cal, &a, &b, 0, 2, &q);
+	trace_cost__allocate(all, 2, 2, 10);
+	ok(p.duty > 0.03 && p.duty < 0.04,
+	   "allocate: 2%% against a load of 60%%: a thirtieth of the window (%.3f)", p.duty);
+	ok(strstr(p.how, "more CPU time for the work it traces") != NULL,
+	   "predict: says how, with the load");
 }
 
 int main(void)
@@ -203,6 +288,7 @@ int main(void)
 	put("/sys/block/vda/size", "1000\n");
 	test_counters();
 	test_predict();
+	test_load();
 	{
 		char cmd[300];
 
