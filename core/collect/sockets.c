@@ -93,6 +93,28 @@ struct diag_req {
 	struct inet_diag_bc_op bc[4];
 };
 
+/* The legacy request (TCPDIAG_GETSOCK): the kernel answers it for every family. */
+struct diag_req_any {
+	struct nlmsghdr nlh;
+	struct inet_diag_req r;
+	struct nlattr bc_hdr;
+	struct inet_diag_bc_op bc[4];
+};
+
+/*
+ * The filter: sport >= lo, then sport <= hi. A test that fails jumps past the
+ * end of the program (rejected), one that holds goes to the next op.
+ */
+static void port_filter(struct nlattr *hdr, struct inet_diag_bc_op *bc, uint16_t lo, uint16_t hi)
+{
+	bc[0] = (struct inet_diag_bc_op){ INET_DIAG_BC_S_GE, 8, 20 };
+	bc[1] = (struct inet_diag_bc_op){ 0, 0, lo };
+	bc[2] = (struct inet_diag_bc_op){ INET_DIAG_BC_S_LE, 8, 12 };
+	bc[3] = (struct inet_diag_bc_op){ 0, 0, hi };
+	hdr->nla_type = INET_DIAG_REQ_BYTECODE;
+	hdr->nla_len = NLA_HDRLEN + 4 * sizeof(*bc);
+}
+
 /*
  * A dump of TCP sockets of family in the states mask, with the source port
  * between lo and hi when hi is set (the kernel runs the filter: only matching
@@ -110,24 +132,41 @@ static int diag_dump(struct reader *rd, int family, uint32_t states, uint16_t lo
 	q.r.idiag_states = states;
 	q.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(q.r));
 	if (hi) {
-		/*
-		 * sport >= lo, then sport <= hi: a test that fails jumps past the end
-		 * of the program (rejected), one that holds goes to the next op.
-		 */
-		q.bc[0] = (struct inet_diag_bc_op){ INET_DIAG_BC_S_GE, 8, 20 };
-		q.bc[1] = (struct inet_diag_bc_op){ 0, 0, lo };
-		q.bc[2] = (struct inet_diag_bc_op){ INET_DIAG_BC_S_LE, 8, 12 };
-		q.bc[3] = (struct inet_diag_bc_op){ 0, 0, hi };
-		q.bc_hdr.nla_type = INET_DIAG_REQ_BYTECODE;
-		q.bc_hdr.nla_len = NLA_HDRLEN + sizeof(q.bc);
+		port_filter(&q.bc_hdr, q.bc, lo, hi);
 		q.nlh.nlmsg_len = sizeof(q);
 	}
 	return netlink__dump(rd, NETLINK_SOCK_DIAG, &q.nlh, max, fn, arg);
 }
 
+/*
+ * The same dump, IPv4 and IPv6 in one answer: the kernel walks its hash of
+ * connected sockets (one bucket per few KB of RAM: MBs on a large host, most
+ * of the cost of a round here) once, not once per family. The legacy request
+ * asks for any family; a kernel without it says so (an error), and the caller
+ * asks per family.
+ */
+static int diag_dump_any(struct reader *rd, uint32_t states, uint16_t lo, uint16_t hi,
+			 size_t max, netlink_fn fn, void *arg)
+{
+	struct diag_req_any q;
+
+	_Static_assert(sizeof(struct diag_req_any) ==
+			       NLMSG_LENGTH(sizeof(struct inet_diag_req)) + NLA_HDRLEN +
+				       4 * sizeof(struct inet_diag_bc_op),
+		       "the filter follows the request, unpadded");
+	memset(&q, 0, sizeof(q));
+	q.nlh.nlmsg_type = TCPDIAG_GETSOCK;
+	q.r.idiag_family = AF_INET; /* ignored: the legacy request dumps every family */
+	q.r.idiag_states = states;
+	port_filter(&q.bc_hdr, q.bc, lo, hi);
+	q.nlh.nlmsg_len = sizeof(q);
+	return netlink__dump(rd, NETLINK_SOCK_DIAG, &q.nlh, max, fn, arg);
+}
+
 static const struct inet_diag_msg *diag_msg(const struct nlmsghdr *h)
 {
-	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	/* the legacy request's answers carry its type */
+	if ((h->nlmsg_type != SOCK_DIAG_BY_FAMILY && h->nlmsg_type != TCPDIAG_GETSOCK) ||
 	    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
 		return NULL;
 	return NLMSG_DATA(h);
@@ -402,6 +441,14 @@ static int cmp_dest(const void *x, const void *y)
  * TIME_WAIT, which tcp_tw_reuse may hand out again). A connect() needs a local
  * port free for its destination: the busiest one runs out first.
  */
+static void ports_reset(struct sock_state *s)
+{
+	s->ndest = 0;
+	memset(s->slot, 0, sizeof(s->slot));
+	s->other = s->sockets = s->ports = s->timewait = 0;
+	memset(s->portmap, 0, sizeof(s->portmap));
+}
+
 static void ports_sample(struct sock_state *s, struct reader *rd, struct capture_writer *w)
 {
 	static const int fams[] = { AF_INET, AF_INET6 };
@@ -411,18 +458,24 @@ static void ports_sample(struct sock_state *s, struct reader *rd, struct capture
 
 	if (!s->hi)
 		return;
-	s->ndest = 0;
-	memset(s->slot, 0, sizeof(s->slot));
-	s->other = s->sockets = s->ports = s->timewait = 0;
-	memset(s->portmap, 0, sizeof(s->portmap));
-	for (size_t f = 0; f < 2; f++) {
-		err = diag_dump(rd, fams[f], states, (uint16_t)s->lo, (uint16_t)s->hi, PORTS_MSGS,
-				on_port, s);
-		if (err == -E2BIG)
-			cut = 1;
-		else if (err && !(f && (err == -EAFNOSUPPORT || err == -ENOENT)))
-			break;
+	ports_reset(s);
+	err = diag_dump_any(rd, states, (uint16_t)s->lo, (uint16_t)s->hi, PORTS_MSGS, on_port, s);
+	if (err == -E2BIG) {
+		cut = 1;
 		err = 0;
+	}
+	if (err) {
+		/* no legacy request: one dump per family, counted from nothing */
+		ports_reset(s);
+		for (size_t f = 0; f < 2; f++) {
+			err = diag_dump(rd, fams[f], states, (uint16_t)s->lo, (uint16_t)s->hi,
+					PORTS_MSGS, on_port, s);
+			if (err == -E2BIG)
+				cut = 1;
+			else if (err && !(f && (err == -EAFNOSUPPORT || err == -ENOENT)))
+				break;
+			err = 0;
+		}
 	}
 	if (err) {
 		capture_writer__error(w, rd->seq, clock__ns(CLOCK_REALTIME),
