@@ -14,13 +14,18 @@
 #   runqlat              a pipe ping-pong of two processes pinned to one CPU,
 #                        N round trips: 2N context switches and 2N wakeups
 #   offcputime           the same: 2N sched_switch runs
+#   softirqs             a UDP socket sending N datagrams to itself on loopback
+#                        and reading each back: N NET_RX softirqs, each a
+#                        softirq_entry and a softirq_exit run: 2N runs (and
+#                        hardirqs, which its check also attaches: no device
+#                        interrupt on loopback)
 # ns per run = (traced - alone) / runs; the factor is that over the counting
 # program's run as sonde calibrated it in the same run (predicted.empty_run_ns).
 # Prints one line per tool with the table's factor beside it; exits 0 (a
 # benchmark), non-zero only when it cannot run. Needs root.
 #
-# Knobs: SONDE, BENCH_REPS (default 3), BENCH_N (dd bytes, ping-pong round
-# trips / 10, default 400000).
+# Knobs: SONDE, BENCH_REPS (default 3), BENCH_N (dd bytes, datagrams,
+# ping-pong round trips / 10, default 400000).
 
 BENCH_NAME=bench-tools
 . "$(dirname "$0")/lib.sh"
@@ -47,6 +52,14 @@ w_pingpong() {
 		pipe(my $ar, my $aw); pipe(my $br, my $bw); my $b;
 		if (my $pid = fork()) { for (1 .. $n) { syswrite($aw, "x"); sysread($br, $b, 1) } waitpid($pid, 0) }
 		else { for (1 .. $n) { sysread($ar, $b, 1); syswrite($bw, "y") } exit 0 }' $((N / 10))
+}
+
+w_udp() {
+	perl -MSocket -e 'my $n = shift;
+		socket(my $s, PF_INET, SOCK_DGRAM, 0) or die "socket: $!";
+		bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.1"))) or die "bind: $!";
+		my ($a, $b) = (getsockname($s));
+		for (1 .. $n) { send($s, "x", 0, $a); recv($s, $b, 1, 0) }' "$N"
 }
 
 fastest() { # WORKLOAD: the fastest of REPS runs, in ns
@@ -100,4 +113,5 @@ measure fslatency drilldown.filesystem-why w_dd 4 "$N"
 measure futexctn drilldown.user-mutex-who w_dd 4 "$N"
 measure runqlat drilldown.cpu-why w_pingpong 4 $((N / 10))
 measure offcputime workload.process-why w_pingpong 2 $((N / 10))
+measure softirqs drilldown.interrupt-why w_udp 2 "$N"
 exit 0
