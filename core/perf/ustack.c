@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -38,9 +39,42 @@ int ustack__parse(const void *data, size_t len, struct ustack_rec *out)
 	return 0;
 }
 
+/* Room for len bytes (16-byte aligned) in the last chunk, or a new chunk: its index, or -1. */
+static long chunk_room(struct ustack_store *s, size_t len)
+{
+	struct ustack_chunk *c = s->nchunk ? &s->chunk[s->nchunk - 1] : NULL;
+	size_t size;
+	void *base;
+
+	if (c && c->base && c->size - c->used >= len)
+		return (long)(s->nchunk - 1);
+	if (s->nchunk == s->chunkcap) {
+		size_t cap = s->chunkcap ? s->chunkcap * 2 : 8;
+		struct ustack_chunk *nv = realloc(s->chunk, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		s->chunk = nv;
+		s->chunkcap = cap;
+	}
+	/* a small budget (tests) needs no megabyte; a page multiple either way */
+	size = s->budget < USTACK_CHUNK ? s->budget : USTACK_CHUNK;
+	if (size < len)
+		size = len;
+	size = (size + 4095) & ~(size_t)4095;
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+		    -1, 0);
+	if (base == MAP_FAILED)
+		return -1;
+	s->chunk[s->nchunk] = (struct ustack_chunk){ .base = base, .size = size };
+	return (long)s->nchunk++;
+}
+
 int ustack_store__add(struct ustack_store *s, const struct ustack_rec *r)
 {
-	uint8_t *copy;
+	size_t len = ((size_t)r->size + 15) & ~(size_t)15;
+	struct ustack_chunk *c;
+	long k;
 
 	if (s->bytes + r->size > s->budget) {
 		s->over_budget++;
@@ -55,12 +89,16 @@ int ustack_store__add(struct ustack_store *s, const struct ustack_rec *r)
 		s->v = nv;
 		s->cap = cap;
 	}
-	copy = malloc(r->size ? r->size : 1);
-	if (!copy)
+	k = chunk_room(s, len ? len : 16);
+	if (k < 0)
 		return -ENOMEM;
-	memcpy(copy, r->stack, r->size);
+	c = &s->chunk[k];
 	s->v[s->n] = *r;
-	s->v[s->n].stack = copy;
+	s->v[s->n].stack = c->base + c->used;
+	s->v[s->n].chunk = (uint32_t)k;
+	memcpy(s->v[s->n].stack, r->stack, r->size);
+	c->used += len ? len : 16;
+	c->live++;
 	s->n++;
 	s->bytes += r->size;
 	s->bytes_copied += r->size;
@@ -70,21 +108,32 @@ int ustack_store__add(struct ustack_store *s, const struct ustack_rec *r)
 
 void ustack_store__drop(struct ustack_store *s, size_t i)
 {
+	struct ustack_chunk *c;
+
 	if (i >= s->n || !s->v[i].stack)
 		return;
 	s->bytes -= s->v[i].size;
-	free(s->v[i].stack);
 	s->v[i].stack = NULL;
 	s->v[i].size = 0;
+	if (s->v[i].chunk >= s->nchunk)
+		return;
+	c = &s->chunk[s->v[i].chunk];
+	if (c->live && !--c->live && c->base) {
+		munmap(c->base, c->size);
+		c->base = NULL;
+	}
 }
 
 void ustack_store__free(struct ustack_store *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i].stack);
+	for (size_t i = 0; i < s->nchunk; i++)
+		if (s->chunk[i].base)
+			munmap(s->chunk[i].base, s->chunk[i].size);
+	free(s->chunk);
 	free(s->v);
 	s->v = NULL;
-	s->n = s->cap = s->bytes = 0;
+	s->chunk = NULL;
+	s->n = s->cap = s->bytes = s->nchunk = s->chunkcap = 0;
 }
 
 struct ustack_reader {
@@ -122,6 +171,7 @@ static void *reader_main(void *arg)
 	struct ustack_reader *r = arg;
 	struct timespec until;
 
+	pthread_setname_np(pthread_self(), "sonde-ustack");
 	pthread_mutex_lock(&r->mu);
 	while (!r->stop) {
 		pthread_mutex_unlock(&r->mu);

@@ -30,6 +30,7 @@ struct ustack_rec {
 	uint64_t regs[USTACK_NREGS];
 	uint32_t size, flags;
 	uint8_t *stack;            /* size bytes from regs[USTACK_REG_SP] up; owned by the store */
+	uint32_t chunk;            /* the store's: which of its chunks holds the copy */
 };
 
 /*
@@ -39,11 +40,27 @@ struct ustack_rec {
  */
 int ustack__parse(const void *data, size_t len, struct ustack_rec *out);
 
-/* The copies of one window, bounded in bytes. */
+/*
+ * The copies of one window, bounded in bytes. They are packed into chunks of
+ * USTACK_CHUNK bytes mapped with their pages already in (MAP_POPULATE): one
+ * mmap for some hundred copies, where a malloc each grew the heap a few pages
+ * at a time and faulted every page in on its own (a reader thread's arena:
+ * an mprotect and two page faults a copy, most of the reader's CPU). A chunk
+ * is unmapped when the last copy in it is dropped.
+ */
+#define USTACK_CHUNK (1u << 20)
+
+struct ustack_chunk {
+	uint8_t *base;             /* NULL once unmapped */
+	size_t size, used, live;   /* bytes mapped and handed out; copies still in it */
+};
+
 struct ustack_store {
 	struct ustack_rec *v;
 	size_t n, cap;
 	size_t bytes, budget;      /* stack bytes held, and the most it may hold */
+	struct ustack_chunk *chunk;
+	size_t nchunk, chunkcap;
 	uint64_t kept, over_budget, bad, bytes_copied;
 };
 

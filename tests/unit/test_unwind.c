@@ -120,6 +120,43 @@ static void test_store(void)
 	is_int(s.n, 0, "freed");
 }
 
+/* Copies packed into chunks: each intact, a chunk unmapped when its last copy goes. */
+static void test_store_chunks(void)
+{
+	static uint8_t buf[USTACK_HDR + USTACK_MAX_BYTES];
+	struct ustack_store s = { .budget = 4u << 20 };
+	struct ustack_rec r;
+	size_t n = 0, bad = 0, first_chunk = 0;
+
+	make_record(buf, 7, USTACK_MAX_BYTES, USTACK_MAX_BYTES);
+	ustack__parse(buf, sizeof(buf), &r);
+	for (uint32_t sz = 1; ustack_store__add(&s, &r) == 0; sz = sz * 7 % USTACK_MAX_BYTES + 1) {
+		n++;
+		r.size = sz; /* odd sizes: every copy still starts 16-byte aligned */
+	}
+	ok(n > 500, "copies of mixed sizes fill the 4 MiB budget (%zu)", n);
+	ok(s.nchunk >= 2, "across several chunks (%zu)", s.nchunk);
+	for (size_t i = 0; i < s.n; i++) {
+		if ((uintptr_t)s.v[i].stack % 16 || s.v[i].chunk >= s.nchunk)
+			bad++;
+		for (uint32_t b = 0; b < s.v[i].size; b += 509)
+			if (s.v[i].stack[b] != (uint8_t)b)
+				bad++;
+		if (s.v[i].chunk == 0)
+			first_chunk++;
+	}
+	is_int(bad, 0, "every copy is aligned, in its chunk and intact");
+	for (size_t i = 0; i + 1 < first_chunk; i++)
+		ustack_store__drop(&s, i);
+	ok(s.chunk[0].base != NULL, "a chunk stays while one of its copies does");
+	ustack_store__drop(&s, first_chunk - 1);
+	ok(s.chunk[0].base == NULL, "and is unmapped with its last copy");
+	ok(s.v[first_chunk].stack && s.v[first_chunk].stack[509] == (uint8_t)509,
+	   "the next chunk's copies are untouched");
+	ustack_store__free(&s);
+	is_int(s.nchunk, 0, "freed");
+}
+
 static void test_classify(void)
 {
 	is_int(unwind__classify(0, 6, 127, 1, 1, 0), UNWIND_END, "rc 0: the tables said outermost");
@@ -336,6 +373,7 @@ int main(void)
 {
 	test_parse();
 	test_store();
+	test_store_chunks();
 	test_classify();
 	test_remedies();
 	test_dpkg();
