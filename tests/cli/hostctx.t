@@ -62,6 +62,9 @@ fake_root() { # DIR SWAPPINESS EXTRA_MODULE
 		echo "6,101,2000000,-;e1000e: eth0 NIC Link is Up, address 192.168.7.42 on fakehost"
 		echo " SUBSYSTEM=net"
 		echo "4,102,3000000,-;WARNING: CPU: 0 PID: 1 at fake.c:1"
+		echo "3,103,4000000,-;OUT OF MEMORY: Killed Process 4242 (leaky) total-vm:1024kB"
+		echo "3,104,5000000,-;Buffer I/O Error on dev sda1, logical block 0"
+		echo "6,105,6000000,-;ext4 mounted, no oom here: Out-Of-Band IRQ"
 	} >"$r/dev/kmsg"
 }
 mkdir -p "$T/bin" "$T/checks/use" "$T/out1" "$T/out2"
@@ -122,8 +125,24 @@ is "$(J "$C.sysctl | has(\"net.ipv4.tcp_fastopen_key\")" "$T/out1")" false "the 
 is "$(J "$C.sysctl | has(\"net.ipv4.ip_forward\")" "$T/out1")" false "a sysctl outside the list is not read"
 is "$(J "$C.sysctl | has(\"kernel.panic\")" "$T/out1")" false "kernel.panic is not a performance sysctl"
 is "$(J "$C.failed_units | join(\",\")" "$T/out1")" "nginx.service,backup.timer" "the failed units systemctl names"
-is "$(J "$C.kernel_log | length" "$T/out1")" 3 "three kernel log records (a dictionary line is not one)"
+is "$(J "$C.kernel_log | length" "$T/out1")" 6 "six kernel log records (a dictionary line is not one)"
 is "$(J "$C.kernel_log[2]" "$T/out1")" "[3.000000] WARNING: CPU: 0 PID: 1 at fake.c:1" "a record as [seconds] text"
+# ---- the kernel.log collector keeps only the records the checks need, in any case ----
+cat >"$T/checks/use/kmsg.lua" <<'EOF'
+return { id = "use.kmsg", title = "kernel log", methodology = "use", resource = "memory",
+  metric = "errors", collect = { "kernel.log" }, run = function(ctx)
+    local log = ctx.proc.kernel_log() or {}
+    ctx:metric("kept", #log)
+    for _, l in ipairs(log) do ctx:note(l) end
+  end }
+EOF
+mkdir -p "$T/outk"
+run_root "$T/r1" "$T/outk" --check use.kmsg
+is "$(J '.checks[] | select(.id == "use.kmsg") | .metrics[] | select(.name == "kept") | .value' "$T/outk")" 2 \
+	"kernel.log keeps the OOM kill and the I/O error, whatever their case, and nothing else"
+jq '.checks[] | select(.id == "use.kmsg")' "$T/outk/f.json" >"$T/outk/check.json"
+ok "the OOM kill is one of them" grep -q 'Killed Process 4242' "$T/outk/check.json"
+ok "the link, the warning and a near miss are not" sh -c "! grep -q 'Link is Up\|WARNING: CPU\|Out-Of-Band' '$T/outk/check.json'"
 mkdir "$T/x1"
 tar -xJf "$T"/out1/sonde-*.tar.xz -C "$T/x1"
 ok "the capture is raw/host.context.cap" test -f "$T/x1/raw/host.context.cap"
