@@ -33,19 +33,66 @@ struct stack_poller {
 	size_t key_size;
 	int interval_ms;
 	struct symbolizer *sym;
+	int batch_ok;                 /* batched lookups worked (or are still to be tried) */
+	unsigned char *batch_keys, *batch_vals;
 };
+
+/* The tgid of a counts key (its first field), snapshotted unless it was the last one seen. */
+static void seen_key(struct stack_poller *p, const unsigned char *key, uint32_t *last)
+{
+	uint32_t tgid;
+
+	memcpy(&tgid, key, sizeof(tgid));
+	if (tgid && tgid != *last)
+		symbolizer__snapshot(p->sym, (int)tgid);
+	*last = tgid;
+}
+
+/*
+ * Every key of the counts map in batches of POLL_BATCH (BPF_MAP_LOOKUP_BATCH,
+ * Linux 5.6): a few syscalls a poll where one a key made the poller cost as
+ * much as the rest of the profile once a window had a few hundred distinct
+ * stacks. 0 when the whole map was read, -1 when batches are not to be had
+ * (an older kernel, a map type without them, a bucket larger than a batch):
+ * the caller walks the keys one by one.
+ */
+#define POLL_BATCH 256
+
+static int poll_batched(struct stack_poller *p, uint32_t *last)
+{
+	unsigned char in[64], out[64];
+	void *batch_in = NULL;
+
+	if (!p->batch_keys)
+		return -1;
+	for (;;) {
+		__u32 count = POLL_BATCH;
+		int err = bpf_map_lookup_batch(p->fd, batch_in, out, p->batch_keys, p->batch_vals,
+					       &count, NULL);
+		int end = err && errno == ENOENT;
+
+		if (err && !end)
+			return -1;
+		for (__u32 i = 0; i < count && i < POLL_BATCH; i++)
+			seen_key(p, p->batch_keys + (size_t)i * p->key_size, last);
+		if (end)
+			return 0;
+		memcpy(in, out, sizeof(in));
+		batch_in = in;
+	}
+}
 
 static void poll_once(struct stack_poller *p)
 {
 	unsigned char key[64], next[64];
 	void *prev = NULL;
+	uint32_t last = 0;
 
+	if (p->batch_ok && !poll_batched(p, &last))
+		return;
+	p->batch_ok = 0; /* not again: each failed try costs a syscall a poll */
 	while (!bpf_map_get_next_key(p->fd, prev, next)) {
-		uint32_t tgid;
-
-		memcpy(&tgid, next, sizeof(tgid));
-		if (tgid)
-			symbolizer__snapshot(p->sym, (int)tgid);
+		seen_key(p, next, &last);
 		memcpy(key, next, p->key_size);
 		prev = key;
 	}
@@ -56,6 +103,7 @@ static void *poller_main(void *arg)
 	struct stack_poller *p = arg;
 	struct timespec until;
 
+	pthread_setname_np(pthread_self(), "sonde-stacks");
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
 		pthread_mutex_unlock(&p->mu);
@@ -88,6 +136,18 @@ struct stack_poller *stack_poller__start(int counts_fd, size_t key_size, struct 
 		return NULL;
 	p->fd = counts_fd;
 	p->key_size = key_size;
+	/* the values' size from the map itself; a per-CPU map's values are not worth the copy */
+	{
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(counts_fd, &info, &len) && info.key_size == key_size &&
+		    info.value_size && info.value_size <= 64 && info.type == BPF_MAP_TYPE_HASH) {
+			p->batch_keys = malloc(POLL_BATCH * key_size);
+			p->batch_vals = malloc(POLL_BATCH * (size_t)info.value_size);
+			p->batch_ok = p->batch_keys && p->batch_vals;
+		}
+	}
 	p->sym = sym;
 	p->interval_ms = interval_ms;
 	pthread_mutex_init(&p->mu, NULL);
@@ -98,6 +158,8 @@ struct stack_poller *stack_poller__start(int counts_fd, size_t key_size, struct 
 	if (pthread_create(&p->th, NULL, poller_main, p)) {
 		pthread_cond_destroy(&p->cv);
 		pthread_mutex_destroy(&p->mu);
+		free(p->batch_keys);
+		free(p->batch_vals);
 		free(p);
 		return NULL;
 	}
@@ -117,6 +179,8 @@ void stack_poller__stop(struct stack_poller *p)
 	poll_once(p);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
+	free(p->batch_keys);
+	free(p->batch_vals);
 	free(p);
 }
 
