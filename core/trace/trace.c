@@ -279,6 +279,7 @@ static int start_variant(struct trace_run *t, const struct trace_tool *tool, enu
 	int err;
 
 	memset(t, 0, sizeof(*t));
+	t->stats_fd = -1;
 	t->tool = tool;
 	t->attach = a;
 	libbpf_quiet();
@@ -301,6 +302,11 @@ static int start_variant(struct trace_run *t, const struct trace_tool *tool, enu
 	if (err) {
 		explain(why, n, "load", err);
 		goto fail;
+	}
+	{
+		struct bpf_map *m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
+
+		t->stats_fd = m ? bpf_map__fd(m) : -1;
 	}
 	if (!attach)
 		return 0;
@@ -600,11 +606,10 @@ static void prog_stats(const struct trace_run *t, uint64_t *run_ns, uint64_t *ru
 
 static int64_t runs_so_far(const struct trace_run *t)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
 	uint64_t runs = 0;
 
-	if (m)
-		trace_map__percpu_sum(bpf_map__fd(m), TRACE_STAT_RUNS, &runs, sizeof(runs));
+	if (t->stats_fd >= 0)
+		trace_map__percpu_sum(t->stats_fd, TRACE_STAT_RUNS, &runs, sizeof(runs));
 	return (int64_t)runs;
 }
 

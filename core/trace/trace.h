@@ -109,6 +109,7 @@ struct trace_run {
 	int64_t stop_at_mono_ns;    /* a duty cycle: detached then (0: at the end of the window) */
 	double setup_ms;
 	double run_ns;              /* one program run's cost here, for trace_run__cost_ns */
+	int stats_fd;               /* its sonde_stats map, read by the guard ten times a second (-1: none) */
 	int filtered;               /* traces only the suspects (trace_opts.tgids) */
 	/* filled when the tool is read: at the end of the window, or early (overhead guard) */
 	struct trace_collected {
