@@ -180,6 +180,8 @@ static void *round_main(void *arg)
 	sigset_t all;
 	int64_t c0;
 
+	/* named, so `top -H` and perf tell sonde's threads apart */
+	pthread_setname_np(pthread_self(), "sonde-round");
 	/* Signals are the main thread's business. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);

@@ -383,6 +383,7 @@ static void *guard_main(void *arg)
 	struct overhead_guard *g = ga->g;
 	int64_t next = g->start_ns;
 
+	pthread_setname_np(pthread_self(), "sonde-guard");
 	while (!g->stop) {
 		struct timespec ts;
 		int64_t at;
