@@ -21,6 +21,12 @@
 #                        interrupt on loopback)
 # ns per run = (traced - alone) / runs; the factor is that over the counting
 # program's run as sonde calibrated it in the same run (predicted.empty_run_ns).
+#   profile              runs 49 times a second a CPU whatever the workload, too
+#                        few runs to time a workload by: the kernel's own count
+#                        of its run time (kernel.bpf_stats_enabled, set to 1 for
+#                        that run and restored) while two processes loop in
+#                        dd bs=1 (samples in user and in kernel mode, with their
+#                        stacks walked and, where CFI unwinding is on, copied)
 # Prints one line per tool with the table's factor beside it; exits 0 (a
 # benchmark), non-zero only when it cannot run. Needs root.
 #
@@ -34,11 +40,18 @@ N=${BENCH_N:-400000}
 
 [ "$(id -u)" -eq 0 ] || die "needs root (BPF)"
 TRACER=
+HOGS=()
+OLD_STATS=
 bench_cleanup() {
 	if [ -n "$TRACER" ]; then
 		kill -INT "$TRACER" 2>/dev/null
 		wait "$TRACER" 2>/dev/null
 	fi
+	if [ ${#HOGS[@]} -gt 0 ]; then
+		kill "${HOGS[@]}" 2>/dev/null
+		wait "${HOGS[@]}" 2>/dev/null
+	fi
+	[ -n "$OLD_STATS" ] && echo "$OLD_STATS" >/proc/sys/kernel/bpf_stats_enabled
 	rm -rf "$T"
 }
 bench_start dd perl jq taskset awk
@@ -114,4 +127,30 @@ measure futexctn drilldown.user-mutex-who w_dd 4 "$N"
 measure runqlat drilldown.cpu-why w_pingpong 4 $((N / 10))
 measure offcputime workload.process-why w_pingpong 2 $((N / 10))
 measure softirqs drilldown.interrupt-why w_udp 2 "$N"
+
+# profile: ns a run as the kernel counts it (see above)
+STATS=/proc/sys/kernel/bpf_stats_enabled
+if [ -w "$STATS" ]; then
+	OLD_STATS=$(cat "$STATS")
+	echo 1 >"$STATS"
+	for _ in 1 2; do
+		dd if=/dev/zero of=/dev/null bs=1 count=100G 2>/dev/null &
+		HOGS+=($!)
+	done
+	mkdir -p "$T/profile"
+	"$SONDE" run --window 4 --no-drilldown --check drilldown.cpu-who --out "$T/profile" \
+		--no-progress >/dev/null 2>"$T/profile.err"
+	kill "${HOGS[@]}" 2>/dev/null
+	wait "${HOGS[@]}" 2>/dev/null
+	HOGS=()
+	echo "$OLD_STATS" >"$STATS"
+	OLD_STATS=
+	tar -xJOf "$(ls -t "$T/profile"/sonde-*.tar.xz 2>/dev/null | head -1)" raw/bpf/profile.json 2>/dev/null |
+		jq -r --arg f "$(table_factor profile)" 'if .cost.source == "kernel" and .runs > 0 and (.predicted.empty_run_ns // 0) > 0 then
+			"profile     \(.cost.cpu_ns / .runs | round) ns a run (the kernel'"'"'s count, \(.runs) runs), counting program \(.predicted.empty_run_ns * 10 | round / 10) ns: factor \(.cost.cpu_ns / .runs / .predicted.empty_run_ns * 100 | round / 100)   (table: \($f))"
+		  else "profile     no kernel count of its run time (cost: \(.cost.source // "none"))" end' ||
+		printf "%-11s no figure: %s\n" profile "$(tail -1 "$T/profile.err")"
+else
+	printf "%-11s not measured: %s is not writable (the kernel's run time is needed)\n" profile "$STATS"
+fi
 exit 0
