@@ -213,7 +213,13 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 
 void analysis__preload(struct analysis *an, const char *collector)
 {
+	const struct thread_states *ts;
+	char why[256];
+
 	capture_set__stream(&an->cs, collector);
+	/* several checks read the thread states: built once, before they fork */
+	if (!strcmp(collector, "proc.threads"))
+		analysis__threads(an, &ts, why, sizeof(why));
 }
 
 int analysis__open_limited(struct analysis *an, const char *raw_dir,
@@ -983,6 +989,7 @@ void analysis__close(struct analysis *an)
 	for (size_t i = 0; i < an->ntasks; i++)
 		free(an->tasks[i].cmdline);
 	free(an->tasks);
+	thread_states__free(an->threads);
 	capture_set__free(&an->cs);
 	memset(an, 0, sizeof(*an));
 }
