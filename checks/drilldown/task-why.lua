@@ -32,6 +32,6 @@ return {
     local s = d.stacks and d.stacks[1]
     ctx:summary(string.format("the culprits' threads blocked %.2f s in the drill-down window; most: %s (pid %d), %.2f s%s",
       total / 1e6, top.comm, top.tgid, top.us / 1e6,
-      s and (", longest in " .. offcpu.tail(s.folded, 3)) or ""))
+      s and (", longest in " .. offcpu.where(s.folded, 4)) or ""))
   end,
 }

@@ -16,6 +16,22 @@ function offcpu.tail(folded, n)
   return (from > 1 and "... " or "") .. table.concat(out, " < ")
 end
 
+--- The code a folded stack waited from: its frames nearest the wait that are not the
+-- scheduler's ("a < b < c", leaf last, n frames at most), so a summary names the lock or
+-- the call, not __schedule.
+function offcpu.where(folded, n)
+  local frames = {}
+  for f in string.gmatch(folded, "[^;]+") do frames[#frames + 1] = f end
+  table.remove(frames, 1) -- the comm
+  local last = #frames
+  while last > 0 and (frames[last]:find("schedule", 1, true) or frames[last]:find("__switch_to", 1, true)) do
+    last = last - 1
+  end
+  local out = {}
+  for i = math.max(last - n + 1, 1), last do out[#out + 1] = frames[i] end
+  return table.concat(out, " < ")
+end
+
 --- Metrics, tables, flame graph and heat map of an offcputime document d; where says which
 -- window ("" or " in the drill-down window"). Returns the total blocked time (us).
 function offcpu.report(ctx, d, top, where)

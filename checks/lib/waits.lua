@@ -49,20 +49,20 @@ for _, c in ipairs(waits.classes) do waits.label[c.id] = c.label end
 -- writers wait on a percpu rwsem, not on a kernel lock of their own.
 local D_RULES = {
   { class = "memory", what = "swap-in", frames = { "swap_read", "swap_readpage", "do_swap_page", "swapin_" } },
-  { class = "memory", what = "reclaim", frames = { "shrink_", "try_to_free_pages", "reclaim_throttle",
+  { class = "memory", what = "memory reclaim", frames = { "shrink_", "try_to_free_pages", "reclaim_throttle",
       "throttle_direct_reclaim", "__alloc_pages_slowpath", "mem_cgroup_handle_over_high",
       "try_to_free_mem_cgroup_pages", "compact_zone", "__alloc_pages_direct_compact", "wait_iff_congested" } },
-  { class = "memory", what = "page fault", frames = { "handle_mm_fault", "__handle_mm_fault", "do_page_fault",
+  { class = "memory", what = "a page fault", frames = { "handle_mm_fault", "__handle_mm_fault", "do_page_fault",
       "exc_page_fault", "filemap_fault", "do_fault", "do_read_fault", "__do_fault" } },
-  { class = "filesystem", what = "file system frozen", frames = { "percpu_rwsem_wait", "__percpu_down_read" },
+  { class = "filesystem", what = "a frozen file system", frames = { "percpu_rwsem_wait", "__percpu_down_read" },
     with = { "sb_start_write", "__sb_start_write", "mnt_want_write", "sb_start_pagefault", "sb_start_intwrite",
              "file_start_write", "freeze" } },
-  { class = "kernel-lock", what = "kernel lock", frames = { "__mutex_lock", "mutex_lock", "rwsem_down_",
+  { class = "kernel-lock", what = "a kernel lock", frames = { "__mutex_lock", "mutex_lock", "rwsem_down_",
       "down_read", "down_write", "__down", "rt_mutex", "percpu_rwsem_wait", "__percpu_down_read" } },
-  { class = "filesystem", what = "writeback throttled", frames = { "balance_dirty_pages" } },
-  { class = "filesystem", what = "journal", frames = { "jbd2", "start_this_handle", "wait_transaction_locked",
+  { class = "filesystem", what = "writeback throttling", frames = { "balance_dirty_pages" } },
+  { class = "filesystem", what = "the journal", frames = { "jbd2", "start_this_handle", "wait_transaction_locked",
       "xlog_", "xfs_log_force", "btrfs_commit_transaction", "wait_current_trans", "btrfs_start_ordered" } },
-  { class = "filesystem", what = "network file system", frames = { "nfs_", "rpc_wait", "__rpc_execute",
+  { class = "filesystem", what = "a network file system", frames = { "nfs_", "rpc_wait", "__rpc_execute",
       "fuse_", "request_wait_answer", "cifs_", "smb2_", "ceph_" } },
   { class = "disk", what = "disk I/O", frames = { "blk_mq_get_tag", "submit_bio_wait", "blkdev_", "io_schedule",
       "folio_wait_bit", "wait_on_page_bit", "__folio_lock", "folio_wait_writeback", "wait_on_page_writeback",
@@ -308,8 +308,8 @@ end
 -- waiting on futex 0x7f.. (a contended mutex); at most one runs at a time".
 function waits.sentence(r)
   local top = r.a.by[r.class] and r.a.by[r.class][1]
-  local s = string.format("%s: %.0f%% of their time waiting on %s", waits.who(r.p), 100 * r.share,
-    top and top.what or waits.label[r.class])
+  local s = string.format("%s: %.0f%% of %s time waiting on %s", waits.who(r.p), 100 * r.share,
+    (r.p.threads or 0) == 1 and "its" or "their", top and top.what or waits.label[r.class])
   if top and #r.a.by[r.class] > 1 then
     s = s .. string.format(" (and %d other %s waits)", #r.a.by[r.class] - 1, waits.label[r.class])
   end

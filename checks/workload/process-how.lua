@@ -122,7 +122,7 @@ return {
     table.sort(il, function(x, y) return x.s > y.s end)
     local itab = {}
     for i, k in ipairs(il) do
-      if i > 8 then break end
+      if i > 16 then break end
       itab[#itab + 1] = { k.what, threads(k.s, window_s), k.procs }
     end
     if #itab > 0 then
