@@ -135,7 +135,8 @@ $(BUILD)/embedgen: build-aux/embedgen.c | $(BUILD)
 $(BUILD)/embedded.list: FORCE | $(BUILD)
 	@echo '$(EMBED_FILES)' | cmp -s - $@ 2>/dev/null || echo '$(EMBED_FILES)' > $@
 $(BUILD)/embedded.c: $(BUILD)/embedgen $(EMBED_FILES) $(BUILD)/embedded.list
-	$(BUILD)/embedgen $(EMBED_FILES) > $@.tmp && mv $@.tmp $@
+	@echo "embedgen: $(words $(EMBED_FILES)) files into $@"
+	@$(BUILD)/embedgen $(EMBED_FILES) > $@.tmp && mv $@.tmp $@
 $(BUILD)/embedded.o: $(BUILD)/embedded.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
