@@ -43,8 +43,9 @@ static const struct cmd_option options[] = {
 	  .help = "sampling interval inside the window (default 1)" },
 	{ .name = "out", .letter = 'o', .arg = "DIR", .kind = CMD_OPT_STRING, .field = F(out_dir),
 	  .help = "where the bundle goes (default: the current directory);\n"
-		  "earlier bundles of this host there continue the trends\n"
-		  "of resources that run out (raw/history.cap)" },
+		  "earlier bundles of this host there (this user's own)\n"
+		  "continue the trends of resources that run out\n"
+		  "(raw/history.cap)" },
 	{ .name = "json", .letter = 'j', .kind = CMD_OPT_FLAG, .field = F(json),
 	  .help = "print findings.json on stdout instead of the summary" },
 	{ .name = "fail-on", .letter = 'f', .arg = "LEVEL", .kind = CMD_OPT_CHOICE,
