@@ -20,7 +20,9 @@
  * redacted bundle (named after host-1) is still this host's by its id. The
  * file name is a first filter, never the proof; at most HISTORY_BUNDLES, the
  * newest, each opened under the untrusted-bundle rules (bundle/read.c) and
- * removed afterwards.
+ * removed afterwards, one file once however many hard links name it, all of
+ * them within one budget of time and extracted bytes: what is left over is
+ * skipped, and the record says so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,17 +46,46 @@
 #define HISTORY_REFUSED_SHOWN 32  /* refused files named one by one; the others counted */
 #define HISTORY_METRICS 4096      /* metrics taken from one bundle */
 #define HISTORY_JSON_MAX (16u << 20)
+#define HISTORY_SECONDS 20.0      /* the budget: all the earlier bundles' reading, at most */
+#define HISTORY_TIMEOUT_SHARE 4   /* ... and a quarter of what --timeout leaves */
+#define HISTORY_BYTES (64ULL << 20) /* the budget: what is extracted of them, in all */
+#define HISTORY_ONE_SECONDS 5.0   /* one extraction */
 #define REDACTED_HOST "host-1"    /* what --redact names this host (docs/redaction.md) */
 
-static const struct bundle_open_limits history_limits = {
-	.max_member_bytes = HISTORY_JSON_MAX,
-	.max_total_bytes = 512ULL << 20,
-	.max_entries = 20000,
-	.max_memory_bytes = 512ULL << 20,
-	.max_seconds = 30,
+/* What reading the earlier bundles may still take: time (monotonic) and extracted bytes. */
+struct history_budget {
+	int64_t start_ns, end_ns;
+	double seconds;
+	uint64_t bytes, bytes_used;
 };
 
-static struct jval *read_json(const char *dir, const char *member, char *err, size_t errlen)
+static double budget_left(const struct history_budget *b)
+{
+	return (b->end_ns - clock__ns(CLOCK_MONOTONIC)) / 1e9;
+}
+
+/* Whether another extraction fits: some time and some bytes left. */
+static int budget_open(const struct history_budget *b)
+{
+	return budget_left(b) > 0.05 && b->bytes_used + 4096 < b->bytes;
+}
+
+/* The limits of one extraction: what is left of the budget, capped for one bundle. */
+static struct bundle_open_limits budget_limits(const struct history_budget *b)
+{
+	double left = budget_left(b);
+
+	return (struct bundle_open_limits){
+		.max_member_bytes = HISTORY_JSON_MAX,
+		.max_total_bytes = b->bytes - b->bytes_used,
+		.max_entries = 100000,
+		.max_memory_bytes = 256ULL << 20,
+		.max_seconds = left < HISTORY_ONE_SECONDS ? left : HISTORY_ONE_SECONDS,
+	};
+}
+
+static struct jval *read_json(const char *dir, const char *member, uint64_t *bytes, char *err,
+			      size_t errlen)
 {
 	static const struct json_read_limits lim = {
 		.max_bytes = HISTORY_JSON_MAX, .max_depth = 32, .max_items = 1u << 20,
@@ -71,6 +102,7 @@ static struct jval *read_json(const char *dir, const char *member, char *err, si
 		snprintf(err, errlen, "%s: %s", member, strerror(-rc));
 		return NULL;
 	}
+	*bytes += len;
 	if (json_read(buf, len, &lim, &v, err, errlen))
 		v = NULL;
 	free(buf);
@@ -78,7 +110,7 @@ static struct jval *read_json(const char *dir, const char *member, char *err, si
 }
 
 /* The boot_id an earlier bundle's host.cap recorded, or "-". */
-static void bundle_boot_id(const char *dir, char *out, size_t len)
+static void bundle_boot_id(const char *dir, char *out, size_t len, uint64_t *bytes)
 {
 	struct capture_stream st = { 0 };
 	char path[4400], *text = NULL, err[128];
@@ -89,6 +121,7 @@ static void bundle_boot_id(const char *dir, char *out, size_t len)
 	snprintf(path, sizeof(path), "%s/raw/host.cap", dir);
 	if (file__read_bounded(AT_FDCWD, path, HISTORY_JSON_MAX, &text, &n))
 		return;
+	*bytes += n;
 	/* the parser owns text from here, on success and failure */
 	if (capture_stream__parse(&st, text, n, err, sizeof(err)))
 		return;
@@ -156,36 +189,45 @@ enum history_outcome { HISTORY_USED, HISTORY_SKIPPED, HISTORY_REFUSED };
  * "bundle:NAME" record. 0 when used, else -1 with why.
  */
 static int history__read(int fd, const char *name, const char *host, const char *id,
-			 const struct strv *served, struct capture_writer *w, const char **how,
-			 char *why, size_t whylen)
+			 const struct strv *served, struct capture_writer *w,
+			 struct history_budget *b, const char **how, char *why, size_t whylen)
 {
 	static const struct bundle_want want[] = { { "findings.json", 0 }, { "raw/host.cap", 1 } };
 	const char *tmp = getenv("TMPDIR");
+	struct bundle_open_limits lim = budget_limits(b);
 	char dir[4200], err[512], boot[64];
 	struct bundle_head head;
 	struct jval *fin = NULL;
 	struct strbuf rec = { 0 };
 	const struct jval *win;
 	int64_t end_ns;
-	int rc;
+	int rc = -1;
 
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	rc = bundle__read_head(fd, tmp, history_limits.max_seconds, HISTORY_JSON_MAX, &head, err,
-			       sizeof(err));
+	/* the manifest under the same caps as the findings: one member, within what is left */
+	rc = bundle__read_head(fd, tmp, lim.max_seconds,
+			       lim.max_total_bytes < lim.max_member_bytes ? lim.max_total_bytes :
+									    lim.max_member_bytes,
+			       &head, err, sizeof(err));
+	b->bytes_used += head.bytes;
 	if (rc) {
 		snprintf(why, whylen, "no readable manifest: %s", err);
 		return -1;
 	}
 	if (!bundle__same_host(&head, host, id, how, why, whylen))
 		return -1;
-	if (bundle__extract_some_fd(fd, tmp, &history_limits, want, 2, dir, sizeof(dir), err,
-				    sizeof(err))) {
+	if (!budget_open(b)) {
+		snprintf(why, whylen, "the history budget ran out before its findings were read");
+		return -1;
+	}
+	lim = budget_limits(b);
+	if (bundle__extract_some_fd(fd, tmp, &lim, want, 2, dir, sizeof(dir), err, sizeof(err))) {
 		snprintf(why, whylen, "not opened: %s", err);
 		return -1;
 	}
 	rc = -1;
-	if (!(fin = read_json(dir, "findings.json", err, sizeof(err)))) {
+	if (!(fin = read_json(dir, "findings.json", &b->bytes_used, err, sizeof(err)))) {
 		snprintf(why, whylen, "no readable findings: %s", err);
 		goto cleanup;
 	}
@@ -195,7 +237,7 @@ static int history__read(int fd, const char *name, const char *host, const char 
 		snprintf(why, whylen, "findings.json has no window end");
 		goto cleanup;
 	}
-	bundle_boot_id(dir, boot, sizeof(boot));
+	bundle_boot_id(dir, boot, sizeof(boot), &b->bytes_used);
 	strbuf__printf(&rec, "host %s\nboot_id %s\nend_wall_ns %lld\n", host, boot,
 		       (long long)end_ns);
 	if (!take_metrics(fin, served, &rec)) {
@@ -220,12 +262,13 @@ cleanup:
 
 /*
  * One candidate: refused (not the user's own, or no longer), skipped (not this
- * host's, unreadable) or used; why says why not, how by what it matched.
+ * host's, unreadable, over the budget) or used; why says why not, how by what
+ * it matched.
  */
 static enum history_outcome history__one(int dfd, const struct bundle_file *c, const char *host,
 					 const char *id, const struct strv *served,
-					 struct capture_writer *w, const char **how, char *why,
-					 size_t whylen)
+					 struct capture_writer *w, struct history_budget *b,
+					 const char **how, char *why, size_t whylen)
 {
 	struct stat st;
 	int fd, rc;
@@ -238,7 +281,7 @@ static enum history_outcome history__one(int dfd, const struct bundle_file *c, c
 	fd = bundle__open_own(dfd, c->name, &st, why, whylen);
 	if (fd < 0)
 		return fd == -EPERM ? HISTORY_REFUSED : HISTORY_SKIPPED;
-	rc = history__read(fd, c->name, host, id, served, w, how, why, whylen);
+	rc = history__read(fd, c->name, host, id, served, w, b, how, why, whylen);
 	close(fd);
 	return rc ? HISTORY_SKIPPED : HISTORY_USED;
 }
@@ -311,12 +354,39 @@ static void history__candidates(int dfd, const char *host, int by_id, struct bun
 		qsort(c->v, c->n, sizeof(*c->v), by_time_desc);
 }
 
+/* An earlier candidate that is the same file (a hard link), or NULL. */
+static const char *same_file(const struct bundle_files *c, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (!c->v[k].refused[0] && c->v[k].st.st_dev == c->v[i].st.st_dev &&
+		    c->v[k].st.st_ino == c->v[i].st.st_ino)
+			return c->v[k].name;
+	return NULL;
+}
+
+/* The budget of this run: HISTORY_SECONDS, and never more than a share of what --timeout leaves. */
+static void budget_start(struct history_budget *b, const struct run_opts *o)
+{
+	int64_t now = clock__ns(CLOCK_MONOTONIC);
+	double left = o->timeout_s > 0 ? o->timeout_s - (now - o->start_ns) / 1e9 : HISTORY_SECONDS;
+
+	b->seconds = left / HISTORY_TIMEOUT_SHARE < HISTORY_SECONDS ?
+			     left / HISTORY_TIMEOUT_SHARE : HISTORY_SECONDS;
+	if (b->seconds < 0)
+		b->seconds = 0;
+	b->start_ns = now;
+	b->end_ns = now + (int64_t)(b->seconds * 1e9);
+	b->bytes = HISTORY_BYTES;
+	b->bytes_used = 0;
+}
+
 /* Every candidate, newest first, into the log: used, skipped or refused, and why. */
 static void history__walk(int dfd, const struct bundle_files *c, const char *host, const char *id,
-			  const struct strv *served, struct capture_writer *w, struct strbuf *log)
+			  const struct strv *served, struct capture_writer *w,
+			  struct history_budget *b, struct strbuf *log)
 {
 	size_t used = 0, refused = 0;
-	const char *how = "";
+	const char *how = "", *twin;
 	char why[600];
 
 	for (size_t i = 0; i < c->n; i++) {
@@ -333,7 +403,18 @@ static void history__walk(int dfd, const struct bundle_files *c, const char *hos
 				       HISTORY_BUNDLES);
 			continue;
 		}
-		r = history__one(dfd, &c->v[i], host, id, served, w, &how, why, sizeof(why));
+		if ((twin = same_file(c, i))) {
+			strbuf__printf(log, "skipped %s: the same file as %s (a hard link)\n", name,
+				       twin);
+			continue;
+		}
+		if (!budget_open(b)) {
+			strbuf__printf(log, "skipped %s: the history budget ran out (%.0f s, %llu MiB "
+					    "extracted in all)\n", name, b->seconds,
+				       (unsigned long long)(b->bytes >> 20));
+			continue;
+		}
+		r = history__one(dfd, &c->v[i], host, id, served, w, b, &how, why, sizeof(why));
 		clean(why);
 		if (r == HISTORY_USED)
 			used++;
@@ -354,6 +435,7 @@ void run_history__gather(const struct run_opts *o, const struct run_plan *p, con
 {
 	struct strv served = { 0 };
 	struct bundle_files cands = { 0 };
+	struct history_budget b;
 	struct capture_writer w;
 	struct strbuf log = { 0 };
 	char host[256] = "", id[HOST_ID_LEN + 1] = "", idwhy[256];
@@ -369,6 +451,7 @@ void run_history__gather(const struct run_opts *o, const struct run_plan *p, con
 		strv__free(&served);
 		return; /* the trends use this window alone; the stream's absence says so */
 	}
+	budget_start(&b, o);
 	if (gethostname(host, sizeof(host) - 1))
 		host[0] = '\0';
 	if (host_id__read("", id, idwhy, sizeof(idwhy)))
@@ -380,15 +463,19 @@ void run_history__gather(const struct run_opts *o, const struct run_plan *p, con
 	else
 		strbuf__printf(&log, "this host: %s, matched by hostname: no machine-id (%s)\n",
 			       host, idwhy);
-	strbuf__printf(&log, "trusted: files owned by uid %u, not writable by others\n",
-		       (unsigned)geteuid());
+	strbuf__printf(&log, "trusted: files owned by uid %u, not writable by others; budget: "
+			     "%.1f s, %llu MiB extracted in all\n", (unsigned)geteuid(), b.seconds,
+		       (unsigned long long)(b.bytes >> 20));
 	dfd = open(o->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0 && host[0]) {
 		history__candidates(dfd, host, id[0] != '\0', &cands);
-		history__walk(dfd, &cands, host, id, &served, &w, &log);
+		history__walk(dfd, &cands, host, id, &served, &w, &b, &log);
 	}
 	if (dfd >= 0)
 		close(dfd);
+	strbuf__printf(&log, "spent %.2f s, %llu KiB extracted\n",
+		       (clock__ns(CLOCK_MONOTONIC) - b.start_ns) / 1e9,
+		       (unsigned long long)(b.bytes_used >> 10));
 	if (!log.oom)
 		capture_writer__record(&w, 0, clock__ns(CLOCK_REALTIME), clock__ns(CLOCK_MONOTONIC),
 				       "sonde:history", log.buf, log.len, 0);
