@@ -138,7 +138,8 @@ static const struct cmd_option options[] = {
 	{ .name = "keep", .arg = "N", .kind = CMD_OPT_COUNT, .field = F(keep), .max = 1000000,
 	  .help = "retention: after writing the bundle, remove this host's\n"
 		  "older bundles in --out beyond the newest N (and their\n"
-		  "redaction maps); 0 (default): keep them all" },
+		  "redaction maps), by their manifests, only this user's\n"
+		  "own files; 0 (default): keep them all" },
 	{ .name = "color", .arg = "auto|always|never", .kind = CMD_OPT_CHOICE, .field = F(color),
 	  .choices = cmd_color_modes,
 	  .help = "colour the summary (default: auto,\n"
