@@ -328,9 +328,10 @@ function waits.assess(ctx, args, class, spec)
     ctx:unknown(spec.metric, why)
     return
   end
-  local window_s = ctx.window.seconds
+  -- the time the states cover, first round to last (thread-seconds over it are threads on average)
+  local window_s = th.span_s
   if not window_s or window_s <= 0 then
-    ctx:unknown(spec.metric, "the window has no length")
+    ctx:unknown(spec.metric, "the thread states cover no interval (one round)")
     return
   end
   local opts = spec.opts or {}

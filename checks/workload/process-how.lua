@@ -42,9 +42,9 @@ return {
       ctx:unknown("blocked_threads", why)
       return
     end
-    local window_s = ctx.window.seconds
+    local window_s = th.span_s
     if not window_s or window_s <= 0 then
-      ctx:unknown("blocked_threads", "the window has no length")
+      ctx:unknown("blocked_threads", "the thread states cover no interval (one round)")
       return
     end
     local opts = waits.options(ctx)

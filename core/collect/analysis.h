@@ -96,6 +96,7 @@ struct thread_states {
 	uint32_t rounds;
 	uint64_t d_sum, r_sum;     /* threads in D, in R, summed over the rounds */
 	double d_mean, r_mean;
+	double span_s;             /* from the first round to the last: the time the states cover */
 	double d_series[THREAD_STATES_ROUNDS], r_series[THREAD_STATES_ROUNDS];
 	double t_series[THREAD_STATES_ROUNDS];
 	int listed;                /* some rounds read only some processes (/proc) */

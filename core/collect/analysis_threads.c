@@ -85,6 +85,7 @@ struct tbuild {
 	size_t ncovered, covered_cap;
 	int listed;
 	int64_t mono;         /* this round's */
+	int64_t first_mono;   /* the first round's */
 	int in_round;
 	const struct analysis *an;
 };
@@ -554,6 +555,8 @@ static int line(struct tbuild *b, const struct threads_line *l, const struct cap
 		b->in_round = 1;
 		b->listed = l->listed;
 		b->mono = r->mono_ns;
+		if (!b->first_mono)
+			b->first_mono = r->mono_ns;
 		b->ts->listed |= l->listed;
 		return 0;
 	case 'T':
@@ -708,6 +711,7 @@ int thread_states__build(const struct analysis *an, const struct capture_stream 
 	}
 	qsort(b.ts->procs, b.ts->nprocs, sizeof(*b.ts->procs), proc_cmp);
 	b.ts->d_mean = b.ts->rounds ? (double)b.ts->d_sum / b.ts->rounds : 0;
+	b.ts->span_s = (double)(b.mono - b.first_mono) / 1e9;
 	b.ts->r_mean = b.ts->rounds ? (double)b.ts->r_sum / b.ts->rounds : 0;
 	tbuild__free(&b);
 	*out = b.ts;

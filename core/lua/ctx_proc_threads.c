@@ -172,6 +172,7 @@ int ctx_proc__threads(lua_State *L)
 	lua_pushinteger(L, ts->rounds);
 	lua_setfield(L, -2, "rounds");
 	ctx__set_num(L, "interval_s", an->interval_s);
+	ctx__set_num(L, "span_s", ts->span_s);
 	ctx__set_num(L, "d_mean", ts->d_mean);
 	ctx__set_num(L, "r_mean", ts->r_mean);
 	lua_pushboolean(L, ts->listed);
