@@ -129,14 +129,14 @@ return {
                           string.format("%.1f", (r.total_us or 0) / math.max(r.count or 1, 1)),
                           ms(p99(r)), ms(r.max_us) }
     end
-    ctx:table { title = "Time in file syscalls by process, syscall and mount (fslatency)",
+    ctx:table { traced = info, title = "Time in file syscalls by process, syscall and mount (fslatency)",
                 columns = { "pid", "process", "syscall", "mount", "fs", "calls", "time in it (s)", "mean (us)", "p99 (ms)", "max (ms)" },
                 rows = rows }
     -- every traced call per interval of the window, as a latency heat map,
     -- whatever the answer: a stall is a stripe, a periodic flush stripes at
     -- its period, a cache that misses part of the time two bands (Markdown:
     -- p50/p99/max per interval)
-    hist.heatmap(ctx, "File syscall latency over the window, every traced call (fslatency)", d.intervals)
+    hist.heatmap(ctx, "File syscall latency over the window, every traced call (fslatency)", d.intervals, info)
 
     local top = order[1]
     local total_storage = 0
@@ -183,7 +183,7 @@ return {
       if i > 3 or 100 * p.storage_us / 1e6 / traced < args.wait_pct then break end
       ctx:culprit { pid = p.pid, comm = p.comm, share = total_storage > 0 and p.storage_us / total_storage or nil }
     end
-    hist.table(ctx, string.format("Latency of %s's %s on %s", top.comm, w.syscall, where(w)), w.hist or {}, "us")
+    hist.table(ctx, string.format("Latency of %s's %s on %s", top.comm, w.syscall, where(w)), w.hist or {}, "us", info)
 
     local slow = {}
     for _, s in ipairs(d.slowest or {}) do
@@ -192,7 +192,7 @@ return {
                           ms(s.latency_us), string.format("%.2f", s.at_s or 0) }
     end
     if #slow > 0 then
-      ctx:table { title = "Slowest file syscalls (fslatency)",
+      ctx:table { traced = info, title = "Slowest file syscalls (fslatency)",
                   columns = { "pid", "process", "syscall", "mount", "file", "latency (ms)", "at (s)" }, rows = slow }
     end
 

@@ -40,22 +40,23 @@ return {
       if i > args.top then break end
       rows[#rows + 1] = { p.tgid, p.comm, string.format("%.3f", p.us / 1e6), fmt.pct(100 * p.us / total) }
     end
-    ctx:table { title = "Processes by time blocked (all their threads)", columns = { "pid", "process", "blocked (s)", "of all" }, rows = rows }
+    ctx:table { traced = why, title = "Processes by time blocked (all their threads)", columns = { "pid", "process", "blocked (s)", "of all" }, rows = rows }
     rows = {}
     for i, s in ipairs(d.stacks or {}) do
       if i > args.top then break end
       rows[#rows + 1] = { s.tgid, s.comm, string.format("%.3f", s.us / 1e6), tail(s.folded, 6) }
     end
-    ctx:table { title = "Stacks where threads blocked longest (leaf last)", columns = { "pid", "thread", "blocked (s)", "stack" }, rows = rows }
+    ctx:table { traced = why, title = "Stacks where threads blocked longest (leaf last)", columns = { "pid", "thread", "blocked (s)", "stack" }, rows = rows }
     local folded = {}
     for _, s in ipairs(d.stacks or {}) do
       local us = math.floor(s.us + 0.5)
       if us > 0 then folded[#folded + 1] = s.folded .. " " .. us end
     end
     if #folded > 0 then
-      ctx:flamegraph { title = "Off-CPU flame graph (offcputime: time blocked)", unit = "us", folded = folded }
+      ctx:flamegraph { title = "Off-CPU flame graph (offcputime: time blocked)", unit = "us", folded = folded, traced = why }
     end
-    hist.heatmap(ctx, "How long threads blocked, over the window (offcputime; each block in the interval it ended)", d.intervals)
+    hist.heatmap(ctx, "How long threads blocked, over the window (offcputime; each block in the interval it ended)", d.intervals,
+      why)
     if d.unknown_frames > 0 then
       ctx:note(string.format("%d of %d frames are [unknown]", d.unknown_frames, d.frames))
     end

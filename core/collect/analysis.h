@@ -67,6 +67,7 @@ struct analysis {
 	int64_t start_wall_ns, end_wall_ns, start_mono_ns, end_mono_ns;
 	uint32_t samples;
 	int partial;
+	int drilldown;            /* the drill-down window's captures (raw/drilldown) */
 	char stop_reason[400];
 	long clk_tck, page_size;
 	int sonde_pid;            /* the observer itself: left out of rankings */
