@@ -669,10 +669,20 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 		int pid = path_pid(r->path, &file), *slot;
 		struct task_build *t;
 
-		if (pid <= 0 || r->err)
+		if (pid <= 0)
 			continue;
 		slot = task_index__slot(&tt.ix, tt.b, pid);
 		t = *slot ? &tt.b[*slot - 1] : NULL;
+		/*
+		 * A refused /proc/PID/io is a fact about sonde's rights over the process
+		 * (ptrace_may_access: another user's, or one root may not trace), not a
+		 * gap in the capture: the checks say which.
+		 */
+		if (r->err) {
+			if (t && !strcmp(file, "io") && (r->err == EACCES || r->err == EPERM))
+				t->s.io_denied = 1;
+			continue;
+		}
 		if (!strcmp(file, "stat"))
 			err = task_table__stat(&tt, an, t, pid, r);
 		else if (!strcmp(file, "task"))

@@ -29,6 +29,7 @@ struct task_summary {
 	int64_t anon_bytes, swap_bytes; /* RssAnon, VmSwap at the last status read; -1 unknown */
 	int processor;
 	int has_io;               /* /proc/PID/io readable at both ends */
+	int io_denied;            /* a read of /proc/PID/io refused (EACCES, EPERM) */
 	uint64_t read_bytes, write_bytes, rchar, wchar, syscr, syscw;
 	int has_ctxt;             /* voluntary/involuntary split: both ends of status */
 	uint64_t vol_ctxt, nonvol_ctxt;

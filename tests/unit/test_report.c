@@ -889,8 +889,10 @@ static void check_model_outputs(struct report_model *m, const struct run_report 
 	ok(tty && strstr(tty, "\n5 checks, 1 failed (see the report's appendix); 5 known unknowns (") &&
 		   strstr(tty, "\n    1 need tracefs: mount tracefs at /sys/kernel/tracing") &&
 		   strstr(tty, "\n    1 need privileges: run as root") &&
-		   strstr(tty, "\n    3 other: see \"Known unknowns\" in report.md"),
-	   "terminal: one line per kind of unknown, with how to get it");
+		   strstr(tty, "\n    1 need ptrace rights: keep CAP_SYS_PTRACE") &&
+		   strstr(tty, "\n    2 other: see \"Known unknowns\" in report.md"),
+	   "terminal: one line per kind of unknown, with how to get it; root refused /proc/PID/io "
+	   "is not told to run as root");
 	(void)rr;
 out:
 	free(tty);
@@ -935,6 +937,11 @@ static void test_model(void)
 	res[1].unknowns[0].reason = dup("tracefs is not mounted (a classic tracepoint needs it)");
 	free(res[2].unknowns[0].reason);
 	res[2].unknowns[0].reason = dup("permission denied (BPF needs root, or CAP_BPF)");
+	/* root already: what workload.process-who says of a /proc/PID/io the kernel refused */
+	free(res[4].unknowns[0].reason);
+	res[4].unknowns[0].reason = dup("/proc/PID/io was refused for 2 of 3 processes although "
+					"sonde ran as root: the kernel shows it only to who may "
+					"ptrace the process, and sonde may not ptrace these");
 	e = add_evidence(&res[4], EV_FLAMEGRAPH, "profile");
 	f = fold__new();
 	fold__text(f, "a;b 3\na;<c> 2\n", 14, err, sizeof(err));
