@@ -115,6 +115,13 @@ $(BUILD)/syscall_names.h: | $(BUILD)
 		      close("sort -t[ -k2 -n"); print "};" }'; \
 	} > $@.tmp && mv $@.tmp $@
 $(BUILD)/trace/syscount.o: | $(BUILD)/syscall_names.h
+# The names of what threads wait in (util/waits.c) come from the same header.
+$(BUILD)/util/waits.o: | $(BUILD)/syscall_names.h
+# The task iterator's second file (thread states) shares its skeleton.
+$(BUILD)/trace/tasks_wait.o $(BUILD)/trace/tasks_pass.o: $(BUILD)/trace/%.o: core/trace/%.c | \
+		$(BUILD)/bpf/tasks.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h

@@ -186,7 +186,8 @@ static int report_metric(lua_State *L)
 		if (status__rank(r->metrics[least].st) >= status__rank(m.st)) {
 			free(m.unit);
 			free(m.instance);
-			return 0;
+			lua_pushstring(L, status__name(m.st));
+			return 1;
 		}
 		m.name = report_text_arg(L, 2);
 		free(r->metrics[least].name);
@@ -195,12 +196,15 @@ static int report_metric(lua_State *L)
 		memmove(&r->metrics[least], &r->metrics[least + 1],
 			(r->nmetrics - least - 1) * sizeof(*r->metrics));
 		r->metrics[r->nmetrics - 1] = m;
-		return 0;
+		lua_pushstring(L, status__name(m.st));
+		return 1;
 	}
 	m.name = report_text_arg(L, 2);
 	r->metrics = report_grow(L, r->metrics, r->nmetrics, sizeof(*r->metrics));
 	r->metrics[r->nmetrics++] = m;
-	return 0;
+	/* its status, decided here once: a check asks, never compares thresholds again */
+	lua_pushstring(L, status__name(m.st));
+	return 1;
 }
 
 /* ctx:unknown(metric, reason): this host cannot show the metric, and why. */
@@ -394,6 +398,88 @@ static int report_table(lua_State *L)
 	return 0;
 }
 
+#define MAX_BAR_CATEGORIES 16
+
+/*
+ * ctx:bars{ title =, unit =, label =, categories = { ... }, rows = { { label =,
+ * values = { ... } }, ... } }: a stacked bar per row (each row's values are
+ * its shares of 100, one per category), drawn in HTML, a table elsewhere.
+ */
+static int report_bars(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct evidence *e;
+	char *label;
+	lua_Integer ncat, nrow;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	if (lua_getfield(L, 2, "categories") != LUA_TTABLE)
+		return luaL_argerror(L, 2, "bars need categories = { ... }");
+	if (lua_getfield(L, 2, "rows") != LUA_TTABLE)
+		return luaL_argerror(L, 2, "bars need rows = { { label =, values = { ... } }, ... }");
+	ncat = (lua_Integer)lua_rawlen(L, -2);
+	if (ncat < 1 || ncat > MAX_BAR_CATEGORIES)
+		return luaL_argerror(L, 2, "bars need 1 to 16 categories");
+	e = report_new_evidence(L, r, EV_BARS);
+	if (!e)
+		return 0;
+	e->title = report_text_field(L, 2, "title");
+	e->unit = report_text_field(L, 2, "unit");
+	label = report_text_field(L, 2, "label");
+	if (strv__push(&e->columns, label ? label : "")) {
+		free(label);
+		return luaL_error(L, "not enough memory");
+	}
+	free(label);
+	for (lua_Integer c = 1; c <= ncat; c++) {
+		char *s;
+
+		lua_rawgeti(L, -2, c);
+		s = report_cell_text(L, -1);
+		lua_pop(L, 1);
+		if (strv__push(&e->columns, s)) {
+			free(s);
+			return luaL_error(L, "not enough memory");
+		}
+		free(s);
+	}
+	nrow = (lua_Integer)lua_rawlen(L, -1);
+	if (nrow > MAX_ROWS)
+		nrow = MAX_ROWS;
+	e->rows = calloc((size_t)nrow + 1, sizeof(*e->rows));
+	e->values = calloc((size_t)(nrow * ncat) + 1, sizeof(*e->values));
+	if (!e->rows || !e->values)
+		return luaL_error(L, "out of memory");
+	for (lua_Integer i = 1; i <= nrow; i++) {
+		char **row = calloc((size_t)ncat + 2, sizeof(*row)), buf[32];
+
+		if (!row)
+			return luaL_error(L, "out of memory");
+		e->rows[e->nrows++] = row;
+		if (lua_rawgeti(L, -1, i) != LUA_TTABLE || lua_getfield(L, -1, "values") != LUA_TTABLE)
+			return luaL_error(L, "bars row %d needs values = { ... }", (int)i);
+		row[0] = report_text_field(L, -2, "label");
+		if (!row[0])
+			row[0] = strdup("");
+		for (lua_Integer c = 1; c <= ncat; c++) {
+			double v;
+
+			lua_rawgeti(L, -1, c);
+			v = lua_tonumber(L, -1);
+			lua_pop(L, 1);
+			if (!isfinite(v) || v < 0)
+				return luaL_error(L, "bars row %d value %d must be a number from 0", (int)i,
+						  (int)c);
+			e->values[e->nvalues++] = v;
+			snprintf(buf, sizeof(buf), "%.0f%s", v, e->unit ? e->unit : "");
+			row[c] = strdup(buf);
+		}
+		lua_pop(L, 2);
+	}
+	lua_pop(L, 2);
+	return 0;
+}
+
 /* ctx:series(title, { v1, v2, ... } [, { unit =, step = seconds, traced = info }]): a chart */
 static int report_series(lua_State *L)
 {
@@ -548,6 +634,7 @@ static const luaL_Reg report_methods[] = {
 	{ "summary", report_summary }, { "next", report_next },     { "table", report_table },
 	{ "series", report_series }, { "note", report_note },       { "flamegraph", report_flamegraph },
 	{ "heatmap", report_heatmap },
+	{ "bars", report_bars },
 	{ NULL, NULL },
 };
 

@@ -180,15 +180,15 @@ static enum status get_status(struct wire_reader *rb)
 	return (enum status)v;
 }
 
-/* One evidence, as check_result__encode wrote it. */
+/* One evidence of a result; rb->bad when it is not well formed. */
 static void decode_evidence(struct wire_reader *rb, struct evidence *e)
 {
 	size_t nrows, nvalues;
 	uint64_t kind = wire__u64(rb), span;
 
-	if (kind > EV_HEATMAP)
+	if (kind > EV_BARS)
 		rb->bad = 1;
-	e->kind = kind <= EV_HEATMAP ? (enum evidence_kind)kind : EV_NOTE;
+	e->kind = kind <= EV_BARS ? (enum evidence_kind)kind : EV_NOTE;
 	e->title = wire__str(rb);
 	e->unit = wire__str(rb);
 	wire__strv(rb, &e->columns);
@@ -226,6 +226,10 @@ static void decode_evidence(struct wire_reader *rb, struct evidence *e)
 	/* a heat map's counts are whole columns of at most 64 rows */
 	if (e->kind == EV_HEATMAP &&
 	    (e->hm_rows > 64 || (e->hm_rows ? e->nvalues % e->hm_rows : e->nvalues)))
+		rb->bad = 1;
+	/* bars: a label column and a value per category and row */
+	if (e->kind == EV_BARS &&
+	    (e->columns.n < 2 || e->nvalues != e->nrows * (e->columns.n - 1)))
 		rb->bad = 1;
 }
 

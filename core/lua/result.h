@@ -46,7 +46,12 @@ struct culprit {
 	int kernel_thread; /* a kernel thread: its CPU time serves others (I/O, interrupts) */
 };
 
-enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH, EV_HEATMAP };
+/*
+ * EV_BARS: a stacked bar a row (ctx:bars): columns are the label's header then
+ * the categories, rows[r] the label then each share as text (a table where
+ * bars cannot be drawn), values nrows x categories.
+ */
+enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH, EV_HEATMAP, EV_BARS };
 
 /*
  * The span a BPF tool behind an evidence traced (ctx:table{ traced = info }, info the

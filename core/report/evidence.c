@@ -419,6 +419,7 @@ int report__fold_evidence(struct doc *d, const struct check_result *r)
 		nser += r->evidence[i].kind == EV_SERIES;
 		nfg += r->evidence[i].kind == EV_FLAMEGRAPH;
 		nhm += r->evidence[i].kind == EV_HEATMAP;
+		nser += r->evidence[i].kind == EV_BARS;
 	}
 	if (!r->nmetrics && !ntab && !nser && !nfg && !nhm)
 		return 0;
@@ -457,6 +458,8 @@ void report__doc_evidence(struct doc *d, const struct check_result *r)
 		}
 		/* its own line under the title, which stays the table's name */
 		span_para(d, e);
+		if (e->kind == EV_BARS)
+			doc__bars(d, e);
 		if (e->kind == EV_FLAMEGRAPH)
 			doc_flamegraph(d, e);
 		else if (e->kind == EV_HEATMAP)

@@ -152,7 +152,8 @@ static void json_span(struct json *j, const struct evidence_span *sp)
 
 static void json_evidence(struct json *j, const struct evidence *e)
 {
-	static const char *const kinds[] = { "table", "series", "note", "flamegraph", "heatmap" };
+	static const char *const kinds[] = { "table", "series", "note", "flamegraph", "heatmap",
+					     "bars" };
 
 	json__begin_object(j);
 	json_kv_str(j, "kind", kinds[e->kind]);
@@ -203,6 +204,30 @@ static void json_evidence(struct json *j, const struct evidence *e)
 		strbuf__free(&line);
 	} else if (e->kind == EV_HEATMAP) {
 		json_heatmap(j, e);
+	} else if (e->kind == EV_BARS) {
+		size_t ncat = e->columns.n ? e->columns.n - 1 : 0;
+
+		if (e->unit)
+			json_kv_str(j, "unit", e->unit);
+		json_kv_str(j, "label", e->columns.n ? e->columns.v[0] : "");
+		json__key(j, "categories");
+		json__begin_array(j);
+		for (size_t c = 0; c < ncat; c++)
+			json__string(j, e->columns.v[c + 1]);
+		json__end_array(j);
+		json__key(j, "rows");
+		json__begin_array(j);
+		for (size_t r = 0; r < e->nrows && (r + 1) * ncat <= e->nvalues; r++) {
+			json__begin_object(j);
+			json_kv_str(j, "label", e->rows[r][0] ? e->rows[r][0] : "");
+			json__key(j, "values");
+			json__begin_array(j);
+			for (size_t c = 0; c < ncat; c++)
+				json__number(j, e->values[r * ncat + c]);
+			json__end_array(j);
+			json__end_object(j);
+		}
+		json__end_array(j);
 	}
 	json__end_object(j);
 }
