@@ -37,7 +37,7 @@ waits.classes = {
   { id = "ipc", label = "pipes and IPC" },
   { id = "other", label = "other waits" },
   { id = "stopped", label = "stopped" },
-  { id = "unknown", label = "not sampled" },
+  { id = "unknown", label = "unknown waits" },
   { id = "idle", label = "idle" },
 }
 waits.label = {}
@@ -188,7 +188,7 @@ function waits.classify(w, opts)
     return class, what
   end
   local sc = w.syscall
-  if not sc or sc == "?" then return "other", "off CPU (this kernel does not say in what)" end
+  if not sc or sc == "?" then return "unknown", "a wait this host did not name (its syscall unread)" end
   if sc == "-" then return "other", "off CPU outside a syscall" end
   if sc == "futex" then
     if waits.futex_lock(w) then return "user-lock", futex_what(w) .. " (a contended mutex)" end
@@ -261,7 +261,7 @@ function waits.process(p, window_s, opts)
     end
     add(class, w.s, what, peer, w)
   end
-  if (p.unsampled_s or 0) > 0 then add("unknown", p.unsampled_s, "off CPU, not sampled") end
+  if (p.unsampled_s or 0) > 0 then add("unknown", p.unsampled_s, "off CPU between two samples that ran") end
   for class, s in pairs(out.classes) do
     out.total_s = out.total_s + s
     if class ~= "idle" then out.busy_s = out.busy_s + s end

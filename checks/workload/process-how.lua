@@ -16,7 +16,8 @@ end
 local function main_wait(a)
   local best, best_s
   for class, s in pairs(a.classes) do
-    if class ~= "cpu" and class ~= "runq" and class ~= "idle" and (not best_s or s > best_s) then
+    if class ~= "cpu" and class ~= "runq" and class ~= "idle" and class ~= "unknown" and class ~= "stopped"
+        and (not best_s or s > best_s) then
       best, best_s = class, s
     end
   end
@@ -58,7 +59,9 @@ return {
           k.s = k.s + e.s
           k.procs = k.procs + 1
         end
-        local blocked = a.busy_s - (a.classes.cpu or 0) - (a.classes.runq or 0)
+        -- blocked: waiting on something named (not idle, not unknown, not stopped)
+        local blocked = a.busy_s - (a.classes.cpu or 0) - (a.classes.runq or 0) - (a.classes.unknown or 0)
+          - (a.classes.stopped or 0)
         rows[#rows + 1] = { p = p, a = a, blocked = blocked }
       end
     end
@@ -67,7 +70,9 @@ return {
     for _, s in pairs(host) do total = total + s end
     local blocked_all = 0
     for class, s in pairs(host) do
-      if class ~= "cpu" and class ~= "runq" and class ~= "idle" then blocked_all = blocked_all + s end
+      if class ~= "cpu" and class ~= "runq" and class ~= "idle" and class ~= "unknown" and class ~= "stopped" then
+        blocked_all = blocked_all + s
+      end
     end
     ctx:metric("oncpu_threads", (host.cpu or 0) / window_s, { unit = "threads" })
     ctx:metric("runnable_threads", (host.runq or 0) / window_s, { unit = "threads" })

@@ -56,6 +56,13 @@ struct pending_w {
 	uint64_t count;
 };
 
+/* A T line waiting for its round's end: the sampler's W lines of the round come after it. */
+struct pending_t {
+	int tid, tgid;
+	uint64_t start, run, runq, nvcsw;
+	uint32_t words;
+};
+
 struct tbuild {
 	struct thread_states *ts;
 	struct pidmap thr;    /* struct thr by tid */
@@ -72,6 +79,8 @@ struct tbuild {
 	size_t row_cap, nrows;
 	struct pending_w *w;
 	size_t nw, w_cap;
+	struct pending_t *t;
+	size_t nt, t_cap;
 	int *covered;         /* this round's L lines */
 	size_t ncovered, covered_cap;
 	int listed;
@@ -373,7 +382,7 @@ static int covered(const struct tbuild *b, int tgid)
 }
 
 /* A changed thread's interval: its counters' deltas, its off-CPU time by the sampler's W lines. */
-static void changed(struct tbuild *b, struct thr *t, const struct threads_line *l, uint32_t words)
+static void changed(struct tbuild *b, struct thr *t, const struct pending_t *l, uint32_t words)
 {
 	struct thread_proc *p = proc_of(b, t->tgid);
 	double drun = (double)(l->run - t->run) / 1e9, drunq = (double)(l->runq - t->runq) / 1e9;
@@ -412,6 +421,44 @@ static void changed(struct tbuild *b, struct thr *t, const struct threads_line *
 	charge(b, t, p, fallback, off, wakes, 0);
 }
 
+/* A thread's line at its round's end: a new thread, or one that changed. */
+static int thread_line(struct tbuild *b, const struct pending_t *l)
+{
+	uint32_t words = l->words;
+	struct thr *t = pidmap__get(&b->thr, l->tid);
+	struct thread_proc *p;
+	int fresh;
+
+	if (!t)
+		return -ENOMEM;
+	fresh = !t->alive || t->tgid != l->tgid || t->start != l->start;
+	if (fresh) {
+		memset(t, 0, sizeof(*t));
+		t->tid = l->tid;
+		t->tgid = l->tgid;
+		t->start = l->start;
+		t->alive = 1;
+		/* born in the window: its counters started at zero, at its start */
+		if (b->an && l->start > (uint64_t)b->an->start_mono_ns &&
+		    l->start < (uint64_t)b->mono) {
+			t->base_mono = (int64_t)l->start;
+			changed(b, t, l, words);
+		}
+		if (!(p = proc_of(b, l->tgid)))
+			return -ENOMEM;
+		p->threads++;
+	} else {
+		changed(b, t, l, words);
+	}
+	t->run = l->run;
+	t->runq = l->runq;
+	t->nvcsw = l->nvcsw;
+	t->words = words;
+	t->base_mono = b->mono;
+	t->touched = 1;
+	return 0;
+}
+
 static int round_end(struct tbuild *b)
 {
 	struct thread_states *ts = b->ts;
@@ -419,6 +466,10 @@ static int round_end(struct tbuild *b)
 
 	if (!b->in_round)
 		return 0;
+	for (size_t i = 0; i < b->nt; i++)
+		if (thread_line(b, &b->t[i]))
+			return -ENOMEM;
+	b->nt = 0;
 	for (size_t i = 0; i < b->thr.cap; i++) {
 		struct thr *t = pidmap__slot(&b->thr, i);
 		struct thread_proc *p;
@@ -468,37 +519,27 @@ static int round_end(struct tbuild *b)
 
 static int line_t(struct tbuild *b, const struct threads_line *l)
 {
-	uint32_t words = words_of(b, l);
-	struct thr *t = pidmap__get(&b->thr, l->tid);
-	int fresh;
+	struct pending_t *pt;
 
-	if (!words || !t)
-		return -ENOMEM;
-	fresh = !t->alive || t->tgid != l->tgid || t->start != l->start;
-	if (fresh) {
-		memset(t, 0, sizeof(*t));
-		t->tid = l->tid;
-		t->tgid = l->tgid;
-		t->start = l->start;
-		t->alive = 1;
-		/* born in the window: its counters started at zero, at its start */
-		if (b->an && l->start > (uint64_t)b->an->start_mono_ns &&
-		    l->start < (uint64_t)b->mono) {
-			t->base_mono = (int64_t)l->start;
-			changed(b, t, l, words);
-		}
-		if (!proc_of(b, l->tgid))
+	if (b->nt == b->t_cap) {
+		size_t ncap = b->t_cap ? b->t_cap * 2 : 1024;
+		struct pending_t *n = realloc(b->t, ncap * sizeof(*n));
+
+		if (!n)
 			return -ENOMEM;
-		proc_of(b, l->tgid)->threads++;
-	} else {
-		changed(b, t, l, words);
+		b->t = n;
+		b->t_cap = ncap;
 	}
-	t->run = l->run;
-	t->runq = l->runq;
-	t->nvcsw = l->nvcsw;
-	t->words = words;
-	t->base_mono = b->mono;
-	t->touched = 1;
+	pt = &b->t[b->nt];
+	pt->tid = l->tid;
+	pt->tgid = l->tgid;
+	pt->start = l->start;
+	pt->run = l->run;
+	pt->runq = l->runq;
+	pt->nvcsw = l->nvcsw;
+	if (!(pt->words = words_of(b, l)))
+		return -ENOMEM;
+	b->nt++;
 	return 0;
 }
 
@@ -508,7 +549,8 @@ static int line(struct tbuild *b, const struct threads_line *l, const struct cap
 
 	switch (l->kind) {
 	case 'H':
-		round_end(b);
+		if (round_end(b))
+			return -ENOMEM;
 		b->in_round = 1;
 		b->listed = l->listed;
 		b->mono = r->mono_ns;
@@ -592,6 +634,7 @@ static void tbuild__free(struct tbuild *b)
 	free(b->ident_ix);
 	free(b->row_ix);
 	free(b->w);
+	free(b->t);
 	free(b->covered);
 	pidmap__free(&b->thr);
 	pidmap__free(&b->procix);
@@ -649,7 +692,7 @@ int thread_states__build(const struct analysis *an, const struct capture_stream 
 		}
 	}
 	if (!err)
-		round_end(&b);
+		err = round_end(&b);
 	if (err) {
 		if (err == -ENOMEM)
 			snprintf(why, whylen, "thread states: %s", strerror(ENOMEM));

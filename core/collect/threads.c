@@ -276,7 +276,7 @@ void threads__facts(const struct collector_state *cs, struct strbuf *b)
 		strbuf__printf(b, "threads_source: proc\nthreads_source_why: %s\n",
 			       ts->why[0] ? ts->why :
 			       src && src->threads_why && src->threads_why[0] ? src->threads_why :
-			       "no task source was offered");
+			       cs->tasks_why[0] ? cs->tasks_why : "no task source was offered");
 	}
 	sampler__facts(ts->sampler, b);
 }

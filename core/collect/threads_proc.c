@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,9 +207,23 @@ static int thread_read(const char *root, int tgid, int tid, int64_t boot_to_mono
 	return 0;
 }
 
+static int64_t boot_offset;
+static pthread_once_t boot_once = PTHREAD_ONCE_INIT;
+
+static void boot_offset_init(void)
+{
+	boot_offset = clock__ns(CLOCK_BOOTTIME) - clock__ns(CLOCK_MONOTONIC);
+}
+
+/*
+ * CLOCK_BOOTTIME - CLOCK_MONOTONIC, read once: a thread's start must read the
+ * same every round (it says which thread it is), and the offset changes only
+ * across a suspend.
+ */
 static int64_t boot_to_mono(void)
 {
-	return clock__ns(CLOCK_BOOTTIME) - clock__ns(CLOCK_MONOTONIC);
+	pthread_once(&boot_once, boot_offset_init);
+	return boot_offset;
 }
 
 /* Every thread of tgid (at most max) to visit; *nd counts those in D. Threads read, or -errno. */

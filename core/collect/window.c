@@ -277,6 +277,9 @@ static int window__open(struct window *win, const struct window_opts *o, char *e
 		cs->root = o->root;
 		if (!strcmp((*c)->name, "proc.pids") || !strcmp((*c)->name, "proc.threads"))
 			cs->tasks = o->tasks;
+		/* why there is no task source, for proc.threads' run facts */
+		if (!strcmp((*c)->name, "proc.threads") && !o->tasks && o->tasks_why)
+			snprintf(cs->tasks_why, sizeof(cs->tasks_why), "%s", o->tasks_why);
 		/* proc.threads comes after proc.pids in the table: the same round's data */
 		if (!strcmp((*c)->name, "proc.threads"))
 			for (size_t i = 0; i < win->nst; i++)

@@ -101,4 +101,19 @@ ok "workload.process-how lists $COMM first, blocked on the user lock" \
 	jq -e --arg c "$COMM" '.evidence[0].rows[0][1] == $c and (.evidence[0].rows[0][7] | startswith("user lock"))' <<<"$pw"
 ok "... and draws its stacked bar" jq -e '.evidence | any(.kind == "bars")' <<<"$pw"
 
+ok "the report says how the states were read (the task iterator)" \
+	grep -q "thread states from the bpf_iter_task pass" <<<"$(jq -r '.checks[] | select(.id == "use.user-mutex-waits") | .evidence[] | select(.kind == "note") | .title' "$T/findings.json")"
+
+# the same without BPF: /proc/PID/task/TID/{stat,schedstat,syscall} (the fallback)
+"$SONDE" run --window 4 --no-progress --no-drilldown --no-bpf --json --out "$T/out" \
+	>"$T/nobpf.json" 2>"$T/sonde.err"
+is "$?" 0 "sonde run --no-bpf exits 0"
+f=$(jq -c '[.findings[] | select(.check == "use.user-mutex-waits")][0] // empty' "$T/nobpf.json")
+diag "--no-bpf: $(jq -r .summary <<<"$f")"
+is "$(jq -r '.culprits[0].comm' <<<"$f")" "$COMM" "--no-bpf: use.user-mutex-waits still names $COMM"
+ok "... and the contended mutex" grep -q "(a contended mutex)" <<<"$(jq -r .summary <<<"$f")"
+ok "... and says the states came from /proc, and why" \
+	grep -q "thread states from /proc/PID/task (BPF disabled (--no-bpf))" \
+	<<<"$(jq -r '.checks[] | select(.id == "use.user-mutex-waits") | .evidence[] | select(.kind == "note") | .title' "$T/nobpf.json")"
+
 done_testing
