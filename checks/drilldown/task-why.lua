@@ -19,7 +19,7 @@ return {
       ctx:unknown("offcpu_s", why)
       return
     end
-    local total = offcpu.report(ctx, d, args.top, " (drill-down window)")
+    local total = offcpu.report(ctx, d, args.top, " (drill-down window)", why)
     if total == 0 then
       ctx:summary("no thread of the culprits blocked during the drill-down window")
       return

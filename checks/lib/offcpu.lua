@@ -33,8 +33,9 @@ function offcpu.where(folded, n)
 end
 
 --- Metrics, tables, flame graph and heat map of an offcputime document d; where says which
--- window ("" or " in the drill-down window"). Returns the total blocked time (us).
-function offcpu.report(ctx, d, top, where)
+-- window ("" or " in the drill-down window"); traced: the tool's info (ctx.bpf), so the report
+-- says when it traced part of the window. Returns the total blocked time (us).
+function offcpu.report(ctx, d, top, where, traced)
   local total = d.total or 0
   ctx:metric("offcpu_s", total / 1e6, { unit = "s" })
   ctx:metric("blocks", d.counted or 0, { })
@@ -45,22 +46,24 @@ function offcpu.report(ctx, d, top, where)
     if i > top then break end
     rows[#rows + 1] = { p.tgid, p.comm, string.format("%.3f", p.us / 1e6), fmt.pct(100 * p.us / total) }
   end
-  ctx:table { title = "Processes by time blocked (all their threads)" .. where, columns = { "pid", "process", "blocked (s)", "of all" }, rows = rows }
+  ctx:table { traced = traced, title = "Processes by time blocked (all their threads)" .. where, columns = { "pid", "process", "blocked (s)", "of all" }, rows = rows }
   rows = {}
   for i, s in ipairs(d.stacks or {}) do
     if i > top then break end
     rows[#rows + 1] = { s.tgid, s.comm, string.format("%.3f", s.us / 1e6), offcpu.tail(s.folded, 6) }
   end
-  ctx:table { title = "Stacks where threads blocked longest (leaf last)" .. where, columns = { "pid", "thread", "blocked (s)", "stack" }, rows = rows }
+  ctx:table { traced = traced, title = "Stacks where threads blocked longest (leaf last)" .. where, columns = { "pid", "thread", "blocked (s)", "stack" }, rows = rows }
   local folded = {}
   for _, s in ipairs(d.stacks or {}) do
     local us = math.floor(s.us + 0.5)
     if us > 0 then folded[#folded + 1] = s.folded .. " " .. us end
   end
   if #folded > 0 then
-    ctx:flamegraph { title = "Off-CPU flame graph (offcputime: time blocked)" .. where, unit = "us", folded = folded }
+    ctx:flamegraph { title = "Off-CPU flame graph (offcputime: time blocked)" .. where, unit = "us", folded = folded,
+                     traced = traced }
   end
-  hist.heatmap(ctx, "How long threads blocked, over the window (offcputime; each block in the interval it ended)", d.intervals)
+  hist.heatmap(ctx, "How long threads blocked, over the window (offcputime; each block in the interval it ended)", d.intervals,
+    traced)
   if d.unknown_frames > 0 then
     ctx:note(string.format("%d of %d frames are [unknown]", d.unknown_frames, d.frames))
   end

@@ -48,7 +48,7 @@ return {
       -- no thresholds of its own when vmstat counts the same kills; the only count when it cannot
       ctx:metric("oom_kills_traced", #list, kills and {} or { warn = 1, crit = 1 })
       if #rows > 0 then
-        ctx:table { title = "OOM kills traced (oomkill): the victim, and the task allocating when the kill was decided",
+        ctx:table { traced = owhy, title = "OOM kills traced (oomkill): the victim, and the task allocating when the kill was decided",
                     columns = { "s into window", "victim pid", "victim", "victim rss", "memory cgroup", "trigger pid", "trigger" },
                     rows = rows }
       end

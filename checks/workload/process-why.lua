@@ -16,7 +16,7 @@ return {
       ctx:unknown("offcpu_time", why)
       return
     end
-    local total = offcpu.report(ctx, d, args.top, "")
+    local total = offcpu.report(ctx, d, args.top, "", why)
     if total == 0 then
       ctx:summary("no thread blocked during the window")
       return

@@ -558,6 +558,10 @@ static void task_build__file(struct task_build *t, const char *file, const struc
 	} else if (!strcmp(file, "io")) {
 		struct pid_io io;
 
+		if (r->err) { /* refused (ptrace_may_access): sonde's rights, not a capture gap */
+			t->s.io_denied |= r->err == EACCES || r->err == EPERM;
+			return;
+		}
 		if (parse_pid_io(r->data, r->len, &io) || !io.present)
 			return;
 		if (!t->have_first_io && r->seq == t->first_seq) {
@@ -675,7 +679,7 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 		int pid = path_pid(r->path, &file), *slot;
 		struct task_build *t;
 
-		if (pid <= 0 || r->err)
+		if (pid <= 0 || (r->err && strcmp(file, "io")))
 			continue;
 		slot = task_index__slot(&tt.ix, tt.b, pid);
 		t = *slot ? &tt.b[*slot - 1] : NULL;

@@ -29,6 +29,7 @@ struct task_summary {
 	int64_t anon_bytes, swap_bytes; /* RssAnon, VmSwap at the last status read; -1 unknown */
 	int processor;
 	int has_io;               /* /proc/PID/io readable at both ends */
+	int io_denied;            /* a read of /proc/PID/io refused (EACCES, EPERM) */
 	uint64_t read_bytes, write_bytes, rchar, wchar, syscr, syscw;
 	int has_ctxt;             /* voluntary/involuntary split: both ends of status */
 	uint64_t vol_ctxt, nonvol_ctxt;
@@ -116,6 +117,7 @@ struct analysis {
 	int64_t start_wall_ns, end_wall_ns, start_mono_ns, end_mono_ns;
 	uint32_t samples;
 	int partial;
+	int drilldown;            /* the drill-down window's captures (raw/drilldown) */
 	char stop_reason[400];
 	long clk_tck, page_size;
 	int sonde_pid;            /* the observer itself: left out of rankings */

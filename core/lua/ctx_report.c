@@ -78,6 +78,39 @@ static int report_opt_number(lua_State *L, int t, const char *k, double *out)
 	return ok;
 }
 
+/*
+ * Option traced = info (a BPF tool's info, ctx.bpf): the span it traced, for the
+ * report to say beside the evidence when it is part of the window. Only the numbers
+ * are taken; an info without them (a bundle of an older sonde) leaves no span.
+ */
+static void report_span(lua_State *L, int t, struct evidence_span *sp)
+{
+	double from = 0, to = 0, win = 0;
+	int ty = lua_getfield(L, t, "traced");
+
+	if (ty == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	if (ty != LUA_TTABLE)
+		luaL_error(L, "option 'traced' must be a BPF tool's info (the second value of "
+			      "ctx.bpf.<tool>())");
+	t = lua_gettop(L);
+	if (report_opt_number(L, t, "traced_from_s", &from) &&
+	    report_opt_number(L, t, "traced_to_s", &to) &&
+	    report_opt_number(L, t, "window_s", &win) && isfinite(from) && isfinite(to) &&
+	    isfinite(win) && win > 0 && to > from) {
+		sp->set = 1;
+		sp->from_s = from;
+		sp->to_s = to;
+		sp->window_s = win;
+		lua_getfield(L, t, "drilldown");
+		sp->drilldown = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+}
+
 static void *report_grow(lua_State *L, void *p, size_t n, size_t size)
 {
 	void *np = realloc(p, (n + 1) * size);
@@ -308,7 +341,7 @@ static char *report_cell_text(lua_State *L, int idx)
 	}
 }
 
-/* ctx:table{ title =, columns = { ... }, rows = { { ... }, ... } } */
+/* ctx:table{ title =, columns = { ... }, rows = { { ... }, ... } [, traced = info] } */
 static int report_table(lua_State *L)
 {
 	struct check_result *r = report_result(L);
@@ -324,6 +357,7 @@ static int report_table(lua_State *L)
 	if (!e)
 		return 0;
 	e->title = report_text_field(L, 2, "title");
+	report_span(L, 2, &e->span);
 	ncol = (lua_Integer)lua_rawlen(L, -2);
 	if (ncol > MAX_COLUMNS)
 		ncol = MAX_COLUMNS;
@@ -446,7 +480,7 @@ static int report_bars(lua_State *L)
 	return 0;
 }
 
-/* ctx:series(title, { v1, v2, ... } [, { unit =, step = seconds }]): a per-interval chart */
+/* ctx:series(title, { v1, v2, ... } [, { unit =, step = seconds, traced = info }]): a chart */
 static int report_series(lua_State *L)
 {
 	struct check_result *r = report_result(L);
@@ -463,6 +497,7 @@ static int report_series(lua_State *L)
 	if (lua_istable(L, 4)) {
 		e->unit = report_text_field(L, 4, "unit");
 		report_opt_number(L, 4, "step", &e->step_s);
+		report_span(L, 4, &e->span);
 	}
 	n = (lua_Integer)lua_rawlen(L, 3);
 	if (n > MAX_VALUES)
@@ -490,7 +525,7 @@ static int report_note(lua_State *L)
 
 /*
  * ctx:flamegraph{ title =, folded = "a;b;c 12\n..." or { "a;b;c 12", ... },
- *                 unit = "samples" | "us" }
+ *                 unit = "samples" | "us" [, traced = info] }
  * Folded stacks, root first; bounded and merged in perf/fold.c. Input
  * is checked before anything is allocated in C, and the C side raises only
  * after freeing, so an error never leaks the builder.
@@ -504,8 +539,10 @@ static int report_flamegraph(lua_State *L)
 	char *title, *unit;
 	int ty, rc = 0;
 	lua_Integer n = 0;
+	struct evidence_span sp = { 0 };
 
 	luaL_checktype(L, 2, LUA_TTABLE);
+	report_span(L, 2, &sp); /* before anything is allocated: a bad option raises */
 	ty = lua_getfield(L, 2, "folded");
 	if (ty == LUA_TTABLE) {
 		n = (lua_Integer)lua_rawlen(L, -1);
@@ -546,6 +583,7 @@ static int report_flamegraph(lua_State *L)
 	lua_pop(L, 1);
 	e = rc ? NULL : report_new_evidence(L, r, EV_FLAMEGRAPH);
 	if (e) {
+		e->span = sp;
 		e->title = title;
 		e->unit = unit ? unit : strdup("samples");
 		title = unit = NULL;
@@ -562,14 +600,19 @@ static int report_flamegraph(lua_State *L)
 	return 0;
 }
 
-/* ctx:heatmap(title, iv): a latency or subsecond-offset heat map (ctx_heat.c) */
+/* ctx:heatmap(title, iv [, { traced = info }]): latency or subsecond offsets (ctx_heat.c) */
 static int report_heatmap(lua_State *L)
 {
 	struct check_result *r = report_result(L);
+	struct evidence_span sp = { 0 };
 	struct evidence *e;
 	char err[200];
 
 	luaL_checkstring(L, 2);
+	if (!lua_isnoneornil(L, 4)) {
+		luaL_checktype(L, 4, LUA_TTABLE);
+		report_span(L, 4, &sp);
+	}
 	e = report_new_evidence(L, r, EV_HEATMAP);
 	if (!e)
 		return 0;
@@ -581,6 +624,7 @@ static int report_heatmap(lua_State *L)
 		return luaL_error(L, "%s", err);
 	}
 	e->title = report_text_arg(L, 2);
+	e->span = sp;
 	return 0;
 }
 

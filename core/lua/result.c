@@ -134,6 +134,10 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		wire__put_u64(sb, e->fg.depth_cut);
 		wire__put_u64(sb, e->hm_rows);
 		wire__put_f64(sb, e->hm_row_ms);
+		wire__put_u64(sb, (uint64_t)e->span.set | (uint64_t)e->span.drilldown << 1);
+		wire__put_f64(sb, e->span.from_s);
+		wire__put_f64(sb, e->span.to_s);
+		wire__put_f64(sb, e->span.window_s);
 	}
 	wire__put_strv(sb, &r->next);
 	wire__put_str(sb, r->summary);
@@ -180,7 +184,7 @@ static enum status get_status(struct wire_reader *rb)
 static void decode_evidence(struct wire_reader *rb, struct evidence *e)
 {
 	size_t nrows, nvalues;
-	uint64_t kind = wire__u64(rb);
+	uint64_t kind = wire__u64(rb), span;
 
 	if (kind > EV_BARS)
 		rb->bad = 1;
@@ -213,6 +217,12 @@ static void decode_evidence(struct wire_reader *rb, struct evidence *e)
 	e->fg.depth_cut = wire__u64(rb);
 	e->hm_rows = (size_t)wire__u64(rb);
 	e->hm_row_ms = wire__f64(rb);
+	span = wire__u64(rb);
+	e->span.set = (span & 1) != 0;
+	e->span.drilldown = (span & 2) != 0;
+	e->span.from_s = wire__f64(rb);
+	e->span.to_s = wire__f64(rb);
+	e->span.window_s = wire__f64(rb);
 	/* a heat map's counts are whole columns of at most 64 rows */
 	if (e->kind == EV_HEATMAP &&
 	    (e->hm_rows > 64 || (e->hm_rows ? e->nvalues % e->hm_rows : e->nvalues)))

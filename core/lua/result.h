@@ -53,6 +53,18 @@ struct culprit {
  */
 enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH, EV_HEATMAP, EV_BARS };
 
+/*
+ * The span a BPF tool behind an evidence traced (ctx:table{ traced = info }, info the
+ * tool's: ctx.bpf): seconds from its window's start, and that window's length. A tool
+ * detached early (a duty cycle, the overhead guard) or one of the drill-down window
+ * covers part of what the report is about, and the report says so beside the evidence.
+ */
+struct evidence_span {
+	int set;
+	int drilldown; /* traced in the drill-down window, after the first */
+	double from_s, to_s, window_s;
+};
+
 struct evidence {
 	enum evidence_kind kind;
 	char *title, *unit;
@@ -65,6 +77,7 @@ struct evidence {
 	size_t hm_rows; /* heatmap: rows (log2 slots, or offsets in the second) per column */
 	double hm_row_ms; /* heatmap: 0 a latency map (log2 rows in unit); else offsets, ms a row */
 	struct folded_stacks fg; /* flamegraph (perf/fold.h) */
+	struct evidence_span span;
 };
 
 struct check_result {

@@ -127,6 +127,29 @@ static void json_heatmap(struct json *j, const struct evidence *e)
 	json__end_array(j);
 }
 
+/*
+ * The span the BPF tool behind an evidence traced, in seconds from its window's start
+ * (attached before it, read after it), and "covers": the sentence the report puts beside
+ * the evidence when that is part of the window (absent when it is the whole first window).
+ */
+static void json_span(struct json *j, const struct evidence_span *sp)
+{
+	char buf[160];
+
+	if (!sp->set)
+		return;
+	json__key(j, "traced");
+	json__begin_object(j);
+	json_kv_num(j, "from_s", sp->from_s);
+	json_kv_num(j, "to_s", sp->to_s);
+	json_kv_num(j, "window_s", sp->window_s);
+	json__key(j, "drilldown");
+	json__bool(j, sp->drilldown);
+	if (report__span_text(sp, buf, sizeof(buf)))
+		json_kv_str(j, "covers", buf);
+	json__end_object(j);
+}
+
 static void json_evidence(struct json *j, const struct evidence *e)
 {
 	static const char *const kinds[] = { "table", "series", "note", "flamegraph", "heatmap",
@@ -135,6 +158,7 @@ static void json_evidence(struct json *j, const struct evidence *e)
 	json__begin_object(j);
 	json_kv_str(j, "kind", kinds[e->kind]);
 	json_kv_str(j, "title", e->title);
+	json_span(j, &e->span);
 	if (e->kind == EV_TABLE) {
 		json_kv_strv(j, "columns", &e->columns);
 		json__key(j, "rows");
