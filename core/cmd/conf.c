@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,8 +187,8 @@ static void file_setting(const char *file, int line, const struct cmd *sec, char
  */
 static char *read_conf(const char *file, int explicit_path)
 {
-	char *text, why[1024];
-	int rc = trust__path(file, why, sizeof(why));
+	char *text, why[1024], real[PATH_MAX];
+	int rc = trust__path(file, real, why, sizeof(why));
 	FILE *f;
 	size_t n;
 
@@ -195,7 +196,7 @@ static char *read_conf(const char *file, int explicit_path)
 		return NULL;
 	if (rc == -EPERM)
 		die_line(file, 0, "%s: refused: another user could change what sonde does", why);
-	f = rc ? NULL : fopen(file, "re");
+	f = rc ? NULL : fopen(real, "re");
 	if (!f)
 		die_line(file, 0, "%s", rc ? why : strerror(errno));
 	text = malloc(CONF_MAX_BYTES + 1);

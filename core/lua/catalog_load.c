@@ -96,10 +96,10 @@ static int catalog_load_user_file(struct catalog *cat, const char *path, const c
 	snprintf(file, sizeof(file), "%s/%s", path, name);
 	load_progress__start(file);
 	/*
-	 * The user's own folder: a symlinked check is fine, so resolve it first;
-	 * what it resolves to is held to the directory's rule (catalog_load_user_dir).
+	 * The user's own folder: a symlinked check is fine; what it resolves to is
+	 * held to the directory's rule (catalog_load_user_dir), and read.
 	 */
-	rc = trust__path(file, why, sizeof(why));
+	rc = trust__path(file, real, why, sizeof(why));
 	if (rc == -EPERM) {
 		snprintf(err, errlen,
 			 "%s: %s: refused: another user could change the code sonde runs", file,
@@ -107,8 +107,7 @@ static int catalog_load_user_file(struct catalog *cat, const char *path, const c
 		return rc;
 	}
 	if (!rc)
-		rc = realpath(file, real) ?
-			     file__read_bounded(AT_FDCWD, real, CHECK_FILE_MAX, &src, &len) : -errno;
+		rc = file__read_bounded(AT_FDCWD, real, CHECK_FILE_MAX, &src, &len);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", file, strerror(-rc));
 		return rc;
@@ -140,7 +139,7 @@ static int catalog_load_user_dir(struct catalog *cat, const char *udir, char *er
 	 * parents and every file loaded must be root's or this user's and writable
 	 * by no one else, as sshd asks of authorized_keys (util/trust.h).
 	 */
-	if (trust__path(udir, why, sizeof(why)) == -EPERM) {
+	if (trust__path(udir, NULL, why, sizeof(why)) == -EPERM) {
 		snprintf(err, errlen,
 			 "--checks %s: %s: refused: another user could change the code sonde runs",
 			 udir, why);

@@ -57,21 +57,23 @@ static int trust_component(const char *path, int top, char *why, size_t whylen)
 	return 0;
 }
 
-int trust__path(const char *path, char *why, size_t whylen)
+int trust__path(const char *path, char *real, char *why, size_t whylen)
 {
-	char real[PATH_MAX], *slash;
+	char walk[PATH_MAX], *slash;
 	int rc;
 
-	if (!realpath(path, real)) {
+	if (!realpath(path, walk)) {
 		rc = -errno;
 		snprintf(why, whylen, "%s", strerror(errno));
 		return rc;
 	}
+	if (real)
+		memcpy(real, walk, strlen(walk) + 1);
 	for (int top = 1;; top = 0) {
-		rc = trust_component(real, top, why, whylen);
-		if (rc || !strcmp(real, "/"))
+		rc = trust_component(walk, top, why, whylen);
+		if (rc || !strcmp(walk, "/"))
 			return rc;
-		slash = strrchr(real, '/');
-		slash[slash == real] = '\0'; /* "/etc" -> "/" */
+		slash = strrchr(walk, '/');
+		slash[slash == walk] = '\0'; /* "/etc" -> "/" */
 	}
 }

@@ -27,7 +27,7 @@ static int judge(const char *rel)
 
 	snprintf(path, sizeof(path), "%s/%s", top, rel);
 	why[0] = '\0';
-	return trust__path(path, why, sizeof(why));
+	return trust__path(path, NULL, why, sizeof(why));
 }
 
 static void put(const char *rel, mode_t mode)
@@ -84,6 +84,14 @@ int main(void)
 	if (symlink("c.conf", path))
 		return 1;
 	is_int(judge("d/link.conf"), 0, "a symlink to a good file: trusted");
+	{
+		char real[PATH_MAX], target[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/d/link.conf", top);
+		snprintf(target, sizeof(target), "%s/d/c.conf", top);
+		trust__path(path, real, why, sizeof(why));
+		is_str(real, target, "... and the path to open is its target, not the link");
+	}
 	put("bad.conf", 0666);
 	snprintf(path, sizeof(path), "%s/d/bad-link.conf", top);
 	if (symlink("../bad.conf", path))
@@ -92,11 +100,11 @@ int main(void)
 
 	is_int(judge("d/missing.conf"), -ENOENT, "a missing file: -ENOENT");
 	is_str(why, strerror(ENOENT), "... with strerror");
-	is_int(trust__path("/dev/null", why, sizeof(why)), 0,
+	is_int(trust__path("/dev/null", NULL, why, sizeof(why)), 0,
 	       "the null device (mode 0666): trusted");
-	is_int(trust__path("/dev/zero", why, sizeof(why)), -EPERM,
+	is_int(trust__path("/dev/zero", NULL, why, sizeof(why)), -EPERM,
 	       "another world-writable device: not");
-	is_int(trust__path("/", why, sizeof(why)), 0, "/ itself");
+	is_int(trust__path("/", NULL, why, sizeof(why)), 0, "/ itself");
 
 	if (geteuid() == 0) {
 		snprintf(path, sizeof(path), "%s/d/c.conf", top);
