@@ -197,6 +197,15 @@ return {
     if d.cfi then
       ctx:metric("cfi_unwound_pct", 100 * (by_unwinder.cfi or 0) / total, { unit = "%" })
       if d.cfi.status ~= "on" then ctx:note("CFI unwinding: " .. d.cfi.status) end
+      -- samples whose unwinding would have cost more than its budget: by the budget they broke
+      local b = d.cfi.budget
+      if b and (b.over or 0) > 0 then
+        local by = b.over_by or {}
+        ctx:note(string.format("%d %s kept %s frame-pointer %s: %s CFI unwinding was over its budget (per sample %d, per process %d, for the run %d, out of time %d; the causes table names the files)",
+          b.over, b.over == 1 and "sample" or "samples", b.over == 1 and "its" or "their",
+          b.over == 1 and "stack" or "stacks", b.over == 1 and "its" or "their",
+          by.sample or 0, by.process or 0, by.run or 0, by.time or 0))
+      end
     end
     -- why stacks are broken or frames unknown, by cause, with what to do about each
     local causes = d.unknown_causes or {}

@@ -25,6 +25,7 @@ enum cause_kind {
 	CAUSE_PROCESS_EXITED,    /* exited before its maps were read */
 	CAUSE_STRIPPED,          /* frames of a file without a symbol for them */
 	CAUSE_UNREADABLE,        /* the mapped file could not be read */
+	CAUSE_UNWIND_BUDGET,     /* CFI: the file's unwind rules were over the unwind budget */
 	CAUSE_NR,
 };
 

@@ -460,9 +460,13 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 	return sb.buf;
 }
 
-/* Count what a folded stack of weight value misses: broken, its cause, its unknown frames' causes. */
+/*
+ * Count what a folded stack of weight value misses: broken, its cause, its
+ * unknown frames' causes. nb: the sample's CFI walk that did no better (or
+ * was over the unwind budget), NULL when none.
+ */
 static void fold_account(struct fold_state *fs, const struct stack_sample *s, int cfi,
-			 const char *cfi_stop, const struct fold_meta *m, const char *folded,
+			 const struct cfi_stack *nb, const struct fold_meta *m, const char *folded,
 			 uint64_t value)
 {
 	char comm[17];
@@ -473,13 +477,16 @@ static void fold_account(struct fold_state *fs, const struct stack_sample *s, in
 	runtime = causes__runtime(comm, folded);
 	if (m->broken) {
 		/* an FP stack whose CFI walk was no better: the walk's stop says why */
-		enum cause_kind k = cfi_stop ? causes__of_stack(1, cfi_stop, m->outer_why) :
-					       causes__of_stack(cfi, m->stop, m->outer_why);
+		enum cause_kind k = nb ? causes__of_stack(1, nb->stop, m->outer_why) :
+				    causes__of_stack(cfi, m->stop, m->outer_why);
 		const char *where = comm;
 
 		fs->broken_stacks++;
 		fs->broken_value += value;
-		if (k != CAUSE_JIT && k != CAUSE_PROCESS_EXITED && m->has_outer)
+		/* the file whose tables were too costly, where the walk stopped */
+		if (k == CAUSE_UNWIND_BUDGET)
+			where = symbolizer__path(fs->sym, (int)s->tgid, nb->stop_pc);
+		else if (k != CAUSE_JIT && k != CAUSE_PROCESS_EXITED && m->has_outer)
 			where = symbolizer__path(fs->sym, (int)s->tgid, m->outer_addr);
 		causes__add(fs->causes, k, where && *where ? where : comm, runtime, value);
 	}
@@ -605,10 +612,12 @@ static size_t *keys_index(const struct stack_sample *v, size_t n, size_t hcap)
 /*
  * The CFI stacks: each one replaces one count of its sample's FP stack when
  * that one is broken and the CFI one is whole or deeper. fpw caches, per
- * sample, whether its FP stack is whole (1), broken (0) or not folded yet (-1).
+ * sample, whether its FP stack is whole (1), broken (0) or not folded yet
+ * (-1), fpn its user frames. nb gets, per sample, a CFI walk that did no
+ * better or was over the unwind budget (for the cause of its broken FP stack).
  */
 static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct stack_sample *v,
-			   size_t n, struct stacks_cfi *cfi, const char **cfi_stop,
+			   size_t n, struct stacks_cfi *cfi, const struct cfi_stack **nb,
 			   struct stacks_out *so)
 {
 	size_t hcap = 1, *keys;
@@ -649,6 +658,11 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 			cfi->fp_whole++;
 			continue;
 		}
+		if (causes__of_stack(1, c->stop, SYM_OK) == CAUSE_UNWIND_BUDGET) {
+			cfi->over_budget++; /* never walked, or its walk dropped: the FP stack stays */
+			nb[at] = c;
+			continue;
+		}
 		fs->account = 0;
 		f = fold_one(fs, &v[at], c, &m);
 		if (!f) {
@@ -658,7 +672,7 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 		free(f);
 		if (m.broken && m.user_frames <= fpn[at]) {
 			cfi->not_better++;
-			cfi_stop[at] = c->stop;
+			nb[at] = c;
 			continue;
 		}
 		fs->account = 1;
@@ -685,7 +699,7 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 {
 	struct fold_table t = { .hcap = 1 };
 	size_t ncfi = cfi ? cfi->n : 0;
-	const char **cfi_stop = NULL; /* per sample: the stop of a CFI walk that was no better */
+	const struct cfi_stack **nb = NULL; /* per sample: a CFI walk that was no better */
 	int err = 0;
 
 	while (t.hcap < 2 * (n + ncfi) + 2)
@@ -695,8 +709,8 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 		return -ENOMEM;
 	memset(t.slots, 0xff, t.hcap * sizeof(*t.slots));
 	if (ncfi) {
-		cfi_stop = calloc(n ? n : 1, sizeof(*cfi_stop));
-		err = cfi_stop ? stacks_fold_cfi(fs, &t, v, n, cfi, cfi_stop, so) : -ENOMEM;
+		nb = calloc(n ? n : 1, sizeof(*nb));
+		err = nb ? stacks_fold_cfi(fs, &t, v, n, cfi, nb, so) : -ENOMEM;
 	}
 	for (size_t i = 0; !err && i < n; i++) {
 		struct fold_meta m;
@@ -710,11 +724,11 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 			err = -ENOMEM;
 			break;
 		}
-		fold_account(fs, &v[i], 0, cfi_stop ? cfi_stop[i] : NULL, &m, f, v[i].value);
+		fold_account(fs, &v[i], 0, nb ? nb[i] : NULL, &m, f, v[i].value);
 		row_add(&t, so, &v[i], f, 0, &m, fs->sym, v[i].value);
 	}
 	free(t.slots);
-	free(cfi_stop);
+	free(nb);
 	if (!err)
 		qsort(so->rows, so->nrows, sizeof(*so->rows), by_value_desc);
 	return err;

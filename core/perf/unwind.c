@@ -26,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
@@ -42,6 +44,10 @@ static const char *const stop_keys[UNWIND_STOP_NR] = {
 	[UNWIND_PROC_GONE] = "process_exited",
 	[UNWIND_UNREADABLE] = "file_unreadable",
 	[UNWIND_UNSUPPORTED] = "unsupported_arch",
+	[UNWIND_OVER_SAMPLE] = "over_sample_budget",
+	[UNWIND_OVER_PROCESS] = "over_process_budget",
+	[UNWIND_OVER_RUN] = "over_run_budget",
+	[UNWIND_OVER_TIME] = "over_time_budget",
 };
 
 const char *unwind__stop_key(enum unwind_stop s)
@@ -70,12 +76,104 @@ enum unwind_stop unwind__classify(int rc, int nframes, int max, int last_in_modu
 	return UNWIND_BAD_FRAME;
 }
 
+/* ---- the budget ---- */
+
+void unwind_budget__init(struct unwind_budget *b)
+{
+	*b = (struct unwind_budget){
+		.sample_max = UNWIND_SAMPLE_STEPS,
+		.process_max = UNWIND_PROCESS_STEPS,
+		.run_max = UNWIND_RUN_STEPS,
+		.run_ns_max = UNWIND_RUN_NS,
+	};
+}
+
+enum unwind_stop unwind_budget__admit(struct unwind_budget *b, int new_process, int64_t now_ns)
+{
+	if (!b->t0_ns)
+		b->t0_ns = now_ns;
+	b->sample = 0;
+	if (new_process)
+		b->process = 0;
+	if (now_ns - b->t0_ns > b->run_ns_max)
+		return UNWIND_OVER_TIME;
+	if (b->run >= b->run_max)
+		return UNWIND_OVER_RUN;
+	if (b->process >= b->process_max)
+		return UNWIND_OVER_PROCESS;
+	return UNWIND_STOP_NR;
+}
+
+enum unwind_stop unwind_budget__charge(struct unwind_budget *b, uint64_t steps)
+{
+	/* the sample first: one costly sample does not use up its process */
+	if (b->sample > b->sample_max || steps > b->sample_max - b->sample)
+		return UNWIND_OVER_SAMPLE;
+	/* a process or the run over its budget stays over: the samples after it are not walked */
+	if (b->process > b->process_max || steps > b->process_max - b->process) {
+		b->process = b->process_max;
+		return UNWIND_OVER_PROCESS;
+	}
+	if (b->run > b->run_max || steps > b->run_max - b->run) {
+		b->run = b->run_max;
+		return UNWIND_OVER_RUN;
+	}
+	b->sample += steps;
+	b->process += steps;
+	b->run += steps;
+	return UNWIND_STOP_NR;
+}
+
+/* libdw's DWARF_EXPR_STEPS_MAX (libdwfl/frame_unwind.c, elfutils 0.158 on): steps of one expression */
+#define EXPR_STEPS_MAX 4096ull
+
+uint64_t unwind__rule_steps(const Dwarf_Op *ops, size_t nops, uint64_t cfa_steps)
+{
+	uint64_t calls = 0, steps;
+	int loops = 0;
+
+	for (size_t i = 0; i < nops; i++) {
+		if (ops[i].atom == DW_OP_call_frame_cfa)
+			calls++;
+		/* the target is op offset + 3 + the signed 16-bit operand: at or before the op, a loop */
+		else if ((ops[i].atom == DW_OP_skip || ops[i].atom == DW_OP_bra) &&
+			 (int16_t)ops[i].number + 3 <= 0)
+			loops = 1;
+	}
+	steps = nops < EXPR_STEPS_MAX ? nops : EXPR_STEPS_MAX;
+	if (loops)
+		return EXPR_STEPS_MAX * (1 + (calls ? cfa_steps : 0));
+	return steps + (calls < EXPR_STEPS_MAX ? calls : EXPR_STEPS_MAX) * cfa_steps;
+}
+
+/*
+ * Every rule of one frame (libdw's handle_cfi evaluates the 17 registers'):
+ * the CFA expression's steps once per DW_OP_call_frame_cfa of a register
+ * rule (inside the CFA expression itself that operation fails at once).
+ */
+static uint64_t frame_rules_steps(Dwarf_Frame *fr)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	uint64_t cfa = 1, total = 0;
+
+	if (!dwarf_frame_cfa(fr, &ops, &n) && n)
+		cfa = unwind__rule_steps(ops, n, 0);
+	for (int r = 0; r < USTACK_NREGS; r++)
+		if (!dwarf_frame_register(fr, r, mem, &ops, &n) && n)
+			total += unwind__rule_steps(ops, n, cfa);
+	return total;
+}
+
 /* A file reported for the current process: opened by find_elf when libdw first needs it. */
 struct umod {
 	uint64_t start;
 	int fd;
 	char *path;
 };
+
+/* Frames priced, by row of their table, for the current process (a hot stack's repeat). */
+#define COST_SLOTS 1024
 
 struct unwinder {
 	struct symbolizer *sym;
@@ -85,10 +183,14 @@ struct unwinder {
 	int attached, nmods, err;
 	struct umod *mods;
 	size_t nmods_cap;
+	struct unwind_budget budget;
+	struct { uint64_t lo, hi, steps; } costs[COST_SLOTS]; /* a row of a table: its price */
 	/* the sample being unwound */
 	const struct ustack_rec *rec;
 	uint64_t *ips;
 	int n, max, read_above;
+	enum unwind_stop over;     /* UNWIND_STOP_NR, or the budget the walk would have broken */
+	uint64_t over_pc;
 };
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
@@ -220,6 +322,7 @@ static void proc_end(struct unwinder *u)
 			close(u->mods[i].fd);
 		free(u->mods[i].path);
 	}
+	memset(u->costs, 0, sizeof(u->costs));
 	free(u->mods);
 	u->mods = NULL;
 	u->nmods = 0;
@@ -336,27 +439,85 @@ static int cfi_covers(Dwfl_Module *mod, Dwarf_Addr pc)
 	return 0;
 }
 
+/*
+ * The steps of unwinding the frame at pc (the address libdw looks up: a
+ * return address less one, the first frame's own pc): the rules of the table
+ * libdw will use, .eh_frame first, else .debug_frame, as in
+ * __libdwfl_frame_unwind; without either, the frame-pointer fallback. Kept
+ * for the table's row (the addresses the same rules cover): the pcs of a hot
+ * loop share one, so a process's samples mostly find their price here.
+ */
+static uint64_t frame_steps(struct unwinder *u, Dwarf_Addr pc)
+{
+	size_t k = (size_t)(((pc >> 4) * 0x9e3779b97f4a7c15ull) >> 54) % COST_SLOTS;
+	uint64_t steps = UNWIND_FRAME_STEPS, lo = pc, hi = pc + 1;
+	Dwfl_Module *mod;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr bias, start, end;
+	Dwarf_CFI *cfi;
+
+	if (u->costs[k].steps && u->costs[k].lo <= pc && pc < u->costs[k].hi)
+		return u->costs[k].steps;
+	mod = dwfl_addrmodule(u->dwfl, pc);
+	if (mod && (((cfi = dwfl_module_eh_cfi(mod, &bias)) && !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) ||
+		    ((cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
+		     !dwarf_cfi_addrframe(cfi, pc - bias, &fr)))) {
+		steps += frame_rules_steps(fr);
+		if (dwarf_frame_info(fr, &start, &end, NULL) >= 0 && start + bias <= pc &&
+		    pc < end + bias) {
+			lo = start + bias;
+			hi = end + bias;
+		}
+		free(fr);
+	}
+	u->costs[k].lo = lo;
+	u->costs[k].hi = hi;
+	u->costs[k].steps = steps;
+	return steps;
+}
+
+/*
+ * Called for each frame before libdw unwinds it (dwfl_thread_getframes), so
+ * the frame is priced and charged here, and a walk over the budget ends
+ * before libdw evaluates its rules.
+ */
 static int on_frame(Dwfl_Frame *st, void *arg)
 {
 	struct unwinder *u = arg;
 	Dwarf_Addr pc;
-	bool activation;
+	enum unwind_stop over;
 
-	if (!dwfl_frame_pc(st, &pc, &activation))
+	/* no isactivation: asking for it unwinds the caller before the budget is looked at */
+	if (!dwfl_frame_pc(st, &pc, NULL))
 		return DWARF_CB_ABORT;
 	if (!pc)
 		return DWARF_CB_ABORT;
 	u->ips[u->n++] = pc;
-	return u->n >= u->max ? DWARF_CB_ABORT : DWARF_CB_OK;
+	if (u->n >= u->max)
+		return DWARF_CB_ABORT;
+	over = unwind_budget__charge(&u->budget, frame_steps(u, u->n > 1 ? pc - 1 : pc));
+	if (over != UNWIND_STOP_NR) {
+		u->over = over;
+		u->over_pc = pc;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
 }
 
 struct unwinder *unwinder__new(struct symbolizer *sym)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
-	if (u)
+	if (u) {
 		u->sym = sym;
+		unwind_budget__init(&u->budget);
+	}
 	return u;
+}
+
+struct unwind_budget *unwinder__budget(struct unwinder *u)
+{
+	return &u->budget;
 }
 
 void unwinder__free(struct unwinder *u)
@@ -368,12 +529,15 @@ void unwinder__free(struct unwinder *u)
 }
 
 int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *ips, int max,
-		     enum unwind_stop *stop)
+		     enum unwind_stop *stop, uint64_t *stop_pc)
 {
 	Dwfl_Module *mod;
 	Dwarf_Addr last;
-	int rc, err = 0;
+	int rc, err = 0, new_proc = 0;
+	uint64_t pc_dummy;
 
+	stop_pc = stop_pc ? stop_pc : &pc_dummy;
+	*stop_pc = r->regs[USTACK_REG_IP];
 #if !defined(__x86_64__)
 	*stop = UNWIND_UNSUPPORTED;
 	return 0;
@@ -383,19 +547,33 @@ int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *i
 		return 0;
 	}
 	/* the process's first outcome holds for all its samples */
-	if ((int)r->tgid != u->tgid)
+	if ((int)r->tgid != u->tgid) {
 		u->err = proc_begin(u, (int)r->tgid);
+		new_proc = 1;
+	}
 	err = u->err;
 	if (err) {
 		*stop = err == -ESRCH ? UNWIND_PROC_GONE : UNWIND_UNREADABLE;
 		return 0;
 	}
+	/* the time is this thread's CPU: the work, not how long a loaded host kept it waiting */
+	*stop = unwind_budget__admit(&u->budget, new_proc, clock__ns(CLOCK_THREAD_CPUTIME_ID));
+	if (*stop != UNWIND_STOP_NR)
+		return 0;
 	u->rec = r;
 	u->ips = ips;
 	u->n = 0;
 	u->max = max;
 	u->read_above = 0;
+	u->over = UNWIND_STOP_NR;
 	rc = dwfl_getthread_frames(u->dwfl, (pid_t)r->pid, on_frame, u);
+	u->rec = NULL;
+	if (u->over != UNWIND_STOP_NR) {
+		/* over the budget: no CFI stack at all, the sample keeps its FP one */
+		*stop = u->over;
+		*stop_pc = u->over_pc;
+		return 0;
+	}
 	if (rc > 0 && u->n < max)
 		rc = -1; /* aborted by on_frame on a frame without a pc */
 	if (!u->n) {
@@ -404,10 +582,10 @@ int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *i
 		return 0;
 	}
 	last = ips[u->n - 1] - (u->n > 1 ? 1 : 0);
+	*stop_pc = last;
 	mod = dwfl_addrmodule(u->dwfl, last);
-	*stop = unwind__classify(rc < 0 ? -1 : 0, u->n, max, mod != NULL, mod && cfi_covers(mod, last),
-				 u->read_above);
-	u->rec = NULL;
+	*stop = unwind__classify(rc < 0 ? -1 : 0, u->n, max, mod != NULL,
+				 mod && cfi_covers(mod, last), u->read_above);
 	return u->n;
 }
 
@@ -433,6 +611,7 @@ int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
+	unwind_budget__init(&out->budget); /* its limits, also when there is nothing to unwind */
 	if (!st->n)
 		return 0;
 	order = malloc(st->n * sizeof(*order));
@@ -458,7 +637,7 @@ int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
 			ustack_store__drop(st, order[k]);
 			continue;
 		}
-		c->n = r->stack ? unwinder__unwind(u, r, ips, depth, &stop) : 0;
+		c->n = r->stack ? unwinder__unwind(u, r, ips, depth, &stop, &c->stop_pc) : 0;
 		c->tgid = r->tgid;
 		c->pid = r->pid;
 		c->kstack = r->kstack;
@@ -472,6 +651,8 @@ int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
 		ustack_store__drop(st, order[k]);
 	}
 cleanup:
+	if (u)
+		out->budget = u->budget;
 	unwinder__free(u);
 	free(order);
 	out->wall_ms = (double)(clock__ns(CLOCK_MONOTONIC) - w0) / 1e6;

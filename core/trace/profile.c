@@ -313,6 +313,23 @@ static void profile_cfi_json(struct json *j, const struct profile_priv *p,
 	trace__json_int(j, "fp_whole", sc->fp_whole + ur->skipped);
 	trace__json_int(j, "not_better", sc->not_better);
 	trace__json_int(j, "unmatched", sc->unmatched);
+	/* what the unwinding may spend (core/perf/unwind.h), what it spent, who went over */
+	json__key(j, "budget");
+	json__begin_object(j);
+	trace__json_int(j, "sample_steps", (int64_t)ur->budget.sample_max);
+	trace__json_int(j, "process_steps", (int64_t)ur->budget.process_max);
+	trace__json_int(j, "run_steps", (int64_t)ur->budget.run_max);
+	trace__json_int(j, "run_cpu_ms", ur->budget.run_ns_max / 1000000);
+	trace__json_int(j, "steps", (int64_t)ur->budget.run);
+	trace__json_int(j, "over", (int64_t)sc->over_budget);
+	json__key(j, "over_by");
+	json__begin_object(j);
+	trace__json_int(j, "sample", ur->stops[UNWIND_OVER_SAMPLE]);
+	trace__json_int(j, "process", ur->stops[UNWIND_OVER_PROCESS]);
+	trace__json_int(j, "run", ur->stops[UNWIND_OVER_RUN]);
+	trace__json_int(j, "time", ur->stops[UNWIND_OVER_TIME]);
+	json__end_object(j);
+	json__end_object(j);
 	json__key(j, "unwind_ms");
 	json__number(j, ur->wall_ms);
 	json__key(j, "unwind_cpu_ms");

@@ -29,3 +29,11 @@ __attribute__((noinline)) void sonde_one(unsigned long n) { sonde_two(n); sink++
 int main(void) { for (;;) sonde_one(100000000UL); return 0; }
 C
 }
+
+# unwind_as_nobody CMD: CMD as a local user (nobody) in its own process group,
+# killed whole at exit; its pid in UNWIND_PID
+unwind_as_nobody() {
+	setsid setpriv --reuid=65534 --regid=65534 --clear-groups "$@" &
+	UNWIND_PID=$!
+	PGROUPS+=("$UNWIND_PID")
+}
