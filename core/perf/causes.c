@@ -28,6 +28,7 @@ static const char *const keys[CAUSE_NR] = {
 	[CAUSE_STRIPPED] = "stripped",
 	[CAUSE_UNREADABLE] = "file_unreadable",
 	[CAUSE_UNWIND_BUDGET] = "unwind_over_budget",
+	[CAUSE_TABLES_TOO_LARGE] = "unwind_tables_too_large",
 };
 
 const char *causes__key(enum cause_kind k)
@@ -41,6 +42,8 @@ enum cause_kind causes__of_stack(int cfi, const char *stop, enum sym_why outer_w
 	/* what sonde refused to do first: the file's own state does not explain these */
 	if (cfi && !strncmp(stop, "over_", 5))
 		return CAUSE_UNWIND_BUDGET;
+	if (cfi && !strcmp(stop, "tables_too_large"))
+		return CAUSE_TABLES_TOO_LARGE;
 	if (outer_why == SYM_PROC_GONE || !strcmp(stop, "process_exited"))
 		return CAUSE_PROCESS_EXITED;
 	if (outer_why == SYM_NO_MAPPING || !strcmp(stop, "no_module"))
@@ -171,6 +174,13 @@ void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const
 			 "budget allows (a sample, a process or the run; see cfi.budget): these samples "
 			 "kept their frame-pointer stacks; rebuild it with -fno-omit-frame-pointer, and "
 			 "if it is no compiler's output, find out who wrote its tables", where);
+		break;
+	case CAUSE_TABLES_TOO_LARGE:
+		snprintf(buf, n, "%s claims unwind or debug sections larger than sonde reads (%u MiB "
+			 "each, read or inflated): not handed to the unwinder, these samples kept "
+			 "their frame-pointer stacks; a file that large is crafted or needs its debug "
+			 "sections split off (objcopy --only-keep-debug)", where,
+			 SYM_MAX_SECTION_BYTES >> 20);
 		break;
 	case CAUSE_UNREADABLE:
 	default:

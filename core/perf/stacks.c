@@ -483,8 +483,8 @@ static void fold_account(struct fold_state *fs, const struct stack_sample *s, in
 
 		fs->broken_stacks++;
 		fs->broken_value += value;
-		/* the file whose tables were too costly, where the walk stopped */
-		if (k == CAUSE_UNWIND_BUDGET)
+		/* the file whose tables were refused or too costly, where the walk stopped */
+		if (k == CAUSE_UNWIND_BUDGET || k == CAUSE_TABLES_TOO_LARGE)
 			where = symbolizer__path(fs->sym, (int)s->tgid, nb->stop_pc);
 		else if (k != CAUSE_JIT && k != CAUSE_PROCESS_EXITED && m->has_outer)
 			where = symbolizer__path(fs->sym, (int)s->tgid, m->outer_addr);

@@ -24,6 +24,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -44,6 +45,7 @@ static const char *const stop_keys[UNWIND_STOP_NR] = {
 	[UNWIND_PROC_GONE] = "process_exited",
 	[UNWIND_UNREADABLE] = "file_unreadable",
 	[UNWIND_UNSUPPORTED] = "unsupported_arch",
+	[UNWIND_TOO_LARGE] = "tables_too_large",
 	[UNWIND_OVER_SAMPLE] = "over_sample_budget",
 	[UNWIND_OVER_PROCESS] = "over_process_budget",
 	[UNWIND_OVER_RUN] = "over_run_budget",
@@ -169,6 +171,7 @@ static uint64_t frame_rules_steps(Dwarf_Frame *fr)
 struct umod {
 	uint64_t start;
 	int fd;
+	int too_large;             /* refused to libdw: unwind or debug sections past the bounds */
 	char *path;
 };
 
@@ -183,6 +186,7 @@ struct unwinder {
 	int attached, nmods, err;
 	struct umod *mods;
 	size_t nmods_cap;
+	uint64_t too_large;        /* files refused, over every process */
 	struct unwind_budget budget;
 	struct { uint64_t lo, hi, steps; } costs[COST_SLOTS]; /* a row of a table: its price */
 	/* the sample being unwound */
@@ -192,6 +196,122 @@ struct unwinder {
 	enum unwind_stop over;     /* UNWIND_STOP_NR, or the budget the walk would have broken */
 	uint64_t over_pc;
 };
+
+/*
+ * What libdw reads whole of a file it is handed (issue 27): .eh_frame and
+ * .eh_frame_hdr (dwarf_getcfi_elf), every .debug_* and .zdebug_* section
+ * (dwarf_begin_elf reads them all before it looks at one, decompressed),
+ * the notes (the build-id) and the section names; without an .eh_frame
+ * section, the file from its PT_GNU_EH_FRAME table to its end. A 16 KB
+ * sparse file claiming a 4 GiB .debug_frame cost root 4 GiB: each such
+ * section is held to the symbolizer's SYM_MAX_SECTION_BYTES, read or once
+ * decompressed, and all of them together to twice that (a symbol table and
+ * its strings, the most the symbolizer reads of a file). Checked on the very
+ * Elf libdw is given, whose section headers libelf has cached: a file
+ * rewritten after the check is read by what was checked. 0 or -EFBIG.
+ */
+#define FILE_MAX_BYTES (2ull * SYM_MAX_SECTION_BYTES)
+
+static int libdw_reads(const char *name, const GElf_Shdr *sh)
+{
+	return sh->sh_type == SHT_NOTE || !strncmp(name, ".eh_frame", 9) ||
+	       !strncmp(name, ".debug", 6) || !strncmp(name, ".zdebug", 7) ||
+	       !strncmp(name, ".gnu.debuglto_", 14);
+}
+
+/*
+ * The size a compressed section has once inflated (0 when it is not one): the
+ * header is read from the section's raw data, which libelf keeps, so libdw
+ * inflates the bytes that were checked.
+ */
+static uint64_t inflated_size(Elf_Scn *scn, const char *name, const GElf_Shdr *sh)
+{
+	Elf_Data *d;
+	GElf_Chdr ch;
+
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return gelf_getchdr(scn, &ch) ? ch.ch_size : UINT64_MAX;
+	if (strncmp(name, ".zdebug", 7))
+		return 0;
+	/* "ZLIB" and the inflated size, 8 bytes big-endian */
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_size < 12 || memcmp(d->d_buf, "ZLIB", 4))
+		return 0;
+	{
+		const unsigned char *b = d->d_buf;
+		uint64_t v = 0;
+
+		for (int i = 4; i < 12; i++)
+			v = v << 8 | b[i];
+		return v;
+	}
+}
+
+static int elf_bounded(Elf *e, uint64_t file_size)
+{
+	uint64_t total = 0;
+	size_t shstrndx = 0, nph = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int eh_frame = 0;
+
+	/* the names first: elf_strptr reads the name table whole */
+	if (!elf_getshdrstrndx(e, &shstrndx) && shstrndx &&
+	    (!gelf_getshdr(elf_getscn(e, shstrndx), &sh) || sh.sh_size > SYM_MAX_SECTION_BYTES))
+		return -EFBIG;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *name;
+		uint64_t inflated;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = shstrndx ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+		name = name ? name : "";
+		eh_frame |= !strcmp(name, ".eh_frame");
+		if (!libdw_reads(name, &sh))
+			continue;
+		if (sh.sh_size > SYM_MAX_SECTION_BYTES)
+			return -EFBIG;
+		inflated = inflated_size(scn, name, &sh);
+		if (inflated > SYM_MAX_SECTION_BYTES)
+			return -EFBIG;
+		total += sh.sh_size + inflated;
+		if (total > FILE_MAX_BYTES)
+			return -EFBIG;
+	}
+	if (elf_getphdrnum(e, &nph))
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph))
+			continue;
+		if ((ph.p_type == PT_NOTE || ph.p_type == PT_GNU_EH_FRAME) &&
+		    ph.p_filesz > SYM_MAX_SECTION_BYTES)
+			return -EFBIG;
+		if (ph.p_type == PT_GNU_EH_FRAME && !eh_frame && file_size > SYM_MAX_SECTION_BYTES)
+			return -EFBIG;
+	}
+	return 0;
+}
+
+/*
+ * A program or a library only: libdw relocates a relocatable file (ET_REL,
+ * which a user can map executable too) by reading its symbol table and
+ * relocations whole.
+ */
+static int elf_unwindable(Elf *e, int fd)
+{
+	struct stat st;
+	GElf_Ehdr eh;
+
+	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		return -ENOEXEC;
+	if (fstat(fd, &st))
+		return -errno;
+	return elf_bounded(e, (uint64_t)st.st_size);
+}
 
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
@@ -208,8 +328,13 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 		return -1;
 	fd = m->fd;
 	m->fd = -1; /* libdw owns it now, and closes it with the module */
-	*elfp = elf_begin(fd, ELF_C_READ, NULL);
-	if (!*elfp) {
+	*elfp = symbolizer__elf_begin(fd);
+	if (*elfp && elf_unwindable(*elfp, fd) == -EFBIG)
+		m->too_large = 1;
+	if (!*elfp || m->too_large) {
+		if (*elfp)
+			elf_end(*elfp);
+		*elfp = NULL;
 		close(fd);
 		return -1;
 	}
@@ -249,6 +374,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *name, D
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
+	/* held to the same bounds, though libdw opens it itself (root's directory, not a user's) */
+	{
+		Elf *e = symbolizer__elf_begin(fd);
+		int err = e ? elf_unwindable(e, fd) : -ENOEXEC;
+
+		if (e)
+			elf_end(e);
+		if (err) {
+			close(fd);
+			return -1;
+		}
+	}
 	*debuginfo_file_name = strdup(path);
 	return fd;
 }
@@ -320,6 +457,7 @@ static void proc_end(struct unwinder *u)
 	for (int i = 0; i < u->nmods; i++) {
 		if (u->mods[i].fd >= 0)
 			close(u->mods[i].fd);
+		u->too_large += (uint64_t)u->mods[i].too_large;
 		free(u->mods[i].path);
 	}
 	memset(u->costs, 0, sizeof(u->costs));
@@ -335,7 +473,7 @@ static void proc_end(struct unwinder *u)
 /* The address range of the file's PT_LOAD segments (ELF vaddrs): what libdw places at the bias. */
 static int load_range(int fd, uint64_t *lo, uint64_t *hi)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *e = symbolizer__elf_begin(fd);
 	size_t nph = 0;
 	int found = 0;
 
@@ -380,6 +518,7 @@ static int report_mapping(const struct sym_mapping *m, void *arg)
 	if (!mod)
 		return 0; /* overlaps one reported before (a file mapped twice): keep the first */
 	u->mods[u->nmods].start = m->bias + lo;
+	u->mods[u->nmods].too_large = 0;
 	u->mods[u->nmods].fd = dup(m->fd);
 	u->mods[u->nmods].path = strdup(m->path);
 	u->nmods++;
@@ -528,6 +667,18 @@ void unwinder__free(struct unwinder *u)
 	free(u);
 }
 
+/* Whether mod's file was refused to libdw (its sections past the bounds). */
+static int module_too_large(Dwfl_Module *mod)
+{
+	void **ud = NULL;
+	const struct umod *m;
+
+	if (!mod || !dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) || !ud)
+		return 0;
+	m = *ud;
+	return m && m->too_large;
+}
+
 int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *ips, int max,
 		     enum unwind_stop *stop, uint64_t *stop_pc)
 {
@@ -584,8 +735,11 @@ int unwinder__unwind(struct unwinder *u, const struct ustack_rec *r, uint64_t *i
 	last = ips[u->n - 1] - (u->n > 1 ? 1 : 0);
 	*stop_pc = last;
 	mod = dwfl_addrmodule(u->dwfl, last);
-	*stop = unwind__classify(rc < 0 ? -1 : 0, u->n, max, mod != NULL,
-				 mod && cfi_covers(mod, last), u->read_above);
+	if (rc < 0 && module_too_large(mod))
+		*stop = UNWIND_TOO_LARGE;
+	else
+		*stop = unwind__classify(rc < 0 ? -1 : 0, u->n, max, mod != NULL,
+					 mod && cfi_covers(mod, last), u->read_above);
 	return u->n;
 }
 
@@ -651,8 +805,11 @@ int unwind__store(struct symbolizer *sym, struct ustack_store *st, int depth,
 		ustack_store__drop(st, order[k]);
 	}
 cleanup:
-	if (u)
+	if (u) {
+		proc_end(u); /* its files counted */
+		out->files_too_large = u->too_large;
 		out->budget = u->budget;
+	}
 	unwinder__free(u);
 	free(order);
 	out->wall_ms = (double)(clock__ns(CLOCK_MONOTONIC) - w0) / 1e6;

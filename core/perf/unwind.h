@@ -29,6 +29,7 @@ enum unwind_stop {
 	UNWIND_PROC_GONE,      /* the process's maps were never read: it exited first */
 	UNWIND_UNREADABLE,     /* no file of the process could be read */
 	UNWIND_UNSUPPORTED,    /* not x86_64 */
+	UNWIND_TOO_LARGE,      /* the file's unwind or debug sections claim more than sonde reads */
 	/* over the budget (struct unwind_budget): no CFI stack, the sample keeps its FP stack */
 	UNWIND_OVER_SAMPLE,    /* the next frame's rules would take the sample past its steps */
 	UNWIND_OVER_PROCESS,   /* its process's samples had used their steps: not walked */
@@ -135,6 +136,7 @@ struct unwind_run {
 	uint64_t *ips;              /* every stack's frames, one allocation */
 	uint64_t stops[UNWIND_STOP_NR];
 	uint64_t frames, skipped;   /* skipped: need() said the copy was not needed */
+	uint64_t files_too_large;   /* files not handed to libdw (UNWIND_TOO_LARGE), per process */
 	struct unwind_budget budget; /* its limits, and the steps the run spent */
 	double wall_ms, cpu_ms;
 };

@@ -313,6 +313,7 @@ static void profile_cfi_json(struct json *j, const struct profile_priv *p,
 	trace__json_int(j, "fp_whole", sc->fp_whole + ur->skipped);
 	trace__json_int(j, "not_better", sc->not_better);
 	trace__json_int(j, "unmatched", sc->unmatched);
+	trace__json_int(j, "files_too_large", ur->files_too_large);
 	/* what the unwinding may spend (core/perf/unwind.h), what it spent, who went over */
 	json__key(j, "budget");
 	json__begin_object(j);
