@@ -27,6 +27,7 @@ static const char *const keys[CAUSE_NR] = {
 	[CAUSE_PROCESS_EXITED] = "process_exited",
 	[CAUSE_STRIPPED] = "stripped",
 	[CAUSE_UNREADABLE] = "file_unreadable",
+	[CAUSE_LOST_STACK] = "user_stack_lost",
 	[CAUSE_UNWIND_BUDGET] = "unwind_over_budget",
 	[CAUSE_TABLES_TOO_LARGE] = "unwind_tables_too_large",
 };
@@ -44,6 +45,8 @@ enum cause_kind causes__of_stack(int cfi, const char *stop, enum sym_why outer_w
 		return CAUSE_UNWIND_BUDGET;
 	if (cfi && !strcmp(stop, "tables_too_large"))
 		return CAUSE_TABLES_TOO_LARGE;
+	if (!strcmp(stop, "lost_stack"))
+		return CAUSE_LOST_STACK;
 	if (outer_why == SYM_PROC_GONE || !strcmp(stop, "process_exited"))
 		return CAUSE_PROCESS_EXITED;
 	if (outer_why == SYM_NO_MAPPING || !strcmp(stop, "no_module"))
@@ -168,6 +171,13 @@ void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const
 		else
 			snprintf(buf, n, "%s is stripped and no Debian package owns it: keep its symbol "
 				 "table, or install its debug file by build-id under /usr/lib/debug", where);
+		break;
+	case CAUSE_LOST_STACK:
+		snprintf(buf, n, "%s: the kernel's stack map did not keep these user stacks (two stacks "
+			 "collided in its hash, or it was full) and no stack copy gave them back "
+			 "(CFI unwinding off, the copy dropped, or its walk no better): nothing to "
+			 "install; a shorter window or a lower SONDE_PROFILE_HZ stores fewer stacks",
+			 where);
 		break;
 	case CAUSE_UNWIND_BUDGET:
 		snprintf(buf, n, "the unwind rules of %s cost more to evaluate than sonde's unwind "

@@ -282,9 +282,9 @@ struct row {
 	char *stop_at;        /* the file of its outermost user frame, or NULL */
 };
 
-/* How a user stack was folded: whole or not, where and why it stops. */
+/* How a user stack was folded: whole or not, lost in the stack map, where and why it stops. */
 struct fold_meta {
-	int broken, user_frames;
+	int broken, lost, user_frames;
 	const char *stop;
 	enum sym_why outer_why;
 	uint64_t outer_addr;
@@ -307,6 +307,7 @@ struct fold_state {
 	int nfc;
 	uint64_t frames, unknown, by_why[SYM_WHY_NR];
 	uint64_t broken_stacks, broken_value;
+	uint64_t lost_stacks, lost_value; /* user stacks still "[lost stack]" */
 };
 
 /* The tracer's own frames at the top of a kernel stack taken from a tracepoint: not the workload's. */
@@ -423,10 +424,12 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 		if (un < 0)
 			put_frame(&sb, "[lost stack]", NULL);
 		m->stop = un < 0 ? "lost_stack" : "fp_broken";
+		m->lost = un < 0;
 	} else if (s->ustack != -14 /* EFAULT */) {
 		put_frame(&sb, "[lost stack]", NULL); /* not stored: stack map full or collided */
 		un = -1;
 		m->stop = "lost_stack";
+		m->lost = 1;
 	} else if (kind != SYM_PROC_KERNEL) {
 		put_frame(&sb, SYM_UNKNOWN, NULL); /* a user thread whose stack could not be walked */
 		if (fs->account) {
@@ -441,9 +444,8 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 		m->stop = "kernel_thread";
 	}
 	m->user_frames = un > 0 ? un : 0;
-	/* a user thread's stack is whole when it reaches where the thread began */
-	if (kind != SYM_PROC_KERNEL && un != -1 && s->tgid &&
-	    (un < 3 || !outer || !thread_start(outer)))
+	/* a user thread's stack is whole when it reaches where the thread began (a lost one never) */
+	if (kind != SYM_PROC_KERNEL && s->tgid && (un < 3 || !outer || !thread_start(outer)))
 		m->broken = 1;
 	else if (kind != SYM_PROC_KERNEL && un > 0)
 		m->stop = "thread_start";
@@ -461,9 +463,9 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 }
 
 /*
- * Count what a folded stack of weight value misses: broken, its cause, its
- * unknown frames' causes. nb: the sample's CFI walk that did no better (or
- * was over the unwind budget), NULL when none.
+ * Count what a folded stack of weight value misses: broken (a lost one too),
+ * its cause, its unknown frames' causes. nb: the sample's CFI walk that did no
+ * better (or was over the unwind budget), NULL when none.
  */
 static void fold_account(struct fold_state *fs, const struct stack_sample *s, int cfi,
 			 const struct cfi_stack *nb, const struct fold_meta *m, const char *folded,
@@ -475,10 +477,15 @@ static void fold_account(struct fold_state *fs, const struct stack_sample *s, in
 	memcpy(comm, s->comm, 16);
 	comm[16] = '\0';
 	runtime = causes__runtime(comm, folded);
+	/* lost, whoever it was (a process exiting has no maps left: no broken stack, still lost) */
+	if (m->lost) {
+		fs->lost_stacks++;
+		fs->lost_value += value;
+	}
 	if (m->broken) {
-		/* an FP stack whose CFI walk was no better: the walk's stop says why */
-		enum cause_kind k = nb ? causes__of_stack(1, nb->stop, m->outer_why) :
-				    causes__of_stack(cfi, m->stop, m->outer_why);
+		/* an FP stack whose CFI walk was no better: the walk's stop says why, unless it is lost */
+		enum cause_kind k = nb && !m->lost ? causes__of_stack(1, nb->stop, m->outer_why) :
+						     causes__of_stack(cfi, m->stop, m->outer_why);
 		const char *where = comm;
 
 		fs->broken_stacks++;
@@ -611,24 +618,25 @@ static size_t *keys_index(const struct stack_sample *v, size_t n, size_t hcap)
 
 /*
  * The CFI stacks: each one replaces one count of its sample's FP stack when
- * that one is broken and the CFI one is whole or deeper. fpw caches, per
- * sample, whether its FP stack is whole (1), broken (0) or not folded yet
- * (-1), fpn its user frames. nb gets, per sample, a CFI walk that did no
- * better or was over the unwind budget (for the cause of its broken FP stack).
+ * that one is broken or lost (the stack map dropped it in a collision) and the
+ * CFI one is whole or deeper. fpw caches, per sample, whether its FP stack is
+ * whole (1), broken (0) or not folded yet (-1), fpn its user frames, fpl
+ * whether it is lost. nb gets, per sample, a CFI walk that did no better or
+ * was over the unwind budget (for the cause of its broken FP stack).
  */
 static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct stack_sample *v,
 			   size_t n, struct stacks_cfi *cfi, const struct cfi_stack **nb,
 			   struct stacks_out *so)
 {
 	size_t hcap = 1, *keys;
-	signed char *fpw = malloc(n ? n : 1);
+	signed char *fpw = malloc(n ? n : 1), *fpl = malloc(n ? n : 1);
 	int *fpn = malloc((n ? n : 1) * sizeof(int));
 	int err = 0;
 
 	while (hcap < 2 * n + 2)
 		hcap <<= 1;
 	keys = keys_index(v, n, hcap);
-	if (!keys || !fpw || !fpn) {
+	if (!keys || !fpw || !fpn || !fpl) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -653,6 +661,7 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 			free(f);
 			fpw[at] = !m.broken;
 			fpn[at] = m.user_frames;
+			fpl[at] = (signed char)m.lost;
 		}
 		if (fpw[at]) {
 			cfi->fp_whole++;
@@ -670,7 +679,7 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 			goto cleanup;
 		}
 		free(f);
-		if (m.broken && m.user_frames <= fpn[at]) {
+		if (!c->n || (m.broken && m.user_frames <= fpn[at])) {
 			cfi->not_better++;
 			nb[at] = c;
 			continue;
@@ -684,12 +693,14 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 		fold_account(fs, &v[at], 1, NULL, &m, f, 1);
 		v[at].value--;
 		cfi->used++;
+		cfi->lost_recovered += (uint64_t)fpl[at];
 		row_add(t, so, &v[at], f, 1, &m, fs->sym, 1);
 	}
 cleanup:
 	free(keys);
 	free(fpw);
 	free(fpn);
+	free(fpl);
 	return err;
 }
 
@@ -762,7 +773,7 @@ static void stacks_procs(struct stacks_out *so)
 /* What symbolizing cost and missed: frames, unknown ones by reason, broken stacks. */
 static void stacks_write_quality(struct json *j, struct symbolizer *sym,
 				 const struct fold_state *fs, uint64_t value_div,
-				 const char *value_key)
+				 const char *value_key, uint64_t recovered)
 {
 	struct symbolizer_stats st;
 
@@ -796,10 +807,25 @@ static void stacks_write_quality(struct json *j, struct symbolizer *sym,
 	json__key(j, value_key);
 	json__int(j, (int64_t)(fs->broken_value / value_div));
 	json__key(j, "what");
-	json__string(j, "user stacks of fewer than 3 frames or that do not reach a thread-start "
-			"frame (_start, __libc_start_call_main, start_thread, clone3, ...)");
+	json__string(j, "user stacks of fewer than 3 frames, that do not reach a thread-start "
+			"frame (_start, __libc_start_call_main, start_thread, clone3, ...), or that "
+			"the stack map lost");
 	json__key(j, "fix");
 	json__string(j, STACKS_BROKEN_FIX);
+	json__end_object(j);
+	/* still "[lost stack]" after the stack copies were unwound */
+	json__key(j, "lost_user_stacks");
+	json__begin_object(j);
+	json__key(j, "stacks");
+	json__int(j, (int64_t)fs->lost_stacks);
+	json__key(j, value_key);
+	json__int(j, (int64_t)(fs->lost_value / value_div));
+	json__key(j, "recovered");
+	json__int(j, (int64_t)recovered);
+	json__key(j, "what");
+	json__string(j, "user stacks the kernel's stack map did not keep (two stacks collided in "
+			"its hash, or it was full) and no stack copy gave back; recovered: samples "
+			"whose lost stack the CFI unwinding of their copy gave back");
 	json__end_object(j);
 }
 
@@ -901,7 +927,7 @@ int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_
 
 	json__key(j, "total");
 	json__int(j, (int64_t)(so.total / value_div));
-	stacks_write_quality(j, sym, &fs, value_div, value_key);
+	stacks_write_quality(j, sym, &fs, value_div, value_key, cfi ? cfi->lost_recovered : 0);
 	causes__write(&causes, j, value_key, value_div,
 		      !cfi ? "frame pointers only for these stacks" : cfi->status, NULL);
 	stacks_write_rows(j, &so, value_div, value_key, folded);

@@ -76,6 +76,7 @@ struct stacks_cfi {
 	/* out: what became of the CFI stacks */
 	uint64_t used, fp_whole, not_better, unmatched;
 	uint64_t over_budget;    /* no stack: the unwinding was over its budget (FP stack kept) */
+	uint64_t lost_recovered; /* used where the stack map had lost the FP stack (a collision) */
 };
 
 /*

@@ -190,6 +190,8 @@ static void test_classify(void)
 	is_int(causes__of_stack(1, "over_time_budget", SYM_OK), CAUSE_UNWIND_BUDGET, "out of time too");
 	is_int(causes__of_stack(1, "tables_too_large", SYM_OK), CAUSE_TABLES_TOO_LARGE,
 	       "CFI: a file refused to libdw");
+	is_int(causes__of_stack(0, "lost_stack", SYM_OK), CAUSE_LOST_STACK,
+	       "a user stack the stack map lost");
 	is_str(unwind__stop_key(UNWIND_OVER_PROCESS), "over_process_budget", "budget stops' keys");
 	is_int(causes__of_frame(SYM_NO_SYMBOL), CAUSE_STRIPPED, "a frame without symbol: stripped");
 	is_int(causes__of_frame(SYM_KERNEL_HIDDEN), -1, "a kernel reason is not a user cause");
@@ -231,6 +233,8 @@ static void test_remedies(void)
 	   "over budget: which file, and that its samples kept their FP stacks (%s)", b);
 	causes__remedy(CAUSE_TABLES_TOO_LARGE, "/tmp/x", NULL, NULL, "", NULL, b, sizeof(b));
 	ok(strstr(b, "/tmp/x") && strstr(b, "512 MiB"), "tables too large: the bound (%s)", b);
+	causes__remedy(CAUSE_LOST_STACK, "xz", NULL, NULL, "", NULL, b, sizeof(b));
+	ok(strstr(b, "stack map") && strstr(b, "collided"), "lost stacks: the map (%s)", b);
 	causes__remedy(CAUSE_STACK_COPY_END, "/usr/bin/app", NULL, NULL, "", NULL, b, 40);
 	is_int(strlen(b), 39, "a remedy is cut to the buffer");
 }
