@@ -21,6 +21,9 @@
 
 TASKS_CHECKS=(--check workload.process-who --check use.cpu-utilization --check use.memory-utilization
 	--check use.task-utilization --check use.fd-utilization)
+# the thread states (proc.threads, issue 26): the same checks and those that read them
+THREADS_CHECKS=(--check workload.process-how --check use.user-mutex-waits --check use.kernel-mutex-waits
+	--check use.disk-waits --check use.filesystem-waits --check use.network-waits --check use.memory-waits)
 
 # bench_one NAME ARGS...: one sonde run; sets R_WALL R_CPU R_RSS (MiB) R_CAP R_SRC R_RC, and
 # R_ROUNDS (CPU-s of the sampling rounds) R_PERPROC (their us per process per round)
@@ -63,7 +66,51 @@ bench_one() {
 	R_STAGES=$(tar -xJOf "$b" findings.json 2>/dev/null |
 		jq -r '.cost.stages[]? | "\(.stage) \(.wall_ms) \(.cpu_ms)"')
 	R_BUNDLE=$b
+	R_THREADS_CAP=$(tar -tvJf "$b" raw/proc.threads.cap 2>/dev/null | awk '{ print $3 + 0 }')
+	R_SAMPLER=$(awk '/^threads_sampler_cpu_ns: / { printf "%.3f", $2 / 1e9 }' "$d.facts")
+	R_ANALYZE=$(tar -xJOf "$b" findings.json 2>/dev/null |
+		jq -r '[.cost.stages[]? | select(.stage == "analysis") | .cpu_ms][0] // 0')
 	[ "$R_RC" = 0 ] || sed "s/^/  $name: /" "$d.err" >&2
+}
+
+# What the thread states add to the sampling of every process: the task iterator's pass
+# already walks every thread; proc.threads reads each thread's wait from the same pass,
+# writes a line for those that changed, and samples the suspects' threads faster
+# (issue 26). Same checks, with and without the thread-state checks, in one invocation.
+bench_threads_section() {
+	local threads
+	threads=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
+	echo
+	echo "the thread states ($threads threads alive), the checks above with and without those that read them:"
+	bench_one nothreads "${TASKS_CHECKS[@]}" --no-perf --no-drilldown
+	local nc=$R_CPU nro=$R_ROUNDS nr=$R_RSS ncap=$R_CAP nan=$R_ANALYZE nwin=$R_WINCPU
+	bench_one threads "${TASKS_CHECKS[@]}" "${THREADS_CHECKS[@]}" --no-perf --no-drilldown
+	local tc=$R_CPU tro=$R_ROUNDS tr=$R_RSS tcap=$R_CAP tan=$R_ANALYZE twin=$R_WINCPU
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+	printf "%-40s %14s %14s %8s
+" "figure" "without" "with" "ratio"
+	printf "%-40s %12.2f s %12.2f s %8s
+" "CPU time, user + sys, whole run" "$nc" "$tc" "$(ratio "$tc" "$nc")"
+	printf "%-40s %12.3f s %12.3f s %8s
+" "sonde's CPU while the window ran" "${nwin:-0}" "${twin:-0}" \
+		"$(ratio "${twin:-0}" "${nwin:-0}")"
+	printf "%-40s %12.3f s %12.3f s %8s
+" "  of which the sampling rounds" "${nro:-0}" "${tro:-0}" \
+		"$(ratio "${tro:-0}" "${nro:-0}")"
+	printf "%-40s %14s %12.3f s
+" "  and the sampler of the suspects" "-" "${R_SAMPLER:-0}"
+	printf "%-40s %11.2f us
+" "  rounds' extra per thread per round" "$(awk -v a="${tro:-0}" \
+		-v b="${nro:-0}" -v n="$threads" -v w="$WINDOW" \
+		'BEGIN { if (n > 0) printf "%.2f", (a - b) * 1e6 / n / (w + 1); else print 0 }')"
+	printf "%-40s %10.0f ms %10.0f ms %8s
+" "analysis (CPU)" "${nan:-0}" "${tan:-0}" "$(ratio "${tan:-0}" "${nan:-0}")"
+	printf "%-40s %10.1f MiB %10.1f MiB %8s\n" "peak RSS" "$nr" "$tr" "$(ratio "$tr" "$nr")"
+	printf "%-40s %10.2f MiB %10.2f MiB %8s\n" "captured (raw/, payload bytes)" \
+		"$(awk -v b="$ncap" 'BEGIN { print b / 1048576 }')" \
+		"$(awk -v b="$tcap" 'BEGIN { print b / 1048576 }')" "$(ratio "$tcap" "$ncap")"
+	printf "%-40s %14s %10.2f MiB\n" "  of which raw/proc.threads.cap" "-" \
+		"$(awk -v b="${R_THREADS_CAP:-0}" 'BEGIN { print b / 1048576 }')"
 }
 
 bench_tasks_section() {
@@ -87,6 +134,8 @@ bench_tasks_section() {
 	printf "%-40s %10.2f MiB %10.2f MiB %8s\n" "captured (raw/, payload bytes)" \
 		"$(awk -v b="$icap" 'BEGIN { print b / 1048576 }')" \
 		"$(awk -v b="$pcap" 'BEGIN { print b / 1048576 }')" "$(ratio "$icap" "$pcap")"
+
+	bench_threads_section
 
 	echo
 	echo "sonde run --window $WINDOW --no-drilldown (default checks), issue 18's targets at 10,000 processes:"

@@ -234,6 +234,7 @@ end
 --- Thread time of one process by class: { classes = { [class] = s }, by = { [class] = { {what, s, peer, w}, ... } },
 -- busy_s (all but idle), window_s }.
 function waits.process(p, window_s, opts)
+  local memo = opts and opts.memo
   local out = { classes = {}, by = {}, busy_s = 0, total_s = 0 }
   local function add(class, s, what, peer, w)
     if s <= 0 then return end
@@ -248,7 +249,16 @@ function waits.process(p, window_s, opts)
   add("cpu", p.oncpu_s, "on a CPU")
   add("runq", p.runq_s, "waiting for a CPU")
   for _, w in ipairs(p.waits or {}) do
-    local class, what, peer = waits.classify(w, opts)
+    -- a wait's class depends on what it waits in alone (its identity), but for the evidence
+    -- below: classified once per identity however many processes wait so
+    local class, what, peer
+    local m = memo and w.ident and memo[w.ident]
+    if m then
+      class, what, peer = m[1], m[2], m[3]
+    else
+      class, what, peer = waits.classify(w, opts)
+      if memo and w.ident then memo[w.ident] = { class, what, peer } end
+    end
     if class == "futex" then
       if waits.futex_contended(p, w, window_s) then
         class, what = "user-lock", what .. " (threads queued on it, one runs at a time)"
@@ -277,9 +287,38 @@ function waits.process(p, window_s, opts)
   return out
 end
 
+--- Every process's time by class: fn(p, a, n) for each active process (n = 1) and once for
+-- each group of quiet processes (every thread asleep in the same waits the whole span: most
+-- processes of a big host), p then a template of its n members (p.quiet is the group:
+-- waits.members lists them). sonde itself is left out.
+function waits.each(th, window_s, opts, fn)
+  for _, p in ipairs(th.processes or {}) do
+    if not p.self then fn(p, waits.process(p, window_s, opts), 1) end
+  end
+  for _, g in ipairs(th.quiet or {}) do
+    -- asleep all along: its threads in D are in D at every round
+    local d = 0
+    for _, w in ipairs(g.waits) do if w.state == "D" then d = d + (w.threads or 0) end end
+    local t = { threads = g.threads, oncpu_s = 0, runq_s = 0, unsampled_s = 0, waits = g.waits, quiet = g,
+                d_mean = d }
+    fn(t, waits.process(t, window_s, opts), #g.pids)
+  end
+end
+
+--- The members of a quiet group's template as processes of their own (to name them).
+function waits.members(t)
+  local out = {}
+  for i, pid in ipairs(t.quiet.pids) do
+    local cmd = t.quiet.cmdlines and t.quiet.cmdlines[i]
+    out[i] = { pid = pid, comm = t.quiet.comms[i], cmdline = cmd ~= "" and cmd or nil, threads = t.threads, oncpu_s = 0, runq_s = 0,
+               unsampled_s = 0, waits = t.waits, d_mean = t.d_mean }
+  end
+  return out
+end
+
 --- The options classify needs from the captures: the host's listening ports where read.
 function waits.options(ctx)
-  local opts = {}
+  local opts = { memo = {} }
   if ctx.proc.listeners then
     local ok, ls = pcall(ctx.proc.listeners)
     if ok and ls then
@@ -341,18 +380,16 @@ function waits.assess(ctx, args, class, spec)
     ctx:unknown(spec.metric, "the thread states cover no interval (one round)")
     return
   end
-  local opts = spec.opts or {}
+  local opts = spec.opts or { memo = {} }
   local rows, total = {}, 0
-  for _, p in ipairs(th.processes or {}) do
-    if not p.self then
-      local a = waits.process(p, window_s, opts)
-      local s = a.classes[class] or 0
-      if s > 0 and a.busy_s > 0 then
-        rows[#rows + 1] = { p = p, a = a, s = s, share = s / a.busy_s, class = class, waiting = s / window_s }
-        total = total + s
-      end
+  waits.each(th, window_s, opts, function(p, a, n)
+    local s = a.classes[class] or 0
+    if s <= 0 or a.busy_s <= 0 then return end
+    for _, m in ipairs(n > 1 and waits.members(p) or (p.quiet and waits.members(p)) or { p }) do
+      rows[#rows + 1] = { p = m, a = a, s = s, share = s / a.busy_s, class = class, waiting = s / window_s }
+      total = total + s
     end
-  end
+  end)
   table.sort(rows, function(x, y)
     if x.s ~= y.s then return x.s > y.s end
     return x.p.pid < y.p.pid

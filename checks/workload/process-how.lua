@@ -50,24 +50,24 @@ return {
     end
     local opts = waits.options(ctx)
     local host, idle, rows = {}, {}, {}
-    for _, p in ipairs(th.processes or {}) do
-      if not p.self then
-        local a = waits.process(p, window_s, opts)
-        for _, c in ipairs(waits.classes) do
-          if a.classes[c.id] then host[c.id] = (host[c.id] or 0) + a.classes[c.id] end
-        end
-        for _, e in ipairs(a.by.idle or {}) do
-          local k = idle[e.what] or { what = e.what, s = 0, procs = 0 }
-          idle[e.what] = k
-          k.s = k.s + e.s
-          k.procs = k.procs + 1
-        end
-        -- blocked: waiting on something named (not idle, not unknown, not stopped)
-        local blocked = a.busy_s - (a.classes.cpu or 0) - (a.classes.runq or 0) - (a.classes.unknown or 0)
-          - (a.classes.stopped or 0)
-        rows[#rows + 1] = { p = p, a = a, blocked = blocked }
+    waits.each(th, window_s, opts, function(p, a, n)
+      for _, c in ipairs(waits.classes) do
+        if a.classes[c.id] then host[c.id] = (host[c.id] or 0) + n * a.classes[c.id] end
       end
-    end
+      for _, e in ipairs(a.by.idle or {}) do
+        local k = idle[e.what] or { what = e.what, s = 0, procs = 0 }
+        idle[e.what] = k
+        k.s = k.s + n * e.s
+        k.procs = k.procs + n
+      end
+      -- blocked: waiting on something named (not idle, not unknown, not stopped)
+      local blocked = a.busy_s - (a.classes.cpu or 0) - (a.classes.runq or 0) - (a.classes.unknown or 0)
+        - (a.classes.stopped or 0)
+      if p.quiet and blocked <= 0 then return end -- idle all along: counted above, not listed
+      for _, m in ipairs(p.quiet and waits.members(p) or { p }) do
+        rows[#rows + 1] = { p = m, a = a, blocked = blocked }
+      end
+    end)
 
     local blocked_all = 0
     for _, c in ipairs(waits.classes) do

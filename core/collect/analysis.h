@@ -69,6 +69,7 @@ struct thread_wait {
 	uint64_t futex_addr;       /* a futex wait: its address, command, and val == 2 */
 	const char *futex_cmd;     /* "WAIT", "WAIT_BITSET", "LOCK_PI", ...; NULL: not a futex */
 	int futex_val2;            /* FUTEX_WAIT expecting 2: a contended glibc lock */
+	uint32_t ident;            /* the wait's identity: equal in every process that waits so */
 	double s, parked_s;        /* thread-seconds; of them, in intervals it never woke */
 	double wakes;              /* voluntary switches of its threads while in it */
 	uint32_t threads, samples;
@@ -87,6 +88,18 @@ struct thread_proc {
 	uint32_t run_max;          /* most of its threads on a CPU at once in a pass */
 	struct thread_wait *waits; /* most time first */
 	size_t nwaits, wcap;
+	uint32_t group;            /* quiet (below): its group + 1; 0 an active process */
+};
+
+/*
+ * Quiet processes: every thread asleep in the same waits the whole span, never
+ * woken, never on a CPU (most of a host with ten thousand processes). One
+ * group per set of waits: what the checks judge once, not per process.
+ */
+struct thread_group {
+	size_t rep;                /* a member, in procs: its waits and threads are the group's */
+	int *pids;
+	size_t npids;
 };
 
 #define THREAD_STATES_ROUNDS 512
@@ -101,6 +114,8 @@ struct thread_states {
 	double d_series[THREAD_STATES_ROUNDS], r_series[THREAD_STATES_ROUNDS];
 	double t_series[THREAD_STATES_ROUNDS];
 	int listed;                /* some rounds read only some processes (/proc) */
+	struct thread_group *groups;
+	size_t ngroups, nactive;   /* procs[0, nactive) are active, the rest quiet */
 	uint64_t sampler_passes, sampler_cpu_ns, sampler_lost;
 	char **strings;
 	size_t nstrings, strings_cap;

@@ -191,6 +191,7 @@ static int ident_of(struct tbuild *b, const struct threads_line *l, uint32_t *ou
 	ii = &b->idents[b->nidents];
 	memset(ii, 0, sizeof(*ii));
 	ii->hash = h;
+	ii->w.ident = (uint32_t)b->nidents + 1;
 	ii->w.state = l->state;
 	ii->w.iowait = !!iowait;
 	ii->w.pollfd = !!pollfd;
@@ -295,11 +296,25 @@ static struct thread_proc *proc_of(struct tbuild *b, int pid)
 	return &ts->procs[pi->ix - 1];
 }
 
+/*
+ * A row key's slot: splitmix64's finalizer, whose low bits depend on every
+ * bit of the key (a plain multiply's low bits see only the identity's: ten
+ * thousand processes asleep in one wait shared one chain).
+ */
+static uint64_t row_hash(uint64_t key)
+{
+	key ^= key >> 30;
+	key *= 0xbf58476d1ce4e5b9ull;
+	key ^= key >> 27;
+	key *= 0x94d049bb133111ebull;
+	return key ^ (key >> 31);
+}
+
 /* The row of process p for wait identity ident (created): index + 1, 0 when out of memory. */
 static uint32_t row_of(struct tbuild *b, struct thread_proc *p, uint32_t ident)
 {
 	uint32_t pix = (uint32_t)(p - b->ts->procs);
-	uint64_t key = (uint64_t)pix << 32 | ident, h = key * 0x9e3779b97f4a7c15ull;
+	uint64_t key = (uint64_t)pix << 32 | ident, h = row_hash(key);
 	size_t k;
 
 	if ((b->nrows + 1) * 2 > b->row_cap) {
@@ -311,7 +326,7 @@ static uint32_t row_of(struct tbuild *b, struct thread_proc *p, uint32_t ident)
 		for (size_t i = 0; i < b->row_cap; i++) {
 			if (!b->row_ix[2 * i + 1])
 				continue;
-			for (k = (b->row_ix[2 * i] * 0x9e3779b97f4a7c15ull) & (ncap - 1); ni[2 * k + 1];
+			for (k = row_hash(b->row_ix[2 * i]) & (ncap - 1); ni[2 * k + 1];
 			     k = (k + 1) & (ncap - 1))
 				;
 			ni[2 * k] = b->row_ix[2 * i];
@@ -620,11 +635,125 @@ static int wait_cmp(const void *a, const void *b)
 	return (x->s < y->s) - (x->s > y->s);
 }
 
+/* Active processes first, most off-CPU time first; then the quiet, by group and pid. */
 static int proc_cmp(const void *a, const void *b)
 {
 	const struct thread_proc *x = a, *y = b;
 
-	return (x->offcpu_s < y->offcpu_s) - (x->offcpu_s > y->offcpu_s);
+	if (!x->group != !y->group)
+		return x->group ? 1 : -1;
+	if (x->group != y->group)
+		return (x->group > y->group) - (x->group < y->group);
+	if (x->offcpu_s != y->offcpu_s)
+		return (x->offcpu_s < y->offcpu_s) - (x->offcpu_s > y->offcpu_s);
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int ident_cmp(const void *a, const void *b)
+{
+	const struct thread_wait *x = a, *y = b;
+
+	return (x->ident > y->ident) - (x->ident < y->ident);
+}
+
+/*
+ * Is p quiet: asleep the whole span in waits it never left? Its key then: its
+ * waits (identity and threads in each), sorted, as a hash.
+ */
+static int quiet_key(const struct thread_proc *p, double span_s, uint64_t *key)
+{
+	double in_waits = 0;
+
+	if (p->oncpu_s > 0 || p->runq_s > 0 || p->sampled_s > 0 || p->unsampled_s > 0 ||
+	    p->wakes > 0 || !p->nwaits || span_s <= 0)
+		return 0;
+	for (size_t i = 0; i < p->nwaits; i++) {
+		if (p->waits[i].parked_s < p->waits[i].s)
+			return 0;
+		in_waits += p->waits[i].s;
+	}
+	/* present the whole span: born or gone in the window is not quiet */
+	if (in_waits < span_s * p->threads * 0.999 || in_waits > span_s * p->threads * 1.001)
+		return 0;
+	*key = FNV1A_OFFSET;
+	for (size_t i = 0; i < p->nwaits; i++) {
+		uint32_t v[2] = { p->waits[i].ident, p->waits[i].threads };
+
+		*key = fnv1a((const char *)v, sizeof(v), *key);
+	}
+	return 1;
+}
+
+/* Group the quiet processes by their waits (thread_states.groups). 0, or -ENOMEM. */
+static int group_quiet(struct thread_states *ts)
+{
+	struct { uint64_t key; uint32_t group; } *ix = NULL;
+	size_t cap = 1024;
+	int err = 0;
+
+	while (cap < ts->nprocs * 2)
+		cap <<= 1;
+	ix = calloc(cap, sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < ts->nprocs && !err; i++) {
+		struct thread_proc *p = &ts->procs[i];
+		uint64_t key;
+		size_t k;
+
+		qsort(p->waits, p->nwaits, sizeof(*p->waits), ident_cmp);
+		if (!quiet_key(p, ts->span_s, &key))
+			continue;
+		for (k = key & (cap - 1); ix[k].group; k = (k + 1) & (cap - 1)) {
+			const struct thread_proc *r = &ts->procs[ts->groups[ix[k].group - 1].rep];
+
+			if (ix[k].key == key && r->nwaits == p->nwaits && r->threads == p->threads)
+				break;
+		}
+		if (!ix[k].group) {
+			struct thread_group *ng = realloc(ts->groups, (ts->ngroups + 1) * sizeof(*ng));
+
+			if (!ng) {
+				err = -ENOMEM;
+				break;
+			}
+			ts->groups = ng;
+			memset(&ts->groups[ts->ngroups], 0, sizeof(*ng));
+			ts->groups[ts->ngroups].rep = i;
+			ix[k].key = key;
+			ix[k].group = (uint32_t)++ts->ngroups;
+		}
+		p->group = ix[k].group;
+	}
+	free(ix);
+	return err;
+}
+
+/* Sort the processes (active first), then give each group its members' pids, in order. */
+static int order_procs(struct thread_states *ts)
+{
+	qsort(ts->procs, ts->nprocs, sizeof(*ts->procs), proc_cmp);
+	for (size_t i = 0; i < ts->nprocs; i++) {
+		struct thread_proc *p = &ts->procs[i];
+		struct thread_group *g;
+
+		if (!p->group) {
+			ts->nactive = i + 1;
+			continue;
+		}
+		g = &ts->groups[p->group - 1];
+		if (!g->npids)
+			g->rep = i;
+		if (!(g->npids & (g->npids + 1)) || !g->pids) {
+			int *np = realloc(g->pids, (g->npids + 1) * 2 * sizeof(*np));
+
+			if (!np)
+				return -ENOMEM;
+			g->pids = np;
+		}
+		g->pids[g->npids++] = p->pid;
+	}
+	return 0;
 }
 
 static void tbuild__free(struct tbuild *b)
@@ -650,6 +779,9 @@ void thread_states__free(struct thread_states *ts)
 	for (size_t i = 0; i < ts->nprocs; i++)
 		free(ts->procs[i].waits);
 	free(ts->procs);
+	for (size_t i = 0; i < ts->ngroups; i++)
+		free(ts->groups[i].pids);
+	free(ts->groups);
 	for (size_t i = 0; i < ts->nstrings; i++)
 		free(ts->strings[i]);
 	free(ts->strings);
@@ -706,12 +838,23 @@ int thread_states__build(const struct analysis *an, const struct capture_stream 
 	for (size_t i = 0; i < b.ts->nprocs; i++) {
 		struct thread_proc *p = &b.ts->procs[i];
 
-		qsort(p->waits, p->nwaits, sizeof(*p->waits), wait_cmp);
 		p->d_mean = b.ts->rounds ? (double)p->d_count / b.ts->rounds : 0;
 	}
-	qsort(b.ts->procs, b.ts->nprocs, sizeof(*b.ts->procs), proc_cmp);
-	b.ts->d_mean = b.ts->rounds ? (double)b.ts->d_sum / b.ts->rounds : 0;
 	b.ts->span_s = (double)(b.mono - b.first_mono) / 1e9;
+	err = group_quiet(b.ts);
+	if (!err)
+		err = order_procs(b.ts);
+	if (err) {
+		snprintf(why, whylen, "thread states: %s", strerror(-err));
+		thread_states__free(b.ts);
+		tbuild__free(&b);
+		return err;
+	}
+	/* the waits of each process, most time first (grouping compared them by identity) */
+	for (size_t i = 0; i < b.ts->nprocs; i++)
+		qsort(b.ts->procs[i].waits, b.ts->procs[i].nwaits, sizeof(*b.ts->procs[i].waits),
+		      wait_cmp);
+	b.ts->d_mean = b.ts->rounds ? (double)b.ts->d_sum / b.ts->rounds : 0;
 	b.ts->r_mean = b.ts->rounds ? (double)b.ts->r_sum / b.ts->rounds : 0;
 	tbuild__free(&b);
 	*out = b.ts;

@@ -84,6 +84,8 @@ static void push_wait(lua_State *L, const struct thread_wait *w)
 		lua_setfield(L, -2, "val2");
 		lua_setfield(L, -2, "futex");
 	}
+	lua_pushinteger(L, w->ident);
+	lua_setfield(L, -2, "ident");
 	ctx__set_num(L, "s", w->s);
 	ctx__set_num(L, "parked_s", w->parked_s);
 	ctx__set_num(L, "wakes", w->wakes);
@@ -134,6 +136,49 @@ static void push_proc(lua_State *L, const struct thread_proc *p, const struct ta
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 	lua_setfield(L, -2, "waits");
+}
+
+/*
+ * A group of quiet processes: { threads, waits (one member's: each the
+ * same), pids = { ... }, comms = { ... }, cmdlines = { ... } }, the members
+ * in pid order.
+ */
+static void push_group(lua_State *L, const struct thread_states *ts, const struct thread_group *g,
+		       const struct pidmap *ix)
+{
+	const struct thread_proc *rep = &ts->procs[g->rep];
+
+	lua_createtable(L, 0, 4);
+	lua_pushinteger(L, rep->threads);
+	lua_setfield(L, -2, "threads");
+	lua_createtable(L, (int)rep->nwaits, 0);
+	for (size_t i = 0; i < rep->nwaits; i++) {
+		push_wait(L, &rep->waits[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "waits");
+	lua_createtable(L, (int)g->npids, 0);
+	for (size_t i = 0; i < g->npids; i++) {
+		lua_pushinteger(L, g->pids[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "pids");
+	lua_createtable(L, (int)g->npids, 0);
+	for (size_t i = 0; i < g->npids; i++) {
+		const struct pid_task_ix *e = pidmap__find(ix, g->pids[i]);
+
+		lua_pushstring(L, e && e->t ? e->t->comm : "?");
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "comms");
+	lua_createtable(L, (int)g->npids, 0);
+	for (size_t i = 0; i < g->npids; i++) {
+		const struct pid_task_ix *e = pidmap__find(ix, g->pids[i]);
+
+		lua_pushstring(L, e && e->t && e->t->cmdline ? e->t->cmdline : "");
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "cmdlines");
 }
 
 /* ctx.proc.threads() -> the thread states, or nil, reason */
@@ -187,14 +232,20 @@ int ctx_proc__threads(lua_State *L)
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 	lua_setfield(L, -2, "series");
-	lua_createtable(L, (int)ts->nprocs, 0);
-	for (size_t i = 0; i < ts->nprocs; i++) {
+	lua_createtable(L, (int)ts->nactive, 0);
+	for (size_t i = 0; i < ts->nactive; i++) {
 		const struct pid_task_ix *e = pidmap__find(&ix, ts->procs[i].pid);
 
 		push_proc(L, &ts->procs[i], e ? e->t : NULL);
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 	lua_setfield(L, -2, "processes");
+	lua_createtable(L, (int)ts->ngroups, 0);
+	for (size_t g = 0; g < ts->ngroups; g++) {
+		push_group(L, ts, &ts->groups[g], &ix);
+		lua_rawseti(L, -2, (lua_Integer)g + 1);
+	}
+	lua_setfield(L, -2, "quiet");
 	pidmap__free(&ix);
 	return 1;
 }

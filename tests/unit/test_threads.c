@@ -6,7 +6,8 @@
  * record into time per process and wait (thread_states__build): a parked
  * thread's interval whole to its wait, a switching one's off-CPU time split
  * by the sampler's samples, a thread born in the window counted from its
- * start, the threads in D at each round, a malformed line refused by name.
+ * start, the threads in D at each round, the quiet processes grouped by
+ * their waits, a malformed line refused by name.
  */
 #include <errno.h>
 #include <math.h>
@@ -189,7 +190,9 @@ static void test_build(void)
 		"T\t11\t10\t1\t0\t0\t5\t0\t-\tS\t-\tfutex\t0x10,0x80,0x2\t-\t-\n"
 		"T\t12\t10\t1\t0\t0\t5\t0\t-\tR\tc\t-\t-\t-\t-\n"
 		"T\t20\t20\t1\t0\t0\t1\t0\t-\tD\t-\topenat\t0x1,0x2,0x3\t-\t"
-		"percpu_rwsem_wait<mnt_want_write\n",
+		"percpu_rwsem_wait<mnt_want_write\n"
+		"T\t31\t31\t1\t0\t0\t1\t0\t-\tS\t-\tnanosleep\t0x0,0x0,0x0\t-\t-\n"
+		"T\t30\t30\t1\t0\t0\t1\t0\t-\tS\t-\tnanosleep\t0x0,0x0,0x0\t-\t-\n",
 		"H\t1\tall\t1000000000\n"
 		"T\t12\t10\t1\t300000000\t100000000\t105\t0\t-\tS\t-\tfutex\t0x10,0x80,0x2\t-\t-\n"
 		"W\t12\t3\tS\t-\tfutex\t0x10,0x80,0x2\t-\t-\n"
@@ -243,6 +246,13 @@ static void test_build(void)
 	   "build: a thread born in the window, from its start (0.5 s, 0.1 s of it on a CPU)");
 	ok(near(ts->d_mean, 1.0, 1e-9) && p && near(p->d_mean, 1.0, 1e-9),
 	   "build: one thread in D at each round");
+	/* pids 30 and 31: one thread each, asleep in nanosleep all along: one quiet group */
+	is_int(ts->nactive, 2, "build: pids 10 and 20 are active, first");
+	ok(ts->ngroups == 1 && ts->groups[0].npids == 2 && ts->groups[0].pids[0] == 30 &&
+	   ts->groups[0].pids[1] == 31, "build: pids 30 and 31 quiet, one group, in pid order");
+	p = ts->ngroups ? &ts->procs[ts->groups[0].rep] : NULL;
+	ok(p && p->group == 1 && p->nwaits == 1 && near(p->waits[0].s, 2.0, 1e-9),
+	   "build: ... its waits those of a member: nanosleep, the whole span");
 	thread_states__free(ts);
 	free(st.text);
 	free(st.rec);
