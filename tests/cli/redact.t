@@ -18,8 +18,10 @@ unshare -u true 2>/dev/null ||
 
 T=$(mktemp -d /tmp/sonde-cli-redact.XXXXXX)
 CANARY_PID=
+COMM_PID=
 cleanup() {
 	[ -n "$CANARY_PID" ] && kill "$CANARY_PID" 2>/dev/null
+	[ -n "$COMM_PID" ] && kill "$COMM_PID" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -41,6 +43,13 @@ perl -e 'sleep 60' -- --password=CANARYPW1$X \
 	203.0.113.77 fe80::1234 2a00:1450::77 aa:bb:cc:11:22:33 /home/canaryuser$X/data \
 	token=CANARYTOKEN3$X 127.0.0.1 &
 CANARY_PID=$!
+
+# A process whose name looks like a secret: its stat line's COMM, "(token=...)",
+# is redacted between its parentheses, and the ')' stays (readers parse from it).
+mkdir -p "$T/bin"
+cp "$(command -v perl)" "$T/bin/token=K$X"
+"$T/bin/token=K$X" -e 'sleep 60' &
+COMM_PID=$!
 
 # sonde_as_canary OUT ARGS...: a run on a host named $HOST
 sonde_as_canary() {
@@ -80,6 +89,10 @@ check_redacted() {
 	ok "$what: the canary command line is in it, redacted" \
 		grep -qaF -- "--password=REDACTED" "$T/all.tar"
 	ok "$what: token= dropped" grep -qaF "token=REDACTED" "$T/all.tar"
+	ok "$what: a process named token=...: its stat line keeps its shape" \
+		grep -qaE "^$COMM_PID \(token=REDACTED\) [RSD] " "$T/all.tar"
+	is "$(grep -acE "^$COMM_PID \(token=REDACTED [RSD] " "$T/all.tar")" 0 \
+		"$what: no stat line of it lost its ')'"
 	ok "$what: the URL's password dropped, its user pseudonymized" \
 		grep -qaE "https://user-[0-9]+:REDACTED@" "$T/all.tar"
 	ok "$what: the loopback address stays" grep -qaF "127.0.0.1" "$T/all.tar"

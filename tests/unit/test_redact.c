@@ -647,6 +647,59 @@ static void test_repeats(void)
 	free(text);
 }
 
+/*
+ * A stat line's COMM is a unit: a secret-looking process name is redacted
+ * between its parentheses, and the ')' that ends it stays (the readers find
+ * the COMM from the last one). Before, "token=abcdef) S 1" lost its ')' and
+ * the process its record.
+ */
+static void test_comm_records(void)
+{
+	static const struct {
+		const char *path, *in, *want;
+	} recs[] = {
+		{ "/proc/42/stat", "42 (token=abcdef) S 1 0\n", "42 (token=REDACTED) S 1 0\n" },
+		{ "/proc/42/task/43/stat", "43 (a) password=x) R 1\n",
+		  "43 (a) password=REDACTED) R 1\n" },
+		{ "sonde:task/44", "44 (Bearer abc) S 1 0 1\n", "44 (Bearer REDACTED) S 1 0 1\n" },
+		{ "/proc/45/stat", "45 (sshd) S 1 0\n", "45 (sshd) S 1 0\n" },
+		/* not a stat line: a secret's value still runs to the blank */
+		{ "/proc/46/status", "Name:\ttoken=abc)\n", "Name:\ttoken=REDACTED\n" },
+	};
+	struct capture_writer w;
+	struct capture_set cs;
+	const struct capture_stream *st;
+	struct redactor *r;
+	char stage[4096], raw[4200], err[512];
+	size_t nrec = sizeof(recs) / sizeof(*recs);
+	int rc;
+
+	snprintf(stage, sizeof(stage), "%s/comm", tmpdir);
+	snprintf(raw, sizeof(raw), "%s/raw", stage);
+	mkdir(stage, 0700);
+	mkdir(raw, 0700);
+	capture_writer__open(&w, raw, "proc.pids");
+	for (size_t i = 0; i < nrec; i++)
+		capture_writer__record(&w, 0, 1, 1, recs[i].path, recs[i].in, strlen(recs[i].in),
+				       0);
+	capture_writer__close(&w);
+	err[0] = '\0';
+	r = redact__dir(stage, NULL, NULL, err, sizeof(err));
+	ok(r != NULL, "a stage with stat lines is redacted (%s)", r ? "ok" : err);
+	redactor__free(r);
+	rc = capture_set__load(&cs, raw, err, sizeof(err));
+	is_int(rc, 0, "and loads again (%s)", rc ? err : "ok");
+	st = capture_set__stream(&cs, "proc.pids");
+	ok(st && st->n == nrec, "every record is there");
+	for (size_t i = 0; st && i < st->n && i < nrec; i++) {
+		char got[256];
+
+		snprintf(got, sizeof(got), "%.*s", (int)st->rec[i].len, st->rec[i].data);
+		is_str(got, recs[i].want, "%s: its shape kept", recs[i].path);
+	}
+	capture_set__free(&cs);
+}
+
 static void test_idempotent(void)
 {
 	struct redactor *r = redactor__new();
@@ -680,6 +733,7 @@ int main(void)
 	test_views();
 	test_repeats();
 	test_stage();
+	test_comm_records();
 	test_idempotent();
 	{
 		char cmd[4200];
