@@ -97,7 +97,7 @@ static int show_metrics(const char *dir)
 
 	if (rc)
 		return rc;
-	rc = report__metrics_from_findings(doc, &out, err, sizeof(err));
+	rc = report__metrics_from_findings(doc, NULL, &out, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "sonde: %s\n", err);
 	else

@@ -66,10 +66,21 @@ static void model_matrix(struct prom *p, const struct use_matrix *u)
 	}
 }
 
-int report__metrics(const struct report_model *m, struct strbuf *out)
+/* A new exposition with opts applied, or NULL. */
+static struct prom *prom_with(const struct metrics_opts *opts)
+{
+	struct prom *p = prom__new();
+
+	if (p && opts && opts->redact)
+		prom__redact_with(p, opts->redact, opts->redact_arg);
+	return p;
+}
+
+int report__metrics(const struct report_model *m, const struct metrics_opts *opts,
+		    struct strbuf *out)
 {
 	const struct run_report *rr = m->rr;
-	struct prom *p = prom__new();
+	struct prom *p = prom_with(opts);
 	int rc;
 
 	if (!p)
@@ -218,8 +229,8 @@ static void json_checks(struct prom *p, const struct jval *doc)
 	}
 }
 
-int report__metrics_from_findings(const struct jval *doc, struct strbuf *out, char *err,
-				  size_t errlen)
+int report__metrics_from_findings(const struct jval *doc, const struct metrics_opts *opts,
+				  struct strbuf *out, char *err, size_t errlen)
 {
 	const char *schema = jval__str(doc, "schema");
 	struct prom *p;
@@ -229,7 +240,7 @@ int report__metrics_from_findings(const struct jval *doc, struct strbuf *out, ch
 		snprintf(err, errlen, "findings.json: schema is not %s", FINDINGS_SCHEMA);
 		return -EINVAL;
 	}
-	p = prom__new();
+	p = prom_with(opts);
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -39,6 +39,8 @@ struct prom {
 	/* counts, kept up to date in the summary samples prom__run made */
 	size_t nfindings, nwarn, ncrit, nunknowns;
 	size_t left_object, left_cap, left_value;
+	char *(*redact)(void *arg, const char *value);
+	void *redact_arg;
 };
 
 struct prom *prom__new(void)
@@ -59,6 +61,26 @@ void prom__free(struct prom *p)
 	}
 	free(p->f);
 	free(p);
+}
+
+void prom__redact_with(struct prom *p, char *(*fn)(void *arg, const char *value), void *arg)
+{
+	p->redact = fn;
+	p->redact_arg = arg;
+}
+
+/*
+ * A label value that came from the host, through the redactor when there is
+ * one; *owned is the copy to free. NULL for NULL, or when out of memory.
+ */
+static const char *host_value(struct prom *p, const char *v, char **owned)
+{
+	*owned = NULL;
+	if (!v || !p->redact)
+		return v;
+	*owned = p->redact(p->redact_arg, v);
+	p->oom |= !*owned;
+	return *owned;
 }
 
 static struct prom_family *family(struct prom *p, const char *name, const char *help, size_t max)
@@ -199,11 +221,15 @@ static void gauge(struct prom *p, const char *name, const char *help, double v)
 void prom__run(struct prom *p, const struct prom_run *r)
 {
 	struct prom_family *f;
+	char *host, *kernel;
 
 	sample(p, family(p, "sonde_run_info", "sonde's version, the version that took the "
 			 "captures, and the host (always 1)", 1),
 	       labels("version", r->version, "captured_by", r->captured_by, "hostname",
-		      r->hostname, "kernel", r->kernel, NULL), 1, 0);
+		      host_value(p, r->hostname, &host), "kernel",
+		      host_value(p, r->kernel, &kernel), NULL), 1, 0);
+	free(host);
+	free(kernel);
 	gauge(p, "sonde_run_timestamp_seconds",
 	      "when the run's observation window ended (Unix time)", r->end_s);
 	gauge(p, "sonde_run_window_seconds", "length of the observation window", r->window_s);
@@ -262,6 +288,7 @@ void prom__finding(struct prom *p, const char *check, const char *methodology,
 		   const char *culprit)
 {
 	int sev = severity(severity_name);
+	char *owned;
 
 	p->nfindings++;
 	p->nwarn += sev == 1;
@@ -271,8 +298,11 @@ void prom__finding(struct prom *p, const char *check, const char *methodology,
 			 "severity and the first culprit's process name (always 1)",
 			 PROM_MAX_SAMPLES),
 	       labels("check", check, "methodology", methodology, "resource", resource, "metric",
-		      metric, "severity", severity_name, "culprit", culprit ? culprit : "", NULL),
+		      metric, "severity", severity_name, "culprit",
+		      culprit ? host_value(p, culprit, &owned) : "", NULL),
 	       1, 0);
+	if (culprit)
+		free(owned);
 	sample(p, family(p, "sonde_finding_rank", "the finding's rank, 1 the most important "
 			 "(docs/verdict.md)", PROM_MAX_SAMPLES),
 	       labels("check", check, NULL), (double)p->nfindings, 0);
@@ -280,6 +310,8 @@ void prom__finding(struct prom *p, const char *check, const char *methodology,
 
 void prom__culprit(struct prom *p, const char *check, const char *comm, double share)
 {
+	char *owned;
+
 	if (!isfinite(share)) {
 		p->left_value++;
 		return;
@@ -287,7 +319,8 @@ void prom__culprit(struct prom *p, const char *check, const char *comm, double s
 	sample(p, family(p, "sonde_finding_culprit_share_ratio",
 			 "share of the finding's load caused by the processes of this name",
 			 PROM_MAX_SAMPLES),
-	       labels("check", check, "comm", comm, NULL), share, 1);
+	       labels("check", check, "comm", host_value(p, comm, &owned), NULL), share, 1);
+	free(owned);
 }
 
 void prom__use_cell(struct prom *p, const char *resource, const char *metric, const char *status)
@@ -310,16 +343,20 @@ void prom__use_object(struct prom *p, const char *resource, const char *object,
 		      const char *metric, const char *status)
 {
 	int sev = severity(status);
+	char *owned;
 
 	if (sev < 0)
 		return;
+	object = host_value(p, object, &owned);
 	if (!prom__object_ok(object)) {
-		p->left_object++;
+		p->left_object += !!object;
+		free(owned);
 		return;
 	}
 	sample(p, family(p, "sonde_use_object_severity", "the USE matrix per object (disk, "
 			 "interface, CPU, cgroup...): 0 ok, 1 warn, 2 crit", PROM_MAX_SAMPLES),
 	       labels("resource", resource, "object", object, "metric", metric, NULL), sev, 0);
+	free(owned);
 }
 
 void prom__check(struct prom *p, const char *check, const char *status, size_t nunknowns)
@@ -345,26 +382,28 @@ void prom__check(struct prom *p, const char *check, const char *status, size_t n
 void prom__check_metric(struct prom *p, const char *check, const char *name, const char *unit,
 			const char *instance, double value)
 {
-	char fam[PROM_NAME_MAX + 1], help[700];
+	char fam[PROM_NAME_MAX + 1], help[700], *owned = NULL;
 	double scale;
 
 	if (!isfinite(value)) {
 		p->left_value++;
 		return;
 	}
-	if (instance && !prom__object_ok(instance)) {
-		p->left_object++;
-		return;
+	if (instance && !prom__object_ok(instance = host_value(p, instance, &owned))) {
+		p->left_object += !!instance;
+		goto cleanup;
 	}
 	if (prom__check_family(check, name, unit, fam, sizeof(fam), &scale)) {
 		p->left_value++;
-		return;
+		goto cleanup;
 	}
 	snprintf(help, sizeof(help), "check %.200s, metric %.200s%s%.40s%s", check, name,
 		 unit && *unit ? " (" : "", unit ? unit : "",
 		 unit && *unit ? scale != 1 ? ", in base units)" : ")" : "");
 	sample(p, family(p, fam, help, PROM_MAX_CHECK_SAMPLES),
 	       instance ? labels("object", instance, NULL) : labels(NULL), value * scale, 0);
+cleanup:
+	free(owned);
 }
 
 /* A value as Go's ParseFloat reads it: integers plainly, else the fewest digits that read back. */

@@ -37,6 +37,12 @@ struct prom;
 
 struct prom *prom__new(void);
 void prom__free(struct prom *p);
+/*
+ * Every label value that came from the host (the host's name and kernel, a
+ * culprit's comm, an object) goes through fn first (--redact): a malloc'ed
+ * copy, or NULL when out of memory. Names, label names and HELP are sonde's.
+ */
+void prom__redact_with(struct prom *p, char *(*fn)(void *arg, const char *value), void *arg);
 
 /* In this order: the run, the findings (each with its culprits), the USE matrix, the checks. */
 void prom__run(struct prom *p, const struct prom_run *r);

@@ -13,7 +13,11 @@ for tool in jq tar xz; do
 done
 
 T=$(mktemp -d /tmp/sonde-cli-metrics.XXXXXX)
-cleanup() { rm -rf "$T"; }
+NAMER=
+cleanup() {
+	[ -n "$NAMER" ] && kill "$NAMER" 2>/dev/null
+	rm -rf "$T"
+}
 trap cleanup EXIT
 R=(--window 1 --interval 0.5 --no-progress --no-bpf)
 
@@ -123,13 +127,32 @@ is "$(ls "$T"/out/*.tar.xz | wc -l)" $((n + 1)) "the bundle is written anyway"
 ok "the message names the file and the bundle (got: $err)" \
 	grep -q "metrics /proc/sonde.prom: .*the bundle is written: $T/out/sonde-" <<<"$err"
 
-# --redact: the metrics carry pseudonyms, never the host's name.
+# --redact: the metrics carry pseudonyms, never the host's name. A process
+# whose command line teaches the redactor a user named "check" (a label name)
+# and "probe" (in the probe check's family names): label names, family names
+# and HELP stay sonde's, only values are redacted.
 if unshare -u true 2>/dev/null; then
+	perl -e 'sleep 60' -- /home/check/x ssh probe@db.example.org &
+	NAMER=$!
 	unshare -u sh -c 'hostname CANARYMETRICS-7 && exec "$0" run "$@"' "$SONDE" "${R[@]}" \
-		--out "$T/out" --redact --metrics "$T/prom/red.prom" >/dev/null 2>&1
+		--checks "$C" --out "$T/out" --redact --metrics "$T/prom/red.prom" >/dev/null 2>&1
 	is "$?" 0 "run --redact --metrics on a host named CANARYMETRICS-7"
 	ok "the metrics name a pseudonym" grep -q 'hostname="host-[0-9]*"' "$T/prom/red.prom"
 	ok "and never the host" test -z "$(grep -i canarymetrics "$T/prom/red.prom")"
+	if command -v promtool >/dev/null; then
+		out=$(promtool check metrics <"$T/prom/red.prom" 2>&1)
+		is "$?" 0 "promtool check metrics passes on the redacted file${out:+ (got: $(head -c 300 <<<"$out"))}"
+	else
+		skip "promtool on the redacted file" "promtool is not installed (make deps: prometheus)"
+	fi
+	ok "a learned user named 'check' leaves the label name alone" \
+		grep -q '^sonde_finding{check="use.metrics-probe",' "$T/prom/red.prom"
+	is "$(grep -c '{user-[0-9]*=\|_user_[0-9]*_\|HELP.*user-[0-9]' "$T/prom/red.prom")" 0 \
+		"no pseudonym in a label name, a family name or HELP"
+	ok "the probe's family keeps its name" \
+		grep -q '^sonde_check_use_metrics_probe_probe_latency_seconds ' "$T/prom/red.prom"
+	kill "$NAMER" 2>/dev/null
+	NAMER=
 else
 	skip "--redact --metrics" "unshare -u is not permitted here"
 fi

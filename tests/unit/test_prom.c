@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/redact.h"
 #include "lua/catalog.h"
 #include "report/prom.h"
 #include "report/report.h"
@@ -150,6 +151,39 @@ static void metric(struct check_result *r, const char *name, const char *unit, c
 						     .instance = dup(inst), .value = v, .st = st };
 }
 
+static char *redact_label(void *arg, const char *value)
+{
+	return redactor__text(arg, value, strlen(value), 0, NULL);
+}
+
+/*
+ * --redact --metrics: the label values from the host go through the
+ * redactor, the text does not. Learned user names equal to a label name
+ * ("check") and to a culprit's comm ("db") change the values only.
+ */
+static void test_redacted(const struct report_model *m)
+{
+	static const char learn[] = "ssh check@srv.example.org; ls /home/db/";
+	struct redactor *r = redactor__new();
+	struct metrics_opts mo = { .redact = redact_label, .redact_arg = r };
+	struct strbuf out = { 0 };
+
+	ok(r && !redactor__learn(r, learn, strlen(learn), REDACT_CMDLINE), "names learned");
+	ok(!report__metrics(m, &mo, &out) && out.buf, "the model renders through the redactor");
+	if (out.buf) {
+		ok(exposition_ok(out.buf), "every line is still NAME{LABELS} VALUE");
+		ok(strstr(out.buf, "sonde_finding_rank{check=\"use.cpu-saturation\"} 1\n") &&
+			   !strstr(out.buf, "{user-"),
+		   "a learned name equal to a label name leaves the label alone");
+		ok(strstr(out.buf, "comm=\"user-") && !strstr(out.buf, "comm=\"db\""),
+		   "a culprit's comm that is a learned name is a pseudonym");
+		ok(strstr(out.buf, "# HELP sonde_finding a finding of the run: its check,") != NULL,
+		   "HELP text is sonde's, not redacted");
+	}
+	strbuf__free(&out);
+	redactor__free(r);
+}
+
 static void test_model_and_findings(void)
 {
 	static const char *const ids[] = { "use.cpu-saturation", "use.disk-utilization",
@@ -208,11 +242,11 @@ static void test_model_and_findings(void)
 	ok(!report__build(&rr, &m) && m, "the model builds");
 	if (!m)
 		goto out;
-	ok(!report__metrics(m, &a) && a.buf, "the model renders as metrics");
+	ok(!report__metrics(m, NULL, &a) && a.buf, "the model renders as metrics");
 	ok(!report__json(m, &js) &&
 		   !json_read(js.buf, js.len, &json_read_default_limits, &doc, err, sizeof(err)),
 	   "and as findings.json, which reads back");
-	ok(doc && !report__metrics_from_findings(doc, &b, err, sizeof(err)) && b.buf,
+	ok(doc && !report__metrics_from_findings(doc, NULL, &b, err, sizeof(err)) && b.buf,
 	   "findings.json renders as metrics");
 	ok(a.buf && b.buf && !strcmp(a.buf, b.buf),
 	   "the same text from the model and from its findings.json");
@@ -250,6 +284,7 @@ static void test_model_and_findings(void)
 	ok(strstr(a.buf, "sonde_finding_rank{check=\"use.cpu-saturation\"} 1\n") != NULL,
 	   "the rank of the first finding");
 	ok(!strstr(a.buf, "nan") && !strstr(a.buf, "NaN"), "a NaN metric is left out");
+	test_redacted(m);
 out:
 	jval__free(doc);
 	strbuf__free(&js);
@@ -283,14 +318,14 @@ static void test_hostile_findings(void)
 				   sizeof(err));
 
 		out.len = 0;
-		ok(!rc && !report__metrics_from_findings(doc, &out, err, sizeof(err)) &&
+		ok(!rc && !report__metrics_from_findings(doc, NULL, &out, err, sizeof(err)) &&
 			   exposition_ok(out.buf),
 		   "crafted findings.json %zu renders well-formed metrics", i);
 		jval__free(doc);
 		doc = NULL;
 	}
 	json_read("{\"schema\":\"x\"}", 14, &json_read_default_limits, &doc, err, sizeof(err));
-	ok(report__metrics_from_findings(doc, &out, err, sizeof(err)) && strstr(err, "schema"),
+	ok(report__metrics_from_findings(doc, NULL, &out, err, sizeof(err)) && strstr(err, "schema"),
 	   "another schema is refused: %s", err);
 	jval__free(doc);
 	strbuf__free(&out);
