@@ -134,6 +134,12 @@ static const struct cmd_option options[] = {
 	{ .name = "upload-cacert", .arg = "FILE", .kind = CMD_OPT_STRING, .field = F(upload_cacert),
 	  .help = "the CA certificates to check the server against\n"
 		  "(a private CA; default: the system's)" },
+	{ .name = "upload-timeout", .arg = "SECONDS", .kind = CMD_OPT_SECONDS,
+	  .field = F(upload_timeout_s), .max = 86400,
+	  .help = "the upload's deadline, every attempt and wait included\n"
+		  "(default 300): a server that is slow, or answers\n"
+		  "without end, is given up there; the bundle stays and\n"
+		  "sonde exits 4" },
 	{ .name = "keep", .arg = "N", .kind = CMD_OPT_COUNT, .field = F(keep), .max = 1000000,
 	  .help = "retention: after writing the bundle, remove this host's\n"
 		  "older bundles in --out beyond the newest N (and their\n"
@@ -231,8 +237,9 @@ static void check_upload(struct run_opts *o)
 		run__die_usage(o->cmd, "--case-id '%s': 1 to 64 of A-Z a-z 0-9 . _ -, not "
 			       "starting with '.' or '-'", o->case_id);
 	if (!o->upload_url) {
-		if (o->upload_post || o->upload_cacert)
-			run__die_usage(o->cmd, "--upload-method and --upload-cacert need --upload");
+		if (o->upload_post || o->upload_cacert || o->upload_timeout_s)
+			run__die_usage(o->cmd, "--upload-method, --upload-cacert and --upload-timeout "
+				       "need --upload");
 		return;
 	}
 	if (o->upload_url[0] == '@')

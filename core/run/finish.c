@@ -317,6 +317,7 @@ static int upload(const struct run_opts *o, const char *bundle)
 		.cacert = o->upload_cacert,
 		.attempts = UPLOAD_ATTEMPTS,
 		.backoff_s = o->upload_backoff_s > 0 ? o->upload_backoff_s : 1,
+		.deadline_s = o->upload_timeout_s > 0 ? o->upload_timeout_s : UPLOAD_DEADLINE_S,
 		.note = upload_note,
 	};
 	struct upload_result res;

@@ -62,6 +62,7 @@ struct run_opts {
 	int upload_post;        /* --upload-method post */
 	const char *upload_cacert;
 	double upload_backoff_s; /* the first wait between upload attempts */
+	double upload_timeout_s; /* --upload-timeout: the whole upload's deadline; 0: the default */
 	int progress;           /* -1 auto */
 	int progress_shown;
 	char *command_line;

@@ -137,6 +137,25 @@ ok "connection refused is retried" test "$(grep -c 'upload attempt' "$T/stderr")
 is "$(jq -r .schema "$T/stdout")" sonde.findings/1 "--json still prints findings.json on stdout"
 ok "the bundle stays" test -f "$(ls "$T"/out6/*.tar.xz)"
 
+# ---- a reply that never ends: the upload's deadline ----
+# The server takes the bundle, then answers 200 with 4 KiB a second for ever:
+# faster than the stall limit, so only the deadline ends it.
+start_server slow --trickle
+mkdir -p "$T/out9"
+start=$(date +%s)
+timeout 60 "$SONDE" run "${R[@]}" --out "$T/out9" --upload "http://127.0.0.1:$PORT/x/" \
+	--upload-timeout 3 --upload-backoff 0.1 >/dev/null 2>"$T/stderr"
+rc=$?
+took=$(($(date +%s) - start))
+is "$rc" 4 "a reply without end: exit 4 at the deadline (124: killed by the test's timeout)"
+ok "it ended at the deadline, not at the test's timeout (took $took s)" test "$took" -lt 20
+ok "the message says the deadline passed (got: $(tail -1 "$T/stderr"))" \
+	grep -q "upload to http://127.0.0.1:$PORT/x/sonde-.* failed after 1 attempt: its deadline passed (--upload-timeout 3 s); last: .*the bundle stays at $T/out9/" "$T/stderr"
+ok "the bundle stays" test -f "$(ls "$T"/out9/*.tar.xz)"
+"$SONDE" run --help >"$T/help" 2>&1
+is "$(grep -A1 -- "--upload-timeout" "$T/help" | grep -c "(default 300)")" 1 \
+	"--help gives the deadline's default"
+
 # libcurl is opened when an upload starts, not linked: without it a run works,
 # and the upload fails with what to install (libcurl hidden in a private mount
 # namespace, /dev/null bound over each of its files).
@@ -198,6 +217,7 @@ fi
 # ---- usage errors, before any window ----
 for args in "--upload ftp://127.0.0.1/x" "--upload https:///nohost" "--case-id ../x" \
 	"--case-id -x" "--upload-method post" "--upload http://h/ --upload-cacert $T/none" \
+	"--upload-timeout 5" "--upload http://h/ --upload-timeout 0" \
 	"--upload @$T/no-such-file"; do
 	err=$("$SONDE" run "${R[@]}" --out "$T" $args 2>&1 >/dev/null)
 	is "$?" 2 "run $args: usage error"
