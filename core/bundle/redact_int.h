@@ -190,6 +190,7 @@ struct scan {
 	struct strbuf *out; /* NULL: learning */
 	unsigned int ctx;
 	size_t full;       /* REDACT_TRUNCATED: n before the cut last token was set aside */
+	size_t secrets;    /* secret values met (dropped, or learned) */
 };
 
 static inline int learning(const struct scan *sc)

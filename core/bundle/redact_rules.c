@@ -68,6 +68,7 @@ static void drop_secret(struct scan *sc, size_t a, size_t b)
 {
 	if (b <= a)
 		return;
+	sc->secrets++;
 	if (learning(sc)) {
 		secret_value_learn(sc, a, b);
 		return;
@@ -78,11 +79,44 @@ static void drop_secret(struct scan *sc, size_t a, size_t b)
 	redact__replace(sc, a, b, REDACTED);
 }
 
+static int char_class(unsigned char c)
+{
+	return is_digit(c) ? 0 : (c >= 'a' && c <= 'z') ? 1 : (c >= 'A' && c <= 'Z') ? 2 : 3;
+}
+
+/*
+ * A value that reads as a token rather than a name: 20 bytes or more of the
+ * alphabets tokens are written in (base64, base64url, hex, percent-encoded;
+ * dots only in a JWT), letters and digits both, and as mixed as random text
+ * is: a class change (digit, lower, upper, other) at a third of the bytes
+ * or more. A random base64 string changes at about 0.6 of them, hex at 0.45;
+ * "sonde-vm-20261129T074643Z" at 0.3, a word never has a digit.
+ */
+static int token_like(const char *s, size_t n)
+{
+	int letter = 0, digit = 0, jwt = n > 3 && !memcmp(s, "eyJ", 3);
+	size_t changes = 0;
+
+	if (n < 20)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!is_alpha(c) && !is_digit(c) && !strchr("-_~+/=%", c) && !(jwt && c == '.'))
+			return 0;
+		letter |= is_alpha(c);
+		digit |= is_digit(c);
+		changes += i && char_class(c) != char_class((unsigned char)s[i - 1]);
+	}
+	return letter && digit && changes * 3 >= n;
+}
+
 /* scheme://user:pass@host: the password dropped, the user pseudonymized. */
 static size_t rule_url(struct scan *sc, size_t i)
 {
 	const char *v = sc->v;
 	size_t j = i, a, e, at = 0, colon = 0;
+	int token;
 
 	if (!is_alpha((unsigned char)v[i]) ||
 	    (i && (is_word((unsigned char)v[i - 1]) || v[i - 1] == '+' || v[i - 1] == '.' ||
@@ -121,10 +155,12 @@ static size_t rule_url(struct scan *sc, size_t i)
 			colon = k;
 			break;
 		}
+	token = !colon && (at - a > 32 || token_like(v + a, at - a));
+	sc->secrets += token || (colon && at > colon + 1);
 	if (learning(sc)) {
 		size_t he = at + 1;
 
-		if (!colon && at - a > 32)
+		if (token)
 			secret_value_learn(sc, a, at);
 		else
 			redactor__learn_user(sc->r, v + a, (colon ? colon : at) - a);
@@ -140,7 +176,7 @@ static size_t rule_url(struct scan *sc, size_t i)
 	}
 	if ((colon ? colon : at) > a) {
 		/* A long user part without a password is more likely a token than a person. */
-		if (!colon && at - a > 32)
+		if (token)
 			redact__replace(sc, a, at, REDACTED);
 		else
 			replace_name(sc, a, colon ? colon : at, K_USER);
@@ -183,6 +219,24 @@ static int secret_name(const char *k, size_t n)
 		if (ends_ci(k, n, part[i]) && (before == '-' || before == '_' || before == '.'))
 			return 1;
 	}
+	return 0;
+}
+
+/*
+ * A query parameter that carries a credential though its name says no
+ * "token" or "password": pre-signed URLs (S3's X-Amz-Signature, GCS's
+ * X-Goog-Signature, Azure's sig), OAuth's code, session ids.
+ */
+static int query_secret_name(const char *k, size_t n)
+{
+	static const char *const names[] = { "sig", "code", "sid", "session", "sessionid", "jwt",
+					     "hmac" };
+
+	if (ends_ci(k, n, "signature"))
+		return 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (eq_ci(k, n, names[i]))
+			return 1;
 	return 0;
 }
 
@@ -268,11 +322,13 @@ static size_t rule_secret(struct scan *sc, size_t i)
 	if (!letter || j >= sc->n)
 		return 0;
 	if (v[j] == '=') {
-		if (!secret_name(v + i, j - i))
-			return 0;
 		query = i && (v[i - 1] == '?' || v[i - 1] == '&' || v[i - 1] == ';');
 		vs = j + 1;
 		e = value_end(sc, vs, query);
+		/* A query parameter is a credential by its name, or by a value that reads as one. */
+		if (!secret_name(v + i, j - i) &&
+		    !(query && (query_secret_name(v + i, j - i) || token_like(v + vs, e - vs))))
+			return 0;
 	} else if (v[j] == ':' && v[i] != '-' && j + 1 < sc->n &&
 		   (v[j + 1] == ' ' || v[j + 1] == '\t')) {
 		/* A header or a "key: value" line. */
@@ -506,4 +562,21 @@ char *redactor__text(struct redactor *r, const char *text, size_t len, unsigned 
 	if (outlen)
 		*outlen = out.len;
 	return out.buf;
+}
+
+int redact__url_has_secret(const char *url)
+{
+	struct redactor *r = redactor__new();
+	size_t emitted = 0, n;
+	struct scan sc = {
+		.r = r, .v = url, .n = strlen(url), .src = url, .emitted = &emitted,
+		.ctx = REDACT_CMDLINE,
+	};
+
+	if (!r)
+		return -ENOMEM;
+	redact__scan(&sc);
+	n = sc.secrets;
+	redactor__free(r);
+	return n > 0;
 }

@@ -248,12 +248,22 @@ static void attempt_once(const struct upload_opts *o, const char *url, const cha
 	/* no "Expect: 100-continue": a server that ignores it would cost a second per attempt */
 	struct curl_slist *headers = cu.slist_append(NULL, "Expect:");
 	curl_mime *mime = NULL;
+	char *auth = NULL;
 	struct stat sb;
 	FILE *f = NULL;
 	CURL *c = cu.easy_init();
 
 	a->status = 0;
 	a->why[0] = '\0';
+	if (headers && o->bearer) {
+		/* In memory only: never in a URL, an argument or a file of ours. */
+		if (asprintf(&auth, "Authorization: Bearer %s", o->bearer) < 0)
+			auth = NULL;
+		if (!auth || !cu.slist_append(headers, auth)) {
+			a->cc = CURLE_OUT_OF_MEMORY;
+			goto cleanup;
+		}
+	}
 	if (!c || !headers) {
 		a->cc = CURLE_OUT_OF_MEMORY;
 		goto cleanup;
@@ -305,6 +315,10 @@ cleanup:
 		fclose(f);
 	cu.mime_free(mime);
 	cu.slist_free_all(headers);
+	if (auth) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
 	if (c)
 		cu.easy_cleanup(c);
 }
@@ -403,6 +417,15 @@ int bundle__upload(const struct upload_opts *o, const char *path, struct upload_
 		snprintf(err, errlen, "POST is for http and https, not sftp");
 		return -EINVAL;
 	}
+	if (o->bearer && !strncasecmp(o->url, "sftp://", 7)) {
+		snprintf(err, errlen, "a bearer token is for http and https, not sftp");
+		return -EINVAL;
+	}
+	for (const char *t = o->bearer; t && *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7f) {
+			snprintf(err, errlen, "a bearer token has no control characters");
+			return -EINVAL;
+		}
 	if (sftp_known_hosts(o->url, known_hosts, sizeof(known_hosts), err, errlen))
 		return -EINVAL;
 	if (curl_open(err, errlen))

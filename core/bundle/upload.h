@@ -22,6 +22,7 @@ struct upload_opts {
 	int post;            /* POST multipart/form-data, the bundle as field "file" (HTTP only) */
 	const char *case_id; /* POST: also sent as field "case_id"; NULL: none */
 	const char *cacert;  /* a CA bundle (a private CA); NULL: the system's */
+	const char *bearer;  /* HTTP: sent as "Authorization: Bearer TOKEN"; NULL: none */
 	int attempts;        /* at least 1 */
 	double backoff_s;    /* the wait after the first failed attempt, doubled after each */
 	/*

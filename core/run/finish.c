@@ -315,6 +315,7 @@ static int upload(const struct run_opts *o, const char *bundle)
 		.post = o->upload_post,
 		.case_id = o->case_id,
 		.cacert = o->upload_cacert,
+		.bearer = o->upload_token,
 		.attempts = UPLOAD_ATTEMPTS,
 		.backoff_s = o->upload_backoff_s > 0 ? o->upload_backoff_s : 1,
 		.deadline_s = o->upload_timeout_s > 0 ? o->upload_timeout_s : UPLOAD_DEADLINE_S,

@@ -61,6 +61,8 @@ struct run_opts {
 	char *upload_url_owned; /* what --upload @FILE read */
 	int upload_post;        /* --upload-method post */
 	const char *upload_cacert;
+	const char *upload_token_file; /* --upload-token-file: a bearer token, its first line */
+	char *upload_token;     /* the token (that file's, or $SONDE_UPLOAD_TOKEN), or NULL */
 	double upload_backoff_s; /* the first wait between upload attempts */
 	double upload_timeout_s; /* --upload-timeout: the whole upload's deadline; 0: the default */
 	int progress;           /* -1 auto */

@@ -7,11 +7,13 @@ and stores the part named "file" as DIR/<its filename> and the other fields in
 DIR/<filename>.fields. --fail N answers the first N requests with 503; --status
 CODE answers every request with CODE. --trickle takes the body, then answers
 200 with a reply that never ends: 4 KiB a second, faster than any stall limit,
-for as long as the client listens. --token TOKEN answers 401 to a request
-without "Authorization: Bearer TOKEN". Each request is logged to
-DIR/requests.log ("METHOD PATH STATUS", and " bearer" when it carried the
-token). The chosen port is written to --port-file. TLS with --cert and --key.
-Every connection is served in its own thread.
+for as long as the client listens. --token-file FILE answers 401 to a request
+without "Authorization: Bearer TOKEN", TOKEN the file's first line (a file: on
+the command line, the token would be in every bundle's process captures).
+Each request is logged to DIR/requests.log ("METHOD PATH STATUS", and
+" bearer" when it carried the token). The chosen port is written to
+--port-file. TLS with --cert and --key. Every connection is served in its own
+thread.
 """
 import argparse
 import email.parser
@@ -119,10 +121,14 @@ def main():
     p.add_argument("--fail", type=int, default=0)
     p.add_argument("--status", type=int, default=0)
     p.add_argument("--trickle", action="store_true")
-    p.add_argument("--token")
+    p.add_argument("--token-file")
     p.add_argument("--cert")
     p.add_argument("--key")
     args = p.parse_args()
+    args.token = None
+    if args.token_file:
+        with open(args.token_file) as f:
+            args.token = f.readline().strip()
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     if args.cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -220,6 +220,44 @@ static void test_secrets(void)
 	redactor__free(r);
 }
 
+/*
+ * URL credentials beyond user:password@: pre-signed queries (S3, GCS, Azure),
+ * OAuth codes, a parameter whose value reads as a token, a token as the user
+ * part. Before, only "token=" and "password=" names were caught in a query.
+ */
+static void test_url_credentials(void)
+{
+	struct redactor *r = redactor__new();
+	const char *o;
+
+	is_str(red(r, "curl https://b.example.org/o?X-Amz-Credential=AKIAX%2F2026&"
+		      "X-Amz-Signature=9f8e7d6c&X-Amz-Expires=600&sig=abc%3D&case=SR-1", 0),
+	       "curl https://b.example.org/o?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&"
+	       "X-Amz-Expires=600&sig=REDACTED&case=SR-1",
+	       "a pre-signed URL: credential and signatures dropped, the rest kept");
+	is_str(red(r, "open https://h.example.org/cb?code=4/0AX4Xf&state=x1", 0),
+	       "open https://h.example.org/cb?code=REDACTED&state=x1", "an OAuth code");
+	is_str(red(r, "get https://h.example.org/d?t=8f14e45fceea167a5a36dedd4bea2543&n=2", 0),
+	       "get https://h.example.org/d?t=REDACTED&n=2", "a value that reads as a token");
+	is_str(red(r, "get https://h.example.org/d?name=sonde-vm-20261129T074643Z&v=1.2.3", 0),
+	       "get https://h.example.org/d?name=sonde-vm-20261129T074643Z&v=1.2.3",
+	       "a name with digits is not a token");
+	o = red(r, "git clone https://ghp_a1B2c3D4e5F6g7H8i9J0@github.example.org/x", 0);
+	ok(has(o, "https://REDACTED@") && !has(o, "ghp_"), "a token as the user part (%s)", o);
+	o = red(r, "sftp sftp://backup@h.example.org/x/", REDACT_CMDLINE);
+	ok(has(o, "sftp://user-"), "a user name as the user part is a name (%s)", o);
+	is_int(redact__url_has_secret("https://h.example.org/q/?X-Amz-Signature=ab12"), 1,
+	       "a signature in the query is a secret");
+	is_int(redact__url_has_secret("https://u:p@h.example.org/"), 1, "a password is one");
+	is_int(redact__url_has_secret("https://ghp_a1B2c3D4e5F6g7H8i9J0@h.example.org/"), 1,
+	       "a token as the user part is one");
+	is_int(redact__url_has_secret("https://h.example.org/q/?case=SR-1&page=2"), 0,
+	       "a plain query is not");
+	is_int(redact__url_has_secret("sftp://root@127.0.0.1:2222/in/"), 0,
+	       "nor a user name");
+	redactor__free(r);
+}
+
 /* An argv element is the unit of a secret; a report joining argv with spaces follows it. */
 static void test_argv_secrets(void)
 {
@@ -725,6 +763,7 @@ int main(void)
 	test_ipv6();
 	test_mac();
 	test_secrets();
+	test_url_credentials();
 	test_learned_secrets();
 	test_argv_secrets();
 	test_json_cut();
