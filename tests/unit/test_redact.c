@@ -486,6 +486,15 @@ static void test_views(void)
 }
 
 /* What `sonde redact` does to its staging directory: redact__dir, then the mapping. */
+/* tmpdir/NAME and its raw/, created: a staging directory to redact. */
+static void make_stage(const char *name, char *stage, size_t slen, char *raw, size_t rlen)
+{
+	snprintf(stage, slen, "%s/%s", tmpdir, name);
+	snprintf(raw, rlen, "%s/raw", stage);
+	mkdir(stage, 0700);
+	mkdir(raw, 0700);
+}
+
 static int redact_stage(const char *stage, const char *mapping_path, char *err, size_t errlen)
 {
 	struct redactor *r;
@@ -515,10 +524,7 @@ static void test_stage(void)
 	long n = 0;
 	int rc;
 
-	snprintf(stage, sizeof(stage), "%s/stage", tmpdir);
-	snprintf(raw, sizeof(raw), "%s/raw", stage);
-	mkdir(stage, 0700);
-	mkdir(raw, 0700);
+	make_stage("stage", stage, sizeof(stage), raw, sizeof(raw));
 	capture_writer__open(&w, raw, "host");
 	capture_writer__record(&w, 0, 1, 1, "/proc/sys/kernel/hostname", "CANARYHOST-x1\n", 14, 0);
 	capture_writer__record(&w, 0, 1, 1, "/proc/sys/kernel/osrelease", "6.18.44\n", 8, 0);
@@ -633,10 +639,7 @@ static void test_repeats(void)
 	FILE *f;
 	int rc;
 
-	snprintf(stage, sizeof(stage), "%s/repeats", tmpdir);
-	snprintf(raw, sizeof(raw), "%s/raw", stage);
-	mkdir(stage, 0700);
-	mkdir(raw, 0700);
+	make_stage("repeats", stage, sizeof(stage), raw, sizeof(raw));
 	big = malloc(big_len);
 	memset(big, 'x', big_len);
 	memcpy(big, "app\0--password=CANARYREP\0", 26);
@@ -712,10 +715,7 @@ static void test_comm_records(void)
 	size_t nrec = sizeof(recs) / sizeof(*recs);
 	int rc;
 
-	snprintf(stage, sizeof(stage), "%s/comm", tmpdir);
-	snprintf(raw, sizeof(raw), "%s/raw", stage);
-	mkdir(stage, 0700);
-	mkdir(raw, 0700);
+	make_stage("comm", stage, sizeof(stage), raw, sizeof(raw));
 	capture_writer__open(&w, raw, "proc.pids");
 	for (size_t i = 0; i < nrec; i++)
 		capture_writer__record(&w, 0, 1, 1, recs[i].path, recs[i].in, strlen(recs[i].in),
