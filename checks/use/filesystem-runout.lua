@@ -74,14 +74,14 @@ return {
         local space = { name = m, instance = m, ts = ts, ys = ys, capacity = last.size_bytes,
                         unit = "bytes", verb = "full" }
         cands[#cands + 1] = setmetatable(space, { __index = base })
-        if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = m }) end
+        if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = m, agg = "last", node_exporter = "node_filesystem_avail_bytes" }) end
         local its, iys = trend.points(s, "inodes_used")
         local inodes
         if (last.inodes or 0) > 0 and #iys > 0 then
           inodes = setmetatable({ name = m .. " inodes", subject = m, instance = m .. " inodes", ts = its, ys = iys,
             capacity = last.inodes, unit = "", verb = "out of inodes" }, { __index = base })
           cands[#cands + 1] = inodes
-          ctx:metric("inodes_used", iys[#iys], { instance = m })
+          ctx:metric("inodes_used", iys[#iys], { instance = m, agg = "last", node_exporter = "node_filesystem_files_free" })
         end
         -- across runs: the levels earlier audits of this host recorded, then this window's last (a
         -- file system's use survives a reboot: every audit of this host counts)

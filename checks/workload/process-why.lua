@@ -28,8 +28,8 @@ return {
       return
     end
     local total = d.total or 0
-    ctx:metric("offcpu_s", total / 1e6, { unit = "s" })
-    ctx:metric("blocks", d.counted or 0, { })
+    ctx:metric("offcpu_s", total / 1e6, { unit = "s", agg = "total" })
+    ctx:metric("blocks", d.counted or 0, { agg = "total" })
     if d.kernel_symbols ~= "ok" then ctx:unknown("kernel_frames", d.kernel_symbols) end
     if total == 0 then
       ctx:summary("no thread blocked during the window")
