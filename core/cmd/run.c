@@ -113,7 +113,14 @@ static const struct cmd_option options[] = {
 		  "(text format, replaced atomically, mode 0644), e.g. for\n"
 		  "node_exporter's textfile collector: --metrics\n"
 		  "/var/lib/prometheus/node-exporter/sonde.prom\n"
-		  "(docs/metrics.md; 'sonde show BUNDLE --metrics' too)" },
+		  "(docs/metrics.md; 'sonde show BUNDLE --metrics' too):\n"
+		  "what node_exporter lacks (verdict, findings, checks,\n"
+		  "percentiles, times to exhaustion, sonde's cost)" },
+	{ .name = "metrics-host", .kind = CMD_OPT_FLAG, .field = F(metrics_host),
+	  .help = "with --metrics: also the host's figures node_exporter\n"
+		  "publishes itself (CPU, memory, disks, network... as\n"
+		  "the checks aggregated the window), each naming its\n"
+		  "node_exporter family" },
 	{ .name = "case-id", .arg = "ID", .kind = CMD_OPT_STRING, .field = F(case_id),
 	  .help = "a support case: in the bundle's name\n"
 		  "(sonde-HOST-ID-TIME.tar.xz) and its manifest;\n"
@@ -329,6 +336,8 @@ static void parse(struct run_opts *o, int argc, char **argv)
 	run_plan__check_out_dir(o->cmd, o->out_dir);
 	if (o->metrics_path)
 		check_metrics_path(o->cmd, o->metrics_path);
+	else if (o->metrics_host)
+		run__die_usage(o->cmd, "--metrics-host goes with --metrics FILE");
 	check_upload(o);
 }
 

@@ -38,14 +38,19 @@ struct prom {
 	int oom;
 	/* counts, kept up to date in the summary samples prom__run made */
 	size_t nfindings, nwarn, ncrit, nunknowns;
-	size_t left_object, left_cap, left_value;
+	size_t left_object, left_cap, left_value, left_host;
+	unsigned int flags;
 	char *(*redact)(void *arg, const char *value);
 	void *redact_arg;
 };
 
-struct prom *prom__new(void)
+struct prom *prom__new(unsigned int flags)
 {
-	return calloc(1, sizeof(struct prom));
+	struct prom *p = calloc(1, sizeof(struct prom));
+
+	if (p)
+		p->flags = flags;
+	return p;
 }
 
 void prom__free(struct prom *p)
@@ -238,11 +243,22 @@ void prom__run(struct prom *p, const struct prom_run *r)
 	gauge(p, "sonde_run_samples", "sampling rounds in the window", r->samples);
 	gauge(p, "sonde_run_partial", "1 when the window ended early (interrupted, deadline, "
 	      "hung read)", r->partial ? 1 : 0);
-	gauge(p, "sonde_run_cpu_seconds", "CPU time sonde itself used for the run", r->cpu_s);
+	gauge(p, "sonde_run_cpu_seconds", "CPU time sonde used for the whole run, its checks' "
+	      "processes included (the run's total)", r->cpu_s);
+	gauge(p, "sonde_run_window_cpu_seconds", "CPU time sonde used while its window ran "
+	      "(sampling, tracing's readers, the guard): its overhead on the host it observed, "
+	      "the window's total", r->window_cpu_s);
 	gauge(p, "sonde_run_peak_rss_bytes", "sonde's peak resident memory during the run",
 	      r->peak_rss_bytes);
-	gauge(p, "sonde_host_cpus", "CPUs of the host", r->cpus);
-	gauge(p, "sonde_host_memory_bytes", "memory of the host (MemTotal)", r->mem_bytes);
+	/* node_exporter has them (node_memory_MemTotal_bytes, node_cpu_seconds_total's cpus) */
+	if (p->flags & PROM_HOST) {
+		gauge(p, "sonde_host_cpus", "CPUs of the host, as the window ended (node_exporter: "
+		      "count of node_cpu_seconds_total{mode=\"idle\"})", r->cpus);
+		gauge(p, "sonde_host_memory_bytes", "memory of the host (MemTotal), as the window "
+		      "ended (node_exporter: node_memory_MemTotal_bytes)", r->mem_bytes);
+	} else {
+		p->left_host += isfinite(r->cpus) + isfinite(r->mem_bytes);
+	}
 	/* Counted as the findings and checks come (summary()). */
 	f = family(p, "sonde_findings", "findings of the run by severity", 2);
 	sample(p, f, labels("severity", "warn", NULL), 0, 0);
@@ -317,8 +333,8 @@ void prom__culprit(struct prom *p, const char *check, const char *comm, double s
 		return;
 	}
 	sample(p, family(p, "sonde_finding_culprit_share_ratio",
-			 "share of the finding's load caused by the processes of this name",
-			 PROM_MAX_SAMPLES),
+			 "share of the finding's load over the window caused by the processes "
+			 "of this name (their shares summed)", PROM_MAX_SAMPLES),
 	       labels("check", check, "comm", host_value(p, comm, &owned), NULL), share, 1);
 	free(owned);
 }
@@ -379,29 +395,70 @@ void prom__check(struct prom *p, const char *check, const char *status, size_t n
 		       labels("check", check, NULL), (double)nunknowns, 0);
 }
 
-void prom__check_metric(struct prom *p, const char *check, const char *name, const char *unit,
-			const char *instance, double value)
+/* How the window made a metric's value, for its HELP (lua/result.h's aggregations). */
+static void agg_text(char *buf, size_t len, const char *agg, int drilldown)
 {
-	char fam[PROM_NAME_MAX + 1], help[700], *owned = NULL;
+	static const struct {
+		const char *agg, *before, *after; /* the window goes between */
+	} texts[] = {
+		{ "mean", "mean over ", "" },
+		{ "min", "minimum over ", "" },
+		{ "peak", "peak (largest sample or event) in ", "" },
+		{ "last", "last value, at the end of ", "" },
+		{ "total", "count over ", " (this window's, not a counter)" },
+		{ "fit", "from the trend fitted over ", " and earlier audits" },
+	};
+	const char *w = drilldown ? "the drill-down window" : "the window";
+
+	if (!agg) {
+		snprintf(buf, len, "its check does not say how %s made it", w);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
+		if (!strcmp(agg, texts[i].agg)) {
+			snprintf(buf, len, "%s%s%s", texts[i].before, w, texts[i].after);
+			return;
+		}
+	/* a percentile: p50, p99, p999 (99.9) */
+	if (strlen(agg) == 4)
+		snprintf(buf, len, "%c%c.%cth percentile of the events of %s", agg[1], agg[2],
+			 agg[3], w);
+	else
+		snprintf(buf, len, "%sth percentile of the events of %s", agg + 1, w);
+}
+
+void prom__check_metric(struct prom *p, const struct prom_metric *m)
+{
+	char fam[PROM_NAME_MAX + 1], help[900], how[80], *owned = NULL;
+	const char *unit = m->unit, *instance = m->instance;
 	double scale;
 
-	if (!isfinite(value)) {
+	if (!isfinite(m->value)) {
 		p->left_value++;
+		return;
+	}
+	/* node_exporter publishes it: only on request (PROM_HOST) */
+	if (m->node_exporter && !(p->flags & PROM_HOST)) {
+		p->left_host++;
 		return;
 	}
 	if (instance && !prom__object_ok(instance = host_value(p, instance, &owned))) {
 		p->left_object += !!instance;
 		goto cleanup;
 	}
-	if (prom__check_family(check, name, unit, fam, sizeof(fam), &scale)) {
+	if (prom__check_family(m->check, m->name, unit, fam, sizeof(fam), &scale)) {
 		p->left_value++;
 		goto cleanup;
 	}
-	snprintf(help, sizeof(help), "check %.200s, metric %.200s%s%.40s%s", check, name,
-		 unit && *unit ? " (" : "", unit ? unit : "",
-		 unit && *unit ? scale != 1 ? ", in base units)" : ")" : "");
+	agg_text(how, sizeof(how), m->agg, m->drilldown);
+	snprintf(help, sizeof(help), "check %.200s, metric %.200s%s%.40s%s: %s%s%.200s%s%.128s",
+		 m->check, m->name, unit && *unit ? " (" : "", unit ? unit : "",
+		 unit && *unit ? scale != 1 ? ", in base units)" : ")" : "", how,
+		 m->help ? "; " : "", m->help ? m->help : "",
+		 m->node_exporter ? "; node_exporter has it: " : "",
+		 m->node_exporter ? m->node_exporter : "");
 	sample(p, family(p, fam, help, PROM_MAX_CHECK_SAMPLES),
-	       instance ? labels("object", instance, NULL) : labels(NULL), value * scale, 0);
+	       instance ? labels("object", instance, NULL) : labels(NULL), m->value * scale, 0);
 cleanup:
 	free(owned);
 }
@@ -457,6 +514,11 @@ int prom__write(const struct prom *p, struct strbuf *out)
 	if (p->left_value)
 		strbuf__printf(out, "# sonde: %zu sample%s left out: no finite value or no "
 			       "usable name\n", p->left_value, p->left_value == 1 ? "" : "s");
+	if (p->left_host)
+		strbuf__printf(out, "# sonde: %zu sample%s left out: node_exporter publishes "
+			       "%s (--metrics-host adds %s)\n", p->left_host,
+			       p->left_host == 1 ? "" : "s", p->left_host == 1 ? "it" : "them",
+			       p->left_host == 1 ? "it" : "them");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct prom_family *f = &p->f[i];
 

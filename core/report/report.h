@@ -110,6 +110,12 @@ int report__tty_redraw(int fd);
 /* What the Prometheus text holds, and what its label values go through. */
 struct metrics_opts {
 	/*
+	 * --metrics-host: also the host's figures node_exporter publishes
+	 * itself (the metrics whose check names a node_exporter family, the
+	 * host's CPUs and memory). Without it, only what node_exporter lacks.
+	 */
+	int host;
+	/*
 	 * --redact: each label value that came from the host (its name, its
 	 * kernel, process names, the objects measured) through this, a malloc'ed
 	 * copy or NULL when out of memory. Values in the model, never the text:

@@ -288,7 +288,11 @@ static char *redact_label(void *arg, const char *value)
  */
 static int write_metrics(const struct run_opts *o, struct run_outcome *oc, struct redactor *red)
 {
-	struct metrics_opts mo = { .redact = red ? redact_label : NULL, .redact_arg = red };
+	struct metrics_opts mo = {
+		.host = o->metrics_host,
+		.redact = red ? redact_label : NULL,
+		.redact_arg = red,
+	};
 	struct strbuf prom = { 0 };
 	int rc;
 

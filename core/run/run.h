@@ -56,6 +56,7 @@ struct run_opts {
 	int keep;               /* --keep N: bundles of --out kept after this run's; 0: all */
 	struct strv only_checks, tags, sets;
 	const char *metrics_path; /* --metrics FILE: the results for Prometheus, replaced atomically */
+	int metrics_host;       /* --metrics-host: also what node_exporter publishes itself */
 	const char *case_id;    /* --case-id: in the bundle's name and manifest */
 	const char *upload_url; /* --upload URL (or the URL read from --upload @FILE) */
 	char *upload_url_owned; /* what --upload @FILE read */

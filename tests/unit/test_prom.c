@@ -331,11 +331,73 @@ static void test_hostile_findings(void)
 	strbuf__free(&out);
 }
 
+/*
+ * What is published by default (what node_exporter lacks) and with
+ * PROM_HOST, and the HELP of a check's metric: its aggregation over its
+ * window, what it counts, and the node_exporter family that has it.
+ */
+static void test_host_and_aggregation(void)
+{
+	const struct prom_metric ms[] = {
+		{ .check = "use.x", .name = "busy_pct", .unit = "%", .agg = "mean",
+		  .node_exporter = "node_cpu_seconds_total", .value = 50 },
+		{ .check = "use.x", .name = "wait_p999_ms", .unit = "ms", .agg = "p999", .value = 3 },
+		{ .check = "drilldown.y", .name = "stalls", .agg = "total", .help = "what it counts",
+		  .drilldown = 1, .value = 2 },
+		{ .check = "use.x", .name = "old", .value = 1 },
+	};
+	struct prom_run run = { .version = "1", .end_s = 1, .cpus = 2, .mem_bytes = 1024,
+				.window_cpu_s = 0.25 };
+	struct strbuf d = { 0 }, h = { 0 };
+	struct prom *pd = prom__new(0), *ph = prom__new(PROM_HOST);
+
+	prom__run(pd, &run);
+	prom__run(ph, &run);
+	for (size_t i = 0; i < sizeof(ms) / sizeof(*ms); i++) {
+		prom__check_metric(pd, &ms[i]);
+		prom__check_metric(ph, &ms[i]);
+	}
+	ok(!prom__write(pd, &d) && !prom__write(ph, &h), "both render");
+	ok(d.buf && !strstr(d.buf, "busy_ratio") && !strstr(d.buf, "sonde_host_"),
+	   "by default, nothing node_exporter publishes");
+	ok(d.buf && strstr(d.buf, "# sonde: 3 samples left out: node_exporter publishes them "
+				   "(--metrics-host adds them)\n"),
+	   "and what was left out for it is counted");
+	ok(d.buf && strstr(d.buf, "# HELP sonde_check_use_x_wait_p999_seconds check use.x, metric "
+				   "wait_p999_ms (ms, in base units): 99.9th percentile of the "
+				   "events of the window\n"),
+	   "p999 is the 99.9th percentile");
+	ok(d.buf && strstr(d.buf, "# HELP sonde_check_drilldown_y_stalls check drilldown.y, metric "
+				   "stalls: count over the drill-down window (this window's, not a "
+				   "counter); what it counts\n"),
+	   "a drill-down's total, and what it counts");
+	ok(d.buf && strstr(d.buf, "metric old: its check does not say how the window made it\n"),
+	   "a metric without an aggregation says so");
+	ok(d.buf && strstr(d.buf, "sonde_run_window_cpu_seconds 0.25\n"), "sonde's cost in the window");
+	ok(h.buf && strstr(h.buf, "metric busy_pct (%, in base units): mean over the window; "
+				   "node_exporter has it: node_cpu_seconds_total\n"
+				   "# TYPE sonde_check_use_x_busy_ratio gauge\n"
+				   "sonde_check_use_x_busy_ratio 0.5\n"),
+	   "PROM_HOST: the mean, naming its node_exporter family");
+	ok(h.buf && strstr(h.buf, "sonde_host_memory_bytes 1024\n") &&
+		   strstr(h.buf, "sonde_host_cpus 2\n") && !strstr(h.buf, "left out"),
+	   "and the host's CPUs and memory, nothing left out");
+	ok(metric__agg_ok("p50") && metric__agg_ok("p999") && metric__agg_ok("peak") &&
+		   !metric__agg_ok("p0") && !metric__agg_ok("p100") && !metric__agg_ok("p5") &&
+		   !metric__agg_ok("median") && !metric__agg_ok(NULL),
+	   "the aggregations a check may declare");
+	strbuf__free(&d);
+	strbuf__free(&h);
+	prom__free(pd);
+	prom__free(ph);
+}
+
 int main(void)
 {
 	test_names();
 	test_objects();
 	test_model_and_findings();
 	test_hostile_findings();
+	test_host_and_aggregation();
 	return tap_done();
 }
