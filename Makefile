@@ -115,6 +115,13 @@ $(BUILD)/syscall_names.h: | $(BUILD)
 		      close("sort -t[ -k2 -n"); print "};" }'; \
 	} > $@.tmp && mv $@.tmp $@
 $(BUILD)/trace/syscount.o: | $(BUILD)/syscall_names.h
+# The names of what threads wait in (util/waits.c) come from the same header.
+$(BUILD)/util/waits.o: | $(BUILD)/syscall_names.h
+# The task iterator's second file (thread states) shares its skeleton.
+$(BUILD)/trace/tasks_wait.o $(BUILD)/trace/tasks_pass.o: $(BUILD)/trace/%.o: core/trace/%.c | \
+		$(BUILD)/bpf/tasks.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(PKG_CFLAGS) -Ibpf -I$(BUILD)/bpf -c -o $@ $<
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
@@ -128,7 +135,8 @@ $(BUILD)/embedgen: build-aux/embedgen.c | $(BUILD)
 $(BUILD)/embedded.list: FORCE | $(BUILD)
 	@echo '$(EMBED_FILES)' | cmp -s - $@ 2>/dev/null || echo '$(EMBED_FILES)' > $@
 $(BUILD)/embedded.c: $(BUILD)/embedgen $(EMBED_FILES) $(BUILD)/embedded.list
-	$(BUILD)/embedgen $(EMBED_FILES) > $@.tmp && mv $@.tmp $@
+	@echo "embedgen: $(words $(EMBED_FILES)) files into $@"
+	@$(BUILD)/embedgen $(EMBED_FILES) > $@.tmp && mv $@.tmp $@
 $(BUILD)/embedded.o: $(BUILD)/embedded.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -197,7 +205,7 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Ic
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx redact
 UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c core/util/tty.c
-fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c
+fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c core/util/parse_thread.c core/util/waits.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
 fuzz_hostctx_SRCS := core/collect/hostctx_read.c core/collect/capture.c core/util/file.c \
 		     core/util/strv.c
@@ -219,6 +227,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard core/*/*.c core/*/*.h)
 
 # it links core/trace/<tool>.c, which include the generated skeletons and syscall names
 $(BUILD)/fuzz/fuzz_check_schema: $(BPF_SKELS) $(BUILD)/embedded.c $(BUILD)/syscall_names.h
+$(BUILD)/fuzz/fuzz_parse: $(BUILD)/syscall_names.h
 
 fuzz-build: $(FUZZ_BINS)
 

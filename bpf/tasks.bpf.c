@@ -14,6 +14,12 @@
  * Fields are read through the BTF-typed task pointer (plain loads the
  * verifier guards, no helper call); the fd bitmap, an array of words, with
  * bpf_probe_read_kernel.
+ *
+ * The same pass says what each thread waits in (struct tasks_wait, after its
+ * record): the thread-state analysis reads it every round. dump_wait gives
+ * the same for the threads of one process, attached per process (a task
+ * iterator link with a pid, Linux 6.1), so that the suspects' states are
+ * sampled many times a round without walking every task of the host.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -23,6 +29,21 @@
 
 #define PF_KTHREAD 0x00200000
 #define RLIMIT_NOFILE 7
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_NOLOAD 0x400
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+#define AF_INET 2
+#define AF_INET6 10
+#define ANON_INODE_FS_MAGIC 0x09041934
+
+/* Set by user space before load (core/trace/tasks_wait.c, the feature probes). */
+const volatile bool targ_regs = true;   /* bpf_task_pt_regs (5.15): the syscall a thread is in */
+const volatile bool targ_kstack = true; /* bpf_get_task_stack (5.9): the stack of a D thread */
+const volatile bool targ_delays = false; /* kernel.task_delayacct=1: the delays are kept */
+/* the syscalls whose first argument is an fd (bit per number), and poll's and ppoll's */
+const volatile __u64 targ_fd_syscalls[TASKS_SYSCALL_BITS / 64] = {};
+const volatile __s64 targ_poll_nr = -1, targ_ppoll_nr = -1;
 
 /* Before 5.16 (x86), task_cpu() was task->cpu. */
 struct task_struct___old {
@@ -132,12 +153,223 @@ static __always_inline void fill_leader(struct tasks_rec *r, struct task_struct 
 	count_fds(r, task);
 }
 
+/* The registers a thread saved at kernel entry, per architecture (CO-RE flavours). */
+struct pt_regs___x86_wait {
+	unsigned long orig_ax, di, si, dx;
+} __attribute__((preserve_access_index));
+
+struct user_pt_regs___arm64_wait {
+	__u64 regs[31];
+};
+
+struct pt_regs___arm64_wait {
+	struct user_pt_regs___arm64_wait user_regs;
+	__u64 orig_x0;
+	__s32 syscallno;
+} __attribute__((preserve_access_index));
+
+/* The wait of one thread and its kernel stack, written as one piece: too large for the stack. */
+struct wait_scratch {
+	struct tasks_wait w;
+	__u64 stack[TASKS_KSTACK];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wait_scratch);
+} wait_buf SEC(".maps");
+
+static __always_inline int fd_syscall(__s64 nr)
+{
+	if (nr < 0 || nr >= TASKS_SYSCALL_BITS)
+		return 0;
+	return (targ_fd_syscalls[(nr >> 6) & (TASKS_SYSCALL_BITS / 64 - 1)] >> (nr & 63)) & 1;
+}
+
+/* The syscall and its first three arguments, from the registers saved at entry. */
+static __always_inline void wait_regs(struct tasks_wait *w, struct task_struct *task)
+{
+	struct pt_regs *regs;
+
+	w->syscall = -1;
+	if (!targ_regs)
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return;
+	if (bpf_core_field_exists(((struct pt_regs___x86_wait *)regs)->orig_ax)) {
+		struct pt_regs___x86_wait *x = (void *)regs;
+
+		w->syscall = (__s64)BPF_CORE_READ(x, orig_ax);
+		w->args[0] = BPF_CORE_READ(x, di);
+		w->args[1] = BPF_CORE_READ(x, si);
+		w->args[2] = BPF_CORE_READ(x, dx);
+	} else if (bpf_core_field_exists(((struct pt_regs___arm64_wait *)regs)->syscallno)) {
+		struct pt_regs___arm64_wait *a = (void *)regs;
+
+		w->syscall = BPF_CORE_READ(a, syscallno);
+		w->args[0] = BPF_CORE_READ(a, orig_x0);
+		w->args[1] = BPF_CORE_READ(a, user_regs.regs[1]);
+		w->args[2] = BPF_CORE_READ(a, user_regs.regs[2]);
+	} else {
+		return;
+	}
+	w->flags |= WAIT_SYSCALL;
+}
+
+/* A socket's family, type, state, addresses and ports; a listener's accept queue. */
+static __always_inline void wait_sock(struct tasks_wait *w, struct file *f)
+{
+	struct socket *so = BPF_CORE_READ(f, private_data);
+	struct sock *sk;
+
+	if (!so || !(sk = BPF_CORE_READ(so, sk)))
+		return;
+	w->flags |= WAIT_SOCK;
+	w->sk_family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	w->sk_state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	w->sk_type = BPF_CORE_READ_BITFIELD_PROBED(sk, sk_type);
+	w->sk_proto = BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
+	w->sk_lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	w->sk_rport = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	w->sk_backlog = BPF_CORE_READ(sk, sk_ack_backlog);
+	if (w->sk_family == AF_INET) {
+		__be32 a = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+		__be32 b = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+
+		__builtin_memcpy(w->sk_laddr, &a, 4);
+		__builtin_memcpy(w->sk_raddr, &b, 4);
+	} else if (w->sk_family == AF_INET6) {
+		BPF_CORE_READ_INTO(&w->sk_laddr, sk, __sk_common.skc_v6_rcv_saddr);
+		BPF_CORE_READ_INTO(&w->sk_raddr, sk, __sk_common.skc_v6_daddr);
+	}
+}
+
+/* The file behind fd in task's table: its inode, and what kind of file it is. */
+static __always_inline void wait_fd(struct tasks_wait *w, struct task_struct *task, __u64 fd)
+{
+	struct files_struct *files = task->files;
+	struct fdtable *fdt;
+	struct file **fds, *f = NULL;
+	struct inode *inode;
+
+	if (!files || !(fdt = files->fdt) || fd >= fdt->max_fds)
+		return;
+	fds = fdt->fd;
+	if (bpf_probe_read_kernel(&f, sizeof(f), fds + fd) || !f)
+		return;
+	inode = BPF_CORE_READ(f, f_inode);
+	if (!inode)
+		return;
+	w->fd = (__s32)fd;
+	w->flags |= WAIT_FD;
+	w->i_mode = BPF_CORE_READ(inode, i_mode);
+	w->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	w->ino = BPF_CORE_READ(inode, i_ino);
+	if ((w->i_mode & S_IFMT) == S_IFSOCK) {
+		wait_sock(w, f);
+	} else if (BPF_CORE_READ(inode, i_sb, s_magic) == ANON_INODE_FS_MAGIC) {
+		const unsigned char *name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
+
+		if (name && bpf_probe_read_kernel_str(w->anon, sizeof(w->anon), name) > 0)
+			w->flags |= WAIT_ANON;
+	}
+}
+
+/*
+ * Does task's state want its wait: a thread of a user process (whatever its
+ * state), or a kernel thread in uninterruptible sleep that counts in the
+ * load average (not TASK_IDLE's parked workers).
+ */
+static __always_inline int wait_wanted(struct task_struct *task)
+{
+	__u32 state = task->__state;
+
+	if (!(task->flags & PF_KTHREAD))
+		return 1;
+	return (state & TASK_UNINTERRUPTIBLE) && !(state & TASK_NOLOAD);
+}
+
+/*
+ * Fill s with task's wait; the bytes to write (struct and stack). poll is
+ * set in the sleepable sampler only: poll's array is in user memory.
+ */
+static __always_inline __u32 wait_fill(struct wait_scratch *s, struct task_struct *task,
+				       int poll)
+{
+	struct tasks_wait *w = &s->w;
+	struct task_delay_info *delays;
+	long n = 0;
+
+	__builtin_memset(w, 0, sizeof(*w));
+	w->pid = task->pid;
+	w->tgid = task->tgid;
+	w->state = task->__state | task->exit_state;
+	w->fd = -1;
+	w->start_time = task->start_time;
+	w->sum_exec = task->se.sum_exec_runtime;
+	w->run_delay = task->sched_info.run_delay;
+	w->nvcsw = task->nvcsw;
+	w->nivcsw = task->nivcsw;
+	if (task->on_cpu)
+		w->flags |= WAIT_ONCPU;
+	if (bpf_core_field_exists(task->in_iowait) && BPF_CORE_READ_BITFIELD_PROBED(task, in_iowait))
+		w->flags |= WAIT_IOWAIT;
+	delays = task->delays;
+	if (targ_delays && delays) {
+		w->flags |= WAIT_DELAYS;
+		w->delay_blkio = delays->blkio_delay;
+		w->delay_swapin = delays->swapin_delay;
+		w->delay_freepages = delays->freepages_delay;
+		if (bpf_core_field_exists(delays->thrashing_delay))
+			w->delay_thrashing = delays->thrashing_delay;
+	}
+	if (task->flags & PF_KTHREAD) {
+		w->flags |= WAIT_KTHREAD;
+		w->syscall = -1;
+	} else if (!(w->flags & WAIT_ONCPU)) {
+		wait_regs(w, task);
+		if (fd_syscall(w->syscall)) {
+			wait_fd(w, task, w->args[0]);
+		} else if (poll && (w->syscall == targ_poll_nr || w->syscall == targ_ppoll_nr) &&
+			   w->args[1] >= 1 && w->args[1] <= 4) {
+			/* struct pollfd { int fd; short events, revents; }: the first fd polled */
+			__s32 pfd = -1;
+
+			if (!bpf_copy_from_user_task(&pfd, sizeof(pfd), (void *)w->args[0], task, 0) &&
+			    pfd >= 0) {
+				wait_fd(w, task, (__u64)pfd);
+				if (w->flags & WAIT_FD)
+					w->flags |= WAIT_POLLFD;
+			}
+		}
+	}
+	if (targ_kstack && (w->state & TASK_UNINTERRUPTIBLE) && !(w->state & TASK_NOLOAD)) {
+		n = bpf_get_task_stack(task, s->stack, sizeof(s->stack), 0);
+		if (n < 0)
+			n = 0;
+		w->nstack = (__u32)n / 8;
+	}
+	return sizeof(*w) + (w->nstack & 0xf) * 8;
+}
+
+static __always_inline struct wait_scratch *wait_scratch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&wait_buf, &zero);
+}
+
 SEC("iter/task")
 int dump_task(struct bpf_iter__task *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
+	struct wait_scratch *ws = NULL;
 	struct tasks_rec r;
+	__u32 tail = 0;
 
 	if (!task)
 		return 0;
@@ -171,8 +403,51 @@ int dump_task(struct bpf_iter__task *ctx)
 	}
 	if (task->pid == task->tgid)
 		fill_leader(&r, task);
+	if (wait_wanted(task) && (ws = wait_scratch())) {
+		tail = wait_fill(ws, task, 0);
+		if (tail > sizeof(*ws))
+			tail = sizeof(*ws);
+		r.flags |= TASKS_HAVE_WAIT;
+		r.tail = tail;
+	}
 	bpf_seq_write(seq, &r, sizeof(r));
+	if (ws && tail)
+		bpf_seq_write(seq, ws, tail);
 	return 0;
+}
+
+/*
+ * The sampler: one struct tasks_wait (and stack) per thread of the process
+ * the link was made for (or of every process, where the kernel cannot say
+ * one: user space then samples from /proc instead). Sleepable, so that a
+ * thread in poll(2) on one to four fds names the first one; dump_wait_ns is
+ * the same without it, for kernels without sleepable iterators.
+ */
+static __always_inline int wait_one(struct bpf_iter__task *ctx, int poll)
+{
+	struct task_struct *task = ctx->task;
+	struct wait_scratch *ws;
+	__u32 len;
+
+	if (!task || !wait_wanted(task) || !(ws = wait_scratch()))
+		return 0;
+	len = wait_fill(ws, task, poll);
+	if (len > sizeof(*ws))
+		len = sizeof(*ws);
+	bpf_seq_write(ctx->meta->seq, ws, len);
+	return 0;
+}
+
+SEC("iter.s/task")
+int dump_wait(struct bpf_iter__task *ctx)
+{
+	return wait_one(ctx, 1);
+}
+
+SEC("iter/task")
+int dump_wait_ns(struct bpf_iter__task *ctx)
+{
+	return wait_one(ctx, 0);
 }
 
 /*

@@ -16,6 +16,7 @@
 #define TASKS_FDS_CUT 0x8    /* a table larger than the iterator counts: fds unknown */
 #define TASKS_HAVE_IO 0x10   /* the kernel keeps I/O accounting (CONFIG_TASK_XACCT) */
 #define TASKS_KTHREAD 0x20   /* PF_KTHREAD */
+#define TASKS_HAVE_WAIT 0x40 /* a struct tasks_wait (and its stack) follows the record */
 
 /* A file table is counted up to this many fds (bits of open_fds); a larger one is TASKS_FDS_CUT. */
 #define TASKS_FDS_MAX 65536
@@ -47,7 +48,54 @@ struct tasks_rec {
 	__u64 nofile_cur, nofile_max;
 	__u64 fds;
 	__u64 anon_pages, swap_pages; /* MM_ANONPAGES, MM_SWAPENTS: status's RssAnon, VmSwap */
+	__u32 tail, pad2;             /* bytes after this record: its struct tasks_wait and stack */
 };
+
+/*
+ * What a thread waits in, now: the thread-state analysis of one pass
+ * (Gregg's TSA method). Written after the tasks_rec of every thread with an
+ * address space and of a kernel thread in uninterruptible sleep, and alone,
+ * one per thread of the suspects, by the sampler (dump_wait). The syscall
+ * the thread is in and its first three arguments (from the registers saved
+ * at kernel entry), the file behind its fd argument (a socket's addresses, a
+ * pipe, a file's device and inode, an anonymous inode's name) and, in
+ * uninterruptible sleep, its kernel stack (nstack addresses follow).
+ */
+#define TASKS_KSTACK 12
+
+/* tasks_wait flags */
+#define WAIT_ONCPU 0x1    /* on a CPU now (task->on_cpu) */
+#define WAIT_IOWAIT 0x2   /* in_iowait: sleeping on I/O the kernel counts as iowait */
+#define WAIT_SYSCALL 0x4  /* syscall and args are read (registers known) */
+#define WAIT_FD 0x8       /* the fd argument's file is known: mode, dev, ino */
+#define WAIT_SOCK 0x10    /* it is a socket: the sk_* fields */
+#define WAIT_POLLFD 0x20  /* the fd came from poll's array (user memory), fd says which */
+#define WAIT_DELAYS 0x40  /* the delay accounting fields are read (task->delays) */
+#define WAIT_KTHREAD 0x80 /* a kernel thread */
+#define WAIT_ANON 0x100   /* an anonymous inode: anon holds its name */
+
+struct tasks_wait {
+	__u32 pid, tgid;
+	__u32 state, flags;
+	__u64 start_time;                 /* ns, CLOCK_MONOTONIC (task->start_time) */
+	__u64 sum_exec, run_delay;        /* ns on a CPU, ns waiting on a run queue */
+	__u64 nvcsw, nivcsw;
+	__s64 syscall;                    /* -1: not in a syscall (user mode, a fault) */
+	__u64 args[3];
+	__u64 delay_blkio, delay_swapin, delay_freepages, delay_thrashing; /* ns */
+	__s32 fd;                         /* the fd resolved, -1 none */
+	__u32 i_mode, dev;                /* its inode's mode (S_IFMT bits), i_sb->s_dev */
+	__u32 nstack;                     /* kernel stack addresses after this struct */
+	__u64 ino;
+	__u16 sk_family, sk_type, sk_proto, sk_lport, sk_rport; /* ports in host order */
+	__u8 sk_state, pad;
+	__u32 sk_backlog;                 /* a listener's accept queue (sk_ack_backlog) */
+	__u8 sk_laddr[16], sk_raddr[16];  /* IPv4 in the first 4 bytes */
+	char anon[16];                    /* an anonymous inode's name: [eventpoll], ... */
+};
+
+/* Syscall numbers the pass resolves an fd argument for: a bitmap, set by user space. */
+#define TASKS_SYSCALL_BITS 512
 
 /*
  * The command lines pass (dump_cmdline, a sleepable iterator, Linux 5.18 and

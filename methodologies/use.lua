@@ -14,8 +14,6 @@ return {
   tags = { "default", "proc", "tracing" },
   not_applicable = {
     ["fd.saturation"] = "file descriptors do not queue: a full table fails at once (EMFILE/ENFILE, see errors)",
-    ["filesystem.saturation"] = "space does not queue: a full file system fails writes at once with ENOSPC (see errors); "
-      .. "a nearly full one may allocate slower, which shows as disk latency, not as a queue",
     ["task.saturation"] = "tasks do not queue for a pid or thread slot: fork fails at once (see errors)",
   },
 }

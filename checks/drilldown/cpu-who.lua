@@ -62,7 +62,7 @@ return {
         rows[#rows + 1] = { e.tgid, pcomm[e.tgid] or "?", e.comm, e.count, fmt.pct(100 * e.count / p.total),
                             string.format("%.2f", e.count / hz / math.max(traced, 1e-9)) }
       end
-      ctx:table { title = "Threads on a CPU (profile samples, drill-down window)",
+      ctx:table { title = "Threads on a CPU (profile samples, drill-down window)", traced = pwhy,
         columns = { "pid", "process", "thread", "samples", "of the samples", "CPUs used" }, rows = rows }
       busiest = order[1]
       if busiest then

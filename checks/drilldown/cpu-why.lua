@@ -28,9 +28,9 @@ return {
                             fmt.pct(100 * t.total_us / 1e6 / math.max(traced, 1e-9)),
                             string.format("%.2f", t.max_us / 1000) }
       end
-      ctx:table { title = "Threads that waited longest for a CPU (runqlat, drill-down window)",
+      ctx:table { traced = rqwhy, title = "Threads that waited longest for a CPU (runqlat, drill-down window)",
         columns = { "tid", "pid", "thread", "waits", "waited (s)", "of the time traced", "longest (ms)" }, rows = rows }
-      hist.heatmap(ctx, "Run-queue latency over the window (runqlat)", rq.intervals)
+      hist.heatmap(ctx, "Run-queue latency over the window (runqlat)", rq.intervals, rqwhy)
       local top = rq.tasks and rq.tasks[1]
       if top then
         ctx:culprit { pid = top.tgid ~= 0 and top.tgid or top.pid, comm = top.comm,
@@ -53,7 +53,7 @@ return {
         for k = math.max(#frames - 3, 1), #frames do leaf[#leaf + 1] = frames[k] end
         rows[#rows + 1] = { comm, st.count, fmt.pct(100 * st.count / p.total), table.concat(leaf, " < ") }
       end
-      ctx:table { title = "Hottest on-CPU stacks (profile, drill-down window)",
+      ctx:table { traced = pwhy, title = "Hottest on-CPU stacks (profile, drill-down window)",
         columns = { "process", "samples", "share", "stack (last frames, leaf last)" }, rows = rows }
     else
       ctx:unknown("hot_stacks", pwhy or "the profile saw no thread on a CPU in the drill-down window")

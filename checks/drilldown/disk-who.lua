@@ -95,7 +95,7 @@ return {
       end
       if #rows > 0 then
         if worst then ctx:metric("slowest_io_ms", worst / 1000, { unit = "ms", instance = disk, agg = "peak" }) end
-        ctx:table { title = "Slowest I/Os on " .. (disk or "every disk") .. " (biolatency; the thread that queued or issued each)",
+        ctx:table { traced = blwhy, title = "Slowest I/Os on " .. (disk or "every disk") .. " (biolatency; the thread that queued or issued each)",
                     columns = { "pid", "comm", "disk", "op", "KB", "queue ms", "service ms", "total ms" }, rows = rows }
       else
         ctx:unknown("slowest_io_ms", "biolatency saw no I/O complete on " .. (disk or "any disk") .. " in the drill-down window")

@@ -63,7 +63,7 @@ return {
       for _, o in ipairs(order) do failed = failed + o.count end
       ctx:metric("emfile_enfile_errors", failed, { unit = "failures", agg = "total" })
       if #rows > 0 then
-        ctx:table { title = "EMFILE/ENFILE failures by process and syscall (syscount, drill-down window)",
+        ctx:table { traced = info, title = "EMFILE/ENFILE failures by process and syscall (syscount, drill-down window)",
                     columns = sc.columns, rows = rows }
       end
       sc.drops_note(ctx, info)

@@ -32,7 +32,7 @@ return {
       ctx:metric("enospc_edquot_errors", total, { unit = "failures", warn = args.warn_failures, agg = "total" })
       sc.drops_note(ctx, info)
       if #rows > 0 then
-        ctx:table { title = "ENOSPC/EDQUOT failures by process and syscall (syscount)",
+        ctx:table { traced = info, title = "ENOSPC/EDQUOT failures by process and syscall (syscount)",
                     columns = sc.columns, rows = rows }
         for i = 1, math.min(3, #order) do
           ctx:culprit { pid = order[i].pid, comm = order[i].comm, share = total > 0 and order[i].count / total or nil }

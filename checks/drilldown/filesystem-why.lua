@@ -2,9 +2,10 @@
 -- disk slow (their file syscalls wait, and the block I/O under them is as
 -- slow), is the file system slow while the disk is not (the syscalls wait,
 -- the block I/O is fast or absent: locks, the journal, fsync, page-cache
--- misses served by a slow layer), or are they not waiting on files at all?
--- fslatency times every file syscall of theirs per mount; biolatency the
--- block I/O of the same window.
+-- misses served by a slow layer), are they waiting on files that answer fast
+-- (many quick calls), or not waiting on files at all? fslatency times every
+-- file syscall of theirs per mount; biolatency the block I/O of the same
+-- window.
 local fmt = require("fmt")
 local hist = require("hist")
 
@@ -60,6 +61,30 @@ local function disk_of(bio, mount)
     end
   end
   return best
+end
+
+-- The answer for the process that spends most time in file syscalls on storage (top, its
+-- busiest row w with that row's p99 w99 in us, its share wait_pct of the traced seconds):
+-- one decision, whose lead and sentence the summary is made of, so the two never disagree.
+-- kind: "none" (no file syscall on storage), "little" (under wait_pct of the time), "fast"
+-- (waiting on files, but they answer under warn_p99_ms), or "slow" (the disk or the file
+-- system: decided below from the block I/O).
+local function answer(top, w, wait_pct, w99, traced, args)
+  if not w then
+    return { kind = "none", lead = "not waiting on files", why = "no traced process made a file syscall on storage" }
+  end
+  local share = string.format("%s spent %s of the traced %.1f s in file syscalls on storage", fmt.task(top),
+    fmt.pct(wait_pct), traced)
+  if wait_pct < args.wait_pct then
+    return { kind = "little", lead = "not waiting on files", why = string.format("%s (under %s)", share,
+      fmt.pct(args.wait_pct)) }
+  end
+  if w99 < args.warn_p99_ms * 1000 then
+    return { kind = "fast", lead = "waiting on files that answer fast",
+      why = string.format("%s, %s on %s p99 %s ms (under %s ms): many fast calls, not slow ones",
+        share, w.syscall, where(w), ms(w99), fmt.num(args.warn_p99_ms)) }
+  end
+  return { kind = "slow" }
 end
 
 return {
@@ -129,14 +154,14 @@ return {
                           string.format("%.1f", (r.total_us or 0) / math.max(r.count or 1, 1)),
                           ms(p99(r)), ms(r.max_us) }
     end
-    ctx:table { title = "Time in file syscalls by process, syscall and mount (fslatency)",
+    ctx:table { traced = info, title = "Time in file syscalls by process, syscall and mount (fslatency)",
                 columns = { "pid", "process", "syscall", "mount", "fs", "calls", "time in it (s)", "mean (us)", "p99 (ms)", "max (ms)" },
                 rows = rows }
     -- every traced call per interval of the window, as a latency heat map,
     -- whatever the answer: a stall is a stripe, a periodic flush stripes at
     -- its period, a cache that misses part of the time two bands (Markdown:
     -- p50/p99/max per interval)
-    hist.heatmap(ctx, "File syscall latency over the window, every traced call (fslatency)", d.intervals)
+    hist.heatmap(ctx, "File syscall latency over the window, every traced call (fslatency)", d.intervals, info)
 
     local top = order[1]
     local total_storage = 0
@@ -144,25 +169,16 @@ return {
     local wait_pct = top and 100 * top.storage_us / 1e6 / traced or 0
     local w = top and top.worst
     local w99 = w and p99(w) or 0
-    if not w or wait_pct < args.wait_pct or w99 < args.warn_p99_ms * 1000 then
-      -- not waiting on files (or on files that answer fast): say what the time went to instead
-      local busiest
-      for _, p in ipairs(order) do
-        if p.other_us > 0 and (not busiest or p.other_us > busiest.other_us) then busiest = p end
-      end
+    local a = answer(top, w, wait_pct, w99, traced, args)
+    if a.kind ~= "slow" then
       ctx:metric("file_wait_pct", wait_pct, { unit = "%", instance = top and fmt.task(top) or nil, agg = "mean" })
       if w then
         ctx:metric("file_p99_ms", w99 / 1000, { unit = "ms", instance = string.format("%s %s %s", fmt.task(top), w.syscall, w.mount ~= "" and w.mount or where(w)), agg = "p99" })
       end
-      local why
-      if not w then
-        why = "no traced process made a file syscall on storage"
-      elseif wait_pct < args.wait_pct then
-        why = string.format("%s spent %s of the traced %.1f s in file syscalls on storage (under %s)",
-          fmt.task(top), fmt.pct(wait_pct), traced, fmt.pct(args.wait_pct))
-      else
-        why = string.format("%s spent %s of the traced %.1f s in file syscalls on storage, but they answer fast: %s on %s p99 %s ms (under %s ms)",
-          fmt.task(top), fmt.pct(wait_pct), traced, w.syscall, where(w), ms(w99), fmt.num(args.warn_p99_ms))
+      -- not waiting on files: say what the syscall time went to instead
+      local busiest
+      for _, p in ipairs(a.kind ~= "fast" and order or {}) do
+        if p.other_us > 0 and (not busiest or p.other_us > busiest.other_us) then busiest = p end
       end
       local instead = ""
       if busiest then
@@ -170,7 +186,7 @@ return {
         instead = string.format("; %s's syscall time goes to %s on %s instead (%.3f s)", fmt.task(busiest), o.syscall,
           (o.fstype or "") ~= "" and o.fstype or "no file", (o.total_us or 0) / 1e6)
       end
-      ctx:summary(string.format("not waiting on files: %s%s", why, instead))
+      ctx:summary(string.format("%s: %s%s", a.lead, a.why, instead))
       return
     end
 
@@ -183,7 +199,7 @@ return {
       if i > 3 or 100 * p.storage_us / 1e6 / traced < args.wait_pct then break end
       ctx:culprit { pid = p.pid, comm = p.comm, share = total_storage > 0 and p.storage_us / total_storage or nil }
     end
-    hist.table(ctx, string.format("Latency of %s's %s on %s", top.comm, w.syscall, where(w)), w.hist or {}, "us")
+    hist.table(ctx, string.format("Latency of %s's %s on %s", top.comm, w.syscall, where(w)), w.hist or {}, "us", info)
 
     local slow = {}
     for _, s in ipairs(d.slowest or {}) do
@@ -192,7 +208,7 @@ return {
                           ms(s.latency_us), string.format("%.2f", s.at_s or 0) }
     end
     if #slow > 0 then
-      ctx:table { title = "Slowest file syscalls (fslatency)",
+      ctx:table { traced = info, title = "Slowest file syscalls (fslatency)",
                   columns = { "pid", "process", "syscall", "mount", "file", "latency (ms)", "at (s)" }, rows = slow }
     end
 

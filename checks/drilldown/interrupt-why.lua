@@ -39,6 +39,9 @@ return {
       return
     end
     local hspan, sspan = span(hard and hinfo, window), span(soft and sinfo, window)
+    -- what the tables of both tools cover: the shorter of the two spans
+    local info_of = { hardirq = hard and hinfo, softirq = soft and sinfo }
+    local both = (not soft or (hard and hspan <= sspan)) and hinfo or sinfo
 
     -- per CPU: % of its time in each type; the type names carry their kind
     local cpus, ncpu = {}, math.max(ctx.host.cpus or 0, 1)
@@ -98,7 +101,7 @@ return {
                           fmt.pct(e.hard + e.soft), top and string.format("%s (%s)", top.name, fmt.pct(top.pct)) or "" }
     end
     if #rows > 0 then
-      ctx:table { title = "Time in interrupts per CPU (share of that CPU)",
+      ctx:table { traced = both, title = "Time in interrupts per CPU (share of that CPU)",
                   columns = { "CPU", "hard irq", "softirq", "total", "largest" }, rows = rows }
     end
 
@@ -112,10 +115,10 @@ return {
                             p99 and string.format("%.0f", p99) or "?" }
     end
     if #trows > 0 then
-      ctx:table { title = "Interrupt types by time (hardirqs, softirqs)",
+      ctx:table { traced = both, title = "Interrupt types by time (hardirqs, softirqs)",
                   columns = { "type", "runs", "total ms", "of one CPU", "mean ns", "p99 ns" }, rows = trows }
       if types[1].hist and hist.count(types[1].hist) > 0 then
-        hist.table(ctx, "Run time of " .. types[1].name, types[1].hist, "ns")
+        hist.table(ctx, "Run time of " .. types[1].name, types[1].hist, "ns", info_of[types[1].kind])
       end
     end
     if hard then

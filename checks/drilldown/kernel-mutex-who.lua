@@ -24,7 +24,7 @@ return {
   },
 
   run = function(ctx, args)
-    local k, secs, ncpu = locks.drill(ctx, "klockstat", "lock_wait_per_cpu")
+    local k, secs, ncpu, info = locks.drill(ctx, "klockstat", "lock_wait_per_cpu")
     if not k then return end
     local wait_s = (k.total_us or 0) / 1e6
     local per_cpu = wait_s / secs / ncpu
@@ -33,7 +33,7 @@ return {
     ctx:metric("lock_wait_max_ms", (k.max_us or 0) / 1000, { unit = "ms", agg = "peak" })
     if hist.count(k.hist) > 0 then
       ctx:metric("lock_wait_p99_us", hist.percentile(k.hist, 99) / 1000, { unit = "us", agg = "p99" })
-      hist.table(ctx, "Kernel lock wait times (klockstat)", k.hist, "ns")
+      hist.table(ctx, "Kernel lock wait times (klockstat)", k.hist, "ns", info)
     end
 
     local rows = {}
@@ -43,7 +43,7 @@ return {
                           string.format("%.3f", t.max_us / 1000) }
     end
     if #rows > 0 then
-      ctx:table { title = "Kernel lock waits by lock type (klockstat)", columns = { "type", "waits", "total (ms)", "mean (us)", "longest (ms)" }, rows = rows }
+      ctx:table { traced = info, title = "Kernel lock waits by lock type (klockstat)", columns = { "type", "waits", "total (ms)", "mean (us)", "longest (ms)" }, rows = rows }
     end
     rows = {}
     for i, c in ipairs(k.callers or {}) do
@@ -52,7 +52,7 @@ return {
                           string.format("%.3f", c.max_us / 1000), table.concat(c.stack or {}, " <- ") }
     end
     if #rows > 0 then
-      ctx:table { title = "Kernel lock waits by caller (klockstat)", columns = { "caller", "type", "waits", "total (ms)", "longest (ms)", "stack (innermost first)" }, rows = rows }
+      ctx:table { traced = info, title = "Kernel lock waits by caller (klockstat)", columns = { "caller", "type", "waits", "total (ms)", "longest (ms)", "stack (innermost first)" }, rows = rows }
     end
     local by_pid = {}
     for _, t in ipairs(ctx.proc.tasks() or {}) do by_pid[t.pid] = t end
@@ -63,7 +63,7 @@ return {
                           string.format("%.3f", p.max_us / 1000), fmt.pct(wait_s > 0 and 100 * p.total_us / 1e6 / wait_s or 0) }
     end
     if #rows > 0 then
-      ctx:table { title = "Processes waiting most for kernel locks (klockstat)", columns = { "pid", "process", "waits", "total (ms)", "longest (ms)", "of all waits" }, rows = rows }
+      ctx:table { traced = info, title = "Processes waiting most for kernel locks (klockstat)", columns = { "pid", "process", "waits", "total (ms)", "longest (ms)", "of all waits" }, rows = rows }
     end
     local nm = k.not_measured or {}
     if (nm.nested or 0) + (nm.unmatched or 0) > 0 then

@@ -82,7 +82,7 @@ return {
       end
       ctx:metric("oom_kills_traced", #rows, { agg = "total", node_exporter = "node_vmstat_oom_kill" })
       if #rows > 0 then
-        ctx:table { title = "OOM kills in the drill-down window (oomkill): who was allocating, who was killed",
+        ctx:table { traced = owhy, title = "OOM kills in the drill-down window (oomkill): who was allocating, who was killed",
                     columns = { "s into window", "trigger pid", "trigger", "victim pid", "victim", "victim rss", "memory cgroup" }, rows = rows }
       end
     else

@@ -60,7 +60,7 @@ return {
                             table.concat(pl, ",") .. (#ports > 5 and ",..." or ""), e.rst_out, e.rst_in }
       end
       if #rows > 0 then
-        ctx:table { title = "TCP retransmits and resets by remote host and state (tcpretrans, drill-down window)",
+        ctx:table { traced = info, title = "TCP retransmits and resets by remote host and state (tcpretrans, drill-down window)",
                     columns = { "remote host", "state", "retransmits", "per second", "connections", "remote ports", "resets sent", "resets received" },
                     rows = rows }
         local e = order[1]
@@ -104,7 +104,7 @@ return {
         end
       end
       if #rows > 0 then
-        ctx:table { title = "Packets dropped by the kernel, by reason (tcpdrop, drill-down window)",
+        ctx:table { traced = dinfo, title = "Packets dropped by the kernel, by reason (tcpdrop, drill-down window)",
                     columns = { "reason", "packets", "per second", "of the drops", "protocols", "top flows" }, rows = rows }
       end
       if top then

@@ -68,7 +68,7 @@ return {
                           fmt.num(e.errors), secs(e.total_us),
                           string.format("%.2f", e.total_us / math.max(e.count, 1)) }
     end
-    ctx:table { title = "Top syscalls by count (syscount)",
+    ctx:table { traced = info, title = "Top syscalls by count (syscount)",
                 columns = { "syscall", "calls", "share", "errors", "time in it (s)", "mean (us)" }, rows = rows }
 
     local procs = d.processes or {}
@@ -77,7 +77,7 @@ return {
       if i > args.top then break end
       rows[#rows + 1] = { p.pid, p.comm, fmt.num(p.count), fmt.num(p.count / traced), fmt.num(p.errors), secs(p.total_us) }
     end
-    ctx:table { title = "Top processes by syscalls",
+    ctx:table { traced = info, title = "Top processes by syscalls",
                 columns = { "pid", "process", "calls", "per second", "errors", "time in syscalls (s)" }, rows = rows }
 
     -- time in syscalls includes blocking (a read waiting for data): who waits in the kernel
@@ -90,7 +90,7 @@ return {
       rows[#rows + 1] = { p.pid, p.comm, secs(p.total_us), fmt.num(p.count),
                           string.format("%.2f", p.total_us / math.max(p.count, 1)) }
     end
-    ctx:table { title = "Top processes by time in syscalls (blocking included)",
+    ctx:table { traced = info, title = "Top processes by time in syscalls (blocking included)",
                 columns = { "pid", "process", "time in syscalls (s)", "calls", "mean (us)" }, rows = rows }
 
     local calls_of = {}
@@ -102,7 +102,7 @@ return {
                           fmt.pct(100 * e.count / math.max(calls_of[e.id] or e.count, 1)) }
     end
     if #rows > 0 then
-      ctx:table { title = "Failed syscalls by errno", columns = { "syscall", "error", "failures", "of its calls" }, rows = rows }
+      ctx:table { traced = info, title = "Failed syscalls by errno", columns = { "syscall", "error", "failures", "of its calls" }, rows = rows }
     end
 
     local top = procs[1]

@@ -57,7 +57,7 @@ return {
       for _, o in ipairs(order) do failed = failed + o.count end
       ctx:metric("fork_failures", failed, { unit = "failures", agg = "total" })
       if #rows > 0 then
-        ctx:table { title = "Failed fork/clone calls by process (syscount, drill-down window)",
+        ctx:table { traced = info, title = "Failed fork/clone calls by process (syscount, drill-down window)",
                     columns = sc.columns, rows = rows }
       end
       sc.drops_note(ctx, info)

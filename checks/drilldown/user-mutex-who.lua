@@ -26,7 +26,7 @@ return {
   },
 
   run = function(ctx, args)
-    local f, secs, ncpu = locks.drill(ctx, "futexctn", "mutex_wait_per_cpu")
+    local f, secs, ncpu, info = locks.drill(ctx, "futexctn", "mutex_wait_per_cpu")
     if not f then return end
     local lock_s = (f.lock_us or 0) / 1e6
     local all_s = (f.total_us or 0) / 1e6
@@ -36,7 +36,7 @@ return {
     ctx:metric("futex_wait_threads", all_s / secs, { unit = "threads", agg = "mean" })
     if hist.count(f.lock_hist) > 0 then
       ctx:metric("mutex_wait_p99_ms", hist.percentile(f.lock_hist, 99) / 1000, { unit = "ms", agg = "p99" })
-      hist.table(ctx, "Contended mutex wait times (futexctn)", f.lock_hist, "us")
+      hist.table(ctx, "Contended mutex wait times (futexctn)", f.lock_hist, "us", info)
     end
 
     local by_pid = {}
@@ -48,7 +48,7 @@ return {
                           p.count, string.format("%.3f", p.total_us / 1e6), string.format("%.2f", p.max_us / 1000) }
     end
     if #rows > 0 then
-      ctx:table { title = "Processes waiting on futexes (futexctn)", columns = { "pid", "process", "mutex waits", "mutex wait (s)", "all futex waits", "all futex wait (s)", "longest (ms)" }, rows = rows }
+      ctx:table { traced = info, title = "Processes waiting on futexes (futexctn)", columns = { "pid", "process", "mutex waits", "mutex wait (s)", "all futex waits", "all futex wait (s)", "longest (ms)" }, rows = rows }
     end
     rows = {}
     for i, l in ipairs(f.locks or {}) do
@@ -57,7 +57,7 @@ return {
                           l.count, string.format("%.3f", l.total_us / 1e6) }
     end
     if #rows > 0 then
-      ctx:table { title = "Most waited-for futexes (futexctn)", columns = { "pid", "process", "futex address", "mutex waits", "mutex wait (s)", "all waits", "all wait (s)" }, rows = rows }
+      ctx:table { traced = info, title = "Most waited-for futexes (futexctn)", columns = { "pid", "process", "futex address", "mutex waits", "mutex wait (s)", "all waits", "all wait (s)" }, rows = rows }
     end
     local inf = f.in_flight or {}
     if (inf.threads or 0) > 0 then
@@ -73,7 +73,7 @@ return {
       if (p.errors or 0) > 0 then erows[#erows + 1] = { p.pid, p.comm, p.errors, p.count } end
     end
     if #erows > 0 then
-      ctx:table { title = "Processes with failed futex waits (futexctn)", columns = { "pid", "process", "failed waits", "waits" }, rows = erows }
+      ctx:table { traced = info, title = "Processes with failed futex waits (futexctn)", columns = { "pid", "process", "failed waits", "waits" }, rows = erows }
     end
 
     local saturated = per_cpu >= args.warn_wait_per_cpu

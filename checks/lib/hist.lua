@@ -61,7 +61,8 @@ end
 --- The histogram as an evidence table with text bars (what runqlat prints):
 -- each row's range with its unit, empty rows before the first and after the
 -- last count left out, and the bar column saying what its longest bar is.
-function hist.table(ctx, title, slots, unit)
+-- traced: the BPF tool's info (ctx.bpf), so the report says when it traced part of the window.
+function hist.table(ctx, title, slots, unit, traced)
   local total, top, first, last = hist.count(slots), 0, nil, nil
   for i, c in ipairs(slots) do
     if c > top then top = c end
@@ -80,7 +81,7 @@ function hist.table(ctx, title, slots, unit)
   end
   local what = unit .. " (range)"
   if time_rank[unit] then what = "time (range)" end
-  ctx:table { title = title, rows = rows,
+  ctx:table { title = title, rows = rows, traced = traced,
               columns = { what, "count", "share",
                           string.format("distribution (40 # = %d)", top) } }
 end
@@ -98,11 +99,12 @@ function hist.intervals(iv)
 end
 
 --- The intervals as a latency heat map (time by log2 bucket) in the report,
--- when there are any; true when it was drawn.
-function hist.heatmap(ctx, title, iv)
+-- when there are any; true when it was drawn. traced: the tool's info (ctx.bpf), as for
+-- hist.table.
+function hist.heatmap(ctx, title, iv, traced)
   iv = hist.intervals(iv)
   if not iv then return false end
-  ctx:heatmap(title, iv)
+  ctx:heatmap(title, iv, { traced = traced })
   return true
 end
 

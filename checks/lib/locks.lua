@@ -90,14 +90,14 @@ function locks.check(ctx, args, o)
     rows[#rows + 1] = { p.pid, p.comm, p.samples, string.format("%.1f%%", 100 * p.samples / s.all) }
   end
   if #rows > 0 then
-    ctx:table { title = o.what .. ": processes (49 Hz profile)", columns = { "pid", "process", "samples", "of the host's CPU" }, rows = rows }
+    ctx:table { traced = why, title = o.what .. ": processes (49 Hz profile)", columns = { "pid", "process", "samples", "of the host's CPU" }, rows = rows }
     table.sort(s.stacks, function(a, b) return a.count > b.count end)
     local srows = {}
     for i, st in ipairs(s.stacks) do
       if i > 5 then break end
       srows[#srows + 1] = { st.comm, st.count, locks.tail(st.folded, 4) }
     end
-    ctx:table { title = o.what .. ": hottest stacks", columns = { "process", "samples", "stack (last frames, leaf last)" }, rows = srows }
+    ctx:table { traced = why, title = o.what .. ": hottest stacks", columns = { "process", "samples", "stack (last frames, leaf last)" }, rows = srows }
   end
   local hot = pct >= args.warn_pct and s.samples >= args.min_samples
   if hot then
@@ -114,15 +114,17 @@ function locks.check(ctx, args, o)
 end
 
 -- A lock drill-down's tool (klockstat, futexctn): its data, the seconds it
--- traced (it may be detached early: a duty cycle) and the CPUs; nil when it did
--- not run, after saying why as the unknown metric.
+-- traced (it may be detached early: a duty cycle), the CPUs and the tool's info
+-- (for the evidence: traced = info); nil when it did not run, after saying why as
+-- the unknown metric.
 function locks.drill(ctx, tool, metric)
   local data, info = ctx.bpf[tool]()
   if not data then
     ctx:unknown(metric, info)
     return nil
   end
-  return data, math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9), math.max(ctx.host.cpus or 1, 1)
+  return data, math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9), math.max(ctx.host.cpus or 1, 1),
+    info
 end
 
 return locks

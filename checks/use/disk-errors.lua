@@ -57,7 +57,7 @@ return {
         ctx:metric("io_errors", 0, { warn = 1, crit = 10, agg = "total", help = "block requests that completed with an error (biolatency)" })
       end
       if #erows > 0 then
-        ctx:table { title = "Requests completed with an error (biolatency, block_rq_complete)", columns = { "disk", "errors", "by operation (errors of completed)" }, rows = erows }
+        ctx:table { traced = blwhy, title = "Requests completed with an error (biolatency, block_rq_complete)", columns = { "disk", "errors", "by operation (errors of completed)" }, rows = erows }
       end
       bl_txt = string.format("%d of %d block requests completed with an error (tracepoint)", total, completed)
     else

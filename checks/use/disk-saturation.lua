@@ -106,13 +106,13 @@ return {
           .. " passed through a scheduler queue (no block_rq_insert before the issue: issued directly), so it has a service time only")
       end
       if #qrows > 0 then
-        ctx:table { title = "Request queue and service time (biolatency)", columns = { "disk", "I/Os measured", "queued", "queue p99 ms", "queue p50 ms", "service p99 ms" }, rows = qrows }
+        ctx:table { traced = blwhy, title = "Request queue and service time (biolatency)", columns = { "disk", "I/Os measured", "queued", "queue p99 ms", "queue p50 ms", "service p99 ms" }, rows = qrows }
       end
       if worst then
         queue_txt = string.format("; queue time p99 %.2f ms on %s", worst_p99, worst.name)
       end
       if worst and any_queued then
-        hist.table(ctx, "Queue time on " .. worst.name .. " (biolatency, insert to issue)", (merged(worst, "queue")), "us")
+        hist.table(ctx, "Queue time on " .. worst.name .. " (biolatency, insert to issue)", (merged(worst, "queue")), "us", blwhy)
       end
       -- latency over the window, the busiest disks first: a stall or a second band shows here
       local busy = {}
@@ -127,7 +127,8 @@ return {
         return a.name < b.name
       end)
       for i = 1, math.min(#busy, args.heatmaps) do
-        hist.heatmap(ctx, "I/O latency over the window on " .. busy[i].name .. " (biolatency, insert to complete)", busy[i].intervals)
+        hist.heatmap(ctx, "I/O latency over the window on " .. busy[i].name .. " (biolatency, insert to complete)", busy[i].intervals,
+          blwhy)
       end
       local srows = {}
       for i, io in ipairs(bl.slowest or {}) do
@@ -136,7 +137,7 @@ return {
                               ms(io.queue_us), ms(io.service_us), ms(io.total_us) }
       end
       if #srows > 0 then
-        ctx:table { title = "Slowest I/Os (biolatency; pid and comm of the thread that queued or issued the request)",
+        ctx:table { traced = blwhy, title = "Slowest I/Os (biolatency; pid and comm of the thread that queued or issued the request)",
                     columns = { "pid", "comm", "disk", "op", "KB", "queue ms", "service ms", "total ms" }, rows = srows }
       end
     else

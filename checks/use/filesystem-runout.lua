@@ -39,6 +39,29 @@ local function writers(ctx, files, by_pid, dev, block)
   return active, deleted
 end
 
+-- The levels earlier audits recorded (ctx.history("used_bytes")), as df's Used. An older sonde
+-- recorded size - available, root's reserve counted as used; its bundles recorded no
+-- reserved_bytes: their levels are taken less the reserve this window measures (ext4's is fixed
+-- at mkfs or tune2fs). Returns hist and, by mount, what was corrected: { reserve, bundles }.
+local function older_levels(hist, reserved, fs)
+  if not hist then return nil, {} end
+  local corrected = {}
+  for m, points in pairs(hist) do
+    local own = {}
+    for _, p in ipairs(reserved and reserved[m] or {}) do own[p.bundle] = true end
+    local s = fs[m]
+    local res = s and s[#s].reserved_bytes or 0
+    for _, p in ipairs(points) do
+      if not own[p.bundle] and res > 0 then
+        p.value = math.max(0, p.value - res)
+        corrected[m] = corrected[m] or { reserve = res, bundles = {} }
+        table.insert(corrected[m].bundles, p.bundle)
+      end
+    end
+  end
+  return hist, corrected
+end
+
 return {
   id = "use.filesystem-runout",
   title = "File systems running out",
@@ -53,7 +76,7 @@ return {
       ctx:unknown("time_left_s", why)
       return
     end
-    local hist = ctx.history("used_bytes")
+    local hist, corrected = older_levels(ctx.history("used_bytes"), ctx.history("reserved_bytes"), fs)
     local ihist = ctx.history("inodes_used")
     local mounts = {}
     for m in pairs(fs) do mounts[#mounts + 1] = m end
@@ -63,18 +86,17 @@ return {
       local s = fs[m]
       local last = s[#s]
       if last.status == "ok" and (last.size_bytes or 0) > 0 and not last.readonly then
-        -- full for a non-root writer when nothing is available: the level is size - avail
-        local ts, ys = {}, {}
-        for _, x in ipairs(s) do
-          if x.size_bytes and x.avail_bytes then
-            ts[#ts + 1], ys[#ys + 1] = x.t, x.size_bytes - x.avail_bytes
-          end
-        end
+        -- the level is df's Used (size - free); full for a non-root writer when nothing is
+        -- available: the capacity is used + available, root's reserve left out (as df's Use%)
+        local ts, ys = trend.points(s, "used_bytes")
         local base = { mount = m, dev = last.dev, block = last.device ~= "-" and last.device ~= nil }
-        local space = { name = m, instance = m, ts = ts, ys = ys, capacity = last.size_bytes,
-                        unit = "bytes", verb = "full" }
+        local space = { name = m, instance = m, ts = ts, ys = ys, unit = "bytes", verb = "full",
+                        capacity = last.used_bytes and last.avail_bytes and last.used_bytes + last.avail_bytes }
         cands[#cands + 1] = setmetatable(space, { __index = base })
-        if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = m, agg = "last", node_exporter = "node_filesystem_avail_bytes" }) end
+        if #ys > 0 then
+          ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = m, agg = "last", node_exporter = "node_filesystem_free_bytes" })
+          ctx:metric("reserved_bytes", last.reserved_bytes or 0, { unit = "bytes", instance = m, agg = "last", node_exporter = "node_filesystem_free_bytes", help = "root's reserve: free minus available" })
+        end
         local its, iys = trend.points(s, "inodes_used")
         local inodes
         if (last.inodes or 0) > 0 and #iys > 0 then
@@ -110,6 +132,13 @@ return {
                   columns = { "bundle", "window end (UTC)", "file system", "in use then", "same boot" }, rows = audits }
     end
     runout.across_notes(ctx, cands)
+    for _, m in ipairs(mounts) do
+      local c = corrected[m]
+      if c then
+        ctx:note(string.format("%s: %s (an older sonde) recorded size minus available; taken less the %s reserved"
+          .. " for root, as df counts used", m, table.concat(c.bundles, ", "), fmt.bytes(c.reserve)))
+      end
+    end
     if #out == 0 then
       ctx:summary(string.format("no file system is filling: %d measured, none with a steady rise that runs out", #mounts))
       return

@@ -1,5 +1,5 @@
---- File system capacity: space and inodes used per mounted file system (statvfs), against df's
--- total (the root reserve left out). Pseudo file systems (proc, sysfs, cgroup, ...) hold no
+--- File system capacity: space and inodes used per mounted file system (statvfs), as df counts
+-- them: used is size - free, root's reserve (free but not available) apart, Use% of used + available. Pseudo file systems (proc, sysfs, cgroup, ...) hold no
 -- capacity and are left out; network and FUSE file systems are not asked (statfs goes to a
 -- server or a daemon and can hang) and are listed as such.
 local fmt = require("fmt")
@@ -49,7 +49,7 @@ return {
         end
         local growth = (s:last("used_bytes") or 0) - (s:first("used_bytes") or 0)
         rows[#rows + 1] = { m, last.fstype, last.source, fmt.bytes(last.size_bytes), fmt.bytes(last.used_bytes),
-                            fmt.bytes(last.avail_bytes), pct and fmt.pct(pct) or "-", ipct and fmt.pct(ipct) or "-",
+                            fmt.bytes(last.avail_bytes), fmt.bytes(last.reserved_bytes or 0), pct and fmt.pct(pct) or "-", ipct and fmt.pct(ipct) or "-",
                             (growth >= 0 and "+" or "-") .. fmt.bytes(math.abs(growth)), last.readonly and "ro" or "rw" }
       end
     end
@@ -59,7 +59,7 @@ return {
     else
       table.sort(rows, function(a, b) return a[1] < b[1] end)
       ctx:table { title = "File systems (statvfs; Use% as df: used of used + available to non-root)",
-                  columns = { "mount", "type", "source", "size", "used", "avail", "use%", "inodes%", "growth in window", "mode" },
+                  columns = { "mount", "type", "source", "size", "used", "avail", "reserved", "use%", "inodes%", "growth in window", "mode" },
                   rows = rows }
     end
     for _, r in ipairs(failed) do ctx:note(r) end

@@ -50,7 +50,7 @@ return {
       ctx:metric("oom_kills_traced", #list, kills and export or { warn = 1, crit = 1, agg = export.agg,
                                                                node_exporter = export.node_exporter })
       if #rows > 0 then
-        ctx:table { title = "OOM kills traced (oomkill): the victim, and the task allocating when the kill was decided",
+        ctx:table { traced = owhy, title = "OOM kills traced (oomkill): the victim, and the task allocating when the kill was decided",
                     columns = { "s into window", "victim pid", "victim", "victim rss", "memory cgroup", "trigger pid", "trigger" },
                     rows = rows }
       end

@@ -46,7 +46,7 @@ local function retransmits(ctx, args)
     end
   end
   if #rows > 0 then
-    ctx:table { title = "TCP retransmits and resets by connection and state (tcpretrans)",
+    ctx:table { traced = info, title = "TCP retransmits and resets by connection and state (tcpretrans)",
                 columns = { "local", "remote", "state", "retransmits", "resets sent", "resets received" },
                 rows = rows }
   end
@@ -60,7 +60,7 @@ local function retransmits(ctx, args)
     prows[#prows + 1] = { p.addr, p.retransmits, p.conns, table.concat(st, ", ") }
   end
   if #prows > 0 then
-    ctx:table { title = "TCP retransmits by remote host (tcpretrans)",
+    ctx:table { traced = info, title = "TCP retransmits by remote host (tcpretrans)",
                 columns = { "remote host", "retransmits", "connection states", "by state" }, rows = prows }
   end
   if d.flows_seen and d.flows and d.flows_seen > #d.flows then
@@ -96,7 +96,7 @@ local function drops(ctx, args)
     end
   end
   if #rows > 0 then
-    ctx:table { title = "Packets dropped by the kernel, by reason (tcpdrop)",
+    ctx:table { traced = info, title = "Packets dropped by the kernel, by reason (tcpdrop)",
                 columns = { "reason", "packets", "per second" }, rows = rows }
   end
   local frows = {}
@@ -106,7 +106,7 @@ local function drops(ctx, args)
                           endpoint(f.family, f.daddr, f.dport), f.count }
   end
   if #frows > 0 then
-    ctx:table { title = "Dropped TCP and UDP packets by flow (tcpdrop)",
+    ctx:table { traced = info, title = "Dropped TCP and UDP packets by flow (tcpdrop)",
                 columns = { "reason", "protocol", "source", "destination", "packets" }, rows = frows }
   end
   if d.reason_source and not d.reason_source:match("^kernel BTF") then

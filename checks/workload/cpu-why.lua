@@ -138,13 +138,13 @@ return {
     for _, e in ipairs(top_of(self, args.top)) do
       rows[#rows + 1] = { e.name, e.value, fmt.pct(100 * e.value / total), fmt.pct(100 * (incl[e.name] or 0) / total) }
     end
-    ctx:table { title = "Top on-CPU functions by self samples (the function was running)",
+    ctx:table { traced = why, title = "Top on-CPU functions by self samples (the function was running)",
                 columns = { "function", "samples", "self", "total" }, rows = rows }
     rows = {}
     for _, e in ipairs(top_of(incl, args.top)) do
       rows[#rows + 1] = { e.name, e.value, fmt.pct(100 * e.value / total), fmt.pct(100 * (self[e.name] or 0) / total) }
     end
-    ctx:table { title = "Top on-CPU functions by total samples (running, or calling what ran)",
+    ctx:table { traced = why, title = "Top on-CPU functions by total samples (running, or calling what ran)",
                 columns = { "function", "samples", "total", "self" }, rows = rows }
 
     rows = {}
@@ -160,20 +160,20 @@ return {
         end
       end
     end
-    ctx:table { title = "Top stacks of the busiest processes (leaf last)",
+    ctx:table { traced = why, title = "Top stacks of the busiest processes (leaf last)",
                 columns = { "pid", "thread", "samples", "of busy", "stack" }, rows = rows }
 
     -- the whole profile as a flame graph (report.html draws it; report.md lists its hottest frames)
     local folded = {}
     for _, s in ipairs(d.stacks or {}) do folded[#folded + 1] = s.folded .. " " .. math.floor(s.count) end
     if d.other and (d.other.count or 0) > 0 then folded[#folded + 1] = "[other stacks] " .. math.floor(d.other.count) end
-    ctx:flamegraph { title = "On-CPU flame graph (profile)", unit = "samples", folded = folded }
+    ctx:flamegraph { title = "On-CPU flame graph (profile)", unit = "samples", folded = folded, traced = why }
 
     -- when in each second the CPUs were busy: periodic work is a horizontal stripe
     if args.subsecond ~= "none" then
       local ss, what = subsecond_of(d, args.subsecond)
       if ss then
-        ctx:heatmap("CPU busy by offset in the second, " .. what .. " (profile, % of the samples)", ss)
+        ctx:heatmap("CPU busy by offset in the second, " .. what .. " (profile, % of the samples)", ss, { traced = why })
       elseif what then
         ctx:note("No subsecond-offset heat map: " .. what)
       end
@@ -206,7 +206,7 @@ return {
         if i > args.top then break end
         rows[#rows + 1] = { c.cause, c.where, c.count, fmt.pct(100 * c.count / total), c.remedy }
       end
-      ctx:table { title = "Why stacks are incomplete or frames [unknown], by cause (samples; the remedy for each)",
+      ctx:table { traced = why, title = "Why stacks are incomplete or frames [unknown], by cause (samples; the remedy for each)",
                   columns = { "cause", "where", "samples", "of busy", "remedy" }, rows = rows }
     end
     if broken_pct >= 20 then

@@ -38,7 +38,7 @@ local function by_op(ctx)
     ctx:unknown("io_p99_ms", "biolatency saw no block request both issued and completed in the window")
   end
   if #rows > 0 then
-    ctx:table { title = "Requests by operation (biolatency; latency from insert, or issue, to completion)",
+    ctx:table { traced = why, title = "Requests by operation (biolatency; latency from insert, or issue, to completion)",
       columns = { "disk", "op", "requests", "bytes", "avg KB", "avg ms", "p50 ms", "p99 ms" }, rows = rows }
   end
 end

@@ -38,7 +38,7 @@ return {
                               f.state, f.retransmits, string.format("%.1f", f.retransmits / secs) }
       end
       if #rrows > 0 then
-        ctx:table { title = "Connections retransmitting most (tcpretrans)",
+        ctx:table { traced = rwhy, title = "Connections retransmitting most (tcpretrans)",
                     columns = { "local", "remote", "state", "retransmits", "per second" }, rows = rrows }
       end
     else

@@ -82,7 +82,7 @@ return {
       prow[#prow + 1] = { p.ppid, p.comm, p.execs, execs > 0 and fmt.pct(100 * p.execs / execs) or "-", p.forks }
     end
     if #prow > 0 then
-      ctx:table { title = "Parents of the processes started (execsnoop)",
+      ctx:table { traced = info, title = "Parents of the processes started (execsnoop)",
         columns = { "ppid", "parent", "children execed", "of execs", "forks" }, rows = prow }
     end
     local nculprits = 0
@@ -101,7 +101,7 @@ return {
                           c.exits_new > 0 and life_txt(c.life_us / c.exits_new) or "-" }
     end
     if #crow > 0 then
-      ctx:table { title = "Commands started (execsnoop)",
+      ctx:table { traced = info, title = "Commands started (execsnoop)",
         columns = { "command", "path", "execs", "rate", "ended in window", "mean lifetime" }, rows = crow }
     end
 
@@ -114,7 +114,7 @@ return {
       ctx:metric("short_lived", nlife, { agg = "total", help = "processes that started and ended in the window (execsnoop)" })
       ctx:metric("lifetime_p50_ms", p50 / 1000, { unit = "ms", agg = "p50" })
       ctx:metric("lifetime_p99_ms", hist.percentile(life.hist, 99) / 1000, { unit = "ms", agg = "p99" })
-      hist.table(ctx, "Lifetime of the processes that started and ended in the window (execsnoop)", life.hist, "us")
+      hist.table(ctx, "Lifetime of the processes that started and ended in the window (execsnoop)", life.hist, "us", info)
     else
       ctx:unknown("lifetime_p50_ms", "no process both started and ended inside the window")
     end
@@ -127,7 +127,7 @@ return {
                           s.args .. (s.args_cut and " [cut]" or "") }
     end
     if #srow > 0 then
-      ctx:table { title = "Command lines sampled at exec (execsnoop)",
+      ctx:table { traced = info, title = "Command lines sampled at exec (execsnoop)",
         columns = { "at (s)", "pid", "ppid", "parent", "arguments" }, rows = srow }
     end
     local nsamples = #(d.samples or {})

@@ -128,17 +128,33 @@ return {
       end
     end
 
-    local started, exited, kthreads, no_io = 0, 0, 0, 0
+    local started, exited, kthreads, denied = 0, 0, 0, 0
     for _, t in ipairs(list) do
-      if t.read_bytes == nil and not t.exited and not t.started then no_io = no_io + 1 end
+      if t.io_denied then denied = denied + 1 end
       if t.started then started = started + 1 end
       if t.exited then exited = exited + 1 end
       if t.kernel_thread then kthreads = kthreads + 1 end
     end
-    if no_io > 0 then
-      ctx:unknown("io_bytes", string.format("/proc/PID/io was unreadable for %d of %s "
-        .. "(permission denied: another user's process when not root, or a non-dumpable one): the I/O ranking covers the others only",
-        no_io, fmt.count(#list, "process", "processes")))
+    if denied > 0 then
+      -- The kernel shows /proc/PID/io only to who may ptrace the process (ptrace_may_access, read
+      -- mode). Not root: another user's processes. Root: a non-dumpable process, or one holding
+      -- capabilities sonde lacks, needs CAP_SYS_PTRACE over it (in its user namespace), which
+      -- sonde did not have (a unit's capability bounding set, a container), or a security module
+      -- refused: running as root again would not help.
+      local of = fmt.count(#list, "process", "processes")
+      local rest = ": the I/O ranking covers the others only"
+      if ctx.host.euid == 0 then
+        ctx:unknown("io_bytes", string.format("/proc/PID/io was refused for %d of %s although sonde ran as root: "
+          .. "the kernel shows it only to who may ptrace the process, and sonde may not ptrace these (a "
+          .. "non-dumpable one, or one holding capabilities sonde lacks, takes CAP_SYS_PTRACE over it)%s",
+          denied, of, rest))
+      elseif ctx.host.euid then
+        ctx:unknown("io_bytes", string.format("/proc/PID/io was unreadable for %d of %s (permission denied: other "
+          .. "users' processes, and sonde ran as uid %d)%s", denied, of, ctx.host.euid, rest))
+      else
+        ctx:unknown("io_bytes", string.format("/proc/PID/io was unreadable for %d of %s (permission denied: other "
+          .. "users' processes when not root, or ones sonde may not ptrace)%s", denied, of, rest))
+      end
     end
     ctx:metric("processes", #list, { agg = "total", help = "processes seen in the window" })
     ctx:metric("started_in_window", started, { agg = "total" })

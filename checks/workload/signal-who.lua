@@ -51,7 +51,7 @@ return {
     ctx:metric("fatal_signals", #fatal, { warn = args.warn_fatal, agg = "total" })
     ctx:metric("signals", ks.count or 0, { agg = "total" })
     if #rows > 0 then
-      ctx:table { title = "Fatal signals, in order (" .. table.concat(ks.fatal_signals or {}, " ") .. ")",
+      ctx:table { traced = info, title = "Fatal signals, in order (" .. table.concat(ks.fatal_signals or {}, " ") .. ")",
                   columns = { "s into window", "signal", "sender pid", "sender", "target pid", "target", "origin", "outcome" },
                   rows = rows }
     end
@@ -63,7 +63,7 @@ return {
       all[#all + 1] = { s.count, s.signal, s.sender_pid, s.sender_comm, target_pid(s), s.target_comm, s.origin, s.outcome }
     end
     if #all > 0 then
-      ctx:table { title = string.format("Signals by sender and target (%d distinct of %d signals)", ks.signals_seen or #all, ks.count or 0),
+      ctx:table { traced = info, title = string.format("Signals by sender and target (%d distinct of %d signals)", ks.signals_seen or #all, ks.count or 0),
                   columns = { "count", "signal", "sender pid", "sender", "target pid", "target", "origin", "outcome" },
                   rows = all }
     end

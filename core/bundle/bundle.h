@@ -80,10 +80,16 @@ void bundle__host_part(const char *hostname, char *out, size_t len);
 void bundle__map_path(const char *bundle, char *out, size_t len);
 
 /*
- * retain.c: keep the newest keep bundles of bundle's host in its directory
- * (bundle, just written, always among them) and remove the others with
- * their redaction maps. *removed counts them. 0, or -errno with err.
+ * retain.c: keep the newest keep bundles of bundle's host (and case id) in its
+ * directory (bundle, just written, always among them) and remove the others
+ * with their redaction maps. A bundle is one by what it is: the running user's
+ * own file (bundle/earlier.h), of the same host by its manifest, newest by the
+ * window its manifest records; never by its name. *removed counts those
+ * removed, *refused the files named like a bundle left alone as not the
+ * user's own. 0, or -errno with err (nothing is removed when the new bundle's
+ * own manifest cannot be read).
  */
-int bundle__retain(const char *bundle, int keep, int *removed, char *err, size_t errlen);
+int bundle__retain(const char *bundle, int keep, int *removed, int *refused, char *err,
+		   size_t errlen);
 
 #endif

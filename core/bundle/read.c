@@ -816,37 +816,19 @@ static int extract_open_archive(const char *path, char *err, size_t errlen)
 	return ret;
 }
 
-int bundle__extract_some(const char *path, const char *parent,
-			 const struct bundle_open_limits *lim, const struct bundle_want *want,
-			 size_t nwant, char *out_dir, size_t out_len, char *err, size_t errlen)
+/* The extraction of the bundle open at archive_fd (read from where it stands). */
+static int extract_from(int archive_fd, const char *parent, const struct bundle_open_limits *lim,
+			const struct bundle_want *want, size_t nwant, char *out_dir,
+			size_t out_len, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], report[EXTRACT_ERR_SIZE + 16];
-	int archive_fd = -1, pipefd[2] = { -1, -1 };
+	int pipefd[2] = { -1, -1 };
 	int ret = 0, status = 0, code;
 	bool made_dir = false, timed_out;
-	struct extract_job job = { .root_fd = -1, .want = want, .nwant = nwant };
+	struct extract_job job = { .root_fd = -1, .lim = lim, .want = want, .nwant = nwant };
 	pid_t pid, self = getpid();
 	const char *reason;
 	char *end;
-
-	if (err && errlen)
-		err[0] = '\0';
-	if (out_dir && out_len)
-		out_dir[0] = '\0';
-	if (!lim)
-		lim = &bundle_open_default_limits;
-	job.lim = lim;
-	if (!path || !parent || !out_dir || !out_len || !(lim->max_seconds > 0)) {
-		ret = -EINVAL;
-		errf(err, errlen, "bundle__extract: bad arguments");
-		goto cleanup;
-	}
-
-	archive_fd = extract_open_archive(path, err, errlen);
-	if (archive_fd < 0) {
-		ret = archive_fd;
-		goto cleanup;
-	}
 
 	extract_sweep(parent);
 	code = snprintf(dir, sizeof(dir), "%s/.sonde-open-XXXXXX", parent);
@@ -925,13 +907,66 @@ cleanup:
 		close(pipefd[1]);
 	if (job.root_fd >= 0)
 		close(job.root_fd);
-	if (archive_fd >= 0)
-		close(archive_fd);
 	if (ret && made_dir)
 		scratch__remove(dir);
 	else if (!ret)
 		snprintf(out_dir, out_len, "%s", dir);
 	return ret;
+}
+
+/* The arguments every extraction checks (src: a path or an fd was given); lim NULL: the defaults. */
+static int extract_args(bool src, const char *parent, const struct bundle_open_limits **lim,
+			char *out_dir, size_t out_len, char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	if (out_dir && out_len)
+		out_dir[0] = '\0';
+	if (!*lim)
+		*lim = &bundle_open_default_limits;
+	if (!src || !parent || !out_dir || !out_len || !((*lim)->max_seconds > 0)) {
+		errf(err, errlen, "bundle__extract: bad arguments");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int bundle__extract_some(const char *path, const char *parent,
+			 const struct bundle_open_limits *lim, const struct bundle_want *want,
+			 size_t nwant, char *out_dir, size_t out_len, char *err, size_t errlen)
+{
+	int fd, ret = extract_args(path != NULL, parent, &lim, out_dir, out_len, err, errlen);
+
+	if (ret)
+		return ret;
+	fd = extract_open_archive(path, err, errlen);
+	if (fd < 0)
+		return fd;
+	ret = extract_from(fd, parent, lim, want, nwant, out_dir, out_len, err, errlen);
+	close(fd);
+	return ret;
+}
+
+int bundle__extract_some_fd(int fd, const char *parent, const struct bundle_open_limits *lim,
+			    const struct bundle_want *want, size_t nwant, char *out_dir,
+			    size_t out_len, char *err, size_t errlen)
+{
+	int ret = extract_args(fd >= 0, parent, &lim, out_dir, out_len, err, errlen);
+	struct stat st;
+
+	if (ret)
+		return ret;
+	/* The child reads through this fd: from the start, whatever read it before. */
+	if (fstat(fd, &st) || lseek(fd, 0, SEEK_SET)) {
+		ret = -errno;
+		errf(err, errlen, "%s", strerror(errno));
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		errf(err, errlen, "not a regular file");
+		return -EINVAL;
+	}
+	return extract_from(fd, parent, lim, want, nwant, out_dir, out_len, err, errlen);
 }
 
 int bundle__extract(const char *path, const char *parent, const struct bundle_open_limits *lim,

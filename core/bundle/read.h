@@ -71,6 +71,15 @@ int bundle__extract_some(const char *path, const char *parent,
 			 size_t nwant, char *out_dir, size_t out_len, char *err, size_t errlen);
 
 /*
+ * The same, from a bundle file already open at fd (read from its start; fd
+ * stays open): for a caller that checked what the file is (its owner, its
+ * mode) on the fd, so that the name cannot be swapped in between.
+ */
+int bundle__extract_some_fd(int fd, const char *parent, const struct bundle_open_limits *lim,
+			    const struct bundle_want *want, size_t nwant, char *out_dir,
+			    size_t out_len, char *err, size_t errlen);
+
+/*
  * Check every member of an extracted bundle against its manifest.json:
  * nothing missing, nothing extra, sizes and sha256 equal. The first mismatch
  * goes to err ("raw/proc.stat.cap: sha256 differs from the manifest").

@@ -44,8 +44,9 @@ static const struct cmd_option options[] = {
 	  .help = "sampling interval inside the window (default 1)" },
 	{ .name = "out", .letter = 'o', .arg = "DIR", .kind = CMD_OPT_STRING, .field = F(out_dir),
 	  .help = "where the bundle goes (default: the current directory);\n"
-		  "earlier bundles of this host there continue the trends\n"
-		  "of resources that run out (raw/history.cap)" },
+		  "earlier bundles of this host there (this user's own)\n"
+		  "continue the trends of resources that run out\n"
+		  "(raw/history.cap)" },
 	{ .name = "json", .letter = 'j', .kind = CMD_OPT_FLAG, .field = F(json),
 	  .help = "print findings.json on stdout instead of the summary" },
 	{ .name = "fail-on", .letter = 'f', .arg = "LEVEL", .kind = CMD_OPT_CHOICE,
@@ -158,7 +159,8 @@ static const struct cmd_option options[] = {
 	{ .name = "keep", .arg = "N", .kind = CMD_OPT_COUNT, .field = F(keep), .max = 1000000,
 	  .help = "retention: after writing the bundle, remove this host's\n"
 		  "older bundles in --out beyond the newest N (and their\n"
-		  "redaction maps); 0 (default): keep them all" },
+		  "redaction maps), by their manifests, only this user's\n"
+		  "own files; 0 (default): keep them all" },
 	{ .name = "color", .arg = "auto|always|never", .kind = CMD_OPT_CHOICE, .field = F(color),
 	  .choices = cmd_color_modes,
 	  .help = "colour the summary (default: auto,\n"

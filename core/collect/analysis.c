@@ -213,7 +213,13 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 
 void analysis__preload(struct analysis *an, const char *collector)
 {
+	const struct thread_states *ts;
+	char why[256];
+
 	capture_set__stream(&an->cs, collector);
+	/* several checks read the thread states: built once, before they fork */
+	if (!strcmp(collector, "proc.threads"))
+		analysis__threads(an, &ts, why, sizeof(why));
 }
 
 int analysis__open_limited(struct analysis *an, const char *raw_dir,
@@ -552,6 +558,10 @@ static void task_build__file(struct task_build *t, const char *file, const struc
 	} else if (!strcmp(file, "io")) {
 		struct pid_io io;
 
+		if (r->err) { /* refused (ptrace_may_access): sonde's rights, not a capture gap */
+			t->s.io_denied |= r->err == EACCES || r->err == EPERM;
+			return;
+		}
 		if (parse_pid_io(r->data, r->len, &io) || !io.present)
 			return;
 		if (!t->have_first_io && r->seq == t->first_seq) {
@@ -669,7 +679,7 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 		int pid = path_pid(r->path, &file), *slot;
 		struct task_build *t;
 
-		if (pid <= 0 || r->err)
+		if (pid <= 0 || (r->err && strcmp(file, "io")))
 			continue;
 		slot = task_index__slot(&tt.ix, tt.b, pid);
 		t = *slot ? &tt.b[*slot - 1] : NULL;
@@ -983,6 +993,7 @@ void analysis__close(struct analysis *an)
 	for (size_t i = 0; i < an->ntasks; i++)
 		free(an->tasks[i].cmdline);
 	free(an->tasks);
+	thread_states__free(an->threads);
 	capture_set__free(&an->cs);
 	memset(an, 0, sizeof(*an));
 }

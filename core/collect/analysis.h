@@ -29,6 +29,7 @@ struct task_summary {
 	int64_t anon_bytes, swap_bytes; /* RssAnon, VmSwap at the last status read; -1 unknown */
 	int processor;
 	int has_io;               /* /proc/PID/io readable at both ends */
+	int io_denied;            /* a read of /proc/PID/io refused (EACCES, EPERM) */
 	uint64_t read_bytes, write_bytes, rchar, wchar, syscr, syscw;
 	int has_ctxt;             /* voluntary/involuntary split: both ends of status */
 	uint64_t vol_ctxt, nonvol_ctxt;
@@ -56,6 +57,55 @@ struct tool_summary {
 	uint64_t self_signals;     /* killsnoop: signals sonde sent or was sent, left out */
 };
 
+/*
+ * The thread states of the window (proc.threads, analysis_threads.c): per
+ * process, its threads' time on a CPU, waiting for one, and off CPU by what
+ * they waited in. Strings point into thread_states.strings ("" for none).
+ */
+struct thread_wait {
+	char state;                /* S D T t ... as captured; '?' for time no sample named */
+	int iowait, pollfd;        /* in iowait; the object is the first fd of a poll(2) */
+	const char *syscall, *object, *kstack;
+	uint64_t futex_addr;       /* a futex wait: its address, command, and val == 2 */
+	const char *futex_cmd;     /* "WAIT", "WAIT_BITSET", "LOCK_PI", ...; NULL: not a futex */
+	int futex_val2;            /* FUTEX_WAIT expecting 2: a contended glibc lock */
+	double s, parked_s;        /* thread-seconds; of them, in intervals it never woke */
+	double wakes;              /* voluntary switches of its threads while in it */
+	uint32_t threads, samples;
+};
+
+struct thread_proc {
+	int pid;
+	uint32_t threads;          /* seen in the window */
+	double oncpu_s, runq_s, offcpu_s, observed_s; /* thread-seconds */
+	double sampled_s;          /* off-CPU time split by the sampler's samples */
+	double unsampled_s;        /* off-CPU time no sample named */
+	double wakes;              /* voluntary switches */
+	uint32_t d_count;          /* its threads in D, summed over the rounds */
+	double d_mean;
+	uint64_t passes, run_sum;  /* the sampler's passes; its threads on a CPU, summed */
+	uint32_t run_max;          /* most of its threads on a CPU at once in a pass */
+	struct thread_wait *waits; /* most time first */
+	size_t nwaits, wcap;
+};
+
+#define THREAD_STATES_ROUNDS 512
+
+struct thread_states {
+	struct thread_proc *procs; /* most off-CPU time first */
+	size_t nprocs, procs_cap;
+	uint32_t rounds;
+	uint64_t d_sum, r_sum;     /* threads in D, in R, summed over the rounds */
+	double d_mean, r_mean;
+	double span_s;             /* from the first round to the last: the time the states cover */
+	double d_series[THREAD_STATES_ROUNDS], r_series[THREAD_STATES_ROUNDS];
+	double t_series[THREAD_STATES_ROUNDS];
+	int listed;                /* some rounds read only some processes (/proc) */
+	uint64_t sampler_passes, sampler_cpu_ns, sampler_lost;
+	char **strings;
+	size_t nstrings, strings_cap;
+};
+
 struct jval;
 
 struct analysis {
@@ -67,6 +117,7 @@ struct analysis {
 	int64_t start_wall_ns, end_wall_ns, start_mono_ns, end_mono_ns;
 	uint32_t samples;
 	int partial;
+	int drilldown;            /* the drill-down window's captures (raw/drilldown) */
 	char stop_reason[400];
 	long clk_tck, page_size;
 	int sonde_pid;            /* the observer itself: left out of rankings */
@@ -95,6 +146,10 @@ struct analysis {
 	size_t ntools;
 	/* what the JSON documents hold, charged to the captures' memory limit (cs.lim) */
 	uint64_t docs_held;
+	/* thread states: proc.threads, built on first use */
+	struct thread_states *threads;
+	int threads_built;
+	char threads_why[256];
 	/* perf counters: raw/perf/counters.json, parsed on first use */
 	struct jval *perf_doc;
 	char perf_why[512];
@@ -121,6 +176,17 @@ void analysis__close(struct analysis *an);
 double analysis__t(const struct analysis *an, const struct capture_rec *r);
 /* Build (once) and return the per-process summaries; -ENOENT when proc.pids was not collected. */
 int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n);
+
+/*
+ * Build (once) and return the thread states: 0, -ENOENT when proc.threads
+ * was not collected, or -errno with why (a malformed or refused stream).
+ */
+int analysis__threads(struct analysis *an, const struct thread_states **out, char *why,
+		      size_t whylen);
+/* analysis_threads.c: the thread states of one proc.threads stream. */
+int thread_states__build(const struct analysis *an, const struct capture_stream *st,
+			 struct thread_states **out, char *why, size_t whylen);
+void thread_states__free(struct thread_states *ts);
 
 /*
  * The document of BPF tool name (raw/bpf/<name>.json), or NULL with the

@@ -114,6 +114,42 @@ struct task_sample {
 
 typedef int (*task_visit_fn)(void *ctx, const struct task_sample *t);
 
+/* thread_sample flags */
+#define THREAD_ONCPU 0x1   /* on a CPU at the sample (else runnable, for state R) */
+#define THREAD_IOWAIT 0x2  /* asleep on I/O the kernel counts as iowait */
+#define THREAD_KTHREAD 0x4 /* a kernel thread */
+#define THREAD_POLLFD 0x8  /* object is the first fd of the thread's poll(2) array */
+
+/*
+ * One thread, its scheduler counters and what it waits in, for the thread
+ * states (proc.threads). A task source gives it from the kernel's task
+ * structures; the /proc fallback from /proc/PID/task/TID/{stat,schedstat,
+ * syscall,wchan,stack} and the fd's link. The text fields are the
+ * capture's own words (docs/capture-format.md, proc.threads).
+ */
+struct thread_sample {
+	int tid, tgid;
+	char state;                   /* R S D T t X Z P I, as /proc/PID/task/TID/stat */
+	unsigned flags;               /* THREAD_* */
+	uint64_t start_ns;            /* CLOCK_MONOTONIC at its start; 0 unknown */
+	uint64_t run_ns, runq_ns;     /* on a CPU, waiting on a run queue, since it started */
+	uint64_t nvcsw, nivcsw;       /* voluntary, involuntary switches */
+	int has_delays;               /* delay accounting (kernel.task_delayacct=1) */
+	uint64_t blkio_ns, swapin_ns, reclaim_ns, thrashing_ns;
+	char syscall[32];             /* "futex"; "-" not in a syscall; "?" unknown; "#N" unnamed */
+	int has_args;
+	uint64_t args[3];             /* its first three arguments */
+	/*
+	 * The file behind its fd argument: "tcp 10.0.0.1:40000>10.0.0.5:5432
+	 * ESTABLISHED", "tcp 0.0.0.0:80 LISTEN q=0", "udp ...", "unix stream",
+	 * "pipe", "file 8:1 1234", "anon [eventpoll]", "chr", ...; "" none.
+	 */
+	char object[160];
+	char kstack[384];             /* uninterruptible sleep: "fn<fn<fn", leaf first; "" none */
+};
+
+typedef int (*thread_visit_fn)(void *ctx, const struct thread_sample *t);
+
 /*
  * Where the pids collector gets its processes from, when not from /proc: a
  * layer above fills it (the run layer, with the trace layer's task
@@ -124,7 +160,11 @@ typedef int (*task_visit_fn)(void *ctx, const struct task_sample *t);
  */
 struct task_source {
 	const char *name; /* "bpf_iter_task": written in the run facts */
-	int (*read)(void *arg, char *why, size_t whylen);
+	/*
+	 * The pass of round seq: read now, or already read this round by
+	 * another collector (proc.pids and proc.threads share one pass).
+	 */
+	int (*read)(void *arg, uint32_t seq, char *why, size_t whylen);
 	int (*each)(void *arg, task_visit_fn visit, void *ctx);
 	size_t (*count)(void *arg); /* the processes of the last read */
 	void *arg;
@@ -141,6 +181,21 @@ struct task_source {
 	int (*cmdline)(void *arg, int pid, const char **data, size_t *len, int *cut);
 	void (*cmdlines_drop)(void *arg);
 	const char *cmdlines_why;
+	/*
+	 * Optional, NULL where the source has no thread states (threads_why says
+	 * why): visit each thread of the last read, with what it waits in.
+	 * threads_lost names what this kernel could not give ("" nothing).
+	 */
+	int (*each_thread)(void *arg, thread_visit_fn visit, void *ctx);
+	const char *threads_why, *threads_lost;
+	/*
+	 * Optional (NULL: the sampler reads /proc, sampler_why says why): the
+	 * threads of process tgid now, for the thread-state sampler, from its
+	 * own thread. 0, -ESRCH when it is gone, or -errno.
+	 */
+	int (*sample_process)(void *arg, int tgid, thread_visit_fn visit, void *ctx);
+	void (*sample_drop)(void *arg, int tgid); /* a suspect no longer sampled */
+	const char *sampler_name, *sampler_why;
 };
 
 struct window_opts {

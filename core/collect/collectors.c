@@ -237,6 +237,10 @@ static const struct collector c_softirqs = { "proc.softirqs", "softirqs per type
 					     softirqs_probe, softirqs_sample, NULL };
 static const struct collector c_pids = { "proc.pids", "every process (/proc/PID/{stat,status,io})",
 					 pids__probe, pids__sample, pids__fini };
+static const struct collector c_threads = { "proc.threads",
+					    "every thread's state and what it waits in "
+					    "(task iterator, or /proc/PID/task)",
+					    threads__probe, threads__sample, threads__fini };
 static const struct collector c_cgroups = { "proc.cgroups",
 					    "resource controls: cgroups v1 and v2 (/sys/fs/cgroup)",
 					    cgroups__probe, cgroups__sample, cgroups__fini };
@@ -262,7 +266,7 @@ static const struct collector c_kmsg = { "kernel.log",
 
 const struct collector *const collectors[] = {
 	&c_host, &c_hostctx, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,
-	&c_netdev, &c_snmp, &c_filenr, &c_interrupts, &c_pids, &c_kmsg, &c_cgroups,
+	&c_netdev, &c_snmp, &c_filenr, &c_interrupts, &c_pids, &c_threads, &c_kmsg, &c_cgroups,
 	&c_mounts, &c_schedstat, &c_softirqs, &c_sockets, &c_links, NULL,
 };
 

@@ -26,6 +26,7 @@ struct idle_slot {
 struct cg_state;
 struct sock_state;
 struct holders;
+struct threads_state;
 
 struct collector_state {
 	const struct collector *c;
@@ -49,6 +50,11 @@ struct collector_state {
 	struct cg_state *cg;    /* proc.cgroups: the hierarchies and the cgroups kept */
 	struct sock_state *sk;  /* net.sockets: listeners followed, destinations */
 	struct holders *hold;   /* proc.pids: per-process levels at first sight, suspects */
+	/* proc.pids read from /proc: the processes whose stat changed this round (proc.threads) */
+	int active[256];
+	size_t nactive;
+	struct threads_state *th;        /* proc.threads */
+	struct collector_state *pids;    /* proc.threads: proc.pids of the same window */
 };
 
 /* ---- reader.c ---- */
@@ -137,6 +143,15 @@ void holders__reserve(struct collector_state *cs, size_t n);
 void holders__round(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		    int phase);
 void holders__free(struct collector_state *cs);
+
+/* ---- threads.c: proc.threads ---- */
+
+int threads__probe(const char *root, char *why, size_t whylen);
+int threads__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
+		    int phase);
+void threads__fini(struct collector_state *cs);
+/* The run facts of proc.threads: where the threads came from, the sampler's rate and cost. */
+void threads__facts(const struct collector_state *cs, struct strbuf *b);
 
 /* ---- cgroups.c ---- */
 

@@ -297,7 +297,7 @@ static int pids__sample_source(struct collector_state *cs, struct reader *rd,
 		snprintf(rd->current, sizeof(rd->current), "%s", src->name);
 		pthread_mutex_unlock(rd->lock);
 	}
-	err = src->read(src->arg, why, sizeof(why));
+	err = src->read(src->arg, rd->seq, why, sizeof(why));
 	/* the first round sees every process for the first time: their command lines in one pass */
 	if (!err && (phase & PHASE_FIRST)) {
 		char cwhy[200] = "";
@@ -357,6 +357,9 @@ static int pids__proc_one(struct collector_state *cs, struct reader *rd, struct 
 		return 0;
 	if (!rc)
 		holders__stat(cs, pid, data, len, first, phase & PHASE_LAST);
+	/* it ran (its stat changed): proc.threads reads its threads this round */
+	if (!rc && !w->last_repeat && cs->nactive < sizeof(cs->active) / sizeof(cs->active[0]))
+		cs->active[cs->nactive++] = pid;
 	holders__fds(cs, rd, pid, first, phase & PHASE_LAST, !rc && !w->last_repeat);
 	if (!idle)
 		idle = idle__slot(cs, pid);
@@ -450,6 +453,7 @@ static int pids__walk(struct collector_state *cs, struct reader *rd, struct capt
 static int pids__sample_round(struct collector_state *cs, struct reader *rd,
 			      struct capture_writer *w, int phase)
 {
+	cs->nactive = 0;
 	if (!cs->tasks || cs->tasks_why[0] || pids__sample_source(cs, rd, w, phase))
 		return pids__walk(cs, rd, w, phase, 0);
 	if (phase & (PHASE_FIRST | PHASE_LAST))

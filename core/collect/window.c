@@ -71,6 +71,9 @@ static int wanted(const struct window_opts *o, const char *name)
 {
 	if (!strcmp(name, "host"))
 		return 1;
+	/* the thread states read proc.pids's pass, and in /proc mode who it saw run */
+	if (!strcmp(name, "proc.pids") && wanted(o, "proc.threads"))
+		return 1;
 	for (const char *const *n = o->names; n && *n; n++)
 		if (!strcmp(*n, name))
 			return 1;
@@ -153,11 +156,20 @@ static void tasks_source(const struct window *win, const struct window_opts *o, 
 static void write_run_facts(const struct window *win, struct reader *rd, struct capture_writer *w,
 			    const struct window_opts *o, const struct window_result *res)
 {
-	char txt[2048], hidepid[32], source[800];
+	char txt[4096], hidepid[32], source[2000];
+	struct strbuf threads = { 0 };
 	int n;
 
 	proc_hidepid(o->root, hidepid, sizeof(hidepid));
 	tasks_source(win, o, source, sizeof(source));
+	/* an abandoned round may still be inside proc.threads: its facts are not read then */
+	for (size_t i = 0; i < win->nst && !res->abandoned; i++)
+		if (!strcmp(win->st[i].c->name, "proc.threads"))
+			threads__facts(&win->st[i], &threads);
+	if (threads.len && !threads.oom)
+		snprintf(source + strlen(source), sizeof(source) - strlen(source), "%s",
+			 threads.buf);
+	strbuf__free(&threads);
 	n = snprintf(txt, sizeof(txt),
 		     "version: %s\nwindow_s: %.3f\ninterval_s: %.3f\nstart_wall_ns: %" PRId64
 		     "\nend_wall_ns: %" PRId64 "\nstart_mono_ns: %" PRId64 "\nend_mono_ns: %" PRId64
@@ -263,8 +275,16 @@ static int window__open(struct window *win, const struct window_opts *o, char *e
 			continue;
 		cs->c = *c;
 		cs->root = o->root;
-		if (!strcmp((*c)->name, "proc.pids"))
+		if (!strcmp((*c)->name, "proc.pids") || !strcmp((*c)->name, "proc.threads"))
 			cs->tasks = o->tasks;
+		/* why there is no task source, for proc.threads' run facts */
+		if (!strcmp((*c)->name, "proc.threads") && !o->tasks && o->tasks_why)
+			snprintf(cs->tasks_why, sizeof(cs->tasks_why), "%s", o->tasks_why);
+		/* proc.threads comes after proc.pids in the table: the same round's data */
+		if (!strcmp((*c)->name, "proc.threads"))
+			for (size_t i = 0; i < win->nst; i++)
+				if (!strcmp(win->st[i].c->name, "proc.pids"))
+					cs->pids = &win->st[i];
 		err = capture_writer__open(&cs->w, o->raw_dir, (*c)->name);
 		if (err) {
 			snprintf(errbuf, errlen, "%s/%s.cap: %s", o->raw_dir, (*c)->name,

@@ -10,7 +10,9 @@
  *                                   -- f.intervals.counts[i][s]: per-interval log2 histograms
  *
  * info, when the tool ran: { attach, runs, drops, traced_from_s, traced_to_s, window_s,
- * filtered_to (the pids it traced alone, when it was filtered), stopped_early (why) }.
+ * filtered_to (the pids it traced alone, when it was filtered), stopped_early (why),
+ * drilldown (true: it traced the drill-down window) }; ctx:table{ traced = info } and the
+ * other evidence take it, so the report says when it covers part of the window.
  * Every call builds fresh tables: a check may change what it gets.
  */
 #include <math.h>
@@ -86,6 +88,10 @@ static int bpf_push_tool(lua_State *L, struct analysis *an, const char *name)
 			bpf_push_jval(L, v, 0);
 			lua_setfield(L, -2, *k);
 		}
+	}
+	if (an->drilldown) {
+		lua_pushboolean(L, 1);
+		lua_setfield(L, -2, "drilldown");
 	}
 	return 2;
 }

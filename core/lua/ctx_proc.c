@@ -412,6 +412,7 @@ static const luaL_Reg proc_functions[] = {
 	{ "swaps", ctx_proc__swaps },
 	{ "cgroups", ctx_proc__cgroups },
 	{ "tasks", ctx_proc__tasks },
+	{ "threads", ctx_proc__threads },
 	{ "task_series", ctx_proc__task_series },
 	{ "task_levels", ctx_proc__task_levels },
 	{ "open_files", ctx_proc__open_files },

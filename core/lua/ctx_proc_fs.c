@@ -29,11 +29,17 @@ static void statfs_numbers(lua_State *L, const char *nums)
 	if (sscanf(nums, "%lu %llu %llu %llu %llu %llu %lu", &frsize, &blocks, &bfree, &bavail,
 		   &files, &ffree, &flag) != 7)
 		return;
+	/*
+	 * As df: used is size - free. The blocks free but not available (ext4's root
+	 * reserve) are reported apart, never as used: counting them as used made a file
+	 * system that df shows 18 GB used read 187.5 GB.
+	 */
 	used = (double)(blocks - (bfree < blocks ? bfree : blocks));
 	ctx__set_num(L, "size_bytes", (double)blocks * frsize);
 	ctx__set_num(L, "used_bytes", used * frsize);
 	ctx__set_num(L, "free_bytes", (double)bfree * frsize);
 	ctx__set_num(L, "avail_bytes", (double)bavail * frsize);
+	ctx__set_num(L, "reserved_bytes", (double)(bfree > bavail ? bfree - bavail : 0) * frsize);
 	/* df's Use%: used of what non-root users can have (root's reserve left out) */
 	if (used + bavail > 0)
 		ctx__set_num(L, "used_pct", 100.0 * used / (used + (double)bavail));

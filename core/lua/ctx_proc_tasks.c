@@ -31,7 +31,8 @@ struct task_ref {
 
 enum task_field {
 	TF_ANON_BYTES, TF_SWAP_BYTES, TF_BLKIO_DELAY_S, TF_CMDLINE, TF_COMM, TF_CPU_SHARE, TF_EXITED, TF_FDS, TF_FIRST_T,
-	TF_KERNEL_THREAD, TF_LAST_T, TF_MAJFLT, TF_MINFLT, TF_NOFILE_HARD, TF_NOFILE_SOFT,
+	TF_IO_DENIED, TF_KERNEL_THREAD, TF_LAST_T, TF_MAJFLT, TF_MINFLT, TF_NOFILE_HARD,
+	TF_NOFILE_SOFT,
 	TF_NONVOL_CTXT, TF_PID, TF_PPID, TF_PROCESSOR, TF_RCHAR, TF_READ_BYTES, TF_RSS_BYTES,
 	TF_RUN_S, TF_RUNQ_WAIT_S, TF_SELF, TF_STARTED, TF_STATE, TF_STIME, TF_SWITCHES, TF_SYSCR,
 	TF_SYSCW, TF_THREADS, TF_UID, TF_UTIME, TF_VOL_CTXT, TF_WCHAR, TF_WRITE_BYTES,
@@ -46,7 +47,8 @@ static const struct {
 	{ "cmdline", TF_CMDLINE },
 	{ "comm", TF_COMM },                   { "cpu_share", TF_CPU_SHARE },
 	{ "exited", TF_EXITED },               { "fds", TF_FDS },
-	{ "first_t", TF_FIRST_T },             { "kernel_thread", TF_KERNEL_THREAD },
+	{ "first_t", TF_FIRST_T },             { "io_denied", TF_IO_DENIED },
+	{ "kernel_thread", TF_KERNEL_THREAD },
 	{ "last_t", TF_LAST_T },               { "majflt", TF_MAJFLT },
 	{ "minflt", TF_MINFLT },               { "nofile_hard", TF_NOFILE_HARD },
 	{ "nofile_soft", TF_NOFILE_SOFT },     { "nonvol_ctxt", TF_NONVOL_CTXT },
@@ -83,6 +85,7 @@ static void push_task_field(lua_State *L, const struct analysis *an, const struc
 	case TF_STATE: lua_pushlstring(L, &t->state, 1); return;
 	case TF_KERNEL_THREAD: lua_pushboolean(L, t->kernel_thread); return;
 	case TF_SELF: lua_pushboolean(L, t->self); return;
+	case TF_IO_DENIED: lua_pushboolean(L, t->io_denied); return;
 	case TF_STARTED: lua_pushboolean(L, t->started); return;
 	case TF_EXITED: lua_pushboolean(L, t->exited); return;
 	case TF_FIRST_T: lua_pushnumber(L, t->first_t); return;

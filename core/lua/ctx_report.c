@@ -78,6 +78,39 @@ static int report_opt_number(lua_State *L, int t, const char *k, double *out)
 	return ok;
 }
 
+/*
+ * Option traced = info (a BPF tool's info, ctx.bpf): the span it traced, for the
+ * report to say beside the evidence when it is part of the window. Only the numbers
+ * are taken; an info without them (a bundle of an older sonde) leaves no span.
+ */
+static void report_span(lua_State *L, int t, struct evidence_span *sp)
+{
+	double from = 0, to = 0, win = 0;
+	int ty = lua_getfield(L, t, "traced");
+
+	if (ty == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	if (ty != LUA_TTABLE)
+		luaL_error(L, "option 'traced' must be a BPF tool's info (the second value of "
+			      "ctx.bpf.<tool>())");
+	t = lua_gettop(L);
+	if (report_opt_number(L, t, "traced_from_s", &from) &&
+	    report_opt_number(L, t, "traced_to_s", &to) &&
+	    report_opt_number(L, t, "window_s", &win) && isfinite(from) && isfinite(to) &&
+	    isfinite(win) && win > 0 && to > from) {
+		sp->set = 1;
+		sp->from_s = from;
+		sp->to_s = to;
+		sp->window_s = win;
+		lua_getfield(L, t, "drilldown");
+		sp->drilldown = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+}
+
 static void *report_grow(lua_State *L, void *p, size_t n, size_t size)
 {
 	void *np = realloc(p, (n + 1) * size);
@@ -180,7 +213,8 @@ static int report_metric(lua_State *L)
 			free(m.agg);
 			free(m.node_exporter);
 			free(m.help);
-			return 0;
+			lua_pushstring(L, status__name(m.st));
+			return 1;
 		}
 		m.name = report_text_arg(L, 2);
 		free(r->metrics[least].name);
@@ -192,12 +226,15 @@ static int report_metric(lua_State *L)
 		memmove(&r->metrics[least], &r->metrics[least + 1],
 			(r->nmetrics - least - 1) * sizeof(*r->metrics));
 		r->metrics[r->nmetrics - 1] = m;
-		return 0;
+		lua_pushstring(L, status__name(m.st));
+		return 1;
 	}
 	m.name = report_text_arg(L, 2);
 	r->metrics = report_grow(L, r->metrics, r->nmetrics, sizeof(*r->metrics));
 	r->metrics[r->nmetrics++] = m;
-	return 0;
+	/* its status, decided here once: a check asks, never compares thresholds again */
+	lua_pushstring(L, status__name(m.st));
+	return 1;
 }
 
 /* ctx:unknown(metric, reason): this host cannot show the metric, and why. */
@@ -334,7 +371,7 @@ static char *report_cell_text(lua_State *L, int idx)
 	}
 }
 
-/* ctx:table{ title =, columns = { ... }, rows = { { ... }, ... } } */
+/* ctx:table{ title =, columns = { ... }, rows = { { ... }, ... } [, traced = info] } */
 static int report_table(lua_State *L)
 {
 	struct check_result *r = report_result(L);
@@ -350,6 +387,7 @@ static int report_table(lua_State *L)
 	if (!e)
 		return 0;
 	e->title = report_text_field(L, 2, "title");
+	report_span(L, 2, &e->span);
 	ncol = (lua_Integer)lua_rawlen(L, -2);
 	if (ncol > MAX_COLUMNS)
 		ncol = MAX_COLUMNS;
@@ -390,7 +428,89 @@ static int report_table(lua_State *L)
 	return 0;
 }
 
-/* ctx:series(title, { v1, v2, ... } [, { unit =, step = seconds }]): a per-interval chart */
+#define MAX_BAR_CATEGORIES 16
+
+/*
+ * ctx:bars{ title =, unit =, label =, categories = { ... }, rows = { { label =,
+ * values = { ... } }, ... } }: a stacked bar per row (each row's values are
+ * its shares of 100, one per category), drawn in HTML, a table elsewhere.
+ */
+static int report_bars(lua_State *L)
+{
+	struct check_result *r = report_result(L);
+	struct evidence *e;
+	char *label;
+	lua_Integer ncat, nrow;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	if (lua_getfield(L, 2, "categories") != LUA_TTABLE)
+		return luaL_argerror(L, 2, "bars need categories = { ... }");
+	if (lua_getfield(L, 2, "rows") != LUA_TTABLE)
+		return luaL_argerror(L, 2, "bars need rows = { { label =, values = { ... } }, ... }");
+	ncat = (lua_Integer)lua_rawlen(L, -2);
+	if (ncat < 1 || ncat > MAX_BAR_CATEGORIES)
+		return luaL_argerror(L, 2, "bars need 1 to 16 categories");
+	e = report_new_evidence(L, r, EV_BARS);
+	if (!e)
+		return 0;
+	e->title = report_text_field(L, 2, "title");
+	e->unit = report_text_field(L, 2, "unit");
+	label = report_text_field(L, 2, "label");
+	if (strv__push(&e->columns, label ? label : "")) {
+		free(label);
+		return luaL_error(L, "not enough memory");
+	}
+	free(label);
+	for (lua_Integer c = 1; c <= ncat; c++) {
+		char *s;
+
+		lua_rawgeti(L, -2, c);
+		s = report_cell_text(L, -1);
+		lua_pop(L, 1);
+		if (strv__push(&e->columns, s)) {
+			free(s);
+			return luaL_error(L, "not enough memory");
+		}
+		free(s);
+	}
+	nrow = (lua_Integer)lua_rawlen(L, -1);
+	if (nrow > MAX_ROWS)
+		nrow = MAX_ROWS;
+	e->rows = calloc((size_t)nrow + 1, sizeof(*e->rows));
+	e->values = calloc((size_t)(nrow * ncat) + 1, sizeof(*e->values));
+	if (!e->rows || !e->values)
+		return luaL_error(L, "out of memory");
+	for (lua_Integer i = 1; i <= nrow; i++) {
+		char **row = calloc((size_t)ncat + 2, sizeof(*row)), buf[32];
+
+		if (!row)
+			return luaL_error(L, "out of memory");
+		e->rows[e->nrows++] = row;
+		if (lua_rawgeti(L, -1, i) != LUA_TTABLE || lua_getfield(L, -1, "values") != LUA_TTABLE)
+			return luaL_error(L, "bars row %d needs values = { ... }", (int)i);
+		row[0] = report_text_field(L, -2, "label");
+		if (!row[0])
+			row[0] = strdup("");
+		for (lua_Integer c = 1; c <= ncat; c++) {
+			double v;
+
+			lua_rawgeti(L, -1, c);
+			v = lua_tonumber(L, -1);
+			lua_pop(L, 1);
+			if (!isfinite(v) || v < 0)
+				return luaL_error(L, "bars row %d value %d must be a number from 0", (int)i,
+						  (int)c);
+			e->values[e->nvalues++] = v;
+			snprintf(buf, sizeof(buf), "%.0f%s", v, e->unit ? e->unit : "");
+			row[c] = strdup(buf);
+		}
+		lua_pop(L, 2);
+	}
+	lua_pop(L, 2);
+	return 0;
+}
+
+/* ctx:series(title, { v1, v2, ... } [, { unit =, step = seconds, traced = info }]): a chart */
 static int report_series(lua_State *L)
 {
 	struct check_result *r = report_result(L);
@@ -407,6 +527,7 @@ static int report_series(lua_State *L)
 	if (lua_istable(L, 4)) {
 		e->unit = report_text_field(L, 4, "unit");
 		report_opt_number(L, 4, "step", &e->step_s);
+		report_span(L, 4, &e->span);
 	}
 	n = (lua_Integer)lua_rawlen(L, 3);
 	if (n > MAX_VALUES)
@@ -434,7 +555,7 @@ static int report_note(lua_State *L)
 
 /*
  * ctx:flamegraph{ title =, folded = "a;b;c 12\n..." or { "a;b;c 12", ... },
- *                 unit = "samples" | "us" }
+ *                 unit = "samples" | "us" [, traced = info] }
  * Folded stacks, root first; bounded and merged in perf/fold.c. Input
  * is checked before anything is allocated in C, and the C side raises only
  * after freeing, so an error never leaks the builder.
@@ -448,8 +569,10 @@ static int report_flamegraph(lua_State *L)
 	char *title, *unit;
 	int ty, rc = 0;
 	lua_Integer n = 0;
+	struct evidence_span sp = { 0 };
 
 	luaL_checktype(L, 2, LUA_TTABLE);
+	report_span(L, 2, &sp); /* before anything is allocated: a bad option raises */
 	ty = lua_getfield(L, 2, "folded");
 	if (ty == LUA_TTABLE) {
 		n = (lua_Integer)lua_rawlen(L, -1);
@@ -490,6 +613,7 @@ static int report_flamegraph(lua_State *L)
 	lua_pop(L, 1);
 	e = rc ? NULL : report_new_evidence(L, r, EV_FLAMEGRAPH);
 	if (e) {
+		e->span = sp;
 		e->title = title;
 		e->unit = unit ? unit : strdup("samples");
 		title = unit = NULL;
@@ -506,14 +630,19 @@ static int report_flamegraph(lua_State *L)
 	return 0;
 }
 
-/* ctx:heatmap(title, iv): a latency or subsecond-offset heat map (ctx_heat.c) */
+/* ctx:heatmap(title, iv [, { traced = info }]): latency or subsecond offsets (ctx_heat.c) */
 static int report_heatmap(lua_State *L)
 {
 	struct check_result *r = report_result(L);
+	struct evidence_span sp = { 0 };
 	struct evidence *e;
 	char err[200];
 
 	luaL_checkstring(L, 2);
+	if (!lua_isnoneornil(L, 4)) {
+		luaL_checktype(L, 4, LUA_TTABLE);
+		report_span(L, 4, &sp);
+	}
 	e = report_new_evidence(L, r, EV_HEATMAP);
 	if (!e)
 		return 0;
@@ -525,6 +654,7 @@ static int report_heatmap(lua_State *L)
 		return luaL_error(L, "%s", err);
 	}
 	e->title = report_text_arg(L, 2);
+	e->span = sp;
 	return 0;
 }
 
@@ -534,6 +664,7 @@ static const luaL_Reg report_methods[] = {
 	{ "summary", report_summary }, { "next", report_next },     { "table", report_table },
 	{ "series", report_series }, { "note", report_note },       { "flamegraph", report_flamegraph },
 	{ "heatmap", report_heatmap },
+	{ "bars", report_bars },
 	{ NULL, NULL },
 };
 

@@ -171,6 +171,10 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		wire__put_u64(sb, e->fg.depth_cut);
 		wire__put_u64(sb, e->hm_rows);
 		wire__put_f64(sb, e->hm_row_ms);
+		wire__put_u64(sb, (uint64_t)e->span.set | (uint64_t)e->span.drilldown << 1);
+		wire__put_f64(sb, e->span.from_s);
+		wire__put_f64(sb, e->span.to_s);
+		wire__put_f64(sb, e->span.window_s);
 	}
 	wire__put_strv(sb, &r->next);
 	wire__put_str(sb, r->summary);
@@ -238,6 +242,59 @@ static void get_metric(struct wire_reader *rb, struct metric *m)
 		m->name = strdup("?");
 }
 
+/* One evidence of a result; rb->bad when it is not well formed. */
+static void decode_evidence(struct wire_reader *rb, struct evidence *e)
+{
+	size_t nrows, nvalues;
+	uint64_t kind = wire__u64(rb), span;
+
+	if (kind > EV_BARS)
+		rb->bad = 1;
+	e->kind = kind <= EV_BARS ? (enum evidence_kind)kind : EV_NOTE;
+	e->title = wire__str(rb);
+	e->unit = wire__str(rb);
+	wire__strv(rb, &e->columns);
+	nrows = wire__count(rb);
+	e->rows = get_array(rb, nrows, sizeof(*e->rows));
+	for (size_t k = 0; k < nrows && !rb->bad; k++, e->nrows++) {
+		e->rows[k] = get_array(rb, e->columns.n, sizeof(char *));
+		for (size_t c = 0; c < e->columns.n && !rb->bad; c++)
+			e->rows[k][c] = wire__str(rb);
+		if (rb->bad)
+			break;
+	}
+	nvalues = wire__count(rb);
+	e->values = get_array(rb, nvalues, sizeof(double));
+	for (size_t k = 0; k < nvalues && !rb->bad; k++)
+		e->values[e->nvalues++] = wire__f64(rb);
+	e->step_s = wire__f64(rb);
+	wire__strv(rb, &e->fg.stacks);
+	/* one count per stack */
+	e->fg.counts = get_array(rb, e->fg.stacks.n, sizeof(double));
+	for (size_t k = 0; k < e->fg.stacks.n && !rb->bad; k++)
+		e->fg.counts[k] = wire__f64(rb);
+	e->fg.total = wire__u64(rb);
+	e->fg.stacks_in = wire__u64(rb);
+	e->fg.other = wire__u64(rb);
+	e->fg.depth_cut = wire__u64(rb);
+	e->hm_rows = (size_t)wire__u64(rb);
+	e->hm_row_ms = wire__f64(rb);
+	span = wire__u64(rb);
+	e->span.set = (span & 1) != 0;
+	e->span.drilldown = (span & 2) != 0;
+	e->span.from_s = wire__f64(rb);
+	e->span.to_s = wire__f64(rb);
+	e->span.window_s = wire__f64(rb);
+	/* a heat map's counts are whole columns of at most 64 rows */
+	if (e->kind == EV_HEATMAP &&
+	    (e->hm_rows > 64 || (e->hm_rows ? e->nvalues % e->hm_rows : e->nvalues)))
+		rb->bad = 1;
+	/* bars: a label column and a value per category and row */
+	if (e->kind == EV_BARS &&
+	    (e->columns.n < 2 || e->nvalues != e->nrows * (e->columns.n - 1)))
+		rb->bad = 1;
+}
+
 int check_result__decode(struct check_result *r, const void *buf, size_t len)
 {
 	struct wire_reader rb = { .p = buf, .end = (const char *)buf + len };
@@ -272,47 +329,8 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 	}
 	n = wire__count(&rb);
 	r->evidence = get_array(&rb, n, sizeof(*r->evidence));
-	for (size_t i = 0; i < n && !rb.bad; i++, r->nevidence++) {
-		struct evidence *e = &r->evidence[i];
-		size_t nrows, nvalues;
-		uint64_t kind = wire__u64(&rb);
-
-		if (kind > EV_HEATMAP)
-			rb.bad = 1;
-		e->kind = kind <= EV_HEATMAP ? (enum evidence_kind)kind : EV_NOTE;
-		e->title = wire__str(&rb);
-		e->unit = wire__str(&rb);
-		wire__strv(&rb, &e->columns);
-		nrows = wire__count(&rb);
-		e->rows = get_array(&rb, nrows, sizeof(*e->rows));
-		for (size_t k = 0; k < nrows && !rb.bad; k++, e->nrows++) {
-			e->rows[k] = get_array(&rb, e->columns.n, sizeof(char *));
-			for (size_t c = 0; c < e->columns.n && !rb.bad; c++)
-				e->rows[k][c] = wire__str(&rb);
-			if (rb.bad)
-				break;
-		}
-		nvalues = wire__count(&rb);
-		e->values = get_array(&rb, nvalues, sizeof(double));
-		for (size_t k = 0; k < nvalues && !rb.bad; k++)
-			e->values[e->nvalues++] = wire__f64(&rb);
-		e->step_s = wire__f64(&rb);
-		wire__strv(&rb, &e->fg.stacks);
-		/* one count per stack */
-		e->fg.counts = get_array(&rb, e->fg.stacks.n, sizeof(double));
-		for (size_t k = 0; k < e->fg.stacks.n && !rb.bad; k++)
-			e->fg.counts[k] = wire__f64(&rb);
-		e->fg.total = wire__u64(&rb);
-		e->fg.stacks_in = wire__u64(&rb);
-		e->fg.other = wire__u64(&rb);
-		e->fg.depth_cut = wire__u64(&rb);
-		e->hm_rows = (size_t)wire__u64(&rb);
-		e->hm_row_ms = wire__f64(&rb);
-		/* a heat map's counts are whole columns of at most 64 rows */
-		if (e->kind == EV_HEATMAP &&
-		    (e->hm_rows > 64 || (e->hm_rows ? e->nvalues % e->hm_rows : e->nvalues)))
-			rb.bad = 1;
-	}
+	for (size_t i = 0; i < n && !rb.bad; i++, r->nevidence++)
+		decode_evidence(&rb, &r->evidence[i]);
 	wire__strv(&rb, &r->next);
 	r->summary = wire__str(&rb);
 	r->error = wire__str(&rb);

@@ -53,7 +53,24 @@ struct culprit {
 	int kernel_thread; /* a kernel thread: its CPU time serves others (I/O, interrupts) */
 };
 
-enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH, EV_HEATMAP };
+/*
+ * EV_BARS: a stacked bar a row (ctx:bars): columns are the label's header then
+ * the categories, rows[r] the label then each share as text (a table where
+ * bars cannot be drawn), values nrows x categories.
+ */
+enum evidence_kind { EV_TABLE, EV_SERIES, EV_NOTE, EV_FLAMEGRAPH, EV_HEATMAP, EV_BARS };
+
+/*
+ * The span a BPF tool behind an evidence traced (ctx:table{ traced = info }, info the
+ * tool's: ctx.bpf): seconds from its window's start, and that window's length. A tool
+ * detached early (a duty cycle, the overhead guard) or one of the drill-down window
+ * covers part of what the report is about, and the report says so beside the evidence.
+ */
+struct evidence_span {
+	int set;
+	int drilldown; /* traced in the drill-down window, after the first */
+	double from_s, to_s, window_s;
+};
 
 struct evidence {
 	enum evidence_kind kind;
@@ -67,6 +84,7 @@ struct evidence {
 	size_t hm_rows; /* heatmap: rows (log2 slots, or offsets in the second) per column */
 	double hm_row_ms; /* heatmap: 0 a latency map (log2 rows in unit); else offsets, ms a row */
 	struct folded_stacks fg; /* flamegraph (perf/fold.h) */
+	struct evidence_span span;
 };
 
 struct check_result {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Sparklines and heat maps (chart.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua/result.h"
 #include "report/chart.h"
 #include "report/escape.h"
 
@@ -340,4 +342,78 @@ void chart__heatmap(struct strbuf *out, const struct heatmap *hm)
 	heat_legend(out, hm);
 	strbuf__puts(out, "</figcaption></figure>\n");
 	free(totals);
+}
+
+/* ---- stacked bars ---- */
+
+/* A qualitative palette (Tableau 20's darker half, then its lighter): a colour a category. */
+static const char *const bar_palette[16] = {
+	"#2ca02c", "#bcbd22", "#d62728", "#8c564b", "#1f77b4", "#9467bd", "#ff7f0e", "#e377c2",
+	"#17becf", "#7f7f7f", "#393b79", "#c7c7c7", "#dbdbdb", "#98df8a", "#aec7e8", "#ffbb78",
+};
+#define BAR_LEFT 220  /* room for the row labels */
+#define BAR_W 460     /* the bar of a row at 100 */
+#define BAR_H 16
+#define BAR_GAP 6
+#define BAR_LABEL 34  /* bytes of a label shown (the table after has it whole) */
+
+void chart__bars(struct strbuf *out, const struct evidence *e)
+{
+	size_t ncat = e->columns.n > 1 ? e->columns.n - 1 : 0, rows = 0;
+	const char *title = e->title ? e->title : "";
+	int h;
+
+	for (size_t r = 0; r < e->nrows && (r + 1) * ncat <= e->nvalues; r++)
+		rows++;
+	if (!ncat || !rows)
+		return;
+	h = (int)rows * (BAR_H + BAR_GAP);
+	strbuf__puts(out, "<figure class=\"bars\"><svg class=\"bars-svg\" viewBox=\"0 0 ");
+	strbuf__printf(out, "%d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"",
+		       BAR_LEFT + BAR_W + 8, h, BAR_LEFT + BAR_W + 8, h);
+	attr(out, title);
+	strbuf__puts(out, "\"><title>");
+	attr(out, title);
+	strbuf__puts(out, "</title>");
+	for (size_t r = 0; r < rows; r++) {
+		const double *v = &e->values[r * ncat];
+		const char *label = e->rows[r][0] ? e->rows[r][0] : "";
+		double sum = 0, x = BAR_LEFT;
+		int y = (int)r * (BAR_H + BAR_GAP);
+		char cut[BAR_LABEL + 4];
+
+		for (size_t c = 0; c < ncat; c++)
+			sum += v[c];
+		snprintf(cut, sizeof(cut), strlen(label) > BAR_LABEL ? "%.*s..." : "%.*s", BAR_LABEL,
+			 label);
+		strbuf__printf(out, "<text x=\"%d\" y=\"%d\">", BAR_LEFT - 6, y + BAR_H - 4);
+		attr(out, cut);
+		strbuf__puts(out, "</text>");
+		/* the values are shares of 100; a row that sums past 100 is scaled to fit */
+		for (size_t c = 0; c < ncat; c++) {
+			double w = BAR_W * v[c] / (sum > 100 ? sum : 100);
+
+			if (!(w > 0.05))
+				continue;
+			strbuf__printf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+				       "fill=\"%s\"><title>", x, y, w, BAR_H, bar_palette[c % 16]);
+			attr(out, label);
+			strbuf__puts(out, ": ");
+			attr(out, e->columns.v[c + 1]);
+			strbuf__printf(out, " %.1f", v[c]);
+			if (e->unit)
+				attr(out, e->unit);
+			strbuf__puts(out, "</title></rect>");
+			x += w;
+		}
+	}
+	strbuf__puts(out, "</svg><figcaption><span class=\"bars-title\">");
+	attr(out, title);
+	strbuf__puts(out, "</span><span class=\"bars-legend\">");
+	for (size_t c = 0; c < ncat; c++) {
+		strbuf__printf(out, " <svg width=\"10\" height=\"10\" aria-hidden=\"true\"><rect "
+			       "width=\"10\" height=\"10\" fill=\"%s\"/></svg> ", bar_palette[c % 16]);
+		attr(out, e->columns.v[c + 1]);
+	}
+	strbuf__puts(out, "</span></figcaption></figure>\n");
 }

@@ -87,4 +87,12 @@ struct heatmap {
 
 void chart__heatmap(struct strbuf *out, const struct heatmap *hm);
 
+/*
+ * An EV_BARS evidence as an SVG: a horizontal bar a row, its segments the
+ * categories in order (a colour each, named in the legend), each row's
+ * values its shares of 100; a tooltip per segment.
+ */
+struct evidence;
+void chart__bars(struct strbuf *out, const struct evidence *e);
+
 #endif

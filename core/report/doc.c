@@ -332,6 +332,14 @@ void doc__flamegraph(struct doc *d, const struct evidence *e)
 	}
 }
 
+void doc__bars(struct doc *d, const struct evidence *e)
+{
+	struct block *b = new_block(d, BLOCK_BARS);
+
+	if (b)
+		b->ev = e;
+}
+
 void doc__anchor(struct doc *d, const char *id)
 {
 	struct block *b = new_block(d, BLOCK_ANCHOR);

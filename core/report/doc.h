@@ -60,6 +60,7 @@ enum block_kind {
 	BLOCK_FLAMEGRAPH, /* HTML only: the interactive graph (its text summary is other blocks) */
 	BLOCK_ANCHOR,     /* HTML only: an anchor where no heading starts the section */
 	BLOCK_HEATMAP,    /* a latency heat map: in HTML the SVG, in Markdown a table of counts */
+	BLOCK_BARS,       /* HTML only: stacked bars (their numbers are the table after) */
 	BLOCK_FOLD,       /* HTML only: the blocks up to FOLD_END are folded behind in (a */
 	BLOCK_FOLD_END,   /* line), or when empty the heading after (a check that is ok) */
 };
@@ -89,7 +90,7 @@ struct block {
 	size_t ncols;
 	struct cell *cells;     /* TABLE: row by row, the header row first */
 	size_t ncells, cells_cap;
-	const struct evidence *ev; /* SERIES, FLAMEGRAPH */
+	const struct evidence *ev; /* SERIES, FLAMEGRAPH, BARS */
 	const char *spark[5];   /* SERIES: the min, max, last, axis bottom and top labels, or NULL */
 	double axis[2];         /* SERIES: the y axis, bottom and top (none when top <= bottom) */
 	int repeat;             /* FLAMEGRAPH: this graph is already drawn above */
@@ -139,6 +140,8 @@ void doc__code(struct doc *d, const char *text);
  */
 struct inlines *doc__series(struct doc *d, const struct evidence *e, const char *const labels[5],
 			    double lo, double hi);
+/* Stacked bars of an EV_BARS evidence (HTML only; its table follows for every renderer). */
+void doc__bars(struct doc *d, const struct evidence *e);
 void doc__flamegraph(struct doc *d, const struct evidence *e);
 void doc__anchor(struct doc *d, const char *id);
 /*

@@ -86,6 +86,62 @@ void report__doc_metrics(struct doc *d, const struct check_result *r)
 	}
 }
 
+/*
+ * What part of the observation an evidence covers, when it is not the whole first window:
+ * a tool detached early (a duty cycle, the overhead guard) or one of the drill-down window.
+ * Said beside the evidence, not only in the appendix, so that an empty stretch of a heat
+ * map or a small count in a table is not read as a quiet host. 0 when there is nothing
+ * to say (the tool traced the whole first window, or no span was given).
+ */
+int report__span_text(const struct evidence_span *sp, char *buf, size_t len)
+{
+	double from, to, secs;
+
+	if (!sp->set || !isfinite(sp->from_s) || !isfinite(sp->to_s) || !isfinite(sp->window_s) ||
+	    !(sp->window_s > 0))
+		return 0;
+	/* attached before the window and read after it: count the window's part only */
+	from = fmax(0, sp->from_s);
+	to = fmin(sp->window_s, sp->to_s);
+	secs = fmax(0, to - from);
+	/* a few ms short at either end is the attach and the read, not a part */
+	if (!sp->drilldown && secs >= 0.95 * sp->window_s)
+		return 0;
+	if (sp->drilldown && secs >= 0.95 * sp->window_s)
+		snprintf(buf, len, "traced %.1f s, in the drill-down window after the first", secs);
+	else
+		snprintf(buf, len, "traced %.1f s of the %.1f s %swindow (%.1f to %.1f s)", secs,
+			 sp->window_s, sp->drilldown ? "drill-down " : "", from, to);
+	return 1;
+}
+
+/* "(traced 1.0 s of the 3.0 s window)", in emphasis: after a series' title, under a table's. */
+static void span_words(struct inlines *in, const struct evidence *e)
+{
+	char buf[160];
+
+	if (!report__span_text(&e->span, buf, sizeof(buf)))
+		return;
+	inl__words(in, " (");
+	inl__open(in, SPAN_EM);
+	inl__text(in, buf);
+	inl__close(in);
+	inl__words(in, ")");
+}
+
+static void span_para(struct doc *d, const struct evidence *e)
+{
+	char buf[160];
+	struct inlines *in;
+
+	if (!report__span_text(&e->span, buf, sizeof(buf)))
+		return;
+	in = doc__para(d);
+	inl__open(in, SPAN_EM);
+	inl__text(in, buf);
+	inl__close(in);
+}
+
 static const char *const spark[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 
 /*
@@ -151,6 +207,7 @@ static void doc_series(struct doc *d, const struct evidence *e)
 	}
 	in = doc__series(d, e, labels, a0, a1);
 	inl__text(in, e->title);
+	span_words(in, e);
 	inl__words(in, ": ");
 	inl__code(in, line.buf ? line.buf : "");
 	if (n && !strcmp(a, c)) {
@@ -362,6 +419,7 @@ int report__fold_evidence(struct doc *d, const struct check_result *r)
 		nser += r->evidence[i].kind == EV_SERIES;
 		nfg += r->evidence[i].kind == EV_FLAMEGRAPH;
 		nhm += r->evidence[i].kind == EV_HEATMAP;
+		nser += r->evidence[i].kind == EV_BARS;
 	}
 	if (!r->nmetrics && !ntab && !nser && !nfg && !nhm)
 		return 0;
@@ -398,6 +456,10 @@ void report__doc_evidence(struct doc *d, const struct check_result *r)
 			inl__text(in, e->title);
 			inl__close(in);
 		}
+		/* its own line under the title, which stays the table's name */
+		span_para(d, e);
+		if (e->kind == EV_BARS)
+			doc__bars(d, e);
 		if (e->kind == EV_FLAMEGRAPH)
 			doc_flamegraph(d, e);
 		else if (e->kind == EV_HEATMAP)

@@ -248,6 +248,9 @@ static int html_block(struct strbuf *out, const struct block *b)
 		if (b->hm)
 			chart__heatmap(out, b->hm);
 		break;
+	case BLOCK_BARS:
+		chart__bars(out, b->ev);
+		break;
 	case BLOCK_FOLD:
 	case BLOCK_FOLD_END:
 		break; /* doc__html's walk */

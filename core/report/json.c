@@ -133,13 +133,38 @@ static void json_heatmap(struct json *j, const struct evidence *e)
 	json__end_array(j);
 }
 
+/*
+ * The span the BPF tool behind an evidence traced, in seconds from its window's start
+ * (attached before it, read after it), and "covers": the sentence the report puts beside
+ * the evidence when that is part of the window (absent when it is the whole first window).
+ */
+static void json_span(struct json *j, const struct evidence_span *sp)
+{
+	char buf[160];
+
+	if (!sp->set)
+		return;
+	json__key(j, "traced");
+	json__begin_object(j);
+	json_kv_num(j, "from_s", sp->from_s);
+	json_kv_num(j, "to_s", sp->to_s);
+	json_kv_num(j, "window_s", sp->window_s);
+	json__key(j, "drilldown");
+	json__bool(j, sp->drilldown);
+	if (report__span_text(sp, buf, sizeof(buf)))
+		json_kv_str(j, "covers", buf);
+	json__end_object(j);
+}
+
 static void json_evidence(struct json *j, const struct evidence *e)
 {
-	static const char *const kinds[] = { "table", "series", "note", "flamegraph", "heatmap" };
+	static const char *const kinds[] = { "table", "series", "note", "flamegraph", "heatmap",
+					     "bars" };
 
 	json__begin_object(j);
 	json_kv_str(j, "kind", kinds[e->kind]);
 	json_kv_str(j, "title", e->title);
+	json_span(j, &e->span);
 	if (e->kind == EV_TABLE) {
 		json_kv_strv(j, "columns", &e->columns);
 		json__key(j, "rows");
@@ -185,6 +210,30 @@ static void json_evidence(struct json *j, const struct evidence *e)
 		strbuf__free(&line);
 	} else if (e->kind == EV_HEATMAP) {
 		json_heatmap(j, e);
+	} else if (e->kind == EV_BARS) {
+		size_t ncat = e->columns.n ? e->columns.n - 1 : 0;
+
+		if (e->unit)
+			json_kv_str(j, "unit", e->unit);
+		json_kv_str(j, "label", e->columns.n ? e->columns.v[0] : "");
+		json__key(j, "categories");
+		json__begin_array(j);
+		for (size_t c = 0; c < ncat; c++)
+			json__string(j, e->columns.v[c + 1]);
+		json__end_array(j);
+		json__key(j, "rows");
+		json__begin_array(j);
+		for (size_t r = 0; r < e->nrows && (r + 1) * ncat <= e->nvalues; r++) {
+			json__begin_object(j);
+			json_kv_str(j, "label", e->rows[r][0] ? e->rows[r][0] : "");
+			json__key(j, "values");
+			json__begin_array(j);
+			for (size_t c = 0; c < ncat; c++)
+				json__number(j, e->values[r * ncat + c]);
+			json__end_array(j);
+			json__end_object(j);
+		}
+		json__end_array(j);
 	}
 	json__end_object(j);
 }

@@ -320,7 +320,7 @@ static void md_heat_rows(struct strbuf *out, const struct heatmap *hm)
 static int md_block(struct strbuf *out, const struct block *b, int first)
 {
 	if (b->kind == BLOCK_FLAMEGRAPH || b->kind == BLOCK_ANCHOR || b->kind == BLOCK_FOLD ||
-	    b->kind == BLOCK_FOLD_END)
+	    b->kind == BLOCK_FOLD_END || b->kind == BLOCK_BARS)
 		return 0;
 	if (!first)
 		strbuf__puts(out, "\n");

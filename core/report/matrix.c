@@ -47,6 +47,19 @@ static int whole_resource(const struct check_result *r)
 	return mt && !mt->instance;
 }
 
+/*
+ * Which check decides a cell: the worst status, except that a measured ok
+ * beats an unknown. A cell several checks fill (saturation from queues and
+ * from thread states) is unknown only when none of them could measure it;
+ * whichever order they ran in.
+ */
+static int cell_rank(enum status st)
+{
+	static const int rank[] = { [ST_SKIP] = 0, [ST_UNKNOWN] = 1, [ST_OK] = 2,
+				    [ST_ERROR] = 3, [ST_WARN] = 4, [ST_CRIT] = 5 };
+	return rank[st];
+}
+
 static struct matrix_cell matrix_cell(const struct run_report *rr, const struct methodology *m,
 				      const char *resource, const char *metric)
 {
@@ -70,8 +83,7 @@ static struct matrix_cell matrix_cell(const struct run_report *rr, const struct 
 				c.na_reason = na;
 			continue;
 		}
-		if (!c.has_check || status__rank(r->st) > status__rank(c.st) ||
-		    (c.st == ST_UNKNOWN && r->st == ST_OK) ||
+		if (!c.has_check || cell_rank(r->st) > cell_rank(c.st) ||
 		    (r->st == c.st && whole_resource(r) && !whole_resource(c.decider))) {
 			c.st = r->st;
 			c.decider = r;

@@ -109,6 +109,8 @@ void report__json_host_context(struct json *j, const struct host_context *hc);
 void report__doc_culprits(struct doc *d, const struct check_result *r);
 void report__doc_metrics(struct doc *d, const struct check_result *r);
 void report__doc_evidence(struct doc *d, const struct check_result *r);
+/* "traced 1.0 s of the 3.0 s window": what part an evidence covers; 0 when the whole window. */
+int report__span_text(const struct evidence_span *sp, char *buf, size_t len);
 /* A heat map (EV_HEATMAP) as a HEATMAP block (heat.c). */
 void report__doc_heatmap(struct doc *d, const struct evidence *e);
 /*

@@ -4,9 +4,12 @@
  * the USE checks that found nothing, the drill-down, the known unknowns, and
  * the appendix (what ran, what failed, the BPF tools, what the run cost).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/analysis.h"
+#include "collect/collect.h"
 #include "report/model.h"
 
 /* "### Who": the methodology's word for the question, capitalised. */
@@ -391,6 +394,61 @@ static void appendix_self(struct doc *d, const struct run_report *rr)
 		   (double)c->capture_bytes / (1 << 20), (unsigned long long)signals);
 }
 
+#define HISTORY_REFUSED_NAMED 5 /* refused files named in the report; raw/history.cap has them all */
+
+/*
+ * The earlier bundles the trends across runs looked at (raw/history.cap,
+ * run/history.c): how many were used and skipped, and the files of --out
+ * refused as not this user's own, by name, so that a planted bundle shows
+ * where the report is read and not only in the captures.
+ */
+static void appendix_history(struct doc *d, struct analysis *an)
+{
+	const struct capture_stream *st = capture_set__stream(&an->cs, HISTORY_COLLECTOR);
+	const struct capture_rec *log = st ? capture_stream__last(st, "sonde:history") : NULL;
+	size_t used = 0, skipped = 0, refused = 0, named = 0;
+	struct inlines *in;
+	const char *p, *end;
+
+	if (!log || log->err)
+		return;
+	for (p = log->data, end = log->data + log->len; p < end; p++) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p), more = 0;
+
+		if (n > 5 && !strncmp(p, "used ", 5))
+			used++;
+		else if (n > 8 && !strncmp(p, "skipped ", 8))
+			skipped++;
+		else if (n > 8 && !strncmp(p, "refused ", 8))
+			refused += sscanf(p + 8, "%zu more:", &more) == 1 ? more : 1;
+		p += n;
+	}
+	in = doc__item(d);
+	inl__words(in, "earlier bundles in --out (raw/history.cap): %zu used, %zu skipped, ", used,
+		   skipped);
+	if (!refused) {
+		inl__words(in, "none refused");
+		return;
+	}
+	inl__words(in, "%zu refused (not this user's own, or writable by others): ", refused);
+	for (p = log->data; p < end && named < HISTORY_REFUSED_NAMED; p++) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[512];
+		size_t more;
+
+		if (n > 8 && !strncmp(p, "refused ", 8) && sscanf(p + 8, "%zu more:", &more) != 1) {
+			snprintf(line, sizeof(line), "%.*s", (int)(n - 8), p + 8);
+			inl__words(in, "%s", named++ ? "; " : "");
+			inl__text(in, line);
+		}
+		p += n;
+	}
+	if (refused > named)
+		inl__words(in, "; and %zu more", refused - named);
+}
+
 static void appendix_run(struct doc *d, const struct run_report *rr)
 {
 	const struct run_cost *c = &rr->cost;
@@ -425,6 +483,7 @@ static void appendix_run(struct doc *d, const struct run_report *rr)
 			   "files this host lacks), %.1f MiB captured under raw/",
 			   (unsigned long long)c->reads, (unsigned long long)c->read_errors,
 			   (double)c->capture_bytes / (1 << 20));
+	appendix_history(d, rr->an);
 	appendix_self(d, rr);
 	inl__words(doc__item(d), "sonde's own cost above is counted up to this report: writing "
 				 "and compressing the bundle comes after it");

@@ -81,6 +81,11 @@ static const struct unknown_kind {
 } unknown_kinds[] = {
 	{ "BPF tools off", "run without --no-bpf", { "--no-bpf" } },
 	{ "perf counters off", "run without --no-perf", { "--no-perf" } },
+	/* before "need privileges": root already, what is missing is the ptrace right */
+	{ "need ptrace rights",
+	  "keep CAP_SYS_PTRACE (a unit's CapabilityBoundingSet, a container's capabilities): "
+	  "root without it may not read a non-dumpable process",
+	  { "although sonde ran as root" } },
 	{ "need privileges", "run as root (or grant CAP_BPF, CAP_PERFMON and CAP_SYSLOG)",
 	  { "root", "CAP_", "permission denied", "not permitted", "perf_event_paranoid",
 	    "hidepid", "kptr_restrict" } },

@@ -203,6 +203,7 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 		goto out;
 	}
 	oc->drill_open = 1;
+	oc->drill_an.drilldown = 1;
 	oc->rr.drill_an = &oc->drill_an;
 	nr = realloc(oc->res, (oc->rr.nres + run.n + 1) * sizeof(*nr));
 	if (!nr)

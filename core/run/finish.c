@@ -232,15 +232,22 @@ int run__color(int mode)
 static void retain(const struct run_opts *o, const struct run_outcome *oc, FILE *f)
 {
 	char err[1024];
-	int removed;
+	int removed, refused;
 
 	if (!o->keep || !oc->bundle[0])
 		return;
-	if (bundle__retain(oc->bundle, o->keep, &removed, err, sizeof(err)))
+	if (bundle__retain(oc->bundle, o->keep, &removed, &refused, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s (the bundle is written)\n", err);
-	else if (removed)
+		return;
+	}
+	if (removed)
 		fprintf(f, "Retention (--keep %d): %d older bundle%s removed\n", o->keep, removed,
 			removed == 1 ? "" : "s");
+	/* planted there by someone else, or made writable to others: never counted, never removed */
+	if (refused)
+		fprintf(f, "Retention (--keep %d): %d file%s named like a bundle left alone: not "
+			   "this user's own, or writable by others\n", o->keep, refused,
+			refused == 1 ? "" : "s");
 }
 
 static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const char *stage,

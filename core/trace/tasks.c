@@ -15,76 +15,76 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "trace/trace.h"
-#include "tasks.h"
-#include "tasks.skel.h"
+#include "trace/tasks_int.h"
 
 _Static_assert(TASKS_CMDLINE_MAX == CMDLINE_CAP, "the pass reads what the /proc reader keeps");
 
-/* What this process showed last: user and system time never go back between rounds. */
-struct cputime_prev {
-	uint32_t tgid;
-	uint64_t start;        /* start_boottime: a reused pid is another process */
-	uint64_t utime, stime; /* ns */
-	uint32_t round;        /* last seen; older entries are dropped when the table grows */
-};
-
-struct proc_fold {
-	const struct tasks_rec *leader;
-	uint64_t utime, stime, sum_exec, min_flt, maj_flt;
-	struct tasks_io io;
-};
-
-struct trace_tasks {
-	struct tasks_bpf *skel;
-	struct bpf_link *link;
-	struct bpf_link *cmd_link; /* the command lines pass; NULL where the kernel refused it */
-	char cmd_why[200];         /* why it is NULL */
-	char *cmd_buf;             /* its records */
-	size_t cmd_cap, cmd_len;
-	uint32_t *cmd_ix;          /* tgid -> offset of its record + 1, open addressing */
-	size_t cmd_ix_cap;
-	char *buf;               /* one pass's records */
-	size_t cap;
-	struct proc_fold *procs; /* one pass's processes */
-	size_t nprocs, procs_cap;
-	uint32_t *ix;            /* tgid -> procs index + 1, open addressing */
-	size_t ix_cap;
-	struct cputime_prev *prev;
-	size_t prev_cap, prev_n;
-	uint32_t round;
-	long clk_tck;
-};
-
 /*
- * Open and load the iterators: both, or where the kernel refuses the
- * sleepable command lines pass (before Linux 5.18: no bpf_copy_from_user_task),
- * the task iterator alone, and t->cmd_why says why. 0 or -errno.
+ * The variants the loader tries, best first: each gives up what an older
+ * kernel refuses (the sleepable programs: the command lines pass and the
+ * sampler's poll fds, Linux 5.18; the syscall a thread is in:
+ * bpf_task_pt_regs, 5.15; a D thread's kernel stack: bpf_get_task_stack,
+ * 5.9), and says so.
  */
-static int tasks_load(struct trace_tasks *t)
+static const struct tasks_variant {
+	int sleepable, regs, kstack;
+	const char *lost; /* what the thread states lose from here on */
+} tasks_variants[] = {
+	{ 1, 1, 1, "" },
+	{ 0, 1, 1, "the fd a thread polls (sleepable iterators, Linux 5.18)" },
+	{ 0, 0, 1, "the syscall a thread is in and its fd (bpf_task_pt_regs, Linux 5.15)" },
+	{ 0, 0, 0, "the syscall a thread is in and its fd (bpf_task_pt_regs, Linux 5.15), and the "
+		   "kernel stacks of threads in D state (bpf_get_task_stack, Linux 5.9)" },
+};
+
+static int tasks_load_variant(struct trace_tasks *t, const struct tasks_variant *v)
 {
 	int err;
 
 	t->skel = tasks_bpf__open();
 	if (!t->skel)
 		return -errno;
-	err = tasks_bpf__load(t->skel);
-	if (!err)
-		return 0;
-	tasks_bpf__destroy(t->skel);
-	snprintf(t->cmd_why, sizeof(t->cmd_why),
-		 "the kernel refused the command lines iterator (iter.s/task with "
-		 "bpf_copy_from_user_task, Linux 5.18 and later): %s", strerror(-err));
-	t->skel = tasks_bpf__open();
-	if (!t->skel)
-		return -errno;
-	bpf_program__set_autoload(t->skel->progs.dump_cmdline, false);
+	t->skel->rodata->targ_regs = v->regs;
+	t->skel->rodata->targ_kstack = v->kstack;
+	tasks_wait__configure(t->skel);
+	bpf_program__set_autoload(t->skel->progs.dump_cmdline, v->sleepable);
+	bpf_program__set_autoload(t->skel->progs.dump_wait, v->sleepable);
+	bpf_program__set_autoload(t->skel->progs.dump_wait_ns, !v->sleepable);
 	err = tasks_bpf__load(t->skel);
 	if (err) {
 		tasks_bpf__destroy(t->skel);
 		t->skel = NULL;
 	}
 	return err;
+}
+
+/*
+ * Open and load the iterators: the first variant the kernel takes. Where it
+ * refuses the sleepable command lines pass (before Linux 5.18: no
+ * bpf_copy_from_user_task) t->cmd_why says why, and t->threads_lost what the
+ * thread states miss. 0 or -errno (the first variant's error).
+ */
+static int tasks_load(struct trace_tasks *t)
+{
+	int err = 0, first = 0;
+
+	for (size_t i = 0; i < sizeof(tasks_variants) / sizeof(tasks_variants[0]); i++) {
+		const struct tasks_variant *v = &tasks_variants[i];
+
+		err = tasks_load_variant(t, v);
+		if (!first)
+			first = err;
+		if (err)
+			continue;
+		snprintf(t->threads_lost, sizeof(t->threads_lost), "%s", v->lost);
+		if (!v->sleepable)
+			snprintf(t->cmd_why, sizeof(t->cmd_why),
+				 "the kernel refused the command lines iterator (iter.s/task with "
+				 "bpf_copy_from_user_task, Linux 5.18 and later): %s",
+				 strerror(-first));
+		return 0;
+	}
+	return first ? first : err;
 }
 
 int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen)
@@ -120,6 +120,7 @@ int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen)
 			snprintf(t->cmd_why, sizeof(t->cmd_why),
 				 "the command lines iterator does not attach: %s", strerror(errno));
 	}
+	tasks_wait__init(t);
 	*out = t;
 	return 0;
 fail:
@@ -131,9 +132,11 @@ void trace_tasks__close(struct trace_tasks *t)
 {
 	if (!t)
 		return;
+	tasks_wait__fini(t);
 	bpf_link__destroy(t->cmd_link);
 	bpf_link__destroy(t->link);
 	tasks_bpf__destroy(t->skel);
+	free(t->recs);
 	free(t->cmd_buf);
 	free(t->cmd_ix);
 	free(t->buf);
@@ -141,45 +144,6 @@ void trace_tasks__close(struct trace_tasks *t)
 	free(t->ix);
 	free(t->prev);
 	free(t);
-}
-
-/* Every record of one pass of link's iterator into *buf (of *cap); the byte count, or -errno. */
-static ssize_t read_pass(struct bpf_link *link, char **buf, size_t *cap)
-{
-	size_t len = 0;
-	int fd = bpf_iter_create(bpf_link__fd(link));
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (*cap - len < 65536) {
-			size_t ncap = *cap ? *cap * 2 : 1u << 20;
-			char *nb = realloc(*buf, ncap);
-
-			if (!nb) {
-				close(fd);
-				return -ENOMEM;
-			}
-			*buf = nb;
-			*cap = ncap;
-		}
-		n = read(fd, *buf + len, *cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	return (ssize_t)len;
 }
 
 static size_t hash_u32(uint32_t v, size_t cap)
@@ -239,24 +203,6 @@ static void io_add(struct tasks_io *a, const struct tasks_io *b)
 	a->syscw += b->syscw;
 	a->read_bytes += b->read_bytes;
 	a->write_bytes += b->write_bytes;
-}
-
-/* The /proc/PID/stat state letter: the kernel's task_state_index() (bit values of 5.14 on). */
-static char state_letter(uint32_t state, uint32_t exit_state)
-{
-	static const char letters[] = "RSDTtXZPI";
-	uint32_t s = (state | exit_state) & 0x7f; /* TASK_REPORT */
-	int i = 0;
-
-	if ((state & 0x402) == 0x402) /* TASK_IDLE: uninterruptible, no load */
-		return 'I';
-	if (state & 0x1000) /* TASK_RTLOCK_WAIT */
-		s = 2;
-	while (s) {
-		i++;
-		s >>= 1;
-	}
-	return letters[i < 9 ? i : 0];
 }
 
 /* The slot of (tgid, start) in the previous-times table; NULL when it cannot grow. */
@@ -360,7 +306,7 @@ static void fill_sample(struct trace_tasks *t, const struct proc_fold *p, struct
 	s->ppid = (int)l->ppid;
 	memcpy(s->comm, l->comm, sizeof(l->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
-	s->state = state_letter(l->state, l->exit_state);
+	s->state = tasks__state_letter(l->state, l->exit_state);
 	s->kernel_thread = !!(l->flags & TASKS_KTHREAD);
 	s->processor = (int)l->cpu;
 	s->uid = l->uid == (uint32_t)-1 ? -1 : (int64_t)l->uid;
@@ -392,22 +338,53 @@ static void fill_sample(struct trace_tasks *t, const struct proc_fold *p, struct
 	s->nofile_hard = l->nofile_max;
 }
 
+/*
+ * Index the pass's records: each is a struct tasks_rec and its tail (the
+ * thread's wait). 0, or -ENOMEM.
+ */
+static int tasks_index(struct trace_tasks *t, size_t len)
+{
+	size_t off = 0;
+
+	t->nrecs = 0;
+	while (off + sizeof(struct tasks_rec) <= len) {
+		const struct tasks_rec *r = (const struct tasks_rec *)(t->buf + off);
+
+		if (t->nrecs == t->recs_cap) {
+			size_t ncap = t->recs_cap ? t->recs_cap * 2 : 4096;
+			const struct tasks_rec **nr = realloc(t->recs, ncap * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			t->recs = nr;
+			t->recs_cap = ncap;
+		}
+		t->recs[t->nrecs++] = r;
+		off += sizeof(*r) + r->tail;
+	}
+	return 0;
+}
+
 int trace_tasks__read(struct trace_tasks *t, char *why, size_t whylen)
 {
-	ssize_t len = read_pass(t->link, &t->buf, &t->cap);
-	const struct tasks_rec *r;
+	ssize_t len = tasks__read_pass(t->link, &t->buf, &t->cap);
+	const struct tasks_rec **r;
 	size_t n;
 	int err;
 
 	t->nprocs = 0;
+	t->nrecs = 0;
+	t->pass_seq = 0;
 	if (len < 0) {
 		snprintf(why, whylen, "reading the task iterator: %s", strerror((int)-len));
 		return (int)len;
 	}
-	r = (const struct tasks_rec *)t->buf;
-	n = (size_t)len / sizeof(*r);
+	err = tasks_index(t, (size_t)len);
+	n = t->nrecs;
+	r = t->recs;
 	t->round++;
-	err = procs_reserve(t, n);
+	if (!err)
+		err = procs_reserve(t, n);
 	if (err) {
 		snprintf(why, whylen, "folding %zu threads into processes: %s", n, strerror(-err));
 		return err;
@@ -416,26 +393,26 @@ int trace_tasks__read(struct trace_tasks *t, char *why, size_t whylen)
 	for (size_t i = 0; i < n; i++) {
 		struct proc_fold *p;
 
-		if (!(r[i].flags & TASKS_LEADER) || !(p = proc_of(t, r[i].tgid, &r[i])))
+		if (!(r[i]->flags & TASKS_LEADER) || !(p = proc_of(t, r[i]->tgid, r[i])))
 			continue;
-		p->utime = r[i].sig_utime;
-		p->stime = r[i].sig_stime;
-		p->sum_exec = r[i].sig_sum_exec;
-		p->min_flt = r[i].sig_min_flt;
-		p->maj_flt = r[i].sig_maj_flt;
-		p->io = r[i].sig_io;
+		p->utime = r[i]->sig_utime;
+		p->stime = r[i]->sig_stime;
+		p->sum_exec = r[i]->sig_sum_exec;
+		p->min_flt = r[i]->sig_min_flt;
+		p->maj_flt = r[i]->sig_maj_flt;
+		p->io = r[i]->sig_io;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct proc_fold *p = proc_of(t, r[i].tgid, NULL);
+		struct proc_fold *p = proc_of(t, r[i]->tgid, NULL);
 
 		if (!p)
 			continue; /* a thread whose leader the pass did not see */
-		p->utime += r[i].utime;
-		p->stime += r[i].stime;
-		p->sum_exec += r[i].sum_exec;
-		p->min_flt += r[i].min_flt;
-		p->maj_flt += r[i].maj_flt;
-		io_add(&p->io, &r[i].io);
+		p->utime += r[i]->utime;
+		p->stime += r[i]->stime;
+		p->sum_exec += r[i]->sum_exec;
+		p->min_flt += r[i]->min_flt;
+		p->maj_flt += r[i]->maj_flt;
+		io_add(&p->io, &r[i]->io);
 	}
 	return 0;
 }
@@ -460,7 +437,7 @@ int trace_tasks__each(struct trace_tasks *t, task_visit_fn visit, void *ctx)
  */
 static int cmdlines_read(struct trace_tasks *t, char *why, size_t whylen)
 {
-	ssize_t len = read_pass(t->cmd_link, &t->cmd_buf, &t->cmd_cap);
+	ssize_t len = tasks__read_pass(t->cmd_link, &t->cmd_buf, &t->cmd_cap);
 	struct tasks_cmdline h;
 	size_t off, n = 0, icap = 1024;
 
@@ -559,9 +536,33 @@ static void tasks_cmdlines_drop(void *arg)
 	t->cmd_cap = t->cmd_len = t->cmd_ix_cap = 0;
 }
 
-static int tasks_read(void *arg, char *why, size_t whylen)
+/* The pass of round seq, read once whichever collector asks first (pids, threads). */
+static int tasks_read(void *arg, uint32_t seq, char *why, size_t whylen)
 {
-	return trace_tasks__read(arg, why, whylen);
+	struct trace_tasks *t = arg;
+	int err;
+
+	if (t->pass_seq == seq + 1)
+		return 0;
+	err = trace_tasks__read(t, why, whylen);
+	if (!err)
+		t->pass_seq = seq + 1;
+	return err;
+}
+
+static int tasks_each_thread(void *arg, thread_visit_fn visit, void *ctx)
+{
+	return tasks_wait__each_thread(arg, visit, ctx);
+}
+
+static int tasks_sample_process(void *arg, int tgid, thread_visit_fn visit, void *ctx)
+{
+	return tasks_wait__sample_process(arg, tgid, visit, ctx);
+}
+
+static void tasks_sample_drop(void *arg, int tgid)
+{
+	tasks_wait__sample_drop(arg, tgid);
 }
 
 static int tasks_each(void *arg, task_visit_fn visit, void *ctx)
@@ -589,4 +590,14 @@ void trace_tasks__source(struct trace_tasks *t, struct task_source *src)
 		src->cmdlines_drop = tasks_cmdlines_drop;
 	}
 	src->cmdlines_why = t->cmd_why;
+	src->each_thread = tasks_each_thread;
+	src->threads_why = "";
+	src->threads_lost = t->threads_lost;
+	if (!t->sampler_why[0]) {
+		src->sample_process = tasks_sample_process;
+		src->sample_drop = tasks_sample_drop;
+		src->sampler_name = t->wait_prog ? "bpf_iter_task per process (poll fds)" :
+						   "bpf_iter_task per process";
+	}
+	src->sampler_why = t->sampler_why;
 }

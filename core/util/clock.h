@@ -16,4 +16,7 @@ int64_t clock__ns(int clk);
  */
 void clock__iso8601(int64_t wall_ns, char *buf, size_t len, int compact);
 
+/* "2026-11-21T15:30:00Z" (what clock__iso8601 writes) -> ns since the epoch; 0 when it does not parse. */
+int64_t clock__iso8601_parse(const char *s);
+
 #endif

@@ -67,6 +67,8 @@ int parse_snmp(const char *buf, size_t len, kv_fn fn, void *arg);
  * multiplied out to bytes when to_bytes is set. Returns 0 or -EINVAL.
  */
 int parse_kv_u64(const char *val, size_t vlen, int to_bytes, uint64_t *out);
+/* A non-negative decimal value ("12.5"), leading blanks skipped. 0 or -EINVAL. */
+int parse_kv_decimal(const char *val, size_t vlen, double *out);
 /* Signed variant (vmstat has a few counters that can go negative, e.g. nr_* drift). */
 int parse_kv_i64(const char *val, size_t vlen, int64_t *out);
 
@@ -178,6 +180,59 @@ struct pid_schedstat {
 	uint64_t run_ns, wait_ns, slices;
 };
 int parse_pid_schedstat(const char *buf, size_t len, struct pid_schedstat *out);
+
+/*
+ * /proc/PID/task/TID/syscall: "NR ARG0 ... ARG5 SP PC" while blocked in a
+ * syscall (args in hex), "-1 SP PC" blocked outside one (a fault), "running".
+ */
+struct pid_syscall {
+	long nr;           /* -1: not in a syscall (or running) */
+	int running;
+	int nargs;
+	uint64_t args[6];
+};
+int parse_pid_syscall(const char *buf, size_t len, struct pid_syscall *out);
+/*
+ * /proc/PID/task/TID/stack ("[<0>] fn+0x1/0x2" a line, leaf first) as the
+ * thread states write a kernel stack: "fn<fn<fn", the scheduler's frames at
+ * the top left out (util/waits.h). 0, or -ENOENT with no frame.
+ */
+int parse_kernel_stack(const char *buf, size_t len, char *out, size_t outlen);
+/* The socket of inode ino in /proc/net/tcp, tcp6, udp or udp6 (v6: the 6 files). */
+struct net_inet_sock {
+	uint8_t laddr[16], raddr[16]; /* network order */
+	unsigned lport, rport, state, rx_queue;
+};
+int parse_net_inet_find(const char *buf, size_t len, uint64_t ino, int v6,
+			struct net_inet_sock *out);
+
+/*
+ * One line of the thread states' record, sonde:threads (docs/capture-format.md,
+ * proc.threads), without its '\n'. Words point into the line (not
+ * NUL-terminated; n 0 for "-").
+ */
+struct threads_word {
+	const char *p;
+	size_t n;
+};
+
+struct threads_line {
+	char kind;                /* H T W X L C S */
+	int tid, tgid;            /* T both; W X tid; L C tgid */
+	uint64_t start, run, runq, nvcsw, nivcsw; /* T */
+	int has_delays;
+	uint64_t delays[4];       /* T: blkio, swapin, reclaim, thrashing ns */
+	uint64_t count;           /* W */
+	uint64_t passes, run_max, run_sum; /* C; S: passes, cpu_ns, lost */
+	uint64_t dt;              /* H: ns since the last round */
+	int listed;               /* H: only the processes of L lines were read */
+	/* T and W: the wait, STATE FLAGS SYSCALL ARGS OBJECT KSTACK (words: all of it) */
+	struct threads_word words, flags, syscall, args, object, kstack;
+	char state;
+	int has_args;
+	uint64_t args_v[3];
+};
+int parse_threads_line(const char *ls, const char *le, struct threads_line *out);
 
 /* /proc/PID/limits: the "Max open files" soft and hard limits; UINT64_MAX for "unlimited". */
 int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard);

@@ -397,6 +397,17 @@ int parse_kv_u64(const char *val, size_t vlen, int to_bytes, uint64_t *out)
 	return 0;
 }
 
+int parse_kv_decimal(const char *val, size_t vlen, double *out)
+{
+	const char *p, *end;
+
+	if (!val || !vlen)
+		return -EINVAL;
+	end = val + vlen;
+	p = parse_skip_blanks(val, end);
+	return parse_scan_decimal(&p, end, out);
+}
+
 int parse_kv_i64(const char *val, size_t vlen, int64_t *out)
 {
 	const char *p, *end;

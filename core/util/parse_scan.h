@@ -121,6 +121,27 @@ static inline int parse_scan_u64(const char **pp, const char *end, uint64_t *out
 	return 0;
 }
 
+/* Hex digits at *pp, with or without "0x"; refuses no digits and anything above UINT64_MAX. */
+static inline int parse_scan_hex(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int d;
+
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (p >= end || parse_hex_digit((unsigned char)*p) < 0)
+		return -EINVAL;
+	for (; p < end && (d = parse_hex_digit((unsigned char)*p)) >= 0; p++) {
+		if (v >> 60)
+			return -EINVAL;
+		v = v << 4 | (unsigned)d;
+	}
+	*out = v;
+	*pp = p;
+	return 0;
+}
+
 /* A whole numeric field: blanks, digits, then a blank, '\n' or end ("12ab" is refused). */
 static inline int parse_scan_u64_field(const char **pp, const char *end, uint64_t *out)
 {

@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The conventions of a command-line tool: --color=auto|always|never and
 # NO_COLOR (on a terminal, through script(1)), --fail-on naming on stderr the
-# finding that tripped it, and --keep N (retention) removing only this host's
-# older bundles, with their redaction maps, never the new one.
+# finding that tripped it. (--keep N, retention: tests/cli/keep.t.)
 . tests/lib/tap.sh
 
 [ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
@@ -52,38 +51,4 @@ is "$(wc -l <"$T/err")" 1 "one line"
 is "$?" 3 "with --json too: exit 3"
 ok "... and the line on stderr, stdout JSON only" sh -c "jq -e . '$T/f.json' >/dev/null && grep -q -- '--fail-on warn' '$T/err'"
 
-# ---- --keep N ----
-host=$(cat /proc/sys/kernel/hostname | sed 's/[^A-Za-z0-9.-]/_/g')
-O=$T/keep
-mkdir -p "$O"
-for t in 20200101T000000Z 20200102T000000Z 20200103T000000Z 20200104T000000Z-1; do
-	touch "$O/sonde-$host-$t.tar.xz"
-done
-touch "$O/sonde-$host-20200101T000000Z.redaction-map.json"
-touch "$O/sonde-other$host-20190101T000000Z.tar.xz" "$O/sonde-$host-x-20190101T000000Z.tar.xz"
-touch "$O/sonde-$host-notatime.tar.xz" "$O/unrelated.tar.xz"
-ln -s /etc/hostname "$O/sonde-$host-20180101T000000Z.tar.xz"
-timeout 60 "$SONDE" run --window 1 --interval 1 --no-bpf --no-perf --no-progress --out "$O" --keep 3 \
-	--check use.cpu-utilization >"$T/out" 2>"$T/err"
-is "$?" 0 "run --keep 3: exit 0"
-new=$(sed -n 's/^Bundle: //p' "$T/out")
-ok "the new bundle is there" test -f "$new"
-ok "it says what it removed" grep -q '^Retention (--keep 3): 2 older bundles removed$' "$T/out"
-ls "$O" | sort >"$T/left"
-for f in "sonde-$host-20200104T000000Z-1.tar.xz" "sonde-$host-20200103T000000Z.tar.xz" \
-	"sonde-other$host-20190101T000000Z.tar.xz" "sonde-$host-x-20190101T000000Z.tar.xz" \
-	"sonde-$host-notatime.tar.xz" "unrelated.tar.xz" "sonde-$host-20180101T000000Z.tar.xz"; do
-	ok "kept: $f" grep -qxF "$f" "$T/left"
-done
-for f in "sonde-$host-20200101T000000Z.tar.xz" "sonde-$host-20200102T000000Z.tar.xz" \
-	"sonde-$host-20200101T000000Z.redaction-map.json"; do
-	ok "removed: $f" sh -c "! grep -qxF '$f' '$T/left'"
-done
-# The new bundle is kept even when its name sorts before the others (a clock set back).
-touch "$O/sonde-$host-29990101T000000Z.tar.xz"
-timeout 60 "$SONDE" run --window 1 --interval 1 --no-bpf --no-perf --no-progress --out "$O" --keep 1 \
-	--check use.cpu-utilization >"$T/out" 2>"$T/err"
-new=$(sed -n 's/^Bundle: //p' "$T/out")
-ok "--keep 1 with a newer name: the new bundle stays" test -f "$new"
-is "$(find "$O" -type f -name "sonde-$host-[0-9]*Z*.tar.xz" | wc -l)" 1 "... and only it, of this host's (the link is not a bundle sonde wrote)"
 done_testing

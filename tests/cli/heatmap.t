@@ -47,6 +47,13 @@ md=$T/x/report.md
 ok "report.md: the quantile table" grep -q '^| time in the window | events | p50 | p99 | max |$' "$md"
 ok "report.md: the outlier's column" grep -qF '| 1.8-2.4 s | 301 | 2-4 us | 2-4 us | 524 ms-1.05 s |' "$md"
 ok "report.md: the subsecond rows" grep -qF '| 0-50 ms | 100 |' "$md"
+ok "report.md: the span a duty-cycled tool traced, under the map's title" \
+	perl -0ne 'exit !/\*\*Offsets\*\*\n\n\*traced 1\.0 s of the 3\.0 s window \(0\.0 to 1\.0 s\)\*\n/' "$md"
+is "$(jq -c "$C | .evidence[] | select(.title == \"Offsets\") | .traced | [.to_s, .window_s, .drilldown, .covers]" "$J")" \
+	'[1.02,3,false,"traced 1.0 s of the 3.0 s window (0.0 to 1.0 s)"]' "findings.json: the span and its sentence"
+ok "a traced option that is no tool's info is refused in one line" \
+	grep -q "caught: .*option 'traced' must be a BPF tool's info" \
+	<(jq -r "$C | .evidence[] | select(.kind == \"note\") | .title" "$J")
 
 html=$T/x/report.html
 n=$(grep -o '<figure class="heatmap">' "$html" | wc -l)

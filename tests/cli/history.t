@@ -12,6 +12,13 @@
 # neither may be mixed in. The new bundle keeps what it used (raw/history.cap),
 # so `sonde analyze` of it alone gives the same answer.
 #
+# Planted: a shared --out lets anyone write a file named like this host's bundle,
+# and the host id is no secret (a hash of the world-readable machine-id). Three
+# "audits" of 15, 10 and 5 minutes ago that claim this host id, owned by another
+# user (nobody), would make the file system full in minutes; so would one of
+# ours that anyone may write (mode 0666), and a symbolic link to a planted one.
+# None may be opened: refused, each named in raw/history.cap and in report.md.
+#
 # The three audits of this host also recorded host memory in use, rising to
 # today's level; a fourth, of 12 hours ago but of another boot, recorded far
 # less: a reboot frees memory, so use.memory-runout leaves it out (mixed in, the
@@ -68,7 +75,7 @@ mkcase() {
 	local dir=$1 host=$2 ago=$3 level=$4 id=${5:-} boot=${6:-} mem=${7:-} wall0 avail
 	wall0=$((($(date +%s) - ago) * 1000000000))
 	avail=$(((blocks * bsize - level) / bsize))
-	mkdir -p "$dir"
+	mkdir -p "$dir" "${OUT:-$T/out}"
 	{
 		echo "%wall0 $wall0"
 		echo "=== sonde 4 4.001 sonde:run"
@@ -101,7 +108,7 @@ mkcase() {
 		done
 	} >"$dir/case.txt"
 	"$TOP/tests/checks/mkcap" "$dir/case.txt" "$dir/raw" &&
-		"$SONDE" analyze "$dir" --check use.filesystem-runout --check use.memory-runout --out "$T/out" \
+		"$SONDE" analyze "$dir" --check use.filesystem-runout --check use.memory-runout --out "${OUT:-$T/out}" \
 			>/dev/null 2>&1
 }
 
@@ -136,6 +143,18 @@ is "$(ls "$T/out"/sonde-host-1-*.tar.xz | wc -l)" 1 "and one redacted, named aft
 is "$(tar -xJOf "$(ls "$T/out"/sonde-host-1-*.tar.xz | head -1)" manifest.json | jq -r '.host.host_id')" "$MYID" \
 	"the redacted bundle keeps the host id"
 
+# the planted ones (see the top), made in a directory of their own, then moved into --out
+for ago in 900 600 300 240; do
+	OUT=$T/plant mkcase "$T/cases/plant-$ago" "$HOST" $ago $((used_now - ago * 20 * MiB / 300)) "$MYID" "$BOOT" \
+		"$MEM_USED_KB" || diag "making the planted bundle of $ago s ago failed"
+done
+planted=$(ls "$T/plant"/sonde-"$HOST"-*.tar.xz | sort)
+is "$(wc -l <<<"$planted")" 4 "four planted bundles made"
+chown nobody $(sed -n 1,3p <<<"$planted")
+chmod 0666 "$(sed -n 4p <<<"$planted")"
+mv $planted "$T/out/"
+ln -s "$T/out/$(basename "$(sed -n 3p <<<"$planted")")" "$T/out/sonde-$HOST-$(date -u -d @$(($(date +%s) - 60)) +%Y%m%dT%H%M%SZ).tar.xz"
+
 # a ticket's bundle (a case id in its name: sonde-HOST-CASE-TIME) of long ago, the other host's
 # copied: newest first goes by the time in the name, wherever it is
 cp "$T/out/sonde-$HOST-20000101T000000Z.tar.xz" "$T/out/sonde-$HOST-CASE-9-20000103T000000Z.tar.xz"
@@ -169,6 +188,15 @@ ok "and which by hostname (a bundle without a host id)" \
 	grep -q '^used .* (same hostname: it records no machine-id)$' "$T/alone/raw/history.cap"
 ok "the redacted bundle (named after host-1) is used by its host id" \
 	grep -q '^used sonde-host-1-.* (same machine-id)$' "$T/alone/raw/history.cap"
+for f in $(sed -n 1,3p <<<"$planted"); do
+	ok "it refused $(basename "$f"), planted by another user" \
+		grep -qxF "refused $(basename "$f"): owned by uid $(id -u nobody), not by this user (uid 0)" "$T/alone/raw/history.cap"
+done
+ok "it refused the one anyone may write" \
+	grep -qxF "refused $(basename "$(sed -n 4p <<<"$planted")"): writable by others (mode 0666)" "$T/alone/raw/history.cap"
+ok "it refused the symbolic link" grep -q "^refused sonde-$HOST-.*: a symbolic link$" "$T/alone/raw/history.cap"
+ok "report.md says five were refused, naming them" \
+	grep -q "earlier bundles in --out (raw/history.cap): 4 used, .* skipped, 5 refused (not this user's own, or writable by others): .*$(basename "$(sed -n 3p <<<"$planted")")" "$T/alone/report.md"
 order=$(grep -E '^(used|skipped) ' "$T/alone/raw/history.cap" | awk '{ sub(/:$/, "", $2); print $2 }')
 is "$(sed -n 5p <<<"$order")" "sonde-$HOST-CASE-9-20000103T000000Z.tar.xz" \
 	"newest first by the time in the name: the case's bundle of 2000 comes after the four of this week"

@@ -71,6 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pid_schedstat sch;
 	struct pid_task ptk;
 	uint64_t soft, hard;
+	struct pid_syscall psc;
+	struct net_inet_sock nis;
+	struct threads_line tl;
+	char kstack[128];
 
 	if (!buf)
 		return 0;
@@ -93,6 +97,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_task_record(buf, size, &ptk);
 	parse_interrupts(buf, size, irq_sink, NULL);
 	parse_schedstat(buf, size, sched_sink, NULL);
+	parse_pid_syscall(buf, size, &psc);
+	parse_kernel_stack(buf, size, kstack, sizeof(kstack));
+	parse_net_inet_find(buf, size, 1, size & 1, &nis);
+	/* the thread states' record, line by line as analysis_threads.c reads it */
+	for (const char *p = buf, *end = buf + size, *nl; p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			break;
+		parse_threads_line(p, nl, &tl);
+	}
 	free(buf);
 	return 0;
 }

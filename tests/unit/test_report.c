@@ -889,8 +889,10 @@ static void check_model_outputs(struct report_model *m, const struct run_report 
 	ok(tty && strstr(tty, "\n5 checks, 1 failed (see the report's appendix); 5 known unknowns (") &&
 		   strstr(tty, "\n    1 need tracefs: mount tracefs at /sys/kernel/tracing") &&
 		   strstr(tty, "\n    1 need privileges: run as root") &&
-		   strstr(tty, "\n    3 other: see \"Known unknowns\" in report.md"),
-	   "terminal: one line per kind of unknown, with how to get it");
+		   strstr(tty, "\n    1 need ptrace rights: keep CAP_SYS_PTRACE") &&
+		   strstr(tty, "\n    2 other: see \"Known unknowns\" in report.md"),
+	   "terminal: one line per kind of unknown, with how to get it; root refused /proc/PID/io "
+	   "is not told to run as root");
 	(void)rr;
 out:
 	free(tty);
@@ -935,6 +937,11 @@ static void test_model(void)
 	res[1].unknowns[0].reason = dup("tracefs is not mounted (a classic tracepoint needs it)");
 	free(res[2].unknowns[0].reason);
 	res[2].unknowns[0].reason = dup("permission denied (BPF needs root, or CAP_BPF)");
+	/* root already: what workload.process-who says of a /proc/PID/io the kernel refused */
+	free(res[4].unknowns[0].reason);
+	res[4].unknowns[0].reason = dup("/proc/PID/io was refused for 2 of 3 processes although "
+					"sonde ran as root: the kernel shows it only to who may "
+					"ptrace the process, and sonde may not ptrace these");
 	e = add_evidence(&res[4], EV_FLAMEGRAPH, "profile");
 	f = fold__new();
 	fold__text(f, "a;b 3\na;<c> 2\n", 14, err, sizeof(err));
@@ -1020,6 +1027,82 @@ static void test_exhaustion_rank(void)
 	catalog__free(&cat);
 }
 
+/*
+ * Evidence of a tool that traced part of the window (a duty cycle, the overhead guard, the
+ * drill-down) says so under its title, in report.md and report.html, and the span survives
+ * the pipe from the check's child; one that traced the whole window says nothing.
+ */
+static void test_span(void)
+{
+	static const struct { struct evidence_span sp; const char *want; } c[] = {
+		{ { 1, 0, -0.006, 1.039, 3.004 },
+		  "traced 1.0 s of the 3.0 s window (0.0 to 1.0 s)" },
+		{ { 1, 0, -0.02, 3.1, 3.0 }, NULL }, /* attached before, read after: all of it */
+		{ { 1, 0, 0.9, 2.0, 10.0 }, "traced 1.1 s of the 10.0 s window (0.9 to 2.0 s)" },
+		{ { 1, 1, -7.4, 0.113, 2.0 },
+		  "traced 0.1 s of the 2.0 s drill-down window (0.0 to 0.1 s)" },
+		{ { 1, 1, -0.002, 2.1, 2.04 },
+		  "traced 2.0 s, in the drill-down window after the first" },
+		{ { 0, 0, 0, 1, 3 }, NULL },	   /* no span given */
+		{ { 1, 0, 0, NAN, 3 }, NULL },	   /* not a number: nothing said */
+	};
+	struct check_result r = { 0 }, back = { 0 };
+	struct strbuf sb = { 0 };
+	struct evidence *e;
+	struct doc d;
+	char buf[160], *md, *html;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int said = report__span_text(&c[i].sp, buf, sizeof(buf));
+
+		if (c[i].want)
+			ok(said && !strcmp(buf, c[i].want), "span %zu: \"%s\" (got \"%s\")", i,
+			   c[i].want, said ? buf : "");
+		else
+			ok(!said, "span %zu: nothing to say", i);
+	}
+
+	e = add_evidence(&r, EV_TABLE, "Processes waiting on futexes (futexctn)");
+	e->span = c[0].sp;
+	if (strv__push(&e->columns, "pid"))
+		abort();
+	e = add_evidence(&r, EV_HEATMAP, "Latency over the window");
+	e->span = c[0].sp;
+	e->unit = dup("us");
+	e->step_s = 1;
+	e->hm_rows = 2;
+	e->values = calloc(6, sizeof(double));
+	e->nvalues = 6;
+	e->values[1] = 5;
+	e = add_evidence(&r, EV_TABLE, "The whole window");
+	e->span = c[1].sp;
+	if (strv__push(&e->columns, "pid"))
+		abort();
+	check_result__encode(&r, &sb);
+	is_int(sb.oom ? -1 : check_result__decode(&back, sb.buf, sb.len), 0, "spans decode");
+	ok(back.nevidence == 3 && back.evidence[0].span.set && !back.evidence[0].span.drilldown &&
+		   back.evidence[0].span.to_s == 1.039 && back.evidence[0].span.window_s == 3.004,
+	   "the span crosses the pipe from the check's child");
+	doc__init(&d, "t");
+	report__doc_evidence(&d, &back);
+	md = md_of(&d);
+	html = html_of(&d, "");
+	ok(md && strstr(md, "**Processes waiting on futexes (futexctn)**\n\n*traced 1.0 s of the "
+			    "3.0 s window (0.0 to 1.0 s)*\n\n| pid |"),
+	   "report.md: the table's span on the line under its title");
+	ok(md && strstr(md, "**Latency over the window**\n\n*traced 1.0 s of the 3.0 s window"),
+	   "report.md: the heat map's too");
+	ok(md && count(md, "traced") == 2, "the table of the whole window says nothing");
+	ok(html && count(html, "<em>traced 1.0 s of the 3.0 s window (0.0 to 1.0 s)</em>") == 2,
+	   "report.html: both, in emphasis");
+	free(md);
+	free(html);
+	doc__free(&d);
+	strbuf__free(&sb);
+	check_result__free(&r);
+	check_result__free(&back);
+}
+
 int main(void)
 {
 	test_md_escape();
@@ -1030,5 +1113,6 @@ int main(void)
 	test_sparkline();
 	test_model();
 	test_exhaustion_rank();
+	test_span();
 	return tap_done();
 }

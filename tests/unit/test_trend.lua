@@ -1,4 +1,4 @@
--- Cases for checks/lib/trend.lua, run in the checks' sandbox by test_trend.c.
+-- Cases for checks/lib/trend.lua, run in the checks' sandbox by test_checks_lib.c.
 local tap = ...
 local trend = require("trend")
 

@@ -16,9 +16,13 @@ return {
     counts[12][20] = 1
     counts[13] = {}
     ctx:heatmap("Latency <b>of</b> the test", { interval_ms = 200, unit = "us", counts = counts })
-    ctx:heatmap("Offsets", { interval_ms = 1000, row_ms = 50, unit = "%", counts = { { 100, 0, 50 }, { 100 } } })
+    -- a tool's info that traced 1 s of a 3 s window (a duty cycle): the report says so under it
+    ctx:heatmap("Offsets", { interval_ms = 1000, row_ms = 50, unit = "%", counts = { { 100, 0, 50 }, { 100 } } },
+                { traced = { traced_from_s = -0.01, traced_to_s = 1.02, window_s = 3.0 } })
     -- bad input: an error the check can catch, with one line naming the element
     local okk, err = pcall(ctx.heatmap, ctx, "bad", { interval_ms = 200, unit = "us", counts = { { 1, "x" } } })
     ctx:note("caught: " .. tostring(err))
+    local _, terr = pcall(ctx.table, ctx, { title = "bad traced", columns = { "a" }, rows = {}, traced = "all" })
+    ctx:note("caught: " .. tostring(terr))
   end,
 }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * checks/lib/trend.lua, the one trend fit every exhaustion check uses, run in
- * the sandbox the checks run in (the embedded catalog's copy, as sonde
- * requires it) against the cases of tests/unit/test_trend.lua: fixed series
- * with known slopes, noise, steps, churn, too few points. The Lua file gets a
- * TAP table (ok, near) and the C side prints the plan.
+ * The helpers of checks/lib, run in the sandbox the checks run in (the
+ * embedded catalog's copies, as sonde requires them), against the cases of
+ * tests/unit/test_<module>.lua (or the files given): trend.lua (fixed series
+ * with known slopes, noise, steps, churn, too few points) and waits.lua (the
+ * thread states' classes: kernel stacks, syscalls and their files, the
+ * evidence that tells a contended wait from an idle one). Each Lua file gets
+ * a TAP table (ok, diag) and the C side prints the plan.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,29 +34,24 @@ static int lua_diag(lua_State *L)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static const char *const cases[] = { "tests/unit/test_trend.lua", "tests/unit/test_waits.lua", NULL };
+
+/* Run one Lua file of cases in a fresh sandbox. */
+static void run_cases(const struct catalog *cat, const char *path)
 {
-	const char *path = argc > 1 ? argv[1] : "tests/unit/test_trend.lua";
 	struct engine_limits lim = engine_default_limits;
 	struct budget b = { 0 };
-	struct catalog cat;
-	char err[512];
 	char *src = NULL;
 	size_t len = 0;
 	lua_State *L;
 
-	if (catalog__load(&cat, NULL, err, sizeof(err))) {
-		ok(0, "the embedded catalog loads: %s", err);
-		return tap_done();
-	}
 	if (file__read_bounded(AT_FDCWD, path, 1 << 20, &src, &len)) {
 		ok(0, "%s is readable", path);
-		catalog__free(&cat);
-		return tap_done();
+		return;
 	}
 	lim.wall_s = 60;
-	L = sandbox__new(&cat, &b, &lim);
-	ok(L != NULL, "a sandboxed state");
+	L = sandbox__new(cat, &b, &lim);
+	ok(L != NULL, "a sandboxed state for %s", path);
 	if (L) {
 		int rc = sandbox__load(L, src, len, path);
 
@@ -72,6 +69,23 @@ int main(int argc, char **argv)
 		sandbox__close(L);
 	}
 	free(src);
+}
+
+int main(int argc, char **argv)
+{
+	struct catalog cat;
+	char err[512];
+
+	if (catalog__load(&cat, NULL, err, sizeof(err))) {
+		ok(0, "the embedded catalog loads: %s", err);
+		return tap_done();
+	}
+	if (argc > 1)
+		for (int i = 1; i < argc; i++)
+			run_cases(&cat, argv[i]);
+	else
+		for (const char *const *c = cases; *c; c++)
+			run_cases(&cat, *c);
 	catalog__free(&cat);
 	return tap_done();
 }
