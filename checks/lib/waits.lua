@@ -262,11 +262,18 @@ function waits.process(p, window_s, opts)
     add(class, w.s, what, peer, w)
   end
   if (p.unsampled_s or 0) > 0 then add("unknown", p.unsampled_s, "off CPU between two samples that ran") end
-  for class, s in pairs(out.classes) do
-    out.total_s = out.total_s + s
-    if class ~= "idle" then out.busy_s = out.busy_s + s end
+  -- in the classes' order, never pairs(): the same sums to the last bit on every replay
+  for _, c in ipairs(waits.classes) do
+    local s = out.classes[c.id]
+    if s then
+      out.total_s = out.total_s + s
+      if c.id ~= "idle" then out.busy_s = out.busy_s + s end
+      table.sort(out.by[c.id], function(a, b)
+        if a.s ~= b.s then return a.s > b.s end
+        return a.what < b.what
+      end)
+    end
   end
-  for _, list in pairs(out.by) do table.sort(list, function(a, b) return a.s > b.s end) end
   return out
 end
 
@@ -346,7 +353,10 @@ function waits.assess(ctx, args, class, spec)
       end
     end
   end
-  table.sort(rows, function(x, y) return x.s > y.s end)
+  table.sort(rows, function(x, y)
+    if x.s ~= y.s then return x.s > y.s end
+    return x.p.pid < y.p.pid
+  end)
   ctx:metric(spec.metric, total / window_s, { unit = "threads", agg = "mean",
                                              help = "threads waiting on it, from the thread states" })
   local judged, tab = 0, {}

@@ -197,6 +197,15 @@ return {
     if d.cfi then
       ctx:metric("cfi_unwound_pct", 100 * (by_unwinder.cfi or 0) / total, { unit = "%", agg = "mean" })
       if d.cfi.status ~= "on" then ctx:note("CFI unwinding: " .. d.cfi.status) end
+      -- samples whose unwinding would have cost more than its budget: by the budget they broke
+      local b = d.cfi.budget
+      if b and (b.over or 0) > 0 then
+        local by = b.over_by or {}
+        ctx:note(string.format("%d %s kept %s frame-pointer %s: %s CFI unwinding was over its budget (per sample %d, per process %d, for the run %d, out of time %d; the causes table names the files)",
+          b.over, b.over == 1 and "sample" or "samples", b.over == 1 and "its" or "their",
+          b.over == 1 and "stack" or "stacks", b.over == 1 and "its" or "their",
+          by.sample or 0, by.process or 0, by.run or 0, by.time or 0))
+      end
     end
     -- why stacks are broken or frames unknown, by cause, with what to do about each
     local causes = d.unknown_causes or {}
@@ -217,10 +226,18 @@ return {
       end
       ctx:next(string.format("%.0f%% of the samples have broken user stacks: %s", broken_pct, fix))
     end
+    -- lost in the stack map, less the user stacks the unwinding of their copies gave back
+    local recovered = d.lost and d.lost.user_stack_recovered or 0
     if (d.lost_samples or 0) > 0 then
-      ctx:note(string.format("%d %s (stack map full or colliding: kernel %d, user %d; counts map full %d)",
+      ctx:note(string.format("%d %s (stack map full or colliding: kernel %d, user %d%s; counts map full %d)",
         d.lost_samples, d.lost_samples == 1 and "sample lost its stack" or "samples lost their stack",
-        d.lost.kernel_stack, d.lost.user_stack, d.lost.counts_full))
+        d.lost.kernel_stack, d.lost.user_stack - recovered,
+        recovered > 0 and string.format(" after %d recovered from their stack copies", recovered) or "",
+        d.lost.counts_full))
+    elseif recovered > 0 then
+      ctx:note(string.format("%d user %s lost in the stack map (a collision) came back from the CFI unwinding of %s stack %s",
+        recovered, recovered == 1 and "stack" or "stacks", recovered == 1 and "its" or "their",
+        recovered == 1 and "copy" or "copies"))
     end
     -- the hottest named function ([unknown] stays in the tables, where it is counted)
     local leaf

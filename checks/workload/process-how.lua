@@ -15,8 +15,9 @@ end
 -- The class that holds most of a process's non-idle off-CPU time, and its first wait.
 local function main_wait(a)
   local best, best_s
-  for class, s in pairs(a.classes) do
-    if class ~= "cpu" and class ~= "runq" and class ~= "idle" and class ~= "unknown" and class ~= "stopped"
+  for _, c in ipairs(waits.classes) do
+    local class, s = c.id, a.classes[c.id]
+    if s and class ~= "cpu" and class ~= "runq" and class ~= "idle" and class ~= "unknown" and class ~= "stopped"
         and (not best_s or s > best_s) then
       best, best_s = class, s
     end
@@ -52,7 +53,9 @@ return {
     for _, p in ipairs(th.processes or {}) do
       if not p.self then
         local a = waits.process(p, window_s, opts)
-        for class, s in pairs(a.classes) do host[class] = (host[class] or 0) + s end
+        for _, c in ipairs(waits.classes) do
+          if a.classes[c.id] then host[c.id] = (host[c.id] or 0) + a.classes[c.id] end
+        end
         for _, e in ipairs(a.by.idle or {}) do
           local k = idle[e.what] or { what = e.what, s = 0, procs = 0 }
           idle[e.what] = k
@@ -66,11 +69,10 @@ return {
       end
     end
 
-    local total = 0
-    for _, s in pairs(host) do total = total + s end
     local blocked_all = 0
-    for class, s in pairs(host) do
-      if class ~= "cpu" and class ~= "runq" and class ~= "idle" and class ~= "unknown" and class ~= "stopped" then
+    for _, c in ipairs(waits.classes) do
+      local class, s = c.id, host[c.id]
+      if s and class ~= "cpu" and class ~= "runq" and class ~= "idle" and class ~= "unknown" and class ~= "stopped" then
         blocked_all = blocked_all + s
       end
     end
@@ -124,7 +126,10 @@ return {
 
     local il = {}
     for _, k in pairs(idle) do il[#il + 1] = k end
-    table.sort(il, function(x, y) return x.s > y.s end)
+    table.sort(il, function(x, y)
+      if x.s ~= y.s then return x.s > y.s end
+      return x.what < y.what
+    end)
     local itab = {}
     for i, k in ipairs(il) do
       if i > 16 then break end

@@ -52,7 +52,12 @@ static const char bash_script[] =
 	"\tfiles) _filedir ;;\n"
 	"\tdirs) _filedir -d ;;\n"
 	"\tbundles) _filedir '@(tar.xz|txz|tar.gz|tgz|tar.zst|tzst|tar)' ;;\n"
-	"\t*) local IFS=$'\\n'; COMPREPLY=($(compgen -W \"${cand[*]}\" -- \"$cur\")) ;;\n"
+	"\t# Never through compgen -W, which expands $(...) in a word: a check id or a\n"
+	"\t# --set default from a --checks DIR would run at TAB. sonde matched the prefix;\n"
+	"\t# each word is quoted as it goes on the line (%q), so it stays a word.\n"
+	"\t*) for line in \"${cand[@]}\"; do\n"
+	"\t\tprintf -v line %q \"$line\" && COMPREPLY+=(\"$line\")\n"
+	"\tdone ;;\n"
 	"\tesac\n"
 	"}\n"
 	"complete -F _sonde sonde\n";
@@ -86,13 +91,36 @@ struct want {
 	char prefix[128];
 };
 
+/*
+ * How long s runs before its first control character (C0: a newline, a tab,
+ * ESC; DEL; C1 in UTF-8, U+0080-U+009F, which some terminals obey) or its end.
+ */
+static size_t printable_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (u[i] >= 0x20 && u[i] != 0x7f &&
+	       !(u[i] == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f))
+		i++;
+	return i;
+}
+
+/*
+ * A word from a user's --checks DIR (a file name, a --set default) is not
+ * trusted: one with a control character, which would break the answer's lines
+ * or the terminal, is not offered, and a description ends at the first one.
+ * The scripts never let the shell expand a word.
+ */
 static void candidate(const struct want *w, const char *word, const char *descr)
 {
-	if (strncmp(word, w->cur, strlen(w->cur)))
+	size_t dlen = descr ? printable_len(descr) : 0;
+
+	if (strncmp(word, w->cur, strlen(w->cur)) || word[printable_len(word)])
 		return;
 	printf("%s%s", w->prefix, word);
-	if (descr && *descr)
-		printf("\t%.*s", (int)strcspn(descr, "\n"), descr);
+	if (dlen)
+		printf("\t%.*s", (int)dlen, descr);
 	putchar('\n');
 }
 

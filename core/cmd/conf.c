@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "cmd/cmd.h"
 #include "run/run.h"
 #include "util/strbuf.h"
+#include "util/trust.h"
 
 /* A config file is a page of settings; this bounds what a wrong --config can make us read. */
 #define CONF_MAX_BYTES (1u << 20)
@@ -177,18 +179,26 @@ static void file_setting(const char *file, int line, const struct cmd *sec, char
 	note(h, o, SRC_FILE, "%s:%d", file, line);
 }
 
-/* The whole file, NUL-terminated; never freed: the option fields point into it. */
+/*
+ * The whole file, NUL-terminated; never freed: the option fields point into it.
+ * Only a file no other user can change is read (util/trust.h): it sets what
+ * root runs (--checks DIR, --out, the thresholds), as sshd_config and sudoers
+ * do, and is held to their rule.
+ */
 static char *read_conf(const char *file, int explicit_path)
 {
-	FILE *f = fopen(file, "re");
-	char *text;
+	char *text, why[1024], real[PATH_MAX];
+	int rc = trust__path(file, real, why, sizeof(why));
+	FILE *f;
 	size_t n;
 
-	if (!f) {
-		if (errno == ENOENT && !explicit_path)
-			return NULL;
-		die_line(file, 0, "%s", strerror(errno));
-	}
+	if (rc == -ENOENT && !explicit_path)
+		return NULL;
+	if (rc == -EPERM)
+		die_line(file, 0, "%s: refused: another user could change what sonde does", why);
+	f = rc ? NULL : fopen(real, "re");
+	if (!f)
+		die_line(file, 0, "%s", rc ? why : strerror(errno));
 	text = malloc(CONF_MAX_BYTES + 1);
 	if (!text)
 		run__die_oom();

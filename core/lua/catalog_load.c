@@ -30,6 +30,7 @@
 #include "util/clock.h"
 #include "util/embedded.h"
 #include "util/file.h"
+#include "util/trust.h"
 #include "util/wire.h"
 
 /* One file may take a check's wall budget (the hook's own limit), and this much more. */
@@ -87,16 +88,26 @@ static int catalog_list_lua(const char *dir, struct strv *out)
 static int catalog_load_user_file(struct catalog *cat, const char *path, const char *sub,
 				  const char *name, char *err, size_t errlen)
 {
-	char file[4400], rel[512], lib[80], real[PATH_MAX];
+	char file[4400], rel[512], lib[80], real[PATH_MAX], why[1024];
 	char *src = NULL;
 	size_t len = 0;
 	int rc;
 
 	snprintf(file, sizeof(file), "%s/%s", path, name);
 	load_progress__start(file);
-	/* The user's own folder: a symlinked check is fine, so resolve it first. */
-	rc = realpath(file, real) ? file__read_bounded(AT_FDCWD, real, CHECK_FILE_MAX, &src, &len) :
-				    -errno;
+	/*
+	 * The user's own folder: a symlinked check is fine; what it resolves to is
+	 * held to the directory's rule (catalog_load_user_dir), and read.
+	 */
+	rc = trust__path(file, real, why, sizeof(why));
+	if (rc == -EPERM) {
+		snprintf(err, errlen,
+			 "%s: %s: refused: another user could change the code sonde runs", file,
+			 why);
+		return rc;
+	}
+	if (!rc)
+		rc = file__read_bounded(AT_FDCWD, real, CHECK_FILE_MAX, &src, &len);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", file, strerror(-rc));
 		return rc;
@@ -116,12 +127,24 @@ static int catalog_load_user_file(struct catalog *cat, const char *path, const c
 
 static int catalog_load_user_dir(struct catalog *cat, const char *udir, char *err, size_t errlen)
 {
+	char why[1024];
 	struct stat sb;
 	DIR *d;
 	struct dirent *de;
 	struct strv subdirs = { 0 };
 	int rc = 0;
 
+	/*
+	 * Its files are code sonde runs (as root, for a run): the directory, its
+	 * parents and every file loaded must be root's or this user's and writable
+	 * by no one else, as sshd asks of authorized_keys (util/trust.h).
+	 */
+	if (trust__path(udir, NULL, why, sizeof(why)) == -EPERM) {
+		snprintf(err, errlen,
+			 "--checks %s: %s: refused: another user could change the code sonde runs",
+			 udir, why);
+		return -EPERM;
+	}
 	if (stat(udir, &sb) || !S_ISDIR(sb.st_mode)) {
 		snprintf(err, errlen, "--checks %s: %s", udir,
 			 errno && !S_ISDIR(sb.st_mode) ? strerror(errno) : "not a directory");

@@ -27,6 +27,9 @@ static const char *const keys[CAUSE_NR] = {
 	[CAUSE_PROCESS_EXITED] = "process_exited",
 	[CAUSE_STRIPPED] = "stripped",
 	[CAUSE_UNREADABLE] = "file_unreadable",
+	[CAUSE_LOST_STACK] = "user_stack_lost",
+	[CAUSE_UNWIND_BUDGET] = "unwind_over_budget",
+	[CAUSE_TABLES_TOO_LARGE] = "unwind_tables_too_large",
 };
 
 const char *causes__key(enum cause_kind k)
@@ -37,6 +40,13 @@ const char *causes__key(enum cause_kind k)
 enum cause_kind causes__of_stack(int cfi, const char *stop, enum sym_why outer_why)
 {
 	stop = stop ? stop : "";
+	/* what sonde refused to do first: the file's own state does not explain these */
+	if (cfi && !strncmp(stop, "over_", 5))
+		return CAUSE_UNWIND_BUDGET;
+	if (cfi && !strcmp(stop, "tables_too_large"))
+		return CAUSE_TABLES_TOO_LARGE;
+	if (!strcmp(stop, "lost_stack"))
+		return CAUSE_LOST_STACK;
 	if (outer_why == SYM_PROC_GONE || !strcmp(stop, "process_exited"))
 		return CAUSE_PROCESS_EXITED;
 	if (outer_why == SYM_NO_MAPPING || !strcmp(stop, "no_module"))
@@ -161,6 +171,26 @@ void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const
 		else
 			snprintf(buf, n, "%s is stripped and no Debian package owns it: keep its symbol "
 				 "table, or install its debug file by build-id under /usr/lib/debug", where);
+		break;
+	case CAUSE_LOST_STACK:
+		snprintf(buf, n, "%s: the kernel's stack map did not keep these user stacks (two stacks "
+			 "collided in its hash, or it was full) and no stack copy gave them back "
+			 "(CFI unwinding off, the copy dropped, or its walk no better): nothing to "
+			 "install; a shorter window or a lower SONDE_PROFILE_HZ stores fewer stacks",
+			 where);
+		break;
+	case CAUSE_UNWIND_BUDGET:
+		snprintf(buf, n, "the unwind rules of %s cost more to evaluate than sonde's unwind "
+			 "budget allows (a sample, a process or the run; see cfi.budget): these samples "
+			 "kept their frame-pointer stacks; rebuild it with -fno-omit-frame-pointer, and "
+			 "if it is no compiler's output, find out who wrote its tables", where);
+		break;
+	case CAUSE_TABLES_TOO_LARGE:
+		snprintf(buf, n, "%s claims unwind or debug sections larger than sonde reads (%u MiB "
+			 "each, read or inflated): not handed to the unwinder, these samples kept "
+			 "their frame-pointer stacks; a file that large is crafted or needs its debug "
+			 "sections split off (objcopy --only-keep-debug)", where,
+			 SYM_MAX_SECTION_BYTES >> 20);
 		break;
 	case CAUSE_UNREADABLE:
 	default:

@@ -25,6 +25,9 @@ enum cause_kind {
 	CAUSE_PROCESS_EXITED,    /* exited before its maps were read */
 	CAUSE_STRIPPED,          /* frames of a file without a symbol for them */
 	CAUSE_UNREADABLE,        /* the mapped file could not be read */
+	CAUSE_LOST_STACK,        /* the stack map lost the stack (a collision) and no copy gave it back */
+	CAUSE_UNWIND_BUDGET,     /* CFI: the file's unwind rules were over the unwind budget */
+	CAUSE_TABLES_TOO_LARGE,  /* CFI: the file's unwind or debug sections claim too much to read */
 	CAUSE_NR,
 };
 

@@ -282,9 +282,9 @@ struct row {
 	char *stop_at;        /* the file of its outermost user frame, or NULL */
 };
 
-/* How a user stack was folded: whole or not, where and why it stops. */
+/* How a user stack was folded: whole or not, lost in the stack map, where and why it stops. */
 struct fold_meta {
-	int broken, user_frames;
+	int broken, lost, user_frames;
 	const char *stop;
 	enum sym_why outer_why;
 	uint64_t outer_addr;
@@ -307,6 +307,7 @@ struct fold_state {
 	int nfc;
 	uint64_t frames, unknown, by_why[SYM_WHY_NR];
 	uint64_t broken_stacks, broken_value;
+	uint64_t lost_stacks, lost_value; /* user stacks still "[lost stack]" */
 };
 
 /* The tracer's own frames at the top of a kernel stack taken from a tracepoint: not the workload's. */
@@ -423,10 +424,12 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 		if (un < 0)
 			put_frame(&sb, "[lost stack]", NULL);
 		m->stop = un < 0 ? "lost_stack" : "fp_broken";
+		m->lost = un < 0;
 	} else if (s->ustack != -14 /* EFAULT */) {
 		put_frame(&sb, "[lost stack]", NULL); /* not stored: stack map full or collided */
 		un = -1;
 		m->stop = "lost_stack";
+		m->lost = 1;
 	} else if (kind != SYM_PROC_KERNEL) {
 		put_frame(&sb, SYM_UNKNOWN, NULL); /* a user thread whose stack could not be walked */
 		if (fs->account) {
@@ -441,9 +444,8 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 		m->stop = "kernel_thread";
 	}
 	m->user_frames = un > 0 ? un : 0;
-	/* a user thread's stack is whole when it reaches where the thread began */
-	if (kind != SYM_PROC_KERNEL && un != -1 && s->tgid &&
-	    (un < 3 || !outer || !thread_start(outer)))
+	/* a user thread's stack is whole when it reaches where the thread began (a lost one never) */
+	if (kind != SYM_PROC_KERNEL && s->tgid && (un < 3 || !outer || !thread_start(outer)))
 		m->broken = 1;
 	else if (kind != SYM_PROC_KERNEL && un > 0)
 		m->stop = "thread_start";
@@ -460,9 +462,13 @@ static char *fold_one(struct fold_state *fs, const struct stack_sample *s,
 	return sb.buf;
 }
 
-/* Count what a folded stack of weight value misses: broken, its cause, its unknown frames' causes. */
+/*
+ * Count what a folded stack of weight value misses: broken (a lost one too),
+ * its cause, its unknown frames' causes. nb: the sample's CFI walk that did no
+ * better (or was over the unwind budget), NULL when none.
+ */
 static void fold_account(struct fold_state *fs, const struct stack_sample *s, int cfi,
-			 const char *cfi_stop, const struct fold_meta *m, const char *folded,
+			 const struct cfi_stack *nb, const struct fold_meta *m, const char *folded,
 			 uint64_t value)
 {
 	char comm[17];
@@ -471,15 +477,23 @@ static void fold_account(struct fold_state *fs, const struct stack_sample *s, in
 	memcpy(comm, s->comm, 16);
 	comm[16] = '\0';
 	runtime = causes__runtime(comm, folded);
+	/* lost, whoever it was (a process exiting has no maps left: no broken stack, still lost) */
+	if (m->lost) {
+		fs->lost_stacks++;
+		fs->lost_value += value;
+	}
 	if (m->broken) {
-		/* an FP stack whose CFI walk was no better: the walk's stop says why */
-		enum cause_kind k = cfi_stop ? causes__of_stack(1, cfi_stop, m->outer_why) :
-					       causes__of_stack(cfi, m->stop, m->outer_why);
+		/* an FP stack whose CFI walk was no better: the walk's stop says why, unless it is lost */
+		enum cause_kind k = nb && !m->lost ? causes__of_stack(1, nb->stop, m->outer_why) :
+						     causes__of_stack(cfi, m->stop, m->outer_why);
 		const char *where = comm;
 
 		fs->broken_stacks++;
 		fs->broken_value += value;
-		if (k != CAUSE_JIT && k != CAUSE_PROCESS_EXITED && m->has_outer)
+		/* the file whose tables were refused or too costly, where the walk stopped */
+		if (k == CAUSE_UNWIND_BUDGET || k == CAUSE_TABLES_TOO_LARGE)
+			where = symbolizer__path(fs->sym, (int)s->tgid, nb->stop_pc);
+		else if (k != CAUSE_JIT && k != CAUSE_PROCESS_EXITED && m->has_outer)
 			where = symbolizer__path(fs->sym, (int)s->tgid, m->outer_addr);
 		causes__add(fs->causes, k, where && *where ? where : comm, runtime, value);
 	}
@@ -604,22 +618,25 @@ static size_t *keys_index(const struct stack_sample *v, size_t n, size_t hcap)
 
 /*
  * The CFI stacks: each one replaces one count of its sample's FP stack when
- * that one is broken and the CFI one is whole or deeper. fpw caches, per
- * sample, whether its FP stack is whole (1), broken (0) or not folded yet (-1).
+ * that one is broken or lost (the stack map dropped it in a collision) and the
+ * CFI one is whole or deeper. fpw caches, per sample, whether its FP stack is
+ * whole (1), broken (0) or not folded yet (-1), fpn its user frames, fpl
+ * whether it is lost. nb gets, per sample, a CFI walk that did no better or
+ * was over the unwind budget (for the cause of its broken FP stack).
  */
 static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct stack_sample *v,
-			   size_t n, struct stacks_cfi *cfi, const char **cfi_stop,
+			   size_t n, struct stacks_cfi *cfi, const struct cfi_stack **nb,
 			   struct stacks_out *so)
 {
 	size_t hcap = 1, *keys;
-	signed char *fpw = malloc(n ? n : 1);
+	signed char *fpw = malloc(n ? n : 1), *fpl = malloc(n ? n : 1);
 	int *fpn = malloc((n ? n : 1) * sizeof(int));
 	int err = 0;
 
 	while (hcap < 2 * n + 2)
 		hcap <<= 1;
 	keys = keys_index(v, n, hcap);
-	if (!keys || !fpw || !fpn) {
+	if (!keys || !fpw || !fpn || !fpl) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -644,9 +661,15 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 			free(f);
 			fpw[at] = !m.broken;
 			fpn[at] = m.user_frames;
+			fpl[at] = (signed char)m.lost;
 		}
 		if (fpw[at]) {
 			cfi->fp_whole++;
+			continue;
+		}
+		if (causes__of_stack(1, c->stop, SYM_OK) == CAUSE_UNWIND_BUDGET) {
+			cfi->over_budget++; /* never walked, or its walk dropped: the FP stack stays */
+			nb[at] = c;
 			continue;
 		}
 		fs->account = 0;
@@ -656,9 +679,9 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 			goto cleanup;
 		}
 		free(f);
-		if (m.broken && m.user_frames <= fpn[at]) {
+		if (!c->n || (m.broken && m.user_frames <= fpn[at])) {
 			cfi->not_better++;
-			cfi_stop[at] = c->stop;
+			nb[at] = c;
 			continue;
 		}
 		fs->account = 1;
@@ -670,12 +693,14 @@ static int stacks_fold_cfi(struct fold_state *fs, struct fold_table *t, struct s
 		fold_account(fs, &v[at], 1, NULL, &m, f, 1);
 		v[at].value--;
 		cfi->used++;
+		cfi->lost_recovered += (uint64_t)fpl[at];
 		row_add(t, so, &v[at], f, 1, &m, fs->sym, 1);
 	}
 cleanup:
 	free(keys);
 	free(fpw);
 	free(fpn);
+	free(fpl);
 	return err;
 }
 
@@ -685,7 +710,7 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 {
 	struct fold_table t = { .hcap = 1 };
 	size_t ncfi = cfi ? cfi->n : 0;
-	const char **cfi_stop = NULL; /* per sample: the stop of a CFI walk that was no better */
+	const struct cfi_stack **nb = NULL; /* per sample: a CFI walk that was no better */
 	int err = 0;
 
 	while (t.hcap < 2 * (n + ncfi) + 2)
@@ -695,8 +720,8 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 		return -ENOMEM;
 	memset(t.slots, 0xff, t.hcap * sizeof(*t.slots));
 	if (ncfi) {
-		cfi_stop = calloc(n ? n : 1, sizeof(*cfi_stop));
-		err = cfi_stop ? stacks_fold_cfi(fs, &t, v, n, cfi, cfi_stop, so) : -ENOMEM;
+		nb = calloc(n ? n : 1, sizeof(*nb));
+		err = nb ? stacks_fold_cfi(fs, &t, v, n, cfi, nb, so) : -ENOMEM;
 	}
 	for (size_t i = 0; !err && i < n; i++) {
 		struct fold_meta m;
@@ -710,11 +735,11 @@ static int stacks_fold_all(struct fold_state *fs, struct stack_sample *v, size_t
 			err = -ENOMEM;
 			break;
 		}
-		fold_account(fs, &v[i], 0, cfi_stop ? cfi_stop[i] : NULL, &m, f, v[i].value);
+		fold_account(fs, &v[i], 0, nb ? nb[i] : NULL, &m, f, v[i].value);
 		row_add(&t, so, &v[i], f, 0, &m, fs->sym, v[i].value);
 	}
 	free(t.slots);
-	free(cfi_stop);
+	free(nb);
 	if (!err)
 		qsort(so->rows, so->nrows, sizeof(*so->rows), by_value_desc);
 	return err;
@@ -748,7 +773,7 @@ static void stacks_procs(struct stacks_out *so)
 /* What symbolizing cost and missed: frames, unknown ones by reason, broken stacks. */
 static void stacks_write_quality(struct json *j, struct symbolizer *sym,
 				 const struct fold_state *fs, uint64_t value_div,
-				 const char *value_key)
+				 const char *value_key, uint64_t recovered)
 {
 	struct symbolizer_stats st;
 
@@ -782,10 +807,25 @@ static void stacks_write_quality(struct json *j, struct symbolizer *sym,
 	json__key(j, value_key);
 	json__int(j, (int64_t)(fs->broken_value / value_div));
 	json__key(j, "what");
-	json__string(j, "user stacks of fewer than 3 frames or that do not reach a thread-start "
-			"frame (_start, __libc_start_call_main, start_thread, clone3, ...)");
+	json__string(j, "user stacks of fewer than 3 frames, that do not reach a thread-start "
+			"frame (_start, __libc_start_call_main, start_thread, clone3, ...), or that "
+			"the stack map lost");
 	json__key(j, "fix");
 	json__string(j, STACKS_BROKEN_FIX);
+	json__end_object(j);
+	/* still "[lost stack]" after the stack copies were unwound */
+	json__key(j, "lost_user_stacks");
+	json__begin_object(j);
+	json__key(j, "stacks");
+	json__int(j, (int64_t)fs->lost_stacks);
+	json__key(j, value_key);
+	json__int(j, (int64_t)(fs->lost_value / value_div));
+	json__key(j, "recovered");
+	json__int(j, (int64_t)recovered);
+	json__key(j, "what");
+	json__string(j, "user stacks the kernel's stack map did not keep (two stacks collided in "
+			"its hash, or it was full) and no stack copy gave back; recovered: samples "
+			"whose lost stack the CFI unwinding of their copy gave back");
 	json__end_object(j);
 }
 
@@ -887,7 +927,7 @@ int stacks__write(struct symbolizer *sym, int stack_fd, int depth, struct stack_
 
 	json__key(j, "total");
 	json__int(j, (int64_t)(so.total / value_div));
-	stacks_write_quality(j, sym, &fs, value_div, value_key);
+	stacks_write_quality(j, sym, &fs, value_div, value_key, cfi ? cfi->lost_recovered : 0);
 	causes__write(&causes, j, value_key, value_div,
 		      !cfi ? "frame pointers only for these stacks" : cfi->status, NULL);
 	stacks_write_rows(j, &so, value_div, value_key, folded);

@@ -66,6 +66,7 @@ struct cfi_stack {
 	const uint64_t *ips;
 	int n;
 	const char *stop;     /* why the walk ended (unwind__stop_key) */
+	uint64_t stop_pc;     /* where: its last frame, or the frame over the unwind budget */
 };
 
 struct stacks_cfi {
@@ -74,6 +75,8 @@ struct stacks_cfi {
 	const char *status;   /* "" when CFI ran for the window, else why not or what limited it */
 	/* out: what became of the CFI stacks */
 	uint64_t used, fp_whole, not_better, unmatched;
+	uint64_t over_budget;    /* no stack: the unwinding was over its budget (FP stack kept) */
+	uint64_t lost_recovered; /* used where the stack map had lost the FP stack (a collision) */
 };
 
 /*

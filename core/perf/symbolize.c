@@ -26,8 +26,6 @@
 #define MAX_SEGS 32           /* PT_LOAD segments kept per file */
 #define MAX_JIT 200000        /* perf map entries per process */
 #define MAX_JIT_BYTES (64u << 20) /* bytes of a perf map read (a sparse 200 GB file stops here) */
-/* Sections read whole: a symbol or string table past this is not read (a crafted file). */
-#define MAX_SECTION_BYTES (512u << 20)
 #define MAX_NOTE_BYTES (64u << 10)
 #define PROC_BUCKETS 1024
 #define ELF_BUCKETS 256
@@ -308,6 +306,58 @@ const char *symbolizer__kernel(struct symbolizer *s, uint64_t addr, enum sym_why
 
 /* ---- ELF files ---- */
 
+/* A field of an ELF header or section header in the file's byte order. */
+static uint64_t elf_field(const unsigned char *b, int size, int msb)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < size; i++)
+		v |= (uint64_t)b[msb ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* The number of sections the header of fd claims (extended numbering too), or -1 when it is no ELF. */
+static int64_t elf_claimed_sections(int fd)
+{
+	unsigned char h[64], s0[64];
+	int c64, msb;
+	uint64_t shoff, n;
+
+	if (pread(fd, h, sizeof(h), 0) < 52 || memcmp(h, ELFMAG, SELFMAG))
+		return -1;
+	c64 = h[EI_CLASS] == ELFCLASS64;
+	msb = h[EI_DATA] == ELFDATA2MSB;
+	shoff = c64 ? elf_field(h + 40, 8, msb) : elf_field(h + 32, 4, msb);
+	n = c64 ? elf_field(h + 60, 2, msb) : elf_field(h + 48, 2, msb);
+	/* e_shnum 0 with a table: the count is section 0's sh_size (more than 0xff00 sections) */
+	if (!n && shoff) {
+		if (pread(fd, s0, sizeof(s0), (off_t)shoff) < (c64 ? 64 : 40))
+			return 0;
+		n = c64 ? elf_field(s0 + 32, 8, msb) : elf_field(s0 + 20, 4, msb);
+	}
+	return n > INT64_MAX ? INT64_MAX : (int64_t)n;
+}
+
+Elf *symbolizer__elf_begin(int fd)
+{
+	int64_t n = elf_claimed_sections(fd);
+	size_t got = 0;
+	Elf *e;
+
+	if (n > (int64_t)SYM_MAX_SECTIONS) {
+		errno = EFBIG;
+		return NULL;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	/* the header read again by libelf: rewritten in between, it is refused all the same */
+	if (e && elf_kind(e) == ELF_K_ELF && (elf_getshdrnum(e, &got) || got > SYM_MAX_SECTIONS)) {
+		elf_end(e);
+		errno = EFBIG;
+		return NULL;
+	}
+	return e;
+}
+
 static void build_id_of(Elf *e, char *out)
 {
 	Elf_Scn *scn = NULL;
@@ -354,7 +404,7 @@ static int read_symtab(Elf *e, Elf64_Word want, struct symtab *t)
 		strscn = elf_getscn(e, sh.sh_link);
 		if (!strscn || !gelf_getshdr(strscn, &ssh))
 			return -ENOENT;
-		if (sh.sh_size > MAX_SECTION_BYTES || ssh.sh_size > MAX_SECTION_BYTES)
+		if (sh.sh_size > SYM_MAX_SECTION_BYTES || ssh.sh_size > SYM_MAX_SECTION_BYTES)
 			return -EFBIG;
 		/* a .symtab whose data is NOBITS (debug-file placeholders) has no d_buf */
 		d = elf_getdata(scn, NULL);
@@ -406,7 +456,7 @@ static int read_debug_file(const char *build_id, struct symtab *t)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
+	e = symbolizer__elf_begin(fd);
 	err = e ? read_symtab(e, SHT_SYMTAB, t) : -EINVAL;
 	if (e)
 		elf_end(e);
@@ -458,7 +508,7 @@ static void add_entry_symbol(Elf *e, struct symtab *t)
  */
 static int elf_load(struct elf_file *f, int fd)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *e = symbolizer__elf_begin(fd);
 	size_t nph = 0;
 	int err = 0;
 

@@ -18,10 +18,21 @@
 #ifndef SONDE_SYMBOLIZE_H
 #define SONDE_SYMBOLIZE_H
 
+#include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define SYM_UNKNOWN "[unknown]"
+
+/*
+ * The most a section read whole may claim (libelf allocates and reads it at
+ * once): a symbol or string table past this is not read, and the unwinder
+ * does not hand libdw a file whose unwind or debug sections claim more (a
+ * crafted sparse file would otherwise cost its size in memory).
+ */
+#define SYM_MAX_SECTION_BYTES (512u << 20)
+/* The most sections a file may claim (linked programs and debug files have tens). */
+#define SYM_MAX_SECTIONS 65536u
 
 enum sym_why {
 	SYM_OK,
@@ -90,6 +101,16 @@ enum sym_proc symbolizer__mappings(struct symbolizer *s, int tgid,
 const char *symbolizer__path(struct symbolizer *s, int tgid, uint64_t addr);
 /* Entries of tgid's perf map (/tmp/perf-PID.map) read with its snapshot: 0 when it has none. */
 size_t symbolizer__perf_map_entries(struct symbolizer *s, int tgid);
+
+/*
+ * elf_begin(fd, ELF_C_READ) for a file a user may have crafted: libelf
+ * allocates an entry for every section the header claims before anything
+ * else is read (a 1.3 GB sparse file, 8 KB on disk, claiming 20 million
+ * sections cost 4 GB in elf_begin alone), so the count is read first and
+ * held to SYM_MAX_SECTIONS, and checked again on what libelf read. NULL when
+ * refused (errno EFBIG) or unreadable.
+ */
+Elf *symbolizer__elf_begin(int fd);
 
 const char *symbolizer__why_key(enum sym_why w); /* "process_exited" (JSON keys) */
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);

@@ -280,6 +280,29 @@ static int cfi_needed(const struct ustack_rec *r, void *arg)
 	return !stacks__user_whole(n->sym, n->stack_fd, PROFILE_STACK_DEPTH, r->tgid, r->ustack);
 }
 
+/*
+ * "lost": samples whose stacks the maps did not keep, as the BPF program
+ * counted them, and of the user stacks those the stack copies gave back
+ * (after the folding: stacks__write counts them); "lost_samples" what is
+ * still without its stack.
+ */
+static void profile_lost_json(struct json *j, const uint64_t *st, uint64_t recovered)
+{
+	uint64_t user = st[PROFILE_USTACK_LOST];
+
+	recovered = recovered < user ? recovered : user;
+	json__key(j, "lost");
+	json__begin_object(j);
+	trace__json_int(j, "kernel_stack", st[PROFILE_KSTACK_LOST]);
+	trace__json_int(j, "user_stack", user);
+	trace__json_int(j, "user_stack_recovered", recovered);
+	trace__json_int(j, "user_stack_fault", st[PROFILE_USTACK_FAULT]);
+	trace__json_int(j, "counts_full", st[PROFILE_KEYS_DROPPED]);
+	json__end_object(j);
+	json__key(j, "lost_samples");
+	json__int(j, (int64_t)(st[PROFILE_KSTACK_LOST] + user - recovered + st[PROFILE_KEYS_DROPPED]));
+}
+
 /* The "cfi" member: what was copied, what the walks found, what it cost. */
 static void profile_cfi_json(struct json *j, const struct profile_priv *p,
 			     const uint64_t *cs, const struct unwind_run *ur,
@@ -313,6 +336,25 @@ static void profile_cfi_json(struct json *j, const struct profile_priv *p,
 	trace__json_int(j, "fp_whole", sc->fp_whole + ur->skipped);
 	trace__json_int(j, "not_better", sc->not_better);
 	trace__json_int(j, "unmatched", sc->unmatched);
+	trace__json_int(j, "lost_recovered", sc->lost_recovered);
+	trace__json_int(j, "files_too_large", ur->files_too_large);
+	/* what the unwinding may spend (core/perf/unwind.h), what it spent, who went over */
+	json__key(j, "budget");
+	json__begin_object(j);
+	trace__json_int(j, "sample_steps", (int64_t)ur->budget.sample_max);
+	trace__json_int(j, "process_steps", (int64_t)ur->budget.process_max);
+	trace__json_int(j, "run_steps", (int64_t)ur->budget.run_max);
+	trace__json_int(j, "run_cpu_ms", ur->budget.run_ns_max / 1000000);
+	trace__json_int(j, "steps", (int64_t)ur->budget.run);
+	trace__json_int(j, "over", (int64_t)sc->over_budget);
+	json__key(j, "over_by");
+	json__begin_object(j);
+	trace__json_int(j, "sample", ur->stops[UNWIND_OVER_SAMPLE]);
+	trace__json_int(j, "process", ur->stops[UNWIND_OVER_PROCESS]);
+	trace__json_int(j, "run", ur->stops[UNWIND_OVER_RUN]);
+	trace__json_int(j, "time", ur->stops[UNWIND_OVER_TIME]);
+	json__end_object(j);
+	json__end_object(j);
 	json__key(j, "unwind_ms");
 	json__number(j, ur->wall_ms);
 	json__key(j, "unwind_cpu_ms");
@@ -598,21 +640,11 @@ static int profile_collect(struct trace_run *t, struct json *j)
 	trace__json_int(j, "cpus", p->ncpus);
 	trace__json_int(j, "samples", st[PROFILE_SAMPLES]);
 	trace__json_int(j, "idle_samples", st[PROFILE_IDLE]);
-	json__key(j, "lost");
-	json__begin_object(j);
-	trace__json_int(j, "kernel_stack", st[PROFILE_KSTACK_LOST]);
-	trace__json_int(j, "user_stack", st[PROFILE_USTACK_LOST]);
-	trace__json_int(j, "user_stack_fault", st[PROFILE_USTACK_FAULT]);
-	trace__json_int(j, "counts_full", st[PROFILE_KEYS_DROPPED]);
-	json__end_object(j);
-	/* samples without their whole stack: not stored, or the counts map full */
-	json__key(j, "lost_samples");
-	json__int(j, (int64_t)(st[PROFILE_KSTACK_LOST] + st[PROFILE_USTACK_LOST] +
-			       st[PROFILE_KEYS_DROPPED]));
 	err = json_subsecond(t, j, st[PROFILE_SUBSEC_DROPPED]);
 	if (!err)
 		err = stacks__write(p->sym, bpf_map__fd(skel->maps.stacks), PROFILE_STACK_DEPTH, v,
 				    n, &sc, 1, "count", j, &folded);
+	profile_lost_json(j, st, sc.lost_recovered);
 	profile_cfi_json(j, p, cs, &ur, &sc);
 	unwind_run__free(&ur);
 	if (!err)

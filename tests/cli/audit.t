@@ -38,4 +38,25 @@ is "$rc" 2 "SONDE_KEEP below 2 is refused"
 ok "the timer and service files are well-formed" sh -c \
 	"grep -q '^OnCalendar=daily' contrib/systemd/sonde-audit.timer && grep -q '^ExecStart=/usr/local/lib/sonde/sonde-audit' contrib/systemd/sonde-audit.service"
 
+# The unit's sandbox, as systemd rates it (9.4 UNSAFE without one) and as it parses
+# it: tests/live/audit-sandbox.t runs the audit under it.
+U=contrib/systemd/sonde-audit.service
+if command -v systemd-analyze >/dev/null && systemd-analyze security --help | grep -q -- --offline; then
+	systemd-analyze security --offline=yes "$U" >"$T/security" 2>&1
+	score=$(sed -n 's/.*Overall exposure level for sonde-audit.service: \([0-9.]*\).*/\1/p' "$T/security")
+	ok "systemd-analyze security --offline=yes: exposure below 5 (got ${score:-no score}: $(tail -1 "$T/security"))" \
+		awk -v s="$score" 'BEGIN { exit !(s != "" && s + 0 < 5) }'
+	# verify wants ExecStart= to exist: the script in this tree.
+	sed "s|^ExecStart=.*|ExecStart=$PWD/contrib/systemd/sonde-audit|" "$U" >"$T/sonde-audit.service"
+	cp contrib/systemd/sonde-audit.timer "$T/"
+	is "$(systemd-analyze verify --man=no "$T/sonde-audit.service" "$T/sonde-audit.timer" 2>&1)" "" \
+		"systemd-analyze verify: no unknown or unparsable setting in the unit and timer"
+	for key in TimeoutStartSec MemoryMax NoNewPrivileges CapabilityBoundingSet ProtectSystem \
+		ProtectHome PrivateTmp; do
+		ok "the unit sets $key=" grep -q "^$key=." "$U"
+	done
+else
+	skip "systemd-analyze security" "systemd-analyze (systemd >= 250) is not installed (make deps: systemd)"
+fi
+
 done_testing

@@ -162,6 +162,92 @@ SONDE_RUN_WINDOW=abc "$S" run --config /dev/null >/dev/null 2>"$T/err"
 is "$?" 2 "a bad environment value: exit 2"
 ok "it names the variable: $(cat "$T/err")" grep -q "environment SONDE_RUN_WINDOW: 'abc'" "$T/err"
 
+# ---- whose file it is: root takes no orders from a file another user can change ----
+# The config file, the --checks DIR it names or the command line gives, and each
+# check in it: owned by root or the user, writable by no one else, and so every
+# directory above (a sticky one, /tmp, may be writable). As sshd's StrictModes.
+# refused WHAT NEEDLE CMD...: exit 2, one line on stderr naming WHAT and why, nothing run
+refused() {
+	local what=$1 needle=$2
+	shift 2
+	timeout 20 "$S" "$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	ok "$what: sonde $1 exits 2 (got $rc)" test "$rc" = 2
+	is "$(wc -l <"$T/err")" 1 "$what: sonde $1: one line on stderr"
+	ok "$what: sonde $1: says why: $(cat "$T/err")" grep -qF -- "$needle" "$T/err"
+}
+mkdir -p "$T/own"
+printf '[run]\nwindow = 1\n[list]\nno-bpf = yes\n' >"$T/own/c.conf"
+is "$(value run window --config "$T/own/c.conf")" "1|$T/own/c.conf:2" "root's own file, 0644: read"
+chmod 0666 "$T/own/c.conf"
+for cmd in config "run --window 1 --no-bpf --no-perf --out $T/own" list; do
+	# shellcheck disable=SC2086
+	refused "a world-writable config file" "$T/own/c.conf: writable by others (mode 0666): refused" \
+		$cmd --config "$T/own/c.conf"
+done
+SONDE_CONFIG=$T/own/c.conf refused "one named by SONDE_CONFIG" "writable by others" list
+is "$(ls "$T/own" | grep -c '^sonde-')" 0 "the refused run wrote no bundle"
+chmod 0664 "$T/own/c.conf"
+refused "a group-writable config file" "writable by its group (mode 0664)" list --config "$T/own/c.conf"
+chmod 0644 "$T/own/c.conf"
+chmod 0777 "$T/own"
+refused "a config file in a world-writable directory" \
+	"its directory $T/own is writable by others (mode 0777)" list --config "$T/own/c.conf"
+chmod 0755 "$T/own"
+ln -s "$T/own/c.conf" "$T/link.conf"
+is "$(value run window --config "$T/link.conf")" "1|$T/link.conf:2" "a symlink to a good file: read"
+# The checks: a --checks DIR another user owns, a check in it others may write.
+mkdir -p "$T/uc/use"
+printf '%s\n' 'return { id = "use.zz-mine", title = "mine", methodology = "use", resource = "cpu",' \
+	'  metric = "errors", collect = {}, run = function(ctx) end }' >"$T/uc/use/zz-mine.lua"
+printf '[list]\nchecks = %s\n' "$T/uc" >"$T/own/checks.conf"
+ok "a --checks DIR of root's, from the file: its check is listed" \
+	sh -c "'$S' list --config '$T/own/checks.conf' --no-bpf --no-perf | grep -q '^use.zz-mine '"
+chmod 0646 "$T/uc/use/zz-mine.lua"
+refused "a world-writable check (--checks on the command line)" \
+	"$T/uc/use/zz-mine.lua: writable by others (mode 0646): refused" list --checks "$T/uc"
+refused "... and from the file's checks =" "$T/uc/use/zz-mine.lua: writable by others" \
+	list --config "$T/own/checks.conf"
+chmod 0644 "$T/uc/use/zz-mine.lua"
+printf '%s\n' 'return { id = "use.zz-linked", title = "linked", methodology = "use", resource = "cpu",' \
+	'  metric = "errors", collect = {}, run = function(ctx) end }' >"$T/zz-linked.lua"
+chmod 0666 "$T/zz-linked.lua"
+ln -s "$T/zz-linked.lua" "$T/uc/use/zz-linked.lua"
+refused "a check symlinked to a world-writable file" "$T/uc/use/zz-linked.lua: writable by others" \
+	list --checks "$T/uc"
+rm "$T/uc/use/zz-linked.lua"
+if [ "$(id -u)" = 0 ]; then
+	chown 65534:65534 "$T/own/c.conf"
+	refused "another user's config file (0644)" "owned by uid 65534, not by root or uid 0" \
+		list --config "$T/own/c.conf"
+	chown 0:0 "$T/own/c.conf"
+	chown 65534:65534 "$T/uc"
+	refused "another user's --checks DIR" "--checks $T/uc: owned by uid 65534, not by root or uid 0" \
+		run --checks "$T/uc" --window 1 --no-bpf --no-perf --out "$T/own"
+	refused "... named by the config file" "--checks $T/uc: owned by uid 65534" \
+		list --config "$T/own/checks.conf"
+	is "$("$S" completion complete -- sonde run --checks "$T/uc" --check use.zz-m 2>&1)" "" \
+		"... nor at a TAB: its checks do not complete"
+	chown 0:0 "$T/uc"
+	# As that user: its own file is its to trust, and root's too.
+	if command -v setpriv >/dev/null &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$S"; then
+		chmod 0755 "$T"
+		cp "$T/own/c.conf" "$T/nobody.conf" && chown 65534:65534 "$T/nobody.conf"
+		is "$(setpriv --reuid=65534 --regid=65534 --clear-groups "$S" config run \
+			--config "$T/nobody.conf" | grep '^window')" \
+			"window = 1                               # $T/nobody.conf:2" "a user's own file: read"
+		is "$(setpriv --reuid=65534 --regid=65534 --clear-groups "$S" config run \
+			--config "$T/own/c.conf" | grep -c '^window = 1 ')" 1 "root's file, by that user: read"
+		chmod 0700 "$T"
+	else
+		skip "a user's own file" "no setpriv, or $S is not executable by uid 65534"
+		skip "root's file, by that user" "no setpriv, or $S is not executable by uid 65534"
+	fi
+else
+	skip "another user's files" "chown needs root"
+fi
+
 # ---- sonde config itself ----
 "$S" config --config "$T/c.conf" >"$T/all"
 is "$?" 0 "sonde config: exit 0"

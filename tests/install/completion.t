@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Shell completion (core/cmd/completion.c): bash through bash-completion's own
 # functions (_init_completion, _filedir), zsh through its _describe/_files
-# interface, and a real TAB in an interactive bash in tmux. Every option of
+# interface, and a real TAB in an interactive bash and zsh in tmux (with a
+# hostile --checks DIR whose words are shell code: never run). Every option of
 # every command's --help completes from a prefix: an option added to a table
 # is covered here without a line added.
 . tests/lib/tap.sh
@@ -90,6 +91,36 @@ return { id = "use.my-check", title = "mine", methodology = "use", resource = "c
 EOF
 has "sonde run --checks $T/checks --check use.my" use.my-check
 is "$(comp "sonde run --check use.my")" "" "without --checks it does not"
+# A hostile --checks DIR: a check id (from its file name) and a --set default
+# that are shell code. Completing them must not run it (compgen -W would: it
+# expands $(...)), and each goes on the line quoted, inert. The code, if it
+# ran, would create a file in the shell's directory, $T.
+mkdir -p "$T/evil/use"
+cat >"$T/evil/use/zz\$(touch pwned-id).lua" <<'LUA'
+return { id = "use.zz$(touch pwned-id)", title = "evil", methodology = "use", resource = "cpu",
+  metric = "errors", collect = {}, run = function(ctx) end,
+  args = { who = { type = "string", default = "$(touch pwned-set)", help = "x" } } }
+LUA
+# A title with an escape sequence (it would retitle the terminal), a file name with a newline.
+mkdir -p "$T/ctl/use"
+cat >"$T/ctl/use/zzesc.lua" <<'LUA'
+return { id = "use.zzesc", title = "a title \27]2;retitled\7 and more", methodology = "use",
+  resource = "cpu", metric = "errors", collect = {}, run = function(ctx) end }
+LUA
+cat >"$T/ctl/use/zznl"$'\n'":files.lua" <<'LUA'
+return { id = "use.zznl\n:files", title = "two lines", methodology = "use",
+  resource = "cpu", metric = "errors", collect = {}, run = function(ctx) end }
+LUA
+evil() { (cd "$T" && comp "$1"); }
+is "$(evil "sonde run --checks $T/evil --check use.zz\$")" 'use.zz\$\(touch\ pwned-id\)' \
+	"a check id that is shell code is offered quoted"
+is "$(evil "sonde run --checks $T/evil --set use.zz\$")" \
+	'use.zz\$\(touch\ pwned-id\).who=\$\(touch\ pwned-set\)' "a --set default that is shell code too"
+ok "... and completing them ran none of it" test ! -e "$T/pwned-id" -a ! -e "$T/pwned-set"
+is "$("$SONDE" completion complete -- sonde run --checks "$T/ctl" --check use.zze)" \
+	"use.zzesc$(printf '\t')a title " "a description ends before its first control character"
+is "$("$SONDE" completion complete -- sonde run --checks "$T/ctl" --check use.zzn)" "" \
+	"a check id with a newline is not offered (it would be two lines, one a directive)"
 # Files: directories for DIR, bundles for BUNDLE (and directories: extracted bundles).
 touch "$T/b/one.tar.xz" "$T/b/two.tar.gz" "$T/b/notes.txt"
 mkdir "$T/b/extracted"
@@ -160,12 +191,52 @@ EOF
 	tmux -S "$TMUX_SOCK" send-keys 'sonde r' Tab Tab
 	ok "a real TAB: 'sonde r' TAB TAB lists run and redact" wait_for 'redact'
 	ok "a real TAB: ... and run" sh -c "tmux -S '$TMUX_SOCK' capture-pane -p | grep -Eq '(^| )run( |$)'"
-	tmux -S "$TMUX_SOCK" send-keys C-u
+	tmux -S "$TMUX_SOCK" send-keys C-u C-l
 	tmux -S "$TMUX_SOCK" send-keys 'sonde run --w' Tab
 	ok "a real TAB: 'sonde run --w' TAB becomes 'sonde run --window '" wait_for 'sonde run --window'
-	tmux -S "$TMUX_SOCK" send-keys C-u
+	tmux -S "$TMUX_SOCK" send-keys C-u C-l
 	tmux -S "$TMUX_SOCK" send-keys 'sonde run --fail-on c' Tab
 	ok "a real TAB: '--fail-on c' TAB becomes '--fail-on crit'" wait_for '--fail-on crit'
+	tmux -S "$TMUX_SOCK" send-keys C-u C-l
+	# The hostile --checks DIR above, at a real TAB, in bash and in zsh: the words
+	# are inserted quoted and nothing runs. The shells run in $T, where the code
+	# would create its files.
+	tmux -S "$TMUX_SOCK" send-keys -l "cd $T"
+	tmux -S "$TMUX_SOCK" send-keys Enter C-l
+	tmux -S "$TMUX_SOCK" send-keys -l "sonde run --checks $T/evil --set use.zz"
+	tmux -S "$TMUX_SOCK" send-keys Tab
+	ok "a real TAB in bash: the hostile --set word is inserted quoted" \
+		wait_for 'use.zz\$\(touch\ pwned-id\).who=\$\(touch\ pwned-set\)'
+	tmux -S "$TMUX_SOCK" send-keys C-u C-l
+	tmux -S "$TMUX_SOCK" send-keys -l "sonde explain --checks $T/evil use.zz"
+	tmux -S "$TMUX_SOCK" send-keys Tab
+	ok "a real TAB in bash: the hostile check id too" wait_for 'use.zz\$\(touch\ pwned-id\)'
+	ok "a real TAB in bash: none of their code ran" test ! -e "$T/pwned-id" -a ! -e "$T/pwned-set"
+	tmux -S "$TMUX_SOCK" send-keys C-u C-l
+	if command -v zsh >/dev/null; then
+		rm -f "$T/pwned-id" "$T/pwned-set" # zsh's own verdict, whatever bash did
+		mkdir -p "$T/zfunc"
+		"$SONDE" completion zsh >"$T/zfunc/_sonde"
+		cat >"$T/.zshrc" <<EOF
+PS1='%% '
+export PATH="$T/bin:\$PATH"
+fpath=($T/zfunc \$fpath)
+autoload -U compinit && compinit -u -D
+EOF
+		tmux -S "$TMUX_SOCK" new-window -c "$T" "ZDOTDIR=$T zsh -i"
+		wait_for '% '
+		tmux -S "$TMUX_SOCK" send-keys -l "sonde run --checks $T/evil --set use.zz"
+		tmux -S "$TMUX_SOCK" send-keys Tab
+		ok "a real TAB in zsh: the hostile --set word is inserted quoted" \
+			wait_for 'use.zz\$\(touch\ pwned-id\).who=\$\(touch\ pwned-set\)'
+		tmux -S "$TMUX_SOCK" send-keys C-u C-l
+		tmux -S "$TMUX_SOCK" send-keys -l "sonde explain --checks $T/evil use.zz"
+		tmux -S "$TMUX_SOCK" send-keys Tab
+		ok "a real TAB in zsh: the hostile check id too" wait_for 'use.zz\$\(touch\ pwned-id\)'
+		ok "a real TAB in zsh: none of their code ran" test ! -e "$T/pwned-id" -a ! -e "$T/pwned-set"
+	else
+		skip "a real TAB in zsh" "zsh is not installed (make deps)"
+	fi
 else
 	skip "a real TAB in bash" "tmux is not installed (make deps)"
 fi

@@ -80,10 +80,15 @@ EOF
 
 # Background processes a test starts (PIDS+=($!)) are killed at exit, and the
 # test's directory $T removed (kept with KEEP=1); tap_cleanup_extra, when the
-# test defines it, runs first. Call after T is set.
+# test defines it, runs first. Process groups (PGROUPS+=($!) after `setsid CMD &`,
+# whose pid is its group's) are killed whole. Call after T is set.
 PIDS=()
+PGROUPS=()
 tap_cleanup() {
 	declare -F tap_cleanup_extra >/dev/null && tap_cleanup_extra
+	for g in "${PGROUPS[@]}"; do
+		kill -- -"$g" 2>/dev/null
+	done
 	for p in "${PIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done

@@ -13,30 +13,15 @@
 # (xz's -dbgsym package). Then the same with SONDE_PROFILE_CFI=0: frame
 # pointers only, the chain broken, said so with the reason.
 . tests/lib/tap.sh
+. tests/lib/unwind.sh
 
-for tool in jq tar xz cc; do
-	command -v "$tool" >/dev/null || skip_all "$tool is not installed (make deps)"
-done
-[ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for BPF (running as uid $(id -u))"
-[ "$(uname -m)" = x86_64 ] || skip_all "CFI unwinding is implemented for x86_64 only"
+unwind_needs jq tar xz cc
 
 T=$(mktemp -d /tmp/sonde-live-unwind.XXXXXX)
 [ -n "$KEEP" ] && echo "# keeping $T"
 tap_kill_at_exit
 
-cat >"$T/chain.c" <<'EOF'
-volatile unsigned long sink;
-__attribute__((noinline)) void sonde_leaf(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		sink += i * 7;
-}
-__attribute__((noinline)) void sonde_three(unsigned long n) { sonde_leaf(n); sink++; }
-__attribute__((noinline)) void sonde_two(unsigned long n) { sonde_three(n); sink++; }
-__attribute__((noinline)) void sonde_one(unsigned long n) { sonde_two(n); sink++; }
-int main(void) { for (;;) sonde_one(100000000UL); return 0; }
-EOF
+unwind_chain_c "$T/chain.c"
 cc -O2 -fomit-frame-pointer -o "$T/chain" "$T/chain.c" || skip_all "cc could not build the test program"
 # the same without unwind tables for its own functions: no frame pointers, no .eh_frame entries
 cc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables -o "$T/nocfi" "$T/chain.c" ||

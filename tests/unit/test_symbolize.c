@@ -6,9 +6,12 @@
  * kptr_restrict). And what a hostile local user can do to a root sonde
  * (issue 18, items 2 and 3): a FIFO, a link, another user's file or a 200 GB
  * sparse file as /tmp/perf-PID.map, and an ELF file cut short while the
- * symbolizer reads it.
+ * symbolizer reads it. And (issue 27, item 6) a program whose header claims
+ * 8 million sections: libelf's elf_begin allocated an entry for each (2 GB)
+ * before the symbolizer could look at one.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -375,6 +379,88 @@ static void truncated_elf(void)
 	munmap(m, (size_t)st.st_size);
 }
 
+/*
+ * A copy of the pie program whose ELF header claims nsec sections (extended
+ * numbering: e_shnum 0 and section 0's sh_size), its table past the end of
+ * the file, which is made that long and sparse: 8 KB on disk. The kernel
+ * runs it (it reads no section header).
+ */
+static int claim_sections(const char *path, uint64_t nsec)
+{
+	unsigned char h[64], s0[64] = { 0 };
+	uint16_t zero16 = 0;
+	struct stat st;
+	uint64_t shoff;
+	int fd = open(path, O_RDWR), err = 0;
+
+	if (fd < 0 || fstat(fd, &st) || pread(fd, h, sizeof(h), 0) != sizeof(h) ||
+	    h[EI_CLASS] != ELFCLASS64) {
+		err = -1;
+		goto out;
+	}
+	shoff = ((uint64_t)st.st_size + 4095) & ~4095ull;
+	memcpy(s0 + 32, &nsec, 8);
+	if (pwrite(fd, &shoff, 8, 40) != 8 || pwrite(fd, &zero16, 2, 60) != 2 ||
+	    pwrite(fd, &zero16, 2, 62) != 2 || pwrite(fd, s0, sizeof(s0), (off_t)shoff) != 64 ||
+	    ftruncate(fd, (off_t)(shoff + nsec * 64)))
+		err = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static void section_bomb(void)
+{
+	char bin[256], cmd[700];
+	int pfd[2];
+	struct child c;
+	pid_t pid;
+	long grew = -1;
+	int w = -1, status;
+
+	snprintf(bin, sizeof(bin), "%s/bomb", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s/pie %s", dir, bin);
+	if (sh(cmd) || claim_sections(bin, 8000000) || spawn(bin, &c) || pipe(pfd)) {
+		ok(0, "a program claiming 8 million sections: built and started");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct symbolizer *s = symbolizer__new();
+		struct rusage r0, r1;
+		enum sym_why why = SYM_OK;
+		long out[2];
+
+		getrusage(RUSAGE_SELF, &r0);
+		symbolizer__user(s, c.pid, c.global + 2, &why);
+		getrusage(RUSAGE_SELF, &r1);
+		out[0] = r1.ru_maxrss - r0.ru_maxrss;
+		out[1] = why;
+		if (write(pfd[1], out, sizeof(out)) != sizeof(out))
+			_exit(1);
+		symbolizer__free(s);
+		_exit(0);
+	}
+	close(pfd[1]);
+	{
+		long in[2];
+
+		if (read(pfd[0], in, sizeof(in)) == sizeof(in)) {
+			grew = in[0];
+			w = (int)in[1];
+		}
+	}
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	reap(&c);
+	ok(grew >= 0 && grew < 64 * 1024, "8 million sections claimed: the symbolizer's peak RSS grew "
+					  "%ld KiB (under 64 MiB)", grew);
+	is_int(w, SYM_FILE_UNREADABLE, "... and its frames are unknown as file_unreadable");
+	unlink(bin);
+}
+
 static void kernel(void)
 {
 	char path[300];
@@ -453,6 +539,7 @@ int main(void)
 	gone_and_jit();
 	hostile_jit_maps();
 	truncated_elf();
+	section_bomb();
 	kernel();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	sh(cmd);

@@ -6,7 +6,10 @@
  * remedies, the dpkg owner lookup on a made-up info directory, and libdw on
  * a real stack: this test's own registers and stack, copied the way the BPF
  * program copies them, from a thread three calls deep (built -O2, so without
- * frame pointers), unwound to the thread's start.
+ * frame pointers), unwound to the thread's start. And the unwinding's budget
+ * (issue 27): its accounting alone, the price of DWARF rules, and a frame
+ * built here with legal rules that cost libdw 41 million steps, refused
+ * before libdw evaluates them.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,7 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+
 #include "perf/causes.h"
+#include "util/clock.h"
 #include "perf/symbolize.h"
 #include "perf/unwind.h"
 #include "perf/ustack.h"
@@ -179,6 +185,14 @@ static void test_classify(void)
 	is_int(causes__of_stack(1, "file_unreadable", SYM_OK), CAUSE_UNREADABLE, "CFI: unreadable file");
 	is_int(causes__of_stack(1, "bad_frame", SYM_OK), CAUSE_CFI_BROKEN, "CFI: bad frame");
 	is_int(causes__of_stack(1, NULL, SYM_OK), CAUSE_CFI_BROKEN, "no stop at all");
+	is_int(causes__of_stack(1, "over_sample_budget", SYM_NO_MAPPING), CAUSE_UNWIND_BUDGET,
+	       "CFI over its budget: that, whatever the FP stack's outer frame");
+	is_int(causes__of_stack(1, "over_time_budget", SYM_OK), CAUSE_UNWIND_BUDGET, "out of time too");
+	is_int(causes__of_stack(1, "tables_too_large", SYM_OK), CAUSE_TABLES_TOO_LARGE,
+	       "CFI: a file refused to libdw");
+	is_int(causes__of_stack(0, "lost_stack", SYM_OK), CAUSE_LOST_STACK,
+	       "a user stack the stack map lost");
+	is_str(unwind__stop_key(UNWIND_OVER_PROCESS), "over_process_budget", "budget stops' keys");
 	is_int(causes__of_frame(SYM_NO_SYMBOL), CAUSE_STRIPPED, "a frame without symbol: stripped");
 	is_int(causes__of_frame(SYM_KERNEL_HIDDEN), -1, "a kernel reason is not a user cause");
 	is_str(causes__runtime("python3", ""), "python", "python by name");
@@ -214,6 +228,13 @@ static void test_remedies(void)
 	   "no frame pointers, CFI off: says both (%s)", b);
 	causes__remedy(CAUSE_NO_CFI, "/usr/lib/libx.so", "libx1", NULL, "", "bookworm", b, sizeof(b));
 	ok(strstr(b, "libx1-dbgsym") && strstr(b, ".debug_frame"), "no .eh_frame: the dbgsym's .debug_frame (%s)", b);
+	causes__remedy(CAUSE_UNWIND_BUDGET, "/tmp/x", NULL, NULL, "", NULL, b, sizeof(b));
+	ok(strstr(b, "/tmp/x") && strstr(b, "budget") && strstr(b, "frame-pointer stacks"),
+	   "over budget: which file, and that its samples kept their FP stacks (%s)", b);
+	causes__remedy(CAUSE_TABLES_TOO_LARGE, "/tmp/x", NULL, NULL, "", NULL, b, sizeof(b));
+	ok(strstr(b, "/tmp/x") && strstr(b, "512 MiB"), "tables too large: the bound (%s)", b);
+	causes__remedy(CAUSE_LOST_STACK, "xz", NULL, NULL, "", NULL, b, sizeof(b));
+	ok(strstr(b, "stack map") && strstr(b, "collided"), "lost stacks: the map (%s)", b);
 	causes__remedy(CAUSE_STACK_COPY_END, "/usr/bin/app", NULL, NULL, "", NULL, b, 40);
 	is_int(strlen(b), 39, "a remedy is cut to the buffer");
 }
@@ -258,6 +279,75 @@ static void test_dpkg(void)
 	rmdir(dir);
 }
 
+/* ---- the budget ---- */
+
+static void test_budget(void)
+{
+	struct unwind_budget b;
+
+	unwind_budget__init(&b);
+	ok(b.sample_max == UNWIND_SAMPLE_STEPS && b.process_max == UNWIND_PROCESS_STEPS &&
+		   b.run_max == UNWIND_RUN_STEPS && b.run_ns_max == UNWIND_RUN_NS,
+	   "the default budget");
+	b.sample_max = 100;
+	b.process_max = 250;
+	b.run_max = 400;
+	b.run_ns_max = 1000;
+	is_int(unwind_budget__admit(&b, 1, 5000), UNWIND_STOP_NR, "a first sample is admitted");
+	is_int(unwind_budget__charge(&b, 60), UNWIND_STOP_NR, "a frame of 60 steps fits");
+	is_int(unwind_budget__charge(&b, 60), UNWIND_OVER_SAMPLE, "a second one would pass 100");
+	is_int(b.sample, 60, "... and is not charged");
+	is_int(unwind_budget__admit(&b, 0, 5100), UNWIND_STOP_NR, "the next sample starts afresh");
+	is_int(unwind_budget__charge(&b, 100), UNWIND_STOP_NR, "100 steps: the sample's all");
+	is_int(unwind_budget__admit(&b, 0, 5200), UNWIND_STOP_NR, "a third sample");
+	is_int(unwind_budget__charge(&b, 100), UNWIND_OVER_PROCESS,
+	       "160 spent: 100 more would pass the process's 250");
+	is_int(unwind_budget__admit(&b, 0, 5300), UNWIND_OVER_PROCESS,
+	       "the process is used up: its next sample is not walked");
+	is_int(unwind_budget__admit(&b, 1, 5400), UNWIND_STOP_NR, "another process is admitted");
+	is_int(unwind_budget__charge(&b, 90), UNWIND_STOP_NR, "250 spent in the run");
+	is_int(unwind_budget__admit(&b, 0, 5500), UNWIND_STOP_NR, "its next sample");
+	is_int(unwind_budget__charge(&b, 100), UNWIND_STOP_NR, "350 spent in the run");
+	is_int(unwind_budget__admit(&b, 1, 5600), UNWIND_STOP_NR, "a third process");
+	is_int(unwind_budget__charge(&b, 60), UNWIND_OVER_RUN, "60 more would pass the run's 400");
+	is_int(unwind_budget__admit(&b, 1, 5700), UNWIND_OVER_RUN, "the run is used up: no process walks");
+	ok(b.run <= b.run_max && b.process <= b.process_max, "nothing was charged past a budget");
+	unwind_budget__init(&b);
+	b.run_ns_max = 1000;
+	is_int(unwind_budget__admit(&b, 1, 7000), UNWIND_STOP_NR, "the clock starts at the first sample");
+	is_int(unwind_budget__admit(&b, 0, 8000), UNWIND_STOP_NR, "a sample at the run's time");
+	is_int(unwind_budget__admit(&b, 1, 8001), UNWIND_OVER_TIME, "a sample after it is not walked");
+}
+
+/* Rules as libdw hands them out (dwarf_frame_register: its synthesized ones, and expressions). */
+static void test_rule_steps(void)
+{
+	Dwarf_Op val_offset[] = { { .atom = DW_OP_call_frame_cfa },
+				  { .atom = DW_OP_plus_uconst, .number = 8 },
+				  { .atom = DW_OP_stack_value } };
+	Dwarf_Op breg[] = { { .atom = DW_OP_bregx, .number = 7, .number2 = 16 } };
+	/* lit1; L: dup; bra L (offsets 0, 1, 2): -3 is the bra itself, -4 the dup */
+	Dwarf_Op loop[] = { { .atom = DW_OP_lit1, .offset = 0 }, { .atom = DW_OP_dup, .offset = 1 },
+			    { .atom = DW_OP_bra, .number = (uint16_t)-4, .offset = 2 } };
+	Dwarf_Op fwd[] = { { .atom = DW_OP_call_frame_cfa, .offset = 0 },
+			   { .atom = DW_OP_skip, .number = 1, .offset = 1 },
+			   { .atom = DW_OP_nop, .offset = 4 }, { .atom = DW_OP_nop, .offset = 5 } };
+	Dwarf_Op cfa_loop[] = { { .atom = DW_OP_call_frame_cfa, .offset = 0 },
+				{ .atom = DW_OP_skip, .number = (uint16_t)-4, .offset = 1 } };
+	static Dwarf_Op many[5000];
+
+	is_int(unwind__rule_steps(val_offset, 3, 1), 4, "a saved register: 3 operations and the CFA's 1");
+	is_int(unwind__rule_steps(breg, 1, 0), 1, "a CFA of a register and an offset: 1");
+	is_int(unwind__rule_steps(fwd, 4, 10), 14, "a forward skip is no loop: 4 steps and the CFA's 10");
+	is_int(unwind__rule_steps(loop, 3, 10), 4096,
+	       "a backward branch without CFA: libdw's 4,096 steps at most");
+	is_int(unwind__rule_steps(cfa_loop, 2, 4003), 4096ull * 4004,
+	       "a loop over DW_OP_call_frame_cfa: each of 4,096 steps may evaluate the CFA again");
+	for (size_t i = 0; i < 5000; i++)
+		many[i] = (Dwarf_Op){ .atom = DW_OP_nop, .offset = i };
+	is_int(unwind__rule_steps(many, 5000, 0), 4096, "5,000 operations: libdw stops at 4,096");
+}
+
 /* ---- libdw on a real stack ---- */
 
 static struct ustack_rec live;
@@ -291,9 +381,37 @@ static void capture(void)
 #endif
 
 volatile int sink;
+__attribute__((noinline)) void sonde_unwind_capture(void) { capture(); sink++; }
 __attribute__((noinline)) void sonde_unwind_three(void) { capture(); sink++; }
 __attribute__((noinline)) void sonde_unwind_two(void) { sonde_unwind_three(); sink++; }
 __attribute__((noinline)) void sonde_unwind_one(void) { sonde_unwind_two(); sink++; }
+
+#if defined(__x86_64__)
+/*
+ * Legal unwind rules that cost libdw about 41 million steps to evaluate
+ * (issue 27): the CFA is rsp + 16, computed by a loop of 1,000 rounds (4,003
+ * steps, under libdw's 4,096 per expression), and registers 0-6 and 8-15
+ * keep their value after a loop of 680 rounds that each evaluate the CFA.
+ */
+__asm__("	.text\n"
+	"	.globl	sonde_unwind_costly\n"
+	"	.type	sonde_unwind_costly, @function\n"
+	"sonde_unwind_costly:\n"
+	"	.cfi_startproc\n"
+	"	subq	$8, %rsp\n"
+	"	.cfi_escape 0x0f, 12, 0x77, 0x10, 0x10, 0xe8, 0x07, 0x31, 0x1c, 0x12, 0x28, 0xfa, 0xff, 0x13\n"
+	"	.irp reg, 0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15\n"
+	"	.cfi_escape 0x16, \\reg, 14, 0x10, 0xa8, 0x05, 0x9c, 0x13, 0x31, 0x1c, 0x12, 0x28, 0xf8, 0xff, 0x13, 0x70 + \\reg, 0x00\n"
+	"	.endr\n"
+	"	call	sonde_unwind_capture\n"
+	"	addq	$8, %rsp\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	"	.size	sonde_unwind_costly, .-sonde_unwind_costly\n");
+void sonde_unwind_costly(void);
+#endif
+
+static int costly;
 
 static void *thread_main(void *arg)
 {
@@ -308,6 +426,12 @@ static void *thread_main(void *arg)
 	stack_top = (uintptr_t)addr + size;
 	live.tgid = (uint32_t)getpid();
 	live.pid = (uint32_t)gettid();
+#if defined(__x86_64__)
+	if (costly) {
+		sonde_unwind_costly();
+		return NULL;
+	}
+#endif
 	sonde_unwind_one();
 	return NULL;
 }
@@ -328,7 +452,7 @@ static void test_live(void)
 	pthread_create(&th, NULL, thread_main, NULL);
 	pthread_join(th, NULL);
 	ok(live.size > 256, "copied %u bytes of the thread's stack", live.size);
-	n = unwinder__unwind(u, &live, ips, 127, &stop);
+	n = unwinder__unwind(u, &live, ips, 127, &stop, NULL);
 	ok(n >= 5, "unwound %d frames (stop %s)", n, unwind__stop_key(stop));
 	for (int i = 0; i < n; i++) {
 		enum sym_why w;
@@ -357,13 +481,80 @@ static void test_live(void)
 
 	/* the same copy cut to 64 bytes: the walk stops with the copy, and says so */
 	live.size = 64;
-	n = unwinder__unwind(u, &live, ips, 127, &stop);
+	n = unwinder__unwind(u, &live, ips, 127, &stop, NULL);
 	is_int(stop, UNWIND_STACK_END, "a 64-byte copy: stack_copy_end (%d frames)", n);
 	/* a process never seen: its maps are read now; tgid of no process */
 	live.tgid = 0x7ffffff0;
-	n = unwinder__unwind(u, &live, ips, 127, &stop);
+	n = unwinder__unwind(u, &live, ips, 127, &stop, NULL);
 	is_int(n, 0, "a process that does not exist: no frames");
 	is_int(stop, UNWIND_PROC_GONE, "and process_exited");
+	unwinder__free(u);
+	symbolizer__free(sym);
+#endif
+}
+
+/* A thread stopped in sonde_unwind_capture under sonde_unwind_costly (or the plain chain). */
+static void capture_in(int in_costly)
+{
+	pthread_t th;
+
+	costly = in_costly;
+	pthread_create(&th, NULL, thread_main, NULL);
+	pthread_join(th, NULL);
+	costly = 0;
+}
+
+static void test_live_budget(void)
+{
+#if !defined(__x86_64__)
+	printf("ok %d - # SKIP CFI unwinding is x86_64 only\n", ++tap_n);
+#else
+	struct symbolizer *sym = symbolizer__new();
+	struct unwinder *u = unwinder__new(sym);
+	struct unwind_budget *b = unwinder__budget(u);
+	uint64_t ips[127], pc = 0;
+	enum unwind_stop stop;
+	enum sym_why w;
+	int64_t t0;
+	int n;
+
+	capture_in(1);
+	t0 = clock__ns(CLOCK_MONOTONIC);
+	n = unwinder__unwind(u, &live, ips, 127, &stop, &pc);
+	printf("# refused in %.1f ms, %llu steps charged\n", (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6,
+	       (unsigned long long)b->run);
+	is_int(stop, UNWIND_OVER_SAMPLE, "rules that cost libdw 41 million steps: over the sample's budget");
+	is_int(n, 0, "... no CFI stack: the sample keeps its frame-pointer one");
+	is_str(symbolizer__user(sym, (int)live.tgid, pc, &w), "sonde_unwind_costly",
+	       "the stop names the frame whose rules were too costly");
+	ok(b->run < UNWIND_SAMPLE_STEPS, "what was charged is the frames walked before it (%llu steps)",
+	   (unsigned long long)b->run);
+
+	/* the plain chain under a process budget of 1,000 steps: 4 frames fit, the 5th does not */
+	capture_in(0);
+	unwinder__free(u);
+	u = unwinder__new(sym);
+	b = unwinder__budget(u);
+	b->process_max = 4 * (UNWIND_FRAME_STEPS + 40);
+	n = unwinder__unwind(u, &live, ips, 127, &stop, &pc);
+	is_int(stop, UNWIND_OVER_PROCESS, "a process budget of 4 frames: the walk stops over it");
+	is_int(n, 0, "... and is dropped");
+	n = unwinder__unwind(u, &live, ips, 127, &stop, &pc);
+	is_int(stop, UNWIND_OVER_PROCESS, "the process's next sample is not walked");
+	is_int(pc, live.regs[USTACK_REG_IP], "... its stop is where it was sampled");
+	unwinder__free(u);
+	u = unwinder__new(sym);
+	b = unwinder__budget(u);
+	b->run_ns_max = 0;
+	n = unwinder__unwind(u, &live, ips, 127, &stop, &pc);
+	is_int(stop, UNWIND_END, "no CPU time left: the first sample starts the clock (%d frames)", n);
+	n = unwinder__unwind(u, &live, ips, 127, &stop, &pc);
+	is_int(stop, UNWIND_OVER_TIME, "the run's CPU time used up: no sample after it is walked");
+	unwinder__free(u);
+	/* and within the default budget the chain unwinds whole, as before */
+	u = unwinder__new(sym);
+	n = unwinder__unwind(u, &live, ips, 127, &stop, &pc);
+	is_int(stop, UNWIND_END, "the default budget: the chain to its end (%d frames)", n);
 	unwinder__free(u);
 	symbolizer__free(sym);
 #endif
@@ -375,8 +566,11 @@ int main(void)
 	test_store();
 	test_store_chunks();
 	test_classify();
+	test_budget();
+	test_rule_steps();
 	test_remedies();
 	test_dpkg();
 	test_live();
+	test_live_budget();
 	return tap_done();
 }
