@@ -23,7 +23,7 @@ return {
       end
     end
     if hot then
-      ctx:metric("hot_cpu_busy_pct", hot_busy, { unit = "%", instance = "cpu" .. hot })
+      ctx:metric("hot_cpu_busy_pct", hot_busy, { unit = "%", instance = "cpu" .. hot, agg = "mean", node_exporter = "node_cpu_seconds_total" })
     else
       ctx:unknown("hot_cpu_busy_pct", swhy or "the drill-down window holds fewer than two /proc/stat samples")
     end
@@ -68,7 +68,7 @@ return {
       if busiest then
         busiest.cpus = busiest.count / hz / math.max(traced, 1e-9)
         busiest.pcomm = pcomm[busiest.tgid]
-        ctx:metric("busiest_thread_cpus", busiest.cpus, { unit = "CPUs", instance = busiest.comm })
+        ctx:metric("busiest_thread_cpus", busiest.cpus, { unit = "CPUs", instance = busiest.comm, agg = "mean" })
         -- share: of one CPU's capacity over the time traced (the hot CPU is one CPU)
         ctx:culprit { pid = busiest.tgid, comm = busiest.pcomm or busiest.comm, share = math.min(busiest.cpus, 1) }
       end

@@ -18,7 +18,7 @@ return {
     -- the tool attaches before the window and is read after it: shares are of the time it traced
     local traced = rq and rqwhy and (rqwhy.traced_to_s - rqwhy.traced_from_s) or ctx.window.seconds
     if rq and hist.count(rq.hist) > 0 then
-      ctx:metric("runq_p99_ms", hist.percentile(rq.hist, 99) / 1000, { unit = "ms" })
+      ctx:metric("runq_p99_ms", hist.percentile(rq.hist, 99) / 1000, { unit = "ms", agg = "p99" })
       local rows = {}
       for i, t in ipairs(rq.tasks or {}) do
         if i > args.top then break end

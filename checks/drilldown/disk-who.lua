@@ -25,8 +25,8 @@ return {
       end
     end
     if disk then
-      ctx:metric("queue_size", dx.aqu_sz, { instance = disk })
-      ctx:metric("util_pct", dx.util_pct, { unit = "%", instance = disk })
+      ctx:metric("queue_size", dx.aqu_sz, { instance = disk, agg = "mean", node_exporter = "node_disk_io_time_weighted_seconds_total" })
+      ctx:metric("util_pct", dx.util_pct, { unit = "%", instance = disk, agg = "mean", node_exporter = "node_disk_io_time_seconds_total" })
     else
       ctx:unknown("queue_size", dwhy or "no disk did I/O in the drill-down window")
     end
@@ -68,7 +68,7 @@ return {
       top = ranked[1]
       if top then
         if top.io > 0 then
-          ctx:metric("top_process_io_bytes", top.io, { unit = "bytes", instance = fmt.task(top.task) })
+          ctx:metric("top_process_io_bytes", top.io, { unit = "bytes", instance = fmt.task(top.task), agg = "total" })
         end
         ctx:culprit { pid = top.task.pid, comm = top.task.comm, cmdline = top.task.cmdline,
                       share = total > 0 and top.io / total or nil }
@@ -94,7 +94,7 @@ return {
         end
       end
       if #rows > 0 then
-        if worst then ctx:metric("slowest_io_ms", worst / 1000, { unit = "ms", instance = disk }) end
+        if worst then ctx:metric("slowest_io_ms", worst / 1000, { unit = "ms", instance = disk, agg = "peak" }) end
         ctx:table { traced = blwhy, title = "Slowest I/Os on " .. (disk or "every disk") .. " (biolatency; the thread that queued or issued each)",
                     columns = { "pid", "comm", "disk", "op", "KB", "queue ms", "service ms", "total ms" }, rows = rows }
       else

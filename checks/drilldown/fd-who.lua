@@ -40,7 +40,7 @@ return {
         ctx:table { title = "Processes nearest their open-file limit (end of the drill-down window)",
                     columns = { "pid", "process", "open fds", "soft limit", "hard limit", "used", "left" }, rows = rows }
         near = ranked[1]
-        ctx:metric("nearest_limit_pct", near.pct, { unit = "%", instance = fmt.task(near.task) })
+        ctx:metric("nearest_limit_pct", near.pct, { unit = "%", instance = fmt.task(near.task), agg = "last" })
         ctx:culprit { pid = near.task.pid, comm = near.task.comm, cmdline = near.task.cmdline, share = math.min(near.pct / 100, 1) }
       else
         ctx:unknown("nearest_limit_pct", "no process had both its fd table and its limits readable at the end of the window "
@@ -52,7 +52,7 @@ return {
 
     local fnr = ctx.proc.filenr()
     if fnr and fnr:last("max") and fnr:last("max") > 0 then
-      ctx:metric("system_pct", 100 * fnr:max("allocated") / fnr:last("max"), { unit = "%" })
+      ctx:metric("system_pct", 100 * fnr:max("allocated") / fnr:last("max"), { unit = "%", agg = "peak", node_exporter = "node_filefd_allocated" })
     end
 
     -- the failures: EMFILE (the process's limit) and ENFILE (the system's), per process and syscall
@@ -61,7 +61,7 @@ return {
     if d then
       local order, rows = sc.by_process(d, is_fd_error, args.top)
       for _, o in ipairs(order) do failed = failed + o.count end
-      ctx:metric("emfile_enfile_errors", failed, { unit = "failures" })
+      ctx:metric("emfile_enfile_errors", failed, { unit = "failures", agg = "total" })
       if #rows > 0 then
         ctx:table { traced = info, title = "EMFILE/ENFILE failures by process and syscall (syscount, drill-down window)",
                     columns = sc.columns, rows = rows }

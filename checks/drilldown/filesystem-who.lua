@@ -29,7 +29,7 @@ return {
       local total = sc.total(d, is_fs_error)
       -- by comm: a writer retried from a shell loop is a new pid each time, one culprit
       local order, rows = sc.by_process(d, is_fs_error, args.top, true)
-      ctx:metric("enospc_edquot_errors", total, { unit = "failures", warn = args.warn_failures })
+      ctx:metric("enospc_edquot_errors", total, { unit = "failures", warn = args.warn_failures, agg = "total" })
       sc.drops_note(ctx, info)
       if #rows > 0 then
         ctx:table { traced = info, title = "ENOSPC/EDQUOT failures by process and syscall (syscount)",

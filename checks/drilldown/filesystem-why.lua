@@ -119,7 +119,7 @@ return {
       ctx:note(string.format("fslatency lost %d map entries (full maps): some processes or mounts are missing", info.drops))
     end
     if (d.calls or 0) == 0 then
-      ctx:metric("file_wait_pct", 0, { unit = "%" })
+      ctx:metric("file_wait_pct", 0, { unit = "%", agg = "mean" })
       ctx:summary("not waiting on files: no file syscall (read, write, open, fsync, ...) completed in the traced time")
       return
     end
@@ -171,9 +171,9 @@ return {
     local w99 = w and p99(w) or 0
     local a = answer(top, w, wait_pct, w99, traced, args)
     if a.kind ~= "slow" then
-      ctx:metric("file_wait_pct", wait_pct, { unit = "%", instance = top and fmt.task(top) or nil })
+      ctx:metric("file_wait_pct", wait_pct, { unit = "%", instance = top and fmt.task(top) or nil, agg = "mean" })
       if w then
-        ctx:metric("file_p99_ms", w99 / 1000, { unit = "ms", instance = string.format("%s %s %s", fmt.task(top), w.syscall, w.mount ~= "" and w.mount or where(w)) })
+        ctx:metric("file_p99_ms", w99 / 1000, { unit = "ms", instance = string.format("%s %s %s", fmt.task(top), w.syscall, w.mount ~= "" and w.mount or where(w)), agg = "p99" })
       end
       -- not waiting on files: say what the syscall time went to instead
       local busiest
@@ -192,8 +192,8 @@ return {
 
     local p99_us = p99(w) or 0
     local inst = string.format("%s %s %s", fmt.task(top), w.syscall, w.mount ~= "" and w.mount or where(w))
-    ctx:metric("file_wait_pct", wait_pct, { unit = "%", instance = fmt.task(top) })
-    ctx:metric("file_p99_ms", p99_us / 1000, { unit = "ms", instance = inst, warn = args.warn_p99_ms, crit = args.crit_p99_ms })
+    ctx:metric("file_wait_pct", wait_pct, { unit = "%", instance = fmt.task(top), agg = "mean" })
+    ctx:metric("file_p99_ms", p99_us / 1000, { unit = "ms", instance = inst, warn = args.warn_p99_ms, crit = args.crit_p99_ms, agg = "p99" })
     -- the processes that wait on storage, most first (up to 3)
     for i, p in ipairs(order) do
       if i > 3 or 100 * p.storage_us / 1e6 / traced < args.wait_pct then break end
@@ -229,7 +229,7 @@ return {
     local bh = disk and disk_hist(disk)
     local b99 = bh and hist.percentile(bh, 99)
     if b99 then
-      ctx:metric("block_p99_ms", b99 / 1000, { unit = "ms", instance = disk.name })
+      ctx:metric("block_p99_ms", b99 / 1000, { unit = "ms", instance = disk.name, agg = "p99" })
     end
     if b99 and b99 >= args.disk_share * p99_us then
       ctx:summary(string.format("the disk is slow: %s, and %s's own I/O takes p99 %s ms: the syscalls wait with the disk",

@@ -71,11 +71,11 @@ return {
       add("hardirq", "hard", hard.irqs, function(irq)
         return string.format("irq %d %s", irq.irq, irq.name ~= "" and irq.name or "?")
       end, hspan)
-      ctx:metric("hardirq_pct", 100 * (hard.total_ns or 0) / 1e9 / hspan / ncpu, { unit = "%" })
+      ctx:metric("hardirq_pct", 100 * (hard.total_ns or 0) / 1e9 / hspan / ncpu, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     end
     if soft then
       add("softirq", "soft", soft.vecs, function(v) return v.name .. " softirq" end, sspan)
-      ctx:metric("softirq_pct", 100 * (soft.total_ns or 0) / 1e9 / sspan / ncpu, { unit = "%" })
+      ctx:metric("softirq_pct", 100 * (soft.total_ns or 0) / 1e9 / sspan / ncpu, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     end
 
     -- the CPU that spends the most time in interrupts
@@ -88,9 +88,9 @@ return {
     local worst = list[1]
     if worst then
       ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
-        warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct })
+        warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
     else
-      ctx:metric("cpu_irq_pct_max", 0, { unit = "%", warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct })
+      ctx:metric("cpu_irq_pct_max", 0, { unit = "%", warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
     end
 
     local rows = {}

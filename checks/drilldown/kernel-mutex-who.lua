@@ -28,11 +28,11 @@ return {
     if not k then return end
     local wait_s = (k.total_us or 0) / 1e6
     local per_cpu = wait_s / secs / ncpu
-    ctx:metric("lock_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu })
-    ctx:metric("lock_waits_per_s", (k.count or 0) / secs, { unit = "/s" })
-    ctx:metric("lock_wait_max_ms", (k.max_us or 0) / 1000, { unit = "ms" })
+    ctx:metric("lock_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu, agg = "mean" })
+    ctx:metric("lock_waits_per_s", (k.count or 0) / secs, { unit = "/s", agg = "mean" })
+    ctx:metric("lock_wait_max_ms", (k.max_us or 0) / 1000, { unit = "ms", agg = "peak" })
     if hist.count(k.hist) > 0 then
-      ctx:metric("lock_wait_p99_us", hist.percentile(k.hist, 99) / 1000, { unit = "us" })
+      ctx:metric("lock_wait_p99_us", hist.percentile(k.hist, 99) / 1000, { unit = "us", agg = "p99" })
       hist.table(ctx, "Kernel lock wait times (klockstat)", k.hist, "ns", info)
     end
 

@@ -43,7 +43,7 @@ return {
         local scanned, stolen = sum(vm, SCAN[src]), sum(vm, STEAL[src])
         if scanned then
           if src == "direct" then direct_scan = scanned end
-          ctx:metric(src .. "_scan_pages_per_s", scanned / secs, { unit = "pages/s" })
+          ctx:metric(src .. "_scan_pages_per_s", scanned / secs, { unit = "pages/s", agg = "mean" })
           rows[#rows + 1] = { src, fmt.num(scanned), stolen and fmt.num(stolen) or "?",
                               string.format("%.0f", scanned / secs),
                               (stolen and scanned > 0) and fmt.pct(100 * stolen / scanned) or "-" }
@@ -56,7 +56,7 @@ return {
                     columns = { "reclaimer", "pages scanned", "pages reclaimed", "scanned per second", "reclaimed of scanned" }, rows = rows }
       end
       local stalls = sum(vm, { "allocstall", "allocstall_normal", "allocstall_dma32", "allocstall_movable", "allocstall_dma" })
-      if stalls then ctx:metric("allocstalls", stalls, { }) end
+      if stalls then ctx:metric("allocstalls", stalls, { agg = "total" }) end
     else
       ctx:unknown("direct_scan_pages_per_s", vwhy or "the drill-down window holds fewer than two /proc/vmstat samples")
     end
@@ -80,7 +80,7 @@ return {
         end
         trigger.share = n / #rows
       end
-      ctx:metric("oom_kills_traced", #rows, { })
+      ctx:metric("oom_kills_traced", #rows, { agg = "total", node_exporter = "node_vmstat_oom_kill" })
       if #rows > 0 then
         ctx:table { traced = owhy, title = "OOM kills in the drill-down window (oomkill): who was allocating, who was killed",
                     columns = { "s into window", "trigger pid", "trigger", "victim pid", "victim", "victim rss", "memory cgroup" }, rows = rows }
@@ -114,8 +114,8 @@ return {
       end
       ctx:table { title = "Processes by page faults (major, then minor; drill-down window)",
                   columns = { "pid", "process", "major faults", "minor faults", "minor per second", "RSS at the end" }, rows = rows }
-      ctx:metric("major_faults", total_maj, { })
-      ctx:metric("minor_faults", total_min, { })
+      ctx:metric("major_faults", total_maj, { agg = "total", node_exporter = "node_vmstat_pgmajfault" })
+      ctx:metric("minor_faults", total_min, { agg = "total", node_exporter = "node_vmstat_pgfault" })
       top = ranked[1]
       if top and not trigger then
         local key = (top.majflt or 0) > 0 and "majflt" or "minflt"

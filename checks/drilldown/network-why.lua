@@ -25,8 +25,8 @@ return {
     local d, info = ctx.bpf.tcpretrans()
     if d then
       local secs = traced_s(ctx, info)
-      ctx:metric("tcp_retransmits", d.retransmits, { unit = "segments" })
-      ctx:metric("tcp_resets_sent", d.resets_sent, { unit = "resets" })
+      ctx:metric("tcp_retransmits", d.retransmits, { unit = "segments", agg = "total", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
+      ctx:metric("tcp_resets_sent", d.resets_sent, { unit = "resets", agg = "total", node_exporter = "node_netstat_Tcp_OutRsts", help = "every network namespace (tcpretrans)" })
       local by, order = {}, {}
       for _, f in ipairs(d.flows or {}) do
         if f.retransmits > 0 or f.resets_sent > 0 or f.resets_received > 0 then
@@ -79,7 +79,7 @@ return {
     local dr, dinfo = ctx.bpf.tcpdrop()
     if dr then
       local secs = traced_s(ctx, dinfo)
-      ctx:metric("packet_drops", dr.drops, { unit = "packets" })
+      ctx:metric("packet_drops", dr.drops, { unit = "packets", agg = "total", help = "packets the kernel freed as dropped, any reason (tcpdrop)" })
       local protos = {}
       for _, b in ipairs(dr.by_protocol or {}) do
         protos[b.reason] = protos[b.reason] or {}

@@ -56,7 +56,7 @@ return {
       ctx:summary("no system call completed in the window (sonde's own are not counted)")
       return
     end
-    ctx:metric("syscall_error_pct", 100 * (d.errors or 0) / total, { unit = "%" })
+    ctx:metric("syscall_error_pct", 100 * (d.errors or 0) / total, { unit = "%", agg = "mean" })
     if (info.drops or 0) > 0 then
       ctx:note(string.format("syscount lost %d map entries or records (full maps): the tables below miss some processes or failures", info.drops))
     end

@@ -18,7 +18,7 @@ return {
     local tmax, pmax = ctx.host.threads_max, ctx.host.pid_max
     local la = ctx.proc.loadavg()
     local threads = la and la:max("threads")
-    if threads then ctx:metric("threads", threads, { }) end
+    if threads then ctx:metric("threads", threads, { agg = "peak" }) end
 
     local most
     local list, twhy = ctx.proc.tasks()
@@ -40,7 +40,7 @@ return {
                   columns = { "pid", "process", "threads", "of all threads", "of threads-max", "of pid_max" }, rows = rows }
       most = ranked[1]
       if most then
-        ctx:metric("most_threads", most.threads, { instance = fmt.task(most) })
+        ctx:metric("most_threads", most.threads, { instance = fmt.task(most), agg = "last" })
         ctx:culprit { pid = most.pid, comm = most.comm, cmdline = most.cmdline,
                       share = threads and threads > 0 and math.min(most.threads / threads, 1) or nil }
       end
@@ -55,7 +55,7 @@ return {
         return e.name and FORKS[e.name] and (e.errno_name == "EAGAIN" or e.errno_name == "ENOMEM")
       end, args.top)
       for _, o in ipairs(order) do failed = failed + o.count end
-      ctx:metric("fork_failures", failed, { unit = "failures" })
+      ctx:metric("fork_failures", failed, { unit = "failures", agg = "total" })
       if #rows > 0 then
         ctx:table { traced = info, title = "Failed fork/clone calls by process (syscount, drill-down window)",
                     columns = sc.columns, rows = rows }

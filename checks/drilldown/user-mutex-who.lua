@@ -31,11 +31,11 @@ return {
     local lock_s = (f.lock_us or 0) / 1e6
     local all_s = (f.total_us or 0) / 1e6
     local per_cpu = lock_s / secs / ncpu
-    ctx:metric("mutex_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu })
-    ctx:metric("mutex_waits_per_s", (f.lock_count or 0) / secs, { unit = "/s" })
-    ctx:metric("futex_wait_threads", all_s / secs, { unit = "threads" })
+    ctx:metric("mutex_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu, agg = "mean" })
+    ctx:metric("mutex_waits_per_s", (f.lock_count or 0) / secs, { unit = "/s", agg = "mean" })
+    ctx:metric("futex_wait_threads", all_s / secs, { unit = "threads", agg = "mean" })
     if hist.count(f.lock_hist) > 0 then
-      ctx:metric("mutex_wait_p99_ms", hist.percentile(f.lock_hist, 99) / 1000, { unit = "ms" })
+      ctx:metric("mutex_wait_p99_ms", hist.percentile(f.lock_hist, 99) / 1000, { unit = "ms", agg = "p99" })
       hist.table(ctx, "Contended mutex wait times (futexctn)", f.lock_hist, "us", info)
     end
 
@@ -67,7 +67,7 @@ return {
 
     -- failed waits (the kernel counts none: only futexctn sees them)
     local nerr = f.errors or 0
-    ctx:metric("futex_wait_errors", nerr, { unit = "count", warn = args.warn_errors })
+    ctx:metric("futex_wait_errors", nerr, { unit = "count", warn = args.warn_errors, agg = "total" })
     local erows = {}
     for _, p in ipairs(f.processes or {}) do
       if (p.errors or 0) > 0 then erows[#erows + 1] = { p.pid, p.comm, p.errors, p.count } end

@@ -82,8 +82,8 @@ function locks.check(ctx, args, o)
   end
   -- of the host's CPU time: samples are taken on every CPU, idle ones included
   local pct = 100 * s.samples / s.all
-  ctx:metric(o.metric, pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct })
-  ctx:metric(o.metric .. "_samples", s.samples, { unit = "samples" })
+  ctx:metric(o.metric, pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
+  ctx:metric(o.metric .. "_samples", s.samples, { unit = "samples", agg = "total" })
   local rows = {}
   for i, p in ipairs(s.procs) do
     if i > 10 then break end

@@ -37,8 +37,8 @@ end
 -- says when it traced part of the window. Returns the total blocked time (us).
 function offcpu.report(ctx, d, top, where, traced)
   local total = d.total or 0
-  ctx:metric("offcpu_s", total / 1e6, { unit = "s" })
-  ctx:metric("blocks", d.counted or 0, { })
+  ctx:metric("offcpu_s", total / 1e6, { unit = "s", agg = "total" })
+  ctx:metric("blocks", d.counted or 0, { agg = "total" })
   if d.kernel_symbols ~= "ok" then ctx:unknown("kernel_frames", d.kernel_symbols) end
   if total == 0 then return 0 end
   local rows = {}

@@ -40,8 +40,8 @@ syscount.columns = { "pid", "process", "syscall", "error", "failures" }
 --- The syscall rate as two metrics (a second, and a second per CPU, which warns
 -- at warn_per_cpu); true when it is that high.
 function syscount.rate(ctx, rate, ncpu, warn_per_cpu)
-  ctx:metric("syscalls_per_s", rate, { unit = "/s" })
-  ctx:metric("syscalls_per_s_per_cpu", rate / ncpu, { unit = "/s", warn = warn_per_cpu })
+  ctx:metric("syscalls_per_s", rate, { unit = "/s", agg = "mean" })
+  ctx:metric("syscalls_per_s_per_cpu", rate / ncpu, { unit = "/s", warn = warn_per_cpu, agg = "mean" })
   return rate / ncpu >= warn_per_cpu
 end
 

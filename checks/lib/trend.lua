@@ -223,7 +223,7 @@ end
 
 --- Report a time to exhaustion as a metric of the check (ok/warn/crit from args).
 function trend.metric(ctx, name, ex, args, instance)
-  ctx:metric(name, ex.seconds, { unit = "s", instance = instance, lower_is_worse = true,
+  ctx:metric(name, ex.seconds, { unit = "s", instance = instance, lower_is_worse = true, agg = "fit",
                                  warn = args.warn_s, crit = args.crit_s })
 end
 

@@ -394,7 +394,8 @@ function waits.assess(ctx, args, class, spec)
     if x.s ~= y.s then return x.s > y.s end
     return x.p.pid < y.p.pid
   end)
-  ctx:metric(spec.metric, total / window_s, { unit = "threads" })
+  ctx:metric(spec.metric, total / window_s, { unit = "threads", agg = "mean",
+                                             help = "threads waiting on it, from the thread states" })
   local judged, tab = 0, {}
   for i, r in ipairs(rows) do
     if i > 10 then break end
@@ -405,7 +406,7 @@ function waits.assess(ctx, args, class, spec)
     if user and judged < 5 and r.waiting >= args.min_threads then
       judged = judged + 1
       r.status = ctx:metric("wait_pct", 100 * r.share, { unit = "%", warn = args.warn_pct, crit = args.crit_pct,
-        instance = string.format("%s (pid %d)", r.p.comm or "?", r.p.pid) })
+        instance = string.format("%s (pid %d)", r.p.comm or "?", r.p.pid), agg = "mean", help = "share of the process's busy thread time spent in this wait (thread states)" })
     end
   end
   if #tab > 0 then

@@ -26,20 +26,20 @@ return {
       local forks = cgroups.has(cg, "pids") and cgroups.delta(cg, "pids", "events_max")
       if kills then
         kills_seen = true
-        ctx:metric("oom_kills", kills, { instance = name, warn = 1, crit = 1 })
+        ctx:metric("oom_kills", kills, { instance = name, warn = 1, crit = 1, agg = "total" })
         if kills > worst.n then worst = { n = kills, cg = cg, what = "OOM kills", key = cgroups.rss_key } end
       end
       if ooms then
         -- times the cgroup ran out of memory at its limit (a kill may or may not follow)
-        ctx:metric("oom_events", ooms, { instance = name, warn = 1 })
+        ctx:metric("oom_events", ooms, { instance = name, warn = 1, agg = "total" })
       end
       if maxev then
         -- usage was about to go over memory.max: allocations were reclaimed for, or failed
-        ctx:metric("memory_max_events", maxev, { instance = name })
+        ctx:metric("memory_max_events", maxev, { instance = name, agg = "total" })
       end
       if forks then
         forks_seen = true
-        ctx:metric("fork_failures", forks, { instance = name, warn = 1 })
+        ctx:metric("fork_failures", forks, { instance = name, warn = 1, agg = "total" })
         if kills == 0 or not kills then
           if forks > 0 and worst.n == 0 then worst = { n = forks, cg = cg, what = "forks refused by pids.max", key = cgroups.threads_key } end
         end

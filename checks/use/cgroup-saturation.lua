@@ -40,10 +40,10 @@ return {
       if periods and thr and periods > 0 then
         local pct = 100 * thr / periods
         ctx:metric("throttled_pct", pct, { unit = "%", instance = name,
-                   warn = args.warn_throttled_pct, crit = args.crit_throttled_pct })
+                   warn = args.warn_throttled_pct, crit = args.crit_throttled_pct, agg = "mean" })
         local tus = cgroups.delta(cg, "cpu", "throttled_usec") or 0
         local secs = cgroups.span(cg, "cpu") or ctx.window.seconds
-        ctx:metric("throttled_s_per_s", tus / 1e6 / math.max(secs, 1e-3), { unit = "ratio", instance = name })
+        ctx:metric("throttled_s_per_s", tus / 1e6 / math.max(secs, 1e-3), { unit = "ratio", instance = name, agg = "mean" })
         row[3] = string.format("%d of %d (%s)", thr, periods, fmt.pct(pct))
         row[4] = string.format("%.2f s", tus / 1e6)
         consider(cg, "CPU throttling", pct / args.warn_throttled_pct, cgroups.cpu_key)
@@ -55,7 +55,7 @@ return {
         local stall = (mp.last.some_total - mp.first.some_total) / 1e6
         local pct = 100 * stall / (mp.last.t - mp.first.t)
         ctx:metric("memory_stall_pct", pct, { unit = "%", instance = name,
-                   warn = args.warn_psi_pct, crit = args.crit_psi_pct })
+                   warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean" })
         row[5] = fmt.pct(pct)
         consider(cg, "memory stalls", pct / args.warn_psi_pct, cgroups.rss_key)
         psi_seen = true
@@ -72,7 +72,7 @@ return {
       if hits and limit and limit > 0 then
         local peak = #cg.memory.usage > 0 and cg.memory.usage:max("bytes") or 0
         local near = peak >= 0.9 * limit
-        ctx:metric("limit_hits", hits, { instance = name, warn = near and args.warn_limit_hits or nil })
+        ctx:metric("limit_hits", hits, { instance = name, warn = near and args.warn_limit_hits or nil, agg = "total" })
         row[6] = string.format("%d (peak %s of %s)", hits, fmt.bytes(peak), fmt.bytes(limit))
         if near and hits > 0 then consider(cg, "reclaim at the memory limit", hits / args.warn_limit_hits, cgroups.rss_key) end
         shown = true

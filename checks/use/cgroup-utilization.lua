@@ -39,7 +39,7 @@ return {
         if peak then
           local pct, over = 100 * peak / limit, {}
           for i, b in ipairs(cg.memory.usage:values("bytes")) do over[i] = 100 * b / limit end
-          ctx:metric("memory_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, over = over })
+          ctx:metric("memory_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, over = over, agg = "peak" })
           consider(cg, "memory", pct, cgroups.rss_key)
           mem_s = string.format("%s of %s", fmt.bytes(peak), fmt.bytes(limit))
           lim = true
@@ -62,7 +62,7 @@ return {
         end
         if cpus then
           local pct = 100 * cpus / allowed
-          ctx:metric("cpu_quota_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name })
+          ctx:metric("cpu_quota_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "mean" })
           consider(cg, "CPU quota", pct, cgroups.cpu_key)
           cpu_s = string.format("%.2f of %.2f CPUs", cpus, allowed)
           lim = true
@@ -75,7 +75,7 @@ return {
       if pmax and pmax > 0 and #cg.pids.current > 0 then
         local cur = cg.pids.current:max("current")
         local pct = 100 * cur / pmax
-        ctx:metric("pids_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name })
+        ctx:metric("pids_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "peak" })
         consider(cg, "pids", pct, cgroups.threads_key)
         pids_s = string.format("%d of %d", cur, pmax)
         lim = true
@@ -85,7 +85,7 @@ return {
         rows[#rows + 1] = { name, "v" .. cg.version, mem_s, cpu_s, pids_s, #cg.procs }
       end
     end
-    ctx:metric("limited_cgroups", limited, {})
+    ctx:metric("limited_cgroups", limited, { agg = "last" })
     if list.truncated then
       ctx:note("the cgroup walk hit its bound (4 levels, 2048 directories, 512 cgroups kept): some cgroups were not read")
     end

@@ -19,11 +19,11 @@ return {
     end
     if not (mce.first and mce.last) then
       ctx:unknown("machine_checks", "the MCE line was readable at only one end of the window")
-      if mce.first or mce.last then ctx:metric("machine_checks_since_boot", mce.last or mce.first, { }) end
+      if mce.first or mce.last then ctx:metric("machine_checks_since_boot", mce.last or mce.first, { agg = "last" }) end
       return
     end
-    ctx:metric("machine_checks", mce.last - mce.first, { warn = 1, crit = 10 })
-    ctx:metric("machine_checks_since_boot", mce.last, { })
+    ctx:metric("machine_checks", mce.last - mce.first, { warn = 1, crit = 10, agg = "total" })
+    ctx:metric("machine_checks_since_boot", mce.last, { agg = "last" })
     ctx:summary(string.format("%d machine check exceptions during the window, %d since boot",
       mce.last - mce.first, mce.last))
   end,

@@ -39,8 +39,8 @@ return {
       local mean = sum / #per
       local per_cpu = {}
       for i, v in ipairs(per) do per_cpu[i] = v / ncpu end
-      ctx:metric("runnable_per_cpu", mean / ncpu, { unit = "ratio", warn = args.warn_runnable, crit = args.crit_runnable, over = per_cpu })
-      ctx:metric("runnable_max", stat.total:max("procs_running") - 1, { unit = "threads" })
+      ctx:metric("runnable_per_cpu", mean / ncpu, { unit = "ratio", warn = args.warn_runnable, crit = args.crit_runnable, over = per_cpu, agg = "mean", node_exporter = "node_procs_running" })
+      ctx:metric("runnable_max", stat.total:max("procs_running") - 1, { unit = "threads", agg = "peak", node_exporter = "node_procs_running" })
       ctx:series("Runnable threads (procs_running, sonde excluded)", per, { unit = "threads", step = ctx.window.interval })
       saturated = mean / ncpu >= args.warn_runnable
     else
@@ -49,7 +49,7 @@ return {
 
     local la = ctx.proc.loadavg()
     if la then
-      ctx:metric("load1_per_cpu", la:last("load1") / math.max(ncpu, 1), { unit = "ratio" })
+      ctx:metric("load1_per_cpu", la:last("load1") / math.max(ncpu, 1), { unit = "ratio", agg = "last", node_exporter = "node_load1" })
     end
 
     local psi, pwhy = ctx.proc.pressure("cpu")
@@ -59,7 +59,7 @@ return {
       psi_pct = pct
       local per = {}
       for i, r in ipairs(psi:rates("some_total")) do per[i] = r / 1e4 end -- us/s -> %
-      ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, over = per })
+      ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, over = per, agg = "mean", node_exporter = "node_pressure_cpu_waiting_seconds_total" })
       saturated = saturated or pct >= args.warn_psi_pct
     else
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
@@ -75,10 +75,10 @@ return {
         wait = wait + c.wait_s
         slices = slices + c.slices
       end
-      ctx:metric("runq_waiting_per_cpu", wait / ss.seconds / math.max(ncpu, 1), { unit = "ratio" })
+      ctx:metric("runq_waiting_per_cpu", wait / ss.seconds / math.max(ncpu, 1), { unit = "ratio", agg = "mean", node_exporter = "node_schedstat_waiting_seconds_total" })
       if slices > 0 then
         wait_ms = 1000 * wait / slices
-        ctx:metric("runq_wait_ms", wait_ms, { unit = "ms", warn = args.warn_runq_wait_ms, crit = args.crit_runq_wait_ms })
+        ctx:metric("runq_wait_ms", wait_ms, { unit = "ms", warn = args.warn_runq_wait_ms, crit = args.crit_runq_wait_ms, agg = "mean", node_exporter = "node_schedstat_waiting_seconds_total", help = "the wait of a timeslice for its CPU" })
         saturated = saturated or wait_ms >= args.warn_runq_wait_ms
       end
       local rows = {}

@@ -40,8 +40,8 @@ return {
     local others = (sum - hot_busy) / (n - 1)
     local imbalanced = others < args.others_max_pct
     ctx:metric("hottest_cpu_pct", hot_busy, { unit = "%", instance = "cpu" .. hottest.id,
-      warn = imbalanced and args.hot_pct or nil })
-    ctx:metric("other_cpus_mean_pct", others, { unit = "%" })
+      warn = imbalanced and args.hot_pct or nil, agg = "mean", node_exporter = "node_cpu_seconds_total" })
+    ctx:metric("other_cpus_mean_pct", others, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     ctx:series("cpu" .. hottest.id .. " busy %", cpu.busy_per_interval(hottest), { unit = "%" })
     if imbalanced and hot_busy >= args.hot_pct then
       local list = ctx.proc.tasks()

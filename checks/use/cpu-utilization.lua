@@ -29,12 +29,12 @@ return {
     end
     local pct = function(f) return 100 * b[f] / b.total end
     local per_interval = cpu.busy_per_interval(stat.total)
-    ctx:metric("busy_pct", 100 * busy, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = per_interval })
-    ctx:metric("user_pct", pct("user") + pct("nice"), { unit = "%" })
-    ctx:metric("system_pct", pct("system") + pct("irq") + pct("softirq"), { unit = "%" })
-    ctx:metric("iowait_pct", pct("iowait"), { unit = "%" })
+    ctx:metric("busy_pct", 100 * busy, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = per_interval, agg = "mean", node_exporter = "node_cpu_seconds_total" })
+    ctx:metric("user_pct", pct("user") + pct("nice"), { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
+    ctx:metric("system_pct", pct("system") + pct("irq") + pct("softirq"), { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
+    ctx:metric("iowait_pct", pct("iowait"), { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     if ctx.host.virtualization or b.steal > 0 then
-      ctx:metric("steal_pct", pct("steal"), { unit = "%", warn = args.warn_steal_pct })
+      ctx:metric("steal_pct", pct("steal"), { unit = "%", warn = args.warn_steal_pct, agg = "mean", node_exporter = "node_cpu_seconds_total" })
     end
     ctx:series("CPU busy % (all CPUs)", per_interval, { unit = "%" })
 

@@ -20,7 +20,7 @@ return {
       for _, name in ipairs(names) do
         local d = info[name]
         if d.ioerr_first and d.ioerr_last then
-          ctx:metric("device_errors", d.ioerr_last - d.ioerr_first, { instance = name, warn = 1, crit = 10 })
+          ctx:metric("device_errors", d.ioerr_last - d.ioerr_first, { instance = name, warn = 1, crit = 10, agg = "total", help = "I/O errors the device counted (sysfs ioerr_cnt)" })
         elseif d.ioerr_reason and not name:match("^loop") and not name:match("^ram") and not name:match("^zram") then
           reasons[#reasons + 1] = name
         end
@@ -48,13 +48,13 @@ return {
             end
           end
         end
-        ctx:metric("io_errors", n, { instance = d.name, warn = 1, crit = 10 })
+        ctx:metric("io_errors", n, { instance = d.name, warn = 1, crit = 10, agg = "total", help = "block requests that completed with an error (biolatency)" })
         total = total + n
         if n > 0 then erows[#erows + 1] = { d.name, n, table.concat(ops, ", ") } end
       end
       if #(bl.disks or {}) == 0 then
         -- no request completed in the window: none failed (the tool ran and saw every completion)
-        ctx:metric("io_errors", 0, { warn = 1, crit = 10 })
+        ctx:metric("io_errors", 0, { warn = 1, crit = 10, agg = "total", help = "block requests that completed with an error (biolatency)" })
       end
       if #erows > 0 then
         ctx:table { traced = blwhy, title = "Requests completed with an error (biolatency, block_rq_complete)", columns = { "disk", "errors", "by operation (errors of completed)" }, rows = erows }
@@ -84,7 +84,7 @@ return {
         end
       end
     end
-    ctx:metric("kernel_io_errors", n, { warn = 1, crit = 10 })
+    ctx:metric("kernel_io_errors", n, { warn = 1, crit = 10, agg = "total", help = "I/O errors in the kernel log" })
     if #rows > 0 then
       ctx:table { title = "I/O errors in the kernel log during the window", columns = { "s after boot", "message" }, rows = rows }
     end

@@ -54,9 +54,9 @@ return {
           local warn_await = d.info.rotational and args.warn_await_rot_ms or args.warn_await_ms
           local q = {}
           for i, v in ipairs(d.series:rates("time_in_queue")) do q[i] = v / 1000 end
-          ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue, over = q })
+          ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue, over = q, agg = "mean", node_exporter = "node_disk_io_time_weighted_seconds_total" })
           if x.ios > 0 then
-            ctx:metric("await_ms", x.await, { unit = "ms", instance = d.name, warn = warn_await, crit = 10 * warn_await })
+            ctx:metric("await_ms", x.await, { unit = "ms", instance = d.name, warn = warn_await, crit = 10 * warn_await, agg = "mean", node_exporter = "node_disk_read_time_seconds_total" })
           end
           saturated = saturated or x.aqu_sz >= args.warn_queue or (x.ios > 0 and x.await >= warn_await)
           rows[#rows + 1] = { d.name, string.format("%.2f", x.aqu_sz), string.format("%.2f", x.r_await),
@@ -81,12 +81,12 @@ return {
         if measured > 0 then
           any_measured = true
           local s99 = hist.percentile(sv, 99) / 1000
-          ctx:metric("service_p99_ms", s99, { unit = "ms", instance = d.name })
+          ctx:metric("service_p99_ms", s99, { unit = "ms", instance = d.name, agg = "p99" })
           local q99
           if queued > 0 then
             any_queued = true
             q99 = hist.percentile(q, 99) / 1000
-            ctx:metric("queue_p99_ms", q99, { unit = "ms", instance = d.name, warn = args.warn_queue_p99_ms, crit = args.crit_queue_p99_ms })
+            ctx:metric("queue_p99_ms", q99, { unit = "ms", instance = d.name, warn = args.warn_queue_p99_ms, crit = args.crit_queue_p99_ms, agg = "p99" })
             saturated = saturated or q99 >= args.warn_queue_p99_ms
             if q99 > worst_p99 then worst, worst_p99 = d, q99 end
           else
@@ -148,7 +148,7 @@ return {
     local psi, pwhy = ctx.proc.pressure("io")
     if psi and psi:seconds() > 0 and psi:delta("some_total") then
       local some = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
-      ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct })
+      ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_io_waiting_seconds_total" })
       saturated = saturated or some >= args.warn_psi_pct
     else
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
@@ -156,7 +156,7 @@ return {
 
     local stat = ctx.proc.stat()
     if stat then
-      ctx:metric("blocked_threads_mean", stat.total:mean("procs_blocked"), { unit = "threads" })
+      ctx:metric("blocked_threads_mean", stat.total:mean("procs_blocked"), { unit = "threads", agg = "mean", node_exporter = "node_procs_blocked" })
       ctx:series("Threads blocked on I/O (procs_blocked)", stat.total:values("procs_blocked"), { unit = "threads", step = ctx.window.interval })
     end
 

@@ -22,7 +22,7 @@ return {
     end
     if #list == 0 then
       ctx:note("no disk did any I/O during the window")
-      ctx:metric("busy_pct", 0, { unit = "%", warn = args.warn_pct, crit = args.crit_pct })
+      ctx:metric("busy_pct", 0, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "mean", node_exporter = "node_disk_io_time_seconds_total" })
       return
     end
     local rows, worst, worst_name = {}, -1, nil
@@ -33,7 +33,7 @@ return {
         local ticks = d.series:deltas("io_ticks")
         local dt = ctx.window.interval
         for i, v in ipairs(ticks) do per[i] = math.min(100, 100 * v / 1000 / dt) end
-        ctx:metric("busy_pct", x.util_pct, { unit = "%", instance = d.name, warn = args.warn_pct, crit = args.crit_pct, over = per })
+        ctx:metric("busy_pct", x.util_pct, { unit = "%", instance = d.name, warn = args.warn_pct, crit = args.crit_pct, over = per, agg = "mean", node_exporter = "node_disk_io_time_seconds_total" })
         rows[#rows + 1] = { d.name, fmt.pct(x.util_pct), string.format("%.1f", x.r_s), string.format("%.1f", x.w_s),
                             string.format("%.1f", x.rkb_s), string.format("%.1f", x.wkb_s),
                             d.info.rotational == nil and "?" or (d.info.rotational and "yes" or "no") }

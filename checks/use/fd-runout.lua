@@ -29,7 +29,7 @@ return {
         host = runout.assess(ctx, { name = "host file table", instance = "host", ts = ts, ys = ys,
           capacity = max, unit = "", verb = "full" }, args)
         cands[1] = host
-        if #ys > 0 then ctx:metric("fds_allocated", ys[#ys], { instance = "host", over = ys }) end
+        if #ys > 0 then ctx:metric("fds_allocated", ys[#ys], { instance = "host", over = ys, agg = "last", node_exporter = "node_filefd_allocated" }) end
         local hist = ctx.history("fds_allocated")
         long = runout.across(host, hist and hist.host, { reset_at_boot = true })
         if long then cands[2] = runout.assess(ctx, long, args) end

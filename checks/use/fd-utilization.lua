@@ -16,8 +16,8 @@ return {
   run = function(ctx, args)
     local fnr, why = ctx.proc.filenr()
     if fnr and fnr:last("max") and fnr:last("max") > 0 then
-      ctx:metric("system_pct", 100 * fnr:max("allocated") / fnr:last("max"), { unit = "%", warn = args.warn_pct, crit = args.crit_pct })
-      ctx:metric("system_allocated", fnr:max("allocated"), { })
+      ctx:metric("system_pct", 100 * fnr:max("allocated") / fnr:last("max"), { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "peak", node_exporter = "node_filefd_allocated" })
+      ctx:metric("system_allocated", fnr:max("allocated"), { agg = "peak", node_exporter = "node_filefd_allocated" })
     else
       ctx:unknown("system_pct", why or "file-nr reports no maximum")
     end
@@ -39,7 +39,7 @@ return {
     end
     ranked = tasks.best(ranked, 5, function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
     local top = ranked[1]
-    ctx:metric("process_pct", top.pct, { unit = "%", instance = fmt.task(top.task), warn = args.warn_pct, crit = args.crit_pct })
+    ctx:metric("process_pct", top.pct, { unit = "%", instance = fmt.task(top.task), warn = args.warn_pct, crit = args.crit_pct, agg = "last" })
     if top.pct >= args.warn_pct then
       ctx:culprit { pid = top.task.pid, comm = top.task.comm, cmdline = top.task.cmdline, share = top.pct / 100 }
       ctx:next("what the process keeps open: ls -l /proc/" .. top.task.pid .. "/fd; raise LimitNOFILE if legitimate")

@@ -30,7 +30,7 @@ return {
           if first.readonly == false and last.readonly == true then ro[#ro + 1] = m end
           if s.errors_first and s.errors_last then
             local n = s.errors_last - s.errors_first
-            ctx:metric("fs_errors", n, { instance = m, warn = 1, crit = 10 })
+            ctx:metric("fs_errors", n, { instance = m, warn = 1, crit = 10, agg = "total" })
             counted = counted + 1
             errs = errs + n
             rows[#rows + 1] = { m, last.fstype, last.device or "-", fmt.num(s.errors_last), fmt.num(n) }
@@ -51,7 +51,7 @@ return {
         ctx:unknown("fs_errors", "no error counter for " .. table.concat(no_counter, ", ")
           .. ": only ext4 keeps one in sysfs (/sys/fs/ext4/DEV/errors_count); others report errors in the kernel log only")
       end
-      ctx:metric("turned_readonly", #ro, { warn = 1, crit = 1 })
+      ctx:metric("turned_readonly", #ro, { warn = 1, crit = 1, agg = "total", help = "file systems the kernel remounted read-only" })
       if #ro > 0 then
         ctx:note("turned read-only during the window (an error remount, or an operator's mount -o remount,ro): " .. table.concat(ro, ", "))
         ctx:next("why the file system went read-only: dmesg | grep -iE 'remount|fs error|corrupt'")

@@ -94,8 +94,8 @@ return {
                         capacity = last.used_bytes and last.avail_bytes and last.used_bytes + last.avail_bytes }
         cands[#cands + 1] = setmetatable(space, { __index = base })
         if #ys > 0 then
-          ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = m })
-          ctx:metric("reserved_bytes", last.reserved_bytes or 0, { unit = "bytes", instance = m })
+          ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = m, agg = "last", node_exporter = "node_filesystem_free_bytes" })
+          ctx:metric("reserved_bytes", last.reserved_bytes or 0, { unit = "bytes", instance = m, agg = "last", node_exporter = "node_filesystem_free_bytes", help = "root's reserve: free minus available" })
         end
         local its, iys = trend.points(s, "inodes_used")
         local inodes
@@ -103,7 +103,7 @@ return {
           inodes = setmetatable({ name = m .. " inodes", subject = m, instance = m .. " inodes", ts = its, ys = iys,
             capacity = last.inodes, unit = "", verb = "out of inodes" }, { __index = base })
           cands[#cands + 1] = inodes
-          ctx:metric("inodes_used", iys[#iys], { instance = m })
+          ctx:metric("inodes_used", iys[#iys], { instance = m, agg = "last", node_exporter = "node_filesystem_files_free" })
         end
         -- across runs: the levels earlier audits of this host recorded, then this window's last (a
         -- file system's use survives a reboot: every audit of this host counts)

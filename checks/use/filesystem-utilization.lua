@@ -39,12 +39,12 @@ return {
         local pct = s:max("used_pct")
         if pct then
           ctx:metric("used_pct", pct, { unit = "%", instance = m, warn = args.warn_pct, crit = args.crit_pct,
-                                        over = s:values("used_pct") })
+                                        over = s:values("used_pct"), agg = "peak", node_exporter = "node_filesystem_avail_bytes" })
           if pct > worst_pct then worst, worst_pct = m, pct end
         end
         local ipct = s:max("inodes_pct")
         if ipct then
-          ctx:metric("inodes_pct", ipct, { unit = "%", instance = m, warn = args.warn_pct, crit = args.crit_pct })
+          ctx:metric("inodes_pct", ipct, { unit = "%", instance = m, warn = args.warn_pct, crit = args.crit_pct, agg = "peak", node_exporter = "node_filesystem_files_free" })
           if ipct > worst_pct then worst, worst_pct = m, ipct end
         end
         local growth = (s:last("used_bytes") or 0) - (s:first("used_bytes") or 0)

@@ -37,9 +37,9 @@ return {
     ctx:note(string.format("LLC misses moved at least %s/s from memory (%s misses x %d bytes over %.2f s)",
       fmt.bytes(mb_s * 1e6), fmt.num(math.floor(c.scaled)), LINE, secs))
     if args.peak_mb_s > 0 then
-      ctx:metric("memory_read_mb_s", mb_s, { unit = "MB/s" })
+      ctx:metric("memory_read_mb_s", mb_s, { unit = "MB/s", agg = "mean" })
       ctx:metric("memory_utilization_pct", 100 * mb_s / args.peak_mb_s,
-        { unit = "%", warn = args.warn_pct, crit = args.crit_pct })
+        { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
     else
       -- Without the peak a traffic figure alone would paint the cell "ok": keep it unknown.
       ctx:unknown("memory_utilization_pct", string.format("memory traffic is %.0f MB/s (from LLC misses) but the "

@@ -19,8 +19,8 @@ return {
     local kills
     if vm and vm[1].oom_kill then
       kills = vm:delta("oom_kill") or 0
-      ctx:metric("oom_kills", kills, { warn = 1, crit = 1 })
-      ctx:metric("oom_kills_since_boot", vm:last("oom_kill"), { })
+      ctx:metric("oom_kills", kills, { warn = 1, crit = 1, agg = "total", node_exporter = "node_vmstat_oom_kill" })
+      ctx:metric("oom_kills_since_boot", vm:last("oom_kill"), { agg = "last", node_exporter = "node_vmstat_oom_kill" })
     else
       ctx:unknown("oom_kills", why or "/proc/vmstat has no oom_kill counter (kernel older than 4.13)")
     end
@@ -46,7 +46,9 @@ return {
         first_traced = first_traced or k
       end
       -- no thresholds of its own when vmstat counts the same kills; the only count when it cannot
-      ctx:metric("oom_kills_traced", #list, kills and {} or { warn = 1, crit = 1 })
+      local export = { agg = "total", node_exporter = "node_vmstat_oom_kill" }
+      ctx:metric("oom_kills_traced", #list, kills and export or { warn = 1, crit = 1, agg = export.agg,
+                                                               node_exporter = export.node_exporter })
       if #rows > 0 then
         ctx:table { traced = owhy, title = "OOM kills traced (oomkill): the victim, and the task allocating when the kill was decided",
                     columns = { "s into window", "victim pid", "victim", "victim rss", "memory cgroup", "trigger pid", "trigger" },

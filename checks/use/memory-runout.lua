@@ -46,7 +46,7 @@ return {
     local host = { name = "host memory", instance = "host", ts = ts, ys = ys, capacity = total, unit = "bytes",
                    verb = "exhausted" }
     cands[1] = runout.assess(ctx, host, args)
-    if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = "host", over = ys }) end
+    if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = "host", over = ys, agg = "last", node_exporter = "node_memory_MemAvailable_bytes" }) end
     local hist = ctx.history("used_bytes")
     local long = runout.across(host, hist and hist.host, { reset_at_boot = true })
     if long then cands[#cands + 1] = runout.assess(ctx, long, args) end

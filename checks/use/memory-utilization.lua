@@ -30,11 +30,11 @@ return {
       used[i] = 100 * (s.MemTotal - s.MemAvailable) / s.MemTotal
       peak = math.max(peak, used[i])
     end
-    ctx:metric("used_pct", peak, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = used })
-    ctx:metric("available", mem:min("MemAvailable"), { unit = "bytes" })
+    ctx:metric("used_pct", peak, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = used, agg = "peak", node_exporter = "node_memory_MemAvailable_bytes" })
+    ctx:metric("available", mem:min("MemAvailable"), { unit = "bytes", agg = "min", node_exporter = "node_memory_MemAvailable_bytes" })
     local swap_total = mem:last("SwapTotal") or 0
     if swap_total > 0 then
-      ctx:metric("swap_used_pct", 100 * (swap_total - mem:last("SwapFree")) / swap_total, { unit = "%" })
+      ctx:metric("swap_used_pct", 100 * (swap_total - mem:last("SwapFree")) / swap_total, { unit = "%", agg = "last", node_exporter = "node_memory_SwapFree_bytes" })
     end
     ctx:series("Memory used % (total minus available)", used, { unit = "%", step = ctx.window.interval })
     local last = mem[#mem]

@@ -29,12 +29,12 @@ return {
       for _, i in ipairs(c.ifaces) do
         for _, f in ipairs(FIELDS) do e = e + (i.series:delta(f) or 0) end
       end
-      ctx:metric("interface_errors", e, { instance = c.id, warn = 1, crit = 100 })
+      ctx:metric("interface_errors", e, { instance = c.id, warn = 1, crit = 100, agg = "total", node_exporter = "node_network_receive_errs_total" })
       total = total + e
       local aer, fatal = controllers.aer_errors(c.info) -- nil, reason without AER
       if aer then
-        ctx:metric("aer_errors", aer, { instance = c.id, warn = 1, crit = 100 })
-        ctx:metric("aer_fatal_errors", fatal, { instance = c.id, crit = 1 })
+        ctx:metric("aer_errors", aer, { instance = c.id, warn = 1, crit = 100, agg = "total" })
+        ctx:metric("aer_fatal_errors", fatal, { instance = c.id, crit = 1, agg = "total" })
         total = total + aer
       else
         no_aer[#no_aer + 1] = fatal -- the reason

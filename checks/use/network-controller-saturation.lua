@@ -36,7 +36,7 @@ return {
         sum = sum + n
         if n > top_n then top, top_n = i.name, n end
       end
-      ctx:metric("drops_per_s", sum, { unit = "packets/s", instance = c.id, warn = args.warn_drops_per_s, crit = args.crit_drops_per_s })
+      ctx:metric("drops_per_s", sum, { unit = "packets/s", instance = c.id, warn = args.warn_drops_per_s, crit = args.crit_drops_per_s, agg = "mean", node_exporter = "node_network_receive_drop_total" })
       if sum > worst_n then worst, worst_n = { c = c, top = top }, sum end
       rows[#rows + 1] = { c.id, table.concat(c.info.devices, ", "), string.format("%.1f", sum) }
     end

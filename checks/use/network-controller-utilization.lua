@@ -30,12 +30,12 @@ return {
     end
     local rows, no_link, worst_c = {}, {}, nil
     for _, c in ipairs(list) do
-      ctx:metric("throughput_bytes_per_s", c.rx_s + c.tx_s, { unit = "bytes/s", instance = c.id })
+      ctx:metric("throughput_bytes_per_s", c.rx_s + c.tx_s, { unit = "bytes/s", instance = c.id, agg = "mean", node_exporter = "node_network_receive_bytes_total" })
       local pct = "?"
       if c.info.link then
         -- received bytes travel device to host, sent bytes host to device
         local u = 100 * math.max(c.rx_s, c.tx_s) / controllers.pcie_bytes_per_s(c.info.link)
-        ctx:metric("link_pct", u, { unit = "%", instance = c.id, warn = args.warn_pct, crit = args.crit_pct })
+        ctx:metric("link_pct", u, { unit = "%", instance = c.id, warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
         pct = fmt.pct(u)
       else
         no_link[#no_link + 1] = c.info.link_reason

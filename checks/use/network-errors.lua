@@ -23,10 +23,10 @@ local function retransmits(ctx, args)
   end
   local secs = traced_s(ctx, info)
   ctx:metric("tcp_retransmits_per_s", d.retransmits / secs,
-             { unit = "/s", warn = args.warn_retrans_per_s, crit = args.crit_retrans_per_s })
-  ctx:metric("tcp_retransmits", d.retransmits, { unit = "segments" })
-  ctx:metric("tcp_resets_sent", d.resets_sent, { unit = "resets" })
-  ctx:metric("tcp_resets_received", d.resets_received, { unit = "resets" })
+             { unit = "/s", warn = args.warn_retrans_per_s, crit = args.crit_retrans_per_s, agg = "mean", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
+  ctx:metric("tcp_retransmits", d.retransmits, { unit = "segments", agg = "total", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
+  ctx:metric("tcp_resets_sent", d.resets_sent, { unit = "resets", agg = "total", node_exporter = "node_netstat_Tcp_OutRsts", help = "every network namespace (tcpretrans)" })
+  ctx:metric("tcp_resets_received", d.resets_received, { unit = "resets", agg = "total", help = "every network namespace (tcpretrans)" })
   local rows, peers, order = {}, {}, {}
   for _, f in ipairs(d.flows or {}) do
     if #rows < 15 then
@@ -84,8 +84,8 @@ local function drops(ctx, args)
   end
   local secs = traced_s(ctx, info)
   ctx:metric("packet_drops_per_s", d.drops / secs,
-             { unit = "/s", warn = args.warn_drops_per_s, crit = args.crit_drops_per_s })
-  ctx:metric("packet_drops", d.drops, { unit = "packets" })
+             { unit = "/s", warn = args.warn_drops_per_s, crit = args.crit_drops_per_s, agg = "mean", help = "packets the kernel freed as dropped, any reason (tcpdrop)" })
+  ctx:metric("packet_drops", d.drops, { unit = "packets", agg = "total", help = "packets the kernel freed as dropped, any reason (tcpdrop)" })
   local rows, top = {}, nil
   for _, r in ipairs(d.reasons or {}) do
     if r.drop then
@@ -142,7 +142,7 @@ return {
           e = e + (i.series:delta(f) or 0)
         end
         total = total + e
-        ctx:metric("interface_errors", e, { instance = i.name, warn = 1, crit = 100 })
+        ctx:metric("interface_errors", e, { instance = i.name, warn = 1, crit = 100, agg = "total", node_exporter = "node_network_receive_errs_total" })
       end
     else
       ctx:unknown("interface_errors", why)
@@ -150,10 +150,10 @@ return {
     -- /proc/net/snmp is sonde's own network namespace; the BPF tools below see every one.
     local snmp, swhy = ctx.proc.snmp()
     if snmp then
-      ctx:metric("tcp_in_errors", snmp:delta("Tcp.InErrs") or 0, { warn = 1 })
-      ctx:metric("udp_in_errors", snmp:delta("Udp.InErrors") or 0, { warn = 1 })
-      ctx:metric("udp_rcvbuf_errors", snmp:delta("Udp.RcvbufErrors") or 0, { warn = 1 })
-      ctx:metric("ip_in_discards", snmp:delta("Ip.InDiscards") or 0, { warn = 10 })
+      ctx:metric("tcp_in_errors", snmp:delta("Tcp.InErrs") or 0, { warn = 1, agg = "total", node_exporter = "node_netstat_Tcp_InErrs" })
+      ctx:metric("udp_in_errors", snmp:delta("Udp.InErrors") or 0, { warn = 1, agg = "total", node_exporter = "node_netstat_Udp_InErrors" })
+      ctx:metric("udp_rcvbuf_errors", snmp:delta("Udp.RcvbufErrors") or 0, { warn = 1, agg = "total", node_exporter = "node_netstat_Udp_RcvbufErrors" })
+      ctx:metric("ip_in_discards", snmp:delta("Ip.InDiscards") or 0, { warn = 10, agg = "total" })
     else
       ctx:unknown("tcp_in_errors", swhy)
     end

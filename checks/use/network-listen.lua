@@ -20,8 +20,8 @@ return {
     local overflows = snmp and (snmp:delta("TcpExt.ListenOverflows") or 0) or nil
     local drops = snmp and (snmp:delta("TcpExt.ListenDrops") or 0) or nil
     if overflows then
-      ctx:metric("listen_overflows", overflows, { warn = args.warn_overflows })
-      ctx:metric("listen_drops", drops, {})
+      ctx:metric("listen_overflows", overflows, { warn = args.warn_overflows, agg = "total", node_exporter = "node_netstat_TcpExt_ListenOverflows" })
+      ctx:metric("listen_drops", drops, { agg = "total", node_exporter = "node_netstat_TcpExt_ListenDrops" })
     end
     local list, why = ctx.proc.listeners()
     if not list then
@@ -39,7 +39,7 @@ return {
       local backlog = l.series:last("backlog")
       local qmax = l.series:max("queue")
       if backlog and backlog > 0 then
-        ctx:metric("queue_pct", 100 * qmax / backlog, { unit = "%", instance = l.name })
+        ctx:metric("queue_pct", 100 * qmax / backlog, { unit = "%", instance = l.name, agg = "peak" })
         local ts, ys = trend.points(l.series, "queue")
         local c = runout.assess(ctx, { name = "listener " .. l.name, instance = l.name, ts = ts, ys = ys,
           capacity = backlog, unit = "", listener = l }, args)

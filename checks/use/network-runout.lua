@@ -55,7 +55,7 @@ return {
       conntrack = runout.assess(ctx, { name = "conntrack table", instance = "conntrack", ts = ts, ys = ys,
         capacity = ct:last("max"), unit = "", kind = "conntrack", verb = "full" }, args)
       cands[#cands + 1] = conntrack
-      if #ys > 0 then ctx:metric("conntrack_entries", ys[#ys], { instance = "conntrack", over = ys }) end
+      if #ys > 0 then ctx:metric("conntrack_entries", ys[#ys], { instance = "conntrack", over = ys, agg = "last", node_exporter = "node_nf_conntrack_entries" }) end
       local hist = ctx.history("conntrack_entries")
       long = runout.across(conntrack, hist and hist.conntrack, { reset_at_boot = true, base = { kind = "conntrack" } })
       if long then cands[#cands + 1] = runout.assess(ctx, long, args) end
@@ -70,7 +70,7 @@ return {
         instance = "local ports", ts = ts, ys = ys, capacity = lp.range[2] - lp.range[1] + 1, unit = "",
         kind = "ports", dest = top }, args)
       if (lp.series:last("ports") or 0) > 0 then
-        ctx:metric("ephemeral_ports_in_use", lp.series:last("ports"), {})
+        ctx:metric("ephemeral_ports_in_use", lp.series:last("ports"), { agg = "last" })
       end
       if lp.tw_reuse and lp.tw_reuse > 0 then
         ctx:note(string.format("net.ipv4.tcp_tw_reuse = %d: ports in TIME_WAIT %s are handed out again, not counted",

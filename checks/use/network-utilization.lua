@@ -54,7 +54,7 @@ return {
         physical = physical + 1
         if speed then
           local u = 100 * math.max(rx, tx) * 8 / (speed * 1e6)
-          ctx:metric("link_pct", u, { unit = "%", instance = i.name, warn = args.warn_pct, crit = args.crit_pct })
+          ctx:metric("link_pct", u, { unit = "%", instance = i.name, warn = args.warn_pct, crit = args.crit_pct, agg = "mean", node_exporter = "node_network_speed_bytes" })
           pct = fmt.pct(u)
           if u >= worst then worst, worst_name = u, i.name end
         else
@@ -63,8 +63,8 @@ return {
             unknown_speed[#unknown_speed + 1] = i.name .. " (" .. (i.info.speed_reason or "no speed") .. ")"
           end
         end
-        ctx:metric("rx_bytes_per_s", rx, { unit = "bytes/s", instance = i.name })
-        ctx:metric("tx_bytes_per_s", tx, { unit = "bytes/s", instance = i.name })
+        ctx:metric("rx_bytes_per_s", rx, { unit = "bytes/s", instance = i.name, agg = "mean", node_exporter = "node_network_receive_bytes_total" })
+        ctx:metric("tx_bytes_per_s", tx, { unit = "bytes/s", instance = i.name, agg = "mean", node_exporter = "node_network_transmit_bytes_total" })
         rows[#rows + 1] = { i.name, fmt.bytes(rx) .. "/s", fmt.bytes(tx) .. "/s", speed and (speed .. " Mb/s") or "none known", pct, i.info.operstate or "?" }
       end
     end

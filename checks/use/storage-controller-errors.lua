@@ -36,8 +36,8 @@ return {
     for _, c in ipairs(list) do
       local aer, fatal = controllers.aer_errors(c.info) -- nil, reason without AER
       if aer then
-        ctx:metric("aer_errors", aer, { instance = c.id, warn = 1, crit = 100 })
-        ctx:metric("aer_fatal_errors", fatal, { instance = c.id, crit = 1 })
+        ctx:metric("aer_errors", aer, { instance = c.id, warn = 1, crit = 100, agg = "total" })
+        ctx:metric("aer_fatal_errors", fatal, { instance = c.id, crit = 1, agg = "total" })
         total = total + aer
       else
         no_aer[#no_aer + 1] = fatal -- the reason
@@ -52,13 +52,13 @@ return {
         end
       end
       if have_ioerr then
-        ctx:metric("device_errors", ioerr, { instance = c.id, warn = 1, crit = 10 })
+        ctx:metric("device_errors", ioerr, { instance = c.id, warn = 1, crit = 10, agg = "total" })
         total = total + ioerr
       end
       local failed = 0
       if bl then
         for _, name in ipairs(c.info.devices) do failed = failed + (bl_err[name] or 0) end
-        ctx:metric("io_errors", failed, { instance = c.id, warn = 1, crit = 10 })
+        ctx:metric("io_errors", failed, { instance = c.id, warn = 1, crit = 10, agg = "total" })
         total = total + failed
       end
       rows[#rows + 1] = { c.id, table.concat(c.info.devices, ", "), aer or "-",

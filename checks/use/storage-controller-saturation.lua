@@ -33,8 +33,8 @@ return {
       for _, d in ipairs(c.disks) do
         for i, v in ipairs(d.series:rates("time_in_queue")) do over[i] = (over[i] or 0) + v / 1000 end
       end
-      ctx:metric("queue_size", c.aqu_sz, { instance = c.id, warn = args.warn_queue, crit = args.crit_queue, over = over })
-      ctx:metric("busiest_disk_busy_pct", c.busy_max, { unit = "%", instance = c.id })
+      ctx:metric("queue_size", c.aqu_sz, { instance = c.id, warn = args.warn_queue, crit = args.crit_queue, over = over, agg = "mean", node_exporter = "node_disk_io_time_weighted_seconds_total" })
+      ctx:metric("busiest_disk_busy_pct", c.busy_max, { unit = "%", instance = c.id, agg = "mean", node_exporter = "node_disk_io_time_seconds_total" })
       if not worst or c.aqu_sz > worst.aqu_sz then worst = c end
       rows[#rows + 1] = { c.id, string.format("%.2f", c.aqu_sz), c.busiest or "-", fmt.pct(c.busy_max) }
     end

@@ -31,12 +31,12 @@ return {
     local rows, no_link, worst, worst_c = {}, {}, -1, nil
     for _, c in ipairs(list) do
       local rd, wr = c.rkb_s * 1024, c.wkb_s * 1024
-      ctx:metric("throughput_bytes_per_s", rd + wr, { unit = "bytes/s", instance = c.id })
+      ctx:metric("throughput_bytes_per_s", rd + wr, { unit = "bytes/s", instance = c.id, agg = "mean", node_exporter = "node_disk_read_bytes_total" })
       local pct = "?"
       if c.info.link then
         -- reads travel device to host, writes host to device: each direction has the link's rate
         local u = 100 * math.max(rd, wr) / controllers.pcie_bytes_per_s(c.info.link)
-        ctx:metric("link_pct", u, { unit = "%", instance = c.id, warn = args.warn_pct, crit = args.crit_pct })
+        ctx:metric("link_pct", u, { unit = "%", instance = c.id, warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
         pct = fmt.pct(u)
       else
         no_link[#no_link + 1] = c.info.link_reason

@@ -27,7 +27,7 @@ return {
         end
       end
     end
-    ctx:metric("swap_io_errors", n, { warn = 1, crit = 10 })
+    ctx:metric("swap_io_errors", n, { warn = 1, crit = 10, agg = "total" })
     if #rows > 0 then
       ctx:table { title = "Swap I/O errors in the kernel log during the window", columns = { "s after boot", "message" }, rows = rows }
       ctx:next("the swap device's disk errors: use.disk-errors; a process that hit one got SIGBUS")

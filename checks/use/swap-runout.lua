@@ -35,7 +35,7 @@ return {
     end
     local c = runout.assess(ctx, { name = "swap", instance = "swap", ts = ts, ys = ys, capacity = total,
       unit = "bytes", verb = "full" }, args)
-    if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = "swap", over = ys }) end
+    if #ys > 0 then ctx:metric("used_bytes", ys[#ys], { unit = "bytes", instance = "swap", over = ys, agg = "last", node_exporter = "node_memory_SwapFree_bytes" }) end
     local hist = ctx.history("used_bytes")
     local long = runout.across(c, hist and hist.swap, { reset_at_boot = true })
     local cands = { c }

@@ -21,8 +21,8 @@ return {
     local total = mem and mem:last("SwapTotal")
     local rin, rout = vm:rate("pswpin"), vm:rate("pswpout") or 0
     ctx:metric("swapin_pages_per_s", rin, { unit = "pages/s", warn = args.warn_in_per_s, crit = args.crit_in_per_s,
-                                            over = vm:rates("pswpin") })
-    ctx:metric("swapout_pages_per_s", rout, { unit = "pages/s", over = vm:rates("pswpout") })
+                                            over = vm:rates("pswpin"), agg = "mean", node_exporter = "node_vmstat_pswpin" })
+    ctx:metric("swapout_pages_per_s", rout, { unit = "pages/s", over = vm:rates("pswpout"), agg = "mean", node_exporter = "node_vmstat_pswpout" })
     ctx:series("Pages swapped in per second", vm:rates("pswpin"), { unit = "pages/s", step = ctx.window.interval })
     ctx:series("Pages swapped out per second", vm:rates("pswpout"), { unit = "pages/s", step = ctx.window.interval })
     if total == 0 then

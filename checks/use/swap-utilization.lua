@@ -19,7 +19,7 @@ return {
       return
     end
     local total = mem:last("SwapTotal")
-    ctx:metric("configured_bytes", total, { unit = "bytes" })
+    ctx:metric("configured_bytes", total, { unit = "bytes", agg = "last", node_exporter = "node_memory_SwapTotal_bytes" })
     if total == 0 then
       ctx:summary("no swap is configured: memory pressure goes to page cache reclaim and the OOM killer, never to swap")
       return
@@ -29,8 +29,8 @@ return {
       used[i] = 100 * ((s.SwapTotal or 0) - (s.SwapFree or 0)) / math.max(s.SwapTotal or 1, 1)
     end
     local pct = math.max(table.unpack(used))
-    ctx:metric("used_pct", pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = used })
-    ctx:metric("used_bytes", total - mem:last("SwapFree"), { unit = "bytes" })
+    ctx:metric("used_pct", pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = used, agg = "peak", node_exporter = "node_memory_SwapFree_bytes" })
+    ctx:metric("used_bytes", total - mem:last("SwapFree"), { unit = "bytes", agg = "last", node_exporter = "node_memory_SwapFree_bytes" })
     local sw = ctx.proc.swaps()
     if sw then
       local names, rows = {}, {}
@@ -40,7 +40,7 @@ return {
         local s = sw[n]
         local last = s[#s]
         local dp = last.size_bytes > 0 and 100 * last.used_bytes / last.size_bytes or 0
-        ctx:metric("device_used_pct", dp, { unit = "%", instance = n })
+        ctx:metric("device_used_pct", dp, { unit = "%", instance = n, agg = "last" })
         rows[#rows + 1] = { n, last.type, fmt.bytes(last.size_bytes), fmt.bytes(last.used_bytes), fmt.pct(dp), last.priority }
       end
       if #rows > 0 then

@@ -54,7 +54,7 @@ return {
           capacity = cap, unit = "", verb = "out of threads" }, args)
         cands[1] = host
         room = cap - (ys[#ys] or 0)
-        if #ys > 0 then ctx:metric("threads", ys[#ys], { instance = "host", over = ys }) end
+        if #ys > 0 then ctx:metric("threads", ys[#ys], { instance = "host", over = ys, agg = "last" }) end
         local hist = ctx.history("threads")
         long = runout.across(host, hist and hist.host, { reset_at_boot = true })
         if long then cands[2] = runout.assess(ctx, long, args) end

@@ -14,10 +14,11 @@ local HW = {
   branch_miss_pct = { "branch-misses", "branch-instructions" },
 }
 local HW_ORDER = { "ipc", "stalled_frontend_pct", "stalled_backend_pct", "llc_miss_pct", "branch_miss_pct" }
+-- metric name, counter, the node_exporter family that has the same count (or none)
 local SW = {
-  { "context_switches_per_s", "context-switches" },
+  { "context_switches_per_s", "context-switches", "node_context_switches_total" },
   { "cpu_migrations_per_s", "cpu-migrations" },
-  { "page_faults_per_s", "page-faults" },
+  { "page_faults_per_s", "page-faults", "node_vmstat_pgfault" },
 }
 
 return {
@@ -46,7 +47,7 @@ return {
     for _, s in ipairs(SW) do
       local c = ev[s[2]]
       if c and secs > 0 then
-        ctx:metric(s[1], c.scaled / secs, { unit = "/s" })
+        ctx:metric(s[1], c.scaled / secs, { unit = "/s", agg = "mean", node_exporter = s[3] })
         sw_done[#sw_done + 1] = string.format("%s %s/s", s[2], fmt.num(math.floor(c.scaled / secs + 0.5)))
       else
         ctx:unknown(s[1], info.unsupported[s[2]] or "no counting time in the window")
@@ -75,10 +76,10 @@ return {
 
     if values.ipc then
       local judged = busy and 100 * busy >= args.busy_pct
-      ctx:metric("ipc", values.ipc, { unit = "ratio", warn = judged and args.stall_ipc or nil, lower_is_worse = true })
+      ctx:metric("ipc", values.ipc, { unit = "ratio", warn = judged and args.stall_ipc or nil, lower_is_worse = true, agg = "mean" })
     end
     for _, m in ipairs(HW_ORDER) do
-      if m ~= "ipc" and values[m] then ctx:metric(m, values[m], { unit = "%" }) end
+      if m ~= "ipc" and values[m] then ctx:metric(m, values[m], { unit = "%", agg = "mean" }) end
     end
 
     -- Per CPU: cycles and instructions where both were counted.

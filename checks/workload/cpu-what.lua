@@ -63,10 +63,10 @@ return {
       ctx:unknown("cpu_irq_pct_max", "the window holds fewer than two /proc/stat samples")
       return
     end
-    ctx:metric("hardirq_pct", 100 * hard_sum / total_sum, { unit = "%" })
-    ctx:metric("softirq_pct", 100 * soft_sum / total_sum, { unit = "%" })
+    ctx:metric("hardirq_pct", 100 * hard_sum / total_sum, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
+    ctx:metric("softirq_pct", 100 * soft_sum / total_sum, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
-      warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct })
+      warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
     table.sort(list, function(a, b) return a.hard + a.soft > b.hard + b.soft end)
     local rows = {}
     for i, e in ipairs(list) do

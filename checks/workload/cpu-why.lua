@@ -104,9 +104,9 @@ return {
       return
     end
     local total = d.total or 0
-    ctx:metric("samples", d.samples or 0, { unit = "samples" })
-    ctx:metric("busy_samples", total, { unit = "samples" })
-    ctx:metric("lost_samples", d.lost_samples or 0, { unit = "samples" })
+    ctx:metric("samples", d.samples or 0, { unit = "samples", agg = "total", help = "profile samples taken (sonde's own)" })
+    ctx:metric("busy_samples", total, { unit = "samples", agg = "total" })
+    ctx:metric("lost_samples", d.lost_samples or 0, { unit = "samples", agg = "total" })
     if d.kernel_symbols ~= "ok" then ctx:unknown("kernel_frames", d.kernel_symbols) end
     if total == 0 then
       ctx:unknown("top_functions", string.format("no thread was on a CPU at any of the %d samples (%d Hz on %d CPUs): the CPUs were idle",
@@ -114,9 +114,9 @@ return {
       return
     end
     local unknown_pct = d.frames > 0 and 100 * d.unknown_frames / d.frames or 0
-    ctx:metric("unknown_frames_pct", unknown_pct, { unit = "%" })
+    ctx:metric("unknown_frames_pct", unknown_pct, { unit = "%", agg = "mean" })
     local broken_pct = 100 * (d.broken and d.broken.count or 0) / total
-    ctx:metric("broken_stacks_pct", broken_pct, { unit = "%" })
+    ctx:metric("broken_stacks_pct", broken_pct, { unit = "%", agg = "mean" })
 
     -- self: the leaf frame; total: every function on the stack, once per stack
     local self, incl = {}, {}
@@ -195,7 +195,7 @@ return {
       if s.unwinder then by_unwinder[s.unwinder] = (by_unwinder[s.unwinder] or 0) + s.count end
     end
     if d.cfi then
-      ctx:metric("cfi_unwound_pct", 100 * (by_unwinder.cfi or 0) / total, { unit = "%" })
+      ctx:metric("cfi_unwound_pct", 100 * (by_unwinder.cfi or 0) / total, { unit = "%", agg = "mean" })
       if d.cfi.status ~= "on" then ctx:note("CFI unwinding: " .. d.cfi.status) end
       -- samples whose unwinding would have cost more than its budget: by the budget they broke
       local b = d.cfi.budget

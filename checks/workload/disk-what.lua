@@ -31,7 +31,7 @@ local function by_op(ctx)
     for i = 1, #all do all[i] = all[i] or 0 end
     if hist.count(all) > 0 then
       any = true
-      ctx:metric("io_p99_ms", hist.percentile(all, 99) / 1000, { unit = "ms", instance = d.name })
+      ctx:metric("io_p99_ms", hist.percentile(all, 99) / 1000, { unit = "ms", instance = d.name, agg = "p99" })
     end
   end
   if not any then
@@ -70,7 +70,7 @@ return {
         ctx:series(d.name .. " IOPS", iops, { unit = "IO/s", step = ctx.window.interval })
       end
     end
-    ctx:metric("iops", total_iops, { unit = "IO/s" }) -- per disk in the series evidence
+    ctx:metric("iops", total_iops, { unit = "IO/s", agg = "mean", node_exporter = "node_disk_reads_completed_total" }) -- per disk in the series evidence
     if #rows > 0 then
       ctx:table { title = "Disk workload", columns = { "disk", "IOPS", "read", "write", "avg read KB", "avg write KB", "reads" }, rows = rows }
     end

@@ -20,8 +20,8 @@ return {
     ctx:series("Context switches per second", stat.total:rates("ctxt"), { unit = "/s", step = step })
     ctx:series("Processes created per second", stat.total:rates("processes"), { unit = "/s", step = step })
     local forks = stat.total:rate("processes") or 0
-    ctx:metric("forks_per_s", forks, { unit = "/s", over = stat.total:rates("processes") })
-    ctx:metric("context_switches_per_s", stat.total:rate("ctxt") or 0, { unit = "/s", over = stat.total:rates("ctxt") })
+    ctx:metric("forks_per_s", forks, { unit = "/s", over = stat.total:rates("processes"), agg = "mean", node_exporter = "node_forks_total", help = "tasks created, threads included (/proc/stat processes)" })
+    ctx:metric("context_switches_per_s", stat.total:rate("ctxt") or 0, { unit = "/s", over = stat.total:rates("ctxt"), agg = "mean", node_exporter = "node_context_switches_total" })
 
     -- Short-lived processes: started and gone inside the window (top would miss them).
     local list = ctx.proc.tasks()
@@ -46,7 +46,7 @@ return {
         rows[#rows + 1] = { ppid, comm_of[ppid] or "?", p.n, table.concat(names, ", ") }
       end
       table.sort(rows, function(a, b) return a[3] > b[3] or (a[3] == b[3] and a[1] < b[1]) end)
-      ctx:metric("short_lived_seen", short, { })
+      ctx:metric("short_lived_seen", short, { agg = "total", help = "processes sampling saw start and end in the window" })
       if #rows > 0 then
         ctx:table { title = "Short-lived processes seen (started and exited in the window), by parent",
           columns = { "parent pid", "parent", "children seen", "commands" }, rows = rows }

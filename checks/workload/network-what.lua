@@ -29,7 +29,7 @@ return {
       -- the seconds it traced: attached before the window, read after it
       local secs = (rwhy.traced_to_s or 0) - (rwhy.traced_from_s or 0)
       if secs <= 0 then secs = math.max(ctx.window.seconds, 1e-9) end
-      ctx:metric("tcp_retransmits_per_s", rt.retransmits / secs, { unit = "/s" })
+      ctx:metric("tcp_retransmits_per_s", rt.retransmits / secs, { unit = "/s", agg = "mean", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
       local rrows = {}
       for _, f in ipairs(rt.flows or {}) do
         if #rrows >= 10 or f.retransmits == 0 then break end
@@ -47,9 +47,9 @@ return {
     local snmp = ctx.proc.snmp()
     if snmp then
       local active, passive = snmp:rate("Tcp.ActiveOpens") or 0, snmp:rate("Tcp.PassiveOpens") or 0
-      ctx:metric("tcp_active_opens_per_s", active, { unit = "conn/s" })
-      ctx:metric("tcp_passive_opens_per_s", passive, { unit = "conn/s" })
-      ctx:metric("tcp_established", snmp:last("Tcp.CurrEstab") or 0, { })
+      ctx:metric("tcp_active_opens_per_s", active, { unit = "conn/s", agg = "mean", node_exporter = "node_netstat_Tcp_ActiveOpens" })
+      ctx:metric("tcp_passive_opens_per_s", passive, { unit = "conn/s", agg = "mean", node_exporter = "node_netstat_Tcp_PassiveOpens" })
+      ctx:metric("tcp_established", snmp:last("Tcp.CurrEstab") or 0, { agg = "last", node_exporter = "node_netstat_Tcp_CurrEstab" })
       ctx:summary(string.format("%d interfaces; TCP: %.1f outgoing and %.1f incoming connections/s, %d established",
         #list, active, passive, snmp:last("Tcp.CurrEstab") or 0))
     end

@@ -76,12 +76,12 @@ return {
         blocked_all = blocked_all + s
       end
     end
-    ctx:metric("oncpu_threads", (host.cpu or 0) / window_s, { unit = "threads" })
-    ctx:metric("runnable_threads", (host.runq or 0) / window_s, { unit = "threads" })
-    ctx:metric("blocked_threads", blocked_all / window_s, { unit = "threads" })
-    ctx:metric("idle_threads", (host.idle or 0) / window_s, { unit = "threads" })
-    ctx:metric("load_running_threads", th.r_mean or 0, { unit = "threads" })
-    ctx:metric("load_uninterruptible_threads", th.d_mean or 0, { unit = "threads" })
+    ctx:metric("oncpu_threads", (host.cpu or 0) / window_s, { unit = "threads", agg = "mean", help = "threads on a CPU, from the thread states" })
+    ctx:metric("runnable_threads", (host.runq or 0) / window_s, { unit = "threads", agg = "mean", help = "threads waiting for a CPU, from the thread states" })
+    ctx:metric("blocked_threads", blocked_all / window_s, { unit = "threads", agg = "mean", help = "threads blocked on something named (disk, lock, network...), from the thread states" })
+    ctx:metric("idle_threads", (host.idle or 0) / window_s, { unit = "threads", agg = "mean", help = "threads idle (parked, polling with nothing to do), from the thread states" })
+    ctx:metric("load_running_threads", th.r_mean or 0, { unit = "threads", agg = "mean", node_exporter = "node_procs_running" })
+    ctx:metric("load_uninterruptible_threads", th.d_mean or 0, { unit = "threads", agg = "mean", node_exporter = "node_procs_blocked" })
 
     -- the processes that wait most on something specific; then those that run most
     local top = tasks.best(rows, args.top, function(x, y)

@@ -48,8 +48,8 @@ return {
     if not d then
       ctx:unknown("execs_per_s", info)
       if seen then
-        ctx:metric("started_seen_by_proc", seen.started, { })
-        ctx:metric("exited_seen_by_proc", seen.exited, { })
+        ctx:metric("started_seen_by_proc", seen.started, { agg = "total", help = "processes /proc sampling saw start" })
+        ctx:metric("exited_seen_by_proc", seen.exited, { agg = "total", help = "processes /proc sampling saw exit" })
         local saw = string.format("%d process%s start and %d exit", seen.started, seen.started == 1 and "" or "es",
           seen.exited)
         ctx:note(string.format("/proc sampling every %g s saw %s; "
@@ -63,16 +63,16 @@ return {
     if secs <= 0 then secs = math.max(ctx.window.seconds, 1e-9) end
     local execs, forks = d.execs or 0, d.forks or 0
     local rate = execs / secs
-    ctx:metric("execs_per_s", rate, { unit = "/s", warn = args.warn_execs_per_s, crit = args.crit_execs_per_s })
-    ctx:metric("forks_per_s", forks / secs, { unit = "/s" })
-    ctx:metric("execs", execs, { })
-    ctx:metric("forks", forks, { })
+    ctx:metric("execs_per_s", rate, { unit = "/s", warn = args.warn_execs_per_s, crit = args.crit_execs_per_s, agg = "mean" })
+    ctx:metric("forks_per_s", forks / secs, { unit = "/s", agg = "mean", help = "processes forked, traced (execsnoop); not threads where the kernel tells them apart" })
+    ctx:metric("execs", execs, { agg = "total" })
+    ctx:metric("forks", forks, { agg = "total", help = "processes forked, traced (execsnoop); not threads where the kernel tells them apart" })
     if d.forks_include_threads then
       ctx:note("forks include new threads: the classic tracepoint's fork record cannot tell them apart")
     end
     if seen then
       -- how much sampling misses: the reason this check traces
-      ctx:metric("started_seen_by_proc", seen.started, { })
+      ctx:metric("started_seen_by_proc", seen.started, { agg = "total", help = "processes /proc sampling saw start" })
     end
 
     -- parents: who starts them (the culprit of an exec storm is the parent, not the short-lived child)
@@ -111,9 +111,9 @@ return {
     local p50
     if nlife > 0 then
       p50 = hist.percentile(life.hist, 50)
-      ctx:metric("short_lived", nlife, { })
-      ctx:metric("lifetime_p50_ms", p50 / 1000, { unit = "ms" })
-      ctx:metric("lifetime_p99_ms", hist.percentile(life.hist, 99) / 1000, { unit = "ms" })
+      ctx:metric("short_lived", nlife, { agg = "total", help = "processes that started and ended in the window (execsnoop)" })
+      ctx:metric("lifetime_p50_ms", p50 / 1000, { unit = "ms", agg = "p50" })
+      ctx:metric("lifetime_p99_ms", hist.percentile(life.hist, 99) / 1000, { unit = "ms", agg = "p99" })
       hist.table(ctx, "Lifetime of the processes that started and ended in the window (execsnoop)", life.hist, "us", info)
     else
       ctx:unknown("lifetime_p50_ms", "no process both started and ended inside the window")

@@ -156,9 +156,9 @@ return {
           .. "users' processes when not root, or ones sonde may not ptrace)%s", denied, of, rest))
       end
     end
-    ctx:metric("processes", #list, { })
-    ctx:metric("started_in_window", started, { })
-    ctx:metric("exited_in_window", exited, { })
+    ctx:metric("processes", #list, { agg = "total", help = "processes seen in the window" })
+    ctx:metric("started_in_window", started, { agg = "total" })
+    ctx:metric("exited_in_window", exited, { agg = "total" })
     if by_cpu[1] then
       ctx:summary(string.format("%s (%s); top CPU: %s at %s of a CPU; %d started and %d exited during the window",
         fmt.count(#list, "process", "processes"), fmt.count(kthreads, "kernel thread"), fmt.task(by_cpu[1].task), fmt.pct(100 * by_cpu[1].value / secs), started, exited))

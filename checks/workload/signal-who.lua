@@ -48,8 +48,8 @@ return {
       end
       s.n = s.n + 1
     end
-    ctx:metric("fatal_signals", #fatal, { warn = args.warn_fatal })
-    ctx:metric("signals", ks.count or 0, { })
+    ctx:metric("fatal_signals", #fatal, { warn = args.warn_fatal, agg = "total" })
+    ctx:metric("signals", ks.count or 0, { agg = "total" })
     if #rows > 0 then
       ctx:table { traced = info, title = "Fatal signals, in order (" .. table.concat(ks.fatal_signals or {}, " ") .. ")",
                   columns = { "s into window", "signal", "sender pid", "sender", "target pid", "target", "origin", "outcome" },

@@ -74,6 +74,14 @@ int redactor__apply_dir(struct redactor *r, const char *dir, char *err, size_t e
 int redactor__write_map(struct redactor *r, const char *path, char *err, size_t errlen);
 
 /*
+ * Does this URL (or any text) carry a credential the redactor would drop: a
+ * password (user:password@), a user part that reads as a token, a secret
+ * option or query parameter (token=, sig=, X-Amz-Signature=, or any
+ * parameter whose value reads as a token)? 1, 0, or -ENOMEM.
+ */
+int redact__url_has_secret(const char *url);
+
+/*
  * Redact a staging directory: learn from every file and from command (the
  * command line that made it, may be NULL), rewrite every file but
  * manifest.json (the caller writes a new one: the old hashes are wrong now).

@@ -34,6 +34,63 @@ static unsigned int path_ctx(const char *path)
 	return REDACT_TEXT;
 }
 
+/*
+ * A record of one task's stat line, "PID (COMM) STATE ...": /proc/PID/stat,
+ * /proc/PID/task/TID/stat and sonde:task/PID (docs/capture-format.md).
+ */
+static int comm_record(const char *path)
+{
+	const char *p = path + 6;
+
+	if (!strncmp(path, "sonde:task/", 11))
+		return 1;
+	if (strncmp(path, "/proc/", 6) || !is_digit((unsigned char)*p))
+		return 0;
+	while (is_digit((unsigned char)*p))
+		p++;
+	if (!strncmp(p, "/task/", 6) && is_digit((unsigned char)p[6]))
+		for (p += 6; is_digit((unsigned char)*p);)
+			p++;
+	return !strcmp(p, "/stat");
+}
+
+/*
+ * A stat line's COMM is any 15 bytes its process chose, parentheses and
+ * "token=" included, and its readers find it between the first '(' and the
+ * last ')'. A rule that ran on across the ')' (a secret's value ends at a
+ * blank) would take the parenthesis with it, and the line would lose its
+ * shape: the process gone from the analysis. So the COMM is a text of its
+ * own, redacted as a unit, and the rest another: no match spans the two,
+ * and the parentheses stay where they are.
+ */
+static int redact_comm_line(struct redactor *r, const char *s, size_t n, unsigned int ctx,
+			    struct strbuf *out)
+{
+	const char *open = memchr(s, '(', n), *close = NULL;
+	int rc;
+
+	for (size_t i = n; open && i > (size_t)(open - s); i--)
+		if (s[i - 1] == ')') {
+			close = s + i - 1;
+			break;
+		}
+	if (!close)
+		return redact__plain(r, s, n, ctx, out);
+	if ((rc = redact__plain(r, s, (size_t)(open - s) + 1, REDACT_TEXT, out)) ||
+	    (rc = redact__plain(r, open + 1, (size_t)(close - open - 1), REDACT_TEXT, out)))
+		return rc;
+	return redact__plain(r, close, n - (size_t)(close - s), ctx, out);
+}
+
+/* One record's payload: learned from (out NULL) or redacted into out. */
+static int redact_payload(struct redactor *r, const struct capture_rec *c, unsigned int ctx,
+			  struct strbuf *out)
+{
+	if (comm_record(c->path))
+		return redact_comm_line(r, c->data, c->len, ctx, out);
+	return redact__plain(r, c->data, c->len, ctx, out);
+}
+
 static int path_then_index(const void *a, const void *b, void *arg)
 {
 	const struct capture_rec *rec = arg;
@@ -113,7 +170,7 @@ static int redact_record(struct redactor *r, const struct capture_stream *st, si
 	if (!w) {
 		rc = redact__plain(r, c->path, strlen(c->path), REDACT_TEXT, NULL);
 		if (!rc && !c->err && !rep)
-			rc = redact__plain(r, c->data, c->len, ctx, NULL);
+			rc = redact_payload(r, c, ctx, NULL);
 		return rc;
 	}
 	path->len = 0;
@@ -131,7 +188,7 @@ static int redact_record(struct redactor *r, const struct capture_stream *st, si
 	} else {
 		payload->len = 0;
 		strbuf__append(payload, "", 0);
-		rc = redact__plain(r, c->data, c->len, ctx, payload);
+		rc = redact_payload(r, c, ctx, payload);
 		if (!rc)
 			rc = capture_writer__record(w, c->seq, c->wall_ns, c->mono_ns, path->buf,
 						    payload->buf, payload->len, c->truncated);

@@ -2,9 +2,10 @@
 /*
  * The redactor's inside, shared by its files and private to core/bundle:
  * redact.c (the redactor: its index of names and addresses, pseudonyms,
- * learning, the map), redact_rules.c (the scan and its rules),
- * redact_views.c (JSON, Markdown and HTML read as their readers see them),
- * redact_files.c (directories, capture streams, files replaced).
+ * learning, the map), redact_rules.c (the scan and its rules), redact_addr.c
+ * (its address rules), redact_views.c (JSON, Markdown and HTML read as their
+ * readers see them), redact_files.c (directories, capture streams, files
+ * replaced).
  */
 #ifndef SONDE_REDACT_INT_H
 #define SONDE_REDACT_INT_H
@@ -189,10 +190,40 @@ struct scan {
 	struct strbuf *out; /* NULL: learning */
 	unsigned int ctx;
 	size_t full;       /* REDACT_TRUNCATED: n before the cut last token was set aside */
+	size_t secrets;    /* secret values met (dropped, or learned) */
 };
+
+static inline int learning(const struct scan *sc)
+{
+	return !sc->out;
+}
+
+static inline size_t src_at(const struct scan *sc, size_t i)
+{
+	return sc->map ? sc->map[i] : i;
+}
+
+/* The view's [a, b) replaced by repl in the output (the source bytes up to a copied first). */
+static inline void redact__replace(struct scan *sc, size_t a, size_t b, const char *repl)
+{
+	size_t sa = src_at(sc, a);
+
+	if (!sc->out)
+		return;
+	if (sa > *sc->emitted)
+		strbuf__append(sc->out, sc->src + *sc->emitted, sa - *sc->emitted);
+	strbuf__puts(sc->out, repl);
+	*sc->emitted = src_at(sc, b);
+}
 
 /* Run every rule over sc->v: learn (sc->out NULL), or write the redacted source to sc->out. */
 void redact__scan(struct scan *sc);
+
+/* ---- redact_addr.c: the address rules, each the end of its match at i, or 0 ---- */
+
+size_t redact__rule_mac(struct scan *sc, size_t i);
+size_t redact__rule_ipv6(struct scan *sc, size_t i);
+size_t redact__rule_ipv4(struct scan *sc, size_t i);
 /* A plain text: learn from it (out NULL) or append its redacted form to out. 0 or -ENOMEM. */
 int redact__plain(struct redactor *r, const char *s, size_t n, unsigned int ctx,
 		  struct strbuf *out);

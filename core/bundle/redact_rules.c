@@ -3,37 +3,14 @@
  * The scan over one view of a text, and its rules, tried in this order at
  * each position (what each catches: redact.c's opening comment and
  * docs/redaction.md): cut token, URL, secret, bearer, home, user@host, MAC,
- * IPv6, IPv4, learned names.
+ * IPv6, IPv4 (those three in redact_addr.c), learned names.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bundle/redact_int.h"
-
-static size_t src_at(const struct scan *sc, size_t i)
-{
-	return sc->map ? sc->map[i] : i;
-}
-
-static void replace(struct scan *sc, size_t a, size_t b, const char *repl)
-{
-	size_t sa = src_at(sc, a);
-
-	if (!sc->out)
-		return;
-	if (sa > *sc->emitted)
-		strbuf__append(sc->out, sc->src + *sc->emitted, sa - *sc->emitted);
-	strbuf__puts(sc->out, repl);
-	*sc->emitted = src_at(sc, b);
-}
-
-static int learning(const struct scan *sc)
-{
-	return !sc->out;
-}
 
 /* The name at [a, b) replaced by its pseudonym (learned now if new); REDACTED if not a name. */
 static void replace_name(struct scan *sc, size_t a, size_t b, enum kind kind)
@@ -45,13 +22,13 @@ static void replace_name(struct scan *sc, size_t a, size_t b, enum kind kind)
 	if (!id) {
 		/* Not a name to keep a pseudonym for: stoplisted, it stays; anything else goes. */
 		if (!redactor__stoplisted(sc->v + a, b - a))
-			replace(sc, a, b, REDACTED);
+			redact__replace(sc, a, b, REDACTED);
 		return;
 	}
 	redactor__alloc_name(r, &r->e[id - 1]);
 	/* A pseudonym met again stays byte for byte (an escaped "user\-1" too). */
 	if (r->e[id - 1].pseudo && r->e[id - 1].kind != K_KEEP)
-		replace(sc, a, b, r->e[id - 1].pseudo);
+		redact__replace(sc, a, b, r->e[id - 1].pseudo);
 }
 
 static size_t token_end(const struct scan *sc, size_t i)
@@ -73,7 +50,7 @@ static size_t rule_cut(struct scan *sc, size_t i)
 	if (j + 4 > sc->n || memcmp(sc->v + j, " \xe2\x80\xa6", 4))
 		return 0;
 	if (!learning(sc))
-		replace(sc, i, j, REDACTED);
+		redact__replace(sc, i, j, REDACTED);
 	return j;
 }
 
@@ -91,6 +68,7 @@ static void drop_secret(struct scan *sc, size_t a, size_t b)
 {
 	if (b <= a)
 		return;
+	sc->secrets++;
 	if (learning(sc)) {
 		secret_value_learn(sc, a, b);
 		return;
@@ -98,7 +76,39 @@ static void drop_secret(struct scan *sc, size_t a, size_t b)
 	/* A value that runs into the cut: it and the fragment after it are one secret. */
 	if ((sc->ctx & REDACT_TRUNCATED) && b == sc->n && sc->full > sc->n)
 		b = sc->full;
-	replace(sc, a, b, REDACTED);
+	redact__replace(sc, a, b, REDACTED);
+}
+
+static int char_class(unsigned char c)
+{
+	return is_digit(c) ? 0 : (c >= 'a' && c <= 'z') ? 1 : (c >= 'A' && c <= 'Z') ? 2 : 3;
+}
+
+/*
+ * A value that reads as a token rather than a name: 20 bytes or more of the
+ * alphabets tokens are written in (base64, base64url, hex, percent-encoded;
+ * dots only in a JWT), letters and digits both, and as mixed as random text
+ * is: a class change (digit, lower, upper, other) at a third of the bytes
+ * or more. A random base64 string changes at about 0.6 of them, hex at 0.45;
+ * "sonde-vm-20261129T074643Z" at 0.3, a word never has a digit.
+ */
+static int token_like(const char *s, size_t n)
+{
+	int letter = 0, digit = 0, jwt = n > 3 && !memcmp(s, "eyJ", 3);
+	size_t changes = 0;
+
+	if (n < 20)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!is_alpha(c) && !is_digit(c) && !strchr("-_~+/=%", c) && !(jwt && c == '.'))
+			return 0;
+		letter |= is_alpha(c);
+		digit |= is_digit(c);
+		changes += i && char_class(c) != char_class((unsigned char)s[i - 1]);
+	}
+	return letter && digit && changes * 3 >= n;
 }
 
 /* scheme://user:pass@host: the password dropped, the user pseudonymized. */
@@ -106,6 +116,7 @@ static size_t rule_url(struct scan *sc, size_t i)
 {
 	const char *v = sc->v;
 	size_t j = i, a, e, at = 0, colon = 0;
+	int token;
 
 	if (!is_alpha((unsigned char)v[i]) ||
 	    (i && (is_word((unsigned char)v[i - 1]) || v[i - 1] == '+' || v[i - 1] == '.' ||
@@ -144,10 +155,12 @@ static size_t rule_url(struct scan *sc, size_t i)
 			colon = k;
 			break;
 		}
+	token = !colon && (at - a > 32 || token_like(v + a, at - a));
+	sc->secrets += token || (colon && at > colon + 1);
 	if (learning(sc)) {
 		size_t he = at + 1;
 
-		if (!colon && at - a > 32)
+		if (token)
 			secret_value_learn(sc, a, at);
 		else
 			redactor__learn_user(sc->r, v + a, (colon ? colon : at) - a);
@@ -163,13 +176,13 @@ static size_t rule_url(struct scan *sc, size_t i)
 	}
 	if ((colon ? colon : at) > a) {
 		/* A long user part without a password is more likely a token than a person. */
-		if (!colon && at - a > 32)
-			replace(sc, a, at, REDACTED);
+		if (token)
+			redact__replace(sc, a, at, REDACTED);
 		else
 			replace_name(sc, a, colon ? colon : at, K_USER);
 	}
 	if (colon && at > colon + 1)
-		replace(sc, colon + 1, at, REDACTED);
+		redact__replace(sc, colon + 1, at, REDACTED);
 	return at + 1;
 }
 
@@ -206,6 +219,24 @@ static int secret_name(const char *k, size_t n)
 		if (ends_ci(k, n, part[i]) && (before == '-' || before == '_' || before == '.'))
 			return 1;
 	}
+	return 0;
+}
+
+/*
+ * A query parameter that carries a credential though its name says no
+ * "token" or "password": pre-signed URLs (S3's X-Amz-Signature, GCS's
+ * X-Goog-Signature, Azure's sig), OAuth's code, session ids.
+ */
+static int query_secret_name(const char *k, size_t n)
+{
+	static const char *const names[] = { "sig", "code", "sid", "session", "sessionid", "jwt",
+					     "hmac" };
+
+	if (ends_ci(k, n, "signature"))
+		return 1;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (eq_ci(k, n, names[i]))
+			return 1;
 	return 0;
 }
 
@@ -291,11 +322,13 @@ static size_t rule_secret(struct scan *sc, size_t i)
 	if (!letter || j >= sc->n)
 		return 0;
 	if (v[j] == '=') {
-		if (!secret_name(v + i, j - i))
-			return 0;
 		query = i && (v[i - 1] == '?' || v[i - 1] == '&' || v[i - 1] == ';');
 		vs = j + 1;
 		e = value_end(sc, vs, query);
+		/* A query parameter is a credential by its name, or by a value that reads as one. */
+		if (!secret_name(v + i, j - i) &&
+		    !(query && (query_secret_name(v + i, j - i) || token_like(v + vs, e - vs))))
+			return 0;
 	} else if (v[j] == ':' && v[i] != '-' && j + 1 < sc->n &&
 		   (v[j + 1] == ' ' || v[j + 1] == '\t')) {
 		/* A header or a "key: value" line. */
@@ -402,402 +435,6 @@ static size_t rule_userhost(struct scan *sc, size_t i)
 	return e;
 }
 
-/* ---- addresses ---- */
-
-/* The index entry for an address key, created (as seen) when new. */
-static struct entry *addr_entry(struct redactor *r, const char *key, enum kind kind)
-{
-	struct entry *e = redactor__find(r, key);
-
-	return e ? e : redactor__add(r, key, NULL, 0, NULL, kind);
-}
-
-/*
- * Entry idx gets the pseudonym pkey (a key no original has), and pkey is kept
- * as it is wherever it is met from now on. The entry, or NULL.
- */
-static struct entry *hand_out(struct redactor *r, size_t idx, const char *pkey)
-{
-	struct entry *e;
-
-	if (!redactor__add(r, pkey, NULL, 0, pkey, K_KEEP))
-		return NULL;
-	e = &r->e[idx]; /* add() may have moved the entries */
-	e->pseudo = strdup(pkey);
-	return e->pseudo ? e : NULL;
-}
-
-/* Remember one address's pseudonym for the mapping file. */
-static void note_address(struct redactor *r, enum kind kind, const char *orig, const char *pseudo)
-{
-	char key[80];
-
-	if (!strcmp(orig, pseudo))
-		return;
-	snprintf(key, sizeof(key), "%s%s", kind == K_V4 ? "a4:" : kind == K_V6 ? "a6:" : "am:",
-		 orig);
-	if (!redactor__find(r, key))
-		redactor__add(r, key, orig, strlen(orig), pseudo, kind);
-}
-
-/*
- * IPv4 pools: an address keeps its class. The private and shared ranges map
- * into themselves, everything public into 198.18.0.0/15 (benchmarking, never
- * a real host), one /24 at a time: addresses that shared a /24 still do, and
- * the last octet stays.
- */
-static const struct {
-	uint32_t base;
-	int bits;
-} v4pools[] = {
-	{ 0x0a000000, 8 },  /* 10/8 */
-	{ 0xac100000, 12 }, /* 172.16/12 */
-	{ 0xc0a80000, 16 }, /* 192.168/16 */
-	{ 0x64400000, 10 }, /* 100.64/10, carrier-grade NAT */
-	{ 0xa9fe0000, 16 }, /* 169.254/16, link-local */
-	{ 0xc6120000, 15 }, /* 198.18/15: where public addresses go */
-};
-#define V4_PUBLIC 5
-
-static void v4net_key(char *key, size_t size, uint32_t a)
-{
-	snprintf(key, size, "4:%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255);
-}
-
-/* -1: keep as is (loopback, this network, multicast, reserved, broadcast, 198.18/15). */
-static int v4_pool(uint32_t a)
-{
-	uint8_t top = (uint8_t)(a >> 24);
-
-	if (top == 0 || top == 127 || top >= 224 || (a & 0xfffe0000) == v4pools[V4_PUBLIC].base)
-		return -1;
-	for (int p = 0; p < V4_PUBLIC; p++)
-		if ((a & (0xffffffffu << (32 - v4pools[p].bits))) == v4pools[p].base)
-			return p;
-	return V4_PUBLIC;
-}
-
-/* The pseudonym of a (host order), or 0 to keep it; -1 when its pool is used up. */
-static int map_v4(struct redactor *r, uint32_t a, uint32_t *out, int learn)
-{
-	char key[32];
-	struct entry *e;
-	int p = v4_pool(a);
-
-	*out = a;
-	if (p < 0)
-		return 0;
-	v4net_key(key, sizeof(key), a);
-	e = addr_entry(r, key, K_V4NET);
-	if (!e)
-		return -1;
-	if (learn || e->kind == K_KEEP)
-		return 0;
-	if (!e->pseudo) {
-		size_t idx = (size_t)(e - r->e);
-		uint32_t nets = 1u << (24 - v4pools[p].bits), net;
-		char pkey[32];
-
-		do {
-			if (++r->next_v4[p] >= nets)
-				return -1;
-			net = v4pools[p].base + (r->next_v4[p] << 8);
-			v4net_key(pkey, sizeof(pkey), net);
-		} while (redactor__find(r, pkey));
-		e = hand_out(r, idx, pkey);
-		if (!e)
-			return -1;
-	}
-	{
-		unsigned int b0, b1, b2;
-
-		sscanf(e->pseudo, "4:%u.%u.%u", &b0, &b1, &b2);
-		*out = (b0 << 24) | (b1 << 16) | (b2 << 8) | (a & 255);
-	}
-	return 0;
-}
-
-/* Dotted quad at i: four octets 0-255, nothing dotted or wordy on either side. */
-static size_t parse_v4(const char *v, size_t n, size_t i, uint32_t *a)
-{
-	size_t j = i;
-
-	*a = 0;
-	for (int part = 0; part < 4; part++) {
-		unsigned int o = 0;
-		size_t d = 0;
-
-		if (part) {
-			if (j >= n || v[j] != '.')
-				return 0;
-			j++;
-		}
-		while (j < n && is_digit((unsigned char)v[j]) && d < 3)
-			o = o * 10 + (unsigned int)(v[j++] - '0'), d++;
-		if (!d || o > 255)
-			return 0;
-		*a = (*a << 8) | o;
-	}
-	if (j < n && (is_word((unsigned char)v[j]) ||
-		      (v[j] == '.' && j + 1 < n && is_digit((unsigned char)v[j + 1]))))
-		return 0;
-	return j;
-}
-
-static size_t rule_ipv4(struct scan *sc, size_t i)
-{
-	uint32_t a, p;
-	size_t j;
-	char orig[16], ps[16];
-
-	if (!is_digit((unsigned char)sc->v[i]) ||
-	    (i && (is_word((unsigned char)sc->v[i - 1]) || sc->v[i - 1] == '.')))
-		return 0;
-	j = parse_v4(sc->v, sc->n, i, &a);
-	if (!j)
-		return 0;
-	if (map_v4(sc->r, a, &p, learning(sc))) {
-		replace(sc, i, j, REDACTED);
-		return j;
-	}
-	if (p != a && !learning(sc)) {
-		snprintf(orig, sizeof(orig), "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-			 (a >> 8) & 255, a & 255);
-		snprintf(ps, sizeof(ps), "%u.%u.%u.%u", p >> 24, (p >> 16) & 255, (p >> 8) & 255,
-			 p & 255);
-		note_address(sc->r, K_V4, orig, ps);
-		replace(sc, i, j, ps);
-	}
-	return j;
-}
-
-/*
- * MACs keep their multicast and locally-administered bits; the rest is a
- * counter. All zeros and broadcast stay.
- */
-static int map_mac(struct redactor *r, const uint8_t m[6], uint8_t out[6], int learn)
-{
-	char key[20], pkey[20];
-	struct entry *e;
-	size_t idx;
-
-	memcpy(out, m, 6);
-	if (!memcmp(m, "\0\0\0\0\0\0", 6) || !memcmp(m, "\xff\xff\xff\xff\xff\xff", 6))
-		return 0;
-	snprintf(key, sizeof(key), "m:%02x%02x%02x%02x%02x%02x", m[0], m[1], m[2], m[3], m[4],
-		 m[5]);
-	e = addr_entry(r, key, K_MAC);
-	if (!e)
-		return -1;
-	if (learn || e->kind == K_KEEP)
-		return 0;
-	idx = (size_t)(e - r->e);
-	if (!e->pseudo) {
-		uint8_t p[6];
-
-		do {
-			unsigned int k = ++r->next_mac;
-
-			p[0] = m[0] & 0x03;
-			p[1] = 0x00;
-			p[2] = 0x53;
-			p[3] = (uint8_t)(k >> 16);
-			p[4] = (uint8_t)(k >> 8);
-			p[5] = (uint8_t)k;
-			snprintf(pkey, sizeof(pkey), "m:%02x%02x%02x%02x%02x%02x", p[0], p[1], p[2],
-				 p[3], p[4], p[5]);
-		} while (redactor__find(r, pkey));
-		if (!redactor__add(r, pkey, NULL, 0, pkey, K_KEEP))
-			return -1;
-		e = &r->e[idx];
-		e->orig = malloc(18);
-		e->pseudo = malloc(18);
-		if (!e->orig || !e->pseudo)
-			return -1;
-		snprintf(e->orig, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4],
-			 m[5]);
-		snprintf(e->pseudo, 18, "%02x:%02x:%02x:%02x:%02x:%02x", p[0], p[1], p[2], p[3],
-			 p[4], p[5]);
-	}
-	for (int k = 0; k < 6; k++) {
-		unsigned int b;
-
-		sscanf(e->pseudo + 3 * k, "%2x", &b);
-		out[k] = (uint8_t)b;
-	}
-	return 0;
-}
-
-static size_t rule_mac(struct scan *sc, size_t i)
-{
-	const char *v = sc->v;
-	uint8_t m[6], p[6];
-	char sep, out[18];
-
-	if (i + 17 > sc->n || !is_hex((unsigned char)v[i]) ||
-	    (i && (is_word((unsigned char)v[i - 1]) || v[i - 1] == ':' || v[i - 1] == '-')))
-		return 0;
-	sep = v[i + 2];
-	if (sep != ':' && sep != '-')
-		return 0;
-	for (int k = 0; k < 6; k++) {
-		const char *g = v + i + 3 * k;
-
-		if (!is_hex((unsigned char)g[0]) || !is_hex((unsigned char)g[1]) ||
-		    (k < 5 && g[2] != sep))
-			return 0;
-		m[k] = (uint8_t)(hexval((unsigned char)g[0]) << 4 | hexval((unsigned char)g[1]));
-	}
-	if (i + 17 < sc->n && (is_word((unsigned char)v[i + 17]) || v[i + 17] == sep))
-		return 0;
-	if (map_mac(sc->r, m, p, learning(sc))) {
-		replace(sc, i, i + 17, REDACTED);
-		return i + 17;
-	}
-	if (!learning(sc) && memcmp(m, p, 6)) {
-		snprintf(out, sizeof(out), "%02x%c%02x%c%02x%c%02x%c%02x%c%02x", p[0], sep, p[1],
-			 sep, p[2], sep, p[3], sep, p[4], sep, p[5]);
-		replace(sc, i, i + 17, out);
-	}
-	return i + 17;
-}
-
-/* An interface id built from a MAC (EUI-64) would give the MAC away: map it with the MACs. */
-static int map_iid(struct redactor *r, uint8_t b[16], int learn)
-{
-	uint8_t m[6], p[6];
-
-	if (b[11] != 0xff || b[12] != 0xfe)
-		return 0;
-	m[0] = b[8] ^ 0x02;
-	m[1] = b[9];
-	m[2] = b[10];
-	m[3] = b[13];
-	m[4] = b[14];
-	m[5] = b[15];
-	if (map_mac(r, m, p, learn))
-		return -1;
-	b[8] = p[0] ^ 0x02;
-	b[9] = p[1];
-	b[10] = p[2];
-	b[13] = p[3];
-	b[14] = p[4];
-	b[15] = p[5];
-	return 0;
-}
-
-/*
- * IPv6: loopback, unspecified, multicast, 2001:db8::/32 (documentation, where
- * the pseudonyms live) and anything outside global unicast and ULA stay;
- * link-local keeps its prefix; global /64s map into 2001:db8::/32 and ULA /64s
- * into fd00::/48, one /64 at a time, the interface id kept unless it is built
- * from a MAC. IPv4-mapped addresses follow the IPv4 rules.
- */
-static int map_v6(struct redactor *r, uint8_t b[16], int learn)
-{
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	char key[40], pkey[40];
-	struct entry *e;
-	int ula, pool;
-
-	if (!memcmp(b, mapped, 12)) {
-		uint32_t a = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 |
-			     b[15], p;
-
-		if (map_v4(r, a, &p, learn))
-			return -1;
-		b[12] = (uint8_t)(p >> 24);
-		b[13] = (uint8_t)(p >> 16);
-		b[14] = (uint8_t)(p >> 8);
-		b[15] = (uint8_t)p;
-		return 0;
-	}
-	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
-		return map_iid(r, b, learn);
-	ula = (b[0] & 0xfe) == 0xfc;
-	if (!ula && ((b[0] & 0xe0) != 0x20 || (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d &&
-					       b[3] == 0xb8)))
-		return 0;
-	pool = ula;
-	snprintf(key, sizeof(key), "6:%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
-		 b[4], b[5], b[6], b[7]);
-	e = addr_entry(r, key, K_V6NET);
-	if (!e)
-		return -1;
-	if (map_iid(r, b, learn))
-		return -1;
-	e = redactor__find(r, key); /* map_iid may have moved the entries */
-	if (!e)
-		return -1;
-	if (learn || e->kind == K_KEEP)
-		return 0;
-	if (!e->pseudo) {
-		size_t idx = (size_t)(e - r->e);
-
-		do {
-			unsigned int k = ++r->next_v6[pool];
-
-			if (ula)
-				snprintf(pkey, sizeof(pkey), "6:fd000000%04x%04x",
-					 (k >> 16) & 0xffff, k & 0xffff);
-			else
-				snprintf(pkey, sizeof(pkey), "6:20010db8%04x%04x",
-					 (k >> 16) & 0xffff, k & 0xffff);
-		} while (redactor__find(r, pkey));
-		e = hand_out(r, idx, pkey);
-		if (!e)
-			return -1;
-	}
-	for (int k = 0; k < 8; k++) {
-		unsigned int x;
-
-		sscanf(e->pseudo + 2 + 2 * k, "%2x", &x);
-		b[k] = (uint8_t)x;
-	}
-	return 0;
-}
-
-static size_t rule_ipv6(struct scan *sc, size_t i)
-{
-	const char *v = sc->v;
-	uint8_t b[16], o[16];
-	char cand[72], orig[64], ps[64];
-	size_t j = i, len;
-	int colons = 0;
-
-	if ((!is_hex((unsigned char)v[i]) && v[i] != ':') ||
-	    (i && (is_word((unsigned char)v[i - 1]) || v[i - 1] == ':' || v[i - 1] == '.')))
-		return 0;
-	while (j < sc->n && j - i < sizeof(cand) - 1 &&
-	       (is_hex((unsigned char)v[j]) || v[j] == ':' || v[j] == '.'))
-		colons += v[j++] == ':';
-	if (colons < 2 || (j < sc->n && is_word((unsigned char)v[j])))
-		return 0;
-	len = j - i;
-	memcpy(cand, v + i, len);
-	cand[len] = '\0';
-	/* "at fe80::1." or "2a00:1450::77:" in prose: the punctuation is not part of it. */
-	while (inet_pton(AF_INET6, cand, b) != 1) {
-		if (len < 3 || (cand[len - 1] != '.' && cand[len - 1] != ':') ||
-		    (cand[len - 1] == ':' && cand[len - 2] == ':'))
-			return 0;
-		cand[--len] = '\0';
-	}
-	j = i + len;
-	memcpy(o, b, 16);
-	if (map_v6(sc->r, b, learning(sc))) {
-		replace(sc, i, j, REDACTED);
-		return j;
-	}
-	if (!learning(sc) && memcmp(o, b, 16)) {
-		inet_ntop(AF_INET6, o, orig, sizeof(orig));
-		inet_ntop(AF_INET6, b, ps, sizeof(ps));
-		note_address(sc->r, K_V6, orig, ps);
-		replace(sc, i, j, ps);
-	}
-	return j;
-}
-
 /* Every learned name, as a whole word, whatever its case. */
 static size_t rule_names(struct scan *sc, size_t i)
 {
@@ -828,7 +465,7 @@ static size_t rule_names(struct scan *sc, size_t i)
 		    is_word((unsigned char)sc->v[i + wl]))
 			continue;
 		if (e->kind != K_KEEP)
-			replace(sc, i, i + wl, e->pseudo ? e->pseudo : REDACTED);
+			redact__replace(sc, i, i + wl, e->pseudo ? e->pseudo : REDACTED);
 		return i + wl;
 	}
 	return 0;
@@ -860,8 +497,8 @@ void redact__scan(struct scan *sc)
 		if ((next = rule_cut(sc, i)) || (next = rule_url(sc, i)) ||
 		    (next = rule_secret(sc, i)) || (next = rule_bearer(sc, i)) ||
 		    (next = rule_home(sc, i)) || (next = rule_userhost(sc, i)) ||
-		    (next = rule_mac(sc, i)) || (next = rule_ipv6(sc, i)) ||
-		    (next = rule_ipv4(sc, i)) || (next = rule_names(sc, i))) {
+		    (next = redact__rule_mac(sc, i)) || (next = redact__rule_ipv6(sc, i)) ||
+		    (next = redact__rule_ipv4(sc, i)) || (next = rule_names(sc, i))) {
 			/* replace() may have learned a name: the literal table follows. */
 			if (!learning(sc) && sc->r->lit_dirty)
 				redactor__build_literals(sc->r);
@@ -872,7 +509,7 @@ void redact__scan(struct scan *sc)
 	}
 	/* The cut last token, unless a secret running into it took it already. */
 	if (sc->n < full && (!sc->out || *sc->emitted < src_at(sc, full)))
-		replace(sc, sc->n, full, REDACTED);
+		redact__replace(sc, sc->n, full, REDACTED);
 	sc->n = full;
 }
 
@@ -925,4 +562,21 @@ char *redactor__text(struct redactor *r, const char *text, size_t len, unsigned 
 	if (outlen)
 		*outlen = out.len;
 	return out.buf;
+}
+
+int redact__url_has_secret(const char *url)
+{
+	struct redactor *r = redactor__new();
+	size_t emitted = 0, n;
+	struct scan sc = {
+		.r = r, .v = url, .n = strlen(url), .src = url, .emitted = &emitted,
+		.ctx = REDACT_CMDLINE,
+	};
+
+	if (!r)
+		return -ENOMEM;
+	redact__scan(&sc);
+	n = sc.secrets;
+	redactor__free(r);
+	return n > 0;
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bundle/upload.h"
+#include "util/clock.h"
 
 #define UPLOAD_CONNECT_TIMEOUT_S 30L
 /* A transfer slower than this many bytes per second for UPLOAD_STALL_S is given up. */
@@ -235,25 +236,44 @@ static void set_common(CURL *c, const struct upload_opts *o, const char *url, ch
 	}
 }
 
+/*
+ * One attempt; left_ms (> 0) is what is left of the deadline, or 0 for
+ * none: the attempt ends there whatever the server does.
+ */
 static void attempt_once(const struct upload_opts *o, const char *url, const char *path,
-			 const char *known_hosts, struct attempt *a)
+			 const char *known_hosts, long left_ms, struct attempt *a)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct reply reply = { .len = 0 };
 	/* no "Expect: 100-continue": a server that ignores it would cost a second per attempt */
 	struct curl_slist *headers = cu.slist_append(NULL, "Expect:");
 	curl_mime *mime = NULL;
+	char *auth = NULL;
 	struct stat sb;
 	FILE *f = NULL;
 	CURL *c = cu.easy_init();
 
 	a->status = 0;
 	a->why[0] = '\0';
+	if (headers && o->bearer) {
+		/* In memory only: never in a URL, an argument or a file of ours. */
+		if (asprintf(&auth, "Authorization: Bearer %s", o->bearer) < 0)
+			auth = NULL;
+		if (!auth || !cu.slist_append(headers, auth)) {
+			a->cc = CURLE_OUT_OF_MEMORY;
+			goto cleanup;
+		}
+	}
 	if (!c || !headers) {
 		a->cc = CURLE_OUT_OF_MEMORY;
 		goto cleanup;
 	}
 	set_common(c, o, url, errbuf, &reply, headers, known_hosts);
+	if (left_ms > 0) {
+		cu.easy_setopt(c, CURLOPT_TIMEOUT_MS, left_ms);
+		if (left_ms < UPLOAD_CONNECT_TIMEOUT_S * 1000)
+			cu.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, left_ms);
+	}
 	if (o->post) {
 		curl_mimepart *part;
 
@@ -295,6 +315,10 @@ cleanup:
 		fclose(f);
 	cu.mime_free(mime);
 	cu.slist_free_all(headers);
+	if (auth) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
 	if (c)
 		cu.easy_cleanup(c);
 }
@@ -363,12 +387,25 @@ static int sftp_known_hosts(const char *url, char *buf, size_t len, char *err, s
 	return 0;
 }
 
+/* Milliseconds left before the deadline (at least 1), 0 when none is set, -1 once past. */
+static long left_ms(const struct upload_opts *o, int64_t start_ns)
+{
+	double left;
+
+	if (o->deadline_s <= 0)
+		return 0;
+	left = o->deadline_s * 1e3 - (double)(clock__ns(CLOCK_MONOTONIC) - start_ns) / 1e6;
+	return left >= 1 ? (long)left : -1;
+}
+
 int bundle__upload(const struct upload_opts *o, const char *path, struct upload_result *res,
 		   char *err, size_t errlen)
 {
 	char known_hosts[4200], note[1024];
 	double wait = o->backoff_s;
 	struct attempt a = { 0 };
+	int64_t start_ns = clock__ns(CLOCK_MONOTONIC);
+	int late = 0, tries = o->attempts > 0 ? o->attempts : 1;
 	char *url = NULL;
 	int rc = -EIO;
 
@@ -380,6 +417,15 @@ int bundle__upload(const struct upload_opts *o, const char *path, struct upload_
 		snprintf(err, errlen, "POST is for http and https, not sftp");
 		return -EINVAL;
 	}
+	if (o->bearer && !strncasecmp(o->url, "sftp://", 7)) {
+		snprintf(err, errlen, "a bearer token is for http and https, not sftp");
+		return -EINVAL;
+	}
+	for (const char *t = o->bearer; t && *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7f) {
+			snprintf(err, errlen, "a bearer token has no control characters");
+			return -EINVAL;
+		}
 	if (sftp_known_hosts(o->url, known_hosts, sizeof(known_hosts), err, errlen))
 		return -EINVAL;
 	if (curl_open(err, errlen))
@@ -391,26 +437,38 @@ int bundle__upload(const struct upload_opts *o, const char *path, struct upload_
 		return -ENOMEM;
 	}
 	upload__url_shown(url, res->where, sizeof(res->where));
-	for (int i = 1; i <= (o->attempts > 0 ? o->attempts : 1); i++) {
+	for (int i = 1; i <= tries; i++) {
+		long left = left_ms(o, start_ns);
+
 		res->attempts = i;
-		attempt_once(o, url, path, known_hosts[0] ? known_hosts : NULL, &a);
+		attempt_once(o, url, path, known_hosts[0] ? known_hosts : NULL, left, &a);
 		res->http_status = a.status;
 		if (a.cc == CURLE_OK && a.status < 300) {
 			rc = 0;
 			break;
 		}
 		rc = a.cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
-		if (!transient(a.cc, a.status) || i == o->attempts)
+		if (!transient(a.cc, a.status) || i == tries)
 			break;
+		/* No attempt that could only start after the deadline. */
+		left = left_ms(o, start_ns);
+		if (left < 0 || (left > 0 && wait * 1e3 >= (double)left)) {
+			late = 1;
+			rc = -ETIMEDOUT;
+			break;
+		}
 		if (o->note) {
 			snprintf(note, sizeof(note), "upload attempt %d of %d failed: %s; again in %g s",
-				 i, o->attempts, a.why, wait);
+				 i, tries, a.why, wait);
 			o->note(o->arg, note);
 		}
 		wait_s(wait);
 		wait = wait * 2 < UPLOAD_MAX_WAIT_S ? wait * 2 : UPLOAD_MAX_WAIT_S;
 	}
-	if (rc)
+	if (rc && (late || (a.cc == CURLE_OPERATION_TIMEDOUT && left_ms(o, start_ns) < 0)))
+		snprintf(err, errlen, "its deadline passed (--upload-timeout %g s); last: %s",
+			 o->deadline_s, a.why);
+	else if (rc)
 		snprintf(err, errlen, "%s", a.why);
 	free(url);
 	cu.global_cleanup();

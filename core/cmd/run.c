@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,7 +114,14 @@ static const struct cmd_option options[] = {
 		  "(text format, replaced atomically, mode 0644), e.g. for\n"
 		  "node_exporter's textfile collector: --metrics\n"
 		  "/var/lib/prometheus/node-exporter/sonde.prom\n"
-		  "(docs/metrics.md; 'sonde show BUNDLE --metrics' too)" },
+		  "(docs/metrics.md; 'sonde show BUNDLE --metrics' too):\n"
+		  "what node_exporter lacks (verdict, findings, checks,\n"
+		  "percentiles, times to exhaustion, sonde's cost)" },
+	{ .name = "metrics-host", .kind = CMD_OPT_FLAG, .field = F(metrics_host),
+	  .help = "with --metrics: also the host's figures node_exporter\n"
+		  "publishes itself (CPU, memory, disks, network... as\n"
+		  "the checks aggregated the window), each naming its\n"
+		  "node_exporter family" },
 	{ .name = "case-id", .arg = "ID", .kind = CMD_OPT_STRING, .field = F(case_id),
 	  .help = "a support case: in the bundle's name\n"
 		  "(sonde-HOST-ID-TIME.tar.xz) and its manifest;\n"
@@ -123,8 +131,10 @@ static const struct cmd_option options[] = {
 		  "http://) PUT or POST, or sftp://; for PUT and SFTP a\n"
 		  "URL ending in '/' gets the bundle's name. Retried 3\n"
 		  "times (waits 1, 2, 4 s); on failure the bundle stays\n"
-		  "and sonde exits 4. A URL with a secret (a token,\n"
-		  "user:password@) goes in a file: --upload @FILE;\n"
+		  "and sonde exits 4. A credential (user:password@, a\n"
+		  "token, a signed query) is refused on the command line:\n"
+		  "the URL goes in a file (--upload @FILE) or in\n"
+		  "$SONDE_RUN_UPLOAD, a token in --upload-token-file,\n"
 		  "or credentials in ~/.netrc. SFTP checks the server\n"
 		  "in ~/.ssh/known_hosts" },
 	{ .name = "upload-method", .arg = "put|post", .kind = CMD_OPT_CHOICE,
@@ -135,6 +145,17 @@ static const struct cmd_option options[] = {
 	{ .name = "upload-cacert", .arg = "FILE", .kind = CMD_OPT_STRING, .field = F(upload_cacert),
 	  .help = "the CA certificates to check the server against\n"
 		  "(a private CA; default: the system's)" },
+	{ .name = "upload-token-file", .arg = "FILE", .kind = CMD_OPT_STRING,
+	  .field = F(upload_token_file),
+	  .help = "send the token on FILE's first line as \"Authorization:\n"
+		  "Bearer TOKEN\" (https, http); without it, the token in\n"
+		  "$SONDE_UPLOAD_TOKEN, if set. Never on the command line" },
+	{ .name = "upload-timeout", .arg = "SECONDS", .kind = CMD_OPT_SECONDS,
+	  .field = F(upload_timeout_s), .max = 86400,
+	  .help = "the upload's deadline, every attempt and wait included\n"
+		  "(default 300): a server that is slow, or answers\n"
+		  "without end, is given up there; the bundle stays and\n"
+		  "sonde exits 4" },
 	{ .name = "keep", .arg = "N", .kind = CMD_OPT_COUNT, .field = F(keep), .max = 1000000,
 	  .help = "retention: after writing the bundle, remove this host's\n"
 		  "older bundles in --out beyond the newest N (and their\n"
@@ -208,17 +229,41 @@ static void read_upload_url(struct run_opts *o)
 	o->upload_url = text;
 }
 
-/* A password in a URL given on the command line: "user:password@". */
-static int url_has_password(const char *url)
+/*
+ * The bearer token: --upload-token-file's first line, or $SONDE_UPLOAD_TOKEN.
+ * A token in a file or the environment is not in any process listing, nor in
+ * this run's captures of its own command line.
+ */
+static void read_upload_token(struct run_opts *o)
 {
-	const char *host = strstr(url, "://");
-	const char *end = host ? host + 3 + strcspn(host + 3, "/?#") : NULL;
-	const char *at = NULL;
+	const char *env = getenv("SONDE_UPLOAD_TOKEN");
+	const char *from = "SONDE_UPLOAD_TOKEN";
+	char *text = NULL;
+	size_t len = 0;
 
-	for (const char *p = host ? host + 3 : url; end && p < end; p++)
-		if (*p == '@')
-			at = p;
-	return at && memchr(host + 3, ':', (size_t)(at - host - 3)) != NULL;
+	if (o->upload_token_file) {
+		int rc = file__read_bounded(AT_FDCWD, o->upload_token_file, 8192, &text, &len);
+
+		if (rc)
+			run__die_usage(o->cmd, "--upload-token-file %s: %s", o->upload_token_file,
+				       strerror(-rc));
+		text[strcspn(text, "\r\n")] = '\0';
+		from = "--upload-token-file";
+	} else if (env && *env) {
+		if (!(text = strdup(env)))
+			run__die_oom();
+	} else {
+		return;
+	}
+	o->upload_token = text;
+	if (!*text)
+		run__die_usage(o->cmd, "%s: the token is empty", from);
+	for (const char *t = text; *t; t++)
+		if ((unsigned char)*t <= 0x20 || *t == 0x7f)
+			run__die_usage(o->cmd, "%s: a token has no blanks or control characters",
+				       from);
+	if (!strncasecmp(o->upload_url, "sftp://", 7))
+		run__die_usage(o->cmd, "%s: a bearer token is for https and http, not sftp", from);
 }
 
 /*
@@ -233,18 +278,25 @@ static void check_upload(struct run_opts *o)
 		run__die_usage(o->cmd, "--case-id '%s': 1 to 64 of A-Z a-z 0-9 . _ -, not "
 			       "starting with '.' or '-'", o->case_id);
 	if (!o->upload_url) {
-		if (o->upload_post || o->upload_cacert)
-			run__die_usage(o->cmd, "--upload-method and --upload-cacert need --upload");
+		if (o->upload_post || o->upload_cacert || o->upload_timeout_s ||
+		    o->upload_token_file)
+			run__die_usage(o->cmd, "--upload-method, --upload-cacert, --upload-timeout "
+				       "and --upload-token-file need --upload");
 		return;
 	}
-	if (o->upload_url[0] == '@')
+	if (o->upload_url[0] == '@') {
 		read_upload_url(o);
-	else if (url_has_password(o->upload_url))
-		run__die_usage(o->cmd, "--upload: a password on the command line is seen by every "
-			       "process and captured in the bundle; use ~/.netrc, or --upload @FILE "
-			       "with the URL in FILE");
+	} else if (strstr(o->command_line, o->upload_url) &&
+		   redact__url_has_secret(o->upload_url)) {
+		/* The same rules --redact drops credentials by (bundle/redact.h). */
+		run__die_usage(o->cmd, "--upload: a credential on the command line (user:password@, "
+			       "a token, a signed query) is seen by every process and captured in "
+			       "the bundle; put the URL in a file (--upload @FILE), the token in "
+			       "--upload-token-file, or credentials in ~/.netrc");
+	}
 	if (upload__url_check(o->upload_url, err, sizeof(err)))
 		run__die_usage(o->cmd, "--upload: %s", err);
+	read_upload_token(o);
 	if (o->upload_cacert && access(o->upload_cacert, R_OK))
 		run__die_usage(o->cmd, "--upload-cacert %s: %s", o->upload_cacert, strerror(errno));
 	upload__url_shown(o->upload_url, shown, sizeof(shown));
@@ -286,6 +338,8 @@ static void parse(struct run_opts *o, int argc, char **argv)
 	run_plan__check_out_dir(o->cmd, o->out_dir);
 	if (o->metrics_path)
 		check_metrics_path(o->cmd, o->metrics_path);
+	else if (o->metrics_host)
+		run__die_usage(o->cmd, "--metrics-host goes with --metrics FILE");
 	check_upload(o);
 }
 

@@ -21,7 +21,7 @@
 #include "util/tty.h"
 
 struct show_opts {
-	int json, md, metrics;
+	int json, md, metrics, metrics_host;
 };
 
 static const struct cmd_option options[] = {
@@ -32,11 +32,15 @@ static const struct cmd_option options[] = {
 	{ .name = "metrics", .kind = CMD_OPT_FLAG, .field = offsetof(struct show_opts, metrics),
 	  .help = "print the run's Prometheus metrics (text format), the\n"
 		  "same as 'sonde run --metrics' wrote for it" },
+	{ .name = "metrics-host", .kind = CMD_OPT_FLAG,
+	  .field = offsetof(struct show_opts, metrics_host),
+	  .help = "with --metrics: also the host's figures node_exporter\n"
+		  "publishes itself, as 'sonde run --metrics-host'" },
 	{ NULL },
 };
 
 const struct cmd_help cmd_show_help = {
-	.usage = "sonde show BUNDLE [MEMBER] [--json | --md | --metrics]",
+	.usage = "sonde show BUNDLE [MEMBER] [--json | --md | --metrics [--metrics-host]]",
 	.description =
 		"Print a bundle's summary (verdict, USE matrix, findings) from its findings.json,\n"
 		"or findings.json itself (--json), or report.md (--md), or its Prometheus\n"
@@ -88,8 +92,9 @@ static int read_findings(const char *dir, struct jval **doc)
 }
 
 /* The metrics sonde run --metrics wrote for this run, made again from findings.json. */
-static int show_metrics(const char *dir)
+static int show_metrics(const char *dir, int host)
 {
+	struct metrics_opts mo = { .host = host };
 	struct strbuf out = { 0 };
 	struct jval *doc = NULL;
 	char err[256];
@@ -97,7 +102,7 @@ static int show_metrics(const char *dir)
 
 	if (rc)
 		return rc;
-	rc = report__metrics_from_findings(doc, &out, err, sizeof(err));
+	rc = report__metrics_from_findings(doc, &mo, &out, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "sonde: %s\n", err);
 	else
@@ -185,6 +190,8 @@ int cmd_show(int argc, char **argv)
 		run__die_usage(cmd, "give a MEMBER or --json/--md/--metrics, not both");
 	if (o.json + o.md + o.metrics > 1)
 		run__die_usage(cmd, "one of --json, --md and --metrics");
+	if (o.metrics_host && !o.metrics)
+		run__die_usage(cmd, "--metrics-host goes with --metrics");
 	/* Only the member shown is written out of the bundle. */
 	want.name = idx + 1 < argc ? argv[idx + 1] : o.md ? "report.md" : "findings.json";
 	if (!*want.name || want.name[0] == '/' || strstr(want.name, ".."))
@@ -193,6 +200,6 @@ int cmd_show(int argc, char **argv)
 	if (idx + 1 < argc || o.json || o.md)
 		return run_finish__print_member(dir, want.name);
 	if (o.metrics)
-		return show_metrics(dir);
+		return show_metrics(dir, o.metrics_host);
 	return show_summary(dir);
 }

@@ -120,7 +120,30 @@ static void *report_grow(lua_State *L, void *p, size_t n, size_t size)
 	return np;
 }
 
-/* ctx:metric(name, value [, { unit=, warn=, crit=, lower_is_worse=, instance= }]) */
+/*
+ * agg=, node_exporter= and help= of ctx:metric: what the metrics export says
+ * of it (docs/metrics.md). A value outside the vocabulary is the check's
+ * mistake, raised like any wrong argument.
+ */
+static void report_metric_export(lua_State *L, struct metric *m)
+{
+	m->agg = report_text_field(L, 4, "agg");
+	m->node_exporter = report_text_field(L, 4, "node_exporter");
+	m->help = report_text_field(L, 4, "help");
+	if (m->agg && !metric__agg_ok(m->agg))
+		luaL_error(L, "option 'agg' must be mean, min, peak, last, total, fit or a "
+			      "percentile (p50, p99, p999), not '%s'", m->agg);
+	if (m->node_exporter && !metric__family_ok(m->node_exporter))
+		luaL_error(L, "option 'node_exporter' must be a Prometheus family name, not '%s'",
+			   m->node_exporter);
+	if (m->help && strlen(m->help) > 200)
+		luaL_error(L, "option 'help' is one short line (200 bytes at most)");
+}
+
+/*
+ * ctx:metric(name, value [, { unit=, warn=, crit=, lower_is_worse=, instance=, over=, agg=,
+ * node_exporter=, help= }])
+ */
 static int report_metric(lua_State *L)
 {
 	struct check_result *r = report_result(L);
@@ -138,6 +161,7 @@ static int report_metric(lua_State *L)
 		lua_pop(L, 1);
 		m.unit = report_text_field(L, 4, "unit");
 		m.instance = report_text_field(L, 4, "instance");
+		report_metric_export(L, &m);
 		/* over = { per-interval values }: their range is the metric's noise (sonde diff) */
 		if (lua_getfield(L, 4, "over") == LUA_TTABLE) {
 			lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
@@ -186,6 +210,9 @@ static int report_metric(lua_State *L)
 		if (status__rank(r->metrics[least].st) >= status__rank(m.st)) {
 			free(m.unit);
 			free(m.instance);
+			free(m.agg);
+			free(m.node_exporter);
+			free(m.help);
 			lua_pushstring(L, status__name(m.st));
 			return 1;
 		}
@@ -193,6 +220,9 @@ static int report_metric(lua_State *L)
 		free(r->metrics[least].name);
 		free(r->metrics[least].instance);
 		free(r->metrics[least].unit);
+		free(r->metrics[least].agg);
+		free(r->metrics[least].node_exporter);
+		free(r->metrics[least].help);
 		memmove(&r->metrics[least], &r->metrics[least + 1],
 			(r->nmetrics - least - 1) * sizeof(*r->metrics));
 		r->metrics[r->nmetrics - 1] = m;

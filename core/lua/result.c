@@ -33,6 +33,9 @@ void check_result__free(struct check_result *r)
 		free(r->metrics[i].name);
 		free(r->metrics[i].instance);
 		free(r->metrics[i].unit);
+		free(r->metrics[i].agg);
+		free(r->metrics[i].node_exporter);
+		free(r->metrics[i].help);
 	}
 	free(r->metrics);
 	for (size_t i = 0; i < r->nunknowns; i++) {
@@ -74,6 +77,37 @@ void check_result__free(struct check_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
+int metric__agg_ok(const char *agg)
+{
+	static const char *const words[] = { "mean", "min", "peak", "last", "total", "fit" };
+	size_t n = agg ? strlen(agg) : 0;
+
+	for (size_t i = 0; agg && i < sizeof(words) / sizeof(*words); i++)
+		if (!strcmp(agg, words[i]))
+			return 1;
+	/* p10 to p99, and p990 to p999 for 99.0 to 99.9; not p0 or p100 (a minimum, a peak) */
+	if (!agg || agg[0] != 'p' || agg[1] < '1' || agg[1] > '9' || agg[2] < '0' || agg[2] > '9')
+		return 0;
+	return n == 3 || (n == 4 && agg[1] == '9' && agg[2] == '9' && agg[3] >= '0' &&
+			  agg[3] <= '9');
+}
+
+int metric__family_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (!n || n > 128 || (name[0] >= '0' && name[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == ':'))
+			return 0;
+	}
+	return 1;
+}
+
 /* ---- writing ---- */
 
 void check_result__encode(const struct check_result *r, struct strbuf *sb)
@@ -86,6 +120,9 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		wire__put_str(sb, m->name);
 		wire__put_str(sb, m->instance);
 		wire__put_str(sb, m->unit);
+		wire__put_str(sb, m->agg);
+		wire__put_str(sb, m->node_exporter);
+		wire__put_str(sb, m->help);
 		wire__put_f64(sb, m->value);
 		wire__put_u64(sb, (uint64_t)m->has_warn | (uint64_t)m->has_crit << 1 |
 				    (uint64_t)m->lower_is_worse << 2);
@@ -180,6 +217,31 @@ static enum status get_status(struct wire_reader *rb)
 	return (enum status)v;
 }
 
+static void get_metric(struct wire_reader *rb, struct metric *m)
+{
+	uint64_t flags;
+
+	m->name = wire__str(rb);
+	m->instance = wire__str(rb);
+	m->unit = wire__str(rb);
+	m->agg = wire__str(rb);
+	m->node_exporter = wire__str(rb);
+	m->help = wire__str(rb);
+	m->value = wire__f64(rb);
+	flags = wire__u64(rb);
+	m->has_warn = flags & 1;
+	m->has_crit = !!(flags & 2);
+	m->lower_is_worse = !!(flags & 4);
+	m->warn = wire__f64(rb);
+	m->crit = wire__f64(rb);
+	m->st = get_status(rb);
+	m->has_range = wire__u64(rb) != 0;
+	m->range_lo = wire__f64(rb);
+	m->range_hi = wire__f64(rb);
+	if (!m->name)
+		m->name = strdup("?");
+}
+
 /* One evidence of a result; rb->bad when it is not well formed. */
 static void decode_evidence(struct wire_reader *rb, struct evidence *e)
 {
@@ -242,27 +304,8 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 	r->st = get_status(&rb);
 	n = wire__count(&rb);
 	r->metrics = get_array(&rb, n, sizeof(*r->metrics));
-	for (size_t i = 0; i < n && !rb.bad; i++, r->nmetrics++) {
-		struct metric *m = &r->metrics[i];
-		uint64_t flags;
-
-		m->name = wire__str(&rb);
-		m->instance = wire__str(&rb);
-		m->unit = wire__str(&rb);
-		m->value = wire__f64(&rb);
-		flags = wire__u64(&rb);
-		m->has_warn = flags & 1;
-		m->has_crit = !!(flags & 2);
-		m->lower_is_worse = !!(flags & 4);
-		m->warn = wire__f64(&rb);
-		m->crit = wire__f64(&rb);
-		m->st = get_status(&rb);
-		m->has_range = wire__u64(&rb) != 0;
-		m->range_lo = wire__f64(&rb);
-		m->range_hi = wire__f64(&rb);
-		if (!m->name)
-			m->name = strdup("?");
-	}
+	for (size_t i = 0; i < n && !rb.bad; i++, r->nmetrics++)
+		get_metric(&rb, &r->metrics[i]);
 	n = wire__count(&rb);
 	r->unknowns = get_array(&rb, n, sizeof(*r->unknowns));
 	for (size_t i = 0; i < n && !rb.bad; i++, r->nunknowns++) {

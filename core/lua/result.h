@@ -22,6 +22,13 @@ int status__rank(enum status st);
 
 struct metric {
 	char *name, *instance, *unit;
+	/*
+	 * How the window's samples or events became this one value (agg: see
+	 * metric__agg_ok), the node_exporter family that publishes the same
+	 * quantity when there is one, and what it counts when the name alone
+	 * would mislead; each NULL when the check does not say.
+	 */
+	char *agg, *node_exporter, *help;
 	double value;
 	int has_warn, has_crit, lower_is_worse;
 	double warn, crit;
@@ -103,6 +110,17 @@ struct check_result {
 };
 
 void check_result__free(struct check_result *r);
+
+/*
+ * A metric's aggregation over its window: "mean", "min", "peak" (the largest
+ * sample or event), "last" (at the window's end), "total" (events counted in
+ * the window), "fit" (from a trend fitted over the window and earlier
+ * audits: a time to exhaustion), or a percentile of the window's events,
+ * "p10" to "p99", and "p990" to "p999" for 99.0 to 99.9.
+ */
+int metric__agg_ok(const char *agg);
+/* A node_exporter family name as Prometheus writes one: [a-zA-Z_:][a-zA-Z0-9_:]*, up to 128. */
+int metric__family_ok(const char *name);
 
 /* The wire form a check's child process sends its result in (check_result.c). */
 void check_result__encode(const struct check_result *r, struct strbuf *sb);

@@ -76,6 +76,12 @@ static void json_metric(struct json *j, const struct metric *m)
 		json_kv_str(j, "unit", m->unit);
 	if (m->instance)
 		json_kv_str(j, "instance", m->instance);
+	if (m->agg)
+		json_kv_str(j, "aggregation", m->agg);
+	if (m->node_exporter)
+		json_kv_str(j, "node_exporter", m->node_exporter);
+	if (m->help)
+		json_kv_str(j, "help", m->help);
 	if (m->has_warn)
 		json_kv_num(j, "warn", m->warn);
 	if (m->has_crit)

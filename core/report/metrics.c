@@ -37,6 +37,7 @@ static void model_run(struct prom *p, const struct run_report *rr)
 		.cpus = an->cpus,
 		.mem_bytes = (double)an->mem_total,
 		.cpu_s = rr->cost.user_s + rr->cost.sys_s,
+		.window_cpu_s = rr->cost.window_cpu_s,
 		.peak_rss_bytes = (double)((int64_t)rr->cost.peak_rss_kb * 1024),
 	};
 
@@ -66,10 +67,21 @@ static void model_matrix(struct prom *p, const struct use_matrix *u)
 	}
 }
 
-int report__metrics(const struct report_model *m, struct strbuf *out)
+/* A new exposition with opts applied, or NULL. */
+static struct prom *prom_with(const struct metrics_opts *opts)
+{
+	struct prom *p = prom__new(opts && opts->host ? PROM_HOST : 0);
+
+	if (p && opts && opts->redact)
+		prom__redact_with(p, opts->redact, opts->redact_arg);
+	return p;
+}
+
+int report__metrics(const struct report_model *m, const struct metrics_opts *opts,
+		    struct strbuf *out)
 {
 	const struct run_report *rr = m->rr;
-	struct prom *p = prom__new();
+	struct prom *p = prom_with(opts);
 	int rc;
 
 	if (!p)
@@ -88,9 +100,18 @@ int report__metrics(const struct report_model *m, struct strbuf *out)
 		const struct check_result *r = &rr->res[i];
 
 		prom__check(p, r->def->id, status__name(r->st), r->nunknowns);
-		for (size_t k = 0; k < r->nmetrics; k++)
-			prom__check_metric(p, r->def->id, r->metrics[k].name, r->metrics[k].unit,
-					   r->metrics[k].instance, r->metrics[k].value);
+		for (size_t k = 0; k < r->nmetrics; k++) {
+			const struct metric *mt = &r->metrics[k];
+			struct prom_metric pm = {
+				.check = r->def->id, .name = mt->name, .unit = mt->unit,
+				.instance = mt->instance, .agg = mt->agg,
+				.node_exporter = mt->node_exporter, .help = mt->help,
+				.drilldown = !strcmp(r->def->methodology, "drilldown"),
+				.value = mt->value,
+			};
+
+			prom__check_metric(p, &pm);
+		}
 	}
 	rc = prom__write(p, out);
 	prom__free(p);
@@ -145,6 +166,7 @@ static void json_run(struct prom *p, const struct jval *doc)
 		.cpus = num_or_nan(host, "cpus"),
 		.mem_bytes = num_or_nan(host, "mem_total_bytes"),
 		.cpu_s = num_or_nan(cost, "cpu_seconds"),
+		.window_cpu_s = num_or_nan(cost, "window_cpu_seconds"),
 		.peak_rss_bytes = num_or_nan(cost, "peak_rss_bytes"),
 	};
 
@@ -202,24 +224,34 @@ static void json_checks(struct prom *p, const struct jval *doc)
 	for (size_t i = 0; cs && i < cs->len; i++) {
 		const struct jval *c = &cs->items[i], *ms = array(c, "metrics");
 		const struct jval *unk = array(c, "unknowns");
-		const char *id = jval__str(c, "id");
+		const char *id = jval__str(c, "id"), *meth = jval__str(c, "methodology");
 
 		if (!id)
 			continue;
 		prom__check(p, id, jval__str(c, "status"), unk ? unk->len : 0);
 		for (size_t k = 0; ms && k < ms->len; k++) {
 			const struct jval *m = &ms->items[k];
-			const char *name = jval__str(m, "name");
+			const char *agg = jval__str(m, "aggregation");
+			const char *node = jval__str(m, "node_exporter");
+			/* untrusted: only what a check could have declared */
+			struct prom_metric pm = {
+				.check = id, .name = jval__str(m, "name"), .unit = jval__str(m, "unit"),
+				.instance = jval__str(m, "instance"),
+				.agg = metric__agg_ok(agg) ? agg : NULL,
+				.node_exporter = metric__family_ok(node) ? node : NULL,
+				.help = jval__str(m, "help"),
+				.drilldown = meth && !strcmp(meth, "drilldown"),
+				.value = num_or_nan(m, "value"),
+			};
 
-			if (name)
-				prom__check_metric(p, id, name, jval__str(m, "unit"),
-						   jval__str(m, "instance"), num_or_nan(m, "value"));
+			if (pm.name)
+				prom__check_metric(p, &pm);
 		}
 	}
 }
 
-int report__metrics_from_findings(const struct jval *doc, struct strbuf *out, char *err,
-				  size_t errlen)
+int report__metrics_from_findings(const struct jval *doc, const struct metrics_opts *opts,
+				  struct strbuf *out, char *err, size_t errlen)
 {
 	const char *schema = jval__str(doc, "schema");
 	struct prom *p;
@@ -229,7 +261,7 @@ int report__metrics_from_findings(const struct jval *doc, struct strbuf *out, ch
 		snprintf(err, errlen, "findings.json: schema is not %s", FINDINGS_SCHEMA);
 		return -EINVAL;
 	}
-	p = prom__new();
+	p = prom_with(opts);
 	if (!p) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -38,12 +38,19 @@ struct prom {
 	int oom;
 	/* counts, kept up to date in the summary samples prom__run made */
 	size_t nfindings, nwarn, ncrit, nunknowns;
-	size_t left_object, left_cap, left_value;
+	size_t left_object, left_cap, left_value, left_host;
+	unsigned int flags;
+	char *(*redact)(void *arg, const char *value);
+	void *redact_arg;
 };
 
-struct prom *prom__new(void)
+struct prom *prom__new(unsigned int flags)
 {
-	return calloc(1, sizeof(struct prom));
+	struct prom *p = calloc(1, sizeof(struct prom));
+
+	if (p)
+		p->flags = flags;
+	return p;
 }
 
 void prom__free(struct prom *p)
@@ -59,6 +66,26 @@ void prom__free(struct prom *p)
 	}
 	free(p->f);
 	free(p);
+}
+
+void prom__redact_with(struct prom *p, char *(*fn)(void *arg, const char *value), void *arg)
+{
+	p->redact = fn;
+	p->redact_arg = arg;
+}
+
+/*
+ * A label value that came from the host, through the redactor when there is
+ * one; *owned is the copy to free. NULL for NULL, or when out of memory.
+ */
+static const char *host_value(struct prom *p, const char *v, char **owned)
+{
+	*owned = NULL;
+	if (!v || !p->redact)
+		return v;
+	*owned = p->redact(p->redact_arg, v);
+	p->oom |= !*owned;
+	return *owned;
 }
 
 static struct prom_family *family(struct prom *p, const char *name, const char *help, size_t max)
@@ -199,11 +226,15 @@ static void gauge(struct prom *p, const char *name, const char *help, double v)
 void prom__run(struct prom *p, const struct prom_run *r)
 {
 	struct prom_family *f;
+	char *host, *kernel;
 
 	sample(p, family(p, "sonde_run_info", "sonde's version, the version that took the "
 			 "captures, and the host (always 1)", 1),
 	       labels("version", r->version, "captured_by", r->captured_by, "hostname",
-		      r->hostname, "kernel", r->kernel, NULL), 1, 0);
+		      host_value(p, r->hostname, &host), "kernel",
+		      host_value(p, r->kernel, &kernel), NULL), 1, 0);
+	free(host);
+	free(kernel);
 	gauge(p, "sonde_run_timestamp_seconds",
 	      "when the run's observation window ended (Unix time)", r->end_s);
 	gauge(p, "sonde_run_window_seconds", "length of the observation window", r->window_s);
@@ -212,11 +243,22 @@ void prom__run(struct prom *p, const struct prom_run *r)
 	gauge(p, "sonde_run_samples", "sampling rounds in the window", r->samples);
 	gauge(p, "sonde_run_partial", "1 when the window ended early (interrupted, deadline, "
 	      "hung read)", r->partial ? 1 : 0);
-	gauge(p, "sonde_run_cpu_seconds", "CPU time sonde itself used for the run", r->cpu_s);
+	gauge(p, "sonde_run_cpu_seconds", "CPU time sonde used for the whole run, its checks' "
+	      "processes included (the run's total)", r->cpu_s);
+	gauge(p, "sonde_run_window_cpu_seconds", "CPU time sonde used while its window ran "
+	      "(sampling, tracing's readers, the guard): its overhead on the host it observed, "
+	      "the window's total", r->window_cpu_s);
 	gauge(p, "sonde_run_peak_rss_bytes", "sonde's peak resident memory during the run",
 	      r->peak_rss_bytes);
-	gauge(p, "sonde_host_cpus", "CPUs of the host", r->cpus);
-	gauge(p, "sonde_host_memory_bytes", "memory of the host (MemTotal)", r->mem_bytes);
+	/* node_exporter has them (node_memory_MemTotal_bytes, node_cpu_seconds_total's cpus) */
+	if (p->flags & PROM_HOST) {
+		gauge(p, "sonde_host_cpus", "CPUs of the host, as the window ended (node_exporter: "
+		      "count of node_cpu_seconds_total{mode=\"idle\"})", r->cpus);
+		gauge(p, "sonde_host_memory_bytes", "memory of the host (MemTotal), as the window "
+		      "ended (node_exporter: node_memory_MemTotal_bytes)", r->mem_bytes);
+	} else {
+		p->left_host += isfinite(r->cpus) + isfinite(r->mem_bytes);
+	}
 	/* Counted as the findings and checks come (summary()). */
 	f = family(p, "sonde_findings", "findings of the run by severity", 2);
 	sample(p, f, labels("severity", "warn", NULL), 0, 0);
@@ -262,6 +304,7 @@ void prom__finding(struct prom *p, const char *check, const char *methodology,
 		   const char *culprit)
 {
 	int sev = severity(severity_name);
+	char *owned;
 
 	p->nfindings++;
 	p->nwarn += sev == 1;
@@ -271,8 +314,11 @@ void prom__finding(struct prom *p, const char *check, const char *methodology,
 			 "severity and the first culprit's process name (always 1)",
 			 PROM_MAX_SAMPLES),
 	       labels("check", check, "methodology", methodology, "resource", resource, "metric",
-		      metric, "severity", severity_name, "culprit", culprit ? culprit : "", NULL),
+		      metric, "severity", severity_name, "culprit",
+		      culprit ? host_value(p, culprit, &owned) : "", NULL),
 	       1, 0);
+	if (culprit)
+		free(owned);
 	sample(p, family(p, "sonde_finding_rank", "the finding's rank, 1 the most important "
 			 "(docs/verdict.md)", PROM_MAX_SAMPLES),
 	       labels("check", check, NULL), (double)p->nfindings, 0);
@@ -280,14 +326,17 @@ void prom__finding(struct prom *p, const char *check, const char *methodology,
 
 void prom__culprit(struct prom *p, const char *check, const char *comm, double share)
 {
+	char *owned;
+
 	if (!isfinite(share)) {
 		p->left_value++;
 		return;
 	}
 	sample(p, family(p, "sonde_finding_culprit_share_ratio",
-			 "share of the finding's load caused by the processes of this name",
-			 PROM_MAX_SAMPLES),
-	       labels("check", check, "comm", comm, NULL), share, 1);
+			 "share of the finding's load over the window caused by the processes "
+			 "of this name (their shares summed)", PROM_MAX_SAMPLES),
+	       labels("check", check, "comm", host_value(p, comm, &owned), NULL), share, 1);
+	free(owned);
 }
 
 void prom__use_cell(struct prom *p, const char *resource, const char *metric, const char *status)
@@ -310,16 +359,20 @@ void prom__use_object(struct prom *p, const char *resource, const char *object,
 		      const char *metric, const char *status)
 {
 	int sev = severity(status);
+	char *owned;
 
 	if (sev < 0)
 		return;
+	object = host_value(p, object, &owned);
 	if (!prom__object_ok(object)) {
-		p->left_object++;
+		p->left_object += !!object;
+		free(owned);
 		return;
 	}
 	sample(p, family(p, "sonde_use_object_severity", "the USE matrix per object (disk, "
 			 "interface, CPU, cgroup...): 0 ok, 1 warn, 2 crit", PROM_MAX_SAMPLES),
 	       labels("resource", resource, "object", object, "metric", metric, NULL), sev, 0);
+	free(owned);
 }
 
 void prom__check(struct prom *p, const char *check, const char *status, size_t nunknowns)
@@ -342,29 +395,72 @@ void prom__check(struct prom *p, const char *check, const char *status, size_t n
 		       labels("check", check, NULL), (double)nunknowns, 0);
 }
 
-void prom__check_metric(struct prom *p, const char *check, const char *name, const char *unit,
-			const char *instance, double value)
+/* How the window made a metric's value, for its HELP (lua/result.h's aggregations). */
+static void agg_text(char *buf, size_t len, const char *agg, int drilldown)
 {
-	char fam[PROM_NAME_MAX + 1], help[700];
+	static const struct {
+		const char *agg, *before, *after; /* the window goes between */
+	} texts[] = {
+		{ "mean", "mean over ", "" },
+		{ "min", "minimum over ", "" },
+		{ "peak", "peak (largest sample or event) in ", "" },
+		{ "last", "last value, at the end of ", "" },
+		{ "total", "count over ", " (this window's, not a counter)" },
+		{ "fit", "from the trend fitted over ", " and earlier audits" },
+	};
+	const char *w = drilldown ? "the drill-down window" : "the window";
+
+	if (!agg) {
+		snprintf(buf, len, "its check does not say how %s made it", w);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++)
+		if (!strcmp(agg, texts[i].agg)) {
+			snprintf(buf, len, "%s%s%s", texts[i].before, w, texts[i].after);
+			return;
+		}
+	/* a percentile: p50, p99, p999 (99.9) */
+	if (strlen(agg) == 4)
+		snprintf(buf, len, "%c%c.%cth percentile of the events of %s", agg[1], agg[2],
+			 agg[3], w);
+	else
+		snprintf(buf, len, "%sth percentile of the events of %s", agg + 1, w);
+}
+
+void prom__check_metric(struct prom *p, const struct prom_metric *m)
+{
+	char fam[PROM_NAME_MAX + 1], help[900], how[80], *owned = NULL;
+	const char *unit = m->unit, *instance = m->instance;
 	double scale;
 
-	if (!isfinite(value)) {
+	if (!isfinite(m->value)) {
 		p->left_value++;
 		return;
 	}
-	if (instance && !prom__object_ok(instance)) {
-		p->left_object++;
+	/* node_exporter publishes it: only on request (PROM_HOST) */
+	if (m->node_exporter && !(p->flags & PROM_HOST)) {
+		p->left_host++;
 		return;
 	}
-	if (prom__check_family(check, name, unit, fam, sizeof(fam), &scale)) {
+	if (instance && !prom__object_ok(instance = host_value(p, instance, &owned))) {
+		p->left_object += !!instance;
+		goto cleanup;
+	}
+	if (prom__check_family(m->check, m->name, unit, fam, sizeof(fam), &scale)) {
 		p->left_value++;
-		return;
+		goto cleanup;
 	}
-	snprintf(help, sizeof(help), "check %.200s, metric %.200s%s%.40s%s", check, name,
-		 unit && *unit ? " (" : "", unit ? unit : "",
-		 unit && *unit ? scale != 1 ? ", in base units)" : ")" : "");
+	agg_text(how, sizeof(how), m->agg, m->drilldown);
+	snprintf(help, sizeof(help), "check %.200s, metric %.200s%s%.40s%s: %s%s%.200s%s%.128s",
+		 m->check, m->name, unit && *unit ? " (" : "", unit ? unit : "",
+		 unit && *unit ? scale != 1 ? ", in base units)" : ")" : "", how,
+		 m->help ? "; " : "", m->help ? m->help : "",
+		 m->node_exporter ? "; node_exporter has it: " : "",
+		 m->node_exporter ? m->node_exporter : "");
 	sample(p, family(p, fam, help, PROM_MAX_CHECK_SAMPLES),
-	       instance ? labels("object", instance, NULL) : labels(NULL), value * scale, 0);
+	       instance ? labels("object", instance, NULL) : labels(NULL), m->value * scale, 0);
+cleanup:
+	free(owned);
 }
 
 /* A value as Go's ParseFloat reads it: integers plainly, else the fewest digits that read back. */
@@ -418,6 +514,11 @@ int prom__write(const struct prom *p, struct strbuf *out)
 	if (p->left_value)
 		strbuf__printf(out, "# sonde: %zu sample%s left out: no finite value or no "
 			       "usable name\n", p->left_value, p->left_value == 1 ? "" : "s");
+	if (p->left_host)
+		strbuf__printf(out, "# sonde: %zu sample%s left out: node_exporter publishes "
+			       "%s (--metrics-host adds %s)\n", p->left_host,
+			       p->left_host == 1 ? "" : "s", p->left_host == 1 ? "it" : "them",
+			       p->left_host == 1 ? "it" : "them");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct prom_family *f = &p->f[i];
 

@@ -15,6 +15,14 @@
  * as names (a disk, an interface, a mount point, a cgroup); never a pid or a
  * sentence. A sample whose object is not such a name is left out, and a
  * comment at the top of the file counts what was left out and why.
+ *
+ * What is published: by default what node_exporter, scraped into the same
+ * Prometheus, does not have: the verdict, findings, check states, the USE
+ * matrix, the metrics checks did not declare node_exporter has (percentiles,
+ * times to exhaustion, what BPF traced...), and sonde's own cost. With
+ * PROM_HOST also the host's own figures node_exporter publishes (a check's
+ * metric with a node_exporter family, the host's CPUs and memory). Every
+ * check metric's HELP says how the window made it (its aggregation).
  */
 #ifndef SONDE_PROM_H
 #define SONDE_PROM_H
@@ -30,13 +38,33 @@ struct prom_run {
 	double window_s, interval_s, samples;
 	int partial;
 	double cpus, mem_bytes;
-	double cpu_s, peak_rss_bytes; /* sonde's own cost */
+	double cpu_s, window_cpu_s, peak_rss_bytes; /* sonde's own cost */
 };
+
+/* One metric of a check, as findings.json has it. */
+struct prom_metric {
+	const char *check, *name, *unit;
+	const char *instance;      /* NULL, or the object it measures */
+	const char *agg;           /* its aggregation (lua/result.h); NULL: not declared */
+	const char *node_exporter; /* the family node_exporter publishes it as; NULL: none */
+	const char *help;          /* what it counts, when its name alone would mislead */
+	int drilldown;             /* measured in the drill-down's (second) window */
+	double value;
+};
+
+/* prom__new's flags: PROM_HOST, also the figures node_exporter publishes (--metrics-host). */
+#define PROM_HOST 1u
 
 struct prom;
 
-struct prom *prom__new(void);
+struct prom *prom__new(unsigned int flags);
 void prom__free(struct prom *p);
+/*
+ * Every label value that came from the host (the host's name and kernel, a
+ * culprit's comm, an object) goes through fn first (--redact): a malloc'ed
+ * copy, or NULL when out of memory. Names, label names and HELP are sonde's.
+ */
+void prom__redact_with(struct prom *p, char *(*fn)(void *arg, const char *value), void *arg);
 
 /* In this order: the run, the findings (each with its culprits), the USE matrix, the checks. */
 void prom__run(struct prom *p, const struct prom_run *r);
@@ -52,9 +80,8 @@ void prom__use_object(struct prom *p, const char *resource, const char *object,
 		      const char *metric, const char *status);
 /* A check: its status and how many metrics it could not see. */
 void prom__check(struct prom *p, const char *check, const char *status, size_t nunknowns);
-/* One metric of a check (instance: NULL or the object it measures). */
-void prom__check_metric(struct prom *p, const char *check, const char *name, const char *unit,
-			const char *instance, double value);
+/* One metric of a check. */
+void prom__check_metric(struct prom *p, const struct prom_metric *m);
 
 /* The exposition, appended to out: 0, or -ENOMEM. */
 int prom__write(const struct prom *p, struct strbuf *out);

@@ -10,7 +10,7 @@
  *	report__build(&rr, &model);
  *	report__json(model, &js); report__markdown(model, &md); report__html(model, &html);
  *	report__terminal(model, stdout, color);
- *	report__metrics(model, &prom);
+ *	report__metrics(model, &opts, &prom);
  *	report__free(model);
  */
 #ifndef SONDE_REPORT_H
@@ -107,16 +107,35 @@ void report__fmt_value(char *buf, size_t len, double v, const char *unit);
 int report__tty_color(int fd);
 int report__tty_redraw(int fd);
 
+/* What the Prometheus text holds, and what its label values go through. */
+struct metrics_opts {
+	/*
+	 * --metrics-host: also the host's figures node_exporter publishes
+	 * itself (the metrics whose check names a node_exporter family, the
+	 * host's CPUs and memory). Without it, only what node_exporter lacks.
+	 */
+	int host;
+	/*
+	 * --redact: each label value that came from the host (its name, its
+	 * kernel, process names, the objects measured) through this, a malloc'ed
+	 * copy or NULL when out of memory. Values in the model, never the text:
+	 * a pseudonym must not land on a label name or a HELP line.
+	 */
+	char *(*redact)(void *arg, const char *value);
+	void *redact_arg;
+};
+
 /*
  * The run as Prometheus metrics, text exposition format (docs/metrics.md):
  * from the model (sonde run --metrics), or from a bundle's findings.json
  * (sonde show --metrics) through the same names, so both give the same text
  * for the same run. Appended to out; 0, or -ENOMEM (-EINVAL with err: not a
- * findings.json).
+ * findings.json). opts may be NULL (the defaults).
  */
-int report__metrics(const struct report_model *m, struct strbuf *out);
+int report__metrics(const struct report_model *m, const struct metrics_opts *opts,
+		    struct strbuf *out);
 struct jval;
-int report__metrics_from_findings(const struct jval *findings, struct strbuf *out, char *err,
-				  size_t errlen);
+int report__metrics_from_findings(const struct jval *findings, const struct metrics_opts *opts,
+				  struct strbuf *out, char *err, size_t errlen);
 
 #endif

@@ -277,30 +277,38 @@ static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const
 	return fail_on_finding(o->fail_on, &oc->rr);
 }
 
+/* A label value as --redact shows it (report/report.h's metrics_opts.redact). */
+static char *redact_label(void *arg, const char *value)
+{
+	return redactor__text(arg, value, strlen(value), 0, NULL);
+}
+
 /*
- * --metrics FILE: the model as Prometheus text (through the redactor with
- * --redact, like the summary), replacing FILE atomically so node_exporter's
- * textfile collector never reads half of it; mode 0644, since the exporter
- * reads it as another user and it holds nothing the metrics endpoint does
- * not publish anyway. 0, or -1 with the message printed.
+ * --metrics FILE: the model as Prometheus text, replacing FILE atomically so
+ * node_exporter's textfile collector never reads half of it; mode 0644, since
+ * the exporter reads it as another user and it holds nothing the metrics
+ * endpoint does not publish anyway. With --redact, the label values that came
+ * from the host go through the redactor before they are rendered, never the
+ * text: a learned name equal to a label name ("check") would otherwise turn
+ * label names into pseudonyms, and the textfile collector drops a file that
+ * does not parse. 0, or -1 with the message printed.
  */
 static int write_metrics(const struct run_opts *o, struct run_outcome *oc, struct redactor *red)
 {
+	struct metrics_opts mo = {
+		.host = o->metrics_host,
+		.redact = red ? redact_label : NULL,
+		.redact_arg = red,
+	};
 	struct strbuf prom = { 0 };
-	char *text = NULL;
-	size_t len = 0;
 	int rc;
 
-	rc = report__metrics(oc->report, &prom);
-	if (!rc && red && !(text = redactor__text(red, prom.buf, prom.len, 0, &len)))
-		rc = -ENOMEM;
+	rc = report__metrics(oc->report, &mo, &prom);
 	if (!rc)
-		rc = file__replace(o->metrics_path, text ? text : prom.buf, text ? len : prom.len,
-				   0644);
+		rc = file__replace(o->metrics_path, prom.buf, prom.len, 0644);
 	if (rc)
 		fprintf(stderr, "sonde: --metrics %s: %s%s%s\n", o->metrics_path, strerror(-rc),
 			oc->bundle[0] ? "; the bundle is written: " : "", oc->bundle);
-	free(text);
 	strbuf__free(&prom);
 	return rc ? -1 : 0;
 }
@@ -318,8 +326,10 @@ static int upload(const struct run_opts *o, const char *bundle)
 		.post = o->upload_post,
 		.case_id = o->case_id,
 		.cacert = o->upload_cacert,
+		.bearer = o->upload_token,
 		.attempts = UPLOAD_ATTEMPTS,
 		.backoff_s = o->upload_backoff_s > 0 ? o->upload_backoff_s : 1,
+		.deadline_s = o->upload_timeout_s > 0 ? o->upload_timeout_s : UPLOAD_DEADLINE_S,
 		.note = upload_note,
 	};
 	struct upload_result res;

@@ -66,6 +66,10 @@ void run_opts__free(struct run_opts *o)
 	o->command_line = NULL;
 	free(o->upload_url_owned);
 	o->upload_url_owned = NULL;
+	if (o->upload_token)
+		explicit_bzero(o->upload_token, strlen(o->upload_token));
+	free(o->upload_token);
+	o->upload_token = NULL;
 }
 
 void run_plan__check_out_dir(const char *cmd, const char *dir)

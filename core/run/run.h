@@ -56,12 +56,16 @@ struct run_opts {
 	int keep;               /* --keep N: bundles of --out kept after this run's; 0: all */
 	struct strv only_checks, tags, sets;
 	const char *metrics_path; /* --metrics FILE: the results for Prometheus, replaced atomically */
+	int metrics_host;       /* --metrics-host: also what node_exporter publishes itself */
 	const char *case_id;    /* --case-id: in the bundle's name and manifest */
 	const char *upload_url; /* --upload URL (or the URL read from --upload @FILE) */
 	char *upload_url_owned; /* what --upload @FILE read */
 	int upload_post;        /* --upload-method post */
 	const char *upload_cacert;
+	const char *upload_token_file; /* --upload-token-file: a bearer token, its first line */
+	char *upload_token;     /* the token (that file's, or $SONDE_UPLOAD_TOKEN), or NULL */
 	double upload_backoff_s; /* the first wait between upload attempts */
+	double upload_timeout_s; /* --upload-timeout: the whole upload's deadline; 0: the default */
 	int progress;           /* -1 auto */
 	int progress_shown;
 	char *command_line;

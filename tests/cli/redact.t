@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Redaction, with canaries: a host named CANARYHOST-x1 (in its own UTS
 # namespace) and a process whose command line carries a password, a URL with
-# credentials, private, public and IPv6 addresses, a MAC, a home directory and
-# a token. `sonde run --redact`, and `sonde redact` on a bundle made without
+# credentials, private, public and IPv6 addresses, a MAC, a home directory, a
+# token, and URLs with a signed query, a token-like parameter and a token as
+# the user part. `sonde run --redact`, and `sonde redact` on a bundle made without
 # it: not one canary anywhere in the decompressed bundle, its name or on the
 # terminal; the mapping next to the bundle (mode 0600, never inside); the
 # redacted bundle verifies.
@@ -18,8 +19,10 @@ unshare -u true 2>/dev/null ||
 
 T=$(mktemp -d /tmp/sonde-cli-redact.XXXXXX)
 CANARY_PID=
+COMM_PID=
 cleanup() {
 	[ -n "$CANARY_PID" ] && kill "$CANARY_PID" 2>/dev/null
+	[ -n "$COMM_PID" ] && kill "$COMM_PID" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -33,14 +36,25 @@ mkdir -p "$TMPDIR" "$T/run" "$T/plain" "$T/red"
 X=$(printf 'q%x' $$)
 HOST=CANARYHOST$X-x1
 CANARIES=(CANARYHOST$X CANARYPW1$X CANARYSECRET2$X canaryuser$X canarydomain$X 10.77.66.55
-	203.0.113.77 2a00:1450::77 aa:bb:cc:11:22:33 CANARYTOKEN3$X)
+	203.0.113.77 2a00:1450::77 aa:bb:cc:11:22:33 CANARYTOKEN3$X CANARYSIG4$X CANARY6$X
+	CANARYTOK7$X)
 
 # perl keeps its arguments in /proc/PID/cmdline (sleep would not take them).
 perl -e 'sleep 60' -- --password=CANARYPW1$X \
 	https://canaryuser$X:CANARYSECRET2$X@canarydomain$X.example.org/x 10.77.66.55 \
 	203.0.113.77 fe80::1234 2a00:1450::77 aa:bb:cc:11:22:33 /home/canaryuser$X/data \
-	token=CANARYTOKEN3$X 127.0.0.1 &
+	token=CANARYTOKEN3$X 127.0.0.1 \
+	"https://bucket.example.org/o?X-Amz-Signature=CANARYSIG4$X&X-Amz-Expires=600" \
+	"https://files.example.org/d?t=9a8b7c6d5e4f3a2b1c0dCANARY6$X&n=2" \
+	"https://ghp1a2B3c4D5e6FCANARYTOK7$X@git.example.org/x" &
 CANARY_PID=$!
+
+# A process whose name looks like a secret: its stat line's COMM, "(token=...)",
+# is redacted between its parentheses, and the ')' stays (readers parse from it).
+mkdir -p "$T/bin"
+cp "$(command -v perl)" "$T/bin/token=K$X"
+"$T/bin/token=K$X" -e 'sleep 60' &
+COMM_PID=$!
 
 # sonde_as_canary OUT ARGS...: a run on a host named $HOST
 sonde_as_canary() {
@@ -80,6 +94,14 @@ check_redacted() {
 	ok "$what: the canary command line is in it, redacted" \
 		grep -qaF -- "--password=REDACTED" "$T/all.tar"
 	ok "$what: token= dropped" grep -qaF "token=REDACTED" "$T/all.tar"
+	ok "$what: a signed URL's signature dropped, the rest kept" \
+		grep -qaF "?X-Amz-Signature=REDACTED&X-Amz-Expires=600" "$T/all.tar"
+	ok "$what: a parameter that reads as a token dropped" grep -qaF "?t=REDACTED&n=2" "$T/all.tar"
+	ok "$what: a token as a URL's user part dropped" grep -qaF "https://REDACTED@" "$T/all.tar"
+	ok "$what: a process named token=...: its stat line keeps its shape" \
+		grep -qaE "^$COMM_PID \(token=REDACTED\) [RSD] " "$T/all.tar"
+	is "$(grep -acE "^$COMM_PID \(token=REDACTED [RSD] " "$T/all.tar")" 0 \
+		"$what: no stat line of it lost its ')'"
 	ok "$what: the URL's password dropped, its user pseudonymized" \
 		grep -qaE "https://user-[0-9]+:REDACTED@" "$T/all.tar"
 	ok "$what: the loopback address stays" grep -qaF "127.0.0.1" "$T/all.tar"

@@ -68,18 +68,59 @@ is "$(xz -dc "$B" | grep -acE 'CANARYPASS|CANARYTOKEN|alice')" 0 \
 ok "the recorded command line names the file" \
 	grep -qF -- "--upload @$T/url " < <("$SONDE" show "$B" manifest.json | jq -r .command)
 
-# A password or a token on the command line: the user name is refused, the query is not
-# recorded (the captures have it: that is why a secret goes in a file).
-err=$("$SONDE" run "${R[@]}" --out "$T" --upload "https://bob:CANARYPASS@127.0.0.1:1/x/" 2>&1 >/dev/null)
-is "$?" 2 "a password in a URL on the command line: usage error"
-ok "it says where a password goes (got: $err)" grep -q "netrc.*@FILE" <<<"$err"
+# A credential on the command line is refused: every process's command line is
+# readable by all, and sonde's own is captured in the bundle. A password, a
+# signed query, a token-like parameter, a token as the user part.
+for url in "https://bob:CANARYPASS@127.0.0.1:1/x/" \
+	"https://127.0.0.1:1/q/?X-Amz-Signature=CANARYSIG&X-Amz-Expires=60" \
+	"https://127.0.0.1:1/q/?sig=CANARYSIG" "https://127.0.0.1:1/q/?access_token=CANARYTOK" \
+	"https://127.0.0.1:1/q/?t=8f14e45fceea167a5a36dedd4bea2543" \
+	"https://ghp_1a2B3c4D5e6F7g8H9i0j@127.0.0.1:1/q/"; do
+	err=$("$SONDE" run "${R[@]}" --out "$T" --upload "$url" 2>&1 >/dev/null)
+	is "$?" 2 "a credential on the command line ($url): usage error"
+	ok "it says where it goes instead (got: $err)" \
+		grep -q "upload @FILE.*--upload-token-file.*netrc" <<<"$err"
+done
 mkdir -p "$T/out1b"
-"$SONDE" run "${R[@]}" --out "$T/out1b" --upload "https://127.0.0.1:$PORT/q/?sig=QUERYSIG" \
+"$SONDE" run "${R[@]}" --out "$T/out1b" --upload "https://127.0.0.1:$PORT/q/?case=SR-1" \
 	--upload-cacert "$T/ca.pem" >/dev/null 2>&1
-is "$?" 0 "a URL with a query on the command line: exit 0"
+is "$?" 0 "a URL with a plain query on the command line: exit 0"
 ok "the manifest's command line has the URL without its query" \
 	grep -qF -- "--upload https://127.0.0.1:$PORT/q/ " \
 	< <("$SONDE" show "$(ls "$T"/out1b/*.tar.xz)" manifest.json | jq -r .command)
+# The same URL, credential and all, from the environment: not on any command line.
+mkdir -p "$T/out1c"
+SONDE_RUN_UPLOAD="https://127.0.0.1:$PORT/e/?sig=CANARYENVSIG" \
+	"$SONDE" run "${R[@]}" --out "$T/out1c" --upload-cacert "$T/ca.pem" >/dev/null 2>&1
+is "$?" 0 "a signed URL from \$SONDE_RUN_UPLOAD: exit 0"
+ok "it went where it said" grep -q "^PUT /e/sonde-.*?sig=CANARYENVSIG 201" "$T/tls/requests.log"
+is "$(xz -dc "$(ls "$T"/out1c/*.tar.xz)" | grep -ac CANARYENVSIG)" 0 \
+	"and the signature is nowhere in the bundle"
+
+# ---- a bearer token from a file or the environment ----
+TLS_PORT=$PORT
+echo CANARYBEARER7 >"$T/token"
+start_server bearer --token-file "$T/token"
+mkdir -p "$T/out1d"
+"$SONDE" run "${R[@]}" --out "$T/out1d" --upload "http://127.0.0.1:$PORT/b/" \
+	--upload-token-file "$T/token" >/dev/null 2>"$T/stderr"
+is "$?" 0 "--upload-token-file: exit 0 $(head -c 200 "$T/stderr")"
+ok "the server saw the bearer token" grep -q "^PUT /b/sonde-.* 201 bearer$" "$T/bearer/requests.log"
+is "$(xz -dc "$(ls "$T"/out1d/*.tar.xz)" | grep -ac CANARYBEARER7)" 0 "the token is nowhere in the bundle"
+SONDE_UPLOAD_TOKEN=CANARYBEARER7 "$SONDE" run "${R[@]}" --out "$T/out1d" \
+	--upload "http://127.0.0.1:$PORT/b2/" >/dev/null 2>&1
+is "$?" 0 "\$SONDE_UPLOAD_TOKEN: exit 0"
+ok "the server saw it" grep -q "^PUT /b2/sonde-.* 201 bearer$" "$T/bearer/requests.log"
+"$SONDE" run "${R[@]}" --out "$T/out1d" --upload "http://127.0.0.1:$PORT/b3/" \
+	--upload-backoff 0.1 >/dev/null 2>&1
+is "$?" 4 "without the token the server refuses: exit 4"
+: >"$T/empty"
+for args in "--upload-token-file $T/empty" "--upload-token-file $T/no-such" \
+	"--upload sftp://127.0.0.1/x/ --upload-token-file $T/token"; do
+	err=$("$SONDE" run "${R[@]}" --out "$T" --upload "http://127.0.0.1:1/x/" $args 2>&1 >/dev/null)
+	is "$?" 2 "$args: usage error ($err)"
+done
+PORT=$TLS_PORT
 
 # Without the private CA the server is not trusted: no retry, exit 4, the bundle stays.
 mkdir -p "$T/out2"
@@ -136,6 +177,25 @@ is "$?" 4 "no server: exit 4"
 ok "connection refused is retried" test "$(grep -c 'upload attempt' "$T/stderr")" = 3
 is "$(jq -r .schema "$T/stdout")" sonde.findings/1 "--json still prints findings.json on stdout"
 ok "the bundle stays" test -f "$(ls "$T"/out6/*.tar.xz)"
+
+# ---- a reply that never ends: the upload's deadline ----
+# The server takes the bundle, then answers 200 with 4 KiB a second for ever:
+# faster than the stall limit, so only the deadline ends it.
+start_server slow --trickle
+mkdir -p "$T/out9"
+start=$(date +%s)
+timeout 60 "$SONDE" run "${R[@]}" --out "$T/out9" --upload "http://127.0.0.1:$PORT/x/" \
+	--upload-timeout 3 --upload-backoff 0.1 >/dev/null 2>"$T/stderr"
+rc=$?
+took=$(($(date +%s) - start))
+is "$rc" 4 "a reply without end: exit 4 at the deadline (124: killed by the test's timeout)"
+ok "it ended at the deadline, not at the test's timeout (took $took s)" test "$took" -lt 20
+ok "the message says the deadline passed (got: $(tail -1 "$T/stderr"))" \
+	grep -q "upload to http://127.0.0.1:$PORT/x/sonde-.* failed after 1 attempt: its deadline passed (--upload-timeout 3 s); last: .*the bundle stays at $T/out9/" "$T/stderr"
+ok "the bundle stays" test -f "$(ls "$T"/out9/*.tar.xz)"
+"$SONDE" run --help >"$T/help" 2>&1
+is "$(grep -A1 -- "--upload-timeout" "$T/help" | grep -c "(default 300)")" 1 \
+	"--help gives the deadline's default"
 
 # libcurl is opened when an upload starts, not linked: without it a run works,
 # and the upload fails with what to install (libcurl hidden in a private mount
@@ -198,6 +258,7 @@ fi
 # ---- usage errors, before any window ----
 for args in "--upload ftp://127.0.0.1/x" "--upload https:///nohost" "--case-id ../x" \
 	"--case-id -x" "--upload-method post" "--upload http://h/ --upload-cacert $T/none" \
+	"--upload-timeout 5" "--upload http://h/ --upload-timeout 0" "--upload-token-file $T/url" \
 	"--upload @$T/no-such-file"; do
 	err=$("$SONDE" run "${R[@]}" --out "$T" $args 2>&1 >/dev/null)
 	is "$?" 2 "run $args: usage error"

@@ -5,9 +5,15 @@
 PUT /any/path/NAME stores the body as DIR/NAME; POST takes multipart/form-data
 and stores the part named "file" as DIR/<its filename> and the other fields in
 DIR/<filename>.fields. --fail N answers the first N requests with 503; --status
-CODE answers every request with CODE. Each request is logged to DIR/requests.log
-("METHOD PATH STATUS"). The chosen port is written to --port-file. TLS with
---cert and --key.
+CODE answers every request with CODE. --trickle takes the body, then answers
+200 with a reply that never ends: 4 KiB a second, faster than any stall limit,
+for as long as the client listens. --token-file FILE answers 401 to a request
+without "Authorization: Bearer TOKEN", TOKEN the file's first line (a file: on
+the command line, the token would be in every bundle's process captures).
+Each request is logged to DIR/requests.log ("METHOD PATH STATUS", and
+" bearer" when it carried the token). The chosen port is written to
+--port-file. TLS with --cert and --key. Every connection is served in its own
+thread.
 """
 import argparse
 import email.parser
@@ -16,6 +22,7 @@ import http.server
 import os
 import ssl
 import sys
+import time
 
 args = None
 seen = 0
@@ -25,9 +32,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def answer(self, code):
+    def bearer(self):
+        return args.token and self.headers.get("Authorization") == "Bearer " + args.token
+
+    def log(self, code):
         with open(os.path.join(args.dir, "requests.log"), "a") as log:
-            log.write("%s %s %d\n" % (self.command, self.path, code))
+            log.write("%s %s %d%s\n" % (self.command, self.path, code,
+                                        " bearer" if self.bearer() else ""))
+
+    def answer(self, code):
+        self.log(code)
         self.send_response(code)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -39,14 +53,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
         global seen
         seen += 1
         data = self.body()
+        if args.token and not self.bearer():
+            return None, 401
         if args.status:
             return None, args.status
+        if args.trickle:
+            self.trickle()
+            return None, -1
         if seen <= args.fail:
             return None, 503
         return data, 0
 
+    def trickle(self):
+        self.log(200)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        try:
+            while True:
+                self.wfile.write(b"x" * 1024)
+                self.wfile.flush()
+                time.sleep(0.25)
+        except OSError:
+            pass
+
     def do_PUT(self):
         data, code = self.pre()
+        if code < 0:
+            return None
         if code:
             return self.answer(code)
         name = os.path.basename(self.path.split("?")[0]) or "unnamed"
@@ -56,6 +90,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         data, code = self.pre()
+        if code < 0:
+            return None
         if code:
             return self.answer(code)
         head = b"Content-Type: " + self.headers["Content-Type"].encode() + b"\r\n\r\n"
@@ -84,10 +120,16 @@ def main():
     p.add_argument("--port-file", required=True)
     p.add_argument("--fail", type=int, default=0)
     p.add_argument("--status", type=int, default=0)
+    p.add_argument("--trickle", action="store_true")
+    p.add_argument("--token-file")
     p.add_argument("--cert")
     p.add_argument("--key")
     args = p.parse_args()
-    srv = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    args.token = None
+    if args.token_file:
+        with open(args.token_file) as f:
+            args.token = f.readline().strip()
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     if args.cert:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(args.cert, args.key)

@@ -5,7 +5,8 @@
 # textfile collector's directory, node_exporter serves it, Prometheus scrapes
 # node_exporter, and a finding is read back through Prometheus's HTTP API,
 # with its labels. Then a second run replaces the file while node_exporter
-# keeps reading it: no scrape ever sees an error.
+# keeps reading it: no scrape ever sees an error. The node_exporter families
+# sonde says it restates (--metrics-host) are ones node_exporter publishes here.
 . tests/lib/tap.sh
 . tests/lib/net.sh
 
@@ -101,6 +102,31 @@ r=$(query 'sonde_worst_severity >= 1')
 ok "the worst severity is at least the probe's warn (the host may add worse)" test "$r" != "[]"
 r=$(query 'node_textfile_scrape_error')
 is "$(jq -r '.[0].value[1]' <<<"$r")" 0 "node_exporter read the file without error"
+
+# The families sonde says node_exporter has (--metrics-host's HELP) are
+# families node_exporter, with its default collectors, publishes on this host;
+# by default sonde leaves them to it.
+DPORT=$(free_port)
+"$NODE" --web.listen-address="127.0.0.1:$DPORT" >"$T/node-defaults.log" 2>&1 &
+SERVERS+=($!)
+for _ in $(seq 50); do
+	curl -fsS --max-time 5 "http://127.0.0.1:$DPORT/metrics" >"$T/node.txt" 2>/dev/null && break
+	sleep 0.2
+done
+B=$(ls "$T"/out/*.tar.xz | head -1)
+"$SONDE" show "$B" --metrics --metrics-host >"$T/host.prom"
+cited=$(sed -n 's/^# HELP .*; node_exporter has it: \([A-Za-z_:][A-Za-z0-9_:]*\)$/\1/p' "$T/host.prom" | sort -u)
+ok "sonde cites node_exporter families for this host's figures ($(wc -w <<<"$cited"))" test -n "$cited"
+missing=
+for f in $cited; do
+	grep -q "^# TYPE $f " "$T/node.txt" || missing+=" $f"
+done
+ok "node_exporter publishes every one of them here${missing:+ (not:$missing)}" test -z "$missing"
+is "$(grep -c 'node_exporter has it' "$T/textfile/sonde.prom")" 0 "the file it scrapes has none of them"
+mem=$(sed -n 's/^node_memory_MemTotal_bytes //p' "$T/node.txt")
+ok "sonde's host memory is node_exporter's MemTotal ($mem)" \
+	awk -v a="$(sed -n 's/^sonde_host_memory_bytes //p' "$T/host.prom")" -v b="$mem" \
+	'BEGIN { exit !(a > 0 && a == b + 0) }'
 
 # A second run replaces the file under node_exporter's feet (atomically): never an error.
 ts1=$(jq -r '.[0].value[1]' <<<"$(query sonde_run_timestamp_seconds)")

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/redact.h"
 #include "lua/catalog.h"
 #include "report/prom.h"
 #include "report/report.h"
@@ -150,6 +151,39 @@ static void metric(struct check_result *r, const char *name, const char *unit, c
 						     .instance = dup(inst), .value = v, .st = st };
 }
 
+static char *redact_label(void *arg, const char *value)
+{
+	return redactor__text(arg, value, strlen(value), 0, NULL);
+}
+
+/*
+ * --redact --metrics: the label values from the host go through the
+ * redactor, the text does not. Learned user names equal to a label name
+ * ("check") and to a culprit's comm ("db") change the values only.
+ */
+static void test_redacted(const struct report_model *m)
+{
+	static const char learn[] = "ssh check@srv.example.org; ls /home/db/";
+	struct redactor *r = redactor__new();
+	struct metrics_opts mo = { .redact = redact_label, .redact_arg = r };
+	struct strbuf out = { 0 };
+
+	ok(r && !redactor__learn(r, learn, strlen(learn), REDACT_CMDLINE), "names learned");
+	ok(!report__metrics(m, &mo, &out) && out.buf, "the model renders through the redactor");
+	if (out.buf) {
+		ok(exposition_ok(out.buf), "every line is still NAME{LABELS} VALUE");
+		ok(strstr(out.buf, "sonde_finding_rank{check=\"use.cpu-saturation\"} 1\n") &&
+			   !strstr(out.buf, "{user-"),
+		   "a learned name equal to a label name leaves the label alone");
+		ok(strstr(out.buf, "comm=\"user-") && !strstr(out.buf, "comm=\"db\""),
+		   "a culprit's comm that is a learned name is a pseudonym");
+		ok(strstr(out.buf, "# HELP sonde_finding a finding of the run: its check,") != NULL,
+		   "HELP text is sonde's, not redacted");
+	}
+	strbuf__free(&out);
+	redactor__free(r);
+}
+
 static void test_model_and_findings(void)
 {
 	static const char *const ids[] = { "use.cpu-saturation", "use.disk-utilization",
@@ -208,11 +242,11 @@ static void test_model_and_findings(void)
 	ok(!report__build(&rr, &m) && m, "the model builds");
 	if (!m)
 		goto out;
-	ok(!report__metrics(m, &a) && a.buf, "the model renders as metrics");
+	ok(!report__metrics(m, NULL, &a) && a.buf, "the model renders as metrics");
 	ok(!report__json(m, &js) &&
 		   !json_read(js.buf, js.len, &json_read_default_limits, &doc, err, sizeof(err)),
 	   "and as findings.json, which reads back");
-	ok(doc && !report__metrics_from_findings(doc, &b, err, sizeof(err)) && b.buf,
+	ok(doc && !report__metrics_from_findings(doc, NULL, &b, err, sizeof(err)) && b.buf,
 	   "findings.json renders as metrics");
 	ok(a.buf && b.buf && !strcmp(a.buf, b.buf),
 	   "the same text from the model and from its findings.json");
@@ -250,6 +284,7 @@ static void test_model_and_findings(void)
 	ok(strstr(a.buf, "sonde_finding_rank{check=\"use.cpu-saturation\"} 1\n") != NULL,
 	   "the rank of the first finding");
 	ok(!strstr(a.buf, "nan") && !strstr(a.buf, "NaN"), "a NaN metric is left out");
+	test_redacted(m);
 out:
 	jval__free(doc);
 	strbuf__free(&js);
@@ -283,17 +318,78 @@ static void test_hostile_findings(void)
 				   sizeof(err));
 
 		out.len = 0;
-		ok(!rc && !report__metrics_from_findings(doc, &out, err, sizeof(err)) &&
+		ok(!rc && !report__metrics_from_findings(doc, NULL, &out, err, sizeof(err)) &&
 			   exposition_ok(out.buf),
 		   "crafted findings.json %zu renders well-formed metrics", i);
 		jval__free(doc);
 		doc = NULL;
 	}
 	json_read("{\"schema\":\"x\"}", 14, &json_read_default_limits, &doc, err, sizeof(err));
-	ok(report__metrics_from_findings(doc, &out, err, sizeof(err)) && strstr(err, "schema"),
+	ok(report__metrics_from_findings(doc, NULL, &out, err, sizeof(err)) && strstr(err, "schema"),
 	   "another schema is refused: %s", err);
 	jval__free(doc);
 	strbuf__free(&out);
+}
+
+/*
+ * What is published by default (what node_exporter lacks) and with
+ * PROM_HOST, and the HELP of a check's metric: its aggregation over its
+ * window, what it counts, and the node_exporter family that has it.
+ */
+static void test_host_and_aggregation(void)
+{
+	const struct prom_metric ms[] = {
+		{ .check = "use.x", .name = "busy_pct", .unit = "%", .agg = "mean",
+		  .node_exporter = "node_cpu_seconds_total", .value = 50 },
+		{ .check = "use.x", .name = "wait_p999_ms", .unit = "ms", .agg = "p999", .value = 3 },
+		{ .check = "drilldown.y", .name = "stalls", .agg = "total", .help = "what it counts",
+		  .drilldown = 1, .value = 2 },
+		{ .check = "use.x", .name = "old", .value = 1 },
+	};
+	struct prom_run run = { .version = "1", .end_s = 1, .cpus = 2, .mem_bytes = 1024,
+				.window_cpu_s = 0.25 };
+	struct strbuf d = { 0 }, h = { 0 };
+	struct prom *pd = prom__new(0), *ph = prom__new(PROM_HOST);
+
+	prom__run(pd, &run);
+	prom__run(ph, &run);
+	for (size_t i = 0; i < sizeof(ms) / sizeof(*ms); i++) {
+		prom__check_metric(pd, &ms[i]);
+		prom__check_metric(ph, &ms[i]);
+	}
+	ok(!prom__write(pd, &d) && !prom__write(ph, &h), "both render");
+	ok(d.buf && !strstr(d.buf, "busy_ratio") && !strstr(d.buf, "sonde_host_"),
+	   "by default, nothing node_exporter publishes");
+	ok(d.buf && strstr(d.buf, "# sonde: 3 samples left out: node_exporter publishes them "
+				   "(--metrics-host adds them)\n"),
+	   "and what was left out for it is counted");
+	ok(d.buf && strstr(d.buf, "# HELP sonde_check_use_x_wait_p999_seconds check use.x, metric "
+				   "wait_p999_ms (ms, in base units): 99.9th percentile of the "
+				   "events of the window\n"),
+	   "p999 is the 99.9th percentile");
+	ok(d.buf && strstr(d.buf, "# HELP sonde_check_drilldown_y_stalls check drilldown.y, metric "
+				   "stalls: count over the drill-down window (this window's, not a "
+				   "counter); what it counts\n"),
+	   "a drill-down's total, and what it counts");
+	ok(d.buf && strstr(d.buf, "metric old: its check does not say how the window made it\n"),
+	   "a metric without an aggregation says so");
+	ok(d.buf && strstr(d.buf, "sonde_run_window_cpu_seconds 0.25\n"), "sonde's cost in the window");
+	ok(h.buf && strstr(h.buf, "metric busy_pct (%, in base units): mean over the window; "
+				   "node_exporter has it: node_cpu_seconds_total\n"
+				   "# TYPE sonde_check_use_x_busy_ratio gauge\n"
+				   "sonde_check_use_x_busy_ratio 0.5\n"),
+	   "PROM_HOST: the mean, naming its node_exporter family");
+	ok(h.buf && strstr(h.buf, "sonde_host_memory_bytes 1024\n") &&
+		   strstr(h.buf, "sonde_host_cpus 2\n") && !strstr(h.buf, "left out"),
+	   "and the host's CPUs and memory, nothing left out");
+	ok(metric__agg_ok("p50") && metric__agg_ok("p999") && metric__agg_ok("peak") &&
+		   !metric__agg_ok("p0") && !metric__agg_ok("p100") && !metric__agg_ok("p5") &&
+		   !metric__agg_ok("median") && !metric__agg_ok(NULL),
+	   "the aggregations a check may declare");
+	strbuf__free(&d);
+	strbuf__free(&h);
+	prom__free(pd);
+	prom__free(ph);
 }
 
 int main(void)
@@ -302,5 +398,6 @@ int main(void)
 	test_objects();
 	test_model_and_findings();
 	test_hostile_findings();
+	test_host_and_aggregation();
 	return tap_done();
 }

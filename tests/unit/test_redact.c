@@ -220,6 +220,44 @@ static void test_secrets(void)
 	redactor__free(r);
 }
 
+/*
+ * URL credentials beyond user:password@: pre-signed queries (S3, GCS, Azure),
+ * OAuth codes, a parameter whose value reads as a token, a token as the user
+ * part. Before, only "token=" and "password=" names were caught in a query.
+ */
+static void test_url_credentials(void)
+{
+	struct redactor *r = redactor__new();
+	const char *o;
+
+	is_str(red(r, "curl https://b.example.org/o?X-Amz-Credential=AKIAX%2F2026&"
+		      "X-Amz-Signature=9f8e7d6c&X-Amz-Expires=600&sig=abc%3D&case=SR-1", 0),
+	       "curl https://b.example.org/o?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&"
+	       "X-Amz-Expires=600&sig=REDACTED&case=SR-1",
+	       "a pre-signed URL: credential and signatures dropped, the rest kept");
+	is_str(red(r, "open https://h.example.org/cb?code=4/0AX4Xf&state=x1", 0),
+	       "open https://h.example.org/cb?code=REDACTED&state=x1", "an OAuth code");
+	is_str(red(r, "get https://h.example.org/d?t=8f14e45fceea167a5a36dedd4bea2543&n=2", 0),
+	       "get https://h.example.org/d?t=REDACTED&n=2", "a value that reads as a token");
+	is_str(red(r, "get https://h.example.org/d?name=sonde-vm-20261129T074643Z&v=1.2.3", 0),
+	       "get https://h.example.org/d?name=sonde-vm-20261129T074643Z&v=1.2.3",
+	       "a name with digits is not a token");
+	o = red(r, "git clone https://ghp_a1B2c3D4e5F6g7H8i9J0@github.example.org/x", 0);
+	ok(has(o, "https://REDACTED@") && !has(o, "ghp_"), "a token as the user part (%s)", o);
+	o = red(r, "sftp sftp://backup@h.example.org/x/", REDACT_CMDLINE);
+	ok(has(o, "sftp://user-"), "a user name as the user part is a name (%s)", o);
+	is_int(redact__url_has_secret("https://h.example.org/q/?X-Amz-Signature=ab12"), 1,
+	       "a signature in the query is a secret");
+	is_int(redact__url_has_secret("https://u:p@h.example.org/"), 1, "a password is one");
+	is_int(redact__url_has_secret("https://ghp_a1B2c3D4e5F6g7H8i9J0@h.example.org/"), 1,
+	       "a token as the user part is one");
+	is_int(redact__url_has_secret("https://h.example.org/q/?case=SR-1&page=2"), 0,
+	       "a plain query is not");
+	is_int(redact__url_has_secret("sftp://root@127.0.0.1:2222/in/"), 0,
+	       "nor a user name");
+	redactor__free(r);
+}
+
 /* An argv element is the unit of a secret; a report joining argv with spaces follows it. */
 static void test_argv_secrets(void)
 {
@@ -448,6 +486,15 @@ static void test_views(void)
 }
 
 /* What `sonde redact` does to its staging directory: redact__dir, then the mapping. */
+/* tmpdir/NAME and its raw/, created: a staging directory to redact. */
+static void make_stage(const char *name, char *stage, size_t slen, char *raw, size_t rlen)
+{
+	snprintf(stage, slen, "%s/%s", tmpdir, name);
+	snprintf(raw, rlen, "%s/raw", stage);
+	mkdir(stage, 0700);
+	mkdir(raw, 0700);
+}
+
 static int redact_stage(const char *stage, const char *mapping_path, char *err, size_t errlen)
 {
 	struct redactor *r;
@@ -477,10 +524,7 @@ static void test_stage(void)
 	long n = 0;
 	int rc;
 
-	snprintf(stage, sizeof(stage), "%s/stage", tmpdir);
-	snprintf(raw, sizeof(raw), "%s/raw", stage);
-	mkdir(stage, 0700);
-	mkdir(raw, 0700);
+	make_stage("stage", stage, sizeof(stage), raw, sizeof(raw));
 	capture_writer__open(&w, raw, "host");
 	capture_writer__record(&w, 0, 1, 1, "/proc/sys/kernel/hostname", "CANARYHOST-x1\n", 14, 0);
 	capture_writer__record(&w, 0, 1, 1, "/proc/sys/kernel/osrelease", "6.18.44\n", 8, 0);
@@ -595,10 +639,7 @@ static void test_repeats(void)
 	FILE *f;
 	int rc;
 
-	snprintf(stage, sizeof(stage), "%s/repeats", tmpdir);
-	snprintf(raw, sizeof(raw), "%s/raw", stage);
-	mkdir(stage, 0700);
-	mkdir(raw, 0700);
+	make_stage("repeats", stage, sizeof(stage), raw, sizeof(raw));
 	big = malloc(big_len);
 	memset(big, 'x', big_len);
 	memcpy(big, "app\0--password=CANARYREP\0", 26);
@@ -647,6 +688,56 @@ static void test_repeats(void)
 	free(text);
 }
 
+/*
+ * A stat line's COMM is a unit: a secret-looking process name is redacted
+ * between its parentheses, and the ')' that ends it stays (the readers find
+ * the COMM from the last one). Before, "token=abcdef) S 1" lost its ')' and
+ * the process its record.
+ */
+static void test_comm_records(void)
+{
+	static const struct {
+		const char *path, *in, *want;
+	} recs[] = {
+		{ "/proc/42/stat", "42 (token=abcdef) S 1 0\n", "42 (token=REDACTED) S 1 0\n" },
+		{ "/proc/42/task/43/stat", "43 (a) password=x) R 1\n",
+		  "43 (a) password=REDACTED) R 1\n" },
+		{ "sonde:task/44", "44 (Bearer abc) S 1 0 1\n", "44 (Bearer REDACTED) S 1 0 1\n" },
+		{ "/proc/45/stat", "45 (sshd) S 1 0\n", "45 (sshd) S 1 0\n" },
+		/* not a stat line: a secret's value still runs to the blank */
+		{ "/proc/46/status", "Name:\ttoken=abc)\n", "Name:\ttoken=REDACTED\n" },
+	};
+	struct capture_writer w;
+	struct capture_set cs;
+	const struct capture_stream *st;
+	struct redactor *r;
+	char stage[4096], raw[4200], err[512];
+	size_t nrec = sizeof(recs) / sizeof(*recs);
+	int rc;
+
+	make_stage("comm", stage, sizeof(stage), raw, sizeof(raw));
+	capture_writer__open(&w, raw, "proc.pids");
+	for (size_t i = 0; i < nrec; i++)
+		capture_writer__record(&w, 0, 1, 1, recs[i].path, recs[i].in, strlen(recs[i].in),
+				       0);
+	capture_writer__close(&w);
+	err[0] = '\0';
+	r = redact__dir(stage, NULL, NULL, err, sizeof(err));
+	ok(r != NULL, "a stage with stat lines is redacted (%s)", r ? "ok" : err);
+	redactor__free(r);
+	rc = capture_set__load(&cs, raw, err, sizeof(err));
+	is_int(rc, 0, "and loads again (%s)", rc ? err : "ok");
+	st = capture_set__stream(&cs, "proc.pids");
+	ok(st && st->n == nrec, "every record is there");
+	for (size_t i = 0; st && i < st->n && i < nrec; i++) {
+		char got[256];
+
+		snprintf(got, sizeof(got), "%.*s", (int)st->rec[i].len, st->rec[i].data);
+		is_str(got, recs[i].want, "%s: its shape kept", recs[i].path);
+	}
+	capture_set__free(&cs);
+}
+
 static void test_idempotent(void)
 {
 	struct redactor *r = redactor__new();
@@ -672,6 +763,7 @@ int main(void)
 	test_ipv6();
 	test_mac();
 	test_secrets();
+	test_url_credentials();
 	test_learned_secrets();
 	test_argv_secrets();
 	test_json_cut();
@@ -680,6 +772,7 @@ int main(void)
 	test_views();
 	test_repeats();
 	test_stage();
+	test_comm_records();
 	test_idempotent();
 	{
 		char cmd[4200];
