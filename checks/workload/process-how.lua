@@ -7,6 +7,24 @@
 -- use.*-waits checks do); idle waits are shown here, never as a problem.
 local waits = require("waits")
 local tasks = require("tasks")
+local cgroups = require("cgroups")
+
+-- The cgroup of each pid: the deepest one that listed it (v1's hierarchies merged by path).
+local function cgroup_of_pids(ctx)
+  local list = ctx.proc.cgroups()
+  if not list then return nil end
+  local of = {}
+  for _, cg in ipairs(list) do
+    for _, pid in ipairs(cg.procs or {}) do
+      local cur = of[pid]
+      if not cur or #cg.path > #cur.path then of[pid] = cg end
+    end
+  end
+  return of, list
+end
+
+-- The blocked share of classes (all but on CPU, runnable, idle, unknown and stopped).
+local NOT_BLOCKED = { cpu = true, runq = true, idle = true, unknown = true, stopped = true }
 
 local function threads(s, window_s)
   return string.format("%.2f", s / window_s)
@@ -32,7 +50,7 @@ return {
   title = "How: where threads spend their time (thread states)",
   methodology = "workload", resource = "process", metric = "how",
   tags = { "default", "proc" },
-  collect = { "proc.pids", "proc.threads", "net.sockets" },
+  collect = { "proc.pids", "proc.threads", "net.sockets", "proc.cgroups" },
   args = {
     top = { type = "number", default = 12, help = "processes in the table and the bars" },
   },
@@ -50,9 +68,29 @@ return {
     end
     local opts = waits.options(ctx)
     local host, idle, rows = {}, {}, {}
+    local cg_of, cg_list = cgroup_of_pids(ctx)
+    local by_cg = {}
+    -- a process's classes into its cgroup's (the host's own, "/", when none listed it)
+    local function into_cgroup(pid, a)
+      local cg = cg_of and cg_of[pid]
+      local key = cg and cgroups.name(cg, cg_list) or "/"
+      local e = by_cg[key] or { name = key, procs = 0, classes = {} }
+      by_cg[key] = e
+      e.procs = e.procs + 1
+      for _, c in ipairs(waits.classes) do
+        if a.classes[c.id] then e.classes[c.id] = (e.classes[c.id] or 0) + a.classes[c.id] end
+      end
+    end
     waits.each(th, window_s, opts, function(p, a, n)
       for _, c in ipairs(waits.classes) do
         if a.classes[c.id] then host[c.id] = (host[c.id] or 0) + n * a.classes[c.id] end
+      end
+      if cg_of then
+        if p.quiet then
+          for _, pid in ipairs(p.quiet.pids) do into_cgroup(pid, a) end
+        else
+          into_cgroup(p.pid, a)
+        end
       end
       for _, e in ipairs(a.by.idle or {}) do
         local k = idle[e.what] or { what = e.what, s = 0, procs = 0 }
@@ -71,10 +109,7 @@ return {
 
     local blocked_all = 0
     for _, c in ipairs(waits.classes) do
-      local class, s = c.id, host[c.id]
-      if s and class ~= "cpu" and class ~= "runq" and class ~= "idle" and class ~= "unknown" and class ~= "stopped" then
-        blocked_all = blocked_all + s
-      end
+      if host[c.id] and not NOT_BLOCKED[c.id] then blocked_all = blocked_all + host[c.id] end
     end
     ctx:metric("oncpu_threads", (host.cpu or 0) / window_s, { unit = "threads", agg = "mean", help = "threads on a CPU, from the thread states" })
     ctx:metric("runnable_threads", (host.runq or 0) / window_s, { unit = "threads", agg = "mean", help = "threads waiting for a CPU, from the thread states" })
@@ -122,6 +157,37 @@ return {
         ctx:bars { title = "Where each process's thread time goes (% of its threads' time)", unit = "%",
           label = "process", categories = cats, rows = bars }
       end
+    end
+
+    -- by cgroup (a container, a service): the same states, summed over its processes
+    local cl = {}
+    for _, e in pairs(by_cg) do
+      e.blocked = 0
+      for _, c in ipairs(waits.classes) do
+        if not NOT_BLOCKED[c.id] then e.blocked = e.blocked + (e.classes[c.id] or 0) end
+      end
+      e.busy = (e.classes.cpu or 0) + (e.classes.runq or 0) + e.blocked
+      cl[#cl + 1] = e
+    end
+    table.sort(cl, function(x, y)
+      if x.blocked ~= y.blocked then return x.blocked > y.blocked end
+      if x.busy ~= y.busy then return x.busy > y.busy end
+      return x.name < y.name
+    end)
+    local ctab = {}
+    for i, e in ipairs(cl) do
+      if i > args.top then break end
+      local best, best_s
+      for _, c in ipairs(waits.classes) do
+        local s = e.classes[c.id]
+        if s and not NOT_BLOCKED[c.id] and (not best_s or s > best_s) then best, best_s = c.id, s end
+      end
+      ctab[#ctab + 1] = { e.name, e.procs, threads(e.classes.cpu or 0, window_s), threads(e.classes.runq or 0, window_s),
+        threads(e.blocked, window_s), threads(e.classes.idle or 0, window_s), best and waits.label[best] or "-" }
+    end
+    if #ctab > 1 then
+      ctx:table { title = "Thread states by cgroup: threads on average in each state (most blocked first)",
+        columns = { "cgroup", "processes", "on CPU", "runnable", "blocked", "idle", "blocked most on" }, rows = ctab }
     end
 
     local il = {}
