@@ -73,6 +73,12 @@ struct collector {
 	int (*sample)(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		      int phase);
 	void (*fini)(struct collector_state *cs);
+	/*
+	 * Optional: stop what the collector runs beside the rounds (a thread of
+	 * its own) when the window ends, also when a round was abandoned and fini
+	 * is not called: nothing of it may outlive what the window's caller frees.
+	 */
+	void (*stop)(struct collector_state *cs);
 };
 
 /*

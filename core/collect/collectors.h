@@ -150,6 +150,8 @@ int threads__probe(const char *root, char *why, size_t whylen);
 int threads__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		    int phase);
 void threads__fini(struct collector_state *cs);
+/* Stop the sampler's thread (the window ended, maybe with an abandoned round). */
+void threads__stop(struct collector_state *cs);
 /* The run facts of proc.threads: where the threads came from, the sampler's rate and cost. */
 void threads__facts(const struct collector_state *cs, struct strbuf *b);
 

@@ -281,6 +281,17 @@ void threads__facts(const struct collector_state *cs, struct strbuf *b)
 	sampler__facts(ts->sampler, b);
 }
 
+void threads__stop(struct collector_state *cs)
+{
+	/*
+	 * Called from the window's thread while an abandoned round may still be
+	 * blocked in another collector: ts and its sampler are only read here,
+	 * and the sampler has a lock of its own.
+	 */
+	if (cs->th)
+		sampler__stop(cs->th->sampler);
+}
+
 void threads__fini(struct collector_state *cs)
 {
 	struct threads_state *ts = cs->th;

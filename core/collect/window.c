@@ -462,6 +462,10 @@ static int window__close(struct window *win, const struct window_result *res, in
 		pthread_join(wk->th, NULL);
 		win->rd.lock = NULL;
 	}
+	/* threads of a collector's own stop first, whether or not a round was abandoned */
+	for (size_t i = 0; i < win->nst; i++)
+		if (win->st[i].c->stop)
+			win->st[i].c->stop(&win->st[i]);
 	for (size_t i = 0; i < win->nst; i++) {
 		int cerr = capture_writer__close(&win->st[i].w);
 
