@@ -28,6 +28,7 @@
 #include "util/json_read.h"
 #include "util/sha256.h"
 #include "util/strv.h"
+#include "util/tty.h"
 
 /* How deep a directory is searched for bundles (DIR/HOST/sonde-*.tar.xz is 2). */
 #define FLEET_WALK_DEPTH 8
@@ -465,7 +466,12 @@ static void job_finish(struct fleet *f, struct job *j)
 		rc = add_bundle(f, j->entry + 2, &t, err, sizeof(err));
 	fleet_texts__free(&t);
 	if (rc) {
-		fprintf(stderr, "sonde: %s: %s\n", j->entry + 2, err);
+		/* a file name from the directory, a reason naming the bundle's text: cleaned */
+		fputs("sonde: ", stderr);
+		tty__puts(stderr, j->entry + 2);
+		fputs(": ", stderr);
+		tty__puts(stderr, err);
+		fputc('\n', stderr);
 		if (fleet__refused(f, j->entry + 2, err))
 			run__die_oom();
 	}

@@ -63,6 +63,20 @@ tiny=$("$SONDE" diff "$T/a" "$T/b" --json 2>&1)
 is "$(jq -r '.metrics[] | select(.check=="use.cpu-utilization" and .name=="busy_pct") | .verdict' <<<"$tiny")" \
 	same "17.28 -> 17.2800001 is the same to the shown precision, not up"
 
+# --fail-on names the finding on stderr: bundle text, so a terminal's controls
+# (ESC, C1 CSI U+009B, a bidi override) never reach it as they are.
+mkdir -p "$T/c"
+tar -xJf "$HOG" -C "$T/c"
+jq '(.findings[] | select(.check == "use.cpu-saturation") | .summary) =
+	"sat\u001b[2Jx\u009b31my\u202ez"' "$T/c/findings.json" >"$T/f.json" &&
+	mv "$T/f.json" "$T/c/findings.json"
+"$SONDE" diff "$IDLE" "$T/c" --fail-on warn >/dev/null 2>"$T/fail.err"; rc=$?
+is "$rc" 3 "--fail-on warn over a summary with terminal controls: exit 3"
+ok "the message names the finding" grep -q 'use.cpu-saturation' "$T/fail.err"
+ok "no ESC, C1 control or bidi override in it" \
+	perl -ne 'BEGIN { $bad = 0 } $bad = 1 if /\x1b|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]/; END { exit $bad }' \
+	"$T/fail.err"
+
 "$SONDE" diff "$IDLE" >/dev/null 2>&1; rc=$?
 is "$rc" 2 "one bundle is a usage error"
 "$SONDE" diff "$IDLE" "$T/nope.tar.xz" >/dev/null 2>&1; rc=$?

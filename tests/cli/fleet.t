@@ -187,6 +187,21 @@ is "$?" 3 "--fail-on crit: a host has a critical finding"
 	>/dev/null 2>&1
 is "$?" 0 "--fail-on crit over two hosts without one: exit 0"
 
+# Bundle text on stderr (a refused bundle's file name, --fail-on's host and verdict)
+# is cleaned as the terminal summary is: no ESC, C1 control or bidi override gets through.
+mkdir -p "$T/evil" "$T/out-evil"
+repack evil-0000 "$(ls "$T"/fleet/fleet-0000/*.tar.xz)" \
+	'.verdict = "crit\u009b31m\u202eevil\u001b]0;t\u0007"'
+mv "$T/fleet/evil-0000" "$T/evil/"
+printf 'junk' >"$T/evil/"$'e\e]0;title\a\xc2\x9b31m\xe2\x80\xae.tar.xz'
+"$SONDE" fleet "$T/evil" --out "$T/out-evil" --fail-on crit >/dev/null 2>"$T/evil.err"
+is "$?" 3 "--fail-on crit over a verdict with terminal controls: exit 3"
+ok "the refusal and the failure are said" \
+	sh -c "grep -q '^sonde: $T/evil/e.*: ' '$T/evil.err' && grep -q -- '--fail-on crit: host fleet-0000' '$T/evil.err'"
+ok "no ESC, C1 control or bidi override on stderr" \
+	perl -ne 'BEGIN { $bad = 0 } $bad = 1 if /\x1b|\x07|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]/; END { exit $bad }' \
+	"$T/evil.err"
+
 # Nothing readable, and usage errors.
 "$SONDE" fleet "$T/fleet/bad" --out "$T/out" >/dev/null 2>"$T/err"
 is "$?" 1 "only refused bundles: exit 1"
