@@ -191,7 +191,8 @@ is "$?" 0 "--fail-on crit over two hosts without one: exit 0"
 # is cleaned as the terminal summary is: no ESC, C1 control or bidi override gets through.
 mkdir -p "$T/evil" "$T/out-evil"
 repack evil-0000 "$(ls "$T"/fleet/fleet-0000/*.tar.xz)" \
-	'.verdict = "crit\u009b31m\u202eevil\u001b]0;t\u0007"'
+	'.verdict = "crit\u009b31m\u202eevil\u001b]0;t\u0007" |
+	 .findings += [{ "check": "use.x|forged|cell", "severity": "warn", "summary": "s" }]'
 mv "$T/fleet/evil-0000" "$T/evil/"
 printf 'junk' >"$T/evil/"$'e\e]0;title\a\xc2\x9b31m\xe2\x80\xae.tar.xz'
 "$SONDE" fleet "$T/evil" --out "$T/out-evil" --fail-on crit >/dev/null 2>"$T/evil.err"
@@ -201,6 +202,11 @@ ok "the refusal and the failure are said" \
 ok "no ESC, C1 control or bidi override on stderr" \
 	perl -ne 'BEGIN { $bad = 0 } $bad = 1 if /\x1b|\x07|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]/; END { exit $bad }' \
 	"$T/evil.err"
+# A '|' in a check id, which fleet.md shows as a code span in a table: escaped
+# there too (GitHub reads "\|" in a cell's code span as '|'), or it makes a column.
+row=$(grep -F 'forged' "$T/out-evil/fleet.md" | head -1)
+is "$(perl -ne 'print scalar(() = /(?<!\\)\|/g)' <<<"$row")" 5 \
+	"the check id with '|' stays in its cell: 4 cells ($row)"
 
 # Nothing readable, and usage errors.
 "$SONDE" fleet "$T/fleet/bad" --out "$T/out" >/dev/null 2>"$T/err"
