@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bundle/read.h"
@@ -58,17 +59,19 @@ static const struct cmd_option options[] = {
 const struct cmd_help cmd_fleet_help = {
 	.usage = "sonde fleet DIR|BUNDLE... [--out DIR] [--json | --md]",
 	.description =
-		"One summary of many hosts' bundles: a row per host with its verdict (the\n"
-		"latest bundle stands for its host), the findings several hosts share and\n"
-		"those on one host only, the hosts far from the fleet on a metric (a robust\n"
-		"z-score on the median absolute deviation), and fleet-wide latency heat maps\n"
-		"(each host's run-queue and block I/O latency histograms, merged and side by\n"
-		"side). A DIR is searched for sonde-*.tar.xz (.gz, .zst) bundles and extracted\n"
-		"ones, as contrib/ansible/sonde-fleet.yml fetches them (DIR/HOST/...). Each\n"
-		"bundle is opened as untrusted input and what is read of it is checked\n"
-		"against its manifest; a bundle that fails is listed with the reason, and\n"
-		"the others are read. Prints a summary and writes fleet.md, fleet.html and\n"
-		"fleet.json (docs/fleet.md).\n",
+		"One summary of many hosts' bundles: a row per host (a host id with a host\n"
+		"name) with its verdict (the latest bundle stands for its host, but never one\n"
+		"whose window is in the future), the host names several machines claim, the\n"
+		"findings several hosts share and those on one host only, the hosts far from\n"
+		"the fleet on a metric (a robust z-score on the median absolute deviation),\n"
+		"and fleet-wide latency heat maps (each host's run-queue and block I/O\n"
+		"latency histograms, merged and side by side). A DIR is searched for\n"
+		"sonde-*.tar.xz (.gz, .zst) bundles and extracted ones, as\n"
+		"contrib/ansible/sonde-fleet.yml fetches them (DIR/HOST/...). Each bundle is\n"
+		"opened as untrusted input and what is read of it is checked against its\n"
+		"manifest; a bundle that fails is listed with the reason, and the others are\n"
+		"read. Prints a summary and writes fleet.md, fleet.html and fleet.json\n"
+		"(docs/fleet.md).\n",
 	.options = options,
 	.notes = "Exit status: 0 at least one bundle was read, 1 none could be, 2 usage\n"
 		 "error, 3 a host reached --fail-on.\n",
@@ -551,7 +554,7 @@ int cmd_fleet(int argc, char **argv)
 	find_bundles(argc - idx, argv + idx, &bundles);
 	if (!bundles.n)
 		run__die_usage(cmd, "no bundle (sonde-*.tar.xz) under %s", argv[idx]);
-	f = fleet__new();
+	f = fleet__new((int64_t)time(NULL));
 	if (!f)
 		run__die_oom();
 	/* two per CPU: a worker waits for the disk as much as it decompresses */

@@ -12,7 +12,9 @@
 
 #include "report/fleet_int.h"
 #include "report/report.h"
+#include "util/clock.h"
 #include "util/hash.h"
+#include "util/hostid.h"
 
 /* Bounds on what one bundle may bring, and on what the fleet keeps. */
 #define FLEET_HOST_MAX 255
@@ -96,6 +98,22 @@ static void names_free(struct fleet_names *t)
 
 /* ---- small helpers ---- */
 
+/* Room for one more in *v (n used, *cap allocated, of size bytes each). 0 or -ENOMEM. */
+static int grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	void **pv = v, *nv;
+	size_t ncap = *cap ? *cap * 2 : 16;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*pv, ncap * size);
+	if (!nv)
+		return -ENOMEM;
+	*pv = nv;
+	*cap = ncap;
+	return 0;
+}
+
 /* A copy of at most max bytes, cut at a UTF-8 boundary; "" for NULL. NULL when out of memory. */
 static char *cut_dup(const char *s, size_t max)
 {
@@ -173,6 +191,7 @@ void fleet__bucket_name(size_t i, char *buf, size_t len)
 static void host_free(struct fleet_host *h)
 {
 	free(h->host);
+	free(h->host_id);
 	free(h->bundle);
 	free(h->verdict);
 	free(h->case_id);
@@ -348,11 +367,26 @@ static int host_values(struct fleet *f, struct fleet_host *h, const struct jval 
 	return 0;
 }
 
+/*
+ * The window as this host's clock sees it: its start (INT64_MIN when it does
+ * not read as a time, so it never stands over one that does), and whether it
+ * starts or ends in the future.
+ */
+static void host_window(const struct fleet *f, struct fleet_host *h, const struct jval *win)
+{
+	int64_t start, end;
+
+	h->start_s = clock__parse_iso8601(jval__str(win, "start"), &start) ? INT64_MIN : start;
+	h->future = (h->start_s != INT64_MIN && h->start_s > f->now + FLEET_FUTURE_SKEW_S) ||
+		    (!clock__parse_iso8601(jval__str(win, "end"), &end) &&
+		     end > f->now + FLEET_FUTURE_SKEW_S);
+}
+
 static int host_read(struct fleet *f, struct fleet_host *h, const char *name,
 		     const struct fleet_members *m, char *err, size_t errlen)
 {
 	const struct jval *doc = m->findings, *win = member(doc, "window", J_OBJECT);
-	const char *schema = jval__str(doc, "schema"), *host;
+	const char *schema = jval__str(doc, "schema"), *host, *id;
 	const struct jval *partial = jval__get(win, "partial");
 
 	if (!schema || strcmp(schema, FINDINGS_SCHEMA)) {
@@ -367,6 +401,11 @@ static int host_read(struct fleet *f, struct fleet_host *h, const char *name,
 	h->worst = severity(jval__str(doc, "worst"));
 	h->partial = partial && partial->type == J_BOOL && partial->boolean;
 	snprintf(h->start, sizeof(h->start), "%s", jval__str(win, "start") ? jval__str(win, "start") : "");
+	host_window(f, h, win);
+	/* which machine: the manifest's host id; one that is not a host id is none */
+	id = jval__str(member(m->manifest, "host", J_OBJECT), "host_id");
+	if (id && host_id__valid(id) && !(h->host_id = strdup(id)))
+		return -ENOMEM;
 	h->host = cut_dup(host, FLEET_HOST_MAX);
 	h->bundle = cut_dup(name, FLEET_NAME_MAX);
 	h->verdict = cut_dup(jval__str(doc, "verdict"), FLEET_VERDICT_MAX);
@@ -380,15 +419,63 @@ static int host_read(struct fleet *f, struct fleet_host *h, const char *name,
 	return 0;
 }
 
-struct fleet *fleet__new(void)
+struct fleet *fleet__new(int64_t now)
 {
-	return calloc(1, sizeof(struct fleet));
+	struct fleet *f = calloc(1, sizeof(struct fleet));
+
+	if (f)
+		f->now = now;
+	return f;
+}
+
+/* A bundle dated in the future, listed (the first FLEET_FUTURE_MAX; the others counted). */
+static int note_future(struct fleet *f, const struct fleet_host *h)
+{
+	struct fleet_future *e;
+
+	if (f->nfuture >= FLEET_FUTURE_MAX) {
+		f->future_cut++;
+		return 0;
+	}
+	if (grow(&f->future, &f->future_cap, f->nfuture, sizeof(*f->future)))
+		return -ENOMEM;
+	e = &f->future[f->nfuture];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->start, sizeof(e->start), "%s", h->start);
+	e->bundle = strdup(h->bundle);
+	e->host = strdup(h->host);
+	e->host_id = h->host_id ? strdup(h->host_id) : NULL;
+	if (!e->bundle || !e->host || (h->host_id && !e->host_id)) {
+		free(e->bundle);
+		free(e->host);
+		free(e->host_id);
+		return -ENOMEM;
+	}
+	f->nfuture++;
+	return 0;
+}
+
+/*
+ * Whether bundle a stands for its host rather than b: a window in the future
+ * never over one that is not (a forged date must not hide the host's real
+ * state), then the later start (one that does not read as a time is the
+ * earliest), then, of two with one start, the later name, whatever the order
+ * the bundles were read in.
+ */
+static int stands_over(const struct fleet_host *a, const struct fleet_host *b)
+{
+	if (a->future != b->future)
+		return b->future;
+	if (a->start_s != b->start_s)
+		return a->start_s > b->start_s;
+	return strcmp(a->bundle, b->bundle) > 0;
 }
 
 int fleet__add(struct fleet *f, const char *name, const struct fleet_members *m, char *err,
 	       size_t errlen)
 {
 	struct fleet_host h = { 0 };
+	char key[HOST_ID_LEN + FLEET_HOST_MAX + 8];
 	size_t idx, before;
 	int rc;
 
@@ -400,37 +487,32 @@ int fleet__add(struct fleet *f, const char *name, const struct fleet_members *m,
 		return rc;
 	}
 	f->bundles++;
-	before = f->host_names.n;
-	idx = names_find(&f->host_names, h.host, 1, SIZE_MAX);
+	if (h.future && note_future(f, &h)) {
+		host_free(&h);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* the host: its id and its name (two machines may claim one name) */
+	snprintf(key, sizeof(key), "%s\x1f%s", h.host_id ? h.host_id : "", h.host);
+	before = f->host_keys.n;
+	idx = names_find(&f->host_keys, key, 1, SIZE_MAX);
 	if (idx == SIZE_MAX) {
 		host_free(&h);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (f->host_names.n > before) {
-		if (f->nhosts == f->cap) {
-			size_t cap = f->cap ? f->cap * 2 : 64;
-			struct fleet_host *nh = realloc(f->hosts, cap * sizeof(*nh));
-
-			if (!nh) {
-				host_free(&h);
-				snprintf(err, errlen, "out of memory");
-				return -ENOMEM;
-			}
-			f->hosts = nh;
-			f->cap = cap;
+	if (f->host_keys.n > before) {
+		if (grow(&f->hosts, &f->cap, f->nhosts, sizeof(*f->hosts))) {
+			host_free(&h);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
 		f->hosts[f->nhosts++] = h;
 		return 0;
 	}
-	/*
-	 * A host seen before: the later window stands for it (ISO 8601 UTC sorts
-	 * as text); of two with one start, the later name, whatever the order
-	 * bundles were read in.
-	 */
+	/* A host seen before: one bundle stands for it, the other is counted. */
 	f->older++;
-	rc = strcmp(h.start, f->hosts[idx].start);
-	if (rc > 0 || (!rc && strcmp(h.bundle, f->hosts[idx].bundle) > 0)) {
+	if (stands_over(&h, &f->hosts[idx])) {
 		h.older = f->hosts[idx].older + 1;
 		host_free(&f->hosts[idx]);
 		f->hosts[idx] = h;
@@ -443,15 +525,8 @@ int fleet__add(struct fleet *f, const char *name, const struct fleet_members *m,
 
 int fleet__refused(struct fleet *f, const char *name, const char *reason)
 {
-	if (f->nrefused == f->refused_cap) {
-		size_t cap = f->refused_cap ? f->refused_cap * 2 : 16;
-		void *nr = realloc(f->refused, cap * sizeof(*f->refused));
-
-		if (!nr)
-			return -ENOMEM;
-		f->refused = nr;
-		f->refused_cap = cap;
-	}
+	if (grow(&f->refused, &f->refused_cap, f->nrefused, sizeof(*f->refused)))
+		return -ENOMEM;
 	f->refused[f->nrefused].name = cut_dup(name, FLEET_NAME_MAX);
 	f->refused[f->nrefused].reason = cut_dup(reason, 1024);
 	if (!f->refused[f->nrefused].name || !f->refused[f->nrefused].reason) {
@@ -495,8 +570,11 @@ enum status fleet__worst(const struct fleet *f, char *what, size_t n)
 	}
 	/* Which host tripped --fail-on, with its verdict: a job's log says where to look. */
 	if (what && n)
-		snprintf(what, n, "host %s is %s: %.600s%s", worst->host ? worst->host : "?",
-			 worst->worst == 2 ? "crit" : "warn", worst->verdict ? worst->verdict : "",
+		snprintf(what, n, "host %s%s%s%s is %s: %.600s%s", worst->host ? worst->host : "?",
+			 worst->conflict ? " (host id " : "",
+			 worst->conflict ? (worst->host_id ? worst->host_id : "none") : "",
+			 worst->conflict ? ")" : "", worst->worst == 2 ? "crit" : "warn",
+			 worst->verdict ? worst->verdict : "",
 			 also ? " (and more hosts: see the summary)" : "");
 	return worst->worst == 2 ? ST_CRIT : ST_WARN;
 }
@@ -511,7 +589,7 @@ void fleet__free(struct fleet *f)
 	for (size_t i = 0; i < f->keys.n; i++)
 		free(f->key_units[i]);
 	free(f->key_units);
-	names_free(&f->host_names);
+	names_free(&f->host_keys);
 	names_free(&f->checks);
 	names_free(&f->keys);
 	for (size_t i = 0; i < f->nrefused; i++) {
@@ -519,7 +597,15 @@ void fleet__free(struct fleet *f)
 		free(f->refused[i].reason);
 	}
 	free(f->refused);
+	for (size_t i = 0; i < f->nfuture; i++) {
+		free(f->future[i].bundle);
+		free(f->future[i].host);
+		free(f->future[i].host_id);
+	}
+	free(f->future);
 	free(f->order);
+	free(f->by_name);
+	free(f->conflicts);
 	for (size_t i = 0; i < f->nshared; i++)
 		free(f->shared[i].hosts);
 	free(f->shared);
@@ -541,6 +627,24 @@ void fleet__free(struct fleet *f)
 static const struct fleet *sort_fleet;
 static int sort_kind;
 
+/* By name, then by host id (none first). */
+static int name_id_cmp(const struct fleet_host *x, const struct fleet_host *y)
+{
+	int rc = strcmp(x->host, y->host);
+
+	if (rc || x->host_id == y->host_id)
+		return rc;
+	if (!x->host_id || !y->host_id)
+		return x->host_id ? 1 : -1;
+	return strcmp(x->host_id, y->host_id);
+}
+
+static int by_name_cmp(const void *a, const void *b)
+{
+	return name_id_cmp(&sort_fleet->hosts[*(const size_t *)a],
+			   &sort_fleet->hosts[*(const size_t *)b]);
+}
+
 /* Worst first, then most critical and warning findings, then by name. */
 static int host_cmp(const void *a, const void *b)
 {
@@ -553,7 +657,7 @@ static int host_cmp(const void *a, const void *b)
 		return x->ncrit < y->ncrit ? 1 : -1;
 	if (x->nwarn != y->nwarn)
 		return x->nwarn < y->nwarn ? 1 : -1;
-	return strcmp(x->host, y->host);
+	return name_id_cmp(x, y);
 }
 
 static int shared_cmp(const void *a, const void *b)
@@ -725,7 +829,7 @@ static int heat_cmp(const void *a, const void *b)
 
 	if (x->p99[k] != y->p99[k])
 		return x->p99[k] < y->p99[k] ? 1 : -1;
-	return strcmp(x->host, y->host);
+	return name_id_cmp(x, y);
 }
 
 /*
@@ -803,10 +907,40 @@ static int build_heat(struct fleet *f, int kind)
 	return 0;
 }
 
+/* Host names that more than one host id claims: each claimant a row, all marked. */
+static int find_conflicts(struct fleet *f)
+{
+	f->by_name = malloc((f->nhosts + 1) * sizeof(*f->by_name));
+	f->conflicts = calloc(f->nhosts / 2 + 1, sizeof(*f->conflicts));
+	if (!f->by_name || !f->conflicts)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nhosts; i++)
+		f->by_name[i] = i;
+	sort_fleet = f;
+	qsort(f->by_name, f->nhosts, sizeof(*f->by_name), by_name_cmp);
+	for (size_t i = 0, j; i < f->nhosts; i = j) {
+		for (j = i + 1; j < f->nhosts && !strcmp(f->hosts[f->by_name[i]].host,
+							  f->hosts[f->by_name[j]].host); j++)
+			;
+		if (j - i < 2)
+			continue;
+		f->conflicts[f->nconflicts++] = (struct fleet_conflict){ i, j - i };
+		for (size_t k = i; k < j; k++)
+			f->hosts[f->by_name[k]].conflict = 1;
+	}
+	return 0;
+}
+
 static int refused_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct fleet_refused *)a)->name,
 		      ((const struct fleet_refused *)b)->name);
+}
+
+static int future_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fleet_future *)a)->bundle,
+		      ((const struct fleet_future *)b)->bundle);
 }
 
 int fleet__finish(struct fleet *f)
@@ -816,6 +950,8 @@ int fleet__finish(struct fleet *f)
 	/* in name order, whatever order the bundles were read in */
 	if (f->nrefused)
 		qsort(f->refused, f->nrefused, sizeof(*f->refused), refused_cmp);
+	if (f->nfuture)
+		qsort(f->future, f->nfuture, sizeof(*f->future), future_cmp);
 	f->order = malloc((f->nhosts + 1) * sizeof(*f->order));
 	if (!f->order)
 		return -ENOMEM;
@@ -823,8 +959,8 @@ int fleet__finish(struct fleet *f)
 		f->order[i] = i;
 	sort_fleet = f;
 	qsort(f->order, f->nhosts, sizeof(*f->order), host_cmp);
-	if (find_shared(f) || find_outliers(f) || build_heat(f, FLEET_RUNQLAT) ||
-	    build_heat(f, FLEET_BIOLATENCY))
+	if (find_conflicts(f) || find_shared(f) || find_outliers(f) ||
+	    build_heat(f, FLEET_RUNQLAT) || build_heat(f, FLEET_BIOLATENCY))
 		return -ENOMEM;
 	f->finished = 1;
 	return 0;

@@ -10,7 +10,7 @@
  * heat maps; the summary is a document (doc.h) for the Markdown and HTML
  * renderers, plus fleet.json and a terminal summary.
  *
- *	f = fleet__new();
+ *	f = fleet__new(time(NULL));
  *	fleet__add(f, path, &members, err, errlen);   (or fleet__refused)
  *	fleet__finish(f);
  *	fleet__doc(f, &doc); fleet__json(f, &js); fleet__terminal(f, stdout);
@@ -22,6 +22,7 @@
 #ifndef SONDE_FLEET_H
 #define SONDE_FLEET_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "report/doc.h"
@@ -34,6 +35,13 @@
 #define FLEET_OUTLIER_Z 3.5
 /* when the value is also this far from the median, relatively (any distance from a median of 0) */
 #define FLEET_OUTLIER_MIN_REL 0.10
+/*
+ * A window that starts or ends later than this host's clock plus this many
+ * seconds is in the future: its bundle is listed as not trusted and never
+ * stands for a host another bundle stands for (clocks disagree by seconds,
+ * not minutes, where NTP runs).
+ */
+#define FLEET_FUTURE_SKEW_S 300
 
 /* What sonde fleet reads of one bundle; NULL: the member is absent. */
 struct fleet_members {
@@ -45,13 +53,17 @@ struct fleet_members {
 
 struct fleet;
 
-struct fleet *fleet__new(void);
+/* now: this host's clock, seconds since the epoch (what "in the future" is measured from). */
+struct fleet *fleet__new(int64_t now);
 void fleet__free(struct fleet *f);
 /*
- * Add one bundle (name: how the user named it). A second bundle of a host
- * replaces the first when its window is later, else it is counted as older.
- * 0; -EINVAL with err when it is not a sonde bundle's findings.json (the
- * caller records it with fleet__refused); -ENOMEM.
+ * Add one bundle (name: how the user named it). A host is a host id (the
+ * manifest's host.host_id, or none) with a host name: two machines that claim
+ * one name are two rows, and a conflict the summary shows. A second bundle of
+ * a host replaces the first when its window is later, else it is counted as
+ * older; a bundle whose window is in the future (FLEET_FUTURE_SKEW_S) never
+ * replaces one that is not. 0; -EINVAL with err when it is not a sonde
+ * bundle's findings.json (the caller records it with fleet__refused); -ENOMEM.
  */
 int fleet__add(struct fleet *f, const char *name, const struct fleet_members *m, char *err,
 	       size_t errlen);

@@ -82,6 +82,12 @@ static void doc_intro(const struct fleet *f, struct doc *d)
 	if (f->nrefused)
 		inl__words(p, "; %zu bundle%s could not be read (listed at the end)", f->nrefused,
 			   f->nrefused == 1 ? "" : "s");
+	if (f->nconflicts)
+		inl__words(p, "; %zu host name%s claimed by more than one machine (see below)",
+			   f->nconflicts, f->nconflicts == 1 ? " is" : "s are");
+	if (f->nfuture + f->future_cut)
+		inl__words(p, "; %zu bundle%s dated in the future, not trusted (see below)",
+			   f->nfuture + f->future_cut, f->nfuture + f->future_cut == 1 ? "" : "s");
 	if (first) {
 		inl__words(p, "; windows from ");
 		inl__text(p, first);
@@ -99,6 +105,68 @@ static void doc_intro(const struct fleet *f, struct doc *d)
 	inl__words(p, ".");
 }
 
+/* A host's name, and its host id when another machine claims the name too. */
+static void host_name(struct inlines *in, const struct fleet_host *h)
+{
+	inl__text(in, h->host);
+	if (!h->conflict)
+		return;
+	inl__words(in, " (host id ");
+	if (h->host_id)
+		inl__text(in, h->host_id);
+	else
+		inl__words(in, "none");
+	inl__words(in, ")");
+}
+
+/* Names claimed by several host ids, and bundles dated in the future. */
+static void doc_distrust(const struct fleet *f, struct doc *d)
+{
+	static const char *const head[] = { "host", "host id", "worst", "window", "bundle" };
+	struct block *t;
+
+	if (f->nconflicts) {
+		inl__words(doc__heading(d, 2, "conflicts"),
+			   "Host names claimed by several machines");
+		inl__words(doc__para(d), "Bundles of different host ids (machines) give the same "
+			   "host name: each is a row of its own, and one of them may not be what "
+			   "it says. A host id is none when the bundle records none.");
+		t = doc__table_head(d, "lllll", head);
+		for (size_t c = 0; c < f->nconflicts; c++)
+			for (size_t k = 0; k < f->conflicts[c].n; k++) {
+				size_t i = f->by_name[f->conflicts[c].first + k];
+				const struct fleet_host *h = &f->hosts[i];
+
+				inl__text(doc__cell(t, CELL_PLAIN), h->host);
+				if (h->host_id)
+					inl__code(doc__cell(t, CELL_PLAIN), h->host_id);
+				else
+					inl__words(doc__cell(t, CELL_PLAIN), "none");
+				inl__words(doc__cell(t, worst_cell(h->worst)), "%s",
+					   worst_name(h->worst));
+				inl__text(doc__cell(t, CELL_PLAIN), h->start);
+				inl__text_cut(doc__cell(t, CELL_PLAIN), h->bundle, 160);
+			}
+	}
+	if (!f->nfuture && !f->future_cut)
+		return;
+	inl__words(doc__heading(d, 2, "future"), "Bundles dated in the future");
+	inl__words(doc__para(d), "Their window starts or ends more than %d minutes after this "
+		   "host's clock: not trusted, they never stand for a host that another bundle "
+		   "stands for.", FLEET_FUTURE_SKEW_S / 60);
+	for (size_t i = 0; i < f->nfuture; i++) {
+		struct inlines *p = doc__item(d);
+
+		inl__text_cut(p, f->future[i].bundle, 160);
+		inl__words(p, ": ");
+		inl__text(p, f->future[i].host);
+		inl__words(p, ", window ");
+		inl__text(p, f->future[i].start);
+	}
+	if (f->future_cut)
+		inl__words(doc__para(d), "And %zu more.", f->future_cut);
+}
+
 static void doc_hosts(const struct fleet *f, struct doc *d)
 {
 	static const char *const head[] = { "host", "worst", "findings", "verdict", "window",
@@ -111,14 +179,16 @@ static void doc_hosts(const struct fleet *f, struct doc *d)
 		const struct fleet_host *h = &f->hosts[f->order[k]];
 		struct inlines *w;
 
-		inl__text(doc__cell(t, CELL_PLAIN), h->host);
+		host_name(doc__cell(t, h->conflict ? CELL_WARN : CELL_PLAIN), h);
 		inl__words(doc__cell(t, worst_cell(h->worst)), "%s", worst_name(h->worst));
 		host_counts(doc__cell(t, CELL_PLAIN), h);
 		inl__text_cut(doc__cell(t, CELL_PLAIN), h->verdict, 300);
-		w = doc__cell(t, CELL_PLAIN);
+		w = doc__cell(t, h->future ? CELL_WARN : CELL_PLAIN);
 		inl__text(w, h->start);
 		if (h->partial)
 			inl__words(w, " (partial)");
+		if (h->future)
+			inl__words(w, " (in the future: not trusted)");
 		inl__text(doc__cell(t, CELL_PLAIN), h->case_id ? h->case_id : "");
 		w = doc__cell(t, CELL_PLAIN);
 		inl__text_cut(w, h->bundle, 160);
@@ -289,6 +359,7 @@ int fleet__doc(const struct fleet *f, struct doc *d)
 		return -EINVAL;
 	doc_intro(f, d);
 	doc_hosts(f, d);
+	doc_distrust(f, d);
 	doc_shared(f, d);
 	doc_unique(f, d);
 	doc_outliers(f, d);
@@ -332,6 +403,7 @@ static const struct fleet_host *json_host(const struct fleet *f, struct json *j,
 
 	json__begin_object(j);
 	kv_str(j, "host", h->host);
+	kv_str(j, "host_id", h->host_id);
 	return h;
 }
 
@@ -342,6 +414,8 @@ static void json_hosts(const struct fleet *f, struct json *j)
 	for (size_t k = 0; k < f->nhosts; k++) {
 		const struct fleet_host *h = json_host(f, j, k);
 
+		json__key(j, "name_conflict");
+		json__bool(j, h->conflict);
 		kv_str(j, "worst", worst_name(h->worst));
 		kv_str(j, "verdict", h->verdict);
 		kv_num(j, "crit", (double)h->ncrit);
@@ -350,6 +424,8 @@ static void json_hosts(const struct fleet *f, struct json *j)
 		kv_str(j, "start", h->start);
 		json__key(j, "partial");
 		json__bool(j, h->partial);
+		json__key(j, "future_window");
+		json__bool(j, h->future);
 		kv_str(j, "case_id", h->case_id);
 		kv_str(j, "bundle", h->bundle);
 		kv_num(j, "older_bundles", (double)h->older);
@@ -366,6 +442,44 @@ static void json_hosts(const struct fleet *f, struct json *j)
 		json__end_object(j);
 	}
 	json__end_array(j);
+}
+
+static void json_distrust(const struct fleet *f, struct json *j)
+{
+	json__key(j, "conflicts");
+	json__begin_array(j);
+	for (size_t c = 0; c < f->nconflicts; c++) {
+		const struct fleet_conflict *x = &f->conflicts[c];
+
+		json__begin_object(j);
+		kv_str(j, "host", f->hosts[f->by_name[x->first]].host);
+		json__key(j, "host_ids");
+		json__begin_array(j);
+		for (size_t k = 0; k < x->n; k++) {
+			const char *id = f->hosts[f->by_name[x->first + k]].host_id;
+
+			if (id)
+				json__string(j, id);
+			else
+				json__null(j);
+		}
+		json__end_array(j);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	kv_num(j, "future_skew_s", FLEET_FUTURE_SKEW_S);
+	json__key(j, "future_bundles");
+	json__begin_array(j);
+	for (size_t i = 0; i < f->nfuture; i++) {
+		json__begin_object(j);
+		kv_str(j, "bundle", f->future[i].bundle);
+		kv_str(j, "host", f->future[i].host);
+		kv_str(j, "host_id", f->future[i].host_id);
+		kv_str(j, "start", f->future[i].start);
+		json__end_object(j);
+	}
+	json__end_array(j);
+	kv_num(j, "future_bundles_not_listed", (double)f->future_cut);
 }
 
 static void json_findings(const struct fleet *f, struct json *j)
@@ -484,6 +598,7 @@ int fleet__json(const struct fleet *f, struct strbuf *out)
 	kv_num(&j, "bundles", (double)f->bundles);
 	kv_num(&j, "older_bundles", (double)f->older);
 	json_hosts(f, &j);
+	json_distrust(f, &j);
 	json_findings(f, &j);
 	json_outliers(f, &j);
 	json__key(&j, "heatmaps");
@@ -544,12 +659,29 @@ void fleet__terminal(const struct fleet *f, FILE *out)
 
 		fprintf(out, "  %-7s ", worst_name(h->worst));
 		tty(out, h->host, 30);
+		if (h->conflict) {
+			fputs(" (host id ", out);
+			tty(out, h->host_id ? h->host_id : "none", 40);
+			fputs(")", out);
+		}
 		fputs("  ", out);
 		tty(out, h->verdict, 110);
 		fputc('\n', out);
 	}
 	if (f->nhosts > 20)
 		fprintf(out, "  ... %zu more hosts in the report\n", f->nhosts - 20);
+	if (f->nconflicts) {
+		fprintf(out, "\nHost names claimed by several machines (host ids): %zu\n",
+			f->nconflicts);
+		for (size_t c = 0; c < f->nconflicts && c < 10; c++) {
+			fputs("  ", out);
+			tty(out, f->hosts[f->by_name[f->conflicts[c].first]].host, 60);
+			fprintf(out, ": %zu machines\n", f->conflicts[c].n);
+		}
+	}
+	if (f->nfuture + f->future_cut)
+		fprintf(out, "\nBundles dated in the future, not trusted: %zu\n",
+			f->nfuture + f->future_cut);
 	if (f->nshared)
 		fprintf(out, "\nShared findings (on 2 hosts or more):\n");
 	for (size_t i = 0; i < f->nshared && i < 10; i++) {

@@ -31,9 +31,13 @@ struct fleet_finding {
 
 struct fleet_host {
 	char *host, *bundle, *verdict, *case_id;
+	char *host_id;   /* the manifest's (HOST_ID_LEN hex), NULL when none */
 	char start[40];
-	int worst;     /* 0 ok, 1 warn, 2 crit, -1 not said */
+	int64_t start_s; /* the window's start, INT64_MIN when unreadable */
+	int worst;       /* 0 ok, 1 warn, 2 crit, -1 not said */
 	int partial;
+	int future;      /* its window is in the future (FLEET_FUTURE_SKEW_S): not trusted */
+	int conflict;    /* another host id claims its name (fleet__finish) */
 	size_t nwarn, ncrit, nunknowns;
 	size_t older;  /* older bundles of this host, not counted */
 	struct fleet_finding *f;
@@ -84,10 +88,24 @@ struct fleet_heat {
 
 #define FLEET_HEAT_COLS 80
 
+/* A bundle whose window is in the future (listed; it stands for no host another one does). */
+struct fleet_future {
+	char *bundle, *host, *host_id;
+	char start[40];
+};
+
+/* A host name claimed by several host ids: hosts by_name[first .. first + n - 1]. */
+struct fleet_conflict {
+	size_t first, n;
+};
+
+#define FLEET_FUTURE_MAX 1000
+
 struct fleet {
+	int64_t now;                  /* fleet__new's clock */
 	struct fleet_host *hosts;
 	size_t nhosts, cap;
-	struct fleet_names host_names;
+	struct fleet_names host_keys; /* "host id\x1fhost name" (no id: "") */
 	struct fleet_names checks;    /* check ids */
 	struct fleet_names keys;      /* "check\x1fmetric" of host-level metrics */
 	char **key_units;             /* parallel to keys */
@@ -96,9 +114,14 @@ struct fleet {
 	} *refused;
 	size_t nrefused, refused_cap;
 	size_t bundles, older;
+	struct fleet_future *future;  /* at most FLEET_FUTURE_MAX listed */
+	size_t nfuture, future_cap, future_cut;
 	int oom;
 	/* fleet__finish */
 	size_t *order; /* hosts: worst first, then by name */
+	size_t *by_name; /* hosts by name, then host id */
+	struct fleet_conflict *conflicts;
+	size_t nconflicts;
 	struct fleet_shared *shared;
 	size_t nshared;
 	struct fleet_unique *unique;

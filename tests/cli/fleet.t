@@ -44,8 +44,9 @@ ok "a real bundle to make the fleet from" test -s "$T/tmpl/findings.json"
 is "$?" 0 "fleet-gen made 12 bundles"
 is "$(ls "$T"/fleet/*/*.tar.xz | wc -l)" 12 "one bundle per host directory"
 
-# repack NAME SRC-BUNDLE JQ-FILTER: SRC with its findings.json changed and its manifest
-# made to match again (a bundle that verifies), as $T/fleet/NAME/NAME.tar.xz
+# repack NAME SRC-BUNDLE JQ-FILTER [MANIFEST-FILTER]: SRC with its findings.json changed
+# (and its manifest by the second filter) and its manifest made to match again (a bundle
+# that verifies), as $T/fleet/NAME/NAME.tar.xz
 repack() {
 	local x=$T/x-$1 sum size
 	rm -rf "$x" && mkdir -p "$x" "$T/fleet/$1" && tar -xJf "$2" -C "$x" || return 1
@@ -53,7 +54,7 @@ repack() {
 	sum=$(sha256sum "$x/findings.json" | cut -d' ' -f1)
 	size=$(stat -c %s "$x/findings.json")
 	jq --arg s "$sum" --argjson n "$size" \
-		'(.files[] | select(.path == "findings.json")) |= (.sha256 = $s | .size = $n)' \
+		'(.files[] | select(.path == "findings.json")) |= (.sha256 = $s | .size = $n) | '"${4:-.}" \
 		"$x/manifest.json" >"$x/m" && mv "$x/m" "$x/manifest.json"
 	tar -cJf "$T/fleet/$1/$1.tar.xz" -C "$x" .
 }
@@ -186,6 +187,37 @@ is "$?" 3 "--fail-on crit: a host has a critical finding"
 "$SONDE" fleet "$T/fleet/fleet-0002" "$T/fleet/fleet-0004" --out "$T/out" --fail-on crit \
 	>/dev/null 2>&1
 is "$?" 0 "--fail-on crit over two hosts without one: exit 0"
+
+# Bundles that claim fleet-0000's name (crit) with a window in the future: another
+# machine's (its own host id) and one with fleet-0000's host id copied. Neither takes
+# fleet-0000's row nor hides its crit from --fail-on; the other machine is a row of its
+# own, the name a conflict, both bundles listed as not trusted.
+B0=$(ls "$T"/fleet/fleet-0000/*.tar.xz)
+ID0=$(tar -xOJf "$B0" manifest.json | jq -r .host.host_id)
+future='.host.hostname = "fleet-0000" | .window.start = "2999-01-01T00:00:00Z" |
+	.window.end = "2999-01-01T00:00:10Z" | .worst = "ok" | .findings = [] | .verdict = "all fine"'
+repack forged-other "$(ls "$T"/fleet/fleet-0001/*.tar.xz)" "$future" '.host.hostname = "fleet-0000"'
+repack forged-id "$(ls "$T"/fleet/fleet-0001/*.tar.xz)" "$future" \
+	".host.hostname = \"fleet-0000\" | .host.host_id = \"$ID0\""
+mkdir -p "$T/forge" "$T/out-forge"
+mv "$T/fleet/forged-other" "$T/fleet/forged-id" "$T/forge/"
+"$SONDE" fleet "$T/fleet/fleet-0000" "$T/forge" --out "$T/out-forge" --json --fail-on crit \
+	>"$T/forge.json" 2>"$T/forge.err"
+is "$?" 3 "--fail-on crit: fleet-0000's crit stands against bundles dated in the future"
+is "$(jq -r --arg id "$ID0" '.hosts[] | select(.host == "fleet-0000" and .host_id == $id) |
+	.worst + " " + (.bundle | sub(".*/"; ""))' "$T/forge.json")" "crit $(basename "$B0")" \
+	"fleet-0000 (its host id) is still its own crit bundle"
+is "$(jq '[.hosts[] | select(.host == "fleet-0000")] | length' "$T/forge.json")" 2 \
+	"the other machine claiming the name is a row of its own"
+is "$(jq -c '[.conflicts[] | .host, (.host_ids | length)]' "$T/forge.json")" '["fleet-0000",2]' \
+	"and the name is a conflict of two host ids"
+is "$(jq -r '[.future_bundles[].bundle | sub(".*/"; "")] | sort | join(" ")' "$T/forge.json")" \
+	"forged-id.tar.xz forged-other.tar.xz" "both bundles dated in the future are listed"
+ok "--fail-on names the host by its host id" \
+	grep -q -- "--fail-on crit: host fleet-0000 (host id $ID0) is crit" "$T/forge.err"
+ok "fleet.md shows the conflict and the future window" \
+	sh -c "grep -q 'Host names claimed by several machines' '$T/out-forge/fleet.md' &&
+		grep -q 'in the future: not trusted' '$T/out-forge/fleet.md'"
 
 # Bundle text on stderr (a refused bundle's file name, --fail-on's host and verdict)
 # is cleaned as the terminal summary is: no ESC, C1 control or bidi override gets through.

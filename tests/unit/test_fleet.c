@@ -17,6 +17,9 @@
 #include "util/json_read.h"
 #include "tap.h"
 
+/* 2026-07-01T00:00:00Z: the fleet's clock */
+#define NOW 1782864000
+
 static struct jval *parse(const char *text)
 {
 	struct jval *v = NULL;
@@ -96,7 +99,7 @@ static const struct fleet_host *host(const struct fleet *f, const char *name)
 
 static void test_fleet(void)
 {
-	struct fleet *f = fleet__new();
+	struct fleet *f = fleet__new(NOW);
 	char name[32];
 	struct doc d;
 	struct strbuf md = { 0 }, html = { 0 }, js = { 0 };
@@ -178,7 +181,7 @@ static void test_fleet(void)
 /* When most hosts share a value the MAD is 0: the mean absolute deviation decides. */
 static void test_outlier_rules(void)
 {
-	struct fleet *f = fleet__new();
+	struct fleet *f = fleet__new(NOW);
 	char name[32];
 
 	for (int i = 0; i < 8; i++) {
@@ -190,13 +193,103 @@ static void test_outlier_rules(void)
 	   "seven hosts at 0, one at 3: the one at 3 (MAD 0, mean absolute deviation)");
 	fleet__free(f);
 
-	f = fleet__new();
+	f = fleet__new(NOW);
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof(name), "few%d", i);
 		add(f, name, findings(name, "2026-01-01T00:00:00Z", i == 3 ? 99 : 1, NULL), NULL, 1);
 	}
 	ok(!fleet__finish(f) && f->noutliers == 0, "four hosts: too few to judge");
 	fleet__free(f);
+}
+
+/* A bundle of host (id: its manifest's host id, or NULL) with its window and worst. */
+static void add_bundle(struct fleet *f, const char *name, const char *host, const char *id,
+		       const char *start, const char *end, const char *worst)
+{
+	char doc[1024], man[256];
+
+	snprintf(doc, sizeof(doc),
+		 "{\"schema\":\"sonde.findings/1\",\"host\":{\"hostname\":\"%s\"},"
+		 "\"window\":{\"start\":\"%s\",\"end\":\"%s\"},\"verdict\":\"%s of %s\","
+		 "\"worst\":\"%s\",\"findings\":[]}", host, start, end, worst, name, worst);
+	snprintf(man, sizeof(man), "{\"host\":{\"hostname\":\"%s\",\"host_id\":%s%s%s}}", host,
+		 id ? "\"" : "", id ? id : "null", id ? "\"" : "");
+	{
+		struct jval *d = parse(doc), *m = parse(man);
+		struct fleet_members mem = { .findings = d, .manifest = m };
+		char err[256] = "";
+
+		ok(!fleet__add(f, name, &mem, err, sizeof(err)), "%s read %s", name, err);
+		jval__free(d);
+		jval__free(m);
+	}
+}
+
+#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+/*
+ * Another machine's bundle that claims a host's name, dated in the future,
+ * must not take the host's row (nor hide its crit from --fail-on), in either
+ * order; a forged host id with a future date does not either.
+ */
+static void test_trust(void)
+{
+	for (int order = 0; order < 2; order++) {
+		struct fleet *f = fleet__new(NOW);
+		const struct fleet_host *a = NULL, *b = NULL;
+		struct strbuf md = { 0 }, js = { 0 };
+		char what[1024];
+		struct doc d;
+
+		if (!order)
+			add_bundle(f, "real", "db-1", ID_A, "2026-06-30T23:00:00Z",
+				   "2026-06-30T23:00:10Z", "crit");
+		add_bundle(f, "other", "db-1", ID_B, "2999-01-01T00:00:00Z", "2999-01-01T00:00:10Z",
+			   "ok");
+		add_bundle(f, "forged-id", "db-1", ID_A, "2999-01-01T00:00:00Z",
+			   "2999-01-01T00:00:10Z", "ok");
+		add_bundle(f, "ends-later", "db-1", ID_A, "2026-07-01T00:04:00Z",
+			   "2026-07-01T00:06:00Z", "ok");
+		add_bundle(f, "no-date", "db-1", ID_A, "~", "~", "ok");
+		if (order)
+			add_bundle(f, "real", "db-1", ID_A, "2026-06-30T23:00:00Z",
+				   "2026-06-30T23:00:10Z", "crit");
+		add_bundle(f, "web", "web-1", NULL, "2026-06-30T23:59:00Z", "2026-07-01T00:04:00Z",
+			   "ok");
+		ok(!fleet__finish(f), "order %d: the fleet finishes", order);
+		for (size_t i = 0; i < f->nhosts; i++) {
+			const struct fleet_host *h = &f->hosts[i];
+
+			if (!strcmp(h->host, "db-1") && h->host_id && !strcmp(h->host_id, ID_A))
+				a = h;
+			if (!strcmp(h->host, "db-1") && h->host_id && !strcmp(h->host_id, ID_B))
+				b = h;
+		}
+		is_int(fleet__hosts(f), 3, "order %d: db-1 of each host id, and web-1", order);
+		ok(a && !strcmp(a->bundle, "real") && a->worst == 2 && a->older == 3 && !a->future,
+		   "order %d: db-1 (id A) stays its real crit bundle: a future date, one that ends "
+		   "after the skew, one with no date do not replace it", order);
+		ok(b && b->future && a && a->conflict && b->conflict,
+		   "order %d: the other machine's db-1 is a row of its own, in the future, and "
+		   "both are marked as a conflict", order);
+		is_int(f->nconflicts, 1, "order %d: one name claimed twice", order);
+		is_int(f->nfuture, 3, "order %d: three bundles dated in the future listed", order);
+		ok(fleet__worst(f, what, sizeof(what)) == ST_CRIT &&
+			   strstr(what, "host db-1 (host id " ID_A ") is crit"),
+		   "order %d: --fail-on crit sees the crit (%s)", order, what);
+		doc__init(&d, "fleet");
+		ok(!fleet__doc(f, &d) && !doc__markdown(&d, &md) && !fleet__json(f, &js) &&
+			   strstr(md.buf, "Host names claimed by several machines") &&
+			   strstr(md.buf, "(in the future: not trusted)") &&
+			   strstr(js.buf, "\"host_ids\": [\n        \"" ID_A "\",\n"
+					  "        \"" ID_B "\""),
+		   "order %d: the summary shows the conflict and the future window", order);
+		doc__free(&d);
+		strbuf__free(&md);
+		strbuf__free(&js);
+		fleet__free(f);
+	}
 }
 
 static void test_heatmap(void)
@@ -230,6 +323,7 @@ int main(void)
 	test_percentiles();
 	test_fleet();
 	test_outlier_rules();
+	test_trust();
 	test_heatmap();
 	return tap_done();
 }
