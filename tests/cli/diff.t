@@ -77,6 +77,16 @@ ok "no ESC, C1 control or bidi override in it" \
 	perl -ne 'BEGIN { $bad = 0 } $bad = 1 if /\x1b|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]/; END { exit $bad }' \
 	"$T/fail.err"
 
+# A bundle that cannot be read is named on stderr: its name (a file name that may come
+# from a glob) is cleaned too.
+E="$T/"$'e\e]0;title\a\xc2\x9b31m'
+mkdir -p "$E" && printf '{not json' >"$E/findings.json"
+"$SONDE" diff "$T/a" "$E" >/dev/null 2>"$T/bad.err"; rc=$?
+is "$rc" 1 "a bundle whose findings.json is not JSON: exit 1"
+ok "the error names it without ESC, BEL or C1" \
+	perl -ne 'BEGIN { $bad = 1 } $bad = 0 if /findings\.json/; $bad = 2 if /\x1b|\x07|\xc2[\x80-\x9f]/; END { exit $bad }' \
+	"$T/bad.err"
+
 "$SONDE" diff "$IDLE" >/dev/null 2>&1; rc=$?
 is "$rc" 2 "one bundle is a usage error"
 "$SONDE" diff "$IDLE" "$T/nope.tar.xz" >/dev/null 2>&1; rc=$?
