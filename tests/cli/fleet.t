@@ -5,8 +5,10 @@
 # down in a truth file): a row per host, the shared findings and the unique
 # one, the outlier, the heat maps; an older bundle of a host, an extracted
 # bundle, a hostile host name, a tampered bundle (what fleet reads is checked
-# against the manifest), junk and a symlink; the outputs written atomically
-# and the usage errors.
+# against the manifest), junk and a symlink; the outputs written atomically;
+# bundles claiming a host's name dated in the future; bundle text on stderr;
+# a '|' in a check id in fleet.md; memory per host with many findings; and
+# the usage errors.
 . tests/lib/tap.sh
 
 GEN=${FLEET_GEN:-$TOP/build/fleet-gen}
@@ -239,6 +241,48 @@ ok "no ESC, C1 control or bidi override on stderr" \
 row=$(grep -F 'forged' "$T/out-evil/fleet.md" | head -1)
 is "$(perl -ne 'print scalar(() = /(?<!\\)\|/g)' <<<"$row")" 5 \
 	"the check id with '|' stays in its cell: 4 cells ($row)"
+
+# Memory grows with the hosts, not with what their bundles say: extracted bundles of
+# hosts with 256 findings of 300 characters each (the most sonde fleet keeps), read
+# 50 and 400 at a time. The largest process's peak RSS may grow by far less than a
+# host's findings.json per host (each is 100 KiB; sonde fleet kept about 200 KiB a host
+# of them, its summaries and its share of fleet.json, in memory).
+# many N DIR: N extracted bundles "many-NNN" with 256 findings each, that verify
+many() {
+	perl -MDigest::SHA=sha256_hex -e '
+		my ($n, $dir) = @ARGV;
+		for my $i (0 .. $n - 1) {
+			my $h = sprintf("many-%03d", $i);
+			my @f = map { sprintf(q({"check":"use.check-%03d","severity":"%s","summary":"%s"}),
+				$_, $_ % 2 ? "crit" : "warn", ("finding $_ of $h " . "x" x 300) =~ s/^(.{300}).*/$1/r) } 0 .. 255;
+			my $doc = qq({"schema":"sonde.findings/1","host":{"hostname":"$h"},) .
+				qq("window":{"start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:10Z"},) .
+				qq("verdict":"v","worst":"crit","findings":[) . join(",", @f) . qq(],) .
+				qq("checks":[{"id":"use.cpu-utilization","metrics":[{"name":"busy_pct","value":$i}]}]});
+			mkdir "$dir/$h" or die;
+			open(my $o, ">", "$dir/$h/findings.json") or die; print $o $doc; close($o);
+			open($o, ">", "$dir/$h/manifest.json") or die;
+			printf $o q({"schema":"sonde.manifest/1","host":{"hostname":"%s"},"files":[{"path":"findings.json","size":%d,"sha256":"%s"}]}),
+				$h, length($doc), sha256_hex($doc);
+			close($o);
+		}' "$1" "$2"
+}
+if [ -x /usr/bin/time ]; then
+	mkdir -p "$T/many50" "$T/many400" "$T/out-many"
+	many 50 "$T/many50" && many 400 "$T/many400"
+	for n in 50 400; do
+		/usr/bin/time -f %M -o "$T/rss$n" "$SONDE" fleet "$T/many$n" --out "$T/out-many" \
+			>/dev/null 2>"$T/many.err"
+		is "$?" 0 "$n hosts of 256 findings each: read"
+	done
+	is "$(jq '.hosts | length' "$T/out-many/fleet.json")" 400 "400 hosts in fleet.json"
+	is "$(jq '[.hosts[].findings | length] | add' "$T/out-many/fleet.json")" 102400 \
+		"with all their findings"
+	per=$(( ($(tail -1 "$T/rss400") - $(tail -1 "$T/rss50")) / 350 ))
+	ok "peak RSS grows by $per KiB a host (under 20 KiB)" test "$per" -lt 20
+else
+	skip "memory per host" "GNU time is not installed (make deps)"
+fi
 
 # Nothing readable, and usage errors.
 "$SONDE" fleet "$T/fleet/bad" --out "$T/out" >/dev/null 2>"$T/err"
