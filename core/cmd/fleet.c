@@ -614,14 +614,16 @@ static void read_all(struct fleet *f, const struct strv *bundles, size_t njobs)
 			    (worker_send(&w[k], bundles->v[next]) &&
 			     (worker_stop(&w[k], 1), worker_start(&w[k], w, njobs) ||
 			      worker_send(&w[k], bundles->v[next])))) {
-				fprintf(stderr, "sonde: cannot start a worker: %s\n", strerror(errno));
+				fprintf(stderr, "sonde: cannot start a worker: %s\n",
+					strerror(errno));
 				exit(EXIT_RUN_FAILED);
 			}
 			next++;
 			busy++;
 		}
 		for (size_t k = 0; k < njobs; k++)
-			pfd[k] = (struct pollfd){ .fd = w[k].entry ? w[k].fd : -1, .events = POLLIN };
+			pfd[k] = (struct pollfd){ .fd = w[k].entry ? w[k].fd : -1,
+						  .events = POLLIN };
 		if (poll(pfd, njobs, -1) < 0 && errno != EINTR)
 			run__die_oom();
 		for (size_t k = 0; k < njobs; k++) {

@@ -152,7 +152,7 @@ void fleet__bucket_name(size_t i, char *buf, size_t len)
 
 /* ---- the spool ---- */
 
-/* Open the spool in dir (a file no one else sees: unlinked at once); in memory when it cannot be. */
+/* The spool in dir, a file no one else sees (unlinked at once); in memory when there is none. */
 static void spool_open(struct fleet *f, const char *dir)
 {
 	char path[4200];
@@ -410,14 +410,31 @@ struct fleet *fleet__new(int64_t now, const char *spool_dir)
 	return f;
 }
 
-/* A bundle dated in the future, listed (the first FLEET_FUTURE_MAX; the others counted). */
+/*
+ * A bundle dated in the future, listed: FLEET_FUTURE_MAX of them, the first by
+ * name whatever the reading order (one listed before is let go for it), the
+ * others counted.
+ */
 static int note_future(struct fleet *f, const struct fleet_host *h)
 {
 	struct fleet_future *e;
 
 	if (f->nfuture >= FLEET_FUTURE_MAX) {
+		size_t last = 0;
+
 		f->future_cut++;
-		return 0;
+		for (size_t i = 1; i < f->nfuture; i++)
+			if (strcmp(f->future[i].bundle, f->future[last].bundle) > 0)
+				last = i;
+		if (strcmp(h->bundle, f->future[last].bundle) >= 0)
+			return 0;
+		e = &f->future[last];
+		free(e->bundle);
+		free(e->host);
+		free(e->host_id);
+		f->nfuture--;
+		if (last != f->nfuture)
+			*e = f->future[f->nfuture];
 	}
 	if (grow(&f->future, &f->future_cap, f->nfuture, sizeof(*f->future)))
 		return -ENOMEM;
@@ -534,13 +551,16 @@ enum status fleet__worst(const struct fleet *f, char *what, size_t n)
 	const struct fleet_host *worst = NULL;
 	size_t also = 0;
 
-	for (size_t i = 0; i < f->nhosts; i++) {
-		if (f->hosts[i].worst <= 0)
+	/* in the summary's order once it is made: the same host whatever the reading order */
+	for (size_t k = 0; k < f->nhosts; k++) {
+		const struct fleet_host *h = &f->hosts[f->finished ? f->order[k] : k];
+
+		if (h->worst <= 0)
 			continue;
-		if (worst && f->hosts[i].worst == worst->worst)
+		if (worst && h->worst == worst->worst)
 			also++;
-		if (!worst || f->hosts[i].worst > worst->worst) {
-			worst = &f->hosts[i];
+		if (!worst || h->worst > worst->worst) {
+			worst = h;
 			also = 0;
 		}
 	}

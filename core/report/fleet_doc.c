@@ -210,8 +210,8 @@ static void doc_hosts(const struct fleet *f, struct doc *d)
 	}
 	if (f->nhosts > DOC_HOSTS)
 		inl__words(doc__para(d), "And %zu more hosts (%zu crit, %zu warn, %zu ok, %zu not "
-			   "said), listed in fleet.json.", f->nhosts - DOC_HOSTS, by[2], by[1], by[0],
-			   by[3]);
+			   "said), listed in fleet.json.", f->nhosts - DOC_HOSTS, by[2], by[1],
+			   by[0], by[3]);
 }
 
 static void doc_shared(const struct fleet *f, struct doc *d)

@@ -61,6 +61,18 @@ static int shared_cmp(const void *a, const void *b)
 	return strcmp(sort_fleet->checks.v[x->check], sort_fleet->checks.v[y->check]);
 }
 
+/* Crit first, then by check, then by host. */
+static int unique_cmp(const void *a, const void *b)
+{
+	const struct fleet_unique *x = a, *y = b;
+	int rc;
+
+	if (x->sev != y->sev)
+		return y->sev - x->sev;
+	rc = strcmp(sort_fleet->checks.v[x->check], sort_fleet->checks.v[y->check]);
+	return rc ? rc : name_id_cmp(&sort_fleet->hosts[x->host], &sort_fleet->hosts[y->host]);
+}
+
 /* Which hosts have each check's finding: shared by two or more, or unique to one. */
 static int find_shared(struct fleet *f)
 {
@@ -115,6 +127,7 @@ static int find_shared(struct fleet *f)
 	f->shared = all;
 	sort_fleet = f;
 	qsort(f->shared, f->nshared, sizeof(*f->shared), shared_cmp);
+	qsort(f->unique, f->nunique, sizeof(*f->unique), unique_cmp);
 	return 0;
 oom:
 	for (size_t c = 0; c < f->checks.n; c++)
@@ -143,8 +156,8 @@ static int outlier_cmp(const void *a, const void *b)
 	if (fabs(x->z) != fabs(y->z))
 		return fabs(x->z) < fabs(y->z) ? 1 : -1;
 	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->host < y->host ? -1 : x->host > y->host;
+		return strcmp(sort_fleet->keys.v[x->key], sort_fleet->keys.v[y->key]);
+	return name_id_cmp(&sort_fleet->hosts[x->host], &sort_fleet->hosts[y->host]);
 }
 
 /*
@@ -203,6 +216,7 @@ static int find_outliers(struct fleet *f)
 									      med, mad, z };
 		}
 	}
+	sort_fleet = f;
 	qsort(f->outliers, f->noutliers, sizeof(*f->outliers), outlier_cmp);
 	rc = 0;
 out:

@@ -170,7 +170,8 @@ static void json_findings(const struct fleet *f, struct fleet_jw *w)
 		json__kv_str(j, "check", f->checks.v[u->check]);
 		json__kv_str(j, "host", f->hosts[u->host].host);
 		json__kv_str(j, "severity", fleet__sev_name(u->sev));
-		json__kv_str(j, "summary", u->finding < dt.nsummary ? dt.summary[u->finding] : NULL);
+		json__kv_str(j, "summary",
+			     u->finding < dt.nsummary ? dt.summary[u->finding] : NULL);
 		json__end_object(j);
 		fleet_detail__free(&dt);
 		jw_flush(w, 0);

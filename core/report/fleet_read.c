@@ -141,7 +141,8 @@ static int record_findings(struct fleet_record *r, const struct jval *doc)
 			continue;
 		rf->sev = sev;
 		rf->check = strdup(check);
-		rf->summary = fleet__cut_dup(jval__str(&fs->items[i], "summary"), FLEET_SUMMARY_MAX);
+		rf->summary = fleet__cut_dup(jval__str(&fs->items[i], "summary"),
+					     FLEET_SUMMARY_MAX);
 		r->nf++;
 		if (!rf->check || !rf->summary)
 			return -ENOMEM;
@@ -166,8 +167,9 @@ static int record_metrics(struct fleet_record *r, const struct jval *doc)
 			struct fleet_record_metric *rm;
 			double v;
 
-			if (!name || strlen(name) > FLEET_ID_MAX || (inst && inst->type != J_NULL) ||
-			    jval__num(m, "value", &v) || !isfinite(v))
+			if (!name || strlen(name) > FLEET_ID_MAX ||
+			    (inst && inst->type != J_NULL) || jval__num(m, "value", &v) ||
+			    !isfinite(v))
 				continue;
 			if (!(r->nm & (r->nm - 1))) {
 				void *nm = realloc(r->m, (r->nm ? r->nm * 2 : 1) * sizeof(*r->m));
@@ -209,8 +211,8 @@ static int record_read(struct fleet_record *r, const struct fleet_members *m, ch
 	r->partial = partial && partial->type == J_BOOL && partial->boolean;
 	unk = member(doc, "unknowns", J_ARRAY);
 	r->nunknowns = unk ? unk->len : 0;
-	snprintf(r->start, sizeof(r->start), "%s", jval__str(win, "start") ? jval__str(win, "start") : "");
-	snprintf(r->end, sizeof(r->end), "%s", jval__str(win, "end") ? jval__str(win, "end") : "");
+	snprintf(r->start, sizeof(r->start), "%s", jval__str(win, "start") ?: "");
+	snprintf(r->end, sizeof(r->end), "%s", jval__str(win, "end") ?: "");
 	/* which machine: the manifest's host id; one that is not a host id is none */
 	id = jval__str(mhost, "host_id");
 	if (id && host_id__valid(id) && !(r->host_id = strdup(id)))

@@ -301,7 +301,8 @@ static void test_trust(void)
 			   strstr(what, "host db-1 (host id " ID_A ") is crit"),
 		   "order %d: --fail-on crit sees the crit (%s)", order, what);
 		doc__init(&d, "fleet");
-		ok(!fleet__doc(f, &d) && !doc__markdown(&d, &md) && !fleet__json(f, &js, NULL, NULL) &&
+		ok(!fleet__doc(f, &d) && !doc__markdown(&d, &md) &&
+			   !fleet__json(f, &js, NULL, NULL) &&
 			   strstr(md.buf, "Host names claimed by several machines") &&
 			   strstr(md.buf, "(in the future: not trusted)") &&
 			   strstr(js.buf, "\"host_ids\": [\n        \"" ID_A "\",\n"
@@ -312,6 +313,79 @@ static void test_trust(void)
 		strbuf__free(&js);
 		fleet__free(f);
 	}
+}
+
+/* A bundle of host name with its window's start, no test line of its own. */
+static void add_quiet(struct fleet *f, const char *name, const char *start)
+{
+	struct jval *doc = findings(name, start, 1, NULL);
+	struct fleet_members m = { .findings = doc };
+	char err[256];
+
+	if (add_members(f, name, &m, err, sizeof(err)))
+		printf("# %s: %s\n", name, err);
+	jval__free(doc);
+}
+
+/* fleet.json and --fail-on's message of the same bundles read in the given order. */
+static void order_result(const int *order, struct strbuf *js, char *what, size_t n)
+{
+	static const char *const hosts[] = { "k", "m", "b", "x", "c", "d", "e" };
+	static const char *const checks[] = { "z.one", "a.two", "m.three", NULL, NULL, NULL, NULL };
+	struct fleet *f = fleet__new(NOW, SPOOL);
+
+	for (int i = 0; i < 7; i++) {
+		int h = order[i];
+
+		/* two outliers as far out as each other on one metric */
+		add(f, hosts[h], findings(hosts[h], "2026-01-01T00:00:00Z", h == 1 || h == 3 ? 90 :
+					  50 + 0.01 * h, checks[h]), NULL, 1);
+	}
+	ok(!fleet__finish(f) && !fleet__json(f, js, NULL, NULL), "the fleet finishes");
+	fleet__worst(f, what, n);
+	fleet__free(f);
+}
+
+/* The summary is the same whatever the order the bundles are read in (the workers finish
+ * in any order). */
+static void test_order(void)
+{
+	static const int fwd[] = { 0, 1, 2, 3, 4, 5, 6 }, back[] = { 6, 5, 4, 3, 2, 1, 0 };
+	struct strbuf a = { 0 }, b = { 0 };
+	char wa[1024], wb[1024];
+
+	order_result(fwd, &a, wa, sizeof(wa));
+	order_result(back, &b, wb, sizeof(wb));
+	ok(a.len && a.len == b.len && !memcmp(a.buf, b.buf, a.len),
+	   "fleet.json is the same read forwards and backwards");
+	is_str(wa, wb, "--fail-on names the same host");
+	strbuf__free(&a);
+	strbuf__free(&b);
+
+	/* more bundles dated in the future than are listed: the same ones listed */
+	for (int dir = 0; dir < 2; dir++) {
+		struct fleet *f = fleet__new(NOW, SPOOL);
+		char name[32];
+
+		for (int i = 0; i < FLEET_FUTURE_MAX + 100; i++) {
+			int k = dir ? FLEET_FUTURE_MAX + 99 - i : i;
+
+			snprintf(name, sizeof(name), "f%04d", k);
+			add_quiet(f, name, "2999-01-01T00:00:00Z");
+		}
+		fleet__finish(f);
+		fleet__json(f, dir ? &b : &a, NULL, NULL);
+		if (dir)
+			ok(f->nfuture == FLEET_FUTURE_MAX && f->future_cut == 100 &&
+				   !strcmp(f->future[0].bundle, "f0000") &&
+				   !strcmp(f->future[FLEET_FUTURE_MAX - 1].bundle, "f0999"),
+			   "the first %d by name are listed, 100 counted", FLEET_FUTURE_MAX);
+		fleet__free(f);
+	}
+	ok(a.len && a.len == b.len && !memcmp(a.buf, b.buf, a.len),
+	   "and fleet.json is the same read forwards and backwards");
+	strbuf__free(&a);
+	strbuf__free(&b);
 }
 
 static int collect(void *arg, struct strbuf *out)
@@ -336,8 +410,10 @@ static void test_spool_and_records(void)
 
 	for (int i = 0; i < 40; i++) {
 		int len = snprintf(doc, sizeof(doc),
-				   "{\"schema\":\"sonde.findings/1\",\"host\":{\"hostname\":\"s%d\"},"
-				   "\"window\":{\"start\":\"2026-01-01T00:00:00Z\"},\"worst\":\"crit\","
+				   "{\"schema\":\"sonde.findings/1\","
+				   "\"host\":{\"hostname\":\"s%d\"},"
+				   "\"window\":{\"start\":\"2026-01-01T00:00:00Z\"},"
+				   "\"worst\":\"crit\","
 				   "\"findings\":[", i);
 
 		for (int k = 0; k < 30; k++)
@@ -438,6 +514,7 @@ int main(void)
 		test_outlier_rules();
 		test_trust();
 		test_spool_and_records();
+		test_order();
 	}
 	test_heatmap();
 	return tap_done();
