@@ -165,7 +165,7 @@ run: sonde
 
 # sonde's own cost (CPU, RSS, wall) with 1,000 processes, then what it costs a
 # workload it watches (redis under redis-benchmark, dd bs=1), against baselines;
-# sonde fleet over 1,000 generated bundles; the per-interval histograms' cost
+# sonde fleet over 1,000 and 10,000 generated bundles; the per-interval histograms' cost
 # per event against the whole-window ones; what the heat maps add to the page.
 bench: sonde $(BUILD)/fleet-gen
 	bench/run-bench.sh

@@ -6,7 +6,9 @@
  * size, whose findings.json, manifest.json and BPF histograms differ by host
  * in a way written down, so a reader can tell whether sonde fleet found it:
  *
- *   host i is "fleet-NNNN", its window i minutes after the template's;
+ *   host i is "fleet-NNNN", its window i minutes before the template's (none
+ *   in the future, which sonde fleet would not trust), its
+ *   host id in the manifest that of a machine-id made from i (one per host);
  *   every host-level metric of every check is the template's times
  *   1 + 0.02 u (u in [-1, 1] from a hash of host and metric);
  *   hosts i % 10 == 3: the first non-zero host-level metric is 50 times larger
@@ -35,6 +37,7 @@
 #include "bundle/read.h"
 #include "util/file.h"
 #include "util/hash.h"
+#include "util/hostid.h"
 #include "util/json.h"
 #include "util/json_read.h"
 
@@ -127,7 +130,7 @@ static double noise(size_t i, const char *name)
 	return (double)(z >> 11) / 9007199254740992.0 * 2 - 1;
 }
 
-/* "2026-11-25T11:33:46Z" plus minutes. */
+/* "2026-11-25T11:33:46Z" minus minutes. */
 static void shift_time(struct jval *v, size_t minutes)
 {
 	struct tm tm = { 0 };
@@ -136,7 +139,7 @@ static void shift_time(struct jval *v, size_t minutes)
 
 	if (!v || v->type != J_STRING || !strptime(v->str, "%Y-%m-%dT%H:%M:%SZ", &tm))
 		return;
-	t = timegm(&tm) + (time_t)minutes * 60;
+	t = timegm(&tm) - (time_t)minutes * 60;
 	gmtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	set_str(v, buf);
@@ -263,8 +266,29 @@ static void histograms(struct jval *rq, struct jval *bio, size_t i)
 	}
 }
 
+/* The manifest's host: findings.json's, without its context, with host i's own host id. */
+static void manifest_host(struct json *j, const struct jval *host, size_t i)
+{
+	char machine_id[40], id[HOST_ID_LEN + 1];
+
+	json__begin_object(j);
+	for (size_t k = 0; host && host->type == J_OBJECT && k < host->len; k++) {
+		if (!strcmp(host->keys[k], "context") || !strcmp(host->keys[k], "host_id"))
+			continue;
+		json__key(j, host->keys[k]);
+		emit(j, &host->items[k]);
+	}
+	snprintf(machine_id, sizeof(machine_id), "%016llx%016zx", 0x5eed5eed5eed5eedULL, i);
+	json__key(j, "host_id");
+	if (!host_id__derive(machine_id, strlen(machine_id), id))
+		json__string(j, id);
+	else
+		json__null(j);
+	json__end_object(j);
+}
+
 /* The manifest of stage (the template's, with this host and every member's size and hash). */
-static int manifest(const char *stage, struct jval *man, const struct jval *doc)
+static int manifest(const char *stage, struct jval *man, const struct jval *doc, size_t i)
 {
 	struct bundle_list bl = { 0 };
 	struct json j = { .pretty = 1 };
@@ -277,7 +301,7 @@ static int manifest(const char *stage, struct jval *man, const struct jval *doc)
 	for (size_t k = 0; k < man->len; k++) {
 		json__key(&j, man->keys[k]);
 		if (!strcmp(man->keys[k], "host"))
-			emit(&j, jval__get(doc, "host"));
+			manifest_host(&j, jval__get(doc, "host"), i);
 		else if (!strcmp(man->keys[k], "start") || !strcmp(man->keys[k], "end"))
 			emit(&j, jval__get(jval__get(doc, "window"), man->keys[k]));
 		else if (strcmp(man->keys[k], "files"))
@@ -356,7 +380,7 @@ static int one_host(const char *tmpl, size_t i, const char *out, FILE *truth)
 	bundle__remove_tree(stage);
 	if (link_tree(tmpl, stage, "") || save(stage, "findings.json", doc) ||
 	    (rq && save(stage, "raw/bpf/runqlat.json", rq)) ||
-	    (bio && save(stage, "raw/bpf/biolatency.json", bio)) || manifest(stage, man, doc))
+	    (bio && save(stage, "raw/bpf/biolatency.json", bio)) || manifest(stage, man, doc, i))
 		goto out;
 	snprintf(bundle, sizeof(bundle), "%s/%s/sonde-%s.tar.xz", out, host, host);
 	snprintf(err, sizeof(err), "%s/%s", out, host);

@@ -160,22 +160,22 @@ return {
     end
 
     -- by cgroup (a container, a service): the same states, summed over its processes
-    local cl = {}
+    local cgl = {}
     for _, e in pairs(by_cg) do
       e.blocked = 0
       for _, c in ipairs(waits.classes) do
         if not NOT_BLOCKED[c.id] then e.blocked = e.blocked + (e.classes[c.id] or 0) end
       end
       e.busy = (e.classes.cpu or 0) + (e.classes.runq or 0) + e.blocked
-      cl[#cl + 1] = e
+      cgl[#cgl + 1] = e
     end
-    table.sort(cl, function(x, y)
+    table.sort(cgl, function(x, y)
       if x.blocked ~= y.blocked then return x.blocked > y.blocked end
       if x.busy ~= y.busy then return x.busy > y.busy end
       return x.name < y.name
     end)
     local ctab = {}
-    for i, e in ipairs(cl) do
+    for i, e in ipairs(cgl) do
       if i > args.top then break end
       local best, best_s
       for _, c in ipairs(waits.classes) do

@@ -192,8 +192,8 @@ static int head_parse(const char *buf, size_t len, struct bundle_head *h, char *
 	if (h->host_id[0] && !host_id__valid(h->host_id))
 		h->host_id[0] = '\0';
 	head_str(v, "case_id", h->case_id, sizeof(h->case_id));
-	h->start_ns = clock__iso8601_parse(jval__str(v, "start"));
-	h->end_ns = clock__iso8601_parse(jval__str(v, "end"));
+	h->start_ns = clock__iso8601_ns(jval__str(v, "start"));
+	h->end_ns = clock__iso8601_ns(jval__str(v, "end"));
 	if (!h->hostname[0] || !h->start_ns || !h->end_ns) {
 		snprintf(err, errlen, "manifest.json: no %s", !h->hostname[0] ? "host name" :
 							     "window (start and end)");

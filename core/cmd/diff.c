@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "run/run.h"
 #include "util/embedded.h"
+#include "util/tty.h"
 
 struct diff_opts {
 	int json, md, html, fail_on;
@@ -62,7 +63,10 @@ int cmd_diff(int argc, char **argv)
 	cmd__open_members(cmd, argv[idx + 1], &findings, 1, b, sizeof(b), &opened);
 	if (diff__run(a, b, argv[idx], argv[idx + 1], fmt, css ? css->data : "", stdout, &worst,
 		      what, sizeof(what), NULL, err, sizeof(err))) {
-		fprintf(stderr, "sonde: %s\n", err);
+		/* it names the bundle as given (a glob's file name) and the bundle's fault */
+		fputs("sonde: ", stderr);
+		tty__puts(stderr, err);
+		fputc('\n', stderr);
 		return EXIT_RUN_FAILED;
 	}
 	fflush(stdout);

@@ -9,14 +9,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bundle/read.h"
@@ -28,6 +31,8 @@
 #include "util/json_read.h"
 #include "util/sha256.h"
 #include "util/strv.h"
+#include "util/tty.h"
+#include "util/wire.h"
 
 /* How deep a directory is searched for bundles (DIR/HOST/sonde-*.tar.xz is 2). */
 #define FLEET_WALK_DEPTH 8
@@ -57,17 +62,19 @@ static const struct cmd_option options[] = {
 const struct cmd_help cmd_fleet_help = {
 	.usage = "sonde fleet DIR|BUNDLE... [--out DIR] [--json | --md]",
 	.description =
-		"One summary of many hosts' bundles: a row per host with its verdict (the\n"
-		"latest bundle stands for its host), the findings several hosts share and\n"
-		"those on one host only, the hosts far from the fleet on a metric (a robust\n"
-		"z-score on the median absolute deviation), and fleet-wide latency heat maps\n"
-		"(each host's run-queue and block I/O latency histograms, merged and side by\n"
-		"side). A DIR is searched for sonde-*.tar.xz (.gz, .zst) bundles and extracted\n"
-		"ones, as contrib/ansible/sonde-fleet.yml fetches them (DIR/HOST/...). Each\n"
-		"bundle is opened as untrusted input and what is read of it is checked\n"
-		"against its manifest; a bundle that fails is listed with the reason, and\n"
-		"the others are read. Prints a summary and writes fleet.md, fleet.html and\n"
-		"fleet.json (docs/fleet.md).\n",
+		"One summary of many hosts' bundles: a row per host (a host id with a host\n"
+		"name) with its verdict (the latest bundle stands for its host, but never one\n"
+		"whose window is in the future), the host names several machines claim, the\n"
+		"findings several hosts share and those on one host only, the hosts far from\n"
+		"the fleet on a metric (a robust z-score on the median absolute deviation),\n"
+		"and fleet-wide latency heat maps (each host's run-queue and block I/O\n"
+		"latency histograms, merged and side by side). A DIR is searched for\n"
+		"sonde-*.tar.xz (.gz, .zst) bundles and extracted ones, as\n"
+		"contrib/ansible/sonde-fleet.yml fetches them (DIR/HOST/...). Each bundle is\n"
+		"opened as untrusted input and what is read of it is checked against its\n"
+		"manifest; a bundle that fails is listed with the reason, and the others are\n"
+		"read. Prints a summary and writes fleet.md, fleet.html and fleet.json\n"
+		"(docs/fleet.md).\n",
 	.options = options,
 	.notes = "Exit status: 0 at least one bundle was read, 1 none could be, 2 usage\n"
 		 "error, 3 a host reached --fail-on.\n",
@@ -170,7 +177,7 @@ static int fleet_read_bundle(const char *path, int is_dir, struct fleet_texts *t
 			     size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
-	char dir[4096], file[4400];
+	char dir[4500], file[4600];
 	int rc = 0;
 
 	if (is_dir)
@@ -286,129 +293,96 @@ static void find_bundles(int argc, char **argv, struct strv *out)
 	}
 }
 
-/* fleet.md, fleet.html, fleet.json into dir, each replaced atomically. 0 or -1 (said). */
-static int write_outputs(const char *dir, const struct strbuf *md, const struct strbuf *html,
-			 const struct strbuf *js)
+/* A file of the summary (NAME in dir), replaced atomically. 0 or -1 (said). */
+static int write_output(const char *dir, const char *name, const struct strbuf *sb)
 {
-	const struct { const char *name; const struct strbuf *sb; } files[] = {
-		{ "fleet.md", md }, { "fleet.html", html }, { "fleet.json", js },
-	};
+	char path[4200];
+	int rc;
 
-	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-		char path[4200];
-		int rc;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	rc = file__replace(path, sb->buf, sb->len, 0644);
+	if (rc)
+		fprintf(stderr, "sonde: writing %s: %s\n", path, strerror(-rc));
+	return rc ? -1 : 0;
+}
 
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
-		rc = file__replace(path, files[i].sb->buf, files[i].sb->len, 0644);
-		if (rc) {
-			fprintf(stderr, "sonde: writing %s: %s\n", path, strerror(-rc));
-			return -1;
-		}
-	}
-	return 0;
+static int json_flush(void *arg, struct strbuf *out)
+{
+	int rc = fd__write_all(*(int *)arg, out->buf, out->len);
+
+	out->len = 0;
+	return rc;
 }
 
 /*
- * Reading runs in worker processes, one per bundle and up to two per CPU at
- * a time (FLEET_MAX_JOBS at most): each extracts, verifies and reads its
- * bundle and sends the members back through a pipe ("OK\n", then per member
- * its length or -1 and its bytes; or "ERR reason\n"). The summaries are made
- * here, one bundle at a time, so only the bundles in flight are in memory.
+ * fleet.json into dir, written as it is made (a fleet's JSON can be larger
+ * than any summary kept in memory) and, with print, copied from there to
+ * stdout. 0 or -1 (said).
+ */
+static int write_json(const struct fleet *f, const char *dir, int print)
+{
+	char path[4200], tmp[4300], buf[65536];
+	struct strbuf js = { 0 };
+	int fd, rc;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/fleet.json", dir);
+	fd = file__replace_open(path, tmp, sizeof(tmp));
+	if (fd < 0) {
+		fprintf(stderr, "sonde: writing %s: %s\n", path, strerror(-fd));
+		return -1;
+	}
+	rc = fleet__json(f, &js, json_flush, &fd);
+	strbuf__free(&js);
+	if (rc == -ENOMEM)
+		run__die_oom();
+	if (!rc && print && lseek(fd, 0, SEEK_SET) == 0)
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, (size_t)n, stdout);
+	rc = file__replace_commit(fd, tmp, path, 0644, rc != 0) ?: rc;
+	if (rc)
+		fprintf(stderr, "sonde: writing %s: %s\n", path, strerror(-rc));
+	return rc ? -1 : 0;
+}
+
+/*
+ * Reading runs in a pool of worker processes, two per CPU (FLEET_MAX_JOBS at
+ * most), forked once before the first bundle while this process is still
+ * small: a fork copies the parent's page tables, and forking a worker per
+ * bundle from a parent that grew with the summary cost more with every
+ * bundle. A worker is sent a bundle's entry ("f:PATH" or "d:PATH",
+ * length-prefixed) over its socket; it extracts, verifies and parses the
+ * bundle (the parse of an untrusted document, and its memory, stay in the
+ * worker) and answers, length-prefixed, 'O' and the bundle's record
+ * (fleet__summarize) or 'E' and why it was refused. A worker that dies on a
+ * bundle has the bundle refused and is replaced.
  */
 #define FLEET_MAX_JOBS 8
-#define FLEET_JOB_OUTPUT_MAX (200u << 20)
+#define FLEET_REPLY_MAX (16u << 20)
+#define FLEET_ENTRY_MAX 4404 /* "f:" and a path of walk's 4400 bytes at most */
+/* A worker returns its heap to the system after a bundle this large. */
+#define FLEET_TRIM_BYTES (8u << 20)
 
-struct job {
+struct worker {
 	pid_t pid;
-	int fd;
-	const char *entry; /* "f:PATH" or "d:PATH" */
-	struct strbuf out;
+	int fd;            /* the socket to the worker, -1: none */
+	const char *entry; /* the bundle it reads ("f:PATH" or "d:PATH"), NULL when idle */
+	struct strbuf in;  /* its reply so far */
 };
 
-static void __attribute__((noreturn)) job_child(const char *entry, int fd)
+/* n bytes from fd; 0, or -1 at the end of the stream or on an error. */
+static int read_full(int fd, void *buf, size_t n)
 {
-	struct fleet_texts t = { 0 };
-	char err[1024], head[32];
+	for (size_t got = 0; got < n;) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (fleet_read_bundle(entry + 2, entry[0] == 'd', &t, err, sizeof(err))) {
-		err[strcspn(err, "\n")] = '\0';
-		_exit(fd__write_all(fd, "ERR ", 4) || fd__write_all(fd, err, strlen(err)) ||
-		      fd__write_all(fd, "\n", 1));
-	}
-	if (fd__write_all(fd, "OK\n", 3))
-		_exit(1);
-	for (int k = 0; k < M_N; k++) {
-		int n = snprintf(head, sizeof(head), "%lld\n",
-				 t.text[k] ? (long long)t.len[k] : -1LL);
-
-		if (fd__write_all(fd, head, (size_t)n) ||
-		    (t.text[k] && fd__write_all(fd, t.text[k], t.len[k])))
-			_exit(1);
-	}
-	_exit(0);
-}
-
-static int job_start(struct job *j, const char *entry)
-{
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC))
-		return -errno;
-	fflush(NULL);
-	j->pid = fork();
-	if (j->pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -errno;
-	}
-	if (!j->pid) {
-		close(p[0]);
-		job_child(entry, p[1]);
-	}
-	close(p[1]);
-	j->fd = p[0];
-	j->entry = entry;
-	j->out.len = 0;
-	return 0;
-}
-
-/* A worker's output as members (taken over into t), or -EINVAL with the reason. */
-static int job_decode(struct job *j, struct fleet_texts *t, char *err, size_t errlen)
-{
-	const char *p = j->out.buf ? j->out.buf : "", *end = p + j->out.len;
-
-	if (j->out.len > 4 && !strncmp(p, "ERR ", 4)) {
-		snprintf(err, errlen, "%.*s", (int)strcspn(p + 4, "\n"), p + 4);
-		return -EINVAL;
-	}
-	if (j->out.len < 3 || strncmp(p, "OK\n", 3))
-		goto truncated;
-	p += 3;
-	for (int k = 0; k < M_N; k++) {
-		char *nl;
-		long long n = strtoll(p, &nl, 10);
-
-		if (nl >= end || *nl != '\n' || n < -1 || n > end - nl - 1)
-			goto truncated;
-		p = nl + 1;
-		if (n < 0)
+		if (r < 0 && errno == EINTR)
 			continue;
-		t->text[k] = malloc((size_t)n + 1);
-		if (!t->text[k])
-			run__die_oom();
-		memcpy(t->text[k], p, (size_t)n);
-		t->text[k][n] = '\0';
-		t->len[k] = (size_t)n;
-		p += n;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
 	}
 	return 0;
-truncated:
-	fleet_texts__free(t);
-	snprintf(err, errlen, "the worker reading it ended early (killed, or out of memory)");
-	return -EINVAL;
 }
 
 /* A tool's document: the first window's when it ran there, else the drill-down's. */
@@ -421,112 +395,264 @@ static const struct jval *tool_doc(const struct jval *first, const struct jval *
 	return drill ? drill : first;
 }
 
-/* A bundle's members into f: parsed as untrusted JSON, then summarized. */
-static int add_bundle(struct fleet *f, const char *path, struct fleet_texts *t, char *err,
-		      size_t errlen)
+/* In the worker: a bundle's record ('O' ...) or why it is refused ('E' ...) into out. */
+static void worker_read(const char *entry, struct strbuf *out, size_t *bytes)
 {
+	struct fleet_texts t = { 0 };
 	struct jval *v[M_N] = { 0 };
-	char why[256];
-	int rc = 0;
+	char err[1024], why[256];
+	size_t start = out->len;
+	int rc;
 
-	for (int k = 0; !rc && k < M_N; k++)
-		if (t->text[k] && json_read(t->text[k], t->len[k], &json_read_default_limits, &v[k],
-					    why, sizeof(why))) {
-			snprintf(err, errlen, "%s: %s", member_names[k], why);
+	*bytes = 0;
+	rc = fleet_read_bundle(entry + 2, entry[0] == 'd', &t, err, sizeof(err));
+	for (int k = 0; !rc && k < M_N; k++) {
+		*bytes += t.len[k];
+		if (t.text[k] && json_read(t.text[k], t.len[k], &json_read_default_limits, &v[k],
+					   why, sizeof(why))) {
+			snprintf(err, sizeof(err), "%s: %s", member_names[k], why);
 			rc = -EINVAL;
 		}
+	}
+	fleet_texts__free(&t);
 	if (!rc) {
 		struct fleet_members m = { v[M_FINDINGS], v[M_MANIFEST],
 					   tool_doc(v[M_RUNQLAT], v[M_RUNQLAT_DD]),
 					   tool_doc(v[M_BIOLATENCY], v[M_BIOLATENCY_DD]) };
 
-		rc = fleet__add(f, path, &m, err, errlen);
-		if (rc == -ENOMEM)
-			run__die_oom();
+		strbuf__append(out, "O", 1);
+		rc = fleet__summarize(&m, out, err, sizeof(err));
 	}
 	for (int k = 0; k < M_N; k++)
 		jval__free(v[k]);
-	return rc;
-}
-
-/* A worker has finished: its bundle into f, or refused (said on stderr too). */
-static void job_finish(struct fleet *f, struct job *j)
-{
-	struct fleet_texts t = { 0 };
-	char err[1024];
-	int st = 0, rc;
-
-	close(j->fd);
-	j->fd = -1;
-	while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
-		;
-	rc = job_decode(j, &t, err, sizeof(err));
-	if (!rc)
-		rc = add_bundle(f, j->entry + 2, &t, err, sizeof(err));
-	fleet_texts__free(&t);
 	if (rc) {
-		fprintf(stderr, "sonde: %s: %s\n", j->entry + 2, err);
-		if (fleet__refused(f, j->entry + 2, err))
-			run__die_oom();
+		out->len = start;
+		err[strcspn(err, "\n")] = '\0';
+		strbuf__printf(out, "E%s", err);
 	}
 }
 
-/* Every bundle into f, up to njobs read at a time. */
+static void __attribute__((noreturn)) worker_main(int fd, pid_t parent)
+{
+	struct strbuf out = { 0 };
+	char entry[FLEET_ENTRY_MAX + 1];
+	uint64_t n;
+	size_t bytes;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (getppid() != parent)
+		_exit(1);
+	while (!read_full(fd, &n, sizeof(n)) && n <= FLEET_ENTRY_MAX &&
+	       !read_full(fd, entry, (size_t)n)) {
+		entry[n] = '\0';
+		out.len = 0;
+		wire__put_u64(&out, 0); /* the length, filled in below */
+		worker_read(entry, &out, &bytes);
+		if (out.oom)
+			_exit(1);
+		n = out.len - sizeof(n);
+		memcpy(out.buf, &n, sizeof(n));
+		if (fd__write_all(fd, out.buf, out.len))
+			_exit(1);
+		if (out.cap > (1u << 20))
+			strbuf__free(&out);
+		if (bytes > FLEET_TRIM_BYTES)
+			malloc_trim(0);
+	}
+	_exit(0);
+}
+
+static int worker_start(struct worker *w, const struct worker *all, size_t n)
+{
+	pid_t parent = getpid();
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	fflush(NULL);
+	w->pid = fork();
+	if (w->pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -errno;
+	}
+	if (!w->pid) {
+		/* the other workers' sockets: they must see their end when the parent closes it */
+		for (size_t k = 0; k < n; k++)
+			if (all[k].fd >= 0)
+				close(all[k].fd);
+		close(sv[0]);
+		worker_main(sv[1], parent);
+	}
+	close(sv[1]);
+	w->fd = sv[0];
+	w->entry = NULL;
+	w->in.len = 0;
+	return 0;
+}
+
+/* The worker's end: its socket closed (it exits at the end of the stream), or killed. */
+static void worker_stop(struct worker *w, int kill_it)
+{
+	if (w->fd < 0)
+		return;
+	if (kill_it)
+		kill(w->pid, SIGKILL);
+	close(w->fd);
+	w->fd = -1;
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int worker_send(struct worker *w, const char *entry)
+{
+	char msg[sizeof(uint64_t) + FLEET_ENTRY_MAX];
+	uint64_t n = strlen(entry);
+	size_t len = sizeof(n) + n;
+
+	if (n > FLEET_ENTRY_MAX)
+		return -ENAMETOOLONG;
+	memcpy(msg, &n, sizeof(n));
+	memcpy(msg + sizeof(n), entry, n);
+	for (size_t done = 0; done < len;) {
+		ssize_t r = send(w->fd, msg + done, len - done, MSG_NOSIGNAL);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		done += (size_t)r;
+	}
+	w->entry = entry;
+	return 0;
+}
+
+/* A bundle not read: said on stderr (its name and the reason cleaned) and listed. */
+static void refuse(struct fleet *f, const char *entry, const char *why)
+{
+	fputs("sonde: ", stderr);
+	tty__puts(stderr, entry + 2);
+	fputs(": ", stderr);
+	tty__puts(stderr, why);
+	fputc('\n', stderr);
+	if (fleet__refused(f, entry + 2, why))
+		run__die_oom();
+}
+
+/* A worker's whole reply: its bundle into f, or refused. */
+static void worker_reply(struct fleet *f, struct worker *w)
+{
+	const char *p = w->in.buf + sizeof(uint64_t);
+	size_t n = w->in.len - sizeof(uint64_t);
+	char err[1024];
+	int rc = -EINVAL;
+
+	if (n && p[0] == 'O')
+		rc = fleet__add(f, w->entry + 2, p + 1, n - 1, err, sizeof(err));
+	else if (n && p[0] == 'E')
+		snprintf(err, sizeof(err), "%.*s", (int)(n - 1), p + 1);
+	else
+		snprintf(err, sizeof(err), "the worker's reply is malformed");
+	if (rc == -ENOMEM)
+		run__die_oom();
+	if (rc)
+		refuse(f, w->entry, err);
+	w->entry = NULL;
+	w->in.len = 0;
+	if (w->in.cap > (1u << 20))
+		strbuf__free(&w->in);
+}
+
+/* What came from worker w: 1 when its reply is whole (or it died: refused, stopped), else 0. */
+static int worker_input(struct fleet *f, struct worker *w, const char *buf, ssize_t n)
+{
+	uint64_t len;
+
+	if (n > 0 && w->in.len + (size_t)n <= FLEET_REPLY_MAX + sizeof(len)) {
+		strbuf__append(&w->in, buf, (size_t)n);
+		if (w->in.oom)
+			run__die_oom();
+		if (w->in.len < sizeof(len))
+			return 0;
+		memcpy(&len, w->in.buf, sizeof(len));
+		if (len > FLEET_REPLY_MAX || w->in.len > len + sizeof(len)) {
+			refuse(f, w->entry, "the worker's reply is malformed");
+		} else if (w->in.len < len + sizeof(len)) {
+			return 0;
+		} else {
+			worker_reply(f, w);
+			return 1;
+		}
+	} else {
+		refuse(f, w->entry, n > 0 ? "the worker's reply is too large" :
+			   "the worker reading it ended early (killed, or out of memory)");
+	}
+	w->entry = NULL;
+	worker_stop(w, 1);
+	return 1;
+}
+
+/* Every bundle into f, read by njobs workers. */
 static void read_all(struct fleet *f, const struct strv *bundles, size_t njobs)
 {
-	struct job jobs[FLEET_MAX_JOBS];
+	struct worker w[FLEET_MAX_JOBS];
 	struct pollfd pfd[FLEET_MAX_JOBS];
-	size_t next = 0, running = 0;
+	size_t next = 0, busy = 0;
 	char buf[65536];
 
-	memset(jobs, 0, sizeof(jobs));
+	memset(w, 0, sizeof(w));
 	for (size_t k = 0; k < njobs; k++)
-		jobs[k].fd = -1;
-	while (next < bundles->n || running) {
-		for (size_t k = 0; k < njobs && next < bundles->n; k++)
-			if (jobs[k].fd < 0) {
-				if (job_start(&jobs[k], bundles->v[next])) {
-					fprintf(stderr, "sonde: cannot start a worker: %s\n",
-						strerror(errno));
-					exit(EXIT_RUN_FAILED);
-				}
-				next++;
-				running++;
+		w[k].fd = -1;
+	while (next < bundles->n || busy) {
+		for (size_t k = 0; k < njobs && next < bundles->n; k++) {
+			if (w[k].entry)
+				continue;
+			/* a worker that died since its last bundle is replaced, once */
+			if ((w[k].fd < 0 && worker_start(&w[k], w, njobs)) ||
+			    (worker_send(&w[k], bundles->v[next]) &&
+			     (worker_stop(&w[k], 1), worker_start(&w[k], w, njobs) ||
+			      worker_send(&w[k], bundles->v[next])))) {
+				fprintf(stderr, "sonde: cannot start a worker: %s\n",
+					strerror(errno));
+				exit(EXIT_RUN_FAILED);
 			}
+			next++;
+			busy++;
+		}
 		for (size_t k = 0; k < njobs; k++)
-			pfd[k] = (struct pollfd){ .fd = jobs[k].fd, .events = POLLIN };
+			pfd[k] = (struct pollfd){ .fd = w[k].entry ? w[k].fd : -1,
+						  .events = POLLIN };
 		if (poll(pfd, njobs, -1) < 0 && errno != EINTR)
 			run__die_oom();
 		for (size_t k = 0; k < njobs; k++) {
 			ssize_t n;
 
-			if (jobs[k].fd < 0 || !(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			if (!w[k].entry || !(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			n = read(jobs[k].fd, buf, sizeof(buf));
+			n = read(w[k].fd, buf, sizeof(buf));
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
-			if (n > 0 && jobs[k].out.len + (size_t)n <= FLEET_JOB_OUTPUT_MAX) {
-				strbuf__append(&jobs[k].out, buf, (size_t)n);
-				if (jobs[k].out.oom)
-					run__die_oom();
-				continue;
-			}
-			if (n > 0) /* more than any bundle's members: cut, refused as truncated */
-				kill(jobs[k].pid, SIGKILL);
-			job_finish(f, &jobs[k]);
-			running--;
+			busy -= (size_t)worker_input(f, &w[k], buf, n);
 		}
 	}
+	for (size_t k = 0; k < njobs; k++) {
+		if (w[k].fd >= 0)
+			close(w[k].fd); /* all at once: the workers end together */
+		strbuf__free(&w[k].in);
+	}
 	for (size_t k = 0; k < njobs; k++)
-		strbuf__free(&jobs[k].out);
+		while (w[k].pid > 0 && waitpid(w[k].pid, NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 int cmd_fleet(int argc, char **argv)
 {
-	const char *cmd = "fleet";
+	const char *cmd = "fleet", *tmp = getenv("TMPDIR");
 	struct fleet_opts o = { .fail_on = ST_OK };
 	const struct embedded_file *css = embedded__find("reports/report.css");
-	struct strbuf md = { 0 }, html = { 0 }, js = { 0 };
+	struct strbuf md = { 0 }, html = { 0 };
 	struct strv bundles = { 0 };
 	struct fleet *f;
 	struct doc d;
@@ -545,7 +671,7 @@ int cmd_fleet(int argc, char **argv)
 	find_bundles(argc - idx, argv + idx, &bundles);
 	if (!bundles.n)
 		run__die_usage(cmd, "no bundle (sonde-*.tar.xz) under %s", argv[idx]);
-	f = fleet__new();
+	f = fleet__new((int64_t)time(NULL), tmp && *tmp ? tmp : "/tmp");
 	if (!f)
 		run__die_oom();
 	/* two per CPU: a worker waits for the disk as much as it decompresses */
@@ -554,16 +680,20 @@ int cmd_fleet(int argc, char **argv)
 	read_all(f, &bundles, njobs);
 	doc__init(&d, "sonde fleet summary");
 	if (fleet__finish(f) || fleet__doc(f, &d) || doc__markdown(&d, &md) ||
-	    doc__html(&d, css ? css->data : "", &html) || fleet__json(f, &js))
+	    doc__html(&d, css ? css->data : "", &html))
 		run__die_oom();
+	doc__free(&d);
 	code = fleet__bundles_read(f) ? 0 : EXIT_RUN_FAILED;
-	if (write_outputs(o.out_dir, &md, &html, &js))
+	if (write_output(o.out_dir, "fleet.md", &md) ||
+	    write_output(o.out_dir, "fleet.html", &html))
 		code = EXIT_RUN_FAILED;
-	if (o.json)
-		fwrite(js.buf, 1, js.len, stdout);
-	else if (o.md)
+	strbuf__free(&html);
+	if (o.md)
 		fwrite(md.buf, 1, md.len, stdout);
-	else {
+	strbuf__free(&md);
+	if (write_json(f, o.out_dir, o.json))
+		code = EXIT_RUN_FAILED;
+	if (!o.json && !o.md) {
 		fleet__terminal(f, stdout);
 		printf("\nWritten: %s/fleet.md, fleet.html, fleet.json\n", o.out_dir);
 	}
@@ -574,10 +704,6 @@ int cmd_fleet(int argc, char **argv)
 	}
 	if (!fleet__bundles_read(f))
 		fprintf(stderr, "sonde: none of the %zu bundles could be read\n", bundles.n);
-	doc__free(&d);
-	strbuf__free(&md);
-	strbuf__free(&html);
-	strbuf__free(&js);
 	strv__free(&bundles);
 	fleet__free(f);
 	return code;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The fleet summary's renderings (fleet.h): a document (doc.h) that the
- * Markdown and HTML renderers draw, fleet.json, and the terminal summary.
- * Every string from a bundle (host names, verdicts, summaries, units, paths)
- * is a TEXT span or a JSON string, never markup.
+ * Markdown and HTML renderers draw, and the terminal summary (fleet.json is
+ * fleet_json.c). Every string from a bundle (host names, verdicts,
+ * summaries, units, paths) is a TEXT span, never markup, and goes through
+ * util/tty on the terminal.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,20 +12,21 @@
 
 #include "report/fleet_int.h"
 #include "report/model.h"
-#include "util/json.h"
 #include "util/tty.h"
 
 /* Rows shown in the document; fleet.json has them all. */
+/* hosts and conflicting claims: a document of 10,000 rows is for no reader, and costs memory */
+#define DOC_HOSTS 1000
 #define DOC_OUTLIERS 100
 #define DOC_UNIQUE 200
 #define DOC_HOST_NAMES 6
 #define DOC_HEAT_HOSTS 20
 
-static const char *const sev_name[] = { "ok", "warn", "crit" };
-
-static const char *worst_name(int w)
+const char *fleet__sev_name(int w)
 {
-	return w >= 0 && w <= 2 ? sev_name[w] : "unknown";
+	static const char *const names[] = { "ok", "warn", "crit" };
+
+	return w >= 0 && w <= 2 ? names[w] : "unknown";
 }
 
 static enum cell_status worst_cell(int w)
@@ -82,6 +84,12 @@ static void doc_intro(const struct fleet *f, struct doc *d)
 	if (f->nrefused)
 		inl__words(p, "; %zu bundle%s could not be read (listed at the end)", f->nrefused,
 			   f->nrefused == 1 ? "" : "s");
+	if (f->nconflicts)
+		inl__words(p, "; %zu host name%s claimed by more than one machine (see below)",
+			   f->nconflicts, f->nconflicts == 1 ? " is" : "s are");
+	if (f->nfuture + f->future_cut)
+		inl__words(p, "; %zu bundle%s dated in the future, not trusted (see below)",
+			   f->nfuture + f->future_cut, f->nfuture + f->future_cut == 1 ? "" : "s");
 	if (first) {
 		inl__words(p, "; windows from ");
 		inl__text(p, first);
@@ -99,32 +107,111 @@ static void doc_intro(const struct fleet *f, struct doc *d)
 	inl__words(p, ".");
 }
 
+/* A host's name, and its host id when another machine claims the name too. */
+static void host_name(struct inlines *in, const struct fleet_host *h)
+{
+	inl__text(in, h->host);
+	if (!h->conflict)
+		return;
+	inl__words(in, " (host id ");
+	if (h->host_id)
+		inl__text(in, h->host_id);
+	else
+		inl__words(in, "none");
+	inl__words(in, ")");
+}
+
+/* Names claimed by several host ids, and bundles dated in the future. */
+static void doc_distrust(const struct fleet *f, struct doc *d)
+{
+	static const char *const head[] = { "host", "host id", "worst", "window", "bundle" };
+	struct block *t;
+	size_t rows = 0;
+
+	if (f->nconflicts) {
+		inl__words(doc__heading(d, 2, "conflicts"),
+			   "Host names claimed by several machines");
+		inl__words(doc__para(d), "Bundles of different host ids (machines) give the same "
+			   "host name: each is a row of its own, and one of them may not be what "
+			   "it says. A host id is none when the bundle records none.");
+		t = doc__table_head(d, "lllll", head);
+		for (size_t c = 0; c < f->nconflicts && rows < DOC_HOSTS; c++)
+			for (size_t k = 0; k < f->conflicts[c].n && rows++ < DOC_HOSTS; k++) {
+				size_t i = f->by_name[f->conflicts[c].first + k];
+				const struct fleet_host *h = &f->hosts[i];
+
+				inl__text(doc__cell(t, CELL_PLAIN), h->host);
+				if (h->host_id)
+					inl__code(doc__cell(t, CELL_PLAIN), h->host_id);
+				else
+					inl__words(doc__cell(t, CELL_PLAIN), "none");
+				inl__words(doc__cell(t, worst_cell(h->worst)), "%s",
+					   fleet__sev_name(h->worst));
+				inl__text(doc__cell(t, CELL_PLAIN), h->start);
+				inl__text_cut(doc__cell(t, CELL_PLAIN), h->bundle, 160);
+			}
+		if (rows > DOC_HOSTS)
+			inl__words(doc__para(d), "And more in fleet.json (%zu names).",
+				   f->nconflicts);
+	}
+	if (!f->nfuture && !f->future_cut)
+		return;
+	inl__words(doc__heading(d, 2, "future"), "Bundles dated in the future");
+	inl__words(doc__para(d), "Their window starts or ends more than %d minutes after this "
+		   "host's clock: not trusted, they never stand for a host that another bundle "
+		   "stands for.", FLEET_FUTURE_SKEW_S / 60);
+	for (size_t i = 0; i < f->nfuture; i++) {
+		struct inlines *p = doc__item(d);
+
+		inl__text_cut(p, f->future[i].bundle, 160);
+		inl__words(p, ": ");
+		inl__text(p, f->future[i].host);
+		inl__words(p, ", window ");
+		inl__text(p, f->future[i].start);
+	}
+	if (f->future_cut)
+		inl__words(doc__para(d), "And %zu more.", f->future_cut);
+}
+
 static void doc_hosts(const struct fleet *f, struct doc *d)
 {
 	static const char *const head[] = { "host", "worst", "findings", "verdict", "window",
 					    "case", "bundle" };
 	struct block *t;
 
+	size_t by[4] = { 0 };
+
 	inl__words(doc__heading(d, 2, "hosts"), "Hosts");
 	t = doc__table_head(d, "lllllll", head);
-	for (size_t k = 0; k < f->nhosts; k++) {
+	for (size_t k = DOC_HOSTS; k < f->nhosts; k++) {
+		int w = f->hosts[f->order[k]].worst;
+
+		by[w >= 0 && w <= 2 ? w : 3]++;
+	}
+	for (size_t k = 0; k < f->nhosts && k < DOC_HOSTS; k++) {
 		const struct fleet_host *h = &f->hosts[f->order[k]];
 		struct inlines *w;
 
-		inl__text(doc__cell(t, CELL_PLAIN), h->host);
-		inl__words(doc__cell(t, worst_cell(h->worst)), "%s", worst_name(h->worst));
+		host_name(doc__cell(t, h->conflict ? CELL_WARN : CELL_PLAIN), h);
+		inl__words(doc__cell(t, worst_cell(h->worst)), "%s", fleet__sev_name(h->worst));
 		host_counts(doc__cell(t, CELL_PLAIN), h);
 		inl__text_cut(doc__cell(t, CELL_PLAIN), h->verdict, 300);
-		w = doc__cell(t, CELL_PLAIN);
+		w = doc__cell(t, h->future ? CELL_WARN : CELL_PLAIN);
 		inl__text(w, h->start);
 		if (h->partial)
 			inl__words(w, " (partial)");
+		if (h->future)
+			inl__words(w, " (in the future: not trusted)");
 		inl__text(doc__cell(t, CELL_PLAIN), h->case_id ? h->case_id : "");
 		w = doc__cell(t, CELL_PLAIN);
 		inl__text_cut(w, h->bundle, 160);
 		if (h->older)
 			inl__words(w, " (+%zu older)", h->older);
 	}
+	if (f->nhosts > DOC_HOSTS)
+		inl__words(doc__para(d), "And %zu more hosts (%zu crit, %zu warn, %zu ok, %zu not "
+			   "said), listed in fleet.json.", f->nhosts - DOC_HOSTS, by[2], by[1],
+			   by[0], by[3]);
 }
 
 static void doc_shared(const struct fleet *f, struct doc *d)
@@ -170,25 +257,41 @@ static struct block *table_or(struct doc *d, size_t n, const char *none, const c
 	return NULL;
 }
 
-static void doc_unique(const struct fleet *f, struct doc *d)
+/* Text of h's detail into in: the summary of its finding i, or (i SIZE_MAX) why it lacks kind. */
+static int detail_text(const struct fleet *f, const struct fleet_host *h, size_t i, int kind,
+		       struct inlines *in)
+{
+	struct fleet_detail dt;
+	int rc = fleet__detail(f, h, &dt);
+
+	if (rc)
+		return rc;
+	inl__text(in, i == SIZE_MAX ? dt.why[kind] : i < dt.nsummary ? dt.summary[i] : NULL);
+	fleet_detail__free(&dt);
+	return 0;
+}
+
+static int doc_unique(const struct fleet *f, struct doc *d)
 {
 	static const char *const head[] = { "host", "severity", "check", "summary" };
 	struct block *t;
+	int rc = 0;
 
 	inl__words(doc__heading(d, 2, "unique-findings"), "Findings on one host only");
 	t = table_or(d, f->nunique, "No finding is unique to one host.", "llll", head);
 	if (!t)
-		return;
-	for (size_t i = 0; i < f->nunique && i < DOC_UNIQUE; i++) {
+		return 0;
+	for (size_t i = 0; !rc && i < f->nunique && i < DOC_UNIQUE; i++) {
 		const struct fleet_unique *u = &f->unique[i];
 
 		inl__text(doc__cell(t, CELL_PLAIN), f->hosts[u->host].host);
-		inl__words(doc__cell(t, worst_cell(u->sev)), "%s", worst_name(u->sev));
+		inl__words(doc__cell(t, worst_cell(u->sev)), "%s", fleet__sev_name(u->sev));
 		inl__code(doc__cell(t, CELL_PLAIN), f->checks.v[u->check]);
-		inl__text(doc__cell(t, CELL_PLAIN), u->summary);
+		rc = detail_text(f, &f->hosts[u->host], u->finding, 0, doc__cell(t, CELL_PLAIN));
 	}
 	if (f->nunique > DOC_UNIQUE)
 		inl__words(doc__para(d), "And %zu more in fleet.json.", f->nunique - DOC_UNIQUE);
+	return rc;
 }
 
 static void doc_outliers(const struct fleet *f, struct doc *d)
@@ -230,7 +333,7 @@ static void doc_outliers(const struct fleet *f, struct doc *d)
 				   f->outliers_cut, f->noutliers);
 }
 
-static void doc_heat(const struct fleet *f, struct doc *d, int kind)
+static int doc_heat(const struct fleet *f, struct doc *d, int kind)
 {
 	static const char *const anchors[] = { "runqlat-heatmap", "biolatency-heatmap" };
 	static const char *const head[] = { "host", "p50", "p99", "count" };
@@ -239,6 +342,7 @@ static void doc_heat(const struct fleet *f, struct doc *d, int kind)
 	struct inlines *p;
 	struct block *t;
 	char a[32], b[32];
+	int rc;
 
 	inl__words(doc__heading(d, 3, anchors[kind]), "%s (%s)", ht->hm.title,
 		   fleet_hist_tool[kind]);
@@ -267,7 +371,7 @@ static void doc_heat(const struct fleet *f, struct doc *d, int kind)
 		}
 	}
 	if (!without)
-		return;
+		return 0;
 	inl__words(doc__para(d), "%zu host%s without this histogram:", without,
 		   without == 1 ? "" : "s");
 	for (size_t k = 0; k < f->nhosts && shown < DOC_HEAT_HOSTS; k++) {
@@ -278,23 +382,34 @@ static void doc_heat(const struct fleet *f, struct doc *d, int kind)
 		p = doc__item(d);
 		inl__text(p, h->host);
 		inl__words(p, ": ");
-		inl__text(p, h->hist[kind].have ? "no event in the window" : h->hist[kind].why);
+		if (h->hist[kind].have)
+			inl__words(p, "no event in the window");
+		else if ((rc = detail_text(f, h, SIZE_MAX, kind, p)))
+			return rc;
 		shown++;
 	}
+	return 0;
 }
 
 int fleet__doc(const struct fleet *f, struct doc *d)
 {
+	int rc;
+
 	if (!f->finished)
 		return -EINVAL;
 	doc_intro(f, d);
 	doc_hosts(f, d);
+	doc_distrust(f, d);
 	doc_shared(f, d);
-	doc_unique(f, d);
+	rc = doc_unique(f, d);
 	doc_outliers(f, d);
 	inl__words(doc__heading(d, 2, "heatmaps"), "Latency heat maps");
-	doc_heat(f, d, FLEET_RUNQLAT);
-	doc_heat(f, d, FLEET_BIOLATENCY);
+	if (!rc)
+		rc = doc_heat(f, d, FLEET_RUNQLAT);
+	if (!rc)
+		rc = doc_heat(f, d, FLEET_BIOLATENCY);
+	if (rc)
+		return rc;
 	if (f->nrefused) {
 		inl__words(doc__heading(d, 2, "refused"), "Bundles not read");
 		for (size_t i = 0; i < f->nrefused; i++) {
@@ -306,204 +421,6 @@ int fleet__doc(const struct fleet *f, struct doc *d)
 		}
 	}
 	return doc__finish(d);
-}
-
-/* ---- fleet.json ---- */
-
-static void kv_str(struct json *j, const char *k, const char *v)
-{
-	json__key(j, k);
-	if (v)
-		json__string(j, v);
-	else
-		json__null(j);
-}
-
-static void kv_num(struct json *j, const char *k, double v)
-{
-	json__key(j, k);
-	json__number(j, v); /* NaN: null */
-}
-
-/* The k-th host in the summary's order, its object opened with its name. */
-static const struct fleet_host *json_host(const struct fleet *f, struct json *j, size_t k)
-{
-	const struct fleet_host *h = &f->hosts[f->order[k]];
-
-	json__begin_object(j);
-	kv_str(j, "host", h->host);
-	return h;
-}
-
-static void json_hosts(const struct fleet *f, struct json *j)
-{
-	json__key(j, "hosts");
-	json__begin_array(j);
-	for (size_t k = 0; k < f->nhosts; k++) {
-		const struct fleet_host *h = json_host(f, j, k);
-
-		kv_str(j, "worst", worst_name(h->worst));
-		kv_str(j, "verdict", h->verdict);
-		kv_num(j, "crit", (double)h->ncrit);
-		kv_num(j, "warn", (double)h->nwarn);
-		kv_num(j, "unknowns", (double)h->nunknowns);
-		kv_str(j, "start", h->start);
-		json__key(j, "partial");
-		json__bool(j, h->partial);
-		kv_str(j, "case_id", h->case_id);
-		kv_str(j, "bundle", h->bundle);
-		kv_num(j, "older_bundles", (double)h->older);
-		json__key(j, "findings");
-		json__begin_array(j);
-		for (size_t i = 0; i < h->nf; i++) {
-			json__begin_object(j);
-			kv_str(j, "check", f->checks.v[h->f[i].check]);
-			kv_str(j, "severity", sev_name[h->f[i].sev]);
-			kv_str(j, "summary", h->f[i].summary);
-			json__end_object(j);
-		}
-		json__end_array(j);
-		json__end_object(j);
-	}
-	json__end_array(j);
-}
-
-static void json_findings(const struct fleet *f, struct json *j)
-{
-	json__key(j, "shared_findings");
-	json__begin_array(j);
-	for (size_t i = 0; i < f->nshared; i++) {
-		const struct fleet_shared *s = &f->shared[i];
-
-		json__begin_object(j);
-		kv_str(j, "check", f->checks.v[s->check]);
-		kv_num(j, "hosts", (double)s->nhosts);
-		kv_num(j, "crit", (double)s->ncrit);
-		kv_num(j, "warn", (double)s->nwarn);
-		json__key(j, "on");
-		json__begin_array(j);
-		for (size_t k = 0; k < s->nhosts; k++)
-			json__string(j, f->hosts[s->hosts[k]].host);
-		json__end_array(j);
-		json__end_object(j);
-	}
-	json__end_array(j);
-	json__key(j, "unique_findings");
-	json__begin_array(j);
-	for (size_t i = 0; i < f->nunique; i++) {
-		json__begin_object(j);
-		kv_str(j, "check", f->checks.v[f->unique[i].check]);
-		kv_str(j, "host", f->hosts[f->unique[i].host].host);
-		kv_str(j, "severity", sev_name[f->unique[i].sev]);
-		kv_str(j, "summary", f->unique[i].summary);
-		json__end_object(j);
-	}
-	json__end_array(j);
-}
-
-static void json_outliers(const struct fleet *f, struct json *j)
-{
-	json__key(j, "outlier_rule");
-	json__begin_object(j);
-	kv_str(j, "score", "modified z: 0.6745 (value - median) / MAD; MeanAD when MAD is 0");
-	kv_num(j, "threshold", FLEET_OUTLIER_Z);
-	kv_num(j, "min_relative_distance", FLEET_OUTLIER_MIN_REL);
-	kv_num(j, "min_hosts", FLEET_OUTLIER_MIN_HOSTS);
-	json__end_object(j);
-	json__key(j, "outliers");
-	json__begin_array(j);
-	for (size_t i = 0; i < f->noutliers; i++) {
-		const struct fleet_outlier *o = &f->outliers[i];
-		const char *check, *metric;
-		size_t clen;
-
-		fleet__key_split(f->keys.v[o->key], &check, &clen, &metric);
-		json__begin_object(j);
-		kv_str(j, "host", f->hosts[o->host].host);
-		json__key(j, "check");
-		json__string_n(j, check, clen);
-		kv_str(j, "metric", metric);
-		kv_str(j, "unit", f->key_units[o->key][0] ? f->key_units[o->key] : NULL);
-		kv_num(j, "value", o->value);
-		kv_num(j, "median", o->median);
-		kv_num(j, "mad", o->mad);
-		kv_num(j, "z", o->z);
-		json__end_object(j);
-	}
-	json__end_array(j);
-	kv_num(j, "outliers_not_listed", (double)f->outliers_cut);
-}
-
-static void json_counts(struct json *j, const double *b)
-{
-	json__begin_array(j);
-	for (size_t i = 0; i < FLEET_BUCKETS; i++)
-		json__number(j, b[i]);
-	json__end_array(j);
-}
-
-static void json_heat(const struct fleet *f, struct json *j, int kind)
-{
-	const struct fleet_heat *ht = &f->heat[kind];
-
-	json__key(j, fleet_hist_tool[kind]);
-	json__begin_object(j);
-	kv_str(j, "unit", "us");
-	kv_str(j, "buckets", "log2: bucket i counts [2^i, 2^(i+1)) us, bucket 0 also 0");
-	kv_num(j, "p50_us", ht->p50);
-	kv_num(j, "p99_us", ht->p99);
-	json__key(j, "fleet");
-	json_counts(j, ht->fleet);
-	json__key(j, "hosts");
-	json__begin_array(j);
-	for (size_t k = 0; k < f->nhosts; k++) {
-		const struct fleet_host *h = json_host(f, j, k);
-
-		if (h->hist[kind].have) {
-			kv_num(j, "p50_us", h->p50[kind]);
-			kv_num(j, "p99_us", h->p99[kind]);
-			json__key(j, "counts");
-			json_counts(j, h->hist[kind].b);
-		} else {
-			kv_str(j, "missing", h->hist[kind].why);
-		}
-		json__end_object(j);
-	}
-	json__end_array(j);
-	json__end_object(j);
-}
-
-int fleet__json(const struct fleet *f, struct strbuf *out)
-{
-	struct json j = { .pretty = 1, .out = *out };
-
-	if (!f->finished)
-		return -EINVAL;
-	json__begin_object(&j);
-	kv_str(&j, "schema", FLEET_SCHEMA);
-	kv_num(&j, "bundles", (double)f->bundles);
-	kv_num(&j, "older_bundles", (double)f->older);
-	json_hosts(f, &j);
-	json_findings(f, &j);
-	json_outliers(f, &j);
-	json__key(&j, "heatmaps");
-	json__begin_object(&j);
-	json_heat(f, &j, FLEET_RUNQLAT);
-	json_heat(f, &j, FLEET_BIOLATENCY);
-	json__end_object(&j);
-	json__key(&j, "refused");
-	json__begin_array(&j);
-	for (size_t i = 0; i < f->nrefused; i++) {
-		json__begin_object(&j);
-		kv_str(&j, "bundle", f->refused[i].name);
-		kv_str(&j, "reason", f->refused[i].reason);
-		json__end_object(&j);
-	}
-	json__end_array(&j);
-	json__end_object(&j);
-	strbuf__append(&j.out, "\n", 1);
-	*out = j.out;
-	return out->oom ? -ENOMEM : 0;
 }
 
 /* ---- the terminal ---- */
@@ -542,14 +459,31 @@ void fleet__terminal(const struct fleet *f, FILE *out)
 	for (size_t k = 0; k < f->nhosts && k < 20; k++) {
 		const struct fleet_host *h = &f->hosts[f->order[k]];
 
-		fprintf(out, "  %-7s ", worst_name(h->worst));
+		fprintf(out, "  %-7s ", fleet__sev_name(h->worst));
 		tty(out, h->host, 30);
+		if (h->conflict) {
+			fputs(" (host id ", out);
+			tty(out, h->host_id ? h->host_id : "none", 40);
+			fputs(")", out);
+		}
 		fputs("  ", out);
 		tty(out, h->verdict, 110);
 		fputc('\n', out);
 	}
 	if (f->nhosts > 20)
 		fprintf(out, "  ... %zu more hosts in the report\n", f->nhosts - 20);
+	if (f->nconflicts) {
+		fprintf(out, "\nHost names claimed by several machines (host ids): %zu\n",
+			f->nconflicts);
+		for (size_t c = 0; c < f->nconflicts && c < 10; c++) {
+			fputs("  ", out);
+			tty(out, f->hosts[f->by_name[f->conflicts[c].first]].host, 60);
+			fprintf(out, ": %zu machines\n", f->conflicts[c].n);
+		}
+	}
+	if (f->nfuture + f->future_cut)
+		fprintf(out, "\nBundles dated in the future, not trusted: %zu\n",
+			f->nfuture + f->future_cut);
 	if (f->nshared)
 		fprintf(out, "\nShared findings (on 2 hosts or more):\n");
 	for (size_t i = 0; i < f->nshared && i < 10; i++) {

@@ -6,7 +6,7 @@
  * by position (md__escape_at: only what Markdown would read as markup where
  * it stands), so a process named "*x*" or "| a |" stays text and no table
  * loses a column while "10.1 s" stays as it is; code spans and blocks cannot
- * be closed from inside.
+ * be closed from inside, nor a table cell from a code span in it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,12 +16,19 @@
 #include "report/doc.h"
 #include "report/escape.h"
 
-/* No backtick (it would close the span) and no line break (it would end the line). */
-static void md_code_span(struct strbuf *out, const char *s, size_t n)
+/*
+ * No backtick (it would close the span) and no line break (it would end the
+ * line). In a table cell a '|' is escaped too: GitHub splits a row into cells
+ * before it reads code spans, and reads "\|" as a '|' of the cell's text.
+ */
+static void md_code_span(struct strbuf *out, const char *s, size_t n, int cell)
 {
 	strbuf__puts(out, "`");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (cell && s[i] == '|')
+			strbuf__puts(out, "\\");
 		strbuf__append(out, (s[i] == '`' || (unsigned char)s[i] < 0x20) ? "'" : s + i, 1);
+	}
 	strbuf__puts(out, "`");
 }
 
@@ -109,7 +116,7 @@ static void md_span(void *arg, const struct span *sp, int end)
 		strbuf__append(out, sp->text, sp->len);
 		break;
 	case SPAN_CODE:
-		md_code_span(out, sp->text, sp->len);
+		md_code_span(out, sp->text, sp->len, m->cell);
 		break;
 	case SPAN_STRONG:
 		strbuf__puts(out, "**");

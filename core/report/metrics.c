@@ -16,6 +16,7 @@
 
 #include "report/model.h"
 #include "report/prom.h"
+#include "util/clock.h"
 #include "util/json_read.h"
 
 /* ---- from the model ---- */
@@ -134,18 +135,12 @@ static const struct jval *array(const struct jval *v, const char *key)
 	return a && a->type == J_ARRAY ? a : NULL;
 }
 
-/* "2026-11-21T15:39:55Z" as Unix seconds, or NaN. */
+/* "2026-11-21T15:39:55Z" as Unix seconds, or NaN (util/clock.h: one parser for them all). */
 static double iso_seconds(const char *s)
 {
-	struct tm tm = { 0 };
-	char z = 0;
+	int64_t t;
 
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 || z != 'Z')
-		return NAN;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (double)timegm(&tm);
+	return s && !clock__parse_iso8601(s, &t) ? (double)t : NAN;
 }
 
 static void json_run(struct prom *p, const struct jval *doc)

@@ -183,10 +183,13 @@ int run_finish__fail_on(int fail_on, enum status worst, const char *what)
 {
 	if (fail_on == ST_OK || status__rank(worst) < status__rank((enum status)fail_on))
 		return 0;
-	/* Which finding: a scheduled job's log says why it failed without opening the bundle. */
+	/*
+	 * Which finding: a scheduled job's log says why it failed without opening the
+	 * bundle. Its words are the bundle's (a host name, a verdict, a summary): cleaned
+	 * as all terminal output is, C1 controls and bidi overrides as well as ESC.
+	 */
 	fprintf(stderr, "sonde: --fail-on %s: ", status__name((enum status)fail_on));
-	for (const char *p = what ? what : "a finding reached it"; *p; p++)
-		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+	tty__puts(stderr, what ? what : "a finding reached it");
 	fputc('\n', stderr);
 	return EXIT_FAIL_ON;
 }

@@ -232,7 +232,7 @@ static int history__read(int fd, const char *name, const char *host, const char 
 		goto cleanup;
 	}
 	win = jval__get(fin, "window");
-	end_ns = clock__iso8601_parse(win ? jval__str(win, "end") : NULL);
+	end_ns = clock__iso8601_ns(win ? jval__str(win, "end") : NULL);
 	if (!end_ns) {
 		snprintf(why, whylen, "findings.json has no window end");
 		goto cleanup;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <stdio.h>
+#include <errno.h>
 
 #include "util/clock.h"
 
@@ -20,15 +20,45 @@ void clock__iso8601(int64_t wall_ns, char *buf, size_t len, int compact)
 	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int64_t clock__iso8601_parse(const char *s)
+/* n digits at s as a number within [lo, hi]; -1 when they are not. */
+static int digits(const char *s, int n, int lo, int hi)
 {
-	struct tm tm = { 0 };
-	char z = 0;
+	int v = 0;
 
-	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &z) != 7 || z != 'Z')
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return (int64_t)timegm(&tm) * 1000000000LL;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v < lo || v > hi ? -1 : v;
+}
+
+int clock__parse_iso8601(const char *s, int64_t *out)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:ddZ";
+	struct tm tm = { 0 };
+
+	for (size_t i = 0; i < sizeof(form) - 1; i++)
+		if (!s || !s[i] || (form[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != form[i]))
+			return -EINVAL;
+	if (s[sizeof(form) - 1])
+		return -EINVAL;
+	tm.tm_year = digits(s, 4, 1970, 9999) - 1900;
+	tm.tm_mon = digits(s + 5, 2, 1, 12) - 1;
+	tm.tm_mday = digits(s + 8, 2, 1, 31);
+	tm.tm_hour = digits(s + 11, 2, 0, 23);
+	tm.tm_min = digits(s + 14, 2, 0, 59);
+	tm.tm_sec = digits(s + 17, 2, 0, 60);
+	if (tm.tm_year < 70 || tm.tm_mon < 0 || tm.tm_mday < 0 || tm.tm_hour < 0 || tm.tm_min < 0 ||
+	    tm.tm_sec < 0)
+		return -EINVAL;
+	*out = (int64_t)timegm(&tm);
+	return 0;
+}
+
+int64_t clock__iso8601_ns(const char *s)
+{
+	int64_t t;
+
+	return s && !clock__parse_iso8601(s, &t) ? t * 1000000000LL : 0;
 }

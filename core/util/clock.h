@@ -16,7 +16,13 @@ int64_t clock__ns(int clk);
  */
 void clock__iso8601(int64_t wall_ns, char *buf, size_t len, int compact);
 
-/* "2026-11-21T15:30:00Z" (what clock__iso8601 writes) -> ns since the epoch; 0 when it does not parse. */
-int64_t clock__iso8601_parse(const char *s);
+/*
+ * The UTC time clock__iso8601 writes ("2026-11-21T15:30:00Z", exactly that
+ * form, every field in its range) as seconds since the epoch; 0 with *out, or
+ * -EINVAL for anything else (from a bundle: untrusted text).
+ */
+int clock__parse_iso8601(const char *s, int64_t *out);
+/* The same in ns since the epoch; 0 for NULL or anything that does not parse. */
+int64_t clock__iso8601_ns(const char *s);
 
 #endif

@@ -99,32 +99,47 @@ int file__write_all(const char *path, const void *data, size_t len)
 	return err;
 }
 
-int file__replace(const char *path, const void *data, size_t len, unsigned int mode)
+int file__replace_open(const char *path, char *tmp, size_t tmplen)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
-	char tmp[4200];
-	int fd, err;
+	int fd;
 
 	/* A dot name, which readers of *.prom or *.md globs do not match. */
-	if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp-XXXXXX", (int)(base - path), path, base) >=
-	    (int)sizeof(tmp))
+	if (snprintf(tmp, tmplen, "%.*s.%s.tmp-XXXXXX", (int)(base - path), path, base) >=
+	    (int)tmplen)
 		return -ENAMETOOLONG;
 	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = fd__write_all(fd, data, len);
-	if (!err && fchmod(fd, (mode_t)mode))
+	return fd < 0 ? -errno : fd;
+}
+
+int file__replace_commit(int fd, const char *tmp, const char *path, unsigned int mode,
+			 int abandon)
+{
+	int err = 0;
+
+	if (!abandon && fchmod(fd, (mode_t)mode))
 		err = -errno;
-	if (!err && fsync(fd))
+	if (!abandon && !err && fsync(fd))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
-	if (!err && rename(tmp, path))
+	if (!abandon && !err && rename(tmp, path))
 		err = -errno;
-	if (err)
+	if (abandon || err)
 		unlink(tmp);
 	return err;
+}
+
+int file__replace(const char *path, const void *data, size_t len, unsigned int mode)
+{
+	char tmp[4200];
+	int fd = file__replace_open(path, tmp, sizeof(tmp)), err;
+
+	if (fd < 0)
+		return fd;
+	err = fd__write_all(fd, data, len);
+	return file__replace_commit(fd, tmp, path, mode, err != 0) ?: err;
 }
 
 /* Deeper than any tree sonde creates; stops before running out of fds or stack. */

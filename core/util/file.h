@@ -28,6 +28,15 @@ int file__write_all(const char *path, const void *data, size_t len);
  * untouched. 0 or -errno.
  */
 int file__replace(const char *path, const void *data, size_t len, unsigned int mode);
+/*
+ * The same, written in pieces (a file too large to make in memory first):
+ * file__replace_open makes the temporary (its fd, its name into tmp), the
+ * caller writes it, file__replace_commit gives it mode, fsyncs and renames it
+ * over path, or (abandon) removes it. Both 0 or -errno; the fd is closed.
+ */
+int file__replace_open(const char *path, char *tmp, size_t tmplen);
+int file__replace_commit(int fd, const char *tmp, const char *path, unsigned int mode,
+			 int abandon);
 /* Write all len bytes to fd, continuing short writes and EINTR. 0 or -errno. */
 int fd__write_all(int fd, const void *data, size_t len);
 

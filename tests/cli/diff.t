@@ -63,6 +63,30 @@ tiny=$("$SONDE" diff "$T/a" "$T/b" --json 2>&1)
 is "$(jq -r '.metrics[] | select(.check=="use.cpu-utilization" and .name=="busy_pct") | .verdict' <<<"$tiny")" \
 	same "17.28 -> 17.2800001 is the same to the shown precision, not up"
 
+# --fail-on names the finding on stderr: bundle text, so a terminal's controls
+# (ESC, C1 CSI U+009B, a bidi override) never reach it as they are.
+mkdir -p "$T/c"
+tar -xJf "$HOG" -C "$T/c"
+jq '(.findings[] | select(.check == "use.cpu-saturation") | .summary) =
+	"sat\u001b[2Jx\u009b31my\u202ez"' "$T/c/findings.json" >"$T/f.json" &&
+	mv "$T/f.json" "$T/c/findings.json"
+"$SONDE" diff "$IDLE" "$T/c" --fail-on warn >/dev/null 2>"$T/fail.err"; rc=$?
+is "$rc" 3 "--fail-on warn over a summary with terminal controls: exit 3"
+ok "the message names the finding" grep -q 'use.cpu-saturation' "$T/fail.err"
+ok "no ESC, C1 control or bidi override in it" \
+	perl -ne 'BEGIN { $bad = 0 } $bad = 1 if /\x1b|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]/; END { exit $bad }' \
+	"$T/fail.err"
+
+# A bundle that cannot be read is named on stderr: its name (a file name that may come
+# from a glob) is cleaned too.
+E="$T/"$'e\e]0;title\a\xc2\x9b31m'
+mkdir -p "$E" && printf '{not json' >"$E/findings.json"
+"$SONDE" diff "$T/a" "$E" >/dev/null 2>"$T/bad.err"; rc=$?
+is "$rc" 1 "a bundle whose findings.json is not JSON: exit 1"
+ok "the error names it without ESC, BEL or C1" \
+	perl -ne 'BEGIN { $bad = 1 } $bad = 0 if /findings\.json/; $bad = 2 if /\x1b|\x07|\xc2[\x80-\x9f]/; END { exit $bad }' \
+	"$T/bad.err"
+
 "$SONDE" diff "$IDLE" >/dev/null 2>&1; rc=$?
 is "$rc" 2 "one bundle is a usage error"
 "$SONDE" diff "$IDLE" "$T/nope.tar.xz" >/dev/null 2>&1; rc=$?

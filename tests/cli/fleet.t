@@ -5,8 +5,10 @@
 # down in a truth file): a row per host, the shared findings and the unique
 # one, the outlier, the heat maps; an older bundle of a host, an extracted
 # bundle, a hostile host name, a tampered bundle (what fleet reads is checked
-# against the manifest), junk and a symlink; the outputs written atomically
-# and the usage errors.
+# against the manifest), junk and a symlink; the outputs written atomically;
+# bundles claiming a host's name dated in the future; bundle text on stderr;
+# a '|' in a check id in fleet.md; memory per host with many findings; and
+# the usage errors.
 . tests/lib/tap.sh
 
 GEN=${FLEET_GEN:-$TOP/build/fleet-gen}
@@ -44,8 +46,9 @@ ok "a real bundle to make the fleet from" test -s "$T/tmpl/findings.json"
 is "$?" 0 "fleet-gen made 12 bundles"
 is "$(ls "$T"/fleet/*/*.tar.xz | wc -l)" 12 "one bundle per host directory"
 
-# repack NAME SRC-BUNDLE JQ-FILTER: SRC with its findings.json changed and its manifest
-# made to match again (a bundle that verifies), as $T/fleet/NAME/NAME.tar.xz
+# repack NAME SRC-BUNDLE JQ-FILTER [MANIFEST-FILTER]: SRC with its findings.json changed
+# (and its manifest by the second filter) and its manifest made to match again (a bundle
+# that verifies), as $T/fleet/NAME/NAME.tar.xz
 repack() {
 	local x=$T/x-$1 sum size
 	rm -rf "$x" && mkdir -p "$x" "$T/fleet/$1" && tar -xJf "$2" -C "$x" || return 1
@@ -53,7 +56,7 @@ repack() {
 	sum=$(sha256sum "$x/findings.json" | cut -d' ' -f1)
 	size=$(stat -c %s "$x/findings.json")
 	jq --arg s "$sum" --argjson n "$size" \
-		'(.files[] | select(.path == "findings.json")) |= (.sha256 = $s | .size = $n)' \
+		'(.files[] | select(.path == "findings.json")) |= (.sha256 = $s | .size = $n) | '"${4:-.}" \
 		"$x/manifest.json" >"$x/m" && mv "$x/m" "$x/manifest.json"
 	tar -cJf "$T/fleet/$1/$1.tar.xz" -C "$x" .
 }
@@ -186,6 +189,100 @@ is "$?" 3 "--fail-on crit: a host has a critical finding"
 "$SONDE" fleet "$T/fleet/fleet-0002" "$T/fleet/fleet-0004" --out "$T/out" --fail-on crit \
 	>/dev/null 2>&1
 is "$?" 0 "--fail-on crit over two hosts without one: exit 0"
+
+# Bundles that claim fleet-0000's name (crit) with a window in the future: another
+# machine's (its own host id) and one with fleet-0000's host id copied. Neither takes
+# fleet-0000's row nor hides its crit from --fail-on; the other machine is a row of its
+# own, the name a conflict, both bundles listed as not trusted.
+B0=$(ls "$T"/fleet/fleet-0000/*.tar.xz)
+ID0=$(tar -xOJf "$B0" manifest.json | jq -r .host.host_id)
+future='.host.hostname = "fleet-0000" | .window.start = "2999-01-01T00:00:00Z" |
+	.window.end = "2999-01-01T00:00:10Z" | .worst = "ok" | .findings = [] | .verdict = "all fine"'
+repack forged-other "$(ls "$T"/fleet/fleet-0001/*.tar.xz)" "$future" '.host.hostname = "fleet-0000"'
+repack forged-id "$(ls "$T"/fleet/fleet-0001/*.tar.xz)" "$future" \
+	".host.hostname = \"fleet-0000\" | .host.host_id = \"$ID0\""
+mkdir -p "$T/forge" "$T/out-forge"
+mv "$T/fleet/forged-other" "$T/fleet/forged-id" "$T/forge/"
+"$SONDE" fleet "$T/fleet/fleet-0000" "$T/forge" --out "$T/out-forge" --json --fail-on crit \
+	>"$T/forge.json" 2>"$T/forge.err"
+is "$?" 3 "--fail-on crit: fleet-0000's crit stands against bundles dated in the future"
+is "$(jq -r --arg id "$ID0" '.hosts[] | select(.host == "fleet-0000" and .host_id == $id) |
+	.worst + " " + (.bundle | sub(".*/"; ""))' "$T/forge.json")" "crit $(basename "$B0")" \
+	"fleet-0000 (its host id) is still its own crit bundle"
+is "$(jq '[.hosts[] | select(.host == "fleet-0000")] | length' "$T/forge.json")" 2 \
+	"the other machine claiming the name is a row of its own"
+is "$(jq -c '[.conflicts[] | .host, (.host_ids | length)]' "$T/forge.json")" '["fleet-0000",2]' \
+	"and the name is a conflict of two host ids"
+is "$(jq -r '[.future_bundles[].bundle | sub(".*/"; "")] | sort | join(" ")' "$T/forge.json")" \
+	"forged-id.tar.xz forged-other.tar.xz" "both bundles dated in the future are listed"
+ok "--fail-on names the host by its host id" \
+	grep -q -- "--fail-on crit: host fleet-0000 (host id $ID0) is crit" "$T/forge.err"
+ok "fleet.md shows the conflict and the future window" \
+	sh -c "grep -q 'Host names claimed by several machines' '$T/out-forge/fleet.md' &&
+		grep -q 'in the future: not trusted' '$T/out-forge/fleet.md'"
+
+# Bundle text on stderr (a refused bundle's file name, --fail-on's host and verdict)
+# is cleaned as the terminal summary is: no ESC, C1 control or bidi override gets through.
+mkdir -p "$T/evil" "$T/out-evil"
+repack evil-0000 "$(ls "$T"/fleet/fleet-0000/*.tar.xz)" \
+	'.verdict = "crit\u009b31m\u202eevil\u001b]0;t\u0007" |
+	 .findings += [{ "check": "use.x|forged|cell", "severity": "warn", "summary": "s" }]'
+mv "$T/fleet/evil-0000" "$T/evil/"
+printf 'junk' >"$T/evil/"$'e\e]0;title\a\xc2\x9b31m\xe2\x80\xae.tar.xz'
+"$SONDE" fleet "$T/evil" --out "$T/out-evil" --fail-on crit >/dev/null 2>"$T/evil.err"
+is "$?" 3 "--fail-on crit over a verdict with terminal controls: exit 3"
+ok "the refusal and the failure are said" \
+	sh -c "grep -q '^sonde: $T/evil/e.*: ' '$T/evil.err' && grep -q -- '--fail-on crit: host fleet-0000' '$T/evil.err'"
+ok "no ESC, C1 control or bidi override on stderr" \
+	perl -ne 'BEGIN { $bad = 0 } $bad = 1 if /\x1b|\x07|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]/; END { exit $bad }' \
+	"$T/evil.err"
+# A '|' in a check id, which fleet.md shows as a code span in a table: escaped
+# there too (GitHub reads "\|" in a cell's code span as '|'), or it makes a column.
+row=$(grep -F 'forged' "$T/out-evil/fleet.md" | head -1)
+is "$(perl -ne 'print scalar(() = /(?<!\\)\|/g)' <<<"$row")" 5 \
+	"the check id with '|' stays in its cell: 4 cells ($row)"
+
+# Memory grows with the hosts, not with what their bundles say: extracted bundles of
+# hosts with 256 findings of 300 characters each (the most sonde fleet keeps), read
+# 50 and 400 at a time. The largest process's peak RSS may grow by far less than a
+# host's findings.json per host (each is 100 KiB; sonde fleet kept about 200 KiB a host
+# of them, its summaries and its share of fleet.json, in memory).
+# many N DIR: N extracted bundles "many-NNN" with 256 findings each, that verify
+many() {
+	perl -MDigest::SHA=sha256_hex -e '
+		my ($n, $dir) = @ARGV;
+		for my $i (0 .. $n - 1) {
+			my $h = sprintf("many-%03d", $i);
+			my @f = map { sprintf(q({"check":"use.check-%03d","severity":"%s","summary":"%s"}),
+				$_, $_ % 2 ? "crit" : "warn", ("finding $_ of $h " . "x" x 300) =~ s/^(.{300}).*/$1/r) } 0 .. 255;
+			my $doc = qq({"schema":"sonde.findings/1","host":{"hostname":"$h"},) .
+				qq("window":{"start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:10Z"},) .
+				qq("verdict":"v","worst":"crit","findings":[) . join(",", @f) . qq(],) .
+				qq("checks":[{"id":"use.cpu-utilization","metrics":[{"name":"busy_pct","value":$i}]}]});
+			mkdir "$dir/$h" or die;
+			open(my $o, ">", "$dir/$h/findings.json") or die; print $o $doc; close($o);
+			open($o, ">", "$dir/$h/manifest.json") or die;
+			printf $o q({"schema":"sonde.manifest/1","host":{"hostname":"%s"},"files":[{"path":"findings.json","size":%d,"sha256":"%s"}]}),
+				$h, length($doc), sha256_hex($doc);
+			close($o);
+		}' "$1" "$2"
+}
+if [ -x /usr/bin/time ]; then
+	mkdir -p "$T/many50" "$T/many400" "$T/out-many"
+	many 50 "$T/many50" && many 400 "$T/many400"
+	for n in 50 400; do
+		/usr/bin/time -f %M -o "$T/rss$n" "$SONDE" fleet "$T/many$n" --out "$T/out-many" \
+			>/dev/null 2>"$T/many.err"
+		is "$?" 0 "$n hosts of 256 findings each: read"
+	done
+	is "$(jq '.hosts | length' "$T/out-many/fleet.json")" 400 "400 hosts in fleet.json"
+	is "$(jq '[.hosts[].findings | length] | add' "$T/out-many/fleet.json")" 102400 \
+		"with all their findings"
+	per=$(( ($(tail -1 "$T/rss400") - $(tail -1 "$T/rss50")) / 350 ))
+	ok "peak RSS grows by $per KiB a host (under 20 KiB)" test "$per" -lt 20
+else
+	skip "memory per host" "GNU time is not installed (make deps)"
+fi
 
 # Nothing readable, and usage errors.
 "$SONDE" fleet "$T/fleet/bad" --out "$T/out" >/dev/null 2>"$T/err"
