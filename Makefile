@@ -218,7 +218,7 @@ fuzz_check_schema_SRCS = $(CORE_SRCS) $(BUILD)/embedded.c
 fuzz_check_schema_LIBS = $(PKG_LIBS) -lbpf -ldw -lelf -lz -lpthread
 fuzz_bundle_extract_SRCS := core/bundle/read.c core/bundle/want.c core/bundle/write.c core/util/sha256.c \
 			    core/util/child.c core/util/scratch.c $(UTIL_JSON)
-fuzz_redact_SRCS := core/bundle/redact.c core/bundle/redact_rules.c core/bundle/redact_views.c \
+fuzz_redact_SRCS := core/bundle/redact.c core/bundle/redact_rules.c core/bundle/redact_addr.c core/bundle/redact_views.c \
 		    core/bundle/redact_files.c core/collect/capture.c $(UTIL_JSON)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
