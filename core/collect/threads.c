@@ -241,12 +241,16 @@ int threads__sample(struct collector_state *cs, struct reader *rd, struct captur
 {
 	struct threads_state *ts = threads_state(cs);
 	struct round_ctx rc = { ts, rd, w, 0, { 0 } };
-	int64_t now = clock__ns(CLOCK_MONOTONIC);
+	int64_t now = clock__ns(CLOCK_MONOTONIC), c0;
 	int suspects[THREADS_SUSPECTS], sourced;
 	size_t ns;
 
 	if (!ts)
 		return -ENOMEM;
+	/* proc.pids skipped this round's pass (a big host): so do the thread states */
+	if (cs->pids && cs->pids->skipped)
+		return 0;
+	c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID);
 	rc.dt = ts->last_mono ? now - ts->last_mono : 0;
 	/* the last interval's samples are all in before they are written */
 	if (phase & PHASE_LAST)
@@ -272,6 +276,9 @@ int threads__sample(struct collector_state *cs, struct reader *rd, struct captur
 			sampler__start(ts->sampler);
 	}
 	cs->nproc = 0;
+	/* the round's cost, which decides whether the next middle round reads the processes */
+	if (cs->pids && !(phase & (PHASE_FIRST | PHASE_LAST)))
+		cs->pids->round_cpu_ns += clock__ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	return 0;
 }
 
