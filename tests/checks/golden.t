@@ -152,18 +152,21 @@ md_tables() {
 	' "$@"
 }
 
-# md_table_rows FILE MAX: no pipe table of FILE has more than MAX rows under its header
+# md_table_rows FILE MAX: no evidence table of FILE (a pipe table under a "**TITLE**"
+# line) has more than MAX rows under its header
 md_table_rows() {
 	perl -e '
 		my ($file, $max) = @ARGV;
 		open(my $f, "<", $file) or die "$file: $!\n";
 		my ($bad, $title, $rows) = (0, "", -1);
 		my $end = sub {
-			if ($rows > $max) { print "table \"$title\": $rows rows\n"; $bad = 1 }
+			if ($rows > $max && $title ne "") { print "table \"$title\": $rows rows\n"; $bad = 1 }
+			$title = "" if $rows >= 0;
 			$rows = -1;
 		};
 		while (my $x = <$f>) {
-			if ($x =~ /^\*\*(.*)\*\*\s*$/) { $title = $1; next }
+			if ($x =~ /^\*\*(.*)\*\*\s*$/) { $end->(); $title = $1; next }
+			if ($x =~ /^#/) { $end->(); $title = ""; next }
 			if ($x !~ /^\|/) { $end->(); next }
 			$rows++ unless $x =~ /^\|\s*:?-/;
 		}
@@ -365,12 +368,12 @@ md_tables "$T/good.md" U >/dev/null
 r3=$?
 result "comparator: md table check passes escaped '|', fails unescaped ones and missing tables" \
 	$((r1 != 0 || r2 == 0 || r3 == 0))
-printf '**T**\n\n| a |\n|---|\n| 1 |\n| 2 |\n\ntext\n\n| b |\n|---|\n| 3 |\n' >"$T/rows.md"
+printf '**T**\n\n| a |\n|---|\n| 1 |\n| 2 |\n\ntext\n\n| b |\n|---|\n| 3 |\n| 4 |\n| 5 |\n' >"$T/rows.md"
 md_table_rows "$T/rows.md" 2 >/dev/null
 r1=$?
 md_table_rows "$T/rows.md" 1 >/dev/null
 r2=$?
-result "comparator: md table rows check passes 2 rows under a bound of 2, fails under 1" \
+result "comparator: md table rows check passes 2 rows under a bound of 2, fails under 1, skips untitled tables" \
 	$((r1 != 0 || r2 == 0))
 
 done_testing
