@@ -54,9 +54,10 @@ end
 -- when there are at most top + 1 of them (a summary row would save nothing);
 -- else the top ones by score (highest first, then by CPU number) and one last
 -- row for all the others, rest(others) its cells. list: items with .cpu;
--- row(item) -> cells. Returns the rows, and the words that say the rule for the
--- table's title ("" when every CPU has its row).
-function cpu.top_rows(list, top, score, row, rest, what)
+-- row(item) -> cells. Returns the rows and the table's title, which says the
+-- rule when it cut: "Per CPU (the 16 busiest of 192 CPUs; the other 176 in the
+-- last row)", inside the title's own final parenthesis when it has one.
+function cpu.top_rows(title, list, top, score, row, rest, what)
   local rows = {}
   top = math.max(math.floor(top), 1)
   local sorted = {}
@@ -64,7 +65,7 @@ function cpu.top_rows(list, top, score, row, rest, what)
   if #sorted <= top + 1 then
     table.sort(sorted, function(a, b) return a.cpu < b.cpu end)
     for i, e in ipairs(sorted) do rows[i] = row(e) end
-    return rows, ""
+    return rows, title
   end
   local key = {}
   for _, e in ipairs(sorted) do key[e] = score(e) or -math.huge end
@@ -77,7 +78,9 @@ function cpu.top_rows(list, top, score, row, rest, what)
     if i <= top then rows[#rows + 1] = row(e) else others[#others + 1] = e end
   end
   rows[#rows + 1] = rest(others)
-  return rows, string.format(" (the %d %s of %d CPUs; the other %d in the last row)", top, what, #sorted, #others)
+  local rule = string.format("the %d %s of %d CPUs; the other %d in the last row", top, what, #sorted, #others)
+  if title:sub(-1) == ")" then return rows, title:sub(1, -2) .. "; " .. rule .. ")" end
+  return rows, title .. " (" .. rule .. ")"
 end
 
 return cpu

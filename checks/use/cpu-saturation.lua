@@ -94,11 +94,11 @@ return {
         most_txt = string.format("; most on cpu%d (%.1f threads waiting on average, %s ms a timeslice)", most.cpu,
           most.wait_s / ss.seconds, most.slices > 0 and string.format("%.2f", 1000 * most.wait_s / most.slices) or "?")
       end
-      local function cells(label, run_s, wait_s, slices)
+      local function cells(label, run_s, wait_s, n)
         return { label, fmt.pct(100 * run_s / ss.seconds), fmt.pct(100 * wait_s / ss.seconds),
-                 fmt.num(slices), slices > 0 and string.format("%.3f", 1000 * wait_s / slices) or "-" }
+                 fmt.num(n), n > 0 and string.format("%.3f", 1000 * wait_s / n) or "-" }
       end
-      local rows, rule = cpu.top_rows(ss.cpus, args.top_cpus, function(c) return c.wait_s end,
+      local rows, title = cpu.top_rows("Run queues (/proc/schedstat): time run and waited, per CPU", ss.cpus, args.top_cpus, function(c) return c.wait_s end,
         function(c) return cells("cpu" .. c.cpu, c.run_s, c.wait_s, c.slices) end,
         function(rest)
           local run, w, sl = 0, 0, 0
@@ -108,7 +108,7 @@ return {
           r[5] = sl > 0 and string.format("%.3f", 1000 * w / sl) or "-"
           return r
         end, "most waited on")
-      ctx:table { title = "Run queues (/proc/schedstat): time run and waited, per CPU" .. rule,
+      ctx:table { title = title,
                   columns = { "CPU", "ran", "threads waited (summed)", "timeslices", "mean wait (ms)" }, rows = rows }
     else
       ctx:unknown("runq_wait_ms", sswhy or "no CPU in /proc/schedstat")

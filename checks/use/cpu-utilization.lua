@@ -49,14 +49,14 @@ return {
                fmt.pct(100 * (cb.system + cb.irq + cb.softirq) / cb.total),
                fmt.pct(100 * cb.iowait / cb.total), fmt.pct(100 * cb.steal / cb.total) }
     end
-    local rows, rule = cpu.top_rows(items, args.top_cpus, function(e) return cpu.busy(e.b) end,
+    local rows, title = cpu.top_rows("Per CPU", items, args.top_cpus, function(e) return cpu.busy(e.b) end,
       function(e) return cells("cpu" .. e.cpu, e.b) end,
       function(rest)
         local bs = {}
         for i, e in ipairs(rest) do bs[i] = e.b end
         return cells(string.format("the other %d (mean)", #rest), cpu.sum(bs))
       end, "busiest")
-    ctx:table { title = "Per CPU" .. rule, columns = { "CPU", "busy", "user", "system", "iowait", "steal" }, rows = rows }
+    ctx:table { title = title, columns = { "CPU", "busy", "user", "system", "iowait", "steal" }, rows = rows }
 
     local list = ctx.proc.tasks()
     local hz = ctx.host.clk_tck
