@@ -110,6 +110,10 @@ return {
         end, "most waited on")
       ctx:table { title = title,
                   columns = { "CPU", "ran", "threads waited (summed)", "timeslices", "mean wait (ms)" }, rows = rows }
+      if ss.cut then
+        ctx:note(string.format("/proc/schedstat is longer than sonde reads (1 MiB): the run-queue figures are of its first %d of %d CPUs",
+          #ss.cpus, ncpu))
+      end
     else
       ctx:unknown("runq_wait_ms", sswhy or "no CPU in /proc/schedstat")
     end

@@ -80,8 +80,10 @@ return {
                 columns = { "CPU", "hard irq", "softirq", "total" }, rows = rows }
 
     -- which interrupts and softirqs ran, and how often (their time needs tracing)
-    local irqs = ranked(ctx.proc.interrupts(), "irq %s")
-    local softs = ranked(ctx.proc.softirqs(), "%s softirq")
+    local irq_map, irq_info = ctx.proc.interrupts()
+    local soft_map, soft_info = ctx.proc.softirqs()
+    local irqs = ranked(irq_map, "irq %s")
+    local softs = ranked(soft_map, "%s softirq")
     local trows = {}
     for _, group in ipairs({ softs, irqs }) do
       for i, t in ipairs(group) do
@@ -92,6 +94,14 @@ return {
     if #trows > 0 then
       ctx:table { title = "Softirqs and interrupts that ran (/proc/softirqs, /proc/interrupts)",
                   columns = { "type", "count", "per second" }, rows = trows }
+    end
+    -- a file longer than sonde reads (many CPUs, many IRQ lines): what is past the cut is not counted
+    for _, f in ipairs({ { "/proc/interrupts", irq_info, "the local timer and IPI lines at its end among them" },
+                         { "/proc/softirqs", soft_info, "" } }) do
+      if type(f[2]) == "table" and f[2].cut then
+        ctx:note(string.format("%s is longer than sonde reads (%d bytes kept, 1 MiB): its lines past them%s are not counted",
+          f[1], f[2].bytes or 0, f[3] ~= "" and ", " .. f[3] .. "," or ""))
+      end
     end
     ctx:note("the irq and softirq times of /proc/stat are exact on kernels with CONFIG_IRQ_TIME_ACCOUNTING, "
       .. "else sampled at the timer tick; the time of each handler is traced by the drill-down")
