@@ -4,8 +4,9 @@
 # tests/checks/mkcpus (too large to commit: /proc/interrupts and
 # /proc/schedstat are 1.3 MB each, cut at the reader's 1 MiB cap as a live
 # read would be), then `sonde analyze` must end 0 with no check in error,
-# name the hot CPUs past the first 1,000, say which files were cut, and keep
-# the reports bounded. The committed 192-CPU cases are in tests/checks/.
+# name the hot CPUs past the first 1,000 (drilldown.cpu-who and the BPF
+# documents of the interrupt drill-down included), say which files were cut,
+# and keep the reports bounded. The committed 192-CPU cases are in tests/checks/.
 . tests/lib/tap.sh
 
 [ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
@@ -70,10 +71,14 @@ ok "the terminal summary: at most 40 lines, the verdict names cpu1000" \
 	[ "$(wc -l <"$T/terminal")" -le 40 ] && grep -q 'cpu1000 is 99.0% busy' "$T/terminal"
 echo "# analysis: $(jq -c '{cpu_seconds: .cost.cpu_seconds, peak_rss_bytes: .cost.peak_rss_bytes}' "$F")"
 
-# the drill-down's BPF documents of 1,024 CPUs
-"$SONDE" analyze "$C" --check drilldown.interrupt-why --json >"$T/drill.json" 2>>"$T/stderr"
+# the drill-down's checks: BPF documents of 1,024 CPUs, the hot CPU's processes
+"$SONDE" analyze "$C" --check drilldown.interrupt-why --check drilldown.cpu-who --json \
+	>"$T/drill.json" 2>>"$T/stderr"
 F=$T/drill.json
 ok "drilldown.interrupt-why on 1,024 CPUs warns on cpu900" \
 	jqt '.checks[] | select(.id == "drilldown.interrupt-why") | .status == "warn" and
 		(.metrics[] | select(.name == "cpu_irq_pct_max") | .instance == "cpu900")'
+ok "drilldown.cpu-who finds cpu1000 and hog on it" \
+	jqt '.checks[] | select(.id == "drilldown.cpu-who") |
+		(.metrics[] | select(.name == "hot_cpu_busy_pct") | .instance == "cpu1000") and .culprits[0].comm == "hog"'
 done_testing
