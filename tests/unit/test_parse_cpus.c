@@ -52,6 +52,38 @@ static char *cut_copy(const struct strbuf *t, size_t len)
 	return b;
 }
 
+/*
+ * fn on cuts of t: at every line end, a byte before and after it, and every
+ * stride bytes (0: none), each a copy of exactly len bytes and the number of
+ * whole lines in it. The sum of what fn returns (its count of wrong results).
+ */
+typedef int (*cut_fn)(const char *b, size_t len, size_t whole, void *arg);
+
+static int each_cut(const struct strbuf *t, size_t stride, cut_fn fn, void *arg)
+{
+	size_t *ends, nl = line_ends(t, &ends), n = 0, *lens = malloc((3 * nl + 2) * sizeof(*lens));
+	int bad = 0;
+
+	if (!lens)
+		abort();
+	for (size_t i = 0; i < nl; i++)
+		for (int d = -1; d <= 1; d++)
+			if ((size_t)((long)ends[i] + d) <= t->len)
+				lens[n++] = (size_t)((long)ends[i] + d);
+	for (size_t k = 0; k < n + (stride ? t->len / stride + 1 : 0); k++) {
+		size_t len = k < n ? lens[k] : (k - n) * stride, whole = 0;
+		char *b = cut_copy(t, len);
+
+		while (whole < nl && ends[whole] <= len)
+			whole++;
+		bad += fn(b, len, whole, arg);
+		free(b);
+	}
+	free(lens);
+	free(ends);
+	return bad;
+}
+
 /* ---- /proc/stat ---- */
 
 static void cpu_fields(int c, uint64_t v[10])
@@ -89,11 +121,24 @@ static void make_stat(struct strbuf *t, int ncpu)
 			"softirq 1000 0 100 0 300 200 0 0 100 0 300\n");
 }
 
+static int stat_cut(const char *b, size_t len, size_t whole, void *arg)
+{
+	size_t ncpu = (size_t)*(const int *)arg;
+	struct proc_stat ps;
+	int err = parse_proc_stat(b, len, &ps), bad;
+
+	if (!whole)
+		return err != -EINVAL;
+	bad = err || ps.ncpu != (int)(whole - 1 < ncpu ? whole - 1 : ncpu);
+	if (!err)
+		proc_stat__free(&ps);
+	return bad;
+}
+
 static void test_stat(int ncpu)
 {
 	struct strbuf t = { 0 };
 	struct proc_stat ps;
-	size_t *ends, nl;
 	uint64_t v[10];
 	int bad = 0, err;
 
@@ -114,33 +159,9 @@ static void test_stat(int ncpu)
 	   424 + 8 * ncpu);
 	proc_stat__free(&ps);
 
-	/*
-	 * Cut at a line end, one byte before it and one after: -EINVAL before the
-	 * "cpu " line is whole, then exactly the cpuN lines whole before the cut.
-	 */
-	nl = line_ends(&t, &ends);
-	bad = 0;
-	for (size_t i = 0; i < nl; i++)
-		for (int d = -1; d <= 1; d++) {
-			size_t len = (size_t)((long)ends[i] + d), whole = 0;
-			char *b;
-
-			if (len > t.len)
-				continue;
-			while (whole < nl && ends[whole] <= len)
-				whole++;
-			b = cut_copy(&t, len);
-			err = parse_proc_stat(b, len, &ps);
-			if (!whole)
-				bad += err != -EINVAL;
-			else
-				bad += err || ps.ncpu != (int)(whole - 1 < (size_t)ncpu ? whole - 1 : (size_t)ncpu);
-			if (!err)
-				proc_stat__free(&ps);
-			free(b);
-		}
-	is_int(bad, 0, "/proc/stat at %d CPUs: every cut near a line end gives whole lines only",
-	       ncpu);
+	/* -EINVAL before the "cpu " line is whole, then exactly the cpuN lines whole before the cut */
+	is_int(each_cut(&t, 0, stat_cut, &ncpu), 0,
+	       "/proc/stat at %d CPUs: every cut near a line end gives whole lines only", ncpu);
 
 	/* offline CPUs: the kernel leaves their lines out, the numbers keep their gaps */
 	t.len = 0;
@@ -153,7 +174,6 @@ static void test_stat(int ncpu)
 	   ncpu / 2, ncpu - 2);
 	if (!err)
 		proc_stat__free(&ps);
-	free(ends);
 	strbuf__free(&t);
 }
 
@@ -184,6 +204,15 @@ static int irq_sum(const char *name, size_t nlen, const char *desc, size_t dlen,
 		s->bad += total != want || dlen < 8 || memcmp(desc + dlen - 7, "-TxRx-", 6);
 	}
 	return 0;
+}
+
+/* interrupts and softirqs: -EINVAL before the header is whole, then its whole lines */
+static int irq_cut(const char *b, size_t len, size_t whole, void *arg)
+{
+	struct irq_sums c = { .ndev = *(const int *)arg };
+	int err = parse_interrupts(b, len, irq_sum, &c);
+
+	return whole ? err || c.bad || c.n != (int)whole - 1 : err != -EINVAL;
 }
 
 /* x86's format: "%*d:" then " %10u" a CPU, then the chip, hwirq and action name. */
@@ -217,8 +246,7 @@ static void test_interrupts(int ncpu)
 {
 	struct strbuf t = { 0 };
 	struct irq_sums s = { .ndev = ncpu };
-	size_t *ends, nl;
-	int bad = 0, err;
+	int err;
 
 	make_interrupts(&t, ncpu, DEVICE_LINES);
 	if (t.oom)
@@ -233,43 +261,17 @@ static void test_interrupts(int ncpu)
 	       ncpu);
 
 	/* cut near every line end, and at a stride inside the lines */
-	nl = line_ends(&t, &ends);
-	for (size_t i = 0; i < nl; i++)
-		for (int d = -1; d <= 1; d++) {
-			size_t len = (size_t)((long)ends[i] + d), whole = 0;
-			struct irq_sums c = { .ndev = ncpu };
-			char *b;
-
-			if (len > t.len)
-				continue;
-			while (whole < nl && ends[whole] <= len)
-				whole++;
-			b = cut_copy(&t, len);
-			err = parse_interrupts(b, len, irq_sum, &c);
-			bad += whole ? err || c.bad || c.n != (int)whole - 1 : err != -EINVAL;
-			free(b);
-		}
-	for (size_t len = 0; len < t.len; len += 4099) {
-		struct irq_sums c = { .ndev = ncpu };
-		size_t whole = 0;
-		char *b = cut_copy(&t, len);
-
-		while (whole < nl && ends[whole] <= len)
-			whole++;
-		err = parse_interrupts(b, len, irq_sum, &c);
-		bad += whole ? err || c.bad || c.n != (int)whole - 1 : err != -EINVAL;
-		free(b);
-	}
-	is_int(bad, 0, "/proc/interrupts at %d CPUs: every cut gives the whole lines before it",
-	       ncpu);
+	is_int(each_cut(&t, 4099, irq_cut, &ncpu), 0,
+	       "/proc/interrupts at %d CPUs: every cut gives the whole lines before it", ncpu);
 
 	/* the reader's cap: a longer file keeps its first MiB, the lines whole in it */
 	if (t.len > READ_CAP_BYTES) {
 		struct irq_sums c = { .ndev = ncpu };
-		size_t whole = 0;
+		size_t whole = 0, *ends, nl = line_ends(&t, &ends);
 
 		while (whole < nl && ends[whole] <= READ_CAP_BYTES)
 			whole++;
+		free(ends);
 		err = parse_interrupts(t.buf, READ_CAP_BYTES, irq_sum, &c);
 		ok(!err && !c.bad && c.n == (int)whole - 1 && c.n < DEVICE_LINES,
 		   "/proc/interrupts at %d CPUs cut at 1 MiB: its first %d device lines, no "
@@ -294,7 +296,6 @@ static void test_interrupts(int ncpu)
 	ok(!err && s.n == 1 && !strcmp(s.last, "65") && s.last_total == (uint64_t)ncpu,
 	   "/proc/interrupts at %d CPUs: a line of %d counts is skipped, the next one summed",
 	   ncpu, ncpu - 1);
-	free(ends);
 	strbuf__free(&t);
 }
 
@@ -307,8 +308,7 @@ static void test_softirqs(int ncpu)
 	struct strbuf t = { 0 };
 	struct irq_sums s = { 0 };
 	uint64_t net_rx = 0;
-	size_t *ends, nl;
-	int err, bad = 0;
+	int err, bad, zero = 0; /* no device lines */
 
 	strbuf__printf(&t, "%20s", "");
 	for (int c = 0; c < ncpu; c++)
@@ -325,19 +325,7 @@ static void test_softirqs(int ncpu)
 	err = parse_interrupts(t.buf, t.len, irq_sum, &s);
 	ok(!err && s.n == 10 && !strcmp(s.last, "RCU"),
 	   "/proc/softirqs at %d CPUs (%zu bytes): the 10 types", ncpu, t.len);
-	nl = line_ends(&t, &ends);
-	for (size_t len = 0; len <= t.len; len += 1009) {
-		struct irq_sums c = { 0 };
-		size_t whole = 0;
-		char *b = cut_copy(&t, len);
-
-		while (whole < nl && ends[whole] <= len)
-			whole++;
-		err = parse_interrupts(b, len, irq_sum, &c);
-		bad += whole ? err || c.n != (int)whole - 1 : err != -EINVAL;
-		free(b);
-	}
-	free(ends);
+	bad = each_cut(&t, 1009, irq_cut, &zero);
 	memset(&s, 0, sizeof(s));
 	/* NET_RX's sum: the file cut after its line, so that it is the last one seen */
 	{
@@ -393,12 +381,24 @@ static void make_schedstat(struct strbuf *t, int ncpu)
 	}
 }
 
+/*
+ * -EINVAL until the version line is whole, then the whole cpuN lines: the
+ * third line, then every fourth (a cpu line and its three domain lines)
+ */
+static int sched_cut(const char *b, size_t len, size_t whole, void *arg)
+{
+	struct sched_sums c = { 0 };
+	int err = parse_schedstat(b, len, sched_sum, &c);
+	int cpus = whole < 3 ? 0 : (int)(whole - 3) / 4 + 1;
+
+	return c.bad || c.n != cpus || (whole ? err != 0 : err != -EINVAL);
+}
+
 static void test_schedstat(int ncpu)
 {
 	struct strbuf t = { 0 };
 	struct sched_sums s = { 0 };
-	size_t *ends, nl;
-	int err, bad = 0;
+	int err;
 
 	make_schedstat(&t, ncpu);
 	if (t.oom)
@@ -408,25 +408,8 @@ static void test_schedstat(int ncpu)
 	   "/proc/schedstat at %d CPUs (%zu bytes, 3 domain lines a CPU): every CPU's run, wait "
 	   "and timeslices",
 	   ncpu, t.len);
-	nl = line_ends(&t, &ends);
-	for (size_t i = 0; i < nl; i++)
-		for (int d = -1; d <= 1; d++) {
-			size_t len = (size_t)((long)ends[i] + d), cpus = 0;
-			struct sched_sums c = { 0 };
-			char *b;
-
-			if (len > t.len)
-				continue;
-			/* the whole cpuN lines before the cut: every fourth line from the third */
-			for (size_t k = 2; k < nl && ends[k] <= len; k += 4)
-				cpus++;
-			b = cut_copy(&t, len);
-			err = parse_schedstat(b, len, sched_sum, &c);
-			bad += c.bad || c.n != (int)cpus || (ends[0] <= len ? err != 0 : err != -EINVAL);
-			free(b);
-		}
-	is_int(bad, 0, "/proc/schedstat at %d CPUs: every cut near a line end gives whole CPUs only",
-	       ncpu);
+	is_int(each_cut(&t, 0, sched_cut, NULL), 0,
+	       "/proc/schedstat at %d CPUs: every cut near a line end gives whole CPUs only", ncpu);
 	if (t.len > READ_CAP_BYTES) {
 		struct sched_sums c = { 0 };
 
@@ -435,7 +418,6 @@ static void test_schedstat(int ncpu)
 		   "/proc/schedstat at %d CPUs (%zu bytes) cut at 1 MiB: its first %d CPUs", ncpu,
 		   t.len, c.n);
 	}
-	free(ends);
 	strbuf__free(&t);
 }
 
