@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/analysis.h"
 #include "lua/engine.h"
 #include "util/json.h"
 #include "util/wire.h"
@@ -25,6 +26,72 @@ int status__rank(enum status st)
 	static const int rank[] = { [ST_SKIP] = 0, [ST_OK] = 1,    [ST_UNKNOWN] = 2,
 				    [ST_ERROR] = 3, [ST_WARN] = 4, [ST_CRIT] = 5 };
 	return rank[st];
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static void culprit_container__free(struct culprit_container *c)
+{
+	if (!c)
+		return;
+	free(c->label);
+	free(c->id);
+	free(c->runtime);
+	free(c->name);
+	free(c->image);
+	free(c->k8s_container);
+	free(c->pod_namespace);
+	free(c->pod_name);
+	free(c);
+}
+
+static struct culprit_container *culprit_container(const struct container_set *s,
+						    const struct container_cgroup *g)
+{
+	const struct container *c = g->container >= 0 ? &s->c[g->container] : NULL;
+	const struct container_pod *p = g->pod >= 0 ? &s->pods[g->pod] : NULL;
+	struct culprit_container *cc = calloc(1, sizeof(*cc));
+	char label[600];
+
+	if (!cc)
+		return NULL;
+	container_set__label(s, g, label, sizeof(label));
+	cc->label = strdup(label);
+	if (c) {
+		cc->id = dup_or_null(c->id);
+		cc->runtime = dup_or_null(c->runtime);
+		cc->name = dup_or_null(c->name);
+		cc->image = dup_or_null(c->image);
+		cc->k8s_container = dup_or_null(c->k8s_container);
+	}
+	if (p) {
+		cc->pod_namespace = dup_or_null(p->namespace);
+		cc->pod_name = dup_or_null(p->name ? p->name : p->uid);
+	}
+	if (!cc->label) {
+		culprit_container__free(cc);
+		return NULL;
+	}
+	return cc;
+}
+
+void check_results__name_containers(struct analysis *an, struct check_result *results, size_t n)
+{
+	const struct container_set *s;
+
+	if (analysis__containers(an, &s))
+		return;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < results[i].nculprits; k++) {
+			struct culprit *c = &results[i].culprits[k];
+			const struct container_cgroup *g = container_set__of_pid(s, c->pid);
+
+			if (g && !c->container)
+				c->container = culprit_container(s, g);
+		}
 }
 
 void check_result__free(struct check_result *r)
@@ -52,6 +119,7 @@ void check_result__free(struct check_result *r)
 	for (size_t i = 0; i < r->nculprits; i++) {
 		free(r->culprits[i].comm);
 		free(r->culprits[i].cmdline);
+		culprit_container__free(r->culprits[i].container);
 	}
 	free(r->culprits);
 	for (size_t i = 0; i < r->nevidence; i++) {
