@@ -53,34 +53,25 @@ function containers.unnamed(ix)
   return string.format("%d container%s without a name; %s", n, n == 1 and "" or "s", why)
 end
 
---- The workload --container/--pod named (ctx.focus), as { label, pids = { [pid] = true }, paths
--- = { [cgroup path] = true } }; nil when no focus; false, why when it matches nothing here.
+--- The workload --container/--pod named (ctx.focus; the core decides what matches), as
+-- { label, pids = { [pid] = true }, paths = { [cgroup path] = true } }; nil when no focus;
+-- false, why when it matches nothing in this window.
 function containers.focus(ctx, ix)
   local f = ctx.focus
   if not f then return nil end
-  if not ix then return false, "no container information in this capture (proc.cgroups)" end
-  local function matches(e)
-    local c, p = e.container, e.pod
-    if f.container then
-      if not c then return false end
-      local w = f.container
-      return c.id == w or (#w >= 4 and c.id:sub(1, #w) == w) or c.name == w or c.k8s_container == w
-    end
-    if f.pod and p then
-      return (p.namespace and p.name and (p.namespace .. "/" .. p.name) == f.pod) or p.uid == f.pod
-    end
-    return false
-  end
+  local asked = f.container and ("--container " .. f.container) or ("--pod " .. f.pod)
+  if not ix then return false, asked .. ": no container information in this capture (proc.cgroups)" end
   local out = { pids = {}, paths = {}, label = nil }
   for path, e in pairs(ix.cgroups) do
-    if matches(e) then
+    if e.focus then
       out.paths[path] = true
-      if not out.label or #e.label < #out.label then out.label = e.label end
+      if not out.label or #e.label < #out.label or (#e.label == #out.label and e.label < out.label) then
+        out.label = e.label
+      end
     end
   end
   if not next(out.paths) then
-    return false, string.format("no container or pod of this window matches %s",
-      f.container and ("--container " .. f.container) or ("--pod " .. f.pod))
+    return false, asked .. ": no container or pod of this window matches"
   end
   if f.pod then out.label = "pod " .. f.pod end
   for pid, path in pairs(ix.pids) do

@@ -121,6 +121,14 @@ return {
     ctx:metric("load_uninterruptible_threads", th.d_mean or 0, { unit = "threads", agg = "mean", node_exporter = "node_procs_blocked" })
 
     -- the processes that wait most on something specific; then those that run most
+    -- --container, --pod: the workload's processes in the table (the host's totals stay)
+    local focus, fwhy = containers.focus(ctx, ix)
+    if focus == false then ctx:note(fwhy) end
+    if focus then
+      local mine = {}
+      for _, r in ipairs(rows) do if focus.pids[r.p.pid] then mine[#mine + 1] = r end end
+      rows = mine
+    end
     local top = tasks.best(rows, args.top, function(x, y)
       if x.blocked ~= y.blocked then return x.blocked > y.blocked end
       local cx, cy = (x.a.classes.cpu or 0) + (x.a.classes.runq or 0), (y.a.classes.cpu or 0) + (y.a.classes.runq or 0)
@@ -146,7 +154,8 @@ return {
       local columns = { "pid", "process", "threads", "on CPU", "runnable", "blocked", "idle", "blocked most on" }
       -- the container column where some process runs in one
       if in_ct then columns[#columns + 1] = "container" else for _, row in ipairs(tab) do row[9] = nil end end
-      ctx:table { title = "Thread states by process: threads on average in each state (most blocked first)",
+      ctx:table { title = (focus and ("Thread states of " .. focus.label .. "'s processes")
+          or "Thread states by process") .. ": threads on average in each state (most blocked first)",
         columns = columns, rows = tab }
       -- the classes some process has, in the order of waits.classes
       local cats, keep = {}, {}

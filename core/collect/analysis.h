@@ -209,6 +209,7 @@ struct analysis {
 	/* containers and pods (proc.cgroups), built on first use */
 	struct container_set *containers;
 	int containers_built;
+	const char *focus_container, *focus_pod; /* --container, --pod: the workload, or NULL */
 	/* perf counters: raw/perf/counters.json, parsed on first use */
 	struct jval *perf_doc;
 	char perf_why[512];
@@ -253,6 +254,12 @@ const struct container_cgroup *container_set__of_cgroup(const struct container_s
 /* The workload of g as its owners name it ("pod shop/web-1, container nginx"); "" for NULL. */
 void container_set__label(const struct container_set *s, const struct container_cgroup *g,
 			  char *buf, size_t len);
+/* g is (below) the workload --container NAME|ID or --pod NS/NAME|UID names. */
+int container_set__in_focus(const struct container_set *s, const struct container_cgroup *g,
+			    const char *container, const char *pod);
+/* Up to max pids of that workload into pids; how many (0: it matches nothing here). */
+size_t container_set__focus_pids(const struct container_set *s, const char *container,
+				 const char *pod, int *pids, size_t max);
 void container_set__free(struct container_set *s);
 /* analysis_threads.c: the thread states of one proc.threads stream. */
 int thread_states__build(const struct analysis *an, const struct capture_stream *st,

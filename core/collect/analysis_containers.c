@@ -446,6 +446,49 @@ void container_set__label(const struct container_set *s, const struct container_
 		snprintf(buf, len, "%s%s", pod[0] ? pod : who, g->monitor ? " (its monitor)" : "");
 }
 
+int container_set__in_focus(const struct container_set *s, const struct container_cgroup *g,
+			    const char *container, const char *pod)
+{
+	const struct container *c = g && g->container >= 0 ? &s->c[g->container] : NULL;
+	const struct container_pod *p = g && g->pod >= 0 ? &s->pods[g->pod] : NULL;
+
+	if (!g || g->monitor)
+		return 0;
+	if (container) {
+		size_t n = strlen(container);
+
+		/* a name, a Kubernetes container name, the id, or 4+ characters of it */
+		return c && ((c->name && !strcmp(c->name, container)) ||
+			     (c->k8s_container && !strcmp(c->k8s_container, container)) ||
+			     !strcmp(c->id, container) ||
+			     (n >= 4 && cgpath__is_id(c->id, strlen(c->id)) &&
+			      !strncmp(c->id, container, n)));
+	}
+	if (pod && p) {
+		const char *slash = strchr(pod, '/');
+
+		if (!slash)
+			return !strcmp(p->uid, pod);
+		return p->namespace && p->name && strlen(p->namespace) == (size_t)(slash - pod) &&
+		       !strncmp(p->namespace, pod, (size_t)(slash - pod)) && !strcmp(p->name, slash + 1);
+	}
+	return 0;
+}
+
+size_t container_set__focus_pids(const struct container_set *s, const char *container,
+				 const char *pod, int *pids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; s && i < s->by_pid.cap && n < max; i++) {
+		const struct pid_entry *pe = pidmap__slot(&s->by_pid, i);
+
+		if (pe && container_set__in_focus(s, &s->cg[pe->cgroup - 1], container, pod))
+			pids[n++] = pe->pid;
+	}
+	return n;
+}
+
 void container_set__free(struct container_set *s)
 {
 	if (!s)

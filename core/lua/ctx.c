@@ -83,6 +83,13 @@ void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
 	lua_setfield(L, -2, "host");
 	ctx_push_window(L, an);
 	lua_setfield(L, -2, "window");
+	/* --container, --pod: the workload the report narrows to (checks/lib/containers.lua) */
+	if (an->focus_container || an->focus_pod) {
+		lua_createtable(L, 0, 1);
+		lua_pushstring(L, an->focus_container ? an->focus_container : an->focus_pod);
+		lua_setfield(L, -2, an->focus_container ? "container" : "pod");
+		lua_setfield(L, -2, "focus");
+	}
 	lua_pushlightuserdata(L, an);
 	luaopen_sonde_proc(L);
 	lua_setfield(L, -2, "proc");

@@ -74,7 +74,7 @@ static void ct_container(lua_State *L, const struct container_set *s, const stru
 
 /*
  * ctx.proc.containers() -> { container, ..., pods = { pod, ... }, cgroups = { [path] = { label,
- * container, pod, monitor } }, pids = { [pid] = path }, names = bool } or nil, reason.
+ * container, pod, monitor, focus } }, pids = { [pid] = path }, names = bool } or nil, reason.
  * See docs/writing-a-check.md for the fields.
  */
 int ctx_proc__containers(lua_State *L)
@@ -122,6 +122,10 @@ int ctx_proc__containers(lua_State *L)
 		}
 		lua_pushboolean(L, g->monitor);
 		lua_setfield(L, -2, "monitor");
+		if (container_set__in_focus(s, g, an->focus_container, an->focus_pod)) {
+			lua_pushboolean(L, 1);
+			lua_setfield(L, -2, "focus");
+		}
 		lua_setfield(L, cgs, g->rel);
 	}
 	lua_newtable(L);
