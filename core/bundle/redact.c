@@ -202,6 +202,8 @@ void redactor__alloc_name(struct redactor *r, struct entry *e)
 			snprintf(cand, sizeof(cand), "host-%u", k);
 		else if (e->kind == K_DOMAIN)
 			snprintf(cand, sizeof(cand), "domain-%u.example", k);
+		else if (e->kind == K_WORKLOAD)
+			snprintf(cand, sizeof(cand), "workload-%u", k);
 		else
 			snprintf(cand, sizeof(cand), "user-%u", k);
 		name_key(key, sizeof(key), cand, strlen(cand));
@@ -404,6 +406,7 @@ int redactor__write_map(struct redactor *r, const char *path, char *err, size_t 
 		const char *name;
 	} sections[] = {
 		{ K_HOST, "hostname" }, { K_DOMAIN, "domain" }, { K_USER, "user" },
+		{ K_WORKLOAD, "workload" },
 		{ K_V4, "ipv4" },       { K_V6, "ipv6" },       { K_MAC, "mac" },
 	};
 	struct json j = { .pretty = 1 };

@@ -33,6 +33,7 @@ enum kind {
 	K_HOST,   /* a host name's first label */
 	K_DOMAIN, /* a domain (one or more labels) */
 	K_USER,
+	K_WORKLOAD, /* a container, pod, namespace or image name */
 	K_SECRET, /* a secret value seen in a command line: always "REDACTED", never mapped */
 	K_KEEP,   /* a pseudonym this redactor handed out: kept when met again */
 	K_V4NET,  /* an IPv4 /24 */
@@ -64,7 +65,7 @@ struct redactor {
 	struct entry *e;
 	size_t n, cap;
 	struct index ix;
-	unsigned int next_name[3]; /* host, domain, user */
+	unsigned int next_name[4]; /* host, domain, user, workload */
 	unsigned int next_v4[6], next_v6[2], next_mac;
 	int frozen; /* names learned so far have pseudonyms; later ones get theirs at once */
 	/* Word-replaced names: entry indices by lowercased first byte, longest first. */
