@@ -527,6 +527,29 @@ static void learn_host_record(struct redactor *r, const char *s, size_t n, unsig
 }
 
 /*
+ * A workload name, and the spelling systemd gives it in a unit's name (a machine "build-box"
+ * is in the cgroup path "systemd-nspawn@build\x2dbox.service"): one pseudonym for both, so a
+ * redacted path still names the container its record does.
+ */
+static void learn_workload(struct redactor *r, const char *s, size_t n)
+{
+	size_t id = redactor__learn_name(r, s, n, K_WORKLOAD);
+	char esc[DNS_NAME_MAX * 4 + 1];
+	size_t o = 0;
+
+	for (size_t i = 0; id && i < n && o + 5 < sizeof(esc); i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (is_alpha(c) || is_digit(c) || c == '_' || c == ':' || (c == '.' && i))
+			esc[o++] = (char)c;
+		else
+			o += (size_t)snprintf(esc + o, sizeof(esc) - o, "\\x%02x", c);
+	}
+	if (id && (o != n || memcmp(esc, s, n)))
+		redactor__learn_alias(r, esc, o, id);
+}
+
+/*
  * The workload names of sonde:containers, each value of a naming field learned whole: a
  * container's name (which may be its runc id, the line's key: that goes too, and the cgroup
  * paths that hold it), its Kubernetes container, pod and namespace names, its image.
@@ -554,7 +577,7 @@ static void learn_containers(struct redactor *r, const char *s, size_t n)
 			    !memcmp(fields[i], t1 + 1, (size_t)(t2 - t1 - 1)) &&
 			    /* containerd's namespace (k8s.io, moby) is the runtime's, not a name */
 			    (strcmp(fields[i], "namespace") || !strncmp(p, "pod:", 4)))
-				redactor__learn_name(r, t2 + 1, (size_t)(le - t2 - 1), K_WORKLOAD);
+				learn_workload(r, t2 + 1, (size_t)(le - t2 - 1));
 		p = le + 1;
 	}
 }

@@ -170,7 +170,8 @@ static void ct_label(struct ct_ctx *c, struct ct_want *w, const char *k, size_t 
 		if (!strcmp(f, "kind"))
 			v = strstr(v, "sandbox") ? "sandbox" : "container";
 		ct_put(c, w->id, f, v);
-		if (!strcmp(f, "k8s-container") || !strcmp(f, "name") || !strcmp(f, "pod-name"))
+		/* a pod's pause container is named by its pod */
+		if (!strcmp(f, "k8s-container") || !strcmp(f, "name") || !strcmp(v, "sandbox"))
 			w->named = 1;
 	}
 }

@@ -53,7 +53,7 @@ static void ct_container(lua_State *L, const struct container_set *s, const stru
 	ct_str(L, "k8s_container", c->k8s_container);
 	ct_str(L, "kind", c->kind);
 	ct_str(L, "class", c->machine_class);
-	if (!c->name && !c->k8s_container)
+	if (!c->name && !c->k8s_container && !(c->kind && !strcmp(c->kind, "sandbox")))
 		ct_str(L, "why", c->why ? c->why : s->has_record ? "no state of its runtime names it" :
 		       "the capture predates sonde's reading of the runtimes' state: id only");
 	container_set__label(s, &g, label, sizeof(label));
