@@ -29,12 +29,13 @@ function containers.label(ix, cg)
   return e and e.label or "-"
 end
 
---- A cgroup's row name with its workload: "/docker/3f2a... (docker web)"; the path alone when
--- it is no container's. name is the cgroup's row name (cgroups.name).
+--- How a sentence names a cgroup: its workload's label where it is a container's or a pod's
+-- ("pod shop/web-1, container nginx": its owners' words, not a path of 150 characters),
+-- else name (its row name, cgroups.name).
 function containers.describe(ix, cg, name)
   local e = containers.of_cgroup(ix, cg)
   if not e or not e.label or e.label == "" then return name end
-  return string.format("%s (%s)", name, e.label)
+  return e.label
 end
 
 --- The image of a cgroup's container, or nil.

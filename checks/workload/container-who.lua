@@ -118,7 +118,10 @@ return {
       local r = { c = c, cg = top, procs = procs, cpu_s = cpu, cpu = "-", mem = "-", pids = "-", io = "-", thr = "-" }
       if top then
         local quota, period = top.cpu.quota_usec, top.cpu.period_usec
-        local cpus = ctx.window.seconds > 0 and cpu / ctx.window.seconds or 0
+        -- the cgroup's own CPU time where read at both ends, else its processes'
+        local used, secs = cgroups.delta(top, "cpu", "usage_usec"), cgroups.span(top, "cpu")
+        if used and secs then r.cpu_s = used / 1e6 * ctx.window.seconds / secs end
+        local cpus = ctx.window.seconds > 0 and r.cpu_s / ctx.window.seconds or 0
         r.cpu = quota and period and period > 0 and string.format("%.2f of %.2f CPUs", cpus, quota / period)
           or string.format("%.2f CPUs", cpus)
         local periods, thr = cgroups.delta(top, "cpu", "nr_periods"), cgroups.delta(top, "cpu", "nr_throttled")
