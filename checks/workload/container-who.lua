@@ -98,6 +98,11 @@ return {
     local hz = ctx.host.clk_tck or 100
     local focus, fwhy = containers.focus(ctx, ix)
     if focus == false then ctx:note(fwhy) end
+    local obs = ctx.host.observer
+    if obs and (obs.pid_ns == "own" or obs.cgroup_ns == "own") then
+      ctx:note(string.format("sonde ran in its own %s namespace: the containers here are those it could see, not the host's (the Host section says what it could not see)",
+        obs.pid_ns == "own" and "PID" or "cgroup"))
+    end
 
     -- one row per container (its monitor apart), its processes from the pid map
     local rows, members = {}, {}

@@ -11,6 +11,7 @@
 
 #include "collect/capture.h"
 #include "util/pidmap.h"
+#include "util/strv.h"
 
 struct task_summary {
 	int pid, ppid;
@@ -162,6 +163,15 @@ struct container_set {
 	int has_record;           /* sonde:containers was captured (names were looked for) */
 };
 
+/* Where sonde ran (its observer_* run facts, analysis_observer.c). */
+struct observer {
+	int known;                /* the run facts said (a live run by a sonde that writes them) */
+	char pid_ns[8], cgroup_ns[8]; /* "host", "own", "unknown" */
+	char container[24];       /* how a container showed ("docker", "kubernetes", ...) or "none" */
+	int has_caps;
+	uint64_t cap_eff;         /* its effective capabilities */
+};
+
 struct jval;
 
 struct analysis {
@@ -261,6 +271,13 @@ int container_set__in_focus(const struct container_set *s, const struct containe
 size_t container_set__focus_pids(const struct container_set *s, const char *container,
 				 const char *pod, int *pids, size_t max);
 void container_set__free(struct container_set *s);
+
+/* Where sonde ran: 0, or -ENOENT when the captures do not say (an earlier sonde, a made-up root). */
+int analysis__observer(struct analysis *an, struct observer *o);
+/* "in a container, host PID namespace, own cgroup namespace (docker); capabilities: ..." */
+void observer__where(const struct observer *o, char *buf, size_t len);
+/* What sonde could not see from where it ran, a sentence each, into out: 0 or -ENOMEM. */
+int observer__limits(struct analysis *an, const struct observer *o, struct strv *out);
 /* analysis_threads.c: the thread states of one proc.threads stream. */
 int thread_states__build(const struct analysis *an, const struct capture_stream *st,
 			 struct thread_states **out, char *why, size_t whylen);

@@ -162,6 +162,10 @@ int cgroups__sample(struct collector_state *cs, struct reader *rd, struct captur
 		    int phase);
 void cgroups__fini(struct collector_state *cs);
 
+/* ---- observer.c: where sonde itself runs (run facts: PID and cgroup namespaces, caps) ---- */
+
+void observer__facts(const char *root, struct strbuf *b);
+
 /* ---- containers.c: who the containers of the kept cgroups are ---- */
 
 /*

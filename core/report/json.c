@@ -343,7 +343,7 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 }
 
 
-static void json_run(struct json *j, const struct analysis *an, const struct host_context *hc)
+static void json_run(struct json *j, struct analysis *an, const struct host_context *hc)
 {
 	json_kv_str(j, "schema", FINDINGS_SCHEMA);
 	json__key(j, "sonde");
@@ -362,6 +362,7 @@ static void json_run(struct json *j, const struct analysis *an, const struct hos
 	json__int(j, (int64_t)an->mem_total);
 	json_kv_str(j, "virtualization", an->virt[0] ? an->virt : NULL);
 	report__json_host_context(j, hc);
+	report__json_observer(j, an);
 	json__end_object(j);
 
 	json__key(j, "window");
