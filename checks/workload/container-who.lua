@@ -121,29 +121,41 @@ return {
       local cpu = 0
       for _, t in ipairs(procs) do cpu = cpu + tasks.cpu_seconds(t, hz) end
       local r = { c = c, cg = top, procs = procs, cpu_s = cpu, cpu = "-", mem = "-", pids = "-", io = "-", thr = "-" }
-      if top then
-        local quota, period = top.cpu.quota_usec, top.cpu.period_usec
+      -- each part from the first of its cgroups that has it: v1 runc puts its memory cgroup
+      -- below the caller's memory cgroup, its CPU one elsewhere
+      local function part(has)
+        for _, cg in ipairs(cgs) do if has(cg) then return cg end end
+        return nil
+      end
+      local cpu_cg = part(function(cg) return cgroups.delta(cg, "cpu", "usage_usec") or cg.cpu.quota_usec end)
+      if cpu_cg then
+        local quota, period = cpu_cg.cpu.quota_usec, cpu_cg.cpu.period_usec
         -- the cgroup's own CPU time where read at both ends, else its processes'
-        local used, secs = cgroups.delta(top, "cpu", "usage_usec"), cgroups.span(top, "cpu")
+        local used, secs = cgroups.delta(cpu_cg, "cpu", "usage_usec"), cgroups.span(cpu_cg, "cpu")
         if used and secs then r.cpu_s = used / 1e6 * ctx.window.seconds / secs end
         local cpus = ctx.window.seconds > 0 and r.cpu_s / ctx.window.seconds or 0
         r.cpu = quota and period and period > 0 and string.format("%.2f of %.2f CPUs", cpus, quota / period)
           or string.format("%.2f CPUs", cpus)
-        local periods, thr = cgroups.delta(top, "cpu", "nr_periods"), cgroups.delta(top, "cpu", "nr_throttled")
+        local periods, thr = cgroups.delta(cpu_cg, "cpu", "nr_periods"), cgroups.delta(cpu_cg, "cpu", "nr_throttled")
         if periods and thr and periods > 0 then
           r.thr = fmt.pct(100 * thr / periods)
           ctx:metric("throttled_pct", 100 * thr / periods, { unit = "%", instance = c.label, agg = "mean" })
         end
-        local m = memory_of(top)
-        if m then
-          r.mem = string.format("%s of %s%s", fmt.bytes(m.now), fmt.bytes(m.limit),
-            m.ex and (", limit " .. trend.when(m.ex)) or "")
-          ctx:metric("memory_limit_pct", m.pct, { unit = "%", instance = c.label, agg = "peak" })
-        end
-        if top.pids.limit and #top.pids.current > 0 then
-          r.pids = string.format("%d of %d", top.pids.current:max("current"), top.pids.limit)
-        end
-        local io, rate = cgroups.io_limit(top), cgroups.io_rate(top)
+      end
+      local mem_cg = part(function(cg) return memory_of(cg) end)
+      local m = mem_cg and memory_of(mem_cg)
+      if m then
+        r.mem = string.format("%s of %s%s", fmt.bytes(m.now), fmt.bytes(m.limit),
+          m.ex and (", limit " .. trend.when(m.ex)) or "")
+        ctx:metric("memory_limit_pct", m.pct, { unit = "%", instance = c.label, agg = "peak" })
+      end
+      local pids_cg = part(function(cg) return cg.pids.limit and #cg.pids.current > 0 end)
+      if pids_cg then
+        r.pids = string.format("%d of %d", pids_cg.pids.current:max("current"), pids_cg.pids.limit)
+      end
+      local io_cg = part(function(cg) return cgroups.io_limit(cg) or cgroups.io_rate(cg) end)
+      if io_cg then
+        local io, rate = cgroups.io_limit(io_cg), cgroups.io_rate(io_cg)
         if io then
           r.io = string.format("%s of limit on %s", fmt.pct(io.pct), io.dev)
         elseif rate then
