@@ -26,7 +26,9 @@ PKGS := $(PKGS_LINKED) libcurl
 # debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
 # fresh-machine test); redis-server and redis-tools for `make bench`'s workload
 # under observation); systemd (systemd-analyze) and strace for the audit unit's
-# sandbox tests).
+# sandbox tests); runc for the containers' live tests (real OCI containers, cgroup v1), and
+# libcap2-bin (capsh) to drop capabilities where sonde runs as a container would;
+# python3-yaml to check contrib/kubernetes's manifests).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev iproute2 libxml2-utils lua-check \
@@ -34,7 +36,8 @@ DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
 	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
-	    libmd-dev redis-server redis-tools chromium systemd strace
+	    libmd-dev redis-server redis-tools chromium systemd strace runc libcap2-bin \
+	    python3-yaml
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \

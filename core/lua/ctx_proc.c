@@ -429,6 +429,7 @@ static const luaL_Reg proc_functions[] = {
 	{ "filesystems", ctx_proc__filesystems },
 	{ "swaps", ctx_proc__swaps },
 	{ "cgroups", ctx_proc__cgroups },
+	{ "containers", ctx_proc__containers },
 	{ "tasks", ctx_proc__tasks },
 	{ "threads", ctx_proc__threads },
 	{ "task_series", ctx_proc__task_series },
