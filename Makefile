@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sonde: `make deps` (Debian packages), `make` (the binary), `make check` (tests),
 # `make run` (a run on this host), `make bench` (benchmarks), `make install`,
-# `make uninstall`, `make deb` (build-aux/install.mk).
+# `make uninstall`, `make deb` (build-aux/install.mk), `make static` (one
+# statically linked binary to hand over, build-aux/static.mk).
 
 VERSION := 0.1.0
 SHELL := /bin/bash
@@ -26,7 +27,8 @@ PKGS := $(PKGS_LINKED) libcurl
 # debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
 # fresh-machine test); redis-server and redis-tools for `make bench`'s workload
 # under observation); systemd (systemd-analyze) and strace for the audit unit's
-# sandbox tests).
+# sandbox tests); cmake, libzstd-dev and liblzma-dev for `make static`
+# (libarchive built from Debian's source, the static archives it links).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev iproute2 libxml2-utils lua-check \
@@ -34,7 +36,8 @@ DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
 	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
-	    libmd-dev redis-server redis-tools chromium systemd strace
+	    libmd-dev redis-server redis-tools chromium systemd strace \
+	    cmake libzstd-dev liblzma-dev
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -73,7 +76,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-unwind bench-tools fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-unwind bench-static bench-tools fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -156,8 +159,11 @@ $(BUILD):
 # the C unit tests, and the tools the script tests need
 unit: $(UNIT_TESTS) $(BUILD)/fleet-gen
 
-# The whole suite, as TAP through prove; its last line is the summary.
-check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen man completion
+# The whole suite, as TAP through prove; its last line is the summary. When
+# the static build exists (make static), it is brought up to date first:
+# tests/checks/golden-static.t runs the golden tests against it too.
+STATIC_BUILT := $(wildcard $(BUILD)/static/sonde)
+check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen man completion $(STATIC_BUILT)
 	prove --exec '' $(UNIT_TESTS) $(SCRIPT_TESTS)
 
 run: sonde
@@ -177,6 +183,7 @@ bench: sonde $(BUILD)/fleet-gen
 	bench/heatmap.sh
 	bench/unwind.sh
 	bench/setup.sh
+	bench/static.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
@@ -191,6 +198,10 @@ bench-fslatency: sonde
 bench-unwind: sonde
 	bench/unwind.sh
 	bench/setup.sh
+
+# The static build against the dynamic one: size, start-up time and RSS.
+bench-static: sonde static
+	bench/static.sh
 
 # One program run of each hot BPF tool against the counting program: run_cost.
 bench-tools: sonde
@@ -256,5 +267,6 @@ clean:
 	rm -rf $(BUILD) sonde
 
 include build-aux/install.mk
+include build-aux/static.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
