@@ -29,6 +29,7 @@
 #include "util/clock.h"
 #include "util/json.h"
 #include "util/file.h"
+#include "util/refusal.h"
 #include "perf/counters.h"
 
 const struct perf_event_spec perf_event_specs[] = {
@@ -180,8 +181,13 @@ static void explain(const struct perf_event_spec *spec, int e, int paranoid, cha
 			 "not cover it", spec->name);
 		break;
 	case EACCES:
-	case EPERM:
-		if (paranoid == INT32_MIN)
+	case EPERM: {
+		char policy[400];
+
+		if (refusal__policy("perf_event_open", policy, sizeof(policy)))
+			snprintf(why, whylen, "%s: refused (%s): %s", spec->name, errno_name(e),
+				 policy);
+		else if (paranoid == INT32_MIN)
 			snprintf(why, whylen,
 				 "%s: permission denied (%s): system-wide counting needs "
 				 "CAP_PERFMON (or CAP_SYS_ADMIN), and "
@@ -195,6 +201,7 @@ static void explain(const struct perf_event_spec *spec, int e, int paranoid, cha
 				 "(sonde never changes it)",
 				 spec->name, errno_name(e), paranoid);
 		break;
+	}
 	case EMFILE:
 	case ENFILE:
 		snprintf(why, whylen,

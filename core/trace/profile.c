@@ -43,6 +43,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "util/refusal.h"
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
 #include "perf/unwind.h"
@@ -400,11 +401,18 @@ static int profile_attach(struct trace_run *t, const struct trace_opts *o, char 
 			err = -errno;
 			if (err == -ENODEV) /* went offline since we read the list */
 				continue;
-			snprintf(why, n, "perf_event_open(cpu-clock, CPU %d): %s%s", cpus[i],
-				 strerror(-err),
-				 err == -EACCES || err == -EPERM ?
-					 " (needs root or CAP_PERFMON; kernel.perf_event_paranoid)" :
-					 "");
+			char policy[400];
+
+			if ((err == -EACCES || err == -EPERM) &&
+			    refusal__policy("perf_event_open", policy, sizeof(policy)))
+				snprintf(why, n, "perf_event_open(cpu-clock, CPU %d): %s: %s", cpus[i],
+					 strerror(-err), policy);
+			else
+				snprintf(why, n, "perf_event_open(cpu-clock, CPU %d): %s%s", cpus[i],
+					 strerror(-err),
+					 err == -EACCES || err == -EPERM ?
+						 " (needs root or CAP_PERFMON; "
+						 "kernel.perf_event_paranoid)" : "");
 			return err;
 		}
 		p->fds[p->ncpus] = fd;

@@ -19,6 +19,7 @@
 
 #include "util/clock.h"
 #include "util/file.h"
+#include "util/refusal.h"
 #include "trace/cost.h"
 #include "trace/maps.h"
 #include "trace/trace.h"
@@ -167,8 +168,66 @@ static int cap_effective(int cap)
 	return have;
 }
 
+/*
+ * The kernel's BTF, which every CO-RE tool needs to load: 0 when
+ * /sys/kernel/btf/vmlinux holds BTF (its magic), else -ENOENT with the reason
+ * and what the user can do.
+ */
+static int kernel_btf(char *why, size_t whylen)
+{
+	static const char path[] = "/sys/kernel/btf/vmlinux";
+	static const char need[] =
+		"sonde's BPF tools (CO-RE) need it to load: a kernel built with "
+		"CONFIG_DEBUG_INFO_BTF (Linux 5.2+; RHEL 8.2+, Ubuntu 20.10+ or a 5.15 HWE kernel, "
+		"Debian 11+, Amazon Linux 2 with kernel 5.10, SLES 15 SP3+); the figures they give "
+		"come from /proc where it can (docs/portability.md)";
+	unsigned char magic[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "this kernel has no BTF (%s: %s): %s", path, strerror(errno),
+			 need);
+		return -ENOENT;
+	}
+	got = read(fd, magic, sizeof(magic));
+	close(fd);
+	/* struct btf_header starts with magic 0xeB9F, in the kernel's byte order (little here) */
+	if (got != (ssize_t)sizeof(magic) || magic[0] != 0x9f || magic[1] != 0xeb) {
+		snprintf(why, whylen, "this kernel has no BTF (%s is %s): %s", path,
+			 got <= 0 ? "empty" : "not BTF", need);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* bpf() refused or missing: why, and what the user can do. */
+static int bpf_refused(int err, char *why, size_t whylen)
+{
+	char policy[400];
+
+	if (err == ENOSYS) {
+		snprintf(why, whylen, "this kernel has no bpf() system call (built without "
+			 "CONFIG_BPF_SYSCALL, or older than 3.18): the figures BPF tools give come "
+			 "from /proc where it can");
+		return -ENOSYS;
+	}
+	if ((err == EPERM || err == EACCES) && refusal__policy("bpf", policy, sizeof(policy))) {
+		snprintf(why, whylen, "bpf() refused: %s", policy);
+		return -EPERM;
+	}
+	snprintf(why, whylen, "the kernel refused a minimal BPF program (%s)%s",
+		 err ? strerror(err) : "raw tracepoint programs unsupported",
+		 err == EPERM || err == EACCES ?
+			 ": an LSM (SELinux, AppArmor) or kernel.unprivileged_bpf_disabled may "
+			 "forbid it; run sonde as root, outside a container" : "");
+	return -EOPNOTSUPP;
+}
+
 int trace__probe(char *why, size_t whylen)
 {
+	int r, err;
+
 	/* CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39 */
 	if (geteuid() != 0 && !cap_effective(21) && !(cap_effective(38) && cap_effective(39))) {
 		snprintf(why, whylen,
@@ -177,20 +236,15 @@ int trace__probe(char *why, size_t whylen)
 			 (int)geteuid());
 		return -EPERM;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(why, whylen,
-			 "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s; needs "
-			 "CONFIG_DEBUG_INFO_BTF), which sonde's CO-RE tools need to load",
-			 strerror(errno));
-		return -ENOENT;
-	}
 	libbpf_quiet();
-	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) != 1) {
-		snprintf(why, whylen, "the kernel refused a minimal BPF program (%s)",
-			 errno ? strerror(errno) : "raw tracepoint programs unsupported");
-		return -EOPNOTSUPP;
+	errno = 0;
+	r = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
+	if (r != 1) {
+		err = r < 0 ? -r : errno;
+		return bpf_refused(err, why, whylen);
 	}
-	return 0;
+	/* after bpf() itself: a host that refuses bpf() is told that, not that it lacks BTF */
+	return kernel_btf(why, whylen);
 }
 
 static int tracefs_events(void)
