@@ -2,7 +2,8 @@
 # sonde: `make deps` (Debian packages), `make` (the binary), `make check` (tests),
 # `make run` (a run on this host), `make bench` (benchmarks), `make install`,
 # `make uninstall`, `make deb` (build-aux/install.mk), `make static` (one
-# statically linked binary to hand over, build-aux/static.mk).
+# statically linked binary to hand over, build-aux/static.mk), `make rpm`
+# (an RPM of it, build-aux/rpm.mk).
 
 VERSION := 0.1.0
 SHELL := /bin/bash
@@ -28,7 +29,8 @@ PKGS := $(PKGS_LINKED) libcurl
 # fresh-machine test); redis-server and redis-tools for `make bench`'s workload
 # under observation); systemd (systemd-analyze) and strace for the audit unit's
 # sandbox tests); cmake, libzstd-dev and liblzma-dev for `make static`
-# (libarchive built from Debian's source, the static archives it links).
+# (libarchive built from Debian's source, the static archives it links); rpm
+# for `make rpm` (rpmbuild) and its test (rpm --root).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev iproute2 libxml2-utils lua-check \
@@ -37,7 +39,7 @@ DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev
 	    openssh-server openssh-client python3 openssl \
 	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
 	    libmd-dev redis-server redis-tools chromium systemd strace \
-	    cmake libzstd-dev liblzma-dev
+	    cmake libzstd-dev liblzma-dev rpm
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -268,5 +270,6 @@ clean:
 
 include build-aux/install.mk
 include build-aux/static.mk
+include build-aux/rpm.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
