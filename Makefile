@@ -64,7 +64,7 @@ BPF_ITERS := tasks
 BPF_PROGS := $(TRACE_TOOLS) $(BPF_ITERS)
 BPF_SKELS := $(BPF_PROGS:%=$(BUILD)/bpf/%.skel.h)
 # kept (not removed as intermediates): `make check`'s last line stays prove's summary
-.SECONDARY: $(BPF_PROGS:%=$(BUILD)/bpf/%.bpf.o)
+.SECONDARY: $(BPF_PROGS:%=$(BUILD)/bpf/%.bpf.o) $(BUILD)/bpf/profile_nobtf.bpf.o
 
 # core/<layer>/*.c (docs/architecture.md); main.c alone at the top. Objects
 # mirror the tree under build/; -MMD -MP writes each object's header
@@ -100,6 +100,16 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/sonde.bpf.h bpf/vmlinux.h
 	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Ibpf -c $< -o $@.tmp
 	llvm-strip -g $@.tmp -o $@
 	rm -f $@.tmp
+
+# The profile again without CO-RE, for kernels without BTF (bpf/profile.bpf.c
+# says what it gives up): the UAPI headers of the build host instead of vmlinux.h.
+$(BUILD)/bpf/profile_nobtf.bpf.o: bpf/profile.bpf.c bpf/profile.h bpf/sonde.bpf.h
+	@mkdir -p $(BUILD)/bpf
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -DPROFILE_NO_BTF -Wall -Ibpf \
+		-I/usr/include/$(shell $(CC) -print-multiarch) -c $< -o $@.tmp
+	llvm-strip -g $@.tmp -o $@
+	rm -f $@.tmp
+$(BUILD)/trace/profile.o: | $(BUILD)/bpf/profile_nobtf.skel.h
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@

@@ -168,39 +168,6 @@ static int cap_effective(int cap)
 	return have;
 }
 
-/*
- * The kernel's BTF, which every CO-RE tool needs to load: 0 when
- * /sys/kernel/btf/vmlinux holds BTF (its magic), else -ENOENT with the reason
- * and what the user can do.
- */
-static int kernel_btf(char *why, size_t whylen)
-{
-	static const char path[] = "/sys/kernel/btf/vmlinux";
-	static const char need[] =
-		"sonde's BPF tools (CO-RE) need it to load: a kernel built with "
-		"CONFIG_DEBUG_INFO_BTF (Linux 5.2+; RHEL 8.2+, Ubuntu 20.10+ or a 5.15 HWE kernel, "
-		"Debian 11+, Amazon Linux 2 with kernel 5.10, SLES 15 SP3+); the figures they give "
-		"come from /proc where it can (docs/portability.md)";
-	unsigned char magic[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t got;
-
-	if (fd < 0) {
-		snprintf(why, whylen, "this kernel has no BTF (%s: %s): %s", path, strerror(errno),
-			 need);
-		return -ENOENT;
-	}
-	got = read(fd, magic, sizeof(magic));
-	close(fd);
-	/* struct btf_header starts with magic 0xeB9F, in the kernel's byte order (little here) */
-	if (got != (ssize_t)sizeof(magic) || magic[0] != 0x9f || magic[1] != 0xeb) {
-		snprintf(why, whylen, "this kernel has no BTF (%s is %s): %s", path,
-			 got <= 0 ? "empty" : "not BTF", need);
-		return -ENOENT;
-	}
-	return 0;
-}
-
 /* bpf() refused or missing: why, and what the user can do. */
 static int bpf_refused(int err, char *why, size_t whylen)
 {
@@ -224,7 +191,7 @@ static int bpf_refused(int err, char *why, size_t whylen)
 	return -EOPNOTSUPP;
 }
 
-int trace__probe(char *why, size_t whylen)
+int trace__probe_bpf(char *why, size_t whylen)
 {
 	int r, err;
 
@@ -243,8 +210,25 @@ int trace__probe(char *why, size_t whylen)
 		err = r < 0 ? -r : errno;
 		return bpf_refused(err, why, whylen);
 	}
+	return 0;
+}
+
+int trace__probe(char *why, size_t whylen)
+{
+	int err = trace__probe_bpf(why, whylen);
+
 	/* after bpf() itself: a host that refuses bpf() is told that, not that it lacks BTF */
-	return kernel_btf(why, whylen);
+	return err ? err : trace__kernel_btf(why, whylen);
+}
+
+int trace__probe_collector(const char *name, char *why, size_t whylen)
+{
+	const struct trace_tool *tool = trace_tool__find(name);
+	int err = trace__probe_bpf(why, whylen);
+
+	if (err || (tool && tool->btf_free))
+		return err;
+	return trace__kernel_btf(why, whylen);
 }
 
 static int tracefs_events(void)
@@ -429,7 +413,7 @@ int trace_tool__probe(const struct trace_tool *tool, enum trace_attach *attach, 
 	char attempts[1024];
 	int err;
 
-	err = trace__probe(why, whylen);
+	err = trace__probe_collector(tool->name, why, whylen);
 	if (err)
 		return err;
 	/* Attach and detach too: a variant can load and still be refused at attach (fentry here). */
@@ -562,8 +546,8 @@ static void heap_keep(int on)
 int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
 		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen)
 {
-	char dir[4200], general[512] = "";
-	int general_err = 0, started = 0;
+	char dir[4200], general[512] = "", btf[512] = "";
+	int general_err = 0, btf_err = 0, started = 0;
 
 	memset(ts, 0, sizeof(*ts));
 	snprintf(ts->raw_dir, sizeof(ts->raw_dir), "%s", raw_dir);
@@ -588,7 +572,9 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 		return -errno;
 	}
 	if (!disabled)
-		general_err = trace__probe(general, sizeof(general));
+		general_err = trace__probe_bpf(general, sizeof(general));
+	if (!disabled && !general_err)
+		btf_err = trace__kernel_btf(btf, sizeof(btf));
 	if (!disabled && !general_err) {
 		trace_cost__plan(ts, o);
 		ts->ntgids = o->ntgids < TRACE_MAX_TGIDS ? o->ntgids : TRACE_MAX_TGIDS;
@@ -604,6 +590,10 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 		}
 		if (general_err) {
 			snprintf(oc->reason, sizeof(oc->reason), "%s", general);
+			continue;
+		}
+		if (btf_err && !oc->tool->btf_free) {
+			snprintf(oc->reason, sizeof(oc->reason), "%s", btf);
 			continue;
 		}
 		if (oc->pred.done && oc->pred.duty <= 0) {

@@ -158,6 +158,7 @@ struct trace_tool {
 	int hot;                      /* hooks a hot path: started in a drill-down window only */
 	int filters;                  /* honours trace_opts.tgids, in the kernel */
 	const char *instead;          /* the evidence the checks read when it is not attached */
+	int btf_free;                 /* also loads without kernel BTF (a build without CO-RE) */
 };
 
 /* Every tool of the table (core/trace/tools.h), in its order, then NULL. */
@@ -167,9 +168,18 @@ const struct trace_tool *trace_tool__find(const char *name);
 
 /*
  * Can BPF tools run here at all (privilege, kernel BTF, program types)?
- * 0, or -errno with the reason in words.
+ * 0, or -errno with the reason in words (and what the user can do).
  */
 int trace__probe(char *why, size_t whylen);
+/* The same without kernel BTF: may this process load BPF programs at all? */
+int trace__probe_bpf(char *why, size_t whylen);
+/* Has the kernel BTF (/sys/kernel/btf/vmlinux holds BTF), which CO-RE programs need? */
+int trace__kernel_btf(char *why, size_t whylen);
+/*
+ * trace__probe for one collector ("bpf.profile"): a tool that also loads
+ * without kernel BTF (btf_free) does not need it.
+ */
+int trace__probe_collector(const char *name, char *why, size_t whylen);
 /*
  * Can this tool run here: loads it (without attaching) in the first variant
  * the kernel accepts. 0 with the variant in *attach, or -errno with why.

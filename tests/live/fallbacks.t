@@ -5,7 +5,8 @@
 # one process, and `sonde run --window 2` must still write a bundle that
 # `sonde verify` accepts, end no check in error, and name in its known
 # unknowns what was lost and why (with what the user can do):
-#   no BTF       an empty file bind-mounted over /sys/kernel/btf/vmlinux
+#   no BTF       an empty file bind-mounted over /sys/kernel/btf/vmlinux: the
+#                CO-RE tools are skipped, the profile runs (built without CO-RE)
 #   no BPF       bpf() refused by a seccomp filter (tests/lib/seccomp-deny.c),
 #                as a container runtime's default profile refuses it
 #   unprivileged uid 65534 with kernel.perf_event_paranoid 3 (set, and
@@ -99,6 +100,13 @@ tool_reason no-btf biolatency "this kernel has no BTF (/sys/kernel/btf/vmlinux i
 tool_reason no-btf execsnoop "CONFIG_DEBUG_INFO_BTF (Linux 5.2+"
 unknown no-btf use.disk-saturation service_p99_ms "this kernel has no BTF"
 unknown no-btf workload.process-what execs_per_s "this kernel has no BTF"
+is "$(jq -r '.tools[] | select(.name == "profile") | "\(.status) \(.attach)"' "$T/no-btf.json")" \
+	"ok perf_event" "no-btf: the profile still runs (its build without CO-RE)"
+ok "no-btf: ... and says it has no CFI stack copies without BTF" \
+	sh -c "tar -xJOf '$(ls "$T"/no-btf/sonde-*.tar.xz 2>/dev/null | head -1)' raw/bpf/profile.json |
+		jq -r .data.cfi.status | grep -q 'the kernel has no BTF'"
+ok "no-btf: the CPU profile's checks are not unknown" \
+	test "$(jq '[.unknowns[] | select(.check == "workload.cpu-why")] | length' "$T/no-btf.json")" = 0
 ok "no-btf: the thread states came from /proc, and say why" \
 	grep -q "thread states from /proc/PID/task (this kernel has no BTF" <<<"$(states_note no-btf)"
 ok "no-btf: ... and what the /proc reading lost" \
