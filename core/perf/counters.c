@@ -61,19 +61,12 @@ static long sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, 
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
+/* 0, or -errno: the callers want the text or nothing (util/file.h reads it). */
 static int read_small(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = file__read_small(path, buf, cap);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 static int read_paranoid(void)
