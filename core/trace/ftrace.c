@@ -79,7 +79,7 @@ static const char *tracefs_root(void)
 
 static int write_at(const char *dir, const char *rel, const char *text)
 {
-	char path[768];
+	char path[1600];
 	size_t n = strlen(text);
 	ssize_t w;
 	int fd;
@@ -93,6 +93,14 @@ static int write_at(const char *dir, const char *rel, const char *text)
 		w = -errno;
 	close(fd);
 	return w < 0 ? (int)w : (size_t)w == n ? 0 : -EIO;
+}
+
+static int access_at(const char *dir, const char *rel)
+{
+	char path[1600];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return access(path, F_OK);
 }
 
 /* A process's start time (clock ticks after boot), 0 when it is gone. */
@@ -283,6 +291,9 @@ int ftrace__start(struct trace_run *t, const struct trace_opts *o, char *why, si
 		goto fail;
 	}
 	for (const struct ftrace_event_spec *e = ft->events; e->system; e++) {
+		snprintf(rel, sizeof(rel), "events/%s/%s/enable", e->system, e->event);
+		if (e->optional && access_at(f->dir, rel))
+			continue; /* an older kernel: the tool counts what it has */
 		snprintf(rel, sizeof(rel), "events/%s/%s/filter", e->system, e->event);
 		if (e->filter && (err = write_at(f->dir, rel, e->filter))) {
 			snprintf(why, n, "tracefs: the filter of %s:%s: %s", e->system, e->event,

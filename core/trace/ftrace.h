@@ -24,6 +24,7 @@ struct trace_opts;
 struct ftrace_event_spec {
 	const char *system, *event; /* events/SYSTEM/EVENT */
 	const char *filter;         /* written to its filter file; NULL: none */
+	int optional;               /* a kernel without this event still runs the tool */
 };
 
 struct ftrace_tool {

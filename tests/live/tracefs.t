@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The tracefs variant of the tools that have one (core/trace/ftrace.c:
-# killsnoop, oomkill), where bpf() is refused (a seccomp filter,
+# killsnoop, oomkill, tcpretrans), where bpf() is refused (a seccomp filter,
 # tests/lib/seccomp-deny.c) or the kernel has no BTF: each runs from a
 # private tracefs instance, streamed and counted by sonde (this VM's tracefs
 # has no hist triggers), and says so (attach "tracefs", its cost with the
 # reader thread's CPU). A SIGTERM sent to a sleep during the window is the
-# finding of workload.signal-who, as with BPF; the instances are removed at
+# finding of workload.signal-who, as with BPF; five connections refused by a
+# closed loopback port are five resets sent and received, per flow; the instances are removed at
 # the end of the run; one left by a run killed with kill -9 is removed by the
 # next run, and a live run's is left alone. Without tracefs mounted, the
 # reason keeps both: bpf() refused, and tracefs not mounted.
@@ -14,6 +15,7 @@
 # tracefs is mounted in the test's own mount namespace (this VM does not
 # mount it; sonde never does). Needs root, unshare and a C compiler.
 . tests/lib/tap.sh
+. tests/lib/net.sh
 
 [ -x "$SONDE" ] || skip_all "no sonde binary at $SONDE (make sonde)"
 [ "$(id -u)" = 0 ] || skip_all "needs root (mount namespaces, tracefs)"
@@ -48,7 +50,9 @@ sleep 60 &
 VICTIM=$!
 PIDS+=("$VICTIM")
 mkdir -p "$T/out"
-(sleep 1.5; kill -TERM "$VICTIM") &
+PORT=$(free_port)
+(sleep 1.5; kill -TERM "$VICTIM"
+ for _ in 1 2 3 4 5; do bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" 2>/dev/null; done) &
 PIDS+=("$!")
 unshare -m --propagation private sh -c "$TRACEFS
 	exec '$T/seccomp-deny' bpf '$SONDE' run --window 3 --max-overhead 0 --out '$T/out' --json \
@@ -56,7 +60,7 @@ unshare -m --propagation private sh -c "$TRACEFS
 is "$?" 0 "bpf() refused, tracefs there: sonde run exits 0"
 B=$(ls "$T"/out/sonde-*.tar.xz 2>/dev/null | head -1)
 ok "a bundle is written" test -f "$B"
-for tool in killsnoop oomkill; do
+for tool in killsnoop oomkill tcpretrans; do
 	is "$(jq -r --arg t "$tool" '.tools[] | select(.name == $t) | "\(.status) \(.attach)"' "$T/f.json")" \
 		"ok tracefs" "$tool ran through tracefs"
 done
@@ -73,8 +77,15 @@ ok "events were read, none lost" \
 	test "$(jq '.runs' "$T/killsnoop.json")" -gt 0 -a "$(jq '.drops' "$T/killsnoop.json")" = 0
 ok "workload.signal-who: the fatal signal is a finding" \
 	test "$(jq '[.findings[] | select(.check == "workload.signal-who")] | length' "$T/f.json")" = 1
-ok "... whose summary names the SIGTERM to sleep" \
-	grep -q "SIGTERM to sleep (pid $VICTIM)" <<<"$(jq -r '.checks[] | select(.id == "workload.signal-who") | .summary' "$T/f.json")"
+# (the summary names the first fatal signal: other work on this host may send one before)
+is "$(jq -r --arg v "$VICTIM" '.checks[] | select(.id == "workload.signal-who") | .evidence[] |
+	select(.title | startswith("Fatal signals")) | .rows[] | select(.[1] == "SIGTERM" and .[4] == $v) |
+	.[5]' "$T/f.json")" sleep "... whose table of fatal signals shows the SIGTERM to sleep (pid $VICTIM)"
+tar -xJOf "$B" raw/bpf/tcpretrans.json >"$T/tcpretrans.json" 2>/dev/null
+is "$(jq --argjson p "$PORT" '[.data.flows[] | select(.lport == $p and .raddr == "127.0.0.1") |
+	.resets_sent] | add' "$T/tcpretrans.json")" 5 "tcpretrans: the closed port $PORT sent 5 resets"
+is "$(jq --argjson p "$PORT" '[.data.flows[] | select(.rport == $p and .laddr == "127.0.0.1") |
+	.resets_received] | add' "$T/tcpretrans.json")" 5 "... and the clients received them"
 ok "the report's appendix names the mechanism (tracefs)" \
 	sh -c "tar -xJOf '$B' report.md | grep -q '| killsnoop | ok | tracefs |'"
 is "$(instances)" "$before" "the run's instances are gone"
