@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The tracefs variant of the tools that have one (core/trace/ftrace.c:
-# killsnoop, oomkill, tcpretrans), where bpf() is refused (a seccomp filter,
+# killsnoop, oomkill, tcpretrans, execsnoop), where bpf() is refused (a seccomp filter,
 # tests/lib/seccomp-deny.c) or the kernel has no BTF: each runs from a
 # private tracefs instance, streamed and counted by sonde (this VM's tracefs
 # has no hist triggers), and says so (attach "tracefs", its cost with the
 # reader thread's CPU). A SIGTERM sent to a sleep during the window is the
 # finding of workload.signal-who, as with BPF; five connections refused by a
-# closed loopback port are five resets sent and received, per flow; the instances are removed at
+# closed loopback port are five resets sent and received, per flow; eight
+# runs of a program of ours are eight execs of its comm, with its path and
+# eight lifetimes; the instances are removed at
 # the end of the run; one left by a run killed with kill -9 is removed by the
 # next run, and a live run's is left alone. Without tracefs mounted, the
 # reason keeps both: bpf() refused, and tracefs not mounted.
@@ -51,7 +53,9 @@ VICTIM=$!
 PIDS+=("$VICTIM")
 mkdir -p "$T/out"
 PORT=$(free_port)
+cp /bin/true "$T/sonde-ft-exec"
 (sleep 1.5; kill -TERM "$VICTIM"
+ for _ in 1 2 3 4 5 6 7 8; do "$T/sonde-ft-exec"; done
  for _ in 1 2 3 4 5; do bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" 2>/dev/null; done) &
 PIDS+=("$!")
 unshare -m --propagation private sh -c "$TRACEFS
@@ -60,7 +64,7 @@ unshare -m --propagation private sh -c "$TRACEFS
 is "$?" 0 "bpf() refused, tracefs there: sonde run exits 0"
 B=$(ls "$T"/out/sonde-*.tar.xz 2>/dev/null | head -1)
 ok "a bundle is written" test -f "$B"
-for tool in killsnoop oomkill tcpretrans; do
+for tool in killsnoop oomkill tcpretrans execsnoop; do
 	is "$(jq -r --arg t "$tool" '.tools[] | select(.name == $t) | "\(.status) \(.attach)"' "$T/f.json")" \
 		"ok tracefs" "$tool ran through tracefs"
 done
@@ -86,6 +90,15 @@ is "$(jq --argjson p "$PORT" '[.data.flows[] | select(.lport == $p and .raddr ==
 	.resets_sent] | add' "$T/tcpretrans.json")" 5 "tcpretrans: the closed port $PORT sent 5 resets"
 is "$(jq --argjson p "$PORT" '[.data.flows[] | select(.rport == $p and .laddr == "127.0.0.1") |
 	.resets_received] | add' "$T/tcpretrans.json")" 5 "... and the clients received them"
+tar -xJOf "$B" raw/bpf/execsnoop.json >"$T/execsnoop.json" 2>/dev/null
+is "$(jq -r '.data.comms[] | select(.comm == "sonde-ft-exec") | "\(.execs) \(.exits_new) \(.filename)"' \
+	"$T/execsnoop.json")" "8 8 $T/sonde-ft-exec" "execsnoop: 8 execs of sonde-ft-exec, 8 lifetimes, its path"
+ok "... its totals hold them, the lifetimes' histogram counts every one that ended" \
+	test "$(jq '.data.execs >= 8 and .data.lifetime.count == .data.exits_new and
+		(.data.lifetime.hist | add) == .data.exits_new' "$T/execsnoop.json")" = true
+ok "... and it says no command line was sampled (the event has none)" \
+	test "$(jq '.data.sampling.first == 0 and (.data.samples | length) == 0 and
+		.data.not_sampled == .data.execs' "$T/execsnoop.json")" = true
 ok "the report's appendix names the mechanism (tracefs)" \
 	sh -c "tar -xJOf '$B' report.md | grep -q '| killsnoop | ok | tracefs |'"
 is "$(instances)" "$before" "the run's instances are gone"
