@@ -290,6 +290,8 @@ static void check_upload(struct run_opts *o)
 				       "and --upload-token-file need --upload");
 		return;
 	}
+	if (upload__built_in(err, sizeof(err)))
+		run__die_usage(o->cmd, "--upload: %s", err);
 	if (o->upload_url[0] == '@') {
 		read_upload_url(o);
 	} else if (strstr(o->command_line, o->upload_url) &&

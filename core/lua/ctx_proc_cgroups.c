@@ -251,7 +251,8 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 	    !strcmp(file, "io.pressure")) {
 		if (r->err) {
 			ctx_proc__err_reason(L, r->path, r->err,
-					     "this kernel has no PSI (CONFIG_PSI, psi=1)");
+					     "this kernel has no PSI (Linux 4.20+ with CONFIG_PSI, "
+					     "booted with psi=1 where it is off by default (RHEL 8))");
 			lua_setfield(L, entry, "pressure_reason");
 			return;
 		}
