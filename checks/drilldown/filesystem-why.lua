@@ -8,6 +8,7 @@
 -- window.
 local fmt = require("fmt")
 local hist = require("hist")
+local bpf = require("bpf")
 
 -- Mounts with no storage behind them: pipes, sockets, event fds, /dev, /proc.
 -- Time in calls on these is the application waiting on something else.
@@ -107,7 +108,7 @@ return {
       ctx:unknown("file_p99_ms", info)
       return
     end
-    local traced = math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9)
+    local traced = bpf.traced_s(ctx, info)
     local only = info.filtered_to
     if only and #only > 0 then
       local pids = {}

@@ -4,6 +4,8 @@
 -- in futex code (user locks and condition variables handing off through the
 -- kernel). A first-window sign, from samples sonde takes anyway: the waits
 -- themselves need the lock tools of the drill-down (klockstat, futexctn).
+local bpf = require("bpf")
+
 local locks = {}
 
 -- kernel frames ("name_[k]") of a lock's slow path; plain substrings
@@ -123,7 +125,7 @@ function locks.drill(ctx, tool, metric)
     ctx:unknown(metric, info)
     return nil
   end
-  return data, math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9), math.max(ctx.host.cpus or 1, 1),
+  return data, bpf.traced_s(ctx, info), math.max(ctx.host.cpus or 1, 1),
     info
 end
 

@@ -3,6 +3,7 @@
 -- interval. From the BPF tool execsnoop; /proc says only what it happened to see.
 local fmt = require("fmt")
 local hist = require("hist")
+local bpf = require("bpf")
 
 -- What /proc sampling saw start and end (short-lived processes slip between two samples).
 local function proc_seen(ctx)
@@ -59,8 +60,7 @@ return {
       return
     end
 
-    local secs = (info.traced_to_s or 0) - (info.traced_from_s or 0)
-    if secs <= 0 then secs = math.max(ctx.window.seconds, 1e-9) end
+    local secs = bpf.traced_s(ctx, info)
     local execs, forks = d.execs or 0, d.forks or 0
     local rate = execs / secs
     ctx:metric("execs_per_s", rate, { unit = "/s", warn = args.warn_execs_per_s, crit = args.crit_execs_per_s, agg = "mean" })
