@@ -27,7 +27,7 @@ return {
         rows[#rows + 1] = { t.pid, t.tgid ~= 0 and t.tgid or "?", t.comm, t.count,
                             string.format("%.3f", t.total_us / 1e6),
                             fmt.pct(100 * t.total_us / 1e6 / traced),
-                            string.format("%.2f", t.max_us / 1000) }
+                            fmt.ms(t.max_us) }
       end
       ctx:table { traced = rqwhy, title = "Threads that waited longest for a CPU (runqlat, drill-down window)",
         columns = { "tid", "pid", "thread", "waits", "waited (s)", "of the time traced", "longest (ms)" }, rows = rows }

@@ -2,7 +2,6 @@
 local disks = require("disks")
 local fmt = require("fmt")
 
-local function ms(us) return us and string.format("%.2f", us / 1000) or "-" end
 
 return {
   id = "drilldown.disk-who",
@@ -89,7 +88,7 @@ return {
           if io.total_us and (not worst or io.total_us > worst) then worst = io.total_us end
           if #rows < args.top then
             rows[#rows + 1] = { io.pid, io.comm, io.disk, io.op, string.format("%.1f", (io.bytes or 0) / 1024),
-                                ms(io.queue_us), ms(io.service_us), ms(io.total_us) }
+                                fmt.ms(io.queue_us), fmt.ms(io.service_us), fmt.ms(io.total_us) }
           end
         end
       end

@@ -9,6 +9,7 @@
 -- EINTR, the normal outcomes).
 local hist = require("hist")
 local locks = require("locks")
+local fmt = require("fmt")
 
 return {
   id = "drilldown.user-mutex-who",
@@ -45,7 +46,7 @@ return {
     for i, p in ipairs(f.processes or {}) do
       if i > 10 then break end
       rows[#rows + 1] = { p.pid, p.comm, p.lock_count, string.format("%.3f", p.lock_us / 1e6),
-                          p.count, string.format("%.3f", p.total_us / 1e6), string.format("%.2f", p.max_us / 1000) }
+                          p.count, string.format("%.3f", p.total_us / 1e6), fmt.ms(p.max_us) }
     end
     if #rows > 0 then
       ctx:table { traced = info, title = "Processes waiting on futexes (futexctn)", columns = { "pid", "process", "mutex waits", "mutex wait (s)", "all futex waits", "all futex wait (s)", "longest (ms)" }, rows = rows }

@@ -6,6 +6,7 @@
 local fmt = require("fmt")
 local tasks = require("tasks")
 local cpu = require("cpu")
+local psi = require("psi")
 
 return {
   id = "use.cpu-saturation",
@@ -53,15 +54,11 @@ return {
       ctx:metric("load1_per_cpu", la:last("load1") / math.max(ncpu, 1), { unit = "ratio", agg = "last", node_exporter = "node_load1" })
     end
 
-    local psi, pwhy = ctx.proc.pressure("cpu")
-    local psi_pct
-    if psi and psi:seconds() > 0 and psi:delta("some_total") then
-      local pct = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
-      psi_pct = pct
-      local per = {}
-      for i, r in ipairs(psi:rates("some_total")) do per[i] = r / 1e4 end -- us/s -> %
-      ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, over = per, agg = "mean", node_exporter = "node_pressure_cpu_waiting_seconds_total" })
-      saturated = saturated or pct >= args.warn_psi_pct
+    local pr, pwhy = ctx.proc.pressure("cpu")
+    local psi_pct = psi.window_pct(pr, "some_total")
+    if psi_pct then
+      ctx:metric("psi_some_pct", psi_pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, over = psi.interval_pcts(pr, "some_total"), agg = "mean", node_exporter = "node_pressure_cpu_waiting_seconds_total" })
+      saturated = saturated or psi_pct >= args.warn_psi_pct
     else
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
     end

@@ -3,6 +3,8 @@
 local disks = require("disks")
 local tasks = require("tasks")
 local hist = require("hist")
+local psi = require("psi")
+local fmt = require("fmt")
 
 local OPS = { "read", "write", "discard", "flush", "other" }
 
@@ -21,7 +23,6 @@ local function merged(d, kind)
   return slots, measured, queued
 end
 
-local function ms(us) return us and string.format("%.2f", us / 1000) or "-" end
 
 return {
   id = "use.disk-saturation",
@@ -134,7 +135,7 @@ return {
       for i, io in ipairs(bl.slowest or {}) do
         if i > 10 then break end
         srows[#srows + 1] = { io.pid, io.comm, io.disk, io.op, string.format("%.1f", (io.bytes or 0) / 1024),
-                              ms(io.queue_us), ms(io.service_us), ms(io.total_us) }
+                              fmt.ms(io.queue_us), fmt.ms(io.service_us), fmt.ms(io.total_us) }
       end
       if #srows > 0 then
         ctx:table { traced = blwhy, title = "Slowest I/Os (biolatency; pid and comm of the thread that queued or issued the request)",
@@ -145,9 +146,9 @@ return {
       ctx:unknown("service_p99_ms", blwhy)
     end
 
-    local psi, pwhy = ctx.proc.pressure("io")
-    if psi and psi:seconds() > 0 and psi:delta("some_total") then
-      local some = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
+    local pr, pwhy = ctx.proc.pressure("io")
+    local some = psi.window_pct(pr, "some_total")
+    if some then
       ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_io_waiting_seconds_total" })
       saturated = saturated or some >= args.warn_psi_pct
     else

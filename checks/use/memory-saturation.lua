@@ -1,6 +1,7 @@
 --- Memory saturation: is work waiting on memory (reclaim, swapping, PSI memory)?
 local fmt = require("fmt")
 local tasks = require("tasks")
+local psi = require("psi")
 
 return {
   id = "use.memory-saturation",
@@ -17,12 +18,13 @@ return {
 
   run = function(ctx, args)
     local saturated = false
-    local psi, why = ctx.proc.pressure("memory")
-    if psi and psi:seconds() > 0 and psi:delta("some_total") then
-      local some = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
+    local pr, why = ctx.proc.pressure("memory")
+    local some = psi.window_pct(pr, "some_total")
+    if some then
       ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_memory_waiting_seconds_total" })
-      if psi:delta("full_total") then
-        ctx:metric("psi_full_pct", 100 * psi:delta("full_total") / 1e6 / psi:seconds(), { unit = "%", agg = "mean", node_exporter = "node_pressure_memory_stalled_seconds_total" })
+      local full = psi.window_pct(pr, "full_total")
+      if full then
+        ctx:metric("psi_full_pct", full, { unit = "%", agg = "mean", node_exporter = "node_pressure_memory_stalled_seconds_total" })
       end
       saturated = some >= args.warn_psi_pct
     else
