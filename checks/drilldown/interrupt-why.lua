@@ -84,8 +84,9 @@ return {
       return a.cpu < b.cpu
     end)
     local worst = list[1]
+    local irq_st
     if worst then
-      ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
+      irq_st = ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
         warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
     else
       ctx:metric("cpu_irq_pct_max", 0, { unit = "%", warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
@@ -142,7 +143,7 @@ return {
         if i > 2 then break end
         parts[#parts + 1] = string.format("%s %s", b.name, fmt.pct(b.pct))
       end
-      local hot = worst.hard + worst.soft >= args.warn_cpu_irq_pct
+      local hot = irq_st ~= "ok"
       ctx:summary(string.format("cpu%d spends %s of its time in interrupts (%s)%s", worst.cpu,
         fmt.pct(worst.hard + worst.soft), table.concat(parts, ", "),
         hot and ": its threads lose that capacity; spread the interrupts (irqbalance, RSS/RPS, smp_affinity)" or ""))

@@ -84,7 +84,7 @@ function locks.check(ctx, args, o)
   end
   -- of the host's CPU time: samples are taken on every CPU, idle ones included
   local pct = 100 * s.samples / s.all
-  ctx:metric(o.metric, pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
+  local pct_st = ctx:metric(o.metric, pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
   ctx:metric(o.metric .. "_samples", s.samples, { unit = "samples", agg = "total" })
   local rows = {}
   for i, p in ipairs(s.procs) do
@@ -101,7 +101,7 @@ function locks.check(ctx, args, o)
     end
     ctx:table { traced = why, title = o.what .. ": hottest stacks", columns = { "process", "samples", "stack (last frames, leaf last)" }, rows = srows }
   end
-  local hot = pct >= args.warn_pct and s.samples >= args.min_samples
+  local hot = pct_st ~= "ok" and s.samples >= args.min_samples
   if hot then
     for i, p in ipairs(s.procs) do
       if i > 3 or (i > 1 and p.samples < 0.1 * s.samples) then break end

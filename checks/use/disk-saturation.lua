@@ -55,11 +55,12 @@ return {
           local warn_await = d.info.rotational and args.warn_await_rot_ms or args.warn_await_ms
           local q = {}
           for i, v in ipairs(d.series:rates("time_in_queue")) do q[i] = v / 1000 end
-          ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue, over = q, agg = "mean", node_exporter = "node_disk_io_time_weighted_seconds_total" })
+          local qst = ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue, over = q, agg = "mean", node_exporter = "node_disk_io_time_weighted_seconds_total" })
+          local ast = "ok"
           if x.ios > 0 then
-            ctx:metric("await_ms", x.await, { unit = "ms", instance = d.name, warn = warn_await, crit = 10 * warn_await, agg = "mean", node_exporter = "node_disk_read_time_seconds_total" })
+            ast = ctx:metric("await_ms", x.await, { unit = "ms", instance = d.name, warn = warn_await, crit = 10 * warn_await, agg = "mean", node_exporter = "node_disk_read_time_seconds_total" })
           end
-          saturated = saturated or x.aqu_sz >= args.warn_queue or (x.ios > 0 and x.await >= warn_await)
+          saturated = saturated or qst ~= "ok" or ast ~= "ok"
           rows[#rows + 1] = { d.name, string.format("%.2f", x.aqu_sz), string.format("%.2f", x.r_await),
                               string.format("%.2f", x.w_await), string.format("%.1f", x.rareq_kb),
                               string.format("%.1f", x.wareq_kb), d.info.scheduler or "?", d.info.nr_requests or "?" }
@@ -87,8 +88,8 @@ return {
           if queued > 0 then
             any_queued = true
             q99 = hist.percentile(q, 99) / 1000
-            ctx:metric("queue_p99_ms", q99, { unit = "ms", instance = d.name, warn = args.warn_queue_p99_ms, crit = args.crit_queue_p99_ms, agg = "p99" })
-            saturated = saturated or q99 >= args.warn_queue_p99_ms
+            local st = ctx:metric("queue_p99_ms", q99, { unit = "ms", instance = d.name, warn = args.warn_queue_p99_ms, crit = args.crit_queue_p99_ms, agg = "p99" })
+            saturated = saturated or st ~= "ok"
             if q99 > worst_p99 then worst, worst_p99 = d, q99 end
           else
             direct[#direct + 1] = d.name
@@ -149,8 +150,8 @@ return {
     local pr, pwhy = ctx.proc.pressure("io")
     local some = psi.window_pct(pr, "some_total")
     if some then
-      ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_io_waiting_seconds_total" })
-      saturated = saturated or some >= args.warn_psi_pct
+      local st = ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_io_waiting_seconds_total" })
+      saturated = saturated or st ~= "ok"
     else
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
     end

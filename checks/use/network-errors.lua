@@ -16,7 +16,7 @@ local function retransmits(ctx, args)
     return nil
   end
   local secs = bpf.traced_s(ctx, info)
-  ctx:metric("tcp_retransmits_per_s", d.retransmits / secs,
+  local rate_st = ctx:metric("tcp_retransmits_per_s", d.retransmits / secs,
              { unit = "/s", warn = args.warn_retrans_per_s, crit = args.crit_retrans_per_s, agg = "mean", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
   ctx:metric("tcp_retransmits", d.retransmits, { unit = "segments", agg = "total", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
   ctx:metric("tcp_resets_sent", d.resets_sent, { unit = "resets", agg = "total", node_exporter = "node_netstat_Tcp_OutRsts", help = "every network namespace (tcpretrans)" })
@@ -62,7 +62,7 @@ local function retransmits(ctx, args)
                            d.flows_seen, #d.flows))
   end
   local top = order[1]
-  if top and d.retransmits / secs >= args.warn_retrans_per_s then
+  if top and rate_st ~= "ok" then
     -- Retransmits fire from the TCP timers (softirq), not in the sender's context: the
     -- connection, not a process, is what can be named.
     ctx:next(string.format("ss -ti dst %s: the owner, cwnd, rtt and retrans of the connections to the host retransmitting most", top.addr))
