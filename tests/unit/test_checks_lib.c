@@ -2,12 +2,14 @@
 /*
  * The helpers of checks/lib, run in the sandbox the checks run in (the
  * embedded catalog's copies, as sonde requires them), against the cases of
- * tests/unit/test_<module>.lua (or the files given): trend.lua (fixed series
- * with known slopes, noise, steps, churn, too few points) and waits.lua (the
- * thread states' classes: kernel stacks, syscalls and their files, the
- * evidence that tells a contended wait from an idle one), cpu.lua (the
- * per-CPU tables bounded at 192 and 1,024 CPUs) and fmt.lua. Each Lua file gets
- * a TAP table (ok, diag) and the C side prints the plan.
+ * tests/unit/test_<module>.lua (or the files given), one file per module of
+ * checks/lib: trend.lua (fixed series with known slopes, noise, steps, churn,
+ * too few points), waits.lua (the thread states' classes: kernel stacks,
+ * syscalls and their files, the evidence that tells a contended wait from an
+ * idle one), cpu.lua (the per-CPU tables bounded at 192 and 1,024 CPUs), and
+ * the others on real shapes of their inputs with the empty, nil and tied
+ * cases. tests/layout/checks-lib.t holds that every module has its file here.
+ * Each Lua file gets a TAP table (ok, diag) and the C side prints the plan.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,7 +40,12 @@ static int lua_diag(lua_State *L)
 static const char *const cases[] = { "tests/unit/test_trend.lua", "tests/unit/test_waits.lua",
 				     "tests/unit/test_cpu.lua", "tests/unit/test_fmt.lua",
 				     "tests/unit/test_containers.lua", "tests/unit/test_bpf.lua",
-				     "tests/unit/test_psi.lua", NULL };
+				     "tests/unit/test_psi.lua", "tests/unit/test_tasks.lua",
+				     "tests/unit/test_hist.lua", "tests/unit/test_syscount.lua",
+				     "tests/unit/test_cgroups.lua", "tests/unit/test_offcpu.lua",
+				     "tests/unit/test_net.lua", "tests/unit/test_disks.lua",
+				     "tests/unit/test_locks.lua", "tests/unit/test_controllers.lua",
+				     "tests/unit/test_runout.lua", NULL };
 
 /* Run one Lua file of cases in a fresh sandbox. */
 static void run_cases(const struct catalog *cat, const char *path)

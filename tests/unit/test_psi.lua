@@ -12,12 +12,12 @@ end
 -- rates(f) per interval in units per second.
 local function series(samples)
   local s = {}
-  function s:seconds() return #samples < 2 and 0 or samples[#samples].t - samples[1].t end
-  function s:delta(f)
+  function s.seconds(_) return #samples < 2 and 0 or samples[#samples].t - samples[1].t end
+  function s.delta(_, f)
     if #samples < 2 or not samples[1][f] then return nil end
     return samples[#samples][f] - samples[1][f]
   end
-  function s:rates(f)
+  function s.rates(_, f)
     local r = {}
     for i = 2, #samples do r[i - 1] = (samples[i][f] - samples[i - 1][f]) / (samples[i].t - samples[i - 1].t) end
     return r
