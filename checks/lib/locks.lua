@@ -5,6 +5,7 @@
 -- kernel). A first-window sign, from samples sonde takes anyway: the waits
 -- themselves need the lock tools of the drill-down (klockstat, futexctn).
 local bpf = require("bpf")
+local fmt = require("fmt")
 
 local locks = {}
 
@@ -89,7 +90,7 @@ function locks.check(ctx, args, o)
   local rows = {}
   for i, p in ipairs(s.procs) do
     if i > 10 then break end
-    rows[#rows + 1] = { p.pid, p.comm, p.samples, string.format("%.1f%%", 100 * p.samples / s.all) }
+    rows[#rows + 1] = { p.pid, p.comm, p.samples, fmt.pct(100 * p.samples / s.all) }
   end
   if #rows > 0 then
     ctx:table { traced = why, title = o.what .. ": processes (49 Hz profile)", columns = { "pid", "process", "samples", "of the host's CPU" }, rows = rows }
