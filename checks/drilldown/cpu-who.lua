@@ -2,6 +2,7 @@
 local cpu = require("cpu")
 local fmt = require("fmt")
 local bpf = require("bpf")
+local tasks = require("tasks")
 
 return {
   id = "drilldown.cpu-who",
@@ -89,7 +90,7 @@ return {
           on_hot[#on_hot + 1] = t
         end
       end
-      table.sort(on_hot, function(a, b)
+      on_hot = tasks.best(on_hot, math.max(args.top, 1), function(a, b)
         if a.cpu_share ~= b.cpu_share then return a.cpu_share > b.cpu_share end
         return a.pid < b.pid
       end)

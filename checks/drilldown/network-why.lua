@@ -1,6 +1,7 @@
 --- Network errors, deeper: TCP retransmits by remote host and connection state, and the packets the kernel dropped by reason.
 local fmt = require("fmt")
 local bpf = require("bpf")
+local tasks = require("tasks")
 
 return {
   id = "drilldown.network-why",
@@ -38,7 +39,7 @@ return {
           e.ports[f.rport] = true
         end
       end
-      table.sort(order, function(a, b)
+      order = tasks.best(order, math.max(args.top, 1), function(a, b)
         if a.retransmits ~= b.retransmits then return a.retransmits > b.retransmits end
         if a.rst_out + a.rst_in ~= b.rst_out + b.rst_in then return a.rst_out + a.rst_in > b.rst_out + b.rst_in end
         return a.addr < b.addr or (a.addr == b.addr and a.state < b.state)

@@ -121,7 +121,7 @@ return {
       for _, d in ipairs(bl.disks or {}) do
         if hist.intervals(d.intervals) then busy[#busy + 1] = d end
       end
-      table.sort(busy, function(a, b)
+      busy = tasks.best(busy, args.heatmaps, function(a, b)
         local na, nb = 0, 0
         for _, s in ipairs(a.intervals.counts) do na = na + hist.count(s) end
         for _, s in ipairs(b.intervals.counts) do nb = nb + hist.count(s) end
