@@ -1,19 +1,61 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Parsers for the /proc and /sys text formats sonde captures: system-wide
- * files in parse_proc.c, per-process files in parse_pid.c.
+ * Parsers for the /proc and /sys text formats sonde captures, and for the
+ * records sonde composes beside them (docs/capture-format.md). This is where
+ * text becomes numbers: the collectors and the Lua bindings above call these
+ * and never scan numbers themselves (tests/layout/parse.t). One file per
+ * family (core/util/README.md): system-wide files in parse_proc.c,
+ * per-process files in parse_pid.c, the thread states in parse_thread.c,
+ * one-value files in parse_value.c, mounts and capacity in parse_mount.c,
+ * devices and nodes of /sys in parse_sys.c, the network tables in
+ * parse_net.c.
  *
  * Every parser takes a buffer and its length (the buffer need not be
  * NUL-terminated; nothing is read past len), never allocates unless it says
  * so, and returns 0 or -EINVAL/-ENOMEM. A truncated or hostile file yields
  * either a partial result with the fields that were complete, or -EINVAL;
  * never a crash and never a read out of bounds.
+ *
+ * The truncated last line, one rule for every parser: the kernel ends every
+ * line it prints with '\n', and so does sonde in every record it composes,
+ * so bytes after the last '\n' are the cut-off part of a truncated read (the
+ * file grew past the reader's buffer, a capture was cut short). A counter
+ * "224074\n" cut to "2240" must not be reported as 2240: the next delta
+ * would look like a reset. Therefore:
+ *
+ * - a multi-line file or record gives its complete lines only (a parser that
+ *   calls back per line never calls back for the tail);
+ * - a one-line file (loadavg, file-nr, uptime, a /proc/sys or /sys value) is
+ *   -EINVAL until its '\n' is there;
+ * - /proc/PID/stat, one long line, keeps only the fields that a following
+ *   blank or '\n' proves complete (nfields counts them).
+ *
+ * Code that walks the lines of a record itself uses parse_line(), which
+ * applies the same rule.
  */
 #ifndef SONDE_PARSE_H
 #define SONDE_PARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* A word of a parsed line: it points into the caller's buffer, not NUL-terminated. */
+struct parse_word {
+	const char *p;
+	size_t n;
+};
+
+/*
+ * The next complete line at *pos, before end: [*ls, *le) with *le on its
+ * '\n', *pos moved past it. False at the end and for a tail without '\n'
+ * (the rule above).
+ */
+bool parse_line(const char **pos, const char *end, const char **ls, const char **le);
+/* w as a C string in out; false (out "") when it does not fit in outlen - 1 bytes. */
+bool parse_word_cstr(struct parse_word w, char *out, size_t outlen);
+/* w is the C string lit. */
+bool parse_word_is_str(struct parse_word w, const char *lit);
 
 /* One line of /proc/stat "cpu" or "cpuN", in USER_HZ ticks. */
 struct cpu_times {
@@ -71,6 +113,26 @@ int parse_kv_u64(const char *val, size_t vlen, int to_bytes, uint64_t *out);
 int parse_kv_decimal(const char *val, size_t vlen, double *out);
 /* Signed variant (vmstat has a few counters that can go negative, e.g. nr_* drift). */
 int parse_kv_i64(const char *val, size_t vlen, int64_t *out);
+
+/*
+ * A double as sonde prints it into its own records ("%.17g": sign, exponent,
+ * "inf" and "nan" included), blanks around it skipped; it reads back the
+ * same double. 0 or -EINVAL.
+ */
+int parse_kv_double(const char *val, size_t vlen, double *out);
+
+/*
+ * One-value files: /proc/sys and /sys attributes ("256\n", "-1\n",
+ * "0x1f\n"). The line must be complete and hold the number alone (blanks
+ * around it aside); 0 or -EINVAL. parse_value_hex takes hex digits with or
+ * without "0x" (ioerr_cnt); parse_value_u64s a line of exactly n decimal
+ * numbers apart by blanks (/sys/block/DEV/inflight "  0  0",
+ * ip_local_port_range "32768\t60999").
+ */
+int parse_value_u64(const char *buf, size_t len, uint64_t *out);
+int parse_value_i64(const char *buf, size_t len, int64_t *out);
+int parse_value_hex(const char *buf, size_t len, uint64_t *out);
+int parse_value_u64s(const char *buf, size_t len, uint64_t *v, size_t n);
 
 /* /proc/diskstats, one device per line; fields after 14 are optional (kernel >= 4.18, 5.5). */
 struct diskstat {
@@ -237,8 +299,60 @@ int parse_threads_line(const char *ls, const char *le, struct threads_line *out)
 /* /proc/PID/limits: the "Max open files" soft and hard limits; UINT64_MAX for "unlimited". */
 int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard);
 
-/* A field of /proc/PID/mountinfo unescaped in place: space, tab, newline and backslash come as \ooo. */
+/* ---- mounts and their capacity (parse_mount.c) ---- */
+
+/*
+ * A path as mountinfo, /proc/swaps and sonde's records print it: space, tab,
+ * newline and backslash come as \ooo. parse_unescape_octal writes the n
+ * bytes at s unescaped into out (n bytes are enough; out may be s) and
+ * returns their length; a cut escape ("\04" at the end) stays as it is.
+ * parse_mountinfo_unescape does it in place on a C string.
+ */
+size_t parse_unescape_octal(const char *s, size_t n, char *out);
 void parse_mountinfo_unescape(char *s);
+
+/*
+ * /proc/PID/mountinfo, one mount a line: "36 35 98:0 /mnt1 /mnt2 rw,noatime
+ * master:1 - ext3 /dev/root rw,errors=continue". The words are as the kernel
+ * escapes them (parse_unescape_octal); source is empty (n 0) for a mount
+ * whose source was "". A line of another shape is skipped.
+ */
+struct mountinfo_line {
+	uint64_t id, parent;
+	unsigned major, minor;
+	struct parse_word dev; /* "98:0" */
+	struct parse_word root, point, options, fstype, source, super;
+};
+typedef int (*mountinfo_fn)(const struct mountinfo_line *m, void *arg);
+int parse_mountinfo(const char *buf, size_t len, mountinfo_fn fn, void *arg);
+
+/* /proc/swaps after its header line: "Filename Type Size Used Priority", sizes in KiB. */
+struct swap_line {
+	struct parse_word name, type; /* name escaped as in mountinfo */
+	uint64_t size_kb, used_kb;
+	int64_t priority;
+};
+typedef int (*swaps_fn)(const struct swap_line *s, void *arg);
+int parse_swaps(const char *buf, size_t len, swaps_fn fn, void *arg);
+
+/*
+ * sonde:statfs (docs/capture-format.md), one mount a line, tab-separated:
+ * "STATUS MAJ:MIN FSTYPE SOURCE MOUNT DEVICE", and for status "ok" the
+ * statvfs numbers "frsize blocks bfree bavail files ffree flag". A line of
+ * fewer than 6 fields, more than 7 or an empty mount point (the final
+ * "cut\tN") is skipped.
+ */
+struct statfs_line {
+	struct parse_word status, dev, fstype, source, point;
+	struct parse_word device;  /* the kernel's name of the block device; n 0 for "-" */
+	struct parse_word numbers; /* the 7th field as it is */
+	int nfields;               /* 6 or 7 */
+	int has_numbers;           /* the 7th field is the seven numbers */
+	uint64_t frsize, blocks, bfree, bavail, files, ffree, flag;
+	int has_err, err;          /* status "err=N": statvfs failed with errno N (0: unreadable N) */
+};
+typedef int (*statfs_fn)(const struct statfs_line *s, void *arg);
+int parse_statfs_record(const char *buf, size_t len, statfs_fn fn, void *arg);
 
 /*
  * The increase of a cumulative counter between two readings. A counter that

@@ -3,7 +3,7 @@
  * Parsers of the per-process files sonde captures (formats in parse.h):
  * /proc/PID/stat, status, io, schedstat and limits, and the sonde:task/PID
  * record a task source writes in their stead. The rules every parser
- * keeps (never past len, complete lines only) are in parse_scan.h.
+ * keeps (never past len, complete lines only) are at the top of parse.h.
  */
 #include <errno.h>
 #include <limits.h>

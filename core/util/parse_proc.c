@@ -3,7 +3,7 @@
  * Parsers of the system-wide /proc files sonde captures (formats in
  * parse.h): stat, loadavg, file-nr, pressure, the key/value files, snmp,
  * diskstats, net/dev, interrupts; and counter deltas. The rules every parser
- * keeps (never past len, complete lines only) are in parse_scan.h.
+ * keeps (never past len, complete lines only) are at the top of parse.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -718,20 +718,4 @@ int parse_schedstat(const char *buf, size_t len, schedstat_fn fn, void *arg)
 			return ret;
 	}
 	return version ? 0 : -EINVAL;
-}
-
-void parse_mountinfo_unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
 }

@@ -48,6 +48,27 @@ static int irq_sink(const char *n, size_t nl, const char *d, size_t dl, uint64_t
 	return 0;
 }
 
+static int mount_sink(const struct mountinfo_line *m, void *arg)
+{
+	(void)m;
+	(void)arg;
+	return 0;
+}
+
+static int swap_sink(const struct swap_line *s, void *arg)
+{
+	(void)s;
+	(void)arg;
+	return 0;
+}
+
+static int statfs_sink(const struct statfs_line *s, void *arg)
+{
+	(void)s;
+	(void)arg;
+	return 0;
+}
+
 static int sched_sink(int cpu, uint64_t run, uint64_t wait, uint64_t slices, void *arg)
 {
 	(void)cpu;
@@ -75,6 +96,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct net_inet_sock nis;
 	struct threads_line tl;
 	char kstack[128];
+	uint64_t u, us[3];
+	int64_t i64;
+	double d;
 
 	if (!buf)
 		return 0;
@@ -100,6 +124,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_pid_syscall(buf, size, &psc);
 	parse_kernel_stack(buf, size, kstack, sizeof(kstack));
 	parse_net_inet_find(buf, size, 1, size & 1, &nis);
+	parse_value_u64(buf, size, &u);
+	parse_value_i64(buf, size, &i64);
+	parse_value_hex(buf, size, &u);
+	parse_value_u64s(buf, size, us, 1 + size % 3);
+	parse_kv_double(buf, size, &d);
+	parse_mountinfo(buf, size, mount_sink, NULL);
+	parse_swaps(buf, size, swap_sink, NULL);
+	parse_statfs_record(buf, size, statfs_sink, NULL);
+	{
+		char *un = malloc(size ? size : 1);
+
+		if (un) {
+			parse_unescape_octal(buf, size, un);
+			free(un);
+		}
+	}
 	/* the thread states' record, line by line as analysis_threads.c reads it */
 	for (const char *p = buf, *end = buf + size, *nl; p < end; p = nl + 1) {
 		if (!(nl = memchr(p, '\n', (size_t)(end - p))))

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2108,6 +2109,259 @@ static void test_interrupts(void)
 	free(l);
 }
 
+/* ---- the record families: a parse rendered as text, against every cut ---- */
+
+/*
+ * What a parser found, written out as text: one line per callback (or per
+ * result), so a whole parse compares with one string and two parses with
+ * memcmp.
+ */
+struct render {
+	char s[16384];
+	size_t n;
+};
+
+static void __attribute__((format(printf, 2, 3))) render_add(struct render *r, const char *fmt,
+							      ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(r->s + r->n, sizeof(r->s) - r->n, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= sizeof(r->s) - r->n)
+		abort(); /* a rendering too big for the test: make the buffer bigger */
+	r->n += (size_t)k;
+}
+
+static void render_word(struct render *r, struct parse_word w)
+{
+	render_add(r, "%.*s|", (int)w.n, w.p ? w.p : "");
+}
+
+typedef void (*render_fn)(const char *buf, size_t len, struct render *out);
+
+static void render(render_fn fn, const char *buf, size_t len, struct render *out)
+{
+	char *b = dup_exact(buf, len);
+
+	out->n = 0;
+	out->s[0] = '\0';
+	fn(b, len, out);
+	free(b);
+}
+
+/*
+ * The rule at the top of parse.h, for one parser and one real sample: every
+ * cut (each length from 0 to the whole) gives exactly what its complete
+ * lines give, so a cut line is never reported in part. Each copy is a heap
+ * block of its exact length (ASan sees a read past it). Returns the
+ * number of cuts that disagree.
+ */
+static int cuts_agree(render_fn fn, const char *sample, size_t n, const char *what)
+{
+	static struct render got, want;
+	int bad = 0;
+
+	for (size_t cut = 0; cut <= n; cut++) {
+		size_t whole = cut;
+
+		while (whole && sample[whole - 1] != '\n')
+			whole--;
+		render(fn, sample, cut, &got);
+		render(fn, sample, whole, &want);
+		if (got.n != want.n || memcmp(got.s, want.s, got.n)) {
+			if (!bad)
+				printf("# %s cut at %zu: got '%s', want '%s'\n", what, cut, got.s,
+				       want.s);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The whole sample renders as want, and every cut of it keeps the rule. */
+static void check_sample(render_fn fn, const char *sample, const char *want, const char *what)
+{
+	static struct render got;
+
+	render(fn, sample, strlen(sample), &got);
+	is_str(got.s, want, "%s: the real sample reads as expected", what);
+	is_int(cuts_agree(fn, sample, strlen(sample), what), 0,
+	       "%s: every cut of it gives its complete lines, never a cut value", what);
+}
+
+/* ---- mounts and capacity (parse_mount.c) ---- */
+
+/* /proc/self/mountinfo of this VM, a bind mount with an optional field among them. */
+static const char mountinfo_sample[] =
+	"22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+	"24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=12334460k,nr_inodes=3083615,"
+	"mode=755\n"
+	"27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resv_strict,resuid=65534,"
+	"resgid=65534\n"
+	"28 27 0:25 / /mnt/sandboxing/model_tools_env/v1/python ro,nosuid,nodev,relatime - tmpfs "
+	"model_tools_unavailable ro,size=4k,mode=755\n"
+	"32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+	"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+	"42 27 254:0 /run/netns /run/netns rw,relatime shared:1 - ext4 /dev/vda rw,discard,"
+	"resv_strict,resuid=65534,resgid=65534\n";
+
+static int render_mount(const struct mountinfo_line *m, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%llu %llu %u:%u ", (unsigned long long)m->id,
+		   (unsigned long long)m->parent, m->major, m->minor);
+	render_word(r, m->root);
+	render_word(r, m->point);
+	render_word(r, m->fstype);
+	render_word(r, m->source);
+	render_word(r, m->super);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_mountinfo(const char *b, size_t n, struct render *r)
+{
+	parse_mountinfo(b, n, render_mount, r);
+}
+
+/* /proc/swaps of this VM with a swap file on (16 MiB, swapon -p -2), and its header. */
+static const char swaps_sample[] =
+	"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+	"/tmp/parse-swap.JXRegn/swap.img         file\t\t16380\t\t0\t\t-2\n"
+	"/dev/vda2                               partition\t2097148\t\t1887436\t\t-2\n";
+
+static int render_swap(const struct swap_line *s, void *arg)
+{
+	struct render *r = arg;
+
+	render_word(r, s->name);
+	render_word(r, s->type);
+	render_add(r, "%llu %llu %lld\n", (unsigned long long)s->size_kb,
+		   (unsigned long long)s->used_kb, (long long)s->priority);
+	return 0;
+}
+
+static void render_swaps(const char *b, size_t n, struct render *r)
+{
+	parse_swaps(b, n, render_swap, r);
+}
+
+/* sonde:statfs of a run on this VM (collect/mounts.c), an err= and the cut line added. */
+static const char statfs_sample[] =
+	"pseudo\t0:21\tproc\tproc\t/proc\t-\n"
+	"ok\t0:6\tdevtmpfs\tdevtmpfs\t/dev\t-\t4096 3083615 3083615 3083615 3083615 3083501 4096\n"
+	"ok\t254:0\text4\t/dev/vda\t/\tvda\t4096 66053021 60963751 19995027 16777216 16283733 4096\n"
+	"ok\t0:25\ttmpfs\tmodel_tools_unavailable\t/mnt/sandboxing/model_tools_env/v1/python\t-\t"
+	"4096 1 1 1 3085510 3085509 4103\n"
+	"err=13\t0:50\tfuse\tsshfs\t/mnt/a\\040b\t-\n"
+	"cut\t3\n";
+
+static int render_statfs_line(const struct statfs_line *s, void *arg)
+{
+	struct render *r = arg;
+
+	render_word(r, s->status);
+	render_word(r, s->dev);
+	render_word(r, s->fstype);
+	render_word(r, s->source);
+	render_word(r, s->point);
+	render_word(r, s->device);
+	render_add(r, "%d %d", s->nfields, s->has_numbers);
+	if (s->has_numbers)
+		render_add(r, " %llu %llu %llu %llu %llu %llu %llu", (unsigned long long)s->frsize,
+			   (unsigned long long)s->blocks, (unsigned long long)s->bfree,
+			   (unsigned long long)s->bavail, (unsigned long long)s->files,
+			   (unsigned long long)s->ffree, (unsigned long long)s->flag);
+	if (s->has_err)
+		render_add(r, " err %d", s->err);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_statfs(const char *b, size_t n, struct render *r)
+{
+	parse_statfs_record(b, n, render_statfs_line, r);
+}
+
+static void test_mounts(void)
+{
+	static struct render r;
+	char out[64];
+
+	check_sample(render_mountinfo, mountinfo_sample,
+		     "22 27 0:21 /|/proc|proc|proc|rw|\n"
+		     "24 27 0:6 /|/dev|devtmpfs|devtmpfs|rw,size=12334460k,nr_inodes=3083615,"
+		     "mode=755|\n"
+		     "27 1 254:0 /|/|ext4|/dev/vda|rw,discard,resv_strict,resuid=65534,"
+		     "resgid=65534|\n"
+		     "28 27 0:25 /|/mnt/sandboxing/model_tools_env/v1/python|tmpfs|"
+		     "model_tools_unavailable|ro,size=4k,mode=755|\n"
+		     "32 31 0:29 /|/sys/fs/cgroup/cpu|cgroup|cgroup|rw,cpu|\n"
+		     "41 31 0:38 /|/sys/fs/cgroup/unified|cgroup2|cgroup2|rw|\n"
+		     "42 27 254:0 /run/netns|/run/netns|ext4|/dev/vda|rw,discard,resv_strict,"
+		     "resuid=65534,resgid=65534|\n",
+		     "mountinfo");
+	render(render_mountinfo, S("30 1 0:40 / /mnt rw - tmpfs  rw\n"), &r);
+	is_str(r.s, "30 1 0:40 /|/mnt|tmpfs||rw|\n",
+	       "mountinfo: a mount of source \"\" (two words after \"-\") has an empty source");
+	render(render_mountinfo,
+	       S("30 1 0:40 / /mnt rw - tmpfs\n"          /* no source, no super options */
+		 "30 1 0:40 / /mnt rw tmpfs x rw\n"       /* no "-" */
+		 "30 1 040 / /mnt rw - tmpfs x rw\n"      /* not MAJ:MIN */
+		 "x 1 0:40 / /mnt rw - tmpfs x rw\n"      /* not a number */
+		 "30 1 0:40 / /mnt rw - tmpfs x rw y\n"   /* a word too many */
+		 "30 1 0:4294967296 / /mnt rw - t x rw\n" /* minor past 32 bits */
+		 "31 1 0:41 / /m\\040n rw - tmpfs x rw\n"),
+	       &r);
+	is_str(r.s, "31 1 0:41 /|/m\\040n|tmpfs|x|rw|\n",
+	       "mountinfo: lines of another shape are skipped, the escaped point kept as printed");
+	is_int(parse_unescape_octal(S("/m\\040n\\134"), out), 5, "unescape: length");
+	ok(!memcmp(out, "/m n\\", 5), "unescape: \\040 and \\134 by length");
+
+	check_sample(render_swaps, swaps_sample,
+		     "/tmp/parse-swap.JXRegn/swap.img|file|16380 0 -2\n"
+		     "/dev/vda2|partition|2097148 1887436 -2\n",
+		     "swaps");
+	render(render_swaps,
+	       S("Filename Type Size Used Priority\n"
+		 "/a partition 1 2\n"                   /* no priority */
+		 "/b partition 1 2 -3 x\n"              /* a field too many */
+		 "/c partition 18446744073709551616 2 -1\n" /* size past 64 bits */
+		 "/d partition 1 2 -9223372036854775808\n"),
+	       &r);
+	is_str(r.s, "/d|partition|1 2 -9223372036854775808\n",
+	       "swaps: short, long and overflowing lines skipped; INT64_MIN priority kept");
+	render(render_swaps, S("/dev/vda2 partition 1 2 -2\n"), &r);
+	is_str(r.s, "", "swaps: the first line is the header, whatever it says");
+
+	check_sample(render_statfs, statfs_sample,
+		     "pseudo|0:21|proc|proc|/proc||6 0\n"
+		     "ok|0:6|devtmpfs|devtmpfs|/dev||7 1 4096 3083615 3083615 3083615 3083615 "
+		     "3083501 4096\n"
+		     "ok|254:0|ext4|/dev/vda|/|vda|7 1 4096 66053021 60963751 19995027 16777216 "
+		     "16283733 4096\n"
+		     "ok|0:25|tmpfs|model_tools_unavailable|/mnt/sandboxing/model_tools_env/v1/"
+		     "python||7 1 4096 1 1 1 3085510 3085509 4103\n"
+		     "err=13|0:50|fuse|sshfs|/mnt/a\\040b||6 0 err 13\n",
+		     "statfs");
+	render(render_statfs,
+	       S("ok\t1:2\text4\t/dev/x\t/x\tx\t4096 1 2 3 4 5\n"     /* six numbers */
+		 "ok\t1:2\text4\t/dev/x\t/y\tx\t4096 1 2 3 4 5 6 7\n" /* eight */
+		 "ok\t1:2\text4\t/dev/x\t\tx\t4096 1 2 3 4 5 6\n"     /* no mount point */
+		 "ok\t1:2\text4\t/dev/x\t/z\tx\t1 2 3 4 5 6 7\tmore\n"
+		 "err=x\t1:2\tnfs\ts\t/e\t-\n"),
+	       &r);
+	is_str(r.s,
+	       "ok|1:2|ext4|/dev/x|/x|x|7 0\n"
+	       "ok|1:2|ext4|/dev/x|/y|x|7 0\n"
+	       "err=x|1:2|nfs|s|/e||6 0 err 0\n",
+	       "statfs: wrong counts of numbers give no numbers; no mount point, 8 fields skipped");
+}
+
 /* ---- mutated samples through every parser ---- */
 
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
@@ -2388,6 +2642,7 @@ int main(void)
 	test_pid_limits();
 	test_task_record();
 	test_interrupts();
+	test_mounts();
 	test_fuzz();
 	return tap_done();
 }
