@@ -354,6 +354,22 @@ struct statfs_line {
 typedef int (*statfs_fn)(const struct statfs_line *s, void *arg);
 int parse_statfs_record(const char *buf, size_t len, statfs_fn fn, void *arg);
 
+/* ---- devices of /sys (parse_sys.c) ---- */
+
+/*
+ * /sys/bus/pci/devices/ID/{current,max}_link_speed: "8.0 GT/s PCIe" ("2.5
+ * GT/s" on kernels before 4.17); -EINVAL for "Unknown" (the link is down or
+ * the device is not PCI Express).
+ */
+int parse_pci_link_speed(const char *buf, size_t len, double *gts);
+/*
+ * /sys/bus/pci/devices/ID/aer_dev_{correctable,nonfatal,fatal}: "NAME N" a
+ * line, "TOTAL_ERR_COR N" (or _FATAL, _NONFATAL) among them. The total is
+ * the kernel's TOTAL_ line, or the sum of the counters on a kernel without
+ * one; -EINVAL when there is no counter.
+ */
+int parse_aer_counters(const char *buf, size_t len, uint64_t *total);
+
 /*
  * The increase of a cumulative counter between two readings. A counter that
  * went backwards is either a 32-bit counter that wrapped (prev near the top

@@ -129,6 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_value_hex(buf, size, &u);
 	parse_value_u64s(buf, size, us, 1 + size % 3);
 	parse_kv_double(buf, size, &d);
+	parse_pci_link_speed(buf, size, &d);
+	parse_aer_counters(buf, size, &u);
 	parse_mountinfo(buf, size, mount_sink, NULL);
 	parse_swaps(buf, size, swap_sink, NULL);
 	parse_statfs_record(buf, size, statfs_sink, NULL);

@@ -2181,13 +2181,13 @@ static int cuts_agree(render_fn fn, const char *sample, size_t n, const char *wh
 	return bad;
 }
 
-/* The whole sample renders as want, and every cut of it keeps the rule. */
+/* The whole sample (real text where this VM has it) renders as want; every cut keeps the rule. */
 static void check_sample(render_fn fn, const char *sample, const char *want, const char *what)
 {
 	static struct render got;
 
 	render(fn, sample, strlen(sample), &got);
-	is_str(got.s, want, "%s: the real sample reads as expected", what);
+	is_str(got.s, want, "%s: the sample reads as expected", what);
 	is_int(cuts_agree(fn, sample, strlen(sample), what), 0,
 	       "%s: every cut of it gives its complete lines, never a cut value", what);
 }
@@ -2360,6 +2360,128 @@ static void test_mounts(void)
 	       "ok|1:2|ext4|/dev/x|/y|x|7 0\n"
 	       "err=x|1:2|nfs|s|/e||6 0 err 0\n",
 	       "statfs: wrong counts of numbers give no numbers; no mount point, 8 fields skipped");
+}
+
+/* ---- one-value files and /sys attributes (parse_value.c, parse_sys.c) ---- */
+
+static void render_u64(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_value_u64(b, n, &v))
+		render_add(r, "%llu", (unsigned long long)v);
+}
+
+static void render_i64(const char *b, size_t n, struct render *r)
+{
+	int64_t v;
+
+	if (!parse_value_i64(b, n, &v))
+		render_add(r, "%lld", (long long)v);
+}
+
+static void render_hex(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_value_hex(b, n, &v))
+		render_add(r, "%llu", (unsigned long long)v);
+}
+
+static void render_u64x2(const char *b, size_t n, struct render *r)
+{
+	uint64_t v[2];
+
+	if (!parse_value_u64s(b, n, v, 2))
+		render_add(r, "%llu %llu", (unsigned long long)v[0], (unsigned long long)v[1]);
+}
+
+static void render_link_speed(const char *b, size_t n, struct render *r)
+{
+	double v;
+
+	if (!parse_pci_link_speed(b, n, &v))
+		render_add(r, "%g", v);
+}
+
+static void render_aer(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_aer_counters(b, n, &v))
+		render_add(r, "%llu", (unsigned long long)v);
+}
+
+/* aer_dev_correctable as the kernel prints it (this VM has no PCI Express: no AER). */
+static const char aer_sample[] =
+	"RxErr 5\n"
+	"BadTLP 0\n"
+	"BadDLLP 0\n"
+	"Rollover 0\n"
+	"Timeout 0\n"
+	"NonFatalErr 0\n"
+	"CorrIntErr 0\n"
+	"HeaderOF 0\n"
+	"TOTAL_ERR_COR 7\n";
+
+static void test_values(void)
+{
+	static struct render r;
+	double d = 0;
+
+	/* this VM: /sys/block/vda/size, /sys/class/net/eth0/speed and mtu, tcp_tw_reuse */
+	check_sample(render_u64, "536870912\n", "536870912", "value: vda size");
+	check_sample(render_u64, "2\n", "2", "value: tcp_tw_reuse");
+	check_sample(render_i64, "-1\n", "-1", "value: eth0 speed");
+	check_sample(render_i64, "1400\n", "1400", "value: eth0 mtu, signed");
+	check_sample(render_hex, "0x1f\n", "31", "value: ioerr_cnt (%#x)");
+	check_sample(render_u64x2, "       0        0\n", "0 0", "value: vda inflight");
+	check_sample(render_u64x2, "32768\t60999\n", "32768 60999", "value: ip_local_port_range");
+	render(render_u64, S("  12  \n"), &r);
+	is_str(r.s, "12", "value: blanks around the number are no part of it");
+	render(render_u64, S("12 kB\n"), &r);
+	is_str(r.s, "", "value: a unit after the number is not a one-number file");
+	render(render_u64, S("18446744073709551615\n"), &r);
+	is_str(r.s, "18446744073709551615", "value: UINT64_MAX");
+	render(render_u64, S("18446744073709551616\n"), &r);
+	is_str(r.s, "", "value: past UINT64_MAX refused, not clamped");
+	render(render_i64, S("-9223372036854775809\n"), &r);
+	is_str(r.s, "", "value: below INT64_MIN refused");
+	render(render_u64, S("-1\n"), &r);
+	is_str(r.s, "", "value: a sign is not unsigned");
+	render(render_u64, S("\n"), &r);
+	is_str(r.s, "", "value: an empty line is no number");
+	render(render_hex, S("1f\n"), &r);
+	is_str(r.s, "31", "value: hex without 0x");
+	render(render_u64x2, S("1 2 3\n"), &r);
+	is_str(r.s, "", "value: three numbers where two are asked");
+	render(render_u64x2, S("1\n"), &r);
+	is_str(r.s, "", "value: one number where two are asked");
+
+	ok(!parse_kv_double(S("1.2345678901234567e+20"), &d) && d == 1.2345678901234567e+20,
+	   "kv double: %%.17g with an exponent reads back the same double");
+	ok(!parse_kv_double(S(" -0.10000000000000001 "), &d) && d == -0.1,
+	   "kv double: negative, blanks around");
+	ok(parse_kv_double(S("1e999"), &d) == -EINVAL, "kv double: overflow refused");
+	ok(parse_kv_double(S("12x"), &d) == -EINVAL, "kv double: trailing junk refused");
+	ok(parse_kv_double(S(""), &d) == -EINVAL, "kv double: empty refused");
+	ok(parse_kv_double(S("1\0002"), &d) == -EINVAL, "kv double: a NUL inside refused");
+
+	check_sample(render_link_speed, "8.0 GT/s PCIe\n", "8", "pci link speed (5.x)");
+	check_sample(render_link_speed, "2.5 GT/s\n", "2.5", "pci link speed (before 4.17)");
+	check_sample(render_link_speed, "Unknown\n", "", "pci link speed: Unknown");
+	render(render_link_speed, S("16.0GT/s\n"), &r);
+	is_str(r.s, "", "pci link speed: no blank before the unit");
+	render(render_link_speed, S("16.0 MB/s\n"), &r);
+	is_str(r.s, "", "pci link speed: another unit");
+
+	check_sample(render_aer, aer_sample, "7", "aer: the kernel's TOTAL_ line, not the sum");
+	render(render_aer, S("RxErr 5\nBadTLP 2\n"), &r);
+	is_str(r.s, "7", "aer: no TOTAL_ line: the sum");
+	render(render_aer, S("RxErr 18446744073709551615\nBadTLP 2\n"), &r);
+	is_str(r.s, "", "aer: a sum that does not fit is refused");
+	render(render_aer, S("RxErr x\n"), &r);
+	is_str(r.s, "", "aer: no counter");
 }
 
 /* ---- mutated samples through every parser ---- */
@@ -2643,6 +2765,7 @@ int main(void)
 	test_task_record();
 	test_interrupts();
 	test_mounts();
+	test_values();
 	test_fuzz();
 	return tap_done();
 }
