@@ -96,7 +96,7 @@ static void socket_object(const char *root, int tgid, uint64_t ino, char *out, s
 static void fd_object(const char *root, int tgid, uint64_t fd, char *out, size_t len)
 {
 	char path[4200], link[512];
-	unsigned long long ino;
+	uint64_t ino;
 	struct stat st;
 	ssize_t n;
 
@@ -108,7 +108,7 @@ static void fd_object(const char *root, int tgid, uint64_t fd, char *out, size_t
 	if (n <= 0)
 		return;
 	link[n] = '\0';
-	if (sscanf(link, "socket:[%llu]", &ino) == 1)
+	if (!parse_socket_link(link, (size_t)n, &ino))
 		socket_object(root, tgid, ino, out, len);
 	else if (!strncmp(link, "pipe:", 5))
 		snprintf(out, len, "pipe");

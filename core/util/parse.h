@@ -354,6 +354,88 @@ struct statfs_line {
 typedef int (*statfs_fn)(const struct statfs_line *s, void *arg);
 int parse_statfs_record(const char *buf, size_t len, statfs_fn fn, void *arg);
 
+/* ---- the network tables (parse_net.c; docs/capture-format.md, net.sockets and net.links) ---- */
+
+/*
+ * sonde:listen: "FAMILY ADDR PORT QUEUE BACKLOG INODE UID" a TCP listener
+ * (FAMILY 4 or 6, QUEUE its accept queue, BACKLOG the queue's maximum), or
+ * "cut" (cut set, nothing else) when the record reached its bound.
+ */
+struct net_listen_line {
+	int cut;
+	unsigned family, port, queue, backlog, uid;
+	struct parse_word addr;
+	uint64_t inode;
+};
+typedef int (*net_listen_fn)(const struct net_listen_line *l, void *arg);
+int parse_net_listen(const char *buf, size_t len, net_listen_fn fn, void *arg);
+
+/* sonde:accepts: "ADDR PORT ACCEPTED NEW", NEW "-" (has_fresh 0) the first time. */
+struct net_accepts_line {
+	struct parse_word addr;
+	unsigned port;
+	uint64_t accepted, fresh;
+	int has_fresh;
+};
+typedef int (*net_accepts_fn)(const struct net_accepts_line *a, void *arg);
+int parse_net_accepts(const char *buf, size_t len, net_accepts_fn fn, void *arg);
+
+/* sonde:owners: "INODE PID FD" a socket found in a process's fds, or "scanned PROCS FDS [cut]". */
+struct net_owner_line {
+	int scanned, cut;      /* the "scanned" line: procs, fds, cut */
+	uint64_t procs, fds;
+	uint64_t inode;        /* else the owner of socket inode */
+	unsigned pid, fd;
+};
+typedef int (*net_owner_fn)(const struct net_owner_line *o, void *arg);
+int parse_net_owners(const char *buf, size_t len, net_owner_fn fn, void *arg);
+
+/*
+ * sonde:ports: "range LO HI"; a total "sockets N", "timewait N", "ports N",
+ * "other N" (name, value); a destination "dst ADDR PORT COUNT INODES
+ * [TIMEWAIT]" (INODES "-" or comma-separated, the first NET_PORTS_INODES
+ * kept); "cut".
+ */
+#define NET_PORTS_INODES 8
+struct net_ports_line {
+	enum { NET_PORTS_RANGE, NET_PORTS_TOTAL, NET_PORTS_DST, NET_PORTS_CUT } kind;
+	unsigned lo, hi;                      /* range */
+	struct parse_word name;               /* total */
+	uint64_t value;
+	struct parse_word addr;               /* dst */
+	unsigned port;
+	uint64_t count, timewait;
+	int has_timewait;
+	uint64_t inodes[NET_PORTS_INODES];
+	size_t ninodes;
+};
+typedef int (*net_ports_fn)(const struct net_ports_line *l, void *arg);
+int parse_net_ports(const char *buf, size_t len, net_ports_fn fn, void *arg);
+
+/* sonde:links: "IFINDEX NAME KIND MASTER"; kind n 0 for "-" (a physical device), master 0: none. */
+struct net_link_line {
+	unsigned ifindex, master;
+	struct parse_word name, kind;
+};
+typedef int (*net_link_fn)(const struct net_link_line *l, void *arg);
+int parse_net_links(const char *buf, size_t len, net_link_fn fn, void *arg);
+
+/*
+ * sonde:qdisc: "IFINDEX KIND HANDLE PARENT BYTES PACKETS DROPS OVERLIMITS
+ * REQUEUES BACKLOG QLEN", handles in hex (PARENT ffffffff: the root).
+ */
+struct net_qdisc_line {
+	unsigned ifindex, handle, parent;
+	struct parse_word kind;
+	uint64_t bytes;
+	unsigned packets, drops, overlimits, requeues, backlog, qlen;
+};
+typedef int (*net_qdisc_fn)(const struct net_qdisc_line *q, void *arg);
+int parse_net_qdisc(const char *buf, size_t len, net_qdisc_fn fn, void *arg);
+
+/* The link text of an fd (readlink of /proc/PID/fd/N): "socket:[INODE]" gives INODE, else -EINVAL. */
+int parse_socket_link(const char *s, size_t n, uint64_t *inode);
+
 /* ---- devices of /sys (parse_sys.c) ---- */
 
 /*

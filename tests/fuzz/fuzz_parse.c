@@ -69,6 +69,48 @@ static int statfs_sink(const struct statfs_line *s, void *arg)
 	return 0;
 }
 
+static int listen_sink(const struct net_listen_line *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	return 0;
+}
+
+static int accepts_sink(const struct net_accepts_line *a, void *arg)
+{
+	(void)a;
+	(void)arg;
+	return 0;
+}
+
+static int owner_sink(const struct net_owner_line *o, void *arg)
+{
+	(void)o;
+	(void)arg;
+	return 0;
+}
+
+static int ports_sink(const struct net_ports_line *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	return 0;
+}
+
+static int link_sink(const struct net_link_line *l, void *arg)
+{
+	(void)l;
+	(void)arg;
+	return 0;
+}
+
+static int qdisc_sink(const struct net_qdisc_line *q, void *arg)
+{
+	(void)q;
+	(void)arg;
+	return 0;
+}
+
 static int sched_sink(int cpu, uint64_t run, uint64_t wait, uint64_t slices, void *arg)
 {
 	(void)cpu;
@@ -134,6 +176,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_mountinfo(buf, size, mount_sink, NULL);
 	parse_swaps(buf, size, swap_sink, NULL);
 	parse_statfs_record(buf, size, statfs_sink, NULL);
+	parse_net_listen(buf, size, listen_sink, NULL);
+	parse_net_accepts(buf, size, accepts_sink, NULL);
+	parse_net_owners(buf, size, owner_sink, NULL);
+	parse_net_ports(buf, size, ports_sink, NULL);
+	parse_net_links(buf, size, link_sink, NULL);
+	parse_net_qdisc(buf, size, qdisc_sink, NULL);
+	parse_socket_link(buf, size, &u);
 	{
 		char *un = malloc(size ? size : 1);
 

@@ -2484,6 +2484,249 @@ static void test_values(void)
 	is_str(r.s, "", "aer: no counter");
 }
 
+/* ---- the network tables (parse_net.c) ---- */
+
+/* sonde:listen of a run on this VM (a web server on 18099); an IPv6 listener and "cut" added. */
+static const char listen_sample[] =
+	"4 0.0.0.0 2024 0 128 1151 0\n"
+	"4 0.0.0.0 18099 0 5 5734372 0\n"
+	"6 :: 22 0 4096 1081 0\n"
+	"cut\n";
+
+static int render_listen_line(const struct net_listen_line *l, void *arg)
+{
+	struct render *r = arg;
+
+	if (l->cut) {
+		render_add(r, "cut\n");
+		return 0;
+	}
+	render_add(r, "%u ", l->family);
+	render_word(r, l->addr);
+	render_add(r, "%u %u %u %llu %u\n", l->port, l->queue, l->backlog,
+		   (unsigned long long)l->inode, l->uid);
+	return 0;
+}
+
+static void render_listen(const char *b, size_t n, struct render *r)
+{
+	parse_net_listen(b, n, render_listen_line, r);
+}
+
+/* sonde:accepts as the use.network-listen/overflow case writes it. */
+static const char accepts_sample[] =
+	"127.0.0.1 8080 13 -\n"
+	"127.0.0.1 8080 14 5\n";
+
+static int render_accepts_line(const struct net_accepts_line *a, void *arg)
+{
+	struct render *r = arg;
+
+	render_word(r, a->addr);
+	render_add(r, "%u %llu", a->port, (unsigned long long)a->accepted);
+	if (a->has_fresh)
+		render_add(r, " new %llu", (unsigned long long)a->fresh);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_accepts(const char *b, size_t n, struct render *r)
+{
+	parse_net_accepts(b, n, render_accepts_line, r);
+}
+
+/* sonde:owners of a recorded run on this machine kind (use.filesystem-waits/frozen). */
+static const char owners_sample[] =
+	"1198645 30923 3\n"
+	"1198758 31286 3\n"
+	"scanned 125 876\n";
+
+static int render_owner_line(const struct net_owner_line *o, void *arg)
+{
+	struct render *r = arg;
+
+	if (o->scanned)
+		render_add(r, "scanned %llu %llu%s\n", (unsigned long long)o->procs,
+			   (unsigned long long)o->fds, o->cut ? " cut" : "");
+	else
+		render_add(r, "%llu %u %u\n", (unsigned long long)o->inode, o->pid, o->fd);
+	return 0;
+}
+
+static void render_owners(const char *b, size_t n, struct render *r)
+{
+	parse_net_owners(b, n, render_owner_line, r);
+}
+
+/* sonde:ports of a recorded run on this machine kind (use.filesystem-waits/frozen). */
+static const char ports_sample[] =
+	"range 32768 60999\n"
+	"sockets 113\n"
+	"timewait 109\n"
+	"ports 113\n"
+	"dst 127.0.0.1 54333 65 1198645,1197040,1200139 62\n"
+	"dst 127.0.0.1 46837 25 - 25\n"
+	"dst 10.251.55.2 22 23 1198758 22\n";
+
+static int render_ports_line(const struct net_ports_line *l, void *arg)
+{
+	struct render *r = arg;
+
+	switch (l->kind) {
+	case NET_PORTS_RANGE:
+		render_add(r, "range %u-%u\n", l->lo, l->hi);
+		break;
+	case NET_PORTS_TOTAL:
+		render_word(r, l->name);
+		render_add(r, "%llu\n", (unsigned long long)l->value);
+		break;
+	case NET_PORTS_CUT:
+		render_add(r, "cut\n");
+		break;
+	case NET_PORTS_DST:
+		render_add(r, "dst ");
+		render_word(r, l->addr);
+		render_add(r, "%u %llu [", l->port, (unsigned long long)l->count);
+		for (size_t k = 0; k < l->ninodes; k++)
+			render_add(r, "%s%llu", k ? " " : "", (unsigned long long)l->inodes[k]);
+		render_add(r, "]");
+		if (l->has_timewait)
+			render_add(r, " tw %llu", (unsigned long long)l->timewait);
+		render_add(r, "\n");
+		break;
+	}
+	return 0;
+}
+
+static void render_ports(const char *b, size_t n, struct render *r)
+{
+	parse_net_ports(b, n, render_ports_line, r);
+}
+
+/* sonde:links and sonde:qdisc of a run on this VM. */
+static const char links_sample[] =
+	"1 lo - 0\n"
+	"2 ifb0 ifb 0\n"
+	"3 ifb1 ifb 0\n"
+	"4 eth0 - 0\n";
+
+static const char qdisc_sample[] =
+	"1 noqueue 0 ffffffff 0 0 0 0 0 0 0\n"
+	"4 pfifo_fast 0 ffffffff 406760 5148 0 0 0 0 0\n";
+
+static int render_link_line(const struct net_link_line *l, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%u ", l->ifindex);
+	render_word(r, l->name);
+	render_word(r, l->kind);
+	render_add(r, "%u\n", l->master);
+	return 0;
+}
+
+static void render_links(const char *b, size_t n, struct render *r)
+{
+	parse_net_links(b, n, render_link_line, r);
+}
+
+static int render_qdisc_line(const struct net_qdisc_line *q, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%u ", q->ifindex);
+	render_word(r, q->kind);
+	render_add(r, "%x %x %llu %u %u %u %u %u %u\n", q->handle, q->parent,
+		   (unsigned long long)q->bytes, q->packets, q->drops, q->overlimits, q->requeues,
+		   q->backlog, q->qlen);
+	return 0;
+}
+
+static void render_qdisc(const char *b, size_t n, struct render *r)
+{
+	parse_net_qdisc(b, n, render_qdisc_line, r);
+}
+
+static void test_net_records(void)
+{
+	static struct render r;
+	uint64_t ino = 0;
+
+	check_sample(render_listen, listen_sample,
+		     "4 0.0.0.0|2024 0 128 1151 0\n"
+		     "4 0.0.0.0|18099 0 5 5734372 0\n"
+		     "6 ::|22 0 4096 1081 0\n"
+		     "cut\n",
+		     "sonde:listen");
+	render(render_listen,
+	       S("5 1.2.3.4 80 0 1 2 0\n"          /* family 5 */
+		 "4 1.2.3.4 65536 0 1 2 0\n"       /* port past 16 bits */
+		 "4 1.2.3.4 80 4294967296 1 2 0\n" /* queue past 32 bits */
+		 "4 1.2.3.4 80 0 1 2\n"            /* no uid */
+		 "4 1.2.3.4 80 0 1 2 0 9\n"        /* a field too many */
+		 "cut now\n"),
+	       &r);
+	is_str(r.s, "", "sonde:listen: wrong family, port, width, count refused");
+
+	check_sample(render_accepts, accepts_sample,
+		     "127.0.0.1|8080 13\n"
+		     "127.0.0.1|8080 14 new 5\n",
+		     "sonde:accepts");
+	render(render_accepts, S("127.0.0.1 8080 14 x\n127.0.0.1 8080 14\n"), &r);
+	is_str(r.s, "", "sonde:accepts: NEW neither a number nor \"-\", or missing, refused");
+
+	check_sample(render_owners, owners_sample,
+		     "1198645 30923 3\n"
+		     "1198758 31286 3\n"
+		     "scanned 125 876\n",
+		     "sonde:owners");
+	render(render_owners, S("scanned 1 2 cut\nscanned 1 2 later\nscanned 1\n1 2\n"), &r);
+	is_str(r.s, "scanned 1 2 cut\n", "sonde:owners: \"cut\" is the only word after the counts");
+
+	check_sample(render_ports, ports_sample,
+		     "range 32768-60999\n"
+		     "sockets|113\n"
+		     "timewait|109\n"
+		     "ports|113\n"
+		     "dst 127.0.0.1|54333 65 [1198645 1197040 1200139] tw 62\n"
+		     "dst 127.0.0.1|46837 25 [] tw 25\n"
+		     "dst 10.251.55.2|22 23 [1198758] tw 22\n",
+		     "sonde:ports");
+	render(render_ports,
+	       S("dst 1.2.3.4 80 5 7\n"                  /* before TIMEWAIT was written */
+		 "dst 1.2.3.4 80 5 1,,2 3\n"             /* an empty inode */
+		 "dst 1.2.3.4 80 5 1,2, 3\n"             /* a trailing comma */
+		 "dst 1.2.3.4 80 5 1,2,3,4,5,6,7,8,9 3\n" /* more than the struct keeps */
+		 "range 1\n"
+		 "other 4 5\n"
+		 "cut\n"),
+	       &r);
+	is_str(r.s,
+	       "dst 1.2.3.4|80 5 [7]\n"
+	       "dst 1.2.3.4|80 5 [1 2 3 4 5 6 7 8] tw 3\n"
+	       "cut\n",
+	       "sonde:ports: TIMEWAIT optional, bad inode lists and short lines refused");
+
+	check_sample(render_links, links_sample,
+		     "1 lo||0\n2 ifb0|ifb|0\n3 ifb1|ifb|0\n4 eth0||0\n", "sonde:links");
+	check_sample(render_qdisc, qdisc_sample,
+		     "1 noqueue|0 ffffffff 0 0 0 0 0 0 0\n"
+		     "4 pfifo_fast|0 ffffffff 406760 5148 0 0 0 0 0\n",
+		     "sonde:qdisc");
+	render(render_qdisc,
+	       S("4 fq 0 1ffffffff 1 2 3 4 5 6 7\n" /* parent past 32 bits */
+		 "4 fq 0 ffffffff 1 2 3 4 5 6\n"    /* no qlen */
+		 "-4 fq 0 ffffffff 1 2 3 4 5 6 7\n"),
+	       &r);
+	is_str(r.s, "", "sonde:qdisc: wide handles, short lines, negative ifindex refused");
+
+	ok(!parse_socket_link(S("socket:[5734372]"), &ino) && ino == 5734372,
+	   "socket link: the inode");
+	ok(parse_socket_link(S("socket:[5734372"), &ino) == -EINVAL, "socket link: cut");
+	ok(parse_socket_link(S("pipe:[12]"), &ino) == -EINVAL, "socket link: a pipe");
+	ok(parse_socket_link(S("socket:[]"), &ino) == -EINVAL, "socket link: no inode");
+}
+
 /* ---- mutated samples through every parser ---- */
 
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
@@ -2766,6 +3009,7 @@ int main(void)
 	test_interrupts();
 	test_mounts();
 	test_values();
+	test_net_records();
 	test_fuzz();
 	return tap_done();
 }
