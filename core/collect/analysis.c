@@ -308,24 +308,6 @@ static int *task_index__slot(struct task_index *ix, struct task_build *b, int pi
 	return &ix->slot[h];
 }
 
-/* The pid of "/proc/PID/FILE" (*file: FILE) or of "sonde:task/PID" (*file: "task"); -1 else. */
-static int path_pid(const char *path, const char **file)
-{
-	long v = 0;
-	const char *p, *digits;
-	int task = !strncmp(path, "sonde:task/", 11);
-
-	if (!task && strncmp(path, "/proc/", 6))
-		return -1;
-	digits = path + (task ? 11 : 6);
-	for (p = digits; *p >= '0' && *p <= '9' && v < 100000000; p++)
-		v = v * 10 + (*p - '0');
-	if (p == digits || *p != (task ? '\0' : '/'))
-		return -1;
-	*file = task ? "task" : p + 1;
-	return (int)v;
-}
-
 static int status_fields(struct task_build *t, const struct capture_rec *r, int first)
 {
 	struct pid_status ps;
@@ -684,7 +666,7 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 	for (size_t i = 0; i < st->n && !err; i++) {
 		const struct capture_rec *r = &st->rec[i];
 		const char *file;
-		int pid = path_pid(r->path, &file), *slot;
+		int pid = parse_capture_pid_path(r->path, &file), *slot;
 		struct task_build *t;
 
 		if (pid <= 0 || (r->err && strcmp(file, "io")))

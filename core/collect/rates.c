@@ -326,12 +326,11 @@ static void read_syscalls(const char *root, const int *pids, size_t npids,
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		int pid = parse_pid_name(de->d_name, strlen(de->d_name));
 
-		if (pid <= 0 || *end)
+		if (pid < 0)
 			continue;
-		if (!pid_syscalls(root, (int)pid, &v))
+		if (!pid_syscalls(root, pid, &v))
 			sum += v;
 	}
 	closedir(d);

@@ -243,7 +243,7 @@ static int process_threads(const char *root, int tgid, size_t max, thread_visit_
 	if (!d)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while ((size_t)n < max && (de = readdir(d))) {
-		int tid = atoi(de->d_name);
+		int tid = parse_pid_name(de->d_name, strlen(de->d_name));
 
 		if (tid <= 0 || thread_read(root, tgid, tid, off, &t))
 			continue;
@@ -331,7 +331,8 @@ void threads_proc__round(struct collector_state *cs, struct threads_state *ts,
 		snprintf(path, sizeof(path), "%s/proc", cs->root);
 		d = opendir(path);
 		while (d && left && (de = readdir(d)))
-			cover(ts, atoi(de->d_name), &left, visit, ctx, cs->root);
+			cover(ts, parse_pid_name(de->d_name, strlen(de->d_name)), &left, visit,
+			      ctx, cs->root);
 		if (d)
 			closedir(d);
 	} else {

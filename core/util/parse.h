@@ -299,6 +299,40 @@ int parse_threads_line(const char *ls, const char *le, struct threads_line *out)
 /* /proc/PID/limits: the "Max open files" soft and hard limits; UINT64_MAX for "unlimited". */
 int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_t *hard);
 
+/* ---- pids in names, and sonde's per-process records (parse_pid.c) ---- */
+
+/* The largest pid a name may spell: above any pid_max (PID_MAX_LIMIT is 2^22). */
+#define PARSE_PID_MAX (1 << 30)
+/* A pid as /proc names its directory ("1234", all of [s, s + n)): 1..PARSE_PID_MAX, else -1. */
+int parse_pid_name(const char *s, size_t n);
+/*
+ * The pid of a capture path: "/proc/PID/FILE" (*file: FILE) or
+ * "sonde:task/PID" (*file: "task"); -1 for any other path.
+ */
+int parse_capture_pid_path(const char *path, const char **file);
+
+/* sonde:fds (docs/capture-format.md): "PID N" a line, N the process's open fds that round. */
+typedef int (*pid_fds_fn)(int pid, uint64_t fds, void *arg);
+int parse_fds_record(const char *buf, size_t len, pid_fds_fn fn, void *arg);
+
+/*
+ * sonde:files, tab-separated lines: "suspect PID REASONS", "cwd PID MAJ:MIN
+ * INO PATH", "file PID FD MODE MAJ:MIN INO SIZE ALLOCATED NLINK PATH" and
+ * "cut" (the record's bound was reached). PATH is escaped as mountinfo's
+ * (parse_unescape_octal); REASONS is comma-separated.
+ */
+struct files_line {
+	enum { FILES_SUSPECT, FILES_CWD, FILES_FILE, FILES_CUT } kind;
+	int pid;
+	struct parse_word reasons;            /* suspect */
+	struct parse_word dev, path;          /* cwd, file */
+	uint64_t ino;
+	struct parse_word mode;               /* file: "r", "w", "rw" */
+	uint64_t fd, size, blocks_bytes, nlink;
+};
+typedef int (*files_fn)(const struct files_line *f, void *arg);
+int parse_files_record(const char *buf, size_t len, files_fn fn, void *arg);
+
 /* ---- mounts and their capacity (parse_mount.c) ---- */
 
 /*

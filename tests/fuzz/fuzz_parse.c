@@ -111,6 +111,21 @@ static int qdisc_sink(const struct net_qdisc_line *q, void *arg)
 	return 0;
 }
 
+static int fds_sink(int pid, uint64_t n, void *arg)
+{
+	(void)pid;
+	(void)n;
+	(void)arg;
+	return 0;
+}
+
+static int files_sink(const struct files_line *f, void *arg)
+{
+	(void)f;
+	(void)arg;
+	return 0;
+}
+
 static int sched_sink(int cpu, uint64_t run, uint64_t wait, uint64_t slices, void *arg)
 {
 	(void)cpu;
@@ -183,6 +198,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_net_links(buf, size, link_sink, NULL);
 	parse_net_qdisc(buf, size, qdisc_sink, NULL);
 	parse_socket_link(buf, size, &u);
+	parse_pid_name(buf, size);
+	parse_fds_record(buf, size, fds_sink, NULL);
+	parse_files_record(buf, size, files_sink, NULL);
 	{
 		char *un = malloc(size ? size : 1);
 

@@ -2727,6 +2727,128 @@ static void test_net_records(void)
 	ok(parse_socket_link(S("socket:[]"), &ino) == -EINVAL, "socket link: no inode");
 }
 
+/* ---- pids in names, sonde's per-process records (parse_pid.c) ---- */
+
+/* sonde:fds of a run on this VM (init holds 293 fds, kernel threads none). */
+static const char fds_sample[] =
+	"1 293\n"
+	"2 0\n"
+	"3 0\n"
+	"4 0\n";
+
+static int render_fds_line(int pid, uint64_t n, void *arg)
+{
+	render_add(arg, "%d=%llu\n", pid, (unsigned long long)n);
+	return 0;
+}
+
+static void render_fds(const char *b, size_t n, struct render *r)
+{
+	parse_fds_record(b, n, render_fds_line, r);
+}
+
+/* sonde:files of a recorded run on this machine kind (a deleted file among them). */
+static const char files_sample[] =
+	"suspect\t20700\tcpu\n"
+	"cwd\t20700\t254:0\t5326546\t/work/wt-unwind\n"
+	"suspect\t21301\twrite_bytes,wchar,fds,cpu\n"
+	"file\t21301\t3\tr\t254:0\t10953002\t3142195\t3145728\t1\t"
+	"/tmp/test_bundle_read.y1Ew2x/in/million.tar.zst\n"
+	"file\t21301\t4\trw\t0:26\t200014\t0\t0\t1\t"
+	"/dev/shm/test_bundle_read.gFQO86/.sonde-open-1ot8KT.lock\n"
+	"file\t2926\t1\tw\t254:0\t10957943\t2908\t4096\t0\t/tmp/bash_jobs.0/2dbb9dd1bfee/"
+	"stdout\\040(deleted)\n"
+	"cut\n";
+
+static int render_files_line(const struct files_line *f, void *arg)
+{
+	struct render *r = arg;
+
+	switch (f->kind) {
+	case FILES_SUSPECT:
+		render_add(r, "suspect %d ", f->pid);
+		render_word(r, f->reasons);
+		break;
+	case FILES_CWD:
+		render_add(r, "cwd %d ", f->pid);
+		render_word(r, f->dev);
+		render_add(r, "%llu ", (unsigned long long)f->ino);
+		render_word(r, f->path);
+		break;
+	case FILES_FILE:
+		render_add(r, "file %d %llu ", f->pid, (unsigned long long)f->fd);
+		render_word(r, f->mode);
+		render_word(r, f->dev);
+		render_add(r, "%llu %llu %llu %llu ", (unsigned long long)f->ino,
+			   (unsigned long long)f->size, (unsigned long long)f->blocks_bytes,
+			   (unsigned long long)f->nlink);
+		render_word(r, f->path);
+		break;
+	case FILES_CUT:
+		render_add(r, "cut");
+		break;
+	}
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_files(const char *b, size_t n, struct render *r)
+{
+	parse_files_record(b, n, render_files_line, r);
+}
+
+static void test_pid_records(void)
+{
+	static struct render r;
+	const char *file = NULL;
+
+	is_int(parse_pid_name(S("4503")), 4503, "pid name: a /proc directory");
+	is_int(parse_pid_name(S("self")), -1, "pid name: self is no pid");
+	is_int(parse_pid_name(S("0")), -1, "pid name: 0 is no process");
+	is_int(parse_pid_name(S("12a")), -1, "pid name: digits only");
+	is_int(parse_pid_name(S("-5")), -1, "pid name: no sign");
+	is_int(parse_pid_name(S("")), -1, "pid name: empty");
+	is_int(parse_pid_name(S("1073741824")), PARSE_PID_MAX, "pid name: PARSE_PID_MAX");
+	is_int(parse_pid_name(S("1073741825")), -1, "pid name: above PARSE_PID_MAX");
+	is_int(parse_pid_name(S("99999999999999999999999")), -1, "pid name: past 64 bits");
+	is_int(parse_capture_pid_path("/proc/4503/stat", &file), 4503, "capture path: /proc/PID/stat");
+	is_str(file, "stat", "capture path: its file");
+	is_int(parse_capture_pid_path("sonde:task/77", &file), 77, "capture path: sonde:task/PID");
+	is_str(file, "task", "capture path: sonde:task is the file \"task\"");
+	is_int(parse_capture_pid_path("/proc/4503", &file), -1, "capture path: no file");
+	is_int(parse_capture_pid_path("sonde:task/77/x", &file), -1, "capture path: task, more");
+	is_int(parse_capture_pid_path("/proc/stat", &file), -1, "capture path: not a process");
+	is_int(parse_capture_pid_path("/proc/0/stat", &file), -1, "capture path: pid 0");
+
+	check_sample(render_fds, fds_sample, "1=293\n2=0\n3=0\n4=0\n", "sonde:fds");
+	render(render_fds, S("0 3\n-1 3\n5 -3\n5 3 4\n6 9223372036854775808\n7 7\n"), &r);
+	is_str(r.s, "7=7\n", "sonde:fds: pid 0, signs, a third field, past INT64_MAX refused");
+
+	check_sample(render_files, files_sample,
+		     "suspect 20700 cpu|\n"
+		     "cwd 20700 254:0|5326546 /work/wt-unwind|\n"
+		     "suspect 21301 write_bytes,wchar,fds,cpu|\n"
+		     "file 21301 3 r|254:0|10953002 3142195 3145728 1 "
+		     "/tmp/test_bundle_read.y1Ew2x/in/million.tar.zst|\n"
+		     "file 21301 4 rw|0:26|200014 0 0 1 "
+		     "/dev/shm/test_bundle_read.gFQO86/.sonde-open-1ot8KT.lock|\n"
+		     "file 2926 1 w|254:0|10957943 2908 4096 0 "
+		     "/tmp/bash_jobs.0/2dbb9dd1bfee/stdout\\040(deleted)|\n"
+		     "cut\n",
+		     "sonde:files");
+	render(render_files,
+	       S("suspect\t5\n"                                   /* no reasons */
+		 "suspect\t5\tcpu\tmore\n"                        /* a field too many */
+		 "cwd\t5\t1:2\tx\t/\n"                            /* inode not a number */
+		 "file\t5\t3\tr\t1:2\t4\t5\t6\t7\n"               /* no path */
+		 "file\t5\t3\tr\t1:2\t4\t5\t6\t7\t/p\textra\n"    /* eleven fields */
+		 "file\tx\t3\tr\t1:2\t4\t5\t6\t7\t/p\n"           /* pid not a number */
+		 "cut\tnow\n"
+		 "other\t5\n"),
+	       &r);
+	is_str(r.s, "", "sonde:files: wrong field counts, numbers, kinds refused");
+}
+
 /* ---- mutated samples through every parser ---- */
 
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
@@ -3010,6 +3132,7 @@ int main(void)
 	test_mounts();
 	test_values();
 	test_net_records();
+	test_pid_records();
 	test_fuzz();
 	return tap_done();
 }
