@@ -147,6 +147,18 @@ static void cg_names(lua_State *L, const char *s, size_t len)
 	}
 }
 
+/* A pid of cgroup.procs into the set on top: pid -> true (made a list at the end). */
+static int cg_proc(int pid, void *arg)
+{
+	lua_State *L = arg;
+
+	if (lua_rawlen(L, -1) >= CG_PROCS_MAX)
+		return 1;
+	lua_pushboolean(L, 1);
+	lua_rawseti(L, -2, pid);
+	return 0;
+}
+
 /* One record of a kept cgroup's file into its entry (at index entry). */
 static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, const char *file,
 		      const struct capture_rec *r)
@@ -190,22 +202,8 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 	if (r->err)
 		return; /* a cgroup removed during the window: its series just end */
 	if (!strcmp(file, "cgroup.procs")) {
-		const char *p = r->data, *end = r->data + r->len;
-
 		lua_getfield(L, entry, "procs");
-		while (p < end && lua_rawlen(L, -1) < CG_PROCS_MAX) {
-			long pid = strtol(p, NULL, 10);
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-			if (pid > 0) {
-				/* a set while building: pid -> true (made a list at the end) */
-				lua_pushboolean(L, 1);
-				lua_rawseti(L, -2, pid);
-			}
-			if (!nl)
-				break;
-			p = nl + 1;
-		}
+		parse_pid_list(r->data, r->len, cg_proc, L);
 		lua_pop(L, 1);
 	} else if (!strcmp(file, "cgroup.controllers")) {
 		cg_names(L, r->data, r->len);
@@ -345,16 +343,24 @@ static void cg_dir(lua_State *L, struct cg_walk *w, int ver, const char *mnt, co
 	lua_pop(L, 1);
 }
 
+struct cg_hier_walk {
+	lua_State *L;
+	struct cg_walk *w;
+};
+
 /* One line "VERSION MOUNT [CONTROLLERS]" of the sonde:cgroups record: a hierarchy, its cgroups. */
-static void cg_hierarchy(lua_State *L, struct cg_walk *w, const char *line)
+static int cg_hierarchy(const struct cgroup_hier_line *h, void *arg)
 {
+	lua_State *L = ((struct cg_hier_walk *)arg)->L;
+	struct cg_walk *w = ((struct cg_hier_walk *)arg)->w;
 	char mnt[300], ctrl[128] = "";
 	const struct capture_rec *list;
 	const char *q, *qe;
-	int ver;
+	int ver = h->version;
 
-	if (sscanf(line, "%d %299s %127s", &ver, mnt, ctrl) < 2 || (ver != 1 && ver != 2))
-		return;
+	if (!parse_word_cstr(h->mount, mnt, sizeof(mnt)) ||
+	    (h->controllers.n && !parse_word_cstr(h->controllers, ctrl, sizeof(ctrl))))
+		return 0;
 	lua_newtable(L);
 	lua_pushinteger(L, ver);
 	lua_setfield(L, -2, "version");
@@ -372,7 +378,7 @@ static void cg_hierarchy(lua_State *L, struct cg_walk *w, const char *line)
 		lua_setfield(L, w->res, "truncated");
 	}
 	if (!list || list->err)
-		return;
+		return 0;
 	for (q = list->data, qe = list->data + list->len; q < qe;) {
 		const char *qn = memchr(q, '\n', (size_t)(qe - q));
 		size_t ql = qn ? (size_t)(qn - q) : (size_t)(qe - q);
@@ -385,6 +391,7 @@ static void cg_hierarchy(lua_State *L, struct cg_walk *w, const char *line)
 		}
 		q += ql + 1;
 	}
+	return 0;
 }
 
 /* Every record of a kept cgroup's files into its entry. */
@@ -471,7 +478,7 @@ int ctx_proc__cgroups(lua_State *L)
 	struct analysis *an = ctx_proc__analysis(L);
 	struct cg_walk w = { .st = ctx_proc__stream(L, "proc.cgroups") };
 	const struct capture_rec *hr = ctx_proc__rec(w.st, "sonde:cgroups", 0);
-	const char *p, *end;
+	struct cg_hier_walk hw = { L, &w };
 
 	if (!hr || hr->err)
 		return ctx_proc__missing(L, w.st, "proc.cgroups", "sonde:cgroups", NULL);
@@ -483,18 +490,7 @@ int ctx_proc__cgroups(lua_State *L)
 	w.byname = lua_gettop(L);
 	lua_newtable(L);
 	w.hier = lua_gettop(L);
-	for (p = hr->data, end = hr->data + hr->len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char line[512];
-
-		if (l && l < sizeof(line)) {
-			memcpy(line, p, l);
-			line[l] = '\0';
-			cg_hierarchy(L, &w, line);
-		}
-		p += l + 1;
-	}
+	parse_cgroups_record(hr->data, hr->len, cg_hierarchy, &hw);
 	lua_pushvalue(L, w.hier);
 	lua_setfield(L, w.res, "hierarchies");
 	cg_records(L, an, &w);

@@ -333,6 +333,10 @@ struct files_line {
 typedef int (*files_fn)(const struct files_line *f, void *arg);
 int parse_files_record(const char *buf, size_t len, files_fn fn, void *arg);
 
+/* cgroup.procs (and a v1 "tasks"): a pid a line. */
+typedef int (*pid_fn)(int pid, void *arg);
+int parse_pid_list(const char *buf, size_t len, pid_fn fn, void *arg);
+
 /* ---- mounts and their capacity (parse_mount.c) ---- */
 
 /*
@@ -387,6 +391,18 @@ struct statfs_line {
 };
 typedef int (*statfs_fn)(const struct statfs_line *s, void *arg);
 int parse_statfs_record(const char *buf, size_t len, statfs_fn fn, void *arg);
+
+/*
+ * sonde:cgroups (collect/cgroups.c), a hierarchy a line: "VERSION MOUNT
+ * [CONTROLLERS]", VERSION 1 or 2, CONTROLLERS comma-separated (n 0: none
+ * listed).
+ */
+struct cgroup_hier_line {
+	int version;
+	struct parse_word mount, controllers;
+};
+typedef int (*cgroup_hier_fn)(const struct cgroup_hier_line *h, void *arg);
+int parse_cgroups_record(const char *buf, size_t len, cgroup_hier_fn fn, void *arg);
 
 /* ---- the network tables (parse_net.c; docs/capture-format.md, net.sockets and net.links) ---- */
 

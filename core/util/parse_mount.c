@@ -200,3 +200,29 @@ int parse_statfs_record(const char *buf, size_t len, statfs_fn fn, void *arg)
 	}
 	return 0;
 }
+
+/* ---- sonde:cgroups ---- */
+
+int parse_cgroups_record(const char *buf, size_t len, cgroup_hier_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	int ret;
+
+	/* "VERSION MOUNT [CONTROLLERS]" a hierarchy (collect/cgroups.c) */
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		struct cgroup_hier_line h = { 0 };
+		const char *p = ls;
+		uint64_t ver;
+
+		if (parse_scan_u64_field(&p, le, &ver) || (ver != 1 && ver != 2) ||
+		    parse_scan_word(&p, le, &h.mount))
+			continue;
+		h.version = (int)ver;
+		if (!parse_scan_word(&p, le, &h.controllers) && parse_skip_blanks(p, le) != le)
+			continue;
+		ret = fn(&h, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

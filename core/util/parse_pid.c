@@ -573,3 +573,22 @@ int parse_files_record(const char *buf, size_t len, files_fn fn, void *arg)
 	}
 	return 0;
 }
+
+int parse_pid_list(const char *buf, size_t len, pid_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	int ret;
+
+	/* cgroup.procs, tasks: "PID" a line */
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		const char *p = parse_skip_blanks(ls, le), *pe = parse_token_end(p, le);
+		int pid = parse_pid_name(p, (size_t)(pe - p));
+
+		if (pid < 0 || parse_skip_blanks(pe, le) != le)
+			continue;
+		ret = fn(pid, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

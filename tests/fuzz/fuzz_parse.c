@@ -126,6 +126,20 @@ static int files_sink(const struct files_line *f, void *arg)
 	return 0;
 }
 
+static int pid_sink(int pid, void *arg)
+{
+	(void)pid;
+	(void)arg;
+	return 0;
+}
+
+static int hier_sink(const struct cgroup_hier_line *h, void *arg)
+{
+	(void)h;
+	(void)arg;
+	return 0;
+}
+
 static int sched_sink(int cpu, uint64_t run, uint64_t wait, uint64_t slices, void *arg)
 {
 	(void)cpu;
@@ -201,6 +215,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_pid_name(buf, size);
 	parse_fds_record(buf, size, fds_sink, NULL);
 	parse_files_record(buf, size, files_sink, NULL);
+	parse_pid_list(buf, size, pid_sink, NULL);
+	parse_cgroups_record(buf, size, hier_sink, NULL);
 	{
 		char *un = malloc(size ? size : 1);
 

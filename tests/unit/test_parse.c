@@ -2849,6 +2849,72 @@ static void test_pid_records(void)
 	is_str(r.s, "", "sonde:files: wrong field counts, numbers, kinds refused");
 }
 
+/* ---- cgroups: cgroup.procs (parse_pid.c), sonde:cgroups (parse_mount.c) ---- */
+
+/* The head of /sys/fs/cgroup/pids/cgroup.procs on this VM. */
+static const char procs_sample[] = "1\n2\n3\n4\n";
+
+static int render_pid(int pid, void *arg)
+{
+	render_add(arg, "%d,", pid);
+	return 0;
+}
+
+static void render_procs(const char *b, size_t n, struct render *r)
+{
+	parse_pid_list(b, n, render_pid, r);
+}
+
+/* sonde:cgroups of a run on this VM (v1 hierarchies and the v2 one, which lists none). */
+static const char cgroups_sample[] =
+	"1 /sys/fs/cgroup/cpu cpu,\n"
+	"1 /sys/fs/cgroup/cpuacct cpuacct,\n"
+	"1 /sys/fs/cgroup/memory memory,\n"
+	"1 /sys/fs/cgroup/pids pids,\n"
+	"2 /sys/fs/cgroup/unified \n";
+
+static int render_hier(const struct cgroup_hier_line *h, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "v%d ", h->version);
+	render_word(r, h->mount);
+	render_word(r, h->controllers);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_cgroups(const char *b, size_t n, struct render *r)
+{
+	parse_cgroups_record(b, n, render_hier, r);
+}
+
+static int stop_at_two(int pid, void *arg)
+{
+	return ++*(int *)arg == 2 ? pid : 0;
+}
+
+static void test_cgroup_records(void)
+{
+	static struct render r;
+	int seen = 0;
+
+	check_sample(render_procs, procs_sample, "1,2,3,4,", "cgroup.procs");
+	render(render_procs, S("0\n-1\n12x\n 7 \n8 9\n"), &r);
+	is_str(r.s, "7,", "cgroup.procs: no pid 0, no sign or junk, blanks around allowed");
+	is_int(parse_pid_list(S(procs_sample), stop_at_two, &seen), 2,
+	       "cgroup.procs: the callback's non-zero stops the walk and is returned");
+	check_sample(render_cgroups, cgroups_sample,
+		     "v1 /sys/fs/cgroup/cpu|cpu,|\n"
+		     "v1 /sys/fs/cgroup/cpuacct|cpuacct,|\n"
+		     "v1 /sys/fs/cgroup/memory|memory,|\n"
+		     "v1 /sys/fs/cgroup/pids|pids,|\n"
+		     "v2 /sys/fs/cgroup/unified||\n",
+		     "sonde:cgroups");
+	render(render_cgroups, S("3 /x a,\n1\n1 /x a, b\nx /x\n"), &r);
+	is_str(r.s, "", "sonde:cgroups: version 3, no mount, a fourth word, no version refused");
+}
+
 /* ---- mutated samples through every parser ---- */
 
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
@@ -3133,6 +3199,7 @@ int main(void)
 	test_values();
 	test_net_records();
 	test_pid_records();
+	test_cgroup_records();
 	test_fuzz();
 	return tap_done();
 }
