@@ -62,13 +62,25 @@ struct cpu_times {
 	uint64_t user, nice, system, idle, iowait, irq, softirq, steal, guest, guest_nice;
 };
 
-/* /proc/stat. cpu[] is allocated (ncpu entries, cpu_id[] gives each N of "cpuN"). */
+/*
+ * /proc/stat. cpu[] is allocated (ncpu entries, cpu_id[] gives each N of
+ * "cpuN"). intr is the "intr" line's total, intr_numbered the sum of its
+ * numbered IRQs (the total also counts the local timer and IPIs); softirq
+ * the "softirq" line's total. have says which of the lines were read.
+ */
+enum {
+	PROC_STAT_CTXT = 1, PROC_STAT_BTIME = 2, PROC_STAT_PROCESSES = 4,
+	PROC_STAT_PROCS_RUNNING = 8, PROC_STAT_PROCS_BLOCKED = 16, PROC_STAT_INTR = 32,
+	PROC_STAT_SOFTIRQ = 64,
+};
 struct proc_stat {
 	struct cpu_times total;
 	int ncpu;
 	int *cpu_id;
 	struct cpu_times *cpu;
 	uint64_t ctxt, processes, procs_running, procs_blocked, btime;
+	uint64_t intr, intr_numbered, softirq;
+	unsigned have; /* PROC_STAT_* */
 };
 int parse_proc_stat(const char *buf, size_t len, struct proc_stat *out);
 void proc_stat__free(struct proc_stat *ps);
@@ -134,6 +146,21 @@ int parse_value_i64(const char *buf, size_t len, int64_t *out);
 int parse_value_hex(const char *buf, size_t len, uint64_t *out);
 int parse_value_u64s(const char *buf, size_t len, uint64_t *v, size_t n);
 
+/*
+ * A bundle: record of raw/history.cap (docs/capture-format.md, history):
+ * "boot_id ID", "end_wall_ns NS", "metric\tCHECK\tMETRIC\tINSTANCE\tVALUE"
+ * (VALUE as parse_kv_double reads it); "host H" and other lines are skipped.
+ */
+struct history_line {
+	enum { HISTORY_BOOT_ID, HISTORY_END_WALL_NS, HISTORY_METRIC } kind;
+	struct parse_word boot_id;
+	int64_t end_wall_ns;
+	struct parse_word check, metric, instance;
+	double value;
+};
+typedef int (*history_fn)(const struct history_line *h, void *arg);
+int parse_history_record(const char *buf, size_t len, history_fn fn, void *arg);
+
 /* /proc/diskstats, one device per line; fields after 14 are optional (kernel >= 4.18, 5.5). */
 struct diskstat {
 	unsigned major, minor;
@@ -156,6 +183,24 @@ struct netdev {
 };
 typedef int (*netdev_fn)(const struct netdev *nd, void *arg);
 int parse_net_dev(const char *buf, size_t len, netdev_fn fn, void *arg);
+
+/* /proc/uptime: "8710.75 2601.65", seconds up and idle (summed over the CPUs); idle may be NULL. */
+int parse_uptime(const char *buf, size_t len, double *up, double *idle);
+
+/*
+ * /dev/kmsg as kernel.log and host.context capture it, one callback per
+ * line: a record "PRIO,SEQ,USEC,FLAGS;TEXT" (kind KMSG_RECORD: prio, seq,
+ * usec, text), a line of the record's dictionary (" SUBSYSTEM=pci",
+ * KMSG_DICT) or anything else (KMSG_OTHER); line is the whole line.
+ */
+struct kmsg_line {
+	enum { KMSG_RECORD, KMSG_DICT, KMSG_OTHER } kind;
+	int prio;
+	uint64_t seq, usec;
+	struct parse_word text, line;
+};
+typedef int (*kmsg_fn)(const struct kmsg_line *k, void *arg);
+int parse_kmsg(const char *buf, size_t len, kmsg_fn fn, void *arg);
 
 /* /proc/sys/fs/file-nr: "allocated unused max" */
 struct file_nr {
@@ -501,6 +546,17 @@ int parse_pci_link_speed(const char *buf, size_t len, double *gts);
  * one; -EINVAL when there is no counter.
  */
 int parse_aer_counters(const char *buf, size_t len, uint64_t *total);
+
+/*
+ * A CPU list as /sys prints it ("0-3,5,7-8": /sys/devices/system/cpu/online,
+ * a node's cpulist): how many CPUs it names. -EINVAL for a cut or malformed
+ * list.
+ */
+int parse_cpu_list(const char *buf, size_t len, unsigned *count);
+/* A name made of prefix and a number, as /sys names its nodes ("node1"): the number, or -1. */
+int parse_numbered_name(const char *s, size_t n, const char *prefix);
+/* /sys/devices/system/node/nodeN/meminfo: "Node 0 MemTotal:  16083148 kB" lines, as parse_kv. */
+int parse_node_meminfo(const char *buf, size_t len, kv_fn fn, void *arg);
 
 /*
  * The increase of a cumulative counter between two readings. A counter that

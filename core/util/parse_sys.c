@@ -69,3 +69,71 @@ int parse_aer_counters(const char *buf, size_t len, uint64_t *total)
 	*total = s.sum;
 	return 0;
 }
+
+/* ---- CPUs and NUMA nodes ---- */
+
+int parse_cpu_list(const char *buf, size_t len, unsigned *count)
+{
+	const char *le = parse_line_one(buf, len), *p = buf;
+	uint64_t n = 0;
+
+	if (!le)
+		return -EINVAL;
+	/* "0-3,5,7-8"; an empty line is an empty list */
+	p = parse_skip_blanks(p, le);
+	while (p < le && !parse_is_blank(*p)) {
+		uint64_t a, b;
+
+		if (parse_scan_u64(&p, le, &a) || a > INT32_MAX)
+			return -EINVAL;
+		b = a;
+		if (p < le && *p == '-') {
+			p++;
+			if (parse_scan_u64(&p, le, &b) || b < a || b > INT32_MAX)
+				return -EINVAL;
+		}
+		n += b - a + 1;
+		if (p == le || *p != ',')
+			break;
+		p++; /* a ',' is followed by a range: the loop's scan refuses anything else */
+		if (p == le)
+			return -EINVAL;
+	}
+	if (n > UINT32_MAX || parse_skip_blanks(p, le) != le)
+		return -EINVAL;
+	*count = (unsigned)n;
+	return 0;
+}
+
+int parse_numbered_name(const char *s, size_t n, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	const char *p = s + pl;
+	uint64_t v;
+
+	if (n <= pl || memcmp(s, prefix, pl) || parse_scan_u64(&p, s + n, &v) || p != s + n ||
+	    v > INT32_MAX)
+		return -1;
+	return (int)v;
+}
+
+int parse_node_meminfo(const char *buf, size_t len, kv_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le, *k, *v;
+	size_t klen, vlen;
+	int ret;
+
+	/* "Node 0 MemTotal:       16083148 kB" */
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		const char *p = parse_skip_blanks(ls, le), *w = parse_token_end(p, le);
+		uint64_t node;
+
+		if (!parse_word_is(p, (size_t)(w - p), "Node") || parse_scan_u64_field(&w, le, &node) ||
+		    !parse_kv_split(w, le, &k, &klen, &v, &vlen))
+			continue;
+		ret = fn(k, klen, v, vlen, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * One-value files (/proc/sys, /sys attributes: "256\n", "0x1f\n", "-1\n",
- * "32768\t60999\n"), a number as sonde itself printed it ("%.17g"), and the
+ * "32768\t60999\n"), a number as sonde itself printed it ("%.17g") and the
+ * record of such numbers from earlier bundles (raw/history.cap), and the
  * pieces a reader of a record's lines shares: the complete-line walker and
  * a word as a C string. The rules every parser keeps are at the top of
  * parse.h.
@@ -125,5 +126,54 @@ int parse_kv_double(const char *val, size_t vlen, double *out)
 	if (e == num || *e || (errno == ERANGE && isinf(v)))
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+/* ---- raw/history.cap ---- */
+
+static int history_line(const char *ls, const char *le, struct history_line *h)
+{
+	struct parse_word f[5], extra;
+	const char *p = ls;
+	int n = 0;
+
+	memset(h, 0, sizeof(*h));
+	if (le - ls > 8 && !memcmp(ls, "boot_id ", 8)) {
+		h->kind = HISTORY_BOOT_ID;
+		h->boot_id = (struct parse_word){ ls + 8, (size_t)(le - ls - 8) };
+		return 0;
+	}
+	if (le - ls > 12 && !memcmp(ls, "end_wall_ns ", 12)) {
+		h->kind = HISTORY_END_WALL_NS;
+		/* the number alone on its line: le is on the line's '\n' */
+		return parse_value_i64(ls + 12, (size_t)(le + 1 - ls - 12), &h->end_wall_ns);
+	}
+	/* "metric\tCHECK\tMETRIC\tINSTANCE\tVALUE" */
+	while (n < 5 && parse_tab_field(&p, le, &f[n]))
+		n++;
+	if (n < 5 || parse_tab_field(&p, le, &extra) || !parse_word_is(f[0].p, f[0].n, "metric") ||
+	    parse_kv_double(f[4].p, f[4].n, &h->value))
+		return -EINVAL;
+	h->kind = HISTORY_METRIC;
+	h->check = f[1];
+	h->metric = f[2];
+	h->instance = f[3];
+	return 0;
+}
+
+int parse_history_record(const char *buf, size_t len, history_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	struct history_line h;
+	int ret;
+
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		/* "host H" and lines of another kind are skipped */
+		if (history_line(ls, le, &h))
+			continue;
+		ret = fn(&h, arg);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }

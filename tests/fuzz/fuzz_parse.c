@@ -140,6 +140,19 @@ static int hier_sink(const struct cgroup_hier_line *h, void *arg)
 	return 0;
 }
 
+static int kmsg_sink(const struct kmsg_line *k, void *arg)
+{
+	(void)arg;
+	/* the words point into the input: read them whole */
+	return (k->text.n && k->text.p[k->text.n - 1] == 1) || (k->line.n && k->line.p[0] == 1);
+}
+
+static int history_sink(const struct history_line *h, void *arg)
+{
+	(void)arg;
+	return h->kind == HISTORY_METRIC && h->instance.n && h->instance.p[h->instance.n - 1] == 1;
+}
+
 static int sched_sink(int cpu, uint64_t run, uint64_t wait, uint64_t slices, void *arg)
 {
 	(void)cpu;
@@ -169,6 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char kstack[128];
 	uint64_t u, us[3];
 	int64_t i64;
+	unsigned un32;
 	double d;
 
 	if (!buf)
@@ -217,6 +231,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_files_record(buf, size, files_sink, NULL);
 	parse_pid_list(buf, size, pid_sink, NULL);
 	parse_cgroups_record(buf, size, hier_sink, NULL);
+	parse_uptime(buf, size, &d, &d);
+	parse_kmsg(buf, size, kmsg_sink, NULL);
+	parse_history_record(buf, size, history_sink, NULL);
+	parse_cpu_list(buf, size, &un32);
+	parse_numbered_name(buf, size, "node");
+	parse_node_meminfo(buf, size, kv_sink, NULL);
 	{
 		char *un = malloc(size ? size : 1);
 

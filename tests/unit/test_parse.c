@@ -911,6 +911,12 @@ static void test_proc_stat_sample(void)
 	is_int(ps.processes, 4502, "stat: processes");
 	is_int(ps.procs_running, 2, "stat: procs_running");
 	is_int(ps.procs_blocked, 0, "stat: procs_blocked");
+	is_int(ps.intr, 154889, "stat: intr total");
+	is_int(ps.intr_numbered, 38009, "stat: intr, the numbered IRQs summed");
+	is_int(ps.softirq, 95954, "stat: softirq total");
+	is_int(ps.have, PROC_STAT_CTXT | PROC_STAT_BTIME | PROC_STAT_PROCESSES |
+	       PROC_STAT_PROCS_RUNNING | PROC_STAT_PROCS_BLOCKED | PROC_STAT_INTR | PROC_STAT_SOFTIRQ,
+	       "stat: have says every line was read");
 	proc_stat__free(&ps);
 	ok(!ps.cpu && !ps.cpu_id && !ps.ncpu, "stat: free clears the arrays");
 	proc_stat__free(&ps);
@@ -950,6 +956,45 @@ static void test_proc_stat_truncation(void)
 	is_int(bad, 0, "stat: every truncation 0..%zu gives exactly the complete lines", full);
 	ok(t_total < t_cpu0 && t_cpu0 < t_cpu1 && t_cpu1 < t_ctxt && t_ctxt < t_blocked,
 	   "stat: sample line order as expected by the truncation test");
+}
+
+static void test_proc_stat_counts(void)
+{
+	size_t t_intr = line_end(stat_sample, "intr "), t_soft = line_end(stat_sample, "softirq ");
+	struct proc_stat ps;
+	int bad = 0;
+
+	/* Every cut: intr and softirq are there exactly when their line is complete. */
+	for (size_t len = line_end(stat_sample, "cpu "); len < sizeof(stat_sample); len++) {
+		char *b = dup_exact(stat_sample, len);
+		int rc = parse_proc_stat(b, len, &ps);
+		bool intr = ps.have & PROC_STAT_INTR, soft = ps.have & PROC_STAT_SOFTIRQ;
+
+		if (rc || intr != (len >= t_intr) || soft != (len >= t_soft) ||
+		    (intr && (ps.intr != 154889 || ps.intr_numbered != 38009))) {
+			if (!bad)
+				printf("# stat counts cut at %zu: rc %d intr %d softirq %d\n", len, rc,
+				       intr, soft);
+			bad++;
+		}
+		proc_stat__free(&ps);
+		free(b);
+	}
+	is_int(bad, 0, "stat: intr and softirq only from their complete lines, at every cut");
+
+	is_int(parse_proc_stat(S("cpu 1 2 3 4\nintr 5 1 x 2\nsoftirq 3 1 2\n"), &ps), 0,
+	       "stat: hostile intr line");
+	ok(!(ps.have & PROC_STAT_INTR) && ps.have & PROC_STAT_SOFTIRQ && ps.softirq == 3,
+	   "stat: an intr field that is no number gives no intr, softirq still read");
+	proc_stat__free(&ps);
+	parse_proc_stat(S("cpu 1 2 3 4\nintr 1 18446744073709551615 1\nsoftirq x\n"), &ps);
+	ok(!(ps.have & (PROC_STAT_INTR | PROC_STAT_SOFTIRQ)),
+	   "stat: a numbered sum past 64 bits and a softirq without its total are no reading");
+	proc_stat__free(&ps);
+	parse_proc_stat(S("cpu 1 2 3 4\nintr 7\n"), &ps);
+	ok(ps.have & PROC_STAT_INTR && ps.intr == 7 && ps.intr_numbered == 0,
+	   "stat: intr with no numbered IRQ sums to 0");
+	proc_stat__free(&ps);
 }
 
 static void test_proc_stat_hostile(void)
@@ -2915,6 +2960,197 @@ static void test_cgroup_records(void)
 	is_str(r.s, "", "sonde:cgroups: version 3, no mount, a fourth word, no version refused");
 }
 
+/* ---- raw/history.cap (parse_value.c) ---- */
+
+/* A bundle: record of a run's raw/history.cap on this VM (core/run/history.c writes it). */
+static const char history_sample[] =
+	"host sonde-vm\n"
+	"boot_id 3f1c2a9e-7b1d-4c55-9a0e-2f9d1e6c4b21\n"
+	"end_wall_ns 1795280012345678901\n"
+	"metric\tuse.fd-runout\tfds\t\t1234\n"
+	"metric\tuse.filesystem-runout\tused_pct\t/\t41.234567890123003\n"
+	"metric\tuse.memory-runout\tavailable_bytes\t\t1.2345678901234567e+20\n";
+
+static int render_history_line(const struct history_line *h, void *arg)
+{
+	struct render *r = arg;
+
+	if (h->kind == HISTORY_BOOT_ID) {
+		render_add(r, "boot ");
+		render_word(r, h->boot_id);
+	} else if (h->kind == HISTORY_END_WALL_NS) {
+		render_add(r, "end %lld", (long long)h->end_wall_ns);
+	} else {
+		render_add(r, "m ");
+		render_word(r, h->check);
+		render_word(r, h->metric);
+		render_word(r, h->instance);
+		render_add(r, "%.17g", h->value);
+	}
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_history(const char *b, size_t n, struct render *r)
+{
+	parse_history_record(b, n, render_history_line, r);
+}
+
+static void test_history_record(void)
+{
+	static struct render r;
+
+	check_sample(render_history, history_sample,
+		     "boot 3f1c2a9e-7b1d-4c55-9a0e-2f9d1e6c4b21|\n"
+		     "end 1795280012345678901\n"
+		     "m use.fd-runout|fds||1234\n"
+		     "m use.filesystem-runout|used_pct|/|41.234567890123003\n"
+		     "m use.memory-runout|available_bytes||1.2345678901234567e+20\n",
+		     "history.cap");
+	render(render_history,
+	       S("end_wall_ns 12x\nend_wall_ns 1 2\nmetric\ta\tb\tc\t12abc\n"
+		 "metric\ta\tb\tc\t1\t2\nmetric\ta\tb\t1\nmetrics\ta\tb\tc\t1\n"
+		 "metric\ta\tb\tc\t-0.5\n"),
+	       &r);
+	is_str(r.s, "m a|b|c|-0.5\n",
+	       "history.cap: junk numbers, a sixth or missing field, another kind skipped");
+}
+
+/* ---- host facts: uptime, /dev/kmsg (parse_proc.c), CPU lists and nodes (parse_sys.c) ---- */
+
+static void render_uptime(const char *b, size_t n, struct render *r)
+{
+	double up, idle;
+
+	if (!parse_uptime(b, n, &up, &idle))
+		render_add(r, "%.2f %.2f", up, idle);
+}
+
+/* /dev/kmsg of this VM: two records, the second with its dictionary, then a line of neither. */
+static const char kmsg_sample[] =
+	"4,2,0,-;[Firmware Bug]: TSC doesn't count with P0 frequency!\n"
+	"6,193,314186,-;acpi PNP0A08:00: _OSC: OS supports [ExtendedConfig ASPM ClockPM]\n"
+	" SUBSYSTEM=acpi\n"
+	" DEVICE=+acpi:PNP0A08:00\n"
+	"kmsg: permission denied\n";
+
+static int render_kmsg_line(const struct kmsg_line *k, void *arg)
+{
+	struct render *r = arg;
+
+	if (k->kind == KMSG_RECORD) {
+		render_add(r, "R %d %llu %llu ", k->prio, (unsigned long long)k->seq,
+			   (unsigned long long)k->usec);
+		render_word(r, k->text);
+	} else {
+		render_add(r, k->kind == KMSG_DICT ? "D " : "O ");
+		render_word(r, k->line);
+	}
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_kmsg(const char *b, size_t n, struct render *r)
+{
+	parse_kmsg(b, n, render_kmsg_line, r);
+}
+
+static void render_cpu_list(const char *b, size_t n, struct render *r)
+{
+	unsigned c;
+
+	if (!parse_cpu_list(b, n, &c))
+		render_add(r, "%u", c);
+}
+
+/* /sys/devices/system/node/node0/meminfo of this VM (its head). */
+static const char node_meminfo_sample[] =
+	"Node 0 MemTotal:       16083148 kB\n"
+	"Node 0 MemFree:        14187072 kB\n"
+	"Node 0 MemUsed:         1896076 kB\n";
+
+static int render_kv(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	render_add(arg, "%.*s=%.*s|", (int)kl, k, (int)vl, v);
+	return 0;
+}
+
+static void render_node_meminfo(const char *b, size_t n, struct render *r)
+{
+	parse_node_meminfo(b, n, render_kv, r);
+}
+
+static int stop_kmsg(const struct kmsg_line *k, void *arg)
+{
+	(void)k;
+	return ++*(int *)arg == 2 ? 5 : 0;
+}
+
+static void test_host_facts(void)
+{
+	static struct render r;
+	int seen = 0;
+
+	check_sample(render_uptime, "13358.58 4501.29\n", "13358.58 4501.29", "uptime");
+	render(render_uptime, S("13358.58\n"), &r);
+	is_str(r.s, "", "uptime: the idle seconds missing");
+	render(render_uptime, S("13358.58 4501.29 7\n"), &r);
+	is_str(r.s, "", "uptime: a third field");
+	render(render_uptime, S("x 1\n"), &r);
+	is_str(r.s, "", "uptime: no number");
+
+	check_sample(render_kmsg, kmsg_sample,
+		     "R 4 2 0 [Firmware Bug]: TSC doesn't count with P0 frequency!|\n"
+		     "R 6 193 314186 acpi PNP0A08:00: _OSC: OS supports [ExtendedConfig ASPM "
+		     "ClockPM]|\n"
+		     "D  SUBSYSTEM=acpi|\n"
+		     "D  DEVICE=+acpi:PNP0A08:00|\n"
+		     "O kmsg: permission denied|\n",
+		     "kmsg");
+	render(render_kmsg, S("6,1,2,-,caller=T1;a;b\n6,1;x\n-6,1,2,-;x\n6,1,2x;x\n6,1,2;\n\n"), &r);
+	is_str(r.s,
+	       "R 6 1 2 a;b|\nO 6,1;x|\nO -6,1,2,-;x|\nO 6,1,2x;x|\nR 6 1 2 |\nO |\n",
+	       "kmsg: more header fields, the text's ';' kept; short, signed, junk headers are "
+	       "other lines");
+	render(render_kmsg, S("99999999999,1,2,-;x\n"), &r);
+	is_str(r.s, "O 99999999999,1,2,-;x|\n", "kmsg: a priority past an int is no record");
+	is_int(parse_kmsg(S(kmsg_sample), stop_kmsg, &seen), 5,
+	       "kmsg: the callback's non-zero stops the walk and is returned");
+	is_int(seen, 2, "kmsg: no call after the stop");
+
+	check_sample(render_cpu_list, "0-1\n", "2", "cpu list: this VM's online");
+	check_sample(render_cpu_list, "0-3,5,7-8\n", "7", "cpu list: ranges and singles");
+	check_sample(render_cpu_list, "\n", "0", "cpu list: empty");
+	render(render_cpu_list, S("0-3,\n"), &r);
+	is_str(r.s, "", "cpu list: a trailing ','");
+	render(render_cpu_list, S("3-1\n"), &r);
+	is_str(r.s, "", "cpu list: a range backwards");
+	render(render_cpu_list, S("0-\n"), &r);
+	is_str(r.s, "", "cpu list: a range without its end");
+	render(render_cpu_list, S("0-3x\n"), &r);
+	is_str(r.s, "", "cpu list: junk after it");
+	render(render_cpu_list, S("0-2147483648\n"), &r);
+	is_str(r.s, "", "cpu list: a CPU number past an int");
+	render(render_cpu_list, S("0-2147483647,0-2147483647,0-2147483647\n"), &r);
+	is_str(r.s, "", "cpu list: a count past 32 bits");
+
+	is_int(parse_numbered_name(S("node0"), "node"), 0, "numbered name: node0");
+	is_int(parse_numbered_name(S("node12"), "node"), 12, "numbered name: node12");
+	is_int(parse_numbered_name(S("node"), "node"), -1, "numbered name: no number");
+	is_int(parse_numbered_name(S("node1x"), "node"), -1, "numbered name: junk after");
+	is_int(parse_numbered_name(S("has_cpu"), "node"), -1, "numbered name: another name");
+	is_int(parse_numbered_name(S("node2147483648"), "node"), -1,
+	       "numbered name: past an int");
+	is_int(parse_numbered_name("node12", 5, "node"), 1,
+	       "numbered name: never read past n");
+
+	check_sample(render_node_meminfo, node_meminfo_sample,
+		     "MemTotal=16083148 kB|MemFree=14187072 kB|MemUsed=1896076 kB|",
+		     "node meminfo");
+	render(render_node_meminfo, S("MemTotal: 5 kB\nNode x MemFree: 1 kB\nNode 1 A: 2\n"), &r);
+	is_str(r.s, "A=2|", "node meminfo: a line without its Node N is skipped");
+}
+
 /* ---- mutated samples through every parser ---- */
 
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
@@ -3181,6 +3417,7 @@ int main(void)
 	test_proc_stat_sample();
 	test_proc_stat_truncation();
 	test_proc_stat_hostile();
+	test_proc_stat_counts();
 	test_loadavg();
 	test_pressure();
 	test_kv();
@@ -3196,6 +3433,8 @@ int main(void)
 	test_task_record();
 	test_interrupts();
 	test_mounts();
+	test_host_facts();
+	test_history_record();
 	test_values();
 	test_net_records();
 	test_pid_records();
