@@ -187,6 +187,46 @@ static void cg_io_set(lua_State *L, int entry, const char *which, const char *de
 	lua_pop(L, 3);
 }
 
+struct cg_io_walk {
+	lua_State *L;
+	int entry;
+	double t;
+	int v2max, v2stat, bytes, ios;
+	const char *lim; /* the field of a v1 limit file */
+};
+
+/* A device's number (parse_cgroup_io) into entry.io, as the file it came from says. */
+static int cg_io_line(const struct cgroup_io_line *l, void *arg)
+{
+	const struct cg_io_walk *w = arg;
+	char dev[32], key[64];
+	const char *f;
+
+	if (!parse_word_cstr(l->dev, dev, sizeof(dev)))
+		return 0;
+	if (w->lim) {
+		if (l->kind == CGIO_NUMBER)
+			cg_io_set(w->L, w->entry, "limits", dev, strlen(dev), w->lim, l->value, w->t);
+	} else if (w->bytes || w->ios) {
+		f = l->kind != CGIO_WORD ? NULL :
+		    parse_word_is_str(l->key, "Read") ? (w->bytes ? "rbytes" : "rios") :
+		    parse_word_is_str(l->key, "Write") ? (w->bytes ? "wbytes" : "wios") : NULL;
+		if (f) {
+			cg_io_set(w->L, w->entry, "first", dev, strlen(dev), f, l->value, w->t);
+			cg_io_set(w->L, w->entry, "last", dev, strlen(dev), f, l->value, w->t);
+		}
+	} else if ((w->v2max || w->v2stat) && l->kind == CGIO_PAIR &&
+		   parse_word_cstr(l->key, key, sizeof(key))) {
+		if (w->v2max) {
+			cg_io_set(w->L, w->entry, "limits", dev, strlen(dev), key, l->value, w->t);
+		} else {
+			cg_io_set(w->L, w->entry, "first", dev, strlen(dev), key, l->value, w->t);
+			cg_io_set(w->L, w->entry, "last", dev, strlen(dev), key, l->value, w->t);
+		}
+	}
+	return 0;
+}
+
 /*
  * I/O per device: v2 io.max ("MAJ:MIN rbps=N wbps=max riops=N wiops=max") and io.stat
  * ("MAJ:MIN rbytes=N wbytes=N rios=N wios=N ..."); v1 blkio.throttle.*_device ("MAJ:MIN N")
@@ -203,54 +243,17 @@ static void cg_io(lua_State *L, int entry, const char *file, const struct captur
 		{ "blkio.throttle.read_iops_device", "riops" },
 		{ "blkio.throttle.write_iops_device", "wiops" },
 	};
-	int v2max = !strcmp(file, "io.max"), v2stat = !strcmp(file, "io.stat");
-	int bytes = !strcmp(file, "blkio.throttle.io_service_bytes");
-	int ios = !strcmp(file, "blkio.throttle.io_serviced");
-	const char *lim = NULL;
+	struct cg_io_walk w = {
+		.L = L, .entry = entry, .t = t,
+		.v2max = !strcmp(file, "io.max"), .v2stat = !strcmp(file, "io.stat"),
+		.bytes = !strcmp(file, "blkio.throttle.io_service_bytes"),
+		.ios = !strcmp(file, "blkio.throttle.io_serviced"),
+	};
 
 	for (size_t i = 0; i < sizeof(v1lim) / sizeof(v1lim[0]); i++)
 		if (!strcmp(file, v1lim[i].file))
-			lim = v1lim[i].field;
-	for (const char *p = r->data, *e = r->data + r->len; p < e;) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
-		char line[512], dev[32], w1[64], w2[64];
-		const char *which = (v2max || lim) ? "limits" : NULL;
-		unsigned long long v;
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		p += n + 1;
-		if (sscanf(line, "%31s", dev) != 1 || !strchr(dev, ':'))
-			continue;
-		if (lim && sscanf(line, "%*s %llu", &v) == 1) {
-			cg_io_set(L, entry, "limits", dev, strlen(dev), lim, v, t);
-		} else if ((bytes || ios) && sscanf(line, "%*s %63s %llu", w1, &v) == 2) {
-			const char *f = !strcmp(w1, "Read") ? (bytes ? "rbytes" : "rios") :
-					!strcmp(w1, "Write") ? (bytes ? "wbytes" : "wios") : NULL;
-
-			if (f) {
-				cg_io_set(L, entry, "first", dev, strlen(dev), f, v, t);
-				cg_io_set(L, entry, "last", dev, strlen(dev), f, v, t);
-			}
-		} else if (v2max || v2stat) {
-			for (char *sv, *tok = strtok_r(line + strlen(dev), " ", &sv); tok;
-			     tok = strtok_r(NULL, " ", &sv)) {
-				char *eq = strchr(tok, '=');
-
-				if (!eq || eq - tok >= (long)sizeof(w2))
-					continue;
-				snprintf(w2, sizeof(w2), "%.*s", (int)(eq - tok), tok);
-				if (sscanf(eq + 1, "%llu", &v) != 1)
-					continue; /* "max": no limit */
-				if (which) {
-					cg_io_set(L, entry, which, dev, strlen(dev), w2, v, t);
-				} else {
-					cg_io_set(L, entry, "first", dev, strlen(dev), w2, v, t);
-					cg_io_set(L, entry, "last", dev, strlen(dev), w2, v, t);
-				}
-			}
-		}
-	}
+			w.lim = v1lim[i].field;
+	parse_cgroup_io(r->data, r->len, cg_io_line, &w);
 }
 
 /* One record of a kept cgroup's file into its entry (at index entry). */

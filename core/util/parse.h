@@ -132,6 +132,8 @@ int parse_kv_i64(const char *val, size_t vlen, int64_t *out);
  * same double. 0 or -EINVAL.
  */
 int parse_kv_double(const char *val, size_t vlen, double *out);
+/* A hex number alone ("000001ffffffffff", "0x1f": CapEff, sonde's observer_cap_eff), blanks around it. */
+int parse_kv_hex(const char *val, size_t vlen, uint64_t *out);
 
 /*
  * One-value files: /proc/sys and /sys attributes ("256\n", "-1\n",
@@ -448,6 +450,22 @@ struct cgroup_hier_line {
 };
 typedef int (*cgroup_hier_fn)(const struct cgroup_hier_line *h, void *arg);
 int parse_cgroups_record(const char *buf, size_t len, cgroup_hier_fn fn, void *arg);
+
+/*
+ * A cgroup's per-device I/O file, a device "MAJ:MIN" a line: v2 io.max and
+ * io.stat ("8:0 rbps=N wbps=max ...": CGIO_PAIR, one call per KEY=N, a
+ * value that is no number such as "max" skipped), v1
+ * blkio.throttle.*_device ("8:0 N": CGIO_NUMBER, no key) and
+ * io_service_bytes / io_serviced ("8:0 Read N": CGIO_WORD, key the word).
+ * Lines of another shape ("Total N") are skipped.
+ */
+struct cgroup_io_line {
+	enum { CGIO_PAIR, CGIO_NUMBER, CGIO_WORD } kind;
+	struct parse_word dev, key;
+	uint64_t value;
+};
+typedef int (*cgroup_io_fn)(const struct cgroup_io_line *c, void *arg);
+int parse_cgroup_io(const char *buf, size_t len, cgroup_io_fn fn, void *arg);
 
 /* ---- the network tables (parse_net.c; docs/capture-format.md, net.sockets and net.links) ---- */
 

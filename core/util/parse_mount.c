@@ -2,8 +2,9 @@
 /*
  * Mounts and their capacity (formats in parse.h): /proc/PID/mountinfo and
  * the octal escapes of its paths, /proc/swaps, sonde's statvfs record
- * (sonde:statfs) and its cgroup hierarchies (sonde:cgroups). The rules
- * every parser keeps are at the top of parse.h.
+ * (sonde:statfs), its cgroup hierarchies (sonde:cgroups) and a cgroup's
+ * per-device I/O files (io.max, io.stat, blkio.*). The rules every parser
+ * keeps are at the top of parse.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -221,6 +222,66 @@ int parse_cgroups_record(const char *buf, size_t len, cgroup_hier_fn fn, void *a
 		if (!parse_scan_word(&p, le, &h.controllers) && parse_skip_blanks(p, le) != le)
 			continue;
 		ret = fn(&h, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- a cgroup's per-device I/O files ---- */
+
+/* "KEY=N" words after the device: one call each; "KEY=max" and other values are no number. */
+static int cgroup_io_pairs(const char *p, const char *le, struct cgroup_io_line *c,
+			   cgroup_io_fn fn, void *arg)
+{
+	struct parse_word w;
+	int ret;
+
+	while (!parse_scan_word(&p, le, &w)) {
+		const char *eq = memchr(w.p, '=', w.n);
+
+		if (!eq || eq == w.p ||
+		    parse_word_u64((struct parse_word){ eq + 1, (size_t)(w.p + w.n - eq - 1) },
+				   &c->value))
+			continue;
+		c->key = (struct parse_word){ w.p, (size_t)(eq - w.p) };
+		ret = fn(c, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int parse_cgroup_io(const char *buf, size_t len, cgroup_io_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	int ret;
+
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		struct cgroup_io_line c = { 0 };
+		struct parse_word w1, w2;
+		const char *p = ls;
+
+		if (parse_scan_word(&p, le, &c.dev) || !memchr(c.dev.p, ':', c.dev.n) ||
+		    parse_scan_word(&p, le, &w1))
+			continue;
+		if (memchr(w1.p, '=', w1.n)) {
+			c.kind = CGIO_PAIR;
+			ret = cgroup_io_pairs(w1.p, le, &c, fn, arg);
+		} else if (parse_scan_word(&p, le, &w2)) {
+			/* "8:0 N" */
+			c.kind = CGIO_NUMBER;
+			if (parse_word_u64(w1, &c.value))
+				continue;
+			ret = fn(&c, arg);
+		} else {
+			/* "8:0 Read N" */
+			c.kind = CGIO_WORD;
+			c.key = w1;
+			if (parse_word_u64(w2, &c.value) || parse_skip_blanks(p, le) != le)
+				continue;
+			ret = fn(&c, arg);
+		}
 		if (ret)
 			return ret;
 	}

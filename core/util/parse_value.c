@@ -129,6 +129,21 @@ int parse_kv_double(const char *val, size_t vlen, double *out)
 	return 0;
 }
 
+int parse_kv_hex(const char *val, size_t vlen, uint64_t *out)
+{
+	const char *p, *end;
+	uint64_t v;
+
+	if (!val)
+		return -EINVAL;
+	end = val + vlen;
+	p = parse_skip_blanks(val, end);
+	if (parse_scan_hex(&p, end, &v) || parse_skip_blanks(p, end) != end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 /* ---- raw/history.cap ---- */
 
 static int history_line(const char *ls, const char *le, struct history_line *h)

@@ -153,6 +153,12 @@ static int history_sink(const struct history_line *h, void *arg)
 	return h->kind == HISTORY_METRIC && h->instance.n && h->instance.p[h->instance.n - 1] == 1;
 }
 
+static int cgio_sink(const struct cgroup_io_line *c, void *arg)
+{
+	(void)arg;
+	return c->key.n && c->key.p[c->key.n - 1] == 1 && c->dev.p[0] == 1;
+}
+
 static int sched_sink(int cpu, uint64_t run, uint64_t wait, uint64_t slices, void *arg)
 {
 	(void)cpu;
@@ -237,6 +243,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_cpu_list(buf, size, &un32);
 	parse_numbered_name(buf, size, "node");
 	parse_node_meminfo(buf, size, kv_sink, NULL);
+	parse_cgroup_io(buf, size, cgio_sink, NULL);
+	parse_kv_hex(buf, size, &u);
 	{
 		char *un = malloc(size ? size : 1);
 

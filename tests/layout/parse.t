@@ -30,6 +30,7 @@ for my $f (@files) {
 	local $/;
 	my $src = <$fh>;
 	close $fh;
+	my @orig = split /\n/, $src, -1;
 	# comments and string literals are no calls (keep the newlines: line numbers)
 	$src =~ s{/\*.*?\*/}{(my $c = $&) =~ s/[^\n]//g; $c}gse;
 	$src =~ s{//[^\n]*}{}g;
@@ -45,7 +46,7 @@ for my $f (@files) {
 			$used{$key} = 1;
 			next;
 		}
-		(my $t = $l) =~ s/^\s+//;
+		(my $t = $orig[$n - 1]) =~ s/^\s+//;
 		push @bad, "$f:$n: $what in $fn(): $t";
 	}
 }

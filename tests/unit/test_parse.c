@@ -2960,6 +2960,82 @@ static void test_cgroup_records(void)
 	is_str(r.s, "", "sonde:cgroups: version 3, no mount, a fourth word, no version refused");
 }
 
+/* ---- a cgroup's per-device I/O files (parse_mount.c) ---- */
+
+/* blkio.throttle.io_service_bytes of this VM (the root of its v1 blkio hierarchy). */
+static const char blkio_bytes_sample[] =
+	"254:0 Read 106722021376\n"
+	"254:0 Write 27961417728\n"
+	"254:0 Sync 140575256576\n"
+	"254:0 Total 160227115008\n"
+	"Total 160227115008\n";
+
+/* io.max and io.stat as the kernel prints them (Documentation/admin-guide/cgroup-v2.rst). */
+static const char io_max_sample[] = "8:16 rbps=2097152 wbps=max riops=max wiops=120\n";
+static const char io_stat_sample[] =
+	"8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\n"
+	"8:0 rbytes=90430464 wbytes=299008000 rios=8950 wios=1252 dbytes=50331648 dios=3021\n";
+
+static int render_cgio_line(const struct cgroup_io_line *c, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%c ", "PNW"[c->kind]);
+	render_word(r, c->dev);
+	render_word(r, c->key);
+	render_add(r, "%llu\n", (unsigned long long)c->value);
+	return 0;
+}
+
+static void render_cgio(const char *b, size_t n, struct render *r)
+{
+	parse_cgroup_io(b, n, render_cgio_line, r);
+}
+
+static void render_hex_kv(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_kv_hex(b, n, &v))
+		render_add(r, "%llx", (unsigned long long)v);
+}
+
+static void test_cgroup_io(void)
+{
+	static struct render r;
+
+	check_sample(render_cgio, blkio_bytes_sample,
+		     "W 254:0|Read|106722021376\nW 254:0|Write|27961417728\n"
+		     "W 254:0|Sync|140575256576\nW 254:0|Total|160227115008\n",
+		     "blkio io_service_bytes");
+	check_sample(render_cgio, io_max_sample, "P 8:16|rbps|2097152\nP 8:16|wiops|120\n",
+		     "io.max: max is no number");
+	check_sample(render_cgio, io_stat_sample,
+		     "P 8:16|rbytes|1459200\nP 8:16|wbytes|314773504\nP 8:16|rios|192\n"
+		     "P 8:16|wios|353\nP 8:16|dbytes|0\nP 8:16|dios|0\n"
+		     "P 8:0|rbytes|90430464\nP 8:0|wbytes|299008000\nP 8:0|rios|8950\n"
+		     "P 8:0|wios|1252\nP 8:0|dbytes|50331648\nP 8:0|dios|3021\n",
+		     "io.stat");
+	check_sample(render_cgio, "8:0 1048576\n", "N 8:0||1048576\n", "blkio read_bps_device");
+	render(render_cgio,
+	       S("8:0 12x\n8:0 Read 5 6\n8:0 Read -1\n80 rbps=1\n8:0 =5 rbps=7x wbps=8\n8:0\n"),
+	       &r);
+	is_str(r.s, "P 8:0|wbps|8\n",
+	       "cgroup io: junk numbers, extra words, no device, an empty key skipped");
+
+	/* a value of a line parse_kv split (no '\n' of its own): no cut rule of its own */
+	render(render_hex_kv, S("000001fffeffffff"), &r);
+	is_str(r.s, "1fffeffffff", "hex: CapEff of this VM");
+	render(render_hex_kv, S(" 0x1f "), &r);
+	is_str(r.s, "1f", "hex: 0x and blanks around");
+	render(render_hex_kv, S("1fg"), &r);
+	is_str(r.s, "", "hex: junk after");
+	render(render_hex_kv, S("10000000000000000"), &r);
+	is_str(r.s, "", "hex: past 64 bits");
+	render(render_hex_kv, S(""), &r);
+	is_str(r.s, "", "hex: empty");
+}
+
 /* ---- raw/history.cap (parse_value.c) ---- */
 
 /* A bundle: record of a run's raw/history.cap on this VM (core/run/history.c writes it). */
@@ -3435,6 +3511,7 @@ int main(void)
 	test_mounts();
 	test_host_facts();
 	test_history_record();
+	test_cgroup_io();
 	test_values();
 	test_net_records();
 	test_pid_records();
