@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The golden tests (golden.t) against the static build (make static,
 # build/static/sonde; STATIC=path for another): both builds must judge every
-# case alike. `make check` brings the static binary up to date when it exists;
-# without it, this file skips with the reason.
+# case alike. `make check` builds the static binary first, so both are tested;
+# run alone without it, this file skips with the reason.
 TOP=${TOP:-$PWD}
 STATIC=${STATIC:-$TOP/build/static/sonde}
 if [ ! -x "$STATIC" ]; then
