@@ -19,11 +19,6 @@
 #include "util/json_read.h"
 #include "util/parse.h"
 
-double analysis__t(const struct analysis *an, const struct capture_rec *r)
-{
-	return (double)(r->mono_ns - an->start_mono_ns) / 1e9;
-}
-
 static void copy_trimmed(char *dst, size_t dstlen, const char *s, size_t n)
 {
 	size_t o = 0;
@@ -207,7 +202,9 @@ void analysis__preload(struct analysis *an, const char *collector)
 {
 	const struct thread_states *ts;
 	const struct task_summary *tasks;
+	const struct pidmap *levels;
 	size_t n;
+	int fds;
 	char why[256];
 
 	capture_set__stream(&an->cs, collector);
@@ -220,6 +217,9 @@ void analysis__preload(struct analysis *an, const char *collector)
 		analysis__threads(an, &ts, why, sizeof(why));
 	if (!strcmp(collector, "proc.pids") || !strcmp(collector, "proc.threads"))
 		analysis__tasks(an, &tasks, &n);
+	/* the six runout checks' levels of every process, one pass for all of them */
+	if (!strcmp(collector, "proc.pids"))
+		analysis__levels(an, &levels, &fds);
 	/*
 	 * The BPF tools' documents are read all at once, whichever tool a check
 	 * asks for: 30 checks read one, and each parsed them all again (the
@@ -985,6 +985,7 @@ void analysis__close(struct analysis *an)
 		free(an->tasks[i].cmdline);
 	free(an->tasks);
 	thread_states__free(an->threads);
+	analysis__levels_free(an);
 	container_set__free(an->containers);
 	capture_set__free(&an->cs);
 	memset(an, 0, sizeof(*an));

@@ -220,10 +220,33 @@ struct analysis {
 	struct container_set *containers;
 	int containers_built;
 	const char *focus_container, *focus_pod; /* --container, --pod: the workload, or NULL */
+	/* per-process levels (analysis_levels.c), built on first use */
+	struct pidmap levels;
+	int levels_built, levels_err, levels_fds;
 	/* perf counters: raw/perf/counters.json, parsed on first use */
 	struct jval *perf_doc;
 	char perf_why[512];
 	int perf_loaded;
+};
+
+/*
+ * analysis_levels.c: per-process levels for the runout trends, built once:
+ * every round's RSS, threads, fds and anonymous memory of each process.
+ */
+struct task_level {
+	uint32_t seq;
+	double t;
+	uint64_t rss, threads;
+	int64_t fds;  /* -1: not counted that round */
+	int64_t anon; /* anonymous resident bytes; -1: not known that round */
+};
+
+struct task_levels {
+	int pid;     /* 0: empty slot */
+	uint64_t starttime;
+	const char *last_data; /* the payload of its last sonde:task record (a repeat shares it) */
+	struct task_level *v;
+	size_t n, cap;
 };
 
 /*
@@ -242,8 +265,11 @@ int analysis__open_limited(struct analysis *an, const char *raw_dir,
  */
 void analysis__preload(struct analysis *an, const char *collector);
 void analysis__close(struct analysis *an);
-/* Seconds after the window start of a record. */
-double analysis__t(const struct analysis *an, const struct capture_rec *r);
+/* Seconds after the window start of a record (inline: every file of collect reads it). */
+static inline double analysis__t(const struct analysis *an, const struct capture_rec *r)
+{
+	return (double)(r->mono_ns - an->start_mono_ns) / 1e9;
+}
 /* Build (once) and return the per-process summaries; -ENOENT when proc.pids was not collected. */
 int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n);
 
@@ -253,6 +279,16 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
  */
 int analysis__threads(struct analysis *an, const struct thread_states **out, char *why,
 		      size_t whylen);
+
+/*
+ * Build (once) the per-process levels of proc.pids: a pidmap of struct
+ * task_levels, *fds_counted when the rounds counted fds. 0, -ENOENT when
+ * proc.pids was not collected, -ENOMEM.
+ */
+int analysis__levels(struct analysis *an, const struct pidmap **out, int *fds_counted);
+/* Its RSS, threads, fd count or anonymous memory moved between rounds. */
+int task_levels__moved(const struct task_levels *pl);
+void analysis__levels_free(struct analysis *an);
 
 /* Build (once) and return the containers: 0, or -ENOENT when proc.cgroups was not collected. */
 int analysis__containers(struct analysis *an, const struct container_set **out);
