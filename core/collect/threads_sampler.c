@@ -25,6 +25,7 @@
 #include "collect/threads.h"
 #include "util/clock.h"
 #include "util/hash.h"
+#include "util/selfcpu.h"
 
 #define SAMPLER_HZ_MAX 50.0
 #define SAMPLER_HZ_MIN 1.0
@@ -215,6 +216,7 @@ static void *sampler_main(void *arg)
 	sigset_t all;
 
 	pthread_setname_np(pthread_self(), "sonde-states");
+	self_cpu__enter(SELF_SAMPLER);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&sp->mu);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collect/collectors.h"
+#include "util/selfcpu.h"
 
 #ifndef SONDE_VERSION
 #define SONDE_VERSION "dev"
@@ -194,6 +195,7 @@ static void *round_main(void *arg)
 
 	/* named, so `top -H` and perf tell sonde's threads apart */
 	pthread_setname_np(pthread_self(), "sonde-round");
+	self_cpu__enter(SELF_ROUNDS);
 	/* Signals are the main thread's business. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);

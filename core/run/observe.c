@@ -22,6 +22,7 @@
 #include "run/run.h"
 #include "trace/trace.h"
 #include "util/clock.h"
+#include "util/selfcpu.h"
 
 _Static_assert(RUN_MAX_SUSPECTS == TRACE_MAX_TGIDS, "a drill-down's suspects fit the filter");
 
@@ -384,6 +385,7 @@ static void *guard_main(void *arg)
 	int64_t next = g->start_ns;
 
 	pthread_setname_np(pthread_self(), "sonde-guard");
+	self_cpu__enter(SELF_GUARD);
 	while (!g->stop) {
 		struct timespec ts;
 		int64_t at;
