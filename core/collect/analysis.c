@@ -55,14 +55,58 @@ struct run_kv {
 	struct analysis *an;
 };
 
+/* The budget's facts (run/guard.c): 1 when k was one. */
+static int budget_fact(struct run_budget *b, const char *k, size_t kl, const char *val)
+{
+	double v = strtod(val, NULL);
+	char key[48];
+
+	if (kl == 10 && !memcmp(k, "budget_pct", 10)) {
+		b->has = 1;
+		b->budget_pct = v;
+	} else if (kl == 17 && !memcmp(k, "self_reserved_how", 17)) {
+		snprintf(b->reserved_how, sizeof(b->reserved_how), "%.599s", val);
+	} else if (kl == 17 && !memcmp(k, "self_reserved_pct", 17)) {
+		b->reserved_pct = v;
+	} else if (kl == 8 && !memcmp(k, "self_pct", 8)) {
+		b->has_self = 1;
+		b->self_pct = v;
+	} else if (kl == 13 && !memcmp(k, "self_rest_pct", 13)) {
+		b->self_rest_pct = v;
+	} else if (kl == 12 && !memcmp(k, "self_max_pct", 12)) {
+		b->self_max_pct = v;
+	} else if (kl == 13 && !memcmp(k, "self_max_at_s", 13)) {
+		b->self_max_at_s = v;
+	} else {
+		for (int p = 0; p < SELF_PARTS; p++) {
+			const char *name = self_part__name((enum self_part)p);
+
+			snprintf(key, sizeof(key), "self_%s_pct", name);
+			if (kl == strlen(key) && !memcmp(k, key, kl)) {
+				b->self_part_pct[p] = v;
+				return 1;
+			}
+			snprintf(key, sizeof(key), "self_reserved_%s_pct", name);
+			if (kl == strlen(key) && !memcmp(k, key, kl)) {
+				b->reserved_part_pct[p] = v;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	return 1;
+}
+
 static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *arg)
 {
 	struct analysis *an = arg;
-	char val[512];
+	char val[640];
 	uint64_t u = 0;
 
 	copy_trimmed(val, sizeof(val), v, vl);
 #define KEY(name) (kl == strlen(name) && !memcmp(k, name, kl))
+	if (budget_fact(&an->budget, k, kl, val))
+		return 0;
 	if (KEY("version"))
 		snprintf(an->version, sizeof(an->version), "%s", val);
 	else if (KEY("window_s"))

@@ -15,6 +15,7 @@
 
 #include "collect/analysis.h"
 #include "util/file.h"
+#include "util/json.h"
 #include "util/json_read.h"
 
 /* ---- BPF tools ---- */
@@ -200,6 +201,95 @@ static void tool_prediction(struct tool_summary *t, const struct jval *doc)
 		t->self_signals = (uint64_t)num_or(data, "self_signals", 0);
 }
 
+void self_parts__json(struct json *j, const double part[SELF_PARTS], double rest)
+{
+	char key[48];
+
+	for (int p = 0; p < SELF_PARTS; p++) {
+		snprintf(key, sizeof(key), "%s_pct", self_part__name((enum self_part)p));
+		json__kv_number(j, key, part[p]);
+	}
+	json__kv_number(j, "rest_pct", rest);
+}
+
+void tool_stop__json(struct json *j, const struct tool_stop *s)
+{
+	if (s->by == TOOL_STOP_NONE)
+		return;
+	json__key(j, "stopped");
+	json__begin_object(j);
+	json__kv_str(j, "by", s->by == TOOL_STOP_GUARD ? "overhead_guard" : "duty_cycle");
+	json__kv_number(j, "at_s", s->at_s);
+	if (s->by == TOOL_STOP_GUARD) {
+		json__kv_number(j, "budget_pct", s->budget_pct);
+		json__kv_number(j, "capacity_pct", s->capacity_pct);
+		json__kv_number(j, "spend_pct", s->spend_pct);
+		json__kv_number(j, "pct", s->pct);
+		json__kv_number(j, "admitted_pct", s->admitted_pct);
+		json__key(j, "own");
+		json__begin_object(j);
+		json__kv_number(j, "pct", s->own_pct);
+		json__kv_number(j, "reserved_pct", s->own_reserved_pct);
+		self_parts__json(j, s->own_part_pct, s->own_rest_pct);
+		json__end_object(j);
+		json__key(j, "tools");
+		json__begin_array(j);
+		for (size_t i = 0; i < s->ntools && i < TOOL_STOP_TOOLS; i++) {
+			json__begin_object(j);
+			json__kv_str(j, "name", s->tools[i].name);
+			json__kv_number(j, "pct", s->tools[i].pct);
+			json__kv_number(j, "admitted_pct", s->tools[i].admitted_pct);
+			json__end_object(j);
+		}
+		json__end_array(j);
+	}
+	json__end_object(j);
+}
+
+/* Who stopped the tool early and whose cost it was ("stopped": struct tool_stop). */
+static void tool_stop(struct tool_stop *s, const struct jval *doc)
+{
+	const struct jval *st = jval__get(doc, "stopped"), *own, *tools;
+	const char *by = st && st->type == J_OBJECT ? jval__str(st, "by") : NULL;
+	char key[48];
+
+	if (!by)
+		return;
+	s->by = !strcmp(by, "overhead_guard") ? TOOL_STOP_GUARD :
+		!strcmp(by, "duty_cycle")     ? TOOL_STOP_DUTY :
+						TOOL_STOP_NONE;
+	s->at_s = num_or(st, "at_s", 0);
+	if (s->by != TOOL_STOP_GUARD)
+		return;
+	s->budget_pct = num_or(st, "budget_pct", 0);
+	s->capacity_pct = num_or(st, "capacity_pct", 0);
+	s->spend_pct = num_or(st, "spend_pct", 0);
+	s->pct = num_or(st, "pct", 0);
+	s->admitted_pct = num_or(st, "admitted_pct", 0);
+	own = jval__get(st, "own");
+	if (own && own->type == J_OBJECT) {
+		s->own_pct = num_or(own, "pct", 0);
+		s->own_reserved_pct = num_or(own, "reserved_pct", 0);
+		s->own_rest_pct = num_or(own, "rest_pct", 0);
+		for (int p = 0; p < SELF_PARTS; p++) {
+			snprintf(key, sizeof(key), "%s_pct", self_part__name((enum self_part)p));
+			s->own_part_pct[p] = num_or(own, key, 0);
+		}
+	}
+	tools = jval__get(st, "tools");
+	for (size_t i = 0; tools && tools->type == J_ARRAY && i < tools->len &&
+			   s->ntools < TOOL_STOP_TOOLS; i++) {
+		const struct jval *t = &tools->items[i];
+		const char *name = t->type == J_OBJECT ? jval__str(t, "name") : NULL;
+
+		if (!name)
+			continue;
+		snprintf(s->tools[s->ntools].name, sizeof(s->tools[0].name), "%s", name);
+		s->tools[s->ntools].pct = num_or(t, "pct", 0);
+		s->tools[s->ntools++].admitted_pct = num_or(t, "admitted_pct", 0);
+	}
+}
+
 int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n)
 {
 	if (!an->bpf_loaded)
@@ -227,6 +317,7 @@ int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t
 			snprintf(t->attach, sizeof(t->attach), "%s", s ? s : "");
 			s = jval__str(doc, "stopped_early");
 			snprintf(t->stopped, sizeof(t->stopped), "%s", s ? s : "");
+			tool_stop(&t->stop, doc);
 			t->runs = (uint64_t)num_or(doc, "runs", 0);
 			t->drops = (uint64_t)num_or(doc, "drops", 0);
 			t->setup_ms = num_or(doc, "setup_ms", 0);

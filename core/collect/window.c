@@ -158,7 +158,7 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 			    const struct window_opts *o, const struct window_result *res)
 {
 	char txt[4096], hidepid[32], source[2000];
-	struct strbuf threads = { 0 };
+	struct strbuf threads = { 0 }, more = { 0 };
 	int n;
 
 	proc_hidepid(o->root, hidepid, sizeof(hidepid));
@@ -184,7 +184,18 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 		     res->max_round_cpu_ns);
 	if (n >= (int)sizeof(txt))
 		n = (int)sizeof(txt) - 1;
-	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+	if (!o->facts) {
+		reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+		return;
+	}
+	/* the layer above's lines (the budget) after the window's own */
+	strbuf__append(&more, txt, (size_t)n);
+	o->facts(o->facts_arg, &more);
+	if (!more.oom)
+		reader__tee_text(rd, w, "sonde:run", more.buf, more.len);
+	else
+		reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+	strbuf__free(&more);
 }
 
 static void *round_main(void *arg)

@@ -102,6 +102,12 @@ void report__doc_appendix(struct report_model *m);
 
 /* host.c: the Host section, and host.context in findings.json */
 struct json;
+
+/* budget.c: the budget of a window, what sonde reserved for its own sampling and used */
+struct run_budget;
+void report__budget_note(const struct run_budget *b, char *buf, size_t len);
+void report__doc_budget(struct doc *d, const struct analysis *an);
+void report__json_budget(struct json *j, const struct analysis *an);
 void report__doc_host(struct report_model *m);
 void report__json_host_context(struct json *j, const struct host_context *hc);
 

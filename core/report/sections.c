@@ -336,6 +336,7 @@ static void appendix_tools(struct doc *d, struct analysis *an, const char *headi
 		return;
 	doc__fold(d);
 	inl__words(doc__heading(d, 3, NULL), "%s", heading);
+	report__doc_budget(d, an);
 	tb = doc__table_head(d, "lllrrrrl", head);
 	for (size_t i = 0; i < n; i++) {
 		/* status: ok, or why it did not run (disabled, unavailable, over_budget, failed) */

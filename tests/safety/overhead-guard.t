@@ -12,6 +12,10 @@
 #   3. --max-overhead 0: neither the model nor the guard; the tools run to the end.
 #   4. The default budget (2%): syscount under a syscall storm (dd bs=1) is not
 #      attached for the whole window.
+#   5. sonde's own sampling over the budget (5,000 processes, bench/spawn_procs.c):
+#      its share is reserved before the tools are admitted, and the guard judges a
+#      tool by its own cost against what it was admitted for, so a tool within its
+#      admission is not detached for sonde's bookkeeping (issue 32, item 4).
 . tests/lib/tap.sh
 
 for tool in jq perl awk; do
@@ -28,9 +32,11 @@ T=$(mktemp -d /tmp/sonde-safety-guard.XXXXXX)
 PP=
 DD=
 SP=
+POP=
 cleanup() {
 	[ -n "$SP" ] && kill "$SP" 2>/dev/null
 	[ -n "$DD" ] && kill "$DD" 2>/dev/null
+	[ -n "$POP" ] && kill -- -"$POP" 2>/dev/null
 	[ -n "$PP" ] && pkill -P "$PP" 2>/dev/null
 	[ -n "$PP" ] && kill "$PP" 2>/dev/null
 	wait 2>/dev/null
@@ -39,12 +45,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# A ping-pong; with an argument, it sleeps that many seconds every round trip
+# (a steady few thousand switches a second instead of hundreds of thousands).
 pingpong() {
-	perl -e '$0 = "pingpong";
+	perl -e '$0 = "pingpong"; my $nap = shift;
 		pipe(my $ar, my $aw); pipe(my $br, my $bw);
 		my $b;
-		if (fork()) { while (1) { syswrite($aw, "x"); sysread($br, $b, 1) } }
-		else { while (1) { sysread($ar, $b, 1); syswrite($bw, "y") } }' &
+		if (fork()) { while (1) { syswrite($aw, "x"); sysread($br, $b, 1);
+			select(undef, undef, undef, $nap) if $nap } }
+		else { while (1) { sysread($ar, $b, 1); syswrite($bw, "y") } }' "${1:-0}" &
 	PP=$!
 }
 stop_pingpong() {
@@ -64,6 +73,8 @@ wait_window() {
 	done
 	return 1
 }
+
+jqok() { jq -e "$@" >/dev/null; }
 
 tool() { # FILE TOOL JQ
 	jq -r --arg t "$2" ".tools[] | select(.name == \$t) | $3" "$1"
@@ -134,6 +145,22 @@ if wait_window "$SP" "$T"; then
 	ok "detaching runqlat's links took under 100 ms ($dms ms)" awk -v d="$dms" 'BEGIN { exit !(d < 100) }'
 	ok "what it gathered before is kept (its data is in the capture)" \
 		sh -c "tar -xJOf '$B' raw/bpf/runqlat.json | jq -e '.data.hist | length > 0' >/dev/null"
+	# whose cost it was: sonde's parts, and each tool against what it was admitted for
+	diag "runqlat stopped: $(tool "$T/guard.json" runqlat '.stopped // "no stopped record" | tostring')"
+	ok "findings.json tools[].stopped: the guard, and this tool over its admission" \
+		jqok '.tools[] | select(.name == "runqlat") | .stopped |
+			.by == "overhead_guard" and .pct > .admitted_pct and .spend_pct > .capacity_pct' \
+		"$T/guard.json"
+	ok "findings.json tools[].stopped.own: sonde's rounds, sampler and stack pollers apart" \
+		jqok '.tools[] | select(.name == "runqlat") | .stopped.own |
+			has("rounds_pct") and has("sampler_pct") and has("pollers_pct") and
+			has("rest_pct") and has("reserved_pct")' "$T/guard.json"
+	ok "findings.json tools[].stopped.tools: each tool's cost and admission" \
+		jqok '[.tools[] | select(.name == "offcputime") | .stopped.tools[] |
+			select(has("pct") and has("admitted_pct")) | .name] |
+			index("runqlat") != null and index("offcputime") != null' "$T/guard.json"
+	ok "the appendix's row says whose cost it was" \
+		sh -c "tar -xJOf '$B' report.md | grep '^| runqlat ' | grep 'Whose: ' | grep -q 'sampling rounds'"
 	rm -f "$T"/sonde-*.tar.xz
 else
 	skip "the guard detaches both tools at once" "sonde did not attach its tools: $(tail -1 "$T/guard.err")"
@@ -167,5 +194,59 @@ case "$why" in
 	;;
 *) skip "default budget with syscount" "syscount cannot run here:$why" ;;
 esac
+
+# ---- 5. sonde's own sampling over the budget: a tool within its admission stays ----
+# 5,000 processes make sonde's own sampling the costly part: each round reads them
+# all, the first (every command line) several times a later one. The budget is what
+# sonde reserves for itself (a sonde that reserves nothing: what it used), a quarter
+# more, and what the tools were predicted to cost: runqlat is admitted whole, and
+# sonde's own first second goes over the budget.
+spawn_ok=
+if cc -O2 -pthread -o "$T/spawn" bench/spawn_procs.c 2>"$T/cc.err"; then
+	setsid "$T/spawn" 5000 >"$T/spawn.out" 2>&1 &
+	for _ in $(seq 600); do
+		grep -q '^ready' "$T/spawn.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	POP=$(ps -eo pgid=,args= | awk -v p="$T/spawn 5000" '{ g = $1; $1 = "" } substr($0, 2) == p { print g; exit }')
+	grep -q '^ready' "$T/spawn.out" 2>/dev/null && [ -n "$POP" ] && spawn_ok=1
+fi
+if [ -n "$spawn_ok" ]; then
+	pingpong 0.0002
+	sleep 0.5
+	SCALE=(--window 4 --interval 1 --check drilldown.cpu-who --check drilldown.cpu-why
+		--out "$T" --no-progress --json)
+	"$SONDE" run "${SCALE[@]}" --max-overhead 50 >"$T/probe.json" 2>"$T/probe.err"
+	budget=$(jq -r '(.budget.reserved_pct // (.cost.window_cpu_seconds / .window.seconds /
+		.host.cpus * 100)) * 1.25 + 0.1 + ([.tools[] | .predicted_load_pct // 0] | add)' \
+		"$T/probe.json")
+	diag "probe: sonde's own $(jq -c '.budget // {window_cpu_seconds: .cost.window_cpu_seconds}' "$T/probe.json"); runqlat predicted $(tool "$T/probe.json" runqlat '.predicted_load_pct')%: --max-overhead $budget"
+	rm -f "$T"/sonde-*.tar.xz
+	"$SONDE" run "${SCALE[@]}" --max-overhead "$budget" >"$T/own.json" 2>"$T/own.err"
+	ok "sonde's own sampling over the budget: the run exits 0" test $? -eq 0
+	stop_pingpong
+	kill -- -"$POP" 2>/dev/null
+	POP=
+	diag "runqlat: $(tool "$T/own.json" runqlat '"\(.status), duty \(.duty), \(.stopped_early // "ran to the end")"')"
+	diag "budget: $(jq -c '.budget // "none"' "$T/own.json")"
+	ok "runqlat was admitted for the whole window" \
+		jqok '.tools[] | select(.name == "runqlat") | .status == "ok" and .duty == 1' "$T/own.json"
+	# the case of issue 32: sonde's own over its share, and with its tools over the budget
+	ok "sonde's own CPU went over what it reserved, and with the tools' over the budget" \
+		jqok '(([.tools[].cpu_ns // 0] | add) / 1e9 / .window.seconds / .host.cpus * 100) as $tools |
+			.budget | .own.max_pct > .reserved_pct and
+			.own.max_pct + $tools > .max_overhead_pct' "$T/own.json"
+	ok "runqlat, within what it was admitted for, was not detached for it" \
+		jqok '.tools[] | select(.name == "runqlat") | has("stopped_early") | not' "$T/own.json"
+	ok "the guard detached no tool that stayed within its admission" \
+		jqok '[.tools[] | .stopped // empty | select(.by == "overhead_guard") |
+			select(.pct <= .admitted_pct)] | length == 0' "$T/own.json"
+	B=$(ls "$T"/sonde-*.tar.xz | head -1)
+	ok "the appendix says what sonde reserved for itself and used, by part" \
+		sh -c "tar -xJOf '$B' report.md | grep '^Budget: --max-overhead' | grep -q 'sampling rounds'"
+	rm -f "$T"/sonde-*.tar.xz
+else
+	skip "sonde's own sampling over the budget" "no population of 5,000 processes: $(head -c 200 "$T/cc.err" "$T/spawn.out" 2>/dev/null)"
+fi
 
 done_testing
