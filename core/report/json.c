@@ -316,6 +316,8 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 	}
 	if (rr->drill_note)
 		json_kv_str(j, "note", rr->drill_note);
+	if (rr->drill_by_hand[0])
+		json_kv_str(j, "by_hand", rr->drill_by_hand);
 	json__end_object(j);
 }
 

@@ -69,6 +69,11 @@ struct use_matrix {
 struct report_model {
 	const struct run_report *rr;
 	char verdict[1024];
+	/*
+	 * The verdict's "next" line: what to run now that this run could not
+	 * (a drill-down that admitted no tool, by hand); "" when nothing.
+	 */
+	char next[1024];
 	enum status worst;
 	struct report_finding *findings; /* rr->nrank, in rank order */
 	struct use_matrix use;

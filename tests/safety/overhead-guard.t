@@ -16,6 +16,8 @@
 #      its share is reserved before the tools are admitted, and the guard judges a
 #      tool by its own cost against what it was admitted for, so a tool within its
 #      admission is not detached for sonde's bookkeeping (issue 32, item 4).
+#   6. A drill-down whose every tool is over the budget says so in the verdict's
+#      "next" line, with the command that runs it by hand.
 . tests/lib/tap.sh
 
 for tool in jq perl awk; do
@@ -33,10 +35,12 @@ PP=
 DD=
 SP=
 POP=
+LOAD=
 cleanup() {
 	[ -n "$SP" ] && kill "$SP" 2>/dev/null
 	[ -n "$DD" ] && kill "$DD" 2>/dev/null
 	[ -n "$POP" ] && kill -- -"$POP" 2>/dev/null
+	[ -n "$LOAD" ] && kill $LOAD 2>/dev/null
 	[ -n "$PP" ] && pkill -P "$PP" 2>/dev/null
 	[ -n "$PP" ] && kill "$PP" 2>/dev/null
 	wait 2>/dev/null
@@ -248,5 +252,55 @@ if [ -n "$spawn_ok" ]; then
 else
 	skip "sonde's own sampling over the budget" "no population of 5,000 processes: $(head -c 200 "$T/cc.err" "$T/spawn.out" 2>/dev/null)"
 fi
+
+# ---- 6. a drill-down that admits nothing says so, with the command to run it by hand ----
+# Four spinners saturate the CPUs (use.cpu-saturation: crit, the drill-down fires),
+# a ping-pong makes runqlat costly: at --max-overhead 0.01 no tool of
+# drilldown.cpu-why fits. The command it gives then runs with the load still there.
+for _ in 1 2 3 4; do
+	perl -e '$0 = "spinner"; 1 while 1' &
+	LOAD="$LOAD $!"
+done
+pingpong
+sleep 0.5
+"$SONDE" run --window 4 --check use.cpu-saturation --max-overhead 0.01 --out "$T" --no-progress \
+	--color never >"$T/drill.out" 2>"$T/drill.err"
+rc=$?
+B=$(ls "$T"/sonde-*.tar.xz 2>/dev/null | head -1)
+tar -xJOf "$B" findings.json >"$T/drill.json" 2>/dev/null
+diag "drill-down: $(jq -c '[.drilldown.tools[]? | "\(.name) \(.status)"]' "$T/drill.json")"
+if jq -e '.drilldown.fired | length > 0' "$T/drill.json" >/dev/null 2>&1; then
+	ok "a drill-down that admits nothing: the run exits 0" test "$rc" -eq 0
+	ok "every tool of the drill-down window was over the budget" \
+		jqok '[.drilldown.tools[] | .status] | length > 0 and all(. == "over_budget")' "$T/drill.json"
+	ok "findings.json drilldown.note says it admitted no tool, with the command" \
+		jqok '.drilldown.note | test("admitted no BPF tool") and
+			test("sonde run --check drilldown.cpu-why --max-overhead [0-9]")' "$T/drill.json"
+	hand=$(jq -r '.drilldown.by_hand // ""' "$T/drill.json")
+	diag "by hand: $hand"
+	ok "the verdict's next line says so on the terminal" \
+		grep -q "^Next: the drill-down window admitted no BPF tool.*sonde run --check drilldown.cpu-why --max-overhead" "$T/drill.out"
+	ok "and in report.md, under the verdict" \
+		sh -c "tar -xJOf '$B' report.md | grep -q '^Next: the drill-down window admitted no BPF tool'"
+	rm -f "$T"/sonde-*.tar.xz
+	# the command is one sonde takes, and its budget admits the tools under the same load
+	if [ -n "$hand" ]; then
+		read -r -a argv <<<"${hand#sonde }"
+		"$SONDE" "${argv[@]}" --window 1 --out "$T" --no-progress --json >"$T/hand.json" 2>"$T/hand.err"
+		rc=$?
+		diag "by hand: $(jq -c '[.tools[] | "\(.name) \(.status) \(.duty)"]' "$T/hand.json" 2>/dev/null)"
+		ok "the command by hand runs (exit $rc), and its budget admits every tool" \
+			jqok '[.tools[] | .status == "ok"] | length > 0 and all' "$T/hand.json"
+	else
+		ok "the command by hand runs" false
+	fi
+else
+	skip "a drill-down that admits nothing" "use.cpu-saturation did not fire on this host: $(head -3 "$T/drill.out")"
+fi
+stop_pingpong
+kill $LOAD 2>/dev/null
+wait $LOAD 2>/dev/null
+LOAD=
+rm -f "$T"/sonde-*.tar.xz
 
 done_testing
