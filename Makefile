@@ -150,6 +150,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(BUILD)
 $(BUILD)/fleet-gen: bench/fleet_gen.c $(CORE_OBJS)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
 
+# bench/spawn_procs.c: the populations of bench/scale.sh (forked in one process group).
+$(BUILD)/spawn-procs: bench/spawn_procs.c | $(BUILD)
+	$(CC) $(CFLAGS) -pthread -o $@ $<
+
 $(BUILD):
 	mkdir -p $(BUILD)
 
@@ -167,8 +171,9 @@ run: sonde
 # workload it watches (redis under redis-benchmark, dd bs=1), against baselines;
 # sonde fleet over 1,000 and 10,000 generated bundles; the per-interval histograms' cost
 # per event against the whole-window ones; what the heat maps add to the page.
-bench: sonde $(BUILD)/fleet-gen
+bench: sonde $(BUILD)/fleet-gen $(BUILD)/spawn-procs
 	bench/run-bench.sh
+	bench/scale.sh
 	bench/overhead.sh
 	bench/runout.sh
 	bench/fleet.sh

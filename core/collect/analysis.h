@@ -257,6 +257,11 @@ int thread_states__build(const struct analysis *an, const struct capture_stream 
 void thread_states__free(struct thread_states *ts);
 
 /*
+ * Read every BPF tool's document of the window (raw/bpf/TOOL.json) now, once:
+ * analysis__preload does, before the checks fork, so they share them.
+ */
+void analysis__load_bpf_docs(struct analysis *an);
+/*
  * The document of BPF tool name (raw/bpf/<name>.json), or NULL with the
  * reason in why: not collected in this window, unreadable, or malformed.
  */

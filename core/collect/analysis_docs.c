@@ -89,7 +89,7 @@ static struct jval *raw_doc(struct analysis *an, int dirfd, const char *path, co
 	return doc;
 }
 
-static void load_bpf_docs(struct analysis *an)
+void analysis__load_bpf_docs(struct analysis *an)
 {
 	static const struct json_read_limits lim = {
 		.max_bytes = BPF_DOC_MAX, .max_depth = 16, .max_items = 4u << 20,
@@ -139,7 +139,7 @@ const struct jval *analysis__bpf(struct analysis *an, const char *name, char *wh
 	const char *status, *reason;
 
 	if (!an->bpf_loaded)
-		load_bpf_docs(an);
+		analysis__load_bpf_docs(an);
 	for (size_t i = 0; i < an->nbpf; i++) {
 		if (strcmp(an->bpf[i].name, name))
 			continue;
@@ -293,7 +293,7 @@ static void tool_stop(struct tool_stop *s, const struct jval *doc)
 int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n)
 {
 	if (!an->bpf_loaded)
-		load_bpf_docs(an);
+		analysis__load_bpf_docs(an);
 	if (!an->tools && an->nbpf) {
 		an->tools = calloc(an->nbpf, sizeof(*an->tools));
 		if (!an->tools)

@@ -181,6 +181,7 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 	wire__put_str(sb, r->error);
 	wire__put_str(sb, r->traceback);
 	wire__put_f64(sb, r->elapsed_ms);
+	wire__put_f64(sb, r->cpu_ms);
 	wire__put_u64(sb, r->mem_peak);
 	wire__put_u64(sb, r->instructions);
 	wire__put_f64(sb, r->score);
@@ -336,6 +337,7 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 	r->error = wire__str(&rb);
 	r->traceback = wire__str(&rb);
 	r->elapsed_ms = wire__f64(&rb);
+	r->cpu_ms = wire__f64(&rb);
 	r->mem_peak = (size_t)wire__u64(&rb);
 	r->instructions = wire__u64(&rb);
 	r->score = wire__f64(&rb);

@@ -104,6 +104,7 @@ struct check_result {
 	char *summary;
 	char *error, *traceback;
 	double elapsed_ms;
+	double cpu_ms;   /* the check's own CPU time (its thread: user and system) */
 	size_t mem_peak;
 	uint64_t instructions;
 	double score; /* how far past its threshold the worst metric is (ranking) */

@@ -537,6 +537,7 @@ static void json_check(struct json *j, const struct check_result *r)
 		json_kv_str(j, "traceback", r->traceback);
 	}
 	json_kv_num(j, "elapsed_ms", r->elapsed_ms);
+	json_kv_num(j, "cpu_ms", r->cpu_ms);
 	json__key(j, "mem_peak_bytes");
 	json__int(j, (int64_t)r->mem_peak);
 	json__key(j, "instructions");

@@ -43,10 +43,7 @@ static int write_file(const char *dir, const char *name, const char *data, size_
 	return file__write_all(path, data, len);
 }
 
-/*
- * findings.json, report.md, report.html, manifest.json into stage; then the
- * bundle, and with red (--redact) the redaction map next to it.
- */
+/* findings.json, report.md, report.html, manifest.json into stage. */
 static int write_reports(const char *stage, struct run_outcome *oc, const struct run_opts *o,
 			 struct redactor *red, char *err, size_t errlen)
 {
@@ -79,12 +76,27 @@ static int write_reports(const char *stage, struct run_outcome *oc, const struct
 		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
 			goto cleanup;
 	/* After redaction: the manifest hashes the files as they go into the bundle. */
-	if ((rc = bundle__write_manifest(stage, oc->rr.command, o->case_id, oc->rr.an, err,
-					 errlen)))
-		goto cleanup;
-	if (out_dir)
+	rc = bundle__write_manifest(stage, oc->rr.command, o->case_id, oc->rr.an, err, errlen);
+cleanup:
+	strbuf__free(&js);
+	strbuf__free(&md);
+	strbuf__free(&html);
+	return rc;
+}
+
+/*
+ * The bundle from stage, and with red (--redact) the redaction map next to
+ * it. Compressing the captures is the costliest step after the window on a
+ * big host: it comes after the summary is printed.
+ */
+static int write_bundle(const char *stage, struct run_outcome *oc, const struct run_opts *o,
+			struct redactor *red, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (o->out_dir)
 		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
-	if (!rc && out_dir && red) {
+	if (!rc && o->out_dir && red) {
 		char why[400];
 
 		bundle__map_path(oc->bundle, oc->map, sizeof(oc->map));
@@ -96,10 +108,6 @@ static int write_reports(const char *stage, struct run_outcome *oc, const struct
 			oc->map[0] = '\0';
 		}
 	}
-cleanup:
-	strbuf__free(&js);
-	strbuf__free(&md);
-	strbuf__free(&html);
 	return rc;
 }
 
@@ -253,23 +261,29 @@ static void retain(const struct run_opts *o, const struct run_outcome *oc, FILE 
 			refused == 1 ? "" : "s");
 }
 
-static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const char *stage,
-			 struct redactor *red)
+/* The verdict, as soon as the reports exist: findings.json, or the terminal summary. */
+static void print_summary(const struct run_opts *o, struct run_outcome *oc, const char *stage,
+			  struct redactor *red)
 {
-	int color = run__color(o->color);
-
-	if (o->json) {
+	if (o->json)
 		run_finish__print_member(stage, "findings.json");
+	else if (red)
+		print_redacted_summary(oc, red, run__color(o->color));
+	else
+		report__terminal(oc->report, stdout, run__color(o->color));
+	fflush(stdout);
+}
+
+/* Where the bundle went, once written; retention; --fail-on's verdict. */
+static int print_outcome(const struct run_opts *o, struct run_outcome *oc)
+{
+	if (o->json) {
 		if (oc->bundle[0])
 			fprintf(stderr, "sonde: bundle written: %s\n", oc->bundle);
 		if (oc->map[0])
 			fprintf(stderr, "sonde: redaction map (keep it, never send it): %s\n",
 				oc->map);
 	} else {
-		if (red)
-			print_redacted_summary(oc, red, color);
-		else
-			report__terminal(oc->report, stdout, color);
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
 		if (oc->map[0])
@@ -361,11 +375,17 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 			int keep_on_error, struct redactor *red, const char *recorded_dir)
 {
 	char err[1024];
-	int code;
+	int code, rc;
 
 	if (o->progress_shown)
 		fputs("\r\033[K", stderr);
-	if (write_reports(stage, oc, o, red, err, sizeof(err))) {
+	rc = write_reports(stage, oc, o, red, err, sizeof(err));
+	if (!rc) {
+		/* the verdict before the bundle: compressing it is the slow part on a big host */
+		print_summary(o, oc, stage, red);
+		rc = write_bundle(stage, oc, o, red, err, sizeof(err));
+	}
+	if (rc) {
 		if (keep_on_error) {
 			/* The captures are the evidence: keep them where the user can get them. */
 			fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err,
@@ -377,7 +397,7 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 		run_outcome__free(oc);
 		return EXIT_RUN_FAILED;
 	}
-	code = print_outcome(o, oc, stage, red);
+	code = print_outcome(o, oc);
 	if (recorded_dir && !o->json)
 		run_analyze__compare(recorded_dir, stage);
 	/* After the summary: the user sees the verdict first, whatever happens to these. */
