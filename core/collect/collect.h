@@ -122,6 +122,13 @@ struct task_sample {
 typedef int (*task_visit_fn)(void *ctx, const struct task_sample *t);
 
 /*
+ * proc.pids (and proc.threads) skip their pass over the processes every
+ * other middle round when the last one cost more than this share of one CPU
+ * over the interval (pids.c): what the budget's calibration counts on.
+ */
+#define PIDS_ROUND_BUDGET 0.01
+
+/*
  * proc.threads' sampler (the thread-state sampler, "sonde-states") keeps its
  * own measured CPU time within this share of one CPU (0.2%: 2 ms a second),
  * whatever the suspects' threads: its ceiling, which the budget reserves.

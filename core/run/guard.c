@@ -27,16 +27,21 @@
 #define GUARD_PERIOD_NS 100000000
 #define GUARD_SELF_SPAN 10 /* periods: sonde's own CPU is judged over a second */
 /*
- * The calibration of the first window: a sampling round costs about
- * ROUND_FIXED_NS (the small collectors' files) and ROUND_PASSES passes of the
- * task iterator (the pass, every process's record written, the first round's
- * command lines and the last round's costlier files amortized). Measured with
- * the default checks on this project's 2-CPU VM, 100 to 10,000 processes
- * (docs/bpf-tools.md, "Cost"): a round 3 ms at 100 (a pass 0.5 ms), 24 ms at
- * 5,000 (9.4 ms), 40 ms at 10,000 (20.6 ms).
+ * The calibration of the first window, in passes of the task iterator timed
+ * before it: the first round costs FIRST_FIXED_NS and FIRST_PASSES passes
+ * (every process's command line and first-sight files), every other round
+ * ROUND_FIXED_NS (the small collectors' files) and, when it reads every
+ * process, ROUND_PASSES passes (the pass, each process's record written, the
+ * thread states); a middle round skips that after one that cost over
+ * PIDS_ROUND_BUDGET of the interval. Fitted with the default checks on this
+ * project's 2-CPU VM (docs/bpf-tools.md, "Cost"): with 100, 5,000 and
+ * 10,000 processes a pass took 0.25, 9 and 19 ms, the first round 9, 63-115
+ * and 113-167 ms, the others 2.4, 11-12 and 15-20 ms on average.
  */
+#define FIRST_FIXED_NS 7000000.0
+#define FIRST_PASSES 7.0
 #define ROUND_FIXED_NS 2000000.0
-#define ROUND_PASSES 2.0
+#define ROUND_PASSES 1.3
 
 /* What the last window measured, for the next one's reserve. */
 static struct last_window {
@@ -103,7 +108,7 @@ static double reserve_rounds(struct overhead_guard *g, double window_s, double i
 	struct task_source src;
 	char why[160];
 	int64_t c0;
-	double pass;
+	double pass, passes;
 
 	if (last.valid && last.pids == g->pids && last.samples) {
 		double first = (double)last.max_round_ns;
@@ -133,11 +138,19 @@ static double reserve_rounds(struct overhead_guard *g, double window_s, double i
 	}
 	pass = (double)(clock__ns(CLOCK_THREAD_CPUTIME_ID) - c0);
 	trace_tasks__source(tasks, &src);
+	/* after the first: the last round and the middle ones, every other when costly */
+	passes = n - 1;
+	if (n > 2 && pass * ROUND_PASSES > PIDS_ROUND_BUDGET * interval_s * 1e9)
+		passes = 1 + ceil((n - 2) / 2);
 	snprintf(how, len,
-		 "calibrated: one pass of the task iterator took %.1f ms here (%zu processes), "
-		 "a sampling round about %.0f ms and %.0f passes, x %.0f rounds over %.1f s",
-		 pass / 1e6, src.count(src.arg), ROUND_FIXED_NS / 1e6, ROUND_PASSES, n, window_s);
-	return share((ROUND_FIXED_NS + pass * ROUND_PASSES) * n, span, g->ncpu);
+		 "calibrated: one pass of the task iterator took %.1f ms here (%zu processes); "
+		 "the first round about %.0f ms and %.0f passes, each of the %.0f others %.0f ms "
+		 "and, in %.0f of them, %.1f passes, over %.1f s",
+		 pass / 1e6, src.count(src.arg), FIRST_FIXED_NS / 1e6, FIRST_PASSES, n - 1,
+		 ROUND_FIXED_NS / 1e6, passes, ROUND_PASSES, window_s);
+	return share(FIRST_FIXED_NS + FIRST_PASSES * pass + ROUND_FIXED_NS * (n - 1) +
+			     ROUND_PASSES * pass * passes,
+		     span, g->ncpu);
 }
 
 void run_guard__reserve(const char *const *names, double window_s, double interval_s,
