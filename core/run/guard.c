@@ -99,7 +99,8 @@ static double rounds_of(double window_s, double interval_s)
 /*
  * The sampling rounds' share: the last window's rounds (its first, the
  * costliest, then the others' mean) when it sampled the processes as this one
- * does; else one pass of the task iterator timed now, ROUND_PASSES a round.
+ * does; else calibrated, one pass of the task iterator timed now (the
+ * rounds in passes: FIRST_PASSES, ROUND_PASSES).
  */
 static double reserve_rounds(struct overhead_guard *g, double window_s, double interval_s,
 			     struct trace_tasks *tasks, char *how, size_t len)
@@ -178,15 +179,14 @@ void run_guard__reserve(const char *const *names, double window_s, double interv
 	used = (size_t)snprintf(g->reserved_how, sizeof(g->reserved_how), "%s", rounds);
 	/* the sampler keeps its own measured CPU within its budget: that ceiling */
 	if (g->threads) {
-		g->reserved_part_pct[SELF_SAMPLER] =
-			last.valid && last.threads && last.part_pct[SELF_SAMPLER] > 0 ?
-				last.part_pct[SELF_SAMPLER] :
-				100 * THREADS_SAMPLER_BUDGET / g->ncpu;
+		int measured = last.valid && last.threads && last.part_pct[SELF_SAMPLER] > 0;
+
+		g->reserved_part_pct[SELF_SAMPLER] = measured ? last.part_pct[SELF_SAMPLER] :
+							       100 * THREADS_SAMPLER_BUDGET / g->ncpu;
 		used += (size_t)snprintf(g->reserved_how + used, sizeof(g->reserved_how) - used,
 					 "; the thread-state sampler %.2f%% (%s)",
 					 g->reserved_part_pct[SELF_SAMPLER],
-					 last.valid && last.threads ? "the last window's" :
-								      "its ceiling");
+					 measured ? "the last window's" : "its ceiling");
 	}
 	if (g->profile && used < sizeof(g->reserved_how)) {
 		g->reserved_part_pct[SELF_POLLERS] = last.valid && last.profile ?
