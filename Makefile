@@ -73,7 +73,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-unwind bench-tools fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-unwind bench-tools bench-cpus fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -150,6 +150,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(BUILD)
 $(BUILD)/fleet-gen: bench/fleet_gen.c $(CORE_OBJS)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
 
+# bench/cpus_bench.c: per-CPU map sizes, /proc read and parse costs (bench/cpus.sh).
+$(BUILD)/cpus-bench: bench/cpus_bench.c $(CORE_OBJS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
+
 # bench/spawn_procs.c: the populations of bench/scale.sh (forked in one process group).
 $(BUILD)/spawn-procs: bench/spawn_procs.c | $(BUILD)
 	$(CC) $(CFLAGS) -pthread -o $@ $<
@@ -200,6 +204,12 @@ bench-unwind: sonde
 # One program run of each hot BPF tool against the counting program: run_cost.
 bench-tools: sonde
 	bench/tool-cost.sh
+
+# Many CPUs on paper (issue 32): per-CPU map bytes and kernel memory, /proc
+# file sizes and their read and parse costs at 192 and 1,024 CPUs, the
+# profile's ring, and what analyzing the 192- and 1,024-CPU cases costs.
+bench-cpus: sonde $(BUILD)/cpus-bench
+	bench/cpus.sh
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over the parsers and readers of
 # untrusted input; `make fuzz` runs each for FUZZ_SECONDS from the committed

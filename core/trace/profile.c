@@ -124,9 +124,8 @@ static void cfi_support(char *why, size_t n)
 
 static int profile_hz(char *why, size_t n);
 
-static uint32_t ustack_ring_bytes(int hz)
+uint32_t trace_profile__ring_bytes(long ncpus, int hz)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t rec = (sizeof(struct profile_ustack) + 8 + 7) & ~7ull; /* + the ring's header */
 	uint64_t want = (uint64_t)(ncpus > 0 ? ncpus : 1) * (uint64_t)(hz > 0 ? hz : 1) * rec *
 			PROFILE_USTACK_HOLD_MS / 1000;
@@ -152,7 +151,9 @@ static int profile_configure(void *skel, const struct trace_opts *o)
 	if (why[0])
 		bpf_map__set_autocreate(s->maps.ustacks, false);
 	else
-		bpf_map__set_max_entries(s->maps.ustacks, ustack_ring_bytes(profile_hz(why, sizeof(why))));
+		bpf_map__set_max_entries(s->maps.ustacks,
+					 trace_profile__ring_bytes(sysconf(_SC_NPROCESSORS_ONLN),
+								   profile_hz(why, sizeof(why))));
 	return 0;
 }
 

@@ -167,6 +167,12 @@ struct trace_tool {
 extern const struct trace_tool *const trace_tools[];
 /* The tool of a collector name "bpf.runqlat" or of a bare name; NULL if none. */
 const struct trace_tool *trace_tool__find(const char *name);
+/*
+ * The profile's stack-copy ring for ncpus CPUs sampled at hz: half a second of
+ * their copies, a power of two from 256 KiB to 16 MiB (its pages count twice in
+ * sonde's RSS). For docs/scale.md's figures too (bench/cpus.sh).
+ */
+uint32_t trace_profile__ring_bytes(long ncpus, int hz);
 
 /*
  * Can BPF tools run here at all (privilege, kernel BTF, program types)?
