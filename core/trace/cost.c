@@ -487,6 +487,9 @@ size_t trace_cost__guard(struct trace_guard *g)
 			break;
 		g->tool[worst].cut = 1;
 		spend -= g->tool[worst].pct;
+		/* a duty cycle cut: its planned burst no longer holds room for the others */
+		if (g->tool[worst].burst)
+			capacity -= g->tool[worst].admitted_pct;
 		ncut++;
 	}
 	return ncut;

@@ -303,6 +303,7 @@ static void test_guard(void)
 	static const double a_little[][3] = { { 0.65, 0.6, 0 } };
 	static const double burst[][3] = { { 3.0, 3.3, 1 }, { 0.2, 0.3, 0 } };
 	static const double gone[][3] = { { -1, 0.3, 0 }, { 0.2, 0.3, 0 } };
+	static const double burst_over[][3] = { { 10.6, 1.11, 1 }, { 0.91, 0.13, 0 } };
 	struct trace_guard g;
 
 	/* issue 32: sonde's own sampling of 10,000 processes went over; the tools did not */
@@ -331,6 +332,9 @@ static void test_guard(void)
 	is_int(trace_cost__guard(&g), 0, "a duty cycle's burst within its admission: planned, kept");
 	ok(g.capacity_pct > 5.29 && g.capacity_pct < 5.31,
 	   "the capacity holds the burst (%.2f%%)", g.capacity_pct);
+	/* offcputime's duty cycle 10x over, runqlat 7x: the cycle's room goes with it */
+	guard_set(&g, 0.5, 0.4, 0, 2, burst_over);
+	is_int(trace_cost__guard(&g), 2, "a duty cycle over its burst and a tool over: both at once");
 	guard_set(&g, 0.1, 1, 1, 2, gone);
 	is_int(trace_cost__guard(&g), 0, "a tool already detached is not weighed");
 	ok(g.spend_pct > 1.19 && g.spend_pct < 1.21, "nor counted in the spend (%.2f%%)",
