@@ -781,6 +781,7 @@ void analysis__close(struct analysis *an)
 		free(an->tasks[i].cmdline);
 	free(an->tasks);
 	thread_states__free(an->threads);
+	container_set__free(an->containers);
 	capture_set__free(&an->cs);
 	memset(an, 0, sizeof(*an));
 }

@@ -179,8 +179,8 @@ static int proc_pressure(lua_State *L)
 
 	snprintf(path, sizeof(path), "/proc/pressure/%s", res[i]);
 	return ctx_proc__series(L, "proc.pressure", path,
-				"pressure stall information needs a kernel with CONFIG_PSI "
-				"(and not psi=0)",
+				"pressure stall information needs Linux 4.20+ with CONFIG_PSI, "
+				"booted with psi=1 where it is off by default (RHEL 8)",
 				ctx_proc__sample_pressure, NULL);
 }
 
@@ -429,6 +429,7 @@ static const luaL_Reg proc_functions[] = {
 	{ "filesystems", ctx_proc__filesystems },
 	{ "swaps", ctx_proc__swaps },
 	{ "cgroups", ctx_proc__cgroups },
+	{ "containers", ctx_proc__containers },
 	{ "tasks", ctx_proc__tasks },
 	{ "threads", ctx_proc__threads },
 	{ "task_series", ctx_proc__task_series },

@@ -328,6 +328,7 @@ void engine__run_checks(const struct catalog *cat, const struct check_def *const
 			active--;
 		}
 	}
+	check_results__name_containers(an, out, n);
 }
 
 void engine__run_check(const struct catalog *cat, const struct check_def *def,

@@ -49,7 +49,8 @@ def finding_match($m): . as $f |
 	has_or($m; "severity"; $f.severity | oneof($m.severity)) and
 	has_or($m; "culprit_comm"; $f.culprits[0].comm == $m.culprit_comm) and
 	has_or($m; "culprit_pid"; $f.culprits[0].pid == $m.culprit_pid) and
-	has_or($m; "culprit_comms"; [$f.culprits[].comm] == $m.culprit_comms);
+	has_or($m; "culprit_comms"; [$f.culprits[].comm] == $m.culprit_comms) and
+	has_or($m; "culprit_container"; $f.culprits[0].container.label == $m.culprit_container);
 def brief: {check, resource, metric, severity, culprits: [.culprits[]? | {pid, comm}]};
 def metrics_of($a): [.checks[] | select(.id == $a.check) | .metrics[]
 	| select(.name == $a.name and has_or($a; "instance"; .instance == $a.instance))];
@@ -327,7 +328,7 @@ done
 
 cat >"$T/control.json" <<'EOF'
 {"findings": [{"check": "use.x", "resource": "cpu", "metric": "saturation", "severity": "warn",
-               "culprits": [{"pid": 7, "comm": "a) b"}, {"pid": 8, "comm": "c"}]}],
+               "culprits": [{"pid": 7, "comm": "a) b", "container": {"label": "pod a/b, container c"}}, {"pid": 8, "comm": "c"}]}],
  "unknowns": [{"check": "use.x", "metric": "psi", "reason": "/proc/pressure/cpu: No such file"}],
  "checks": [{"id": "use.x", "status": "warn", "metrics": [{"name": "m", "value": 50, "instance": "sda", "status": "warn"}],
              "evidence": [{"kind": "series", "title": "s", "values": [10, 90]}]},
@@ -341,6 +342,7 @@ cat >"$T/pairs.json" <<'EOF'
  ["first_finding", {"check": "use.x", "severity": "warn", "culprit_comm": "a) b", "culprit_comms": ["a) b", "c"]}, {"culprit_comm": "a)"}],
  ["first_finding", {"resource": "cpu", "metric": "saturation"}, {"resource": "cpu", "metric": "errors"}],
  ["findings_include", {"resource": "cpu", "culprit_pid": 7}, {"resource": "cpu", "culprit_pid": 8}],
+ ["first_finding", {"culprit_container": "pod a/b, container c"}, {"culprit_container": "pod a/b"}],
  ["unknowns_include", {"check": "use.x", "metric": "psi", "reason_contains": ["/proc/pressure/cpu"]}, {"check": "use.x", "metric": "psi", "reason_contains": ["ENOENT"]}],
  ["metrics", {"check": "use.x", "name": "m", "instance": "sda", "min": 40, "max": 60, "status": "warn"}, {"check": "use.x", "name": "m", "max": 49}],
  ["metrics", {"check": "use.x", "name": "m", "status": ["ok", "warn"]}, {"check": "use.x", "name": "m", "status": "ok"}],

@@ -36,7 +36,8 @@ static int lua_diag(lua_State *L)
 }
 
 static const char *const cases[] = { "tests/unit/test_trend.lua", "tests/unit/test_waits.lua",
-				     "tests/unit/test_cpu.lua", "tests/unit/test_fmt.lua", NULL };
+				     "tests/unit/test_cpu.lua", "tests/unit/test_fmt.lua",
+				     "tests/unit/test_containers.lua", NULL };
 
 /* Run one Lua file of cases in a fresh sandbox. */
 static void run_cases(const struct catalog *cat, const char *path)
