@@ -2,10 +2,7 @@
 local tap = ...
 local bpf = require("bpf")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 local ctx = { window = { seconds = 10 } }
 

@@ -2,10 +2,7 @@
 local tap = ...
 local cgroups = require("cgroups")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- a v2 cgroup as ctx.proc.cgroups() gives it: counters read at both ends of the window
 local cg = {

@@ -9,7 +9,7 @@
  * idle one), cpu.lua (the per-CPU tables bounded at 192 and 1,024 CPUs), and
  * the others on real shapes of their inputs with the empty, nil and tied
  * cases. tests/layout/checks-lib.t holds that every module has its file here.
- * Each Lua file gets a TAP table (ok, diag) and the C side prints the plan.
+ * Each Lua file gets a TAP table (ok, is, diag) and the C side prints the plan.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,6 +27,22 @@
 static int lua_ok(lua_State *L)
 {
 	ok(lua_toboolean(L, 1), "%s", luaL_optstring(L, 2, "?"));
+	return 0;
+}
+
+/* tap.is(got, want, name): equal as Lua's == says (no metamethods); a failure shows both */
+static int lua_is(lua_State *L)
+{
+	int eq = lua_rawequal(L, 1, 2);
+
+	ok(eq, "%s", luaL_optstring(L, 3, "?"));
+	if (!eq) {
+		const char *got = luaL_tolstring(L, 1, NULL);
+		const char *want = luaL_tolstring(L, 2, NULL);
+
+		printf("# got %s, want %s\n", got, want);
+		lua_pop(L, 2);
+	}
 	return 0;
 }
 
@@ -71,6 +87,8 @@ static void run_cases(const struct catalog *cat, const char *path)
 			lua_newtable(L);
 			lua_pushcfunction(L, lua_ok);
 			lua_setfield(L, -2, "ok");
+			lua_pushcfunction(L, lua_is);
+			lua_setfield(L, -2, "is");
 			lua_pushcfunction(L, lua_diag);
 			lua_setfield(L, -2, "diag");
 			rc = sandbox__pcall(L, 1, 0);

@@ -2,10 +2,7 @@
 local tap = ...
 local controllers = require("controllers")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- PCIe: 8b/10b to gen 2, 128b/130b gen 3 to 5, FLIT from gen 6
 is(controllers.pcie_bytes_per_s({ speed_gts = 2.5, width = 1 }), 2.5 * 1e9 * (8 / 10) / 8, "gen 1 x1: 250 MB/s")

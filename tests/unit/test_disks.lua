@@ -2,10 +2,7 @@
 local tap = ...
 local disks = require("disks")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- A /proc/diskstats series with the methods of ctx.proc.diskstats()'s: seconds() and delta(f)
 -- between the first and the last sample.

@@ -2,10 +2,7 @@
 local tap = ...
 local hist = require("hist")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- a runqlat histogram in us: slot i counts [2^(i-1), 2^i), slot 1 also 0
 local rq = { 0, 10, 40, 30, 15, 5 }

@@ -2,10 +2,7 @@
 local tap = ...
 local locks = require("locks")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- a 49 Hz profile: folded stacks, comm first, kernel frames with _[k]
 local d = { kernel_symbols = "ok", total = 400, samples = 800, stacks = {

@@ -2,10 +2,7 @@
 local tap = ...
 local net = require("net")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 is(net.stacked("bond"), true, "a bond is stacked")
 is(net.stacked("veth"), false, "a veth is not")

@@ -2,10 +2,7 @@
 local tap = ...
 local offcpu = require("offcpu")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- a folded offcputime stack: the comm, then root to leaf
 local f = "postgres;__libc_start_main;PostgresMain;pg_fsync;fdatasync;do_fsync_[k];"

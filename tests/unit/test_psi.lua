@@ -2,10 +2,7 @@
 local tap = ...
 local psi = require("psi")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- A series of /proc/pressure/* samples with the methods of ctx.proc.pressure()'s:
 -- seconds() from the first to the last sample, delta(f) last - first (nil without f),

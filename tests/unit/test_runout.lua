@@ -2,10 +2,7 @@
 local tap = ...
 local runout = require("runout")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 local a = runout.args()
 is(a.min_span_pct.default, 60, "args: min_span_pct")

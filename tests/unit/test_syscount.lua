@@ -2,10 +2,7 @@
 local tap = ...
 local syscount = require("syscount")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 -- what syscount records (docs/bpf-tools.md): per syscall and per process, errno by errno
 local d = {

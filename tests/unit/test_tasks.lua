@@ -2,10 +2,7 @@
 local tap = ...
 local tasks = require("tasks")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 local function desc(a, b) return a > b end
 
