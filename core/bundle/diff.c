@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 
+#include "util/units.h"
 #include "bundle/diff.h"
 #include "report/report.h"
 #include "util/file.h"
@@ -353,8 +354,8 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 				continue;
 			c->old_has_range = range_of(om, &c->old_lo, &c->old_hi);
 			c->new_has_range = range_of(nm, &c->new_lo, &c->new_hi);
-			report__fmt_value(c->old_s, sizeof(c->old_s), c->old_v, c->unit);
-			report__fmt_value(c->new_s, sizeof(c->new_s), c->new_v, c->unit);
+			units__value(c->old_s, sizeof(c->old_s), c->old_v, c->unit);
+			units__value(c->new_s, sizeof(c->new_s), c->new_v, c->unit);
 			if (c->old_v == c->new_v || !strcmp(c->old_s, c->new_s)) {
 				c->verdict = "same";
 			} else if (c->old_has_range && c->new_has_range) {
@@ -432,8 +433,8 @@ static void range_text(FILE *out, struct inlines *in, const char *pre, double lo
 {
 	char a[48], b[48], s[100];
 
-	report__fmt_value(a, sizeof(a), lo, unit);
-	report__fmt_value(b, sizeof(b), hi, unit);
+	units__value(a, sizeof(a), lo, unit);
+	units__value(b, sizeof(b), hi, unit);
 	snprintf(s, sizeof(s), "%s..%s", a, b);
 	if (out) {
 		fputs(pre, out);

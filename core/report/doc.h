@@ -160,6 +160,9 @@ void inl__text(struct inlines *in, const char *s);
 void inl__text_n(struct inlines *in, const char *s, size_t n);
 /* At most max bytes (cut at a UTF-8 boundary), then " …" when cut. */
 void inl__text_cut(struct inlines *in, const char *s, size_t max);
+void inl__code_n(struct inlines *in, const char *s, size_t n);
+/* A code span, cut as inl__text_cut cuts. */
+void inl__code_cut(struct inlines *in, const char *s, size_t max);
 void inl__words(struct inlines *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void inl__code(struct inlines *in, const char *s);
 void inl__open(struct inlines *in, enum span_kind kind); /* SPAN_STRONG or SPAN_EM */

@@ -26,6 +26,7 @@
 #include "report/flamegraph.h"
 #include "util/hash.h"
 #include "util/json.h"
+#include "util/units.h"
 
 /* ---- rendering ---- */
 
@@ -253,16 +254,7 @@ static void xml_escape(struct strbuf *sb, const char *s, size_t n)
 
 void flamegraph__fmt_count(char *buf, size_t len, double v, const char *unit)
 {
-	if (unit && !strcmp(unit, "us")) {
-		if (v >= 1e6)
-			snprintf(buf, len, "%.2f s", v / 1e6);
-		else if (v >= 1e3)
-			snprintf(buf, len, "%.1f ms", v / 1e3);
-		else
-			snprintf(buf, len, "%.0f us", v);
-	} else {
-		snprintf(buf, len, "%.0f samples", v);
-	}
+	units__value(buf, len, v, unit && !strcmp(unit, "us") ? "us" : "samples");
 }
 
 static int special_name(const struct fg_node *nd)
@@ -357,7 +349,8 @@ static void render(struct strbuf *sb, const struct evidence *e, const struct fg_
 	strbuf__puts(sb, "</svg>\n<figcaption>");
 	flamegraph__fmt_count(tot, sizeof(tot), (double)t->total, e->unit);
 	xml_escape(sb, tot, strlen(tot));
-	strbuf__printf(sb, " in %llu distinct stacks. ", (unsigned long long)e->fg.stacks_in);
+	strbuf__printf(sb, " in %llu distinct stack%s. ", (unsigned long long)e->fg.stacks_in,
+		       e->fg.stacks_in == 1 ? "" : "s");
 	if (drawn < eligible)
 		strbuf__printf(sb, "The %zu widest frames are drawn; narrower ones are merged into "
 				   "their parent to bound the page size. ", drawn);
@@ -446,7 +439,7 @@ const char flamegraph__script[] =
 	"var r=g.querySelector('rect'),ti=g.querySelector('title');if(!r)return;\n"
 	"var f={g:g,r:r,t:g.querySelector('text'),name:ti?ti.textContent:'',n:num(g,'data-n'),"
 	"x:num(r,'x'),w:num(r,'width'),y:num(r,'y')};frames.push(f);byG.set(g,f);});\n"
-	"function fmt(n){if(!us)return n+' samples';if(n>=1e6)return (n/1e6).toFixed(2)+' s';"
+	"function fmt(n){if(!us)return n+(n===1?' sample':' samples');if(n>=1e6)return (n/1e6).toFixed(2)+' s';"
 	"if(n>=1e3)return (n/1e3).toFixed(1)+' ms';return n+' us';}\n"
 	"function pct(n){return total>0?(100*n/total).toFixed(2)+'%':'-';}\n"
 	"function label(f,x,w){var c=Math.floor((w-6)/7);\n"

@@ -18,21 +18,9 @@
 
 #include "report/chart.h"
 #include "report/model.h"
+#include "util/units.h"
 
 #define HEAT_DRAWN 12 /* columns drawn at most: a 10 s window's 50 intervals as 10 of 1 s */
-
-/* x in unit as text in the largest unit it reaches ("512 us", "1.02 ms"). */
-static int heat_amount(char *buf, size_t n, double x, const char *unit)
-{
-	static const char *const units[] = { "ns", "us", "ms", "s" };
-	size_t k = strcmp(unit, "ns") ? 1 : 0;
-
-	while (k < 3 && x >= 1000) {
-		x /= 1000;
-		k++;
-	}
-	return snprintf(buf, n, "%.3g %s", x, units[k]);
-}
 
 static const char *heat_str(struct doc *d, const char *s)
 {
@@ -49,23 +37,15 @@ static void heat_rows(struct doc *d, const struct evidence *e, const char **rows
 		      size_t n)
 {
 	for (size_t r = 0; r < n; r++) {
-		char lo[32], hi[32], buf[80];
+		char buf[80];
 		size_t s = first + r;
 
 		if (e->hm_row_ms > 0) {
 			snprintf(buf, sizeof(buf), "%.0f-%.0f ms", (double)s * e->hm_row_ms,
 				 (double)(s + 1) * e->hm_row_ms);
 		} else {
-			const char *sp;
-
-			heat_amount(lo, sizeof(lo), s ? ldexp(1, (int)s) : 0, e->unit);
-			heat_amount(hi, sizeof(hi), ldexp(1, (int)s + 1), e->unit);
-			sp = strchr(lo, ' ');
-			/* one unit for both ends when they share it: "64-128 us" */
-			if (sp && !strcmp(sp, strchr(hi, ' ')))
-				snprintf(buf, sizeof(buf), "%.*s-%s", (int)(sp - lo), lo, hi);
-			else
-				snprintf(buf, sizeof(buf), "%s-%s", lo, hi);
+			units__range(buf, sizeof(buf), s ? ldexp(1, (int)s) : 0,
+				     ldexp(1, (int)s + 1), e->unit);
 		}
 		rows[r] = heat_str(d, buf);
 	}
@@ -137,7 +117,7 @@ void report__doc_heatmap(struct doc *d, const struct evidence *e)
 		if (e->hm_row_ms > 0 && k == 1)
 			snprintf(buf, sizeof(buf), "%.0f s", from);
 		else
-			snprintf(buf, sizeof(buf), "%.3g-%.3g s", from, to);
+			units__range(buf, sizeof(buf), from, to, "s");
 		cols[c] = heat_str(d, buf);
 	}
 	heat_rows(d, e, rows, first, nr);

@@ -96,8 +96,6 @@ int report__markdown(const struct report_model *m, struct strbuf *out);
 /* The page, with the catalog's stylesheet (reports/report.css) inlined. */
 int report__html(const struct report_model *m, struct strbuf *out);
 void report__terminal(const struct report_model *m, FILE *f, int color);
-/* fmt.c: a value in its unit ("12.5%", "1.2 GiB", "0.50", "3 ms"), as every rendering shows it. */
-void report__fmt_value(char *buf, size_t len, double v, const char *unit);
 /*
  * May fd get colours and a progress line redrawn in place (\r, erase to the
  * end of line)? A terminal that is not "dumb" (TERM unset or dumb: an editor's

@@ -74,7 +74,7 @@ static void test_percentiles(void)
 	fleet__bucket_name(0, name, sizeof(name));
 	is_str(name, "0-2 us", "bucket 0 also counts 0");
 	fleet__bucket_name(9, name, sizeof(name));
-	is_str(name, "0.512-1.02 ms", "bucket 9 in ms");
+	is_str(name, "512 us-1.02 ms", "bucket 9: each end in the unit it reaches");
 	fleet__bucket_name(21, name, sizeof(name));
 	is_str(name, "2.1-4.19 s", "bucket 21 in s");
 }

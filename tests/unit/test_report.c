@@ -859,7 +859,7 @@ static void check_model_outputs(struct report_model *m, const struct run_report 
 	   "a matrix cell links to the check that decided it, coloured by its status");
 	ok(strstr(html.buf, "<td style=\"text-align:right\">4</td>\n<td>crit</td>"),
 	   "a process named crit gets no class");
-	ok(strstr(html.buf, "<td>crit</td>\n<td style=\"text-align:right\">1.0%</td>") &&
+	ok(strstr(html.buf, "<td>crit</td>\n<td style=\"text-align:right\">1%</td>") &&
 		   strstr(html.buf, "<td class=\"st-ok\">ok</td>") &&
 		   strstr(html.buf, "<td class=\"st-crit\">crit</td>"),
 	   "a metric named crit gets none either; status cells get their status's class");
