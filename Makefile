@@ -175,6 +175,7 @@ bench: sonde $(BUILD)/fleet-gen
 	bench/fslatency.sh
 	bench/intervals.sh
 	bench/heatmap.sh
+	bench/packages.sh
 	bench/unwind.sh
 	bench/setup.sh
 
