@@ -203,6 +203,16 @@ void doc__heatmap(struct doc *d, const struct heatmap *hm)
 		b->hm = hm;
 }
 
+void doc__heatmap_pair(struct doc *d, const struct heatmap *a, const struct heatmap *b)
+{
+	struct block *k = new_block(d, BLOCK_HEATMAP);
+
+	if (k) {
+		k->hm = a;
+		k->hm2 = b;
+	}
+}
+
 struct inlines *doc__para(struct doc *d)
 {
 	struct block *b = new_block(d, BLOCK_PARA);
@@ -330,6 +340,14 @@ void doc__flamegraph(struct doc *d, const struct evidence *e)
 		b->ev = e;
 		b->repeat = seen;
 	}
+}
+
+void doc__flamediff(struct doc *d, const struct flamediff *fd)
+{
+	struct block *b = new_block(d, BLOCK_FLAMEGRAPH);
+
+	if (b)
+		b->fd = fd;
 }
 
 void doc__bars(struct doc *d, const struct evidence *e)
