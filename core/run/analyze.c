@@ -139,8 +139,11 @@ int run_analyze__stage(const struct analysis *an, const char *out_dir, char *sta
 void run_analyze__compare(const char *recorded_dir, const char *stage)
 {
 	char path[4200], err[512], buf[4096];
-	enum status worst;
-	size_t changes = 0, n;
+	const struct diff_input recorded = { recorded_dir, "as recorded" };
+	const struct diff_input now = { stage, "as analyzed now" };
+	const struct diff_request req = { &recorded, 1, &now, DIFF_TEXT, NULL, 1 };
+	struct diff_result res;
+	size_t n;
 	struct stat sb;
 	FILE *tmp;
 
@@ -150,10 +153,9 @@ void run_analyze__compare(const char *recorded_dir, const char *stage)
 	tmp = tmpfile();
 	if (!tmp)
 		return;
-	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, NULL, tmp,
-		      &worst, NULL, 0, &changes, err, sizeof(err))) {
+	if (diff__run(&req, tmp, &res, err, sizeof(err))) {
 		printf("\n(cannot compare with the findings recorded in the bundle: %s)\n", err);
-	} else if (!changes) {
+	} else if (!res.changes) {
 		printf("\nSame findings as recorded in the bundle.\n");
 	} else {
 		printf("\nCompared with the findings recorded in the bundle:\n");

@@ -20,7 +20,7 @@ is "$rc" 0 "diff: exit 0 without --fail-on"
 ok "diff: the CPU saturation finding is new" grep -Eq "^  new .*use.cpu-saturation" <<<"$out"
 
 "$SONDE" diff "$IDLE" "$HOG" --json >"$T/d.json"
-is "$(jq -r .schema "$T/d.json")" "sonde.diff/1" "json: versioned schema"
+is "$(jq -r .schema "$T/d.json")" "sonde.diff/2" "json: versioned schema"
 is "$(jq -r '.findings[] | select(.check=="use.cpu-saturation") | .change' "$T/d.json")" new \
 	"json: use.cpu-saturation is new"
 is "$(jq -r '.metrics[] | select(.check=="use.cpu-utilization" and .name=="busy_pct") | .verdict' "$T/d.json")" \
@@ -43,12 +43,12 @@ is "$(jq '[.metrics[] | select(.verdict != "same")] | length' <<<"$same")" 0 \
 	"a bundle against itself: no metric changed"
 
 ok "--md: a Markdown report" sh -c "'$SONDE' diff '$IDLE' '$HOG' --md | head -1 | grep -q '^# sonde diff'"
-"$SONDE" diff "$IDLE" "$HOG" --html >"$T/d.html"
+"$SONDE" diff "$IDLE" "$HOG" --html "$T/d.html"
 ok "--html: a table" grep -q "<table" "$T/d.html"
 ok "--html: no script" sh -c "! grep -qi '<script' '$T/d.html'"
 
 ok "text: values in their units" \
-	grep -Eq '^  use.cpu-utilization busy_pct: [0-9.]+% -> [0-9.]+% up \(old window [0-9.]+%\.\.[0-9.]+%, new ' <<<"$out"
+	grep -Eq '^  use.cpu-utilization busy_pct: [0-9.]+% -> [0-9.]+% up(, worse)? \(old window [0-9.]+%\.\.[0-9.]+%, new ' <<<"$out"
 
 # A change the shown precision hides is no change: two copies of one bundle,
 # one metric moved by 1e-7 beyond both windows' (zero) spread.

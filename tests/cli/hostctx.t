@@ -230,7 +230,9 @@ ok "no /run/systemd/system: not booted with systemd" \
 
 # ---- sonde diff: the host's changes are findings ----
 fake_root "$T/r2" 10 xfs
+dpkg_status "$T/r2" new
 echo "6.99.1-test" >"$T/r2/proc/sys/kernel/osrelease"
+echo "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro mitigations=off" >"$T/r2/proc/cmdline"
 systemctl_says answer
 run_root "$T/r2" "$T/out2"
 B1=$(ls "$T"/out1/sonde-*.tar.xz)
@@ -241,6 +243,13 @@ hostf() { jq -r '[.findings[] | select(.change == "host") | "\(.check): \(.summa
 ok "the sysctl change is a finding: $(hostf)" grep -qF 'host.sysctl: sysctl vm.swappiness: 60 -> 10' <<<"$(hostf)"
 ok "the module loaded since is one" grep -qF 'host.modules: module xfs: added' <<<"$(hostf)"
 ok "the kernel update is one" grep -qF 'host.kernel: kernel release: 6.99.0-test -> 6.99.1-test' <<<"$(hostf)"
+ok "a boot parameter added is one" grep -qF 'host.kernel: boot parameter mitigations: added (off)' <<<"$(hostf)"
+ok "and one removed" grep -qF 'host.kernel: boot parameter quiet: gone' <<<"$(hostf)"
+ok "a package upgraded is one" grep -qF 'host.packages: package openssl: 3.0.11-1 -> 3.0.13-1' <<<"$(hostf)"
+ok "a package removed is one" grep -qF 'host.packages: package curl: gone (was 7.88.1-10)' <<<"$(hostf)"
+ok "a package installed is one" grep -qF 'host.packages: package htop: added (3.2.2-2)' <<<"$(hostf)"
+is "$(hostf | grep -c libc6)" 0 "libc6 of both architectures did not change"
+is "$(jq -r .package_changes "$T/diff.json")" 3 "three package changes"
 is "$(jq -r '[.findings[] | select(.change == "host") | .new_severity] | unique | join(",")' "$T/diff.json")" warn \
 	"host changes are of severity warn"
 is "$(jq -r .worst "$T/diff.json")" warn "they count for worst"
@@ -253,6 +262,37 @@ is "$?" 3 "--fail-on warn: exit 3 on a host change"
 ok "stderr names the finding: $(cat "$T/diff.err")" grep -q -- '--fail-on warn: host finding host\.' "$T/diff.err"
 "$SONDE" diff "$B1" "$B1" --json >"$T/same.json"
 is "$(jq '[.findings[] | select(.change == "host")] | length' "$T/same.json")" 0 "a bundle against itself: no host change"
+
+# ---- sonde diff: mounts and their options, cgroup limits (proc.mounts, proc.cgroups) ----
+cat >"$T/checks/use/mounts.lua" <<'EOF'
+return { id = "use.mounts", title = "mounts and cgroups", methodology = "use", resource = "filesystem",
+  metric = "errors", collect = { "proc.mounts", "proc.cgroups" }, run = function(ctx) end }
+EOF
+mounts_root() { # ROOT DATA_OPTIONS MEMORY_MAX
+	local r=$1
+	[ -n "$r" ] && [ -d "$r/etc" ] || return 1 # a made-up root only, never /
+	mkdir -p "$r/proc/self" "$r/data" "$r/sys/fs/cgroup/app"
+	printf '%s\n' "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw" \
+		"30 22 254:16 / /data $2 shared:2 - xfs /dev/vdb rw,attr2,inode64" \
+		"40 22 0:35 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw" >"$r/proc/self/mountinfo"
+	echo "cpu memory pids" >"$r/sys/fs/cgroup/cgroup.controllers"
+	echo "cpu memory pids" >"$r/sys/fs/cgroup/app/cgroup.controllers"
+	echo 1 >"$r/sys/fs/cgroup/app/cgroup.procs"
+	echo "$3" >"$r/sys/fs/cgroup/app/memory.max"
+	echo "max 100000" >"$r/sys/fs/cgroup/app/cpu.max"
+	echo max >"$r/sys/fs/cgroup/app/pids.max"
+}
+mounts_root "$T/r1" rw,relatime max
+mounts_root "$T/r2" rw,noatime 536870912
+mkdir -p "$T/outm1" "$T/outm2"
+run_root "$T/r1" "$T/outm1" --check use.mounts
+run_root "$T/r2" "$T/outm2" --check use.mounts
+"$SONDE" diff "$T"/outm1/sonde-*.tar.xz "$T"/outm2/sonde-*.tar.xz --json >"$T/diffm.json" 2>"$T/diffm.err"
+hostm() { jq -r '[.findings[] | select(.change == "host") | "\(.check): \(.summary)"] | sort | join("|")' "$T/diffm.json"; }
+ok "a mount's options changed is a finding: $(hostm)" \
+	grep -qF 'host.mounts: mount /data: xfs /dev/vdb rw,relatime,rw,attr2,inode64 -> xfs /dev/vdb rw,noatime,rw,attr2,inode64' <<<"$(hostm)"
+ok "a cgroup's limit changed is one" grep -qF 'host.cgroup: cgroup /app memory.max: max -> 536870912' <<<"$(hostm)"
+is "$(hostm | grep -o 'cpu.max' | wc -l)" 0 "an unchanged limit is none"
 
 # ---- this host: the facts agree with /proc ----
 mkdir "$T/live"
