@@ -202,17 +202,18 @@ static __always_inline void wait_regs(struct tasks_wait *w, struct task_struct *
 	if (bpf_core_field_exists(((struct pt_regs___x86_wait *)regs)->orig_ax)) {
 		struct pt_regs___x86_wait *x = (void *)regs;
 
-		w->syscall = (__s64)BPF_CORE_READ(x, orig_ax);
-		w->args[0] = BPF_CORE_READ(x, di);
-		w->args[1] = BPF_CORE_READ(x, si);
-		w->args[2] = BPF_CORE_READ(x, dx);
+		/* plain loads: the helper's pointer is typed (struct pt_regs), no probe read */
+		w->syscall = (__s64)x->orig_ax;
+		w->args[0] = x->di;
+		w->args[1] = x->si;
+		w->args[2] = x->dx;
 	} else if (bpf_core_field_exists(((struct pt_regs___arm64_wait *)regs)->syscallno)) {
 		struct pt_regs___arm64_wait *a = (void *)regs;
 
-		w->syscall = BPF_CORE_READ(a, syscallno);
-		w->args[0] = BPF_CORE_READ(a, orig_x0);
-		w->args[1] = BPF_CORE_READ(a, user_regs.regs[1]);
-		w->args[2] = BPF_CORE_READ(a, user_regs.regs[2]);
+		w->syscall = a->syscallno;
+		w->args[0] = a->orig_x0;
+		w->args[1] = a->user_regs.regs[1];
+		w->args[2] = a->user_regs.regs[2];
 	} else {
 		return;
 	}
@@ -315,7 +316,8 @@ static __always_inline __u32 wait_fill(struct wait_scratch *s, struct task_struc
 	w->nivcsw = task->nivcsw;
 	if (task->on_cpu)
 		w->flags |= WAIT_ONCPU;
-	if (bpf_core_field_exists(task->in_iowait) && BPF_CORE_READ_BITFIELD_PROBED(task, in_iowait))
+	/* a plain load of the bitfield's word through the typed task pointer */
+	if (bpf_core_field_exists(task->in_iowait) && BPF_CORE_READ_BITFIELD(task, in_iowait))
 		w->flags |= WAIT_IOWAIT;
 	delays = task->delays;
 	if (targ_delays && delays) {
@@ -329,7 +331,8 @@ static __always_inline __u32 wait_fill(struct wait_scratch *s, struct task_struc
 	if (task->flags & PF_KTHREAD) {
 		w->flags |= WAIT_KTHREAD;
 		w->syscall = -1;
-	} else if (!(w->flags & WAIT_ONCPU)) {
+	} else if (!(w->flags & WAIT_ONCPU) && (w->state & 0xff)) {
+		/* asleep (a runnable thread waits for a CPU, not in its syscall) */
 		wait_regs(w, task);
 		if (fd_syscall(w->syscall)) {
 			wait_fd(w, task, w->args[0]);

@@ -159,9 +159,28 @@ struct thread_sample {
 	 */
 	char object[160];
 	char kstack[384];             /* uninterruptible sleep: "fn<fn<fn", leaf first; "" none */
+	/*
+	 * The text fields above (syscall to kstack) are filled: a source may hand
+	 * a thread with its numbers only, and fill its words when the visitor asks
+	 * (words_fill(words_arg, t)): a thread that did not run since the last
+	 * round cannot have changed what it waits in, and most threads of a big
+	 * host did not.
+	 */
+	int words;
+	void (*words_fill)(void *arg, struct thread_sample *t);
+	void *words_arg;
+	const void *raw;              /* the source's record of it, for words_fill */
 };
 
-typedef int (*thread_visit_fn)(void *ctx, const struct thread_sample *t);
+typedef int (*thread_visit_fn)(void *ctx, struct thread_sample *t);
+
+/* Fill t's words now if its source left them for later. */
+static inline void thread_sample__words(struct thread_sample *t)
+{
+	if (!t->words && t->words_fill)
+		t->words_fill(t->words_arg, t);
+	t->words = 1;
+}
 
 /*
  * Where the pids collector gets its processes from, when not from /proc: a

@@ -55,6 +55,15 @@ struct collector_state {
 	size_t nactive;
 	struct threads_state *th;        /* proc.threads */
 	struct collector_state *pids;    /* proc.threads: proc.pids of the same window */
+	double interval_s;               /* the window's sampling interval */
+	/*
+	 * proc.pids with a task source: the CPU time its last middle round took
+	 * (proc.threads adds its own), whether this round's pass was skipped
+	 * (proc.threads skips it too), and how many were (tasks_rounds_skipped).
+	 */
+	int64_t round_cpu_ns;
+	int skipped, skipped_last;
+	uint32_t nskipped;
 };
 
 /* ---- reader.c ---- */
@@ -119,6 +128,12 @@ int pids__probe(const char *root, char *why, size_t whylen);
 int pids__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		 int phase);
 void pids__fini(struct collector_state *cs);
+/*
+ * Whether a round skips its pass over the processes: a middle round (not
+ * PHASE_FIRST or PHASE_LAST) after one that was not skipped, when the last
+ * middle round's pass cost more than 1% of one CPU over interval_s.
+ */
+int pids__skip_policy(int64_t last_cost_ns, double interval_s, int skipped_last, int phase);
 
 /*
  * ---- holders.c: what proc.pids keeps for the trends of finite resources ----
@@ -161,6 +176,20 @@ int cgroups__probe(const char *root, char *why, size_t whylen);
 int cgroups__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		    int phase);
 void cgroups__fini(struct collector_state *cs);
+
+/* ---- observer.c: where sonde itself runs (run facts: PID and cgroup namespaces, caps) ---- */
+
+void observer__facts(const char *root, struct strbuf *b);
+
+/* ---- containers.c: who the containers of the kept cgroups are ---- */
+
+/*
+ * The record "sonde:containers" of the kept cgroups (dirs: mount point + path, rels: the
+ * same relative to their hierarchy, each once): the containers their paths name and the
+ * runtimes' state of the host, fields only (docs/capture-format.md).
+ */
+void containers__record(struct reader *rd, struct capture_writer *w, const struct strv *dirs,
+			const struct strv *rels);
 
 /* ---- mounts.c ---- */
 

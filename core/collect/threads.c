@@ -89,7 +89,7 @@ static void record_line_end(struct threads_state *ts, struct reader *rd, struct 
 		record_flush(ts, rd, w);
 }
 
-static void line_thread(struct threads_state *ts, const struct thread_sample *t)
+static void line_thread(struct threads_state *ts, struct thread_sample *t)
 {
 	struct strbuf *b = &ts->rec;
 
@@ -114,7 +114,7 @@ struct round_ctx {
 	struct strbuf key;
 };
 
-static int thread_visit(void *arg, const struct thread_sample *t)
+static int thread_visit(void *arg, struct thread_sample *t)
 {
 	struct round_ctx *rc = arg;
 	struct threads_state *ts = rc->ts;
@@ -124,14 +124,28 @@ static int thread_visit(void *arg, const struct thread_sample *t)
 
 	if (t->tid <= 0)
 		return 0;
-	rc->key.len = 0;
-	threads__words(&rc->key, t);
-	key = fnv1a(rc->key.buf ? rc->key.buf : "", rc->key.len, FNV1A_OFFSET);
 	s = pidmap__get(&ts->slots, t->tid);
 	if (!s)
 		return -ENOMEM;
 	/* a tid reused by another process, or one that started again, is another thread */
 	fresh = !s->seen || s->gone || s->tgid != t->tgid || s->start != t->start_ns;
+	/*
+	 * Neither ran nor was switched nor changed state: it cannot have left its
+	 * wait, so its words are not even made (most threads of a big host).
+	 */
+	if (!fresh && s->run == t->run_ns && s->runq == t->runq_ns && s->sw == sw &&
+	    s->state == t->state) {
+		if (t->state == 'D' && rc->dt > 0 && !(t->flags & THREAD_KTHREAD))
+			score_add(ts, t->tgid, (uint64_t)rc->dt);
+		s->seen = rc->rd->seq + 1;
+		ts->nthreads++;
+		ts->nd += t->state == 'D';
+		return 0;
+	}
+	thread_sample__words(t);
+	rc->key.len = 0;
+	threads__words(&rc->key, t);
+	key = fnv1a(rc->key.buf ? rc->key.buf : "", rc->key.len, FNV1A_OFFSET);
 	if (!fresh && rc->dt > 0 && !(t->flags & THREAD_KTHREAD)) {
 		uint64_t drun = t->run_ns - s->run, drunq = t->runq_ns - s->runq;
 		int64_t off = rc->dt - (int64_t)(drun + drunq);
@@ -227,12 +241,16 @@ int threads__sample(struct collector_state *cs, struct reader *rd, struct captur
 {
 	struct threads_state *ts = threads_state(cs);
 	struct round_ctx rc = { ts, rd, w, 0, { 0 } };
-	int64_t now = clock__ns(CLOCK_MONOTONIC);
+	int64_t now = clock__ns(CLOCK_MONOTONIC), c0;
 	int suspects[THREADS_SUSPECTS], sourced;
 	size_t ns;
 
 	if (!ts)
 		return -ENOMEM;
+	/* proc.pids skipped this round's pass (a big host): so do the thread states */
+	if (cs->pids && cs->pids->skipped)
+		return 0;
+	c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID);
 	rc.dt = ts->last_mono ? now - ts->last_mono : 0;
 	/* the last interval's samples are all in before they are written */
 	if (phase & PHASE_LAST)
@@ -258,6 +276,9 @@ int threads__sample(struct collector_state *cs, struct reader *rd, struct captur
 			sampler__start(ts->sampler);
 	}
 	cs->nproc = 0;
+	/* the round's cost, which decides whether the next middle round reads the processes */
+	if (cs->pids && !(phase & (PHASE_FIRST | PHASE_LAST)))
+		cs->pids->round_cpu_ns += clock__ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 	return 0;
 }
 

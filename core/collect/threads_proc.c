@@ -194,6 +194,7 @@ static int thread_read(const char *root, int tgid, int tid, int64_t boot_to_mono
 		t->runq_ns = ss.wait_ns;
 		t->nvcsw = ss.slices; /* times scheduled: /proc has no split without status */
 	}
+	t->words = 1; /* read whole from /proc */
 	/* /proc cannot tell running from runnable: R counts as on a CPU */
 	if (t->state == 'R') {
 		t->flags |= THREAD_ONCPU;

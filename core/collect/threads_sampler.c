@@ -136,10 +136,11 @@ static void agg_add(struct sampler *sp, int tid, const char *text, size_t len)
 	sp->nagg++;
 }
 
-static int pass_visit(void *arg, const struct thread_sample *t)
+static int pass_visit(void *arg, struct thread_sample *t)
 {
 	struct pass_ctx *pc = arg;
 
+	thread_sample__words(t);
 	if (t->state == 'R' && (t->flags & THREAD_ONCPU))
 		pc->running++;
 	pc->words.len = 0;

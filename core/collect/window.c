@@ -127,9 +127,13 @@ static void tasks_source(const struct window *win, const struct window_opts *o, 
 		if (strcmp(cs->c->name, "proc.pids"))
 			continue;
 		if (cs->tasks && !cs->tasks_why[0]) {
-			/* missed: processes /proc listed that the source did not give (read from /proc) */
+			/*
+			 * missed: processes /proc listed that the source did not give (read from
+			 * /proc); skipped: middle rounds whose pass was over the round's budget
+			 */
 			int n = snprintf(out, len, "tasks_source: %s\ntasks_source_missed: %" PRIu64
-					 "\n", cs->tasks->name, cs->tasks_missed);
+					 "\ntasks_rounds_skipped: %u\n", cs->tasks->name,
+					 cs->tasks_missed, cs->nskipped);
 
 			if (n < 0 || (size_t)n >= len)
 				return;
@@ -146,8 +150,9 @@ static void tasks_source(const struct window *win, const struct window_opts *o, 
 		}
 		if (cs->tasks_why[0])
 			why = cs->tasks_why;
-		snprintf(out, len, "tasks_source: proc\ntasks_source_why: %s\n",
-			 why && why[0] ? why : "no task source was offered");
+		snprintf(out, len,
+			 "tasks_source: proc\ntasks_source_why: %s\ntasks_rounds_skipped: %u\n",
+			 why && why[0] ? why : "no task source was offered", cs->nskipped);
 		return;
 	}
 	out[0] = '\0';
@@ -166,6 +171,7 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 	for (size_t i = 0; i < win->nst && !res->abandoned; i++)
 		if (!strcmp(win->st[i].c->name, "proc.threads"))
 			threads__facts(&win->st[i], &threads);
+	observer__facts(o->root, &threads);
 	if (threads.len && !threads.oom)
 		snprintf(source + strlen(source), sizeof(source) - strlen(source), "%s",
 			 threads.buf);
@@ -275,6 +281,7 @@ static int window__open(struct window *win, const struct window_opts *o, char *e
 			continue;
 		cs->c = *c;
 		cs->root = o->root;
+		cs->interval_s = o->interval_s;
 		if (!strcmp((*c)->name, "proc.pids") || !strcmp((*c)->name, "proc.threads"))
 			cs->tasks = o->tasks;
 		/* why there is no task source, for proc.threads' run facts */

@@ -43,14 +43,20 @@ static int write_file(const char *dir, const char *name, const char *data, size_
 	return file__write_all(path, data, len);
 }
 
+static void print_summary(const struct run_opts *o, struct run_outcome *oc, const char *stage,
+			  struct redactor *red);
+
 /*
- * findings.json, report.md, report.html, manifest.json into stage; then the
- * bundle, and with red (--redact) the redaction map next to it.
+ * findings.json, report.md, report.html, manifest.json into stage; the
+ * verdict (print_summary) as soon as findings.json is written and, with
+ * --redact, redacted: the other renderings and the manifest's hashes of the
+ * captures come after it, since on a big host they take a noticeable part
+ * of a second.
  */
 static int write_reports(const char *stage, struct run_outcome *oc, const struct run_opts *o,
 			 struct redactor *red, char *err, size_t errlen)
 {
-	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
+	static const char *const reports[] = { "report.md", "report.html" };
 	struct strbuf js = { 0 }, md = { 0 }, html = { 0 };
 	const char *out_dir = o->out_dir;
 	int rc;
@@ -58,15 +64,12 @@ static int write_reports(const char *stage, struct run_outcome *oc, const struct
 	if (out_dir)
 		bundle__path(out_dir, oc->rr.an, o->case_id, oc->bundle, sizeof(oc->bundle));
 	measure_cost(&oc->rr.cost);
-	/* One model, three renderings of it (and the summary, in finish). */
-	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js)) ||
-	    (rc = report__markdown(oc->report, &md)) || (rc = report__html(oc->report, &html))) {
+	/* One model, three renderings of it (and the summary). */
+	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js))) {
 		snprintf(err, errlen, "building the report: out of memory");
 		goto cleanup;
 	}
-	if ((rc = write_file(stage, "findings.json", js.buf, js.len)) ||
-	    (rc = write_file(stage, "report.md", md.buf, md.len)) ||
-	    (rc = write_file(stage, "report.html", html.buf, html.len))) {
+	if ((rc = write_file(stage, "findings.json", js.buf, js.len))) {
 		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
 		goto cleanup;
 	}
@@ -75,16 +78,43 @@ static int write_reports(const char *stage, struct run_outcome *oc, const struct
 	 * what came from elsewhere: the command line, a path in a check's error.
 	 * Pseudonyms already in them are kept as they are.
 	 */
+	if (red && (rc = redactor__apply_file(red, stage, "findings.json", err, errlen)))
+		goto cleanup;
+	print_summary(o, oc, stage, red);
+	if ((rc = report__markdown(oc->report, &md)) || (rc = report__html(oc->report, &html))) {
+		snprintf(err, errlen, "building the report: out of memory");
+		goto cleanup;
+	}
+	if ((rc = write_file(stage, "report.md", md.buf, md.len)) ||
+	    (rc = write_file(stage, "report.html", html.buf, html.len))) {
+		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
+		goto cleanup;
+	}
 	for (size_t i = 0; red && i < sizeof(reports) / sizeof(*reports); i++)
 		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
 			goto cleanup;
 	/* After redaction: the manifest hashes the files as they go into the bundle. */
-	if ((rc = bundle__write_manifest(stage, oc->rr.command, o->case_id, oc->rr.an, err,
-					 errlen)))
-		goto cleanup;
-	if (out_dir)
+	rc = bundle__write_manifest(stage, oc->rr.command, o->case_id, oc->rr.an, err, errlen);
+cleanup:
+	strbuf__free(&js);
+	strbuf__free(&md);
+	strbuf__free(&html);
+	return rc;
+}
+
+/*
+ * The bundle from stage, and with red (--redact) the redaction map next to
+ * it. Compressing the captures is the costliest step after the window on a
+ * big host: it comes after the summary is printed.
+ */
+static int write_bundle(const char *stage, struct run_outcome *oc, const struct run_opts *o,
+			struct redactor *red, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (o->out_dir)
 		rc = bundle__write(stage, oc->bundle, sizeof(oc->bundle), err, errlen);
-	if (!rc && out_dir && red) {
+	if (!rc && o->out_dir && red) {
 		char why[400];
 
 		bundle__map_path(oc->bundle, oc->map, sizeof(oc->map));
@@ -96,10 +126,6 @@ static int write_reports(const char *stage, struct run_outcome *oc, const struct
 			oc->map[0] = '\0';
 		}
 	}
-cleanup:
-	strbuf__free(&js);
-	strbuf__free(&md);
-	strbuf__free(&html);
 	return rc;
 }
 
@@ -253,23 +279,29 @@ static void retain(const struct run_opts *o, const struct run_outcome *oc, FILE 
 			refused == 1 ? "" : "s");
 }
 
-static int print_outcome(const struct run_opts *o, struct run_outcome *oc, const char *stage,
-			 struct redactor *red)
+/* The verdict, as soon as findings.json exists: it, or the terminal summary. */
+static void print_summary(const struct run_opts *o, struct run_outcome *oc, const char *stage,
+			  struct redactor *red)
 {
-	int color = run__color(o->color);
-
-	if (o->json) {
+	if (o->json)
 		run_finish__print_member(stage, "findings.json");
+	else if (red)
+		print_redacted_summary(oc, red, run__color(o->color));
+	else
+		report__terminal(oc->report, stdout, run__color(o->color));
+	fflush(stdout);
+}
+
+/* Where the bundle went, once written; retention; --fail-on's verdict. */
+static int print_outcome(const struct run_opts *o, struct run_outcome *oc)
+{
+	if (o->json) {
 		if (oc->bundle[0])
 			fprintf(stderr, "sonde: bundle written: %s\n", oc->bundle);
 		if (oc->map[0])
 			fprintf(stderr, "sonde: redaction map (keep it, never send it): %s\n",
 				oc->map);
 	} else {
-		if (red)
-			print_redacted_summary(oc, red, color);
-		else
-			report__terminal(oc->report, stdout, color);
 		if (oc->bundle[0])
 			printf("Bundle: %s\n", oc->bundle);
 		if (oc->map[0])
@@ -361,11 +393,15 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 			int keep_on_error, struct redactor *red, const char *recorded_dir)
 {
 	char err[1024];
-	int code;
+	int code, rc;
 
 	if (o->progress_shown)
 		fputs("\r\033[K", stderr);
-	if (write_reports(stage, oc, o, red, err, sizeof(err))) {
+	/* the verdict comes out in write_reports, before the bundle is compressed */
+	rc = write_reports(stage, oc, o, red, err, sizeof(err));
+	if (!rc)
+		rc = write_bundle(stage, oc, o, red, err, sizeof(err));
+	if (rc) {
 		if (keep_on_error) {
 			/* The captures are the evidence: keep them where the user can get them. */
 			fprintf(stderr, "sonde: %s; the captures and reports are kept in %s\n", err,
@@ -377,7 +413,7 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 		run_outcome__free(oc);
 		return EXIT_RUN_FAILED;
 	}
-	code = print_outcome(o, oc, stage, red);
+	code = print_outcome(o, oc);
 	if (recorded_dir && !o->json)
 		run_analyze__compare(recorded_dir, stage);
 	/* After the summary: the user sees the verdict first, whatever happens to these. */

@@ -140,8 +140,9 @@ static void wait_object(const struct tasks_wait *w, char *out, size_t len)
 /*
  * The kernel's own names for a D thread's stack: /proc/TGID/task/TID/stack
  * (root with CAP_SYS_ADMIN), 20 to 50 us a thread, where loading and sorting
- * /proc/kallsyms to name the pass's addresses costs 50 ms at the first D
- * thread. 0, or -errno (then kallsyms names the addresses).
+ * /proc/kallsyms to name the pass's addresses costs 50 ms and 8 MB at the
+ * first D thread. 0 when the file was read (out empty when the thread has
+ * left D since the pass: no frame then), or -errno (kallsyms names them).
  */
 static int proc_kstack(int tgid, int tid, char *out, size_t len)
 {
@@ -155,9 +156,11 @@ static int proc_kstack(int tgid, int tid, char *out, size_t len)
 		return -errno;
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -ENOENT;
-	return parse_kernel_stack(buf, (size_t)n, out, len);
+	if (n < 0)
+		return -errno;
+	if (parse_kernel_stack(buf, (size_t)n, out, len))
+		out[0] = '\0';
+	return 0;
 }
 
 /* A D thread's kernel stack as "fn<fn<fn", leaf first, the scheduler's frames left out. */
@@ -171,6 +174,7 @@ static void wait_kstack(struct trace_tasks *t, const struct tasks_wait *w, const
 	out[0] = '\0';
 	if (!n || !proc_kstack((int)w->tgid, (int)w->pid, out, len))
 		return;
+	/* /proc refused it: the pass's addresses, named from kallsyms (loaded once) */
 	pthread_mutex_lock(&t->ksyms_mu);
 	if (!t->ksyms && (t->ksyms = symbolizer__new()))
 		symbolizer__kernel_load(t->ksyms, NULL);
@@ -189,29 +193,14 @@ static void wait_kstack(struct trace_tasks *t, const struct tasks_wait *w, const
 	pthread_mutex_unlock(&t->ksyms_mu);
 }
 
-static void thread_of(struct trace_tasks *t, const struct tasks_wait *w, const __u64 *stack,
-		      struct thread_sample *s)
+/* What a thread waits in, as words: its syscall, its arguments, its fd's file, its D stack. */
+static void thread_words(void *arg, struct thread_sample *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->tid = (int)w->pid;
-	s->tgid = (int)w->tgid;
-	s->state = tasks__state_letter(w->state, 0);
-	s->flags = (w->flags & WAIT_ONCPU ? THREAD_ONCPU : 0) |
-		   (w->flags & WAIT_IOWAIT ? THREAD_IOWAIT : 0) |
-		   (w->flags & WAIT_KTHREAD ? THREAD_KTHREAD : 0) |
-		   (w->flags & WAIT_POLLFD ? THREAD_POLLFD : 0);
-	s->start_ns = w->start_time;
-	s->run_ns = w->sum_exec;
-	s->runq_ns = w->run_delay;
-	s->nvcsw = w->nvcsw;
-	s->nivcsw = w->nivcsw;
-	if (w->flags & WAIT_DELAYS) {
-		s->has_delays = 1;
-		s->blkio_ns = w->delay_blkio;
-		s->swapin_ns = w->delay_swapin;
-		s->reclaim_ns = w->delay_freepages;
-		s->thrashing_ns = w->delay_thrashing;
-	}
+	struct trace_tasks *t = arg;
+	const struct tasks_wait *w = s->raw;
+
+	s->syscall[0] = s->object[0] = s->kstack[0] = '\0';
+	s->has_args = 0;
 	if (w->flags & WAIT_KTHREAD || (w->flags & WAIT_ONCPU)) {
 		snprintf(s->syscall, sizeof(s->syscall), "-");
 	} else if (!(w->flags & WAIT_SYSCALL)) {
@@ -229,7 +218,34 @@ static void thread_of(struct trace_tasks *t, const struct tasks_wait *w, const _
 		memcpy(s->args, w->args, sizeof(s->args));
 	}
 	wait_object(w, s->object, sizeof(s->object));
-	wait_kstack(t, w, stack, s->kstack, sizeof(s->kstack));
+	wait_kstack(t, w, (const __u64 *)(w + 1), s->kstack, sizeof(s->kstack));
+	s->words = 1;
+}
+
+/* A thread's numbers; its words are filled when the visitor asks (thread_sample__words). */
+static void thread_of(struct trace_tasks *t, const struct tasks_wait *w, struct thread_sample *s)
+{
+	s->tid = (int)w->pid;
+	s->tgid = (int)w->tgid;
+	s->state = tasks__state_letter(w->state, 0);
+	s->flags = (w->flags & WAIT_ONCPU ? THREAD_ONCPU : 0) |
+		   (w->flags & WAIT_IOWAIT ? THREAD_IOWAIT : 0) |
+		   (w->flags & WAIT_KTHREAD ? THREAD_KTHREAD : 0) |
+		   (w->flags & WAIT_POLLFD ? THREAD_POLLFD : 0);
+	s->start_ns = w->start_time;
+	s->run_ns = w->sum_exec;
+	s->runq_ns = w->run_delay;
+	s->nvcsw = w->nvcsw;
+	s->nivcsw = w->nivcsw;
+	s->has_delays = !!(w->flags & WAIT_DELAYS);
+	s->blkio_ns = w->delay_blkio;
+	s->swapin_ns = w->delay_swapin;
+	s->reclaim_ns = w->delay_freepages;
+	s->thrashing_ns = w->delay_thrashing;
+	s->words = 0;
+	s->words_fill = thread_words;
+	s->words_arg = t;
+	s->raw = w;
 }
 
 int tasks_wait__each_thread(struct trace_tasks *t, thread_visit_fn visit, void *ctx)
@@ -244,8 +260,7 @@ int tasks_wait__each_thread(struct trace_tasks *t, thread_visit_fn visit, void *
 		if (!(r->flags & TASKS_HAVE_WAIT) || r->tail < sizeof(*w))
 			continue;
 		w = (const struct tasks_wait *)(r + 1);
-		thread_of(t, w, (const __u64 *)(w + 1),
-			  &s);
+		thread_of(t, w, &s);
 		err = visit(ctx, &s);
 		if (err)
 			return err;
@@ -298,7 +313,7 @@ int tasks_wait__sample_process(struct trace_tasks *t, int tgid, thread_visit_fn 
 		off += sizeof(*w) + (size_t)w->nstack * 8;
 		if (off > (size_t)len)
 			break;
-		thread_of(t, w, (const __u64 *)(w + 1), &s);
+		thread_of(t, w, &s);
 		n++;
 		err = visit(ctx, &s);
 		if (err)

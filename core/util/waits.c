@@ -10,11 +10,16 @@
 
 #define NSYSCALLS (sizeof(syscall_names) / sizeof(syscall_names[0]))
 
-/* Syscalls whose first argument is the fd they may block on. */
+/*
+ * Syscalls whose first argument is the fd they may block on. Not epoll_wait:
+ * its fd is the epoll instance, which says nothing of what it waits for (an
+ * event loop's wait is idle by its syscall), and naming it cost every
+ * waiting thread six probe reads a round.
+ */
 static const char *const fd_syscalls[] = {
 	"read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev",
 	"preadv2", "pwritev2", "recvfrom", "recvmsg", "recvmmsg", "sendto", "sendmsg",
-	"sendmmsg", "connect", "accept", "accept4", "epoll_wait", "epoll_pwait", "epoll_pwait2",
+	"sendmmsg", "connect", "accept", "accept4",
 	"fsync", "fdatasync", "flock", "fcntl", "ioctl", "sendfile", "splice", "tee",
 	"sync_file_range", "fallocate", "ftruncate", "getdents64", "io_uring_enter", "shutdown",
 	NULL,
