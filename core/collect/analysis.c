@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +56,28 @@ static uint64_t rec_u64(const struct capture_rec *r)
 	return v;
 }
 
-struct run_kv {
-	struct analysis *an;
-};
+/* A run fact's integer (0 when it is not one, as the facts of a bundle may be anything). */
+static int64_t fact_i64(const char *v, size_t vl)
+{
+	int64_t x;
+
+	return parse_kv_i64(v, vl, &x) ? 0 : x;
+}
+
+static double fact_double(const char *v, size_t vl)
+{
+	double x;
+
+	return parse_kv_double(v, vl, &x) ? 0 : x;
+}
+
+/* An int fact: a value that does not fit an int is no value. */
+static int fact_int(const char *v, size_t vl)
+{
+	int64_t x = fact_i64(v, vl);
+
+	return x >= INT_MIN && x <= INT_MAX ? (int)x : 0;
+}
 
 static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *arg)
 {
@@ -68,71 +88,37 @@ static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *ar
 	copy_trimmed(val, sizeof(val), v, vl);
 #define KEY(name) (kl == strlen(name) && !memcmp(k, name, kl))
 	if (KEY("version"))
-		snprintf(an->version, sizeof(an->version), "%s", val);
+		snprintf(an->version, sizeof(an->version), "%.31s", val);
 	else if (KEY("window_s"))
-		an->window_s = strtod(val, NULL);
+		an->window_s = fact_double(v, vl);
 	else if (KEY("interval_s"))
-		an->interval_s = strtod(val, NULL);
+		an->interval_s = fact_double(v, vl);
 	else if (KEY("start_wall_ns"))
-		an->start_wall_ns = strtoll(val, NULL, 10);
+		an->start_wall_ns = fact_i64(v, vl);
 	else if (KEY("end_wall_ns"))
-		an->end_wall_ns = strtoll(val, NULL, 10);
+		an->end_wall_ns = fact_i64(v, vl);
 	else if (KEY("start_mono_ns"))
-		an->start_mono_ns = strtoll(val, NULL, 10);
+		an->start_mono_ns = fact_i64(v, vl);
 	else if (KEY("end_mono_ns"))
-		an->end_mono_ns = strtoll(val, NULL, 10);
-	else if (KEY("samples") && !parse_kv_u64(val, strlen(val), 0, &u))
+		an->end_mono_ns = fact_i64(v, vl);
+	else if (KEY("samples") && !parse_kv_u64(v, vl, 0, &u))
 		an->samples = (uint32_t)u;
 	else if (KEY("partial"))
-		an->partial = atoi(val) != 0;
+		an->partial = fact_i64(v, vl) != 0;
 	else if (KEY("stop_reason"))
 		snprintf(an->stop_reason, sizeof(an->stop_reason), "%.399s", val);
 	else if (KEY("euid"))
-		an->euid = atoi(val);
+		an->euid = fact_int(v, vl);
 	else if (KEY("proc_hidepid"))
 		snprintf(an->proc_hidepid, sizeof(an->proc_hidepid), "%.31s", val);
 	else if (KEY("clk_tck"))
-		an->clk_tck = atol(val);
+		an->clk_tck = (long)fact_i64(v, vl);
 	else if (KEY("page_size"))
-		an->page_size = atol(val);
+		an->page_size = (long)fact_i64(v, vl);
 	else if (KEY("pid"))
-		an->sonde_pid = atoi(val);
+		an->sonde_pid = fact_int(v, vl);
 #undef KEY
 	return 0;
-}
-
-/* "0-3,5,7-8" */
-static int count_cpu_list(const char *s, size_t n)
-{
-	int count = 0;
-	size_t i = 0;
-
-	while (i < n) {
-		long a = 0, b;
-		int da = 0;
-
-		while (i < n && s[i] >= '0' && s[i] <= '9' && da < 7)
-			a = a * 10 + (s[i++] - '0'), da++;
-		if (!da)
-			break;
-		b = a;
-		if (i < n && s[i] == '-') {
-			int db = 0;
-
-			i++;
-			b = 0;
-			while (i < n && s[i] >= '0' && s[i] <= '9' && db < 7)
-				b = b * 10 + (s[i++] - '0'), db++;
-			if (!db || b < a)
-				break;
-		}
-		count += (int)(b - a + 1);
-		if (i < n && s[i] == ',')
-			i++;
-		else
-			break;
-	}
-	return count;
 }
 
 static int meminfo_total(const char *k, size_t kl, const char *v, size_t vl, void *arg)
@@ -168,7 +154,7 @@ static void derive_host(struct analysis *an)
 	an->pid_max = rec_u64(first_ok(host, "/proc/sys/kernel/pid_max"));
 	an->nr_open = rec_u64(first_ok(host, "/proc/sys/fs/nr_open"));
 	if ((r = first_ok(host, "/proc/uptime")))
-		an->uptime_start = strtod(r->data, NULL);
+		parse_uptime(r->data, r->len, &an->uptime_start, NULL);
 
 	if ((r = first_ok(stat, "/proc/stat"))) {
 		struct proc_stat ps = { 0 };
@@ -177,8 +163,12 @@ static void derive_host(struct analysis *an)
 			an->cpus = ps.ncpu;
 		proc_stat__free(&ps);
 	}
-	if (!an->cpus && (r = first_ok(host, "/sys/devices/system/cpu/online")))
-		an->cpus = count_cpu_list(r->data, r->len);
+	if (!an->cpus && (r = first_ok(host, "/sys/devices/system/cpu/online"))) {
+		unsigned n;
+
+		if (!parse_cpu_list(r->data, r->len, &n) && n <= INT_MAX)
+			an->cpus = (int)n;
+	}
 	if (!an->cpus && (r = first_ok(host, "/proc/cpuinfo"))) {
 		for (const char *p = r->data; (p = strstr(p, "processor")); p++)
 			if (p == r->data || p[-1] == '\n')
@@ -317,24 +307,6 @@ static int *task_index__slot(struct task_index *ix, struct task_build *b, int pi
 	while (ix->slot[h] && b[ix->slot[h] - 1].s.pid != pid)
 		h = (h + 1) & (ix->cap - 1);
 	return &ix->slot[h];
-}
-
-/* The pid of "/proc/PID/FILE" (*file: FILE) or of "sonde:task/PID" (*file: "task"); -1 else. */
-static int path_pid(const char *path, const char **file)
-{
-	long v = 0;
-	const char *p, *digits;
-	int task = !strncmp(path, "sonde:task/", 11);
-
-	if (!task && strncmp(path, "/proc/", 6))
-		return -1;
-	digits = path + (task ? 11 : 6);
-	for (p = digits; *p >= '0' && *p <= '9' && v < 100000000; p++)
-		v = v * 10 + (*p - '0');
-	if (p == digits || *p != (task ? '\0' : '/'))
-		return -1;
-	*file = task ? "task" : p + 1;
-	return (int)v;
 }
 
 static int status_fields(struct task_build *t, const struct capture_rec *r, int first)
@@ -695,7 +667,7 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 	for (size_t i = 0; i < st->n && !err; i++) {
 		const struct capture_rec *r = &st->rec[i];
 		const char *file;
-		int pid = path_pid(r->path, &file), *slot;
+		int pid = parse_capture_pid_path(r->path, &file), *slot;
 		struct task_build *t;
 
 		if (pid <= 0 || (r->err && strcmp(file, "io")))

@@ -11,7 +11,6 @@
  * neither grew nor shrank has no trend to fit.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,32 +134,34 @@ static int levels__task(struct pidmap *lt, const struct analysis *an, int pid,
 }
 
 /* "sonde:fds" of round seq: each "PID N" line completes that process's level of the round. */
+struct fds_round {
+	struct pidmap *lt;
+	uint32_t seq;
+};
+
+static int levels__fds_line(int pid, uint64_t count, void *arg)
+{
+	struct fds_round *fr = arg;
+	struct proc_levels *pl = pidmap__find(fr->lt, pid);
+
+	if (!pl)
+		return 0;
+	/* its stat of the same round: the latest, unless the records are not in round order */
+	for (size_t k = pl->n; k-- > 0;)
+		if (pl->v[k].seq == fr->seq) {
+			pl->v[k].fds = (int64_t)count;
+			break;
+		} else if (pl->v[k].seq < fr->seq) {
+			break;
+		}
+	return 0;
+}
+
 static void levels__fds(struct pidmap *lt, const struct capture_rec *r)
 {
-	const char *p = r->data, *end = r->data + r->len;
+	struct fds_round fr = { lt, r->seq };
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		char line[64];
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		long long pid, count;
-		struct proc_levels *pl;
-
-		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1),
-			 p);
-		p += n + 1;
-		if (sscanf(line, "%lld %lld", &pid, &count) != 2 || pid <= 0 || pid > 1 << 30 ||
-		    count < 0 || !(pl = pidmap__find(lt, (int)pid)))
-			continue;
-		/* its stat of the same round: the latest, unless the records are not in round order */
-		for (size_t k = pl->n; k-- > 0;)
-			if (pl->v[k].seq == r->seq) {
-				pl->v[k].fds = count;
-				break;
-			} else if (pl->v[k].seq < r->seq) {
-				break;
-			}
-	}
+	parse_fds_record(r->data, r->len, levels__fds_line, &fr);
 }
 
 /*
@@ -227,8 +228,8 @@ int ctx_proc__task_levels(lua_State *L)
 		return ctx_proc__missing(L, st, "proc.pids", "/proc/PID/stat", NULL);
 	for (size_t i = 0; i < st->n && !err; i++) {
 		const struct capture_rec *r = &st->rec[i];
-		long pid = 0;
-		const char *q;
+		const char *file;
+		int pid;
 
 		if (r->err)
 			continue;
@@ -237,21 +238,15 @@ int ctx_proc__task_levels(lua_State *L)
 			fds = 1;
 			continue;
 		}
-		if (!strncmp(r->path, "sonde:task/", 11)) {
-			for (q = r->path + 11; *q >= '0' && *q <= '9' && pid < 1 << 30; q++)
-				pid = pid * 10 + (*q - '0');
-			if (pid > 0 && !*q)
-				err = levels__task(&lt, an, (int)pid, r, &fds);
+		pid = parse_capture_pid_path(r->path, &file);
+		if (pid < 0)
 			continue;
-		}
-		if (strncmp(r->path, "/proc/", 6))
-			continue;
-		for (q = r->path + 6; *q >= '0' && *q <= '9' && pid < 1 << 30; q++)
-			pid = pid * 10 + (*q - '0');
-		if (pid > 0 && !strcmp(q, "/stat"))
-			err = levels__stat(&lt, an, (int)pid, r);
-		else if (pid > 0 && !strcmp(q, "/status"))
-			levels__status(&lt, (int)pid, r);
+		if (!strncmp(r->path, "sonde:task/", 11))
+			err = levels__task(&lt, an, pid, r, &fds);
+		else if (!strcmp(file, "stat"))
+			err = levels__stat(&lt, an, pid, r);
+		else if (!strcmp(file, "status"))
+			levels__status(&lt, pid, r);
 	}
 	if (err) {
 		levels__free(&lt);
@@ -292,72 +287,31 @@ int ctx_proc__task_levels(lua_State *L)
 /* ---- the suspects' open files ---- */
 
 /* A path as mountinfo escapes it (\ooo), decoded onto the stack. */
-static void push_unescaped(lua_State *L, const char *s, size_t n)
+static void push_unescaped(lua_State *L, struct parse_word w)
 {
 	luaL_Buffer b;
+	char *out = luaL_buffinitsize(L, &b, w.n);
 
-	luaL_buffinit(L, &b);
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3' &&
-		    s[i + 2] >= '0' && s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
-			luaL_addchar(&b, (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 +
-						(s[i + 3] - '0')));
-			i += 3;
-		} else {
-			luaL_addchar(&b, s[i]);
-		}
-	}
-	luaL_pushresult(&b);
+	luaL_pushresultsize(&b, parse_unescape_octal(w.p, w.n, out));
 }
 
-/* The tab-separated fields of a line into f (at most max); returns how many. */
-static int split_tabs(const char *line, size_t len, const char **f, size_t *fl, int max)
+static void set_field_str(lua_State *L, const char *k, struct parse_word w)
 {
-	int n = 0;
-	const char *p = line, *end = line + len;
-
-	while (n < max) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
-
-		f[n] = p;
-		fl[n] = tab ? (size_t)(tab - p) : (size_t)(end - p);
-		n++;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-	return n;
-}
-
-static void set_field_str(lua_State *L, const char *k, const char *s, size_t n)
-{
-	lua_pushlstring(L, s, n);
+	lua_pushlstring(L, w.p, w.n);
 	lua_setfield(L, -2, k);
 }
 
-static void set_field_u64(lua_State *L, const char *k, const char *s, size_t n)
+/* One line of sonde:files into res (suspects, files, cwd, cut). */
+static int files_line(const struct files_line *f, void *arg)
 {
-	char num[32];
+	lua_State *L = arg;
+	int res = lua_gettop(L);
 
-	snprintf(num, sizeof(num), "%.*s", (int)(n < sizeof(num) ? n : sizeof(num) - 1), s);
-	ctx__set_u64(L, k, strtoull(num, NULL, 10));
-}
-
-/* One line of sonde:files into res (suspects, files, cwd). */
-static void files_line(lua_State *L, int res, const char *line, size_t len)
-{
-	const char *f[10];
-	size_t fl[10];
-	int n = split_tabs(line, len, f, fl, 10);
-	char pid[16];
-
-	if (n < 2)
-		return;
-	snprintf(pid, sizeof(pid), "%.*s", (int)(fl[1] < 15 ? fl[1] : 15), f[1]);
-	if (n == 3 && fl[0] == 7 && !memcmp(f[0], "suspect", 7)) {
+	switch (f->kind) {
+	case FILES_SUSPECT:
 		lua_getfield(L, res, "suspects");
 		lua_newtable(L);
-		for (const char *p = f[2], *e = f[2] + fl[2]; p < e;) {
+		for (const char *p = f->reasons.p, *e = p + f->reasons.n; p < e;) {
 			const char *c = memchr(p, ',', (size_t)(e - p));
 			size_t k = c ? (size_t)(c - p) : (size_t)(e - p);
 
@@ -366,39 +320,44 @@ static void files_line(lua_State *L, int res, const char *line, size_t len)
 			lua_rawset(L, -3);
 			p += k + 1;
 		}
-		lua_rawseti(L, -2, strtol(pid, NULL, 10));
+		lua_rawseti(L, -2, f->pid);
 		lua_pop(L, 1);
-	} else if (n == 5 && fl[0] == 3 && !memcmp(f[0], "cwd", 3)) {
+		break;
+	case FILES_CWD:
 		lua_getfield(L, res, "cwd");
 		lua_newtable(L);
-		set_field_str(L, "dev", f[2], fl[2]);
-		set_field_u64(L, "ino", f[3], fl[3]);
-		push_unescaped(L, f[4], fl[4]);
+		set_field_str(L, "dev", f->dev);
+		ctx__set_u64(L, "ino", f->ino);
+		push_unescaped(L, f->path);
 		lua_setfield(L, -2, "path");
-		lua_rawseti(L, -2, strtol(pid, NULL, 10));
+		lua_rawseti(L, -2, f->pid);
 		lua_pop(L, 1);
-	} else if (n == 10 && fl[0] == 4 && !memcmp(f[0], "file", 4)) {
+		break;
+	case FILES_FILE:
 		lua_getfield(L, res, "files");
 		lua_newtable(L);
-		lua_pushinteger(L, strtol(pid, NULL, 10));
+		lua_pushinteger(L, f->pid);
 		lua_setfield(L, -2, "pid");
-		set_field_u64(L, "fd", f[2], fl[2]);
-		set_field_str(L, "mode", f[3], fl[3]);
-		set_field_str(L, "dev", f[4], fl[4]);
-		set_field_u64(L, "ino", f[5], fl[5]);
-		set_field_u64(L, "size", f[6], fl[6]);
-		set_field_u64(L, "blocks_bytes", f[7], fl[7]);
-		set_field_u64(L, "nlink", f[8], fl[8]);
-		lua_pushboolean(L, fl[8] == 1 && f[8][0] == '0');
+		ctx__set_u64(L, "fd", f->fd);
+		set_field_str(L, "mode", f->mode);
+		set_field_str(L, "dev", f->dev);
+		ctx__set_u64(L, "ino", f->ino);
+		ctx__set_u64(L, "size", f->size);
+		ctx__set_u64(L, "blocks_bytes", f->blocks_bytes);
+		ctx__set_u64(L, "nlink", f->nlink);
+		lua_pushboolean(L, f->nlink == 0);
 		lua_setfield(L, -2, "deleted");
-		push_unescaped(L, f[9], fl[9]);
+		push_unescaped(L, f->path);
 		lua_setfield(L, -2, "path");
 		lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 		lua_pop(L, 1);
-	} else if (fl[0] == 3 && !memcmp(f[0], "cut", 3)) {
+		break;
+	case FILES_CUT:
 		lua_pushboolean(L, 1);
 		lua_setfield(L, res, "cut");
+		break;
 	}
+	return 0;
 }
 
 /*
@@ -412,7 +371,6 @@ int ctx_proc__open_files(lua_State *L)
 {
 	const struct capture_stream *st = ctx_proc__stream(L, "proc.pids");
 	const struct capture_rec *r = ctx_proc__rec(st, "sonde:files", 1);
-	const char *p, *end;
 	int res;
 
 	if (!r || r->err)
@@ -426,12 +384,6 @@ int ctx_proc__open_files(lua_State *L)
 	lua_setfield(L, res, "files");
 	lua_newtable(L);
 	lua_setfield(L, res, "cwd");
-	for (p = r->data, end = r->data + r->len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		files_line(L, res, p, n);
-		p += n + 1;
-	}
+	parse_files_record(r->data, r->len, files_line, L);
 	return 1;
 }
