@@ -588,10 +588,8 @@ static void json_measure(struct json *j, const char *key, const struct code_row 
 {
 	json__key(j, key);
 	json__begin_object(j);
-	json__key(j, "old_pct");
-	json__number(j, r->o[m].v);
-	json__key(j, "new_pct");
-	json__number(j, r->n[m].v);
+	json__kv_num(j, "old_pct", r->o[m].v);
+	json__kv_num(j, "new_pct", r->n[m].v);
 	dq__json_interval(j, "old_interval", &r->o[m]);
 	dq__json_interval(j, "new_interval", &r->n[m]);
 	json__kv_str(j, "verdict", dverdict_names[r->v[m]]);
@@ -611,14 +609,10 @@ void diff_code__json(struct json *j, const struct code_diff *cd)
 		json__begin_object(j);
 		json__kv_str(j, "kind", cp->kind);
 		json__kv_str(j, "unit", cp->unit);
-		json__key(j, "total_old");
-		json__number(j, cp->total_old);
-		json__key(j, "total_new");
-		json__number(j, cp->total_new);
-		json__key(j, "functions_compared");
-		json__int(j, (int64_t)cp->functions);
-		json__key(j, "stacks_compared");
-		json__int(j, (int64_t)cp->stacks);
+		json__kv_num(j, "total_old", cp->total_old);
+		json__kv_num(j, "total_new", cp->total_new);
+		json__kv_int(j, "functions_compared", (int64_t)cp->functions);
+		json__kv_int(j, "stacks_compared", (int64_t)cp->stacks);
 		for (int st = 0; st < 2; st++) {
 			size_t n = 0;
 

@@ -377,12 +377,9 @@ static void json_metrics(struct json *j, const struct diff *d)
 			json__kv_str(j, "instance", c->instance);
 		if (c->unit)
 			json__kv_str(j, "unit", c->unit);
-		json__key(j, "old");
-		json__number(j, c->o.v);
-		json__key(j, "new");
-		json__number(j, c->n.v);
-		json__key(j, "delta");
-		json__number(j, c->n.v - c->o.v);
+		json__kv_num(j, "old", c->o.v);
+		json__kv_num(j, "new", c->n.v);
+		json__kv_num(j, "delta", c->n.v - c->o.v);
 		dq__json_interval(j, "old_range", &c->o);
 		dq__json_interval(j, "new_range", &c->n);
 		json__kv_str(j, "verdict", dverdict_names[c->verdict]);
@@ -413,11 +410,9 @@ void diff_out__json(struct json *j, const struct diff *d)
 		json__null(j);
 	}
 	json__kv_str(j, "worst", sev[d->worst]);
-	json__key(j, "regressions");
-	json__int(j, (int64_t)d->regressions);
+	json__kv_int(j, "regressions", (int64_t)d->regressions);
 	json__kv_str(j, "regression", d->regressions ? d->regression_what : NULL);
-	json__key(j, "package_changes");
-	json__int(j, (int64_t)packages(d));
+	json__kv_int(j, "package_changes", (int64_t)packages(d));
 	json_findings(j, d);
 	json_metrics(j, d);
 	diff_procs__json(j, &d->procs);

@@ -358,8 +358,7 @@ static void json_q(struct json *j, const char *key, const struct dq *q)
 	json__key(j, key);
 	json__begin_object(j);
 	for (int a = 0; a < PA_N; a++) {
-		json__key(j, attrs[a].key);
-		json__number(j, q[a].v);
+		json__kv_num(j, attrs[a].key, q[a].v);
 	}
 	json__end_object(j);
 }
@@ -375,10 +374,8 @@ void diff_procs__json(struct json *j, const struct proc_diff *pd)
 		json__end_object(j);
 		return;
 	}
-	json__key(j, "processes_old");
-	json__int(j, (int64_t)pd->procs_old);
-	json__key(j, "processes_new");
-	json__int(j, (int64_t)pd->procs_new);
+	json__kv_int(j, "processes_old", (int64_t)pd->procs_old);
+	json__kv_int(j, "processes_new", (int64_t)pd->procs_new);
 	json__key(j, "changes");
 	json__begin_array(j);
 	for (size_t i = 0; i < pd->n && i < ROWS_MAX; i++) {
