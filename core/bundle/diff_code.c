@@ -588,8 +588,8 @@ static void json_measure(struct json *j, const char *key, const struct code_row 
 {
 	json__key(j, key);
 	json__begin_object(j);
-	json__kv_num(j, "old_pct", r->o[m].v);
-	json__kv_num(j, "new_pct", r->n[m].v);
+	json__kv_number(j, "old_pct", r->o[m].v);
+	json__kv_number(j, "new_pct", r->n[m].v);
 	dq__json_interval(j, "old_interval", &r->o[m]);
 	dq__json_interval(j, "new_interval", &r->n[m]);
 	json__kv_str(j, "verdict", dverdict_names[r->v[m]]);
@@ -609,8 +609,8 @@ void diff_code__json(struct json *j, const struct code_diff *cd)
 		json__begin_object(j);
 		json__kv_str(j, "kind", cp->kind);
 		json__kv_str(j, "unit", cp->unit);
-		json__kv_num(j, "total_old", cp->total_old);
-		json__kv_num(j, "total_new", cp->total_new);
+		json__kv_number(j, "total_old", cp->total_old);
+		json__kv_number(j, "total_new", cp->total_new);
 		json__kv_int(j, "functions_compared", (int64_t)cp->functions);
 		json__kv_int(j, "stacks_compared", (int64_t)cp->stacks);
 		for (int st = 0; st < 2; st++) {

@@ -452,7 +452,7 @@ void diff_lat__doc(struct doc *d, const struct lat_diff *ld)
 
 static void json_dq(struct json *j, const char *v, const char *range, const struct dq *q)
 {
-	json__kv_num(j, v, q->v);
+	json__kv_number(j, v, q->v);
 	dq__json_interval(j, range, q);
 }
 
@@ -469,13 +469,13 @@ void diff_lat__json(struct json *j, const struct lat_diff *ld)
 		json__begin_object(j);
 		json__kv_str(j, "name", c->name);
 		json__kv_str(j, "unit", c->unit);
-		json__kv_num(j, "events_old", c->count_old);
-		json__kv_num(j, "events_new", c->count_new);
+		json__kv_number(j, "events_old", c->count_old);
+		json__kv_number(j, "events_new", c->count_new);
 		json__key(j, "percentiles");
 		json__begin_array(j);
 		for (int k = 0; k < LAT_QS; k++) {
 			json__begin_object(j);
-			json__kv_num(j, "p", qs[k]);
+			json__kv_number(j, "p", qs[k]);
 			json_dq(j, "old", "old_interval", &c->o[k]);
 			json_dq(j, "new", "new_interval", &c->n[k]);
 			json__kv_str(j, "verdict", dverdict_names[c->v[k]]);

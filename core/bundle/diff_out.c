@@ -377,9 +377,9 @@ static void json_metrics(struct json *j, const struct diff *d)
 			json__kv_str(j, "instance", c->instance);
 		if (c->unit)
 			json__kv_str(j, "unit", c->unit);
-		json__kv_num(j, "old", c->o.v);
-		json__kv_num(j, "new", c->n.v);
-		json__kv_num(j, "delta", c->n.v - c->o.v);
+		json__kv_number(j, "old", c->o.v);
+		json__kv_number(j, "new", c->n.v);
+		json__kv_number(j, "delta", c->n.v - c->o.v);
 		dq__json_interval(j, "old_range", &c->o);
 		dq__json_interval(j, "new_range", &c->n);
 		json__kv_str(j, "verdict", dverdict_names[c->verdict]);

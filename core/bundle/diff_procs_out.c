@@ -358,7 +358,7 @@ static void json_q(struct json *j, const char *key, const struct dq *q)
 	json__key(j, key);
 	json__begin_object(j);
 	for (int a = 0; a < PA_N; a++) {
-		json__kv_num(j, attrs[a].key, q[a].v);
+		json__kv_number(j, attrs[a].key, q[a].v);
 	}
 	json__end_object(j);
 }

@@ -464,7 +464,7 @@ static int pids__sample_round(struct collector_state *cs, struct reader *rd,
  * 10 s window keeps 6 points for the trends. 10,000 processes cost 20 to
  * 30 ms a pass here.
  */
-#define ROUND_BUDGET 0.01
+#define ROUND_BUDGET PIDS_ROUND_BUDGET
 
 int pids__skip_policy(int64_t last_cost_ns, double interval_s, int skipped_last, int phase)
 {

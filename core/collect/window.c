@@ -14,6 +14,7 @@
 
 #include "collect/collectors.h"
 #include "util/parse.h"
+#include "util/selfcpu.h"
 
 #ifndef SONDE_VERSION
 #define SONDE_VERSION "dev"
@@ -179,7 +180,7 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 			    const struct window_opts *o, const struct window_result *res)
 {
 	char txt[4096], hidepid[32], source[2000];
-	struct strbuf threads = { 0 };
+	struct strbuf threads = { 0 }, more = { 0 };
 	int n;
 
 	proc_hidepid(o->root, hidepid, sizeof(hidepid));
@@ -206,7 +207,18 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 		     res->max_round_cpu_ns);
 	if (n >= (int)sizeof(txt))
 		n = (int)sizeof(txt) - 1;
-	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+	if (!o->facts) {
+		reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+		return;
+	}
+	/* the layer above's lines (the budget) after the window's own */
+	strbuf__append(&more, txt, (size_t)n);
+	o->facts(o->facts_arg, &more);
+	if (!more.oom)
+		reader__tee_text(rd, w, "sonde:run", more.buf, more.len);
+	else
+		reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+	strbuf__free(&more);
 }
 
 static void *round_main(void *arg)
@@ -217,6 +229,7 @@ static void *round_main(void *arg)
 
 	/* named, so `top -H` and perf tell sonde's threads apart */
 	pthread_setname_np(pthread_self(), "sonde-round");
+	self_cpu__enter(SELF_ROUNDS);
 	/* Signals are the main thread's business. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);

@@ -309,6 +309,7 @@ static void json_tools(struct json *j, struct analysis *an)
 				json_kv_num(j, "teardown_ms", t[i].teardown_ms);
 				if (t[i].stopped[0])
 					json_kv_str(j, "stopped_early", t[i].stopped);
+				tool_stop__json(j, &t[i].stop);
 			}
 			json__end_object(j);
 		}
@@ -344,9 +345,12 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 		json_kv_str(j, "stop_reason", rr->drill_an->stop_reason);
 		json__end_object(j);
 		json_tools(j, rr->drill_an);
+		report__json_budget(j, rr->drill_an);
 	}
 	if (rr->drill_note)
 		json_kv_str(j, "note", rr->drill_note);
+	if (rr->drill_by_hand[0])
+		json_kv_str(j, "by_hand", rr->drill_by_hand);
 	json__end_object(j);
 }
 
@@ -623,6 +627,7 @@ int report__json(const struct report_model *m, struct strbuf *out)
 	json__end_array(&j);
 	json_cost(&j, &rr->cost);
 	json_tools(&j, rr->an);
+	report__json_budget(&j, rr->an);
 	json_drilldown(&j, rr);
 	json__end_object(&j);
 	strbuf__append(&j.out, "\n", 1);

@@ -152,7 +152,13 @@ void report__terminal(const struct report_model *m, FILE *f, int color)
 		rr->an->partial ? " (partial: cut short)" : "");
 	fprintf(f, "%sVerdict:%s ", bold, reset);
 	tty__puts(f, m->verdict);
-	fputs("\n\n", f);
+	fputc('\n', f);
+	if (m->next[0]) {
+		fprintf(f, "%sNext:%s ", bold, reset);
+		tty__puts(f, m->next);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
 	if (m->use.m)
 		tty_matrix(f, &m->use, color);
 	if (rr->nrank > 1) {

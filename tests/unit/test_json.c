@@ -159,7 +159,7 @@ static void test_structure(void)
 	memset(&j, 0, sizeof(j));
 	json__begin_object(&j);
 	json__kv_int(&j, "n", -3);
-	json__kv_num(&j, "x", 0.25);
+	json__kv_number(&j, "x", 0.25);
 	json__kv_str(&j, "s", NULL);
 	json__end_object(&j);
 	is_str(j.out.buf, "{\"n\":-3,\"x\":0.25,\"s\":null}", "kv_int, kv_num, kv_str");
