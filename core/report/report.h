@@ -103,8 +103,17 @@ int report__markdown(const struct report_model *m, struct strbuf *out);
 /* The page, with the catalog's stylesheet (reports/report.css) inlined. */
 int report__html(const struct report_model *m, struct strbuf *out);
 void report__terminal(const struct report_model *m, FILE *f, int color);
-/* fmt.c: a value in its unit ("12.5%", "1.2 GiB", "0.50", "3 ms"), as every rendering shows it. */
-void report__fmt_value(char *buf, size_t len, double v, const char *unit);
+
+/*
+ * Blocks sonde diff draws with the report's own renderers (heat.c,
+ * flamegraph.c): two latency heat maps side by side (EV_HEATMAP evidence,
+ * old then new) over one range of rows; a differential flame graph.
+ */
+struct doc;
+struct evidence;
+struct folded_stacks;
+void report__doc_heatmap_pair(struct doc *d, const struct evidence *a, const struct evidence *b,
+			      const char *label_a, const char *label_b);
 /*
  * May fd get colours and a progress line redrawn in place (\r, erase to the
  * end of line)? A terminal that is not "dumb" (TERM unset or dumb: an editor's
