@@ -62,7 +62,11 @@ depopulate() {
 	[ -n "$PGRP" ] && kill -KILL -- "-$PGRP" 2>/dev/null
 	wait "$PGRP" 2>/dev/null
 	PGRP=
-	sleep 1 # the kernel reaps them
+	# the kernel reaps tens of thousands slowly: the next population counts from the host's own
+	for _ in $(seq 300); do
+		[ "$(alive)" -le $((BASE_ALIVE + 50)) ] && return 0
+		sleep 0.1
+	done
 }
 
 # one run: R_* figures
@@ -90,6 +94,7 @@ measure() {
 		select(.name == "processes") | .value][0] // "?"' "$d/findings.json")
 }
 
+BASE_ALIVE=$(alive)
 printf "sonde scale benchmark: sonde run --window %s --no-drilldown on %s, %d CPUs, %s\n" \
 	"$WINDOW" "$(hostname)" "$(nproc)" "$(uname -r)"
 printf "%-14s %7s %8s %8s %8s %9s %8s %8s  %s\n" population procs "CPU s" "window" "RSS MiB" \
