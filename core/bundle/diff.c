@@ -597,44 +597,35 @@ static int build_doc(struct doc *doc, const struct side *o, const struct side *n
 	return doc__finish(doc);
 }
 
-static void json_opt_str(struct json *j, const char *k, const char *v)
-{
-	json__key(j, k);
-	if (v)
-		json__string(j, v);
-	else
-		json__null(j);
-}
-
 static void build_json(struct json *j, const struct side *o, const struct side *n,
 		       const struct diff *d)
 {
 	static const char *const sev[] = { "ok", "warn", "crit" };
 
 	json__begin_object(j);
-	json_opt_str(j, "schema", DIFF_SCHEMA);
+	json__kv_str(j, "schema", DIFF_SCHEMA);
 	for (int k = 0; k < 2; k++) {
 		const struct side *sd = k ? n : o;
 
 		json__key(j, k ? "new" : "old");
 		json__begin_object(j);
-		json_opt_str(j, "bundle", sd->name);
-		json_opt_str(j, "hostname", jval__str(jval__get(sd->doc, "host"), "hostname"));
-		json_opt_str(j, "start", jval__str(jval__get(sd->doc, "window"), "start"));
+		json__kv_str(j, "bundle", sd->name);
+		json__kv_str(j, "hostname", jval__str(jval__get(sd->doc, "host"), "hostname"));
+		json__kv_str(j, "start", jval__str(jval__get(sd->doc, "window"), "start"));
 		json__end_object(j);
 	}
-	json_opt_str(j, "worst", sev[d->worst]);
+	json__kv_str(j, "worst", sev[d->worst]);
 	json__key(j, "findings");
 	json__begin_array(j);
 	for (size_t i = 0; i < d->nf; i++) {
 		const struct finding_change *c = &d->f[i];
 
 		json__begin_object(j);
-		json_opt_str(j, "change", change_names[c->ch]);
-		json_opt_str(j, "check", c->check);
-		json_opt_str(j, "old_severity", c->old_sev);
-		json_opt_str(j, "new_severity", c->new_sev);
-		json_opt_str(j, "summary", c->summary);
+		json__kv_str(j, "change", change_names[c->ch]);
+		json__kv_str(j, "check", c->check);
+		json__kv_str(j, "old_severity", c->old_sev);
+		json__kv_str(j, "new_severity", c->new_sev);
+		json__kv_str(j, "summary", c->summary);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -644,12 +635,12 @@ static void build_json(struct json *j, const struct side *o, const struct side *
 		const struct metric_change *c = &d->m[i];
 
 		json__begin_object(j);
-		json_opt_str(j, "check", c->check);
-		json_opt_str(j, "name", c->name);
+		json__kv_str(j, "check", c->check);
+		json__kv_str(j, "name", c->name);
 		if (c->instance)
-			json_opt_str(j, "instance", c->instance);
+			json__kv_str(j, "instance", c->instance);
 		if (c->unit)
-			json_opt_str(j, "unit", c->unit);
+			json__kv_str(j, "unit", c->unit);
 		json__key(j, "old");
 		json__number(j, c->old_v);
 		json__key(j, "new");
@@ -669,7 +660,7 @@ static void build_json(struct json *j, const struct side *o, const struct side *
 			json__number(j, k ? c->new_hi : c->old_hi);
 			json__end_array(j);
 		}
-		json_opt_str(j, "verdict", c->verdict);
+		json__kv_str(j, "verdict", c->verdict);
 		json__end_object(j);
 	}
 	json__end_array(j);

@@ -161,8 +161,11 @@ void report__doc_host(struct report_model *m)
 	strbuf__free(&sb);
 }
 
-/* A fact: null when unknown (""). */
-static void kv_str(struct json *j, const char *k, const char *v)
+/*
+ * A fact of the host context: host_context keeps "" for one it could not
+ * read, which findings.json says as null (json__kv_str writes "" as "").
+ */
+static void kv_fact(struct json *j, const char *k, const char *v)
 {
 	json__kv_str(j, k, v && *v ? v : NULL);
 }
@@ -176,29 +179,29 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 		return;
 	}
 	json__begin_object(j);
-	kv_str(j, "os", hc->os);
-	kv_str(j, "kernel_build", hc->kernel_build);
-	kv_str(j, "kernel_cmdline", hc->cmdline);
+	kv_fact(j, "os", hc->os);
+	kv_fact(j, "kernel_build", hc->kernel_build);
+	kv_fact(j, "kernel_cmdline", hc->cmdline);
 	json__key(j, "tainted");
 	if (hc->tainted >= 0)
 		json__int(j, hc->tainted);
 	else
 		json__null(j);
-	kv_str(j, "taint_flags", hc->tainted > 0 ? hc->taint_flags : NULL);
+	kv_fact(j, "taint_flags", hc->tainted > 0 ? hc->taint_flags : NULL);
 	json__key(j, "uptime_seconds");
 	if (hc->uptime_s >= 0)
 		json__number(j, hc->uptime_s);
 	else
 		json__null(j);
-	kv_str(j, "cgroup", hc->cgroup);
-	kv_str(j, "transparent_hugepage", hc->thp);
-	kv_str(j, "transparent_hugepage_defrag", hc->thp_defrag);
+	kv_fact(j, "cgroup", hc->cgroup);
+	kv_fact(j, "transparent_hugepage", hc->thp);
+	kv_fact(j, "transparent_hugepage_defrag", hc->thp_defrag);
 	json__key(j, "cpu");
 	json__begin_object(j);
-	kv_str(j, "model", hc->cpu_model);
+	kv_fact(j, "model", hc->cpu_model);
 	json__key(j, "processors");
 	json__int(j, hc->cpus);
-	kv_str(j, "frequency_governor", hc->governor);
+	kv_fact(j, "frequency_governor", hc->governor);
 	json__kv_strv(j, "flags", &hc->cpu_flags);
 	json__key(j, "numa");
 	json__begin_array(j);
@@ -206,10 +209,10 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 		json__begin_object(j);
 		json__key(j, "node");
 		json__int(j, hc->numa[i].id);
-		kv_str(j, "cpus", hc->numa[i].cpus);
+		kv_fact(j, "cpus", hc->numa[i].cpus);
 		json__key(j, "mem_bytes");
 		json__int(j, (int64_t)hc->numa[i].mem_kb * 1024);
-		kv_str(j, "distance", hc->numa[i].distance);
+		kv_fact(j, "distance", hc->numa[i].distance);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -217,14 +220,14 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 	if (hc->modules_known)
 		json__kv_strv(j, "modules", &hc->modules);
 	else
-		kv_str(j, "modules", NULL);
+		kv_fact(j, "modules", NULL);
 	if (hc->failed_why[0])
-		kv_str(j, "failed_units", NULL);
+		kv_fact(j, "failed_units", NULL);
 	else
 		json__kv_strv(j, "failed_units", &hc->failed_units);
-	kv_str(j, "failed_units_unknown", hc->failed_why);
+	kv_fact(j, "failed_units_unknown", hc->failed_why);
 	json__kv_strv(j, "kernel_log", &hc->kmsg);
-	kv_str(j, "kernel_log_unknown", hc->kmsg_why);
+	kv_fact(j, "kernel_log_unknown", hc->kmsg_why);
 	json__key(j, "sysctl");
 	json__begin_object(j);
 	for (size_t i = 0; i < hc->sysctl_names.n; i++) {
