@@ -62,6 +62,8 @@ void ctx__push_u64(lua_State *L, uint64_t v);
 /* t[k] = v on the table on top. */
 void ctx__set_u64(lua_State *L, const char *k, uint64_t v);
 void ctx__set_num(lua_State *L, const char *k, double v);
+/* t[k] = the n bytes at s, as a Lua string (NULs and all), on the table on top. */
+void ctx__set_lstr(lua_State *L, const char *k, const char *s, size_t n);
 /* A uint64_t member of a parsed struct, by name; a table of them ends with a NULL name. */
 struct ctx_u64_field {
 	const char *name;

@@ -13,12 +13,6 @@
 #include "util/parse.h"
 #include "lua/ctx.h"
 
-static void set_field_str(lua_State *L, const char *k, const char *v, size_t n)
-{
-	lua_pushlstring(L, v, n);
-	lua_setfield(L, -2, k);
-}
-
 /* The numbers of a statfs line: "frsize blocks bfree bavail files ffree flag". */
 static void statfs_numbers(lua_State *L, const char *nums)
 {
@@ -107,12 +101,12 @@ static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
 			lua_settop(L, top);
 		}
 		ctx_proc__keyed_begin(L, mnt, w->t);
-		set_field_str(L, "status", f[0], fl[0]);
-		set_field_str(L, "dev", f[1], fl[1]);
-		set_field_str(L, "fstype", f[2], fl[2]);
-		set_field_str(L, "source", f[3], fl[3]);
+		ctx__set_lstr(L, "status", f[0], fl[0]);
+		ctx__set_lstr(L, "dev", f[1], fl[1]);
+		ctx__set_lstr(L, "fstype", f[2], fl[2]);
+		ctx__set_lstr(L, "source", f[3], fl[3]);
 		if (!(fl[5] == 1 && f[5][0] == '-'))
-			set_field_str(L, "device", f[5], fl[5]);
+			ctx__set_lstr(L, "device", f[5], fl[5]);
 		if (nf == 7 && fl[6] < sizeof(nums)) {
 			memcpy(nums, f[6], fl[6]);
 			nums[fl[6]] = '\0';
@@ -186,7 +180,7 @@ static void parse_swaps(const struct capture_rec *r, struct ctx_proc_keyed *w)
 			line[l] = '\0';
 			if (sscanf(line, "%1023s %31s %llu %llu %ld", name, type, &size, &used, &prio) == 5) {
 				ctx_proc__keyed_begin(L, name, w->t);
-				set_field_str(L, "type", type, strlen(type));
+				ctx__set_lstr(L, "type", type, strlen(type));
 				ctx__set_num(L, "size_bytes", (double)size * 1024);
 				ctx__set_num(L, "used_bytes", (double)used * 1024);
 				ctx__set_num(L, "priority", (double)prio);

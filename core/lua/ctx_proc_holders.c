@@ -329,12 +329,6 @@ static int split_tabs(const char *line, size_t len, const char **f, size_t *fl, 
 	return n;
 }
 
-static void set_field_str(lua_State *L, const char *k, const char *s, size_t n)
-{
-	lua_pushlstring(L, s, n);
-	lua_setfield(L, -2, k);
-}
-
 static void set_field_u64(lua_State *L, const char *k, const char *s, size_t n)
 {
 	char num[32];
@@ -371,7 +365,7 @@ static void files_line(lua_State *L, int res, const char *line, size_t len)
 	} else if (n == 5 && fl[0] == 3 && !memcmp(f[0], "cwd", 3)) {
 		lua_getfield(L, res, "cwd");
 		lua_newtable(L);
-		set_field_str(L, "dev", f[2], fl[2]);
+		ctx__set_lstr(L, "dev", f[2], fl[2]);
 		set_field_u64(L, "ino", f[3], fl[3]);
 		push_unescaped(L, f[4], fl[4]);
 		lua_setfield(L, -2, "path");
@@ -383,8 +377,8 @@ static void files_line(lua_State *L, int res, const char *line, size_t len)
 		lua_pushinteger(L, strtol(pid, NULL, 10));
 		lua_setfield(L, -2, "pid");
 		set_field_u64(L, "fd", f[2], fl[2]);
-		set_field_str(L, "mode", f[3], fl[3]);
-		set_field_str(L, "dev", f[4], fl[4]);
+		ctx__set_lstr(L, "mode", f[3], fl[3]);
+		ctx__set_lstr(L, "dev", f[4], fl[4]);
 		set_field_u64(L, "ino", f[5], fl[5]);
 		set_field_u64(L, "size", f[6], fl[6]);
 		set_field_u64(L, "blocks_bytes", f[7], fl[7]);

@@ -82,6 +82,12 @@ void ctx__set_num(lua_State *L, const char *k, double v)
 	lua_setfield(L, -2, k);
 }
 
+void ctx__set_lstr(lua_State *L, const char *k, const char *s, size_t n)
+{
+	lua_pushlstring(L, s, n);
+	lua_setfield(L, -2, k);
+}
+
 /* ---- series methods ---- */
 
 /* Value of field f in sample i (1-based) as a double; 0 when absent. */
