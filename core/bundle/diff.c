@@ -71,11 +71,6 @@ static const struct jval *array_of(const struct jval *doc, const char *key)
 	return v && v->type == J_ARRAY ? v : NULL;
 }
 
-static int severity_rank(const char *s)
-{
-	return !s ? 0 : !strcmp(s, "crit") ? 2 : !strcmp(s, "warn") ? 1 : 0;
-}
-
 /*
  * Matching by key, in O(n log n) whatever the bundles hold: the items of one
  * side are sorted by key (then by position, so the first of equal keys comes
@@ -294,12 +289,12 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 		c->new_sev = jval__str(f, "severity");
 		c->summary = jval__str(f, "summary");
 		prev = find_finding(&ofi, c->check);
-		rn = severity_rank(c->new_sev);
+		rn = status__severity(c->new_sev);
 		if (!prev) {
 			c->ch = CH_NEW;
 		} else {
 			c->old_sev = jval__str(prev, "severity");
-			ro = severity_rank(c->old_sev);
+			ro = status__severity(c->old_sev);
 			c->ch = rn > ro ? CH_WORSE : rn < ro ? CH_BETTER : CH_PERSISTING;
 		}
 		if ((c->ch == CH_NEW || c->ch == CH_WORSE) && rn > d->worst) {

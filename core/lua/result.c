@@ -27,6 +27,14 @@ int status__rank(enum status st)
 	return rank[st];
 }
 
+int status__severity(const char *name)
+{
+	for (int st = ST_OK; name && st <= ST_CRIT; st++)
+		if (!strcmp(name, status_names[st]))
+			return st;
+	return -1;
+}
+
 void check_result__free(struct check_result *r)
 {
 	for (size_t i = 0; i < r->nmetrics; i++) {

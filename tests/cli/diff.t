@@ -87,6 +87,19 @@ ok "the error names it without ESC, BEL or C1" \
 	perl -ne 'BEGIN { $bad = 1 } $bad = 0 if /findings\.json/; $bad = 2 if /\x1b|\x07|\xc2[\x80-\x9f]/; END { exit $bad }' \
 	"$T/bad.err"
 
+# A severity that is not ok, warn or crit (a crafted findings.json) is no
+# severity: it ranks below ok (status__severity, as sonde fleet and --metrics
+# read it), so "ok" then "severe" is better, not persisting.
+mkdir -p "$T/o" "$T/n"
+tar -xJf "$HOG" -C "$T/o" && tar -xJf "$HOG" -C "$T/n"
+for side in o:ok n:severe; do
+	jq --arg s "${side#*:}" '(.findings[] | select(.check == "use.cpu-saturation") | .severity) = $s' \
+		"$T/${side%%:*}/findings.json" >"$T/f.json" && mv "$T/f.json" "$T/${side%%:*}/findings.json"
+done
+is "$("$SONDE" diff "$T/o" "$T/n" --json 2>/dev/null |
+	jq -r '.findings[] | select(.check == "use.cpu-saturation") | .change')" better \
+	"a finding from ok to an unknown severity: better (below ok)"
+
 "$SONDE" diff "$IDLE" >/dev/null 2>&1; rc=$?
 is "$rc" 2 "one bundle is a usage error"
 "$SONDE" diff "$IDLE" "$T/nope.tar.xz" >/dev/null 2>&1; rc=$?
