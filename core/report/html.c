@@ -21,6 +21,7 @@
 #include "report/doc.h"
 #include "report/escape.h"
 #include "report/flamegraph.h"
+#include "report/model.h"
 #include "util/sha256.h"
 
 static const char *const cell_class[] = {
@@ -429,4 +430,10 @@ int doc__html(const struct doc *d, const char *css, struct strbuf *out)
 	if (!rc && out->oom)
 		rc = -ENOMEM;
 	return rc;
+}
+
+/* report.html: the model's document, with the catalog's stylesheet. */
+int report__html(const struct report_model *m, struct strbuf *out)
+{
+	return doc__html(&m->doc, m->rr->cat->css, out);
 }
