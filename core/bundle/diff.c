@@ -664,7 +664,7 @@ static void build_json(struct json *j, const struct side *o, const struct side *
 }
 
 int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
-	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
+	      const char *new_name, enum diff_format fmt, FILE *out,
 	      enum status *worst, char *worst_what, size_t what_len, size_t *changes, char *err,
 	      size_t errlen)
 {
@@ -708,7 +708,7 @@ int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
 		doc__init(&doc, "sonde diff");
 		if (!build_doc(&doc, &o, &n, &d) &&
 		    !(fmt == DIFF_MD ? doc__markdown(&doc, &sb) :
-				       doc__html(&doc, css ? css : "", &sb)))
+				       doc__html(&doc, &sb)))
 			fwrite(sb.buf, 1, sb.len, out);
 		doc__free(&doc);
 		strbuf__free(&sb);

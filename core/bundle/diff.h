@@ -29,7 +29,7 @@ enum diff_format { DIFF_TEXT, DIFF_JSON, DIFF_MD, DIFF_HTML };
  * diff, of severity warn. Returns 0, or -errno with err.
  */
 int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
-	      const char *new_name, enum diff_format fmt, const char *css, FILE *out,
+	      const char *new_name, enum diff_format fmt, FILE *out,
 	      enum status *worst, char *worst_what, size_t what_len, size_t *changes, char *err,
 	      size_t errlen);
 

@@ -7,7 +7,6 @@
 #include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
-#include "util/embedded.h"
 #include "util/tty.h"
 
 struct diff_opts {
@@ -46,7 +45,6 @@ int cmd_diff(int argc, char **argv)
 	static const struct bundle_want findings = { "findings.json", 0 };
 	const char *cmd = "diff";
 	struct diff_opts o = { .fail_on = ST_OK };
-	const struct embedded_file *css = embedded__find("reports/report.css");
 	enum diff_format fmt = DIFF_TEXT;
 	char a[4096], b[4096], err[1024], what[1024] = "";
 	enum status worst;
@@ -61,7 +59,7 @@ int cmd_diff(int argc, char **argv)
 	/* findings.json is all diff reads of a bundle: nothing else is written out. */
 	cmd__open_members(cmd, argv[idx], &findings, 1, a, sizeof(a), &opened);
 	cmd__open_members(cmd, argv[idx + 1], &findings, 1, b, sizeof(b), &opened);
-	if (diff__run(a, b, argv[idx], argv[idx + 1], fmt, css ? css->data : "", stdout, &worst,
+	if (diff__run(a, b, argv[idx], argv[idx + 1], fmt, stdout, &worst,
 		      what, sizeof(what), NULL, err, sizeof(err))) {
 		/* it names the bundle as given (a glob's file name) and the bundle's fault */
 		fputs("sonde: ", stderr);

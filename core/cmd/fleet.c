@@ -27,7 +27,6 @@
 #include "cmd/cmd.h"
 #include "report/fleet.h"
 #include "run/run.h"
-#include "util/embedded.h"
 #include "util/file.h"
 #include "util/json_read.h"
 #include "util/sha256.h"
@@ -640,7 +639,6 @@ int cmd_fleet(int argc, char **argv)
 {
 	const char *cmd = "fleet", *tmp = getenv("TMPDIR");
 	struct fleet_opts o = { .fail_on = ST_OK };
-	const struct embedded_file *css = embedded__find("reports/report.css");
 	struct strbuf md = { 0 }, html = { 0 };
 	struct strv bundles = { 0 };
 	struct fleet *f;
@@ -669,7 +667,7 @@ int cmd_fleet(int argc, char **argv)
 	read_all(f, &bundles, njobs);
 	doc__init(&d, "sonde fleet summary");
 	if (fleet__finish(f) || fleet__doc(f, &d) || doc__markdown(&d, &md) ||
-	    doc__html(&d, css ? css->data : "", &html))
+	    doc__html(&d, &html))
 		run__die_oom();
 	doc__free(&d);
 	code = fleet__bundles_read(f) ? 0 : EXIT_RUN_FAILED;

@@ -93,7 +93,7 @@ void report__free(struct report_model *m);
 /* Each appends to out (a strbuf, NUL-terminated); 0, or -ENOMEM. */
 int report__json(const struct report_model *m, struct strbuf *out);
 int report__markdown(const struct report_model *m, struct strbuf *out);
-/* The page, with the catalog's stylesheet (reports/report.css) inlined. */
+/* The page, with its stylesheet (core/report/report.css, compiled in) inlined. */
 int report__html(const struct report_model *m, struct strbuf *out);
 void report__terminal(const struct report_model *m, FILE *f, int color);
 /* fmt.c: a value in its unit ("12.5%", "1.2 GiB", "0.50", "3 ms"), as every rendering shows it. */

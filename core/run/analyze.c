@@ -150,7 +150,7 @@ void run_analyze__compare(const char *recorded_dir, const char *stage)
 	tmp = tmpfile();
 	if (!tmp)
 		return;
-	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, NULL, tmp,
+	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, tmp,
 		      &worst, NULL, 0, &changes, err, sizeof(err))) {
 		printf("\n(cannot compare with the findings recorded in the bundle: %s)\n", err);
 	} else if (!changes) {
