@@ -44,7 +44,8 @@ int main(void)
 
 	ctx__set_u64(L, "small", 42);
 	lua_getfield(L, -1, "small");
-	ok(lua_isinteger(L, -1) && lua_tointeger(L, -1) == 42, "a u64 Lua's integers hold: an integer");
+	ok(lua_isinteger(L, -1) && lua_tointeger(L, -1) == 42,
+	   "a u64 Lua's integers hold: an integer");
 	lua_pop(L, 1);
 	ctx__set_u64(L, "big", UINT64_MAX);
 	lua_getfield(L, -1, "big");
