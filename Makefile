@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sonde: `make deps` (Debian packages), `make` (the binary), `make check` (tests),
 # `make run` (a run on this host), `make bench` (benchmarks), `make install`,
-# `make uninstall`, `make deb` (build-aux/install.mk).
+# `make uninstall`, `make deb` (build-aux/install.mk), `make static` (one
+# statically linked binary to hand over, build-aux/static.mk), `make rpm`
+# (an RPM of it, build-aux/rpm.mk).
 
 VERSION := 0.1.0
 SHELL := /bin/bash
@@ -26,7 +28,11 @@ PKGS := $(PKGS_LINKED) libcurl
 # debhelper, dpkg-dev, fakeroot and lintian for `make deb`, debootstrap for the
 # fresh-machine test); redis-server and redis-tools for `make bench`'s workload
 # under observation); systemd (systemd-analyze) and strace for the audit unit's
-# sandbox tests).
+# sandbox tests); runc for the containers' live tests (real OCI containers, cgroup v1), and
+# libcap2-bin (capsh) to drop capabilities where sonde runs as a container would;
+# python3-yaml to check contrib/kubernetes's manifests; cmake, libzstd-dev and
+# liblzma-dev for `make static` (libarchive built from Debian's source, the static
+# archives it links); rpm for `make rpm` (rpmbuild) and its test (rpm --root).
 DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev \
 	    xz-utils sysstat jq perl util-linux mount procps time clang libclang-rt-14-dev \
 	    llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev iproute2 libxml2-utils lua-check \
@@ -34,7 +40,8 @@ DEB_PKGS := build-essential pkg-config liblua5.4-dev libcmark-dev libarchive-dev
 	    libcurl4-openssl-dev prometheus prometheus-node-exporter ansible-core \
 	    openssh-server openssh-client python3 openssl \
 	    scdoc man-db bash-completion zsh tmux debhelper dpkg-dev fakeroot lintian debootstrap \
-	    libmd-dev redis-server redis-tools chromium systemd strace
+	    libmd-dev redis-server redis-tools chromium systemd strace runc libcap2-bin \
+	    python3-yaml cmake libzstd-dev liblzma-dev rpm
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 \
@@ -59,7 +66,7 @@ BPF_ITERS := tasks
 BPF_PROGS := $(TRACE_TOOLS) $(BPF_ITERS)
 BPF_SKELS := $(BPF_PROGS:%=$(BUILD)/bpf/%.skel.h)
 # kept (not removed as intermediates): `make check`'s last line stays prove's summary
-.SECONDARY: $(BPF_PROGS:%=$(BUILD)/bpf/%.bpf.o)
+.SECONDARY: $(BPF_PROGS:%=$(BUILD)/bpf/%.bpf.o) $(BUILD)/bpf/profile_nobtf.bpf.o
 
 # core/<layer>/*.c (docs/architecture.md); main.c alone at the top. Objects
 # mirror the tree under build/; -MMD -MP writes each object's header
@@ -75,7 +82,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
 DEPFLAGS = -MMD -MP
 
-.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-unwind bench-tools fuzz fuzz-build clean vmlinux
+.PHONY: FORCE all deps check unit run bench bench-syscount bench-fslatency bench-unwind bench-static bench-tools bench-cpus fuzz fuzz-build clean vmlinux
 all: sonde
 
 sonde: $(BUILD)/main.o $(CORE_OBJS)
@@ -97,6 +104,16 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/sonde.bpf.h bpf/vmlinux.h
 	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Ibpf -c $< -o $@.tmp
 	llvm-strip -g $@.tmp -o $@
 	rm -f $@.tmp
+
+# The profile again without CO-RE, for kernels without BTF (bpf/profile.bpf.c
+# says what it gives up): the UAPI headers of the build host instead of vmlinux.h.
+$(BUILD)/bpf/profile_nobtf.bpf.o: bpf/profile.bpf.c bpf/profile.h bpf/sonde.bpf.h
+	@mkdir -p $(BUILD)/bpf
+	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -DPROFILE_NO_BTF -Wall -Ibpf \
+		-I/usr/include/$(shell $(CC) -print-multiarch) -c $< -o $@.tmp
+	llvm-strip -g $@.tmp -o $@
+	rm -f $@.tmp
+$(BUILD)/trace/profile.o: | $(BUILD)/bpf/profile_nobtf.skel.h
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
@@ -152,6 +169,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS) | $(BUILD)
 $(BUILD)/fleet-gen: bench/fleet_gen.c $(CORE_OBJS)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
 
+# bench/cpus_bench.c: per-CPU map sizes, /proc read and parse costs (bench/cpus.sh).
+$(BUILD)/cpus-bench: bench/cpus_bench.c $(CORE_OBJS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
+
 # bench/spawn_procs.c: the populations of bench/scale.sh (forked in one process group).
 $(BUILD)/spawn-procs: bench/spawn_procs.c | $(BUILD)
 	$(CC) $(CFLAGS) -pthread -o $@ $<
@@ -162,8 +183,11 @@ $(BUILD):
 # the C unit tests, and the tools the script tests need
 unit: $(UNIT_TESTS) $(BUILD)/fleet-gen
 
-# The whole suite, as TAP through prove; its last line is the summary.
-check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen man completion
+# The whole suite, as TAP through prove; its last line is the summary. When
+# the static build exists (make static), it is brought up to date first:
+# tests/checks/golden-static.t runs the golden tests against it too.
+# the static build too: the golden tests judge every case with both binaries
+check: sonde $(UNIT_TESTS) $(BUILD)/fleet-gen man completion static
 	prove --exec '' $(UNIT_TESTS) $(SCRIPT_TESTS)
 
 run: sonde
@@ -184,6 +208,7 @@ bench: sonde $(BUILD)/fleet-gen $(BUILD)/spawn-procs
 	bench/heatmap.sh
 	bench/unwind.sh
 	bench/setup.sh
+	bench/static.sh
 
 # What syscount costs a syscall-bound load (dd bs=1), alone against traced.
 bench-syscount: sonde
@@ -199,9 +224,19 @@ bench-unwind: sonde
 	bench/unwind.sh
 	bench/setup.sh
 
+# The static build against the dynamic one: size, start-up time and RSS.
+bench-static: sonde static
+	bench/static.sh
+
 # One program run of each hot BPF tool against the counting program: run_cost.
 bench-tools: sonde
 	bench/tool-cost.sh
+
+# Many CPUs on paper (issue 32): per-CPU map bytes and kernel memory, /proc
+# file sizes and their read and parse costs at 192 and 1,024 CPUs, the
+# profile's ring, and what analyzing the 192- and 1,024-CPU cases costs.
+bench-cpus: sonde $(BUILD)/cpus-bench
+	bench/cpus.sh
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over the parsers and readers of
 # untrusted input; `make fuzz` runs each for FUZZ_SECONDS from the committed
@@ -213,7 +248,8 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Ic
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx redact
 UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c core/util/tty.c
-fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c core/util/parse_thread.c core/util/waits.c
+fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c core/util/parse_thread.c core/util/waits.c \
+		   core/util/parse_ftrace.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
 fuzz_hostctx_SRCS := core/collect/hostctx_read.c core/collect/capture.c core/util/file.c \
 		     core/util/strv.c
@@ -263,5 +299,7 @@ clean:
 	rm -rf $(BUILD) sonde
 
 include build-aux/install.mk
+include build-aux/static.mk
+include build-aux/rpm.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -16,8 +16,22 @@
  * stack map is not stored (-EEXIST) instead of silently overwriting a stack
  * other keys already point to: such samples keep their count with a lost
  * stack, and are counted.
+ *
+ * Built twice (Makefile): as profile.bpf.o against vmlinux.h (CO-RE: CFI
+ * stack copies, kernel threads told apart), and with PROFILE_NO_BTF as
+ * profile_nobtf.bpf.o against the UAPI headers only, which a kernel without
+ * BTF loads (Linux 4.9+): no CFI copies there, and a user stack that cannot
+ * be walked is not told apart from a kernel thread's. Both have the same
+ * maps, programs and read-only data, so user space drives either.
  */
+#ifdef PROFILE_NO_BTF
+#define SONDE_NO_VMLINUX
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#else
 #include "vmlinux.h"
+#endif
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
@@ -74,6 +88,7 @@ struct {
 	__type(value, __u64);
 } cfistats SEC(".maps");
 
+#ifndef PROFILE_NO_BTF
 static __always_inline void cfi_count(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&cfistats, &which);
@@ -81,8 +96,9 @@ static __always_inline void cfi_count(__u32 which)
 	if (v)
 		(*v)++;
 }
+#endif
 
-#if defined(__TARGET_ARCH_x86)
+#if defined(__TARGET_ARCH_x86) && !defined(PROFILE_NO_BTF)
 /* pt_regs to DWARF register order (x86_64 psABI: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip 16) */
 #define DWARF_REGS(r, R)                                                                   \
 	do {                                                                               \
@@ -230,7 +246,6 @@ SEC("perf_event")
 int do_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), zero = 0, *v;
-	struct task_struct *task;
 	struct profile_key key = {};
 
 	sonde_count(SONDE_STAT_RUNS);
@@ -251,11 +266,13 @@ int do_sample(struct bpf_perf_event_data *ctx)
 	if (key.kstack < 0 && key.kstack != -EFAULT)
 		pcount(PROFILE_KSTACK_LOST);
 	if (key.ustack < 0) {
-		task = (struct task_struct *)bpf_get_current_task();
 		if (key.ustack != -EFAULT)
 			pcount(PROFILE_USTACK_LOST);
-		else if (!(BPF_CORE_READ(task, flags) & PF_KTHREAD))
+#ifndef PROFILE_NO_BTF
+		else if (!(BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), flags) &
+			   PF_KTHREAD))
 			pcount(PROFILE_USTACK_FAULT);
+#endif
 	}
 	if (targ_cfi)
 		cfi_sample(ctx, &key);

@@ -128,6 +128,8 @@ static __always_inline void *sonde_lookup_or_init(void *map, const void *key, co
 	return v;
 }
 
+/* A program built without vmlinux.h (profile_nobtf) has no kernel types for what follows. */
+#ifndef SONDE_NO_VMLINUX
 /* Before 6.2 the rss counters were atomics in struct mm_rss_stat. */
 struct mm_rss_stat___old {
 	atomic_long_t count[4];
@@ -161,5 +163,6 @@ static __always_inline __u64 sonde_rss_pages_how(struct mm_struct *mm, int which
 }
 
 #define sonde_rss_pages(mm, which) sonde_rss_pages_how(mm, which, 0)
+#endif /* SONDE_NO_VMLINUX */
 
 #endif

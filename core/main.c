@@ -55,9 +55,16 @@ static void main_help(FILE *f)
 		   "  sonde run --fail-on crit          for cron/CI: exit 3 on a critical finding\n");
 }
 
+/* The static build (make static) says so: it cannot upload, a support engineer asks which one ran. */
+#ifdef SONDE_STATIC
+#define SONDE_BUILD " (static)"
+#else
+#define SONDE_BUILD ""
+#endif
+
 static int cmd_version(int argc, char **argv)
 {
-	printf("sonde %s\n", SONDE_VERSION);
+	printf("sonde %s%s\n", SONDE_VERSION, SONDE_BUILD);
 	return 0;
 }
 

@@ -5,7 +5,7 @@ return {
   description = "Who causes the load (processes, users), what the load is (IOPS, "
     .. "throughput, I/O sizes, packets), and how it changes over the window.",
   order = 2,
-  resources = { "process", "cpu", "memory", "disk", "network", "syscall", "signal", "host" },
+  resources = { "process", "container", "cpu", "memory", "disk", "network", "syscall", "signal", "host" },
   metrics = { "who", "what", "how", "why" },
   tags = { "default", "proc", "tracing" },
 }

@@ -4,6 +4,7 @@
 -- (workload.cpu-what) show a CPU busy in interrupts.
 local hist = require("hist")
 local fmt = require("fmt")
+local cpu = require("cpu")
 
 -- traced seconds of a tool: the span it saw, else the window
 local function span(info, window)
@@ -84,7 +85,10 @@ return {
       table.sort(e.by, function(a, b) return a.pct > b.pct end)
       list[#list + 1] = e
     end
-    table.sort(list, function(a, b) return a.hard + a.soft > b.hard + b.soft end)
+    table.sort(list, function(a, b)
+      if a.hard + a.soft ~= b.hard + b.soft then return a.hard + a.soft > b.hard + b.soft end
+      return a.cpu < b.cpu
+    end)
     local worst = list[1]
     if worst then
       ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
@@ -93,15 +97,28 @@ return {
       ctx:metric("cpu_irq_pct_max", 0, { unit = "%", warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
     end
 
-    local rows = {}
-    for i, e in ipairs(list) do
-      if i > args.top then break end
-      local top = e.by[1]
-      rows[#rows + 1] = { "cpu" .. e.cpu, hard and fmt.pct(e.hard) or "?", soft and fmt.pct(e.soft) or "?",
-                          fmt.pct(e.hard + e.soft), top and string.format("%s (%s)", top.name, fmt.pct(top.pct)) or "" }
+    local function cells(label, h, so, top)
+      return { label, hard and fmt.pct(h) or "?", soft and fmt.pct(so) or "?", fmt.pct(h + so),
+               top and string.format("%s (%s)", top.name, fmt.pct(top.pct)) or "" }
     end
+    local rows, title = cpu.top_rows("Time in interrupts per CPU (share of that CPU)", list, args.top, function(e) return e.hard + e.soft end,
+      function(e) return cells("cpu" .. e.cpu, e.hard, e.soft, e.by[1]) end,
+      function(rest)
+        -- their means, and the source that took the most of their time
+        local h, so, by, largest = 0, 0, {}, nil
+        for _, e in ipairs(rest) do
+          h, so = h + e.hard, so + e.soft
+          for _, b in ipairs(e.by) do by[b.name] = (by[b.name] or 0) + b.pct / #rest end
+        end
+        for name, pct in pairs(by) do
+          if not largest or pct > largest.pct or (pct == largest.pct and name < largest.name) then
+            largest = { name = name, pct = pct }
+          end
+        end
+        return cells(string.format("the other %d (mean)", #rest), h / #rest, so / #rest, largest)
+      end, "busiest in interrupts")
     if #rows > 0 then
-      ctx:table { traced = both, title = "Time in interrupts per CPU (share of that CPU)",
+      ctx:table { traced = both, title = title,
                   columns = { "CPU", "hard irq", "softirq", "total", "largest" }, rows = rows }
     end
 

@@ -22,6 +22,17 @@ function cpu.busy(b)
   return (b.total - b.idle - b.iowait) / b.total
 end
 
+--- The sum of breakdowns: the ticks of several CPUs together (cpu.busy of it is their mean).
+function cpu.sum(list)
+  local b = { total = 0 }
+  for _, f in ipairs(FIELDS) do b[f] = 0 end
+  for _, x in ipairs(list) do
+    for _, f in ipairs(FIELDS) do b[f] = b[f] + x[f] end
+    b.total = b.total + x.total
+  end
+  return b
+end
+
 --- Per-interval busy percent of one series, for charts.
 function cpu.busy_per_interval(series)
   local per = {}
@@ -37,6 +48,39 @@ function cpu.busy_per_interval(series)
     end
   end
   return out
+end
+
+--- A per-CPU table bounded for a host with many CPUs: every CPU in CPU order
+-- when there are at most top + 1 of them (a summary row would save nothing);
+-- else the top ones by score (highest first, then by CPU number) and one last
+-- row for all the others, rest(others) its cells. list: items with .cpu;
+-- row(item) -> cells. Returns the rows and the table's title, which says the
+-- rule when it cut: "Per CPU (the 16 busiest of 192 CPUs; the other 176 in the
+-- last row)", inside the title's own final parenthesis when it has one.
+function cpu.top_rows(title, list, top, score, row, rest, what)
+  local rows = {}
+  top = math.max(math.floor(top), 1)
+  local sorted = {}
+  for i, e in ipairs(list) do sorted[i] = e end
+  if #sorted <= top + 1 then
+    table.sort(sorted, function(a, b) return a.cpu < b.cpu end)
+    for i, e in ipairs(sorted) do rows[i] = row(e) end
+    return rows, title
+  end
+  local key = {}
+  for _, e in ipairs(sorted) do key[e] = score(e) or -math.huge end
+  table.sort(sorted, function(a, b)
+    if key[a] ~= key[b] then return key[a] > key[b] end
+    return a.cpu < b.cpu
+  end)
+  local others = {}
+  for i, e in ipairs(sorted) do
+    if i <= top then rows[#rows + 1] = row(e) else others[#others + 1] = e end
+  end
+  rows[#rows + 1] = rest(others)
+  local rule = string.format("the %d %s of %d CPUs; the other %d in the last row", top, what, #sorted, #others)
+  if title:sub(-1) == ")" then return rows, title:sub(1, -2) .. "; " .. rule .. ")" end
+  return rows, title .. " (" .. rule .. ")"
 end
 
 return cpu

@@ -34,6 +34,8 @@ function fmt.num(n)
   if math.type(n) == "integer" or n == math.floor(n) and math.abs(n) < 1e15 then
     return string.format("%d", math.floor(n))
   end
+  -- a rate of 93,820/s reads "93820", not "9.38e+04"
+  if math.abs(n) >= 1000 and math.abs(n) < 1e15 then return string.format("%.0f", n) end
   return string.format("%.3g", n)
 end
 

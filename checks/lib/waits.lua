@@ -335,6 +335,8 @@ function waits.resolution(th)
   local src = th.source or "?"
   if src == "proc" then
     parts[#parts + 1] = "thread states from /proc/PID/task (" .. (th.source_why or "no task source") .. ")"
+      .. ", so not every thread each round: after the first, a round reads only the threads of the"
+      .. " processes seen running or with a thread in D"
   else
     parts[#parts + 1] = "thread states from the " .. src .. " pass, every thread each round"
   end

@@ -1,5 +1,6 @@
 --- Cgroup errors: OOM kills inside a cgroup, allocations failed at the memory limit, forks refused by pids.max.
 local cgroups = require("cgroups")
+local containers = require("containers")
 
 return {
   id = "use.cgroup-errors",
@@ -15,6 +16,7 @@ return {
       return
     end
     local all = ctx.proc.tasks()
+    local ix = containers.load(ctx)
     local rows = {}
     local worst = { n = 0 }
     local kills_seen, forks_seen = false, false
@@ -45,7 +47,7 @@ return {
         end
       end
       if (kills and kills > 0) or (ooms and ooms > 0) or (forks and forks > 0) or (maxev and maxev > 0) then
-        rows[#rows + 1] = { name, "v" .. cg.version, kills or "-", ooms or "-", maxev or "-", forks or "-" }
+        rows[#rows + 1] = { name, containers.label(ix, cg), "v" .. cg.version, kills or "-", ooms or "-", maxev or "-", forks or "-" }
       end
       if cg.version == 1 and cgroups.has(cg, "memory") and cg.memory.last.under_oom and cg.memory.last.under_oom > 0 then
         ctx:note(name .. " is under OOM at the end of the window (memory.oom_control under_oom 1: the OOM killer is disabled there and tasks wait)")
@@ -61,12 +63,12 @@ return {
     end
     if #rows > 0 then
       ctx:table { title = "Cgroups with errors in the window",
-                  columns = { "cgroup", "version", "OOM kills", "OOM events", "memory.max events", "forks refused" },
+                  columns = { "cgroup", "container", "version", "OOM kills", "OOM events", "memory.max events", "forks refused" },
                   rows = rows }
     end
     if worst.n > 0 then
       if all then cgroups.blame(ctx, worst.cg, all, worst.key, 3) end
-      ctx:summary(string.format("%d %s in %s", worst.n, worst.what, cgroups.name(worst.cg, list)))
+      ctx:summary(string.format("%d %s in %s", worst.n, worst.what, containers.describe(ix, worst.cg, cgroups.name(worst.cg, list))))
     end
   end,
 }

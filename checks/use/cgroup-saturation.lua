@@ -1,5 +1,6 @@
 --- Cgroup saturation: CPU throttling by the quota, memory pressure (PSI, v2) and reclaim at the limit, per cgroup.
 local cgroups = require("cgroups")
+local containers = require("containers")
 local fmt = require("fmt")
 
 return {
@@ -24,6 +25,7 @@ return {
       return
     end
     local all = ctx.proc.tasks()
+    local ix = containers.load(ctx)
     local rows = {}
     local worst = { score = -1 }
     local function consider(cg, what, score, key)
@@ -32,7 +34,7 @@ return {
     local psi_seen, psi_why = false, nil
     for _, cg in ipairs(list) do
       local name = cgroups.name(cg, list)
-      local row = { name, "v" .. cg.version, "-", "-", "-", "-" }
+      local row = { name, containers.label(ix, cg), "v" .. cg.version, "-", "-", "-", "-" }
       local shown = false
       -- CPU: periods throttled by the quota, and the time throttled
       local periods = cgroups.delta(cg, "cpu", "nr_periods")
@@ -44,8 +46,8 @@ return {
         local tus = cgroups.delta(cg, "cpu", "throttled_usec") or 0
         local secs = cgroups.span(cg, "cpu") or ctx.window.seconds
         ctx:metric("throttled_s_per_s", tus / 1e6 / math.max(secs, 1e-3), { unit = "ratio", instance = name, agg = "mean" })
-        row[3] = string.format("%d of %d (%s)", thr, periods, fmt.pct(pct))
-        row[4] = string.format("%.2f s", tus / 1e6)
+        row[4] = string.format("%d of %d (%s)", thr, periods, fmt.pct(pct))
+        row[5] = string.format("%.2f s", tus / 1e6)
         consider(cg, "CPU throttling", pct / args.warn_throttled_pct, cgroups.cpu_key)
         shown = true
       end
@@ -56,7 +58,7 @@ return {
         local pct = 100 * stall / (mp.last.t - mp.first.t)
         ctx:metric("memory_stall_pct", pct, { unit = "%", instance = name,
                    warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean" })
-        row[5] = fmt.pct(pct)
+        row[6] = fmt.pct(pct)
         consider(cg, "memory stalls", pct / args.warn_psi_pct, cgroups.rss_key)
         psi_seen = true
         shown = true
@@ -73,7 +75,7 @@ return {
         local peak = #cg.memory.usage > 0 and cg.memory.usage:max("bytes") or 0
         local near = peak >= 0.9 * limit
         ctx:metric("limit_hits", hits, { instance = name, warn = near and args.warn_limit_hits or nil, agg = "total" })
-        row[6] = string.format("%d (peak %s of %s)", hits, fmt.bytes(peak), fmt.bytes(limit))
+        row[7] = string.format("%d (peak %s of %s)", hits, fmt.bytes(peak), fmt.bytes(limit))
         if near and hits > 0 then consider(cg, "reclaim at the memory limit", hits / args.warn_limit_hits, cgroups.rss_key) end
         shown = true
       end
@@ -87,11 +89,11 @@ return {
       return
     end
     ctx:table { title = "Cgroups: CPU throttling, memory stalls and limit hits over the window",
-                columns = { "cgroup", "version", "throttled periods", "throttled time", "memory stall", "memory limit hits" },
+                columns = { "cgroup", "container", "version", "throttled periods", "throttled time", "memory stall", "memory limit hits" },
                 rows = rows }
     if worst.score >= 1 and all then
       cgroups.blame(ctx, worst.cg, all, worst.key, 3)
-      ctx:summary(string.format("%s is saturated: %s", cgroups.name(worst.cg, list), worst.what))
+      ctx:summary(string.format("%s is saturated: %s", containers.describe(ix, worst.cg, cgroups.name(worst.cg, list)), worst.what))
     end
   end,
 }

@@ -1,5 +1,7 @@
---- Cgroup utilization: memory against its limit, CPU against its quota, tasks against pids.max, per cgroup.
+--- Cgroup utilization: memory against its limit, CPU against its quota, tasks against pids.max,
+-- I/O against io.max (v1 blkio.throttle), per cgroup, each named by its container or pod.
 local cgroups = require("cgroups")
+local containers = require("containers")
 local fmt = require("fmt")
 
 return {
@@ -20,6 +22,7 @@ return {
       return
     end
     local all = ctx.proc.tasks()
+    local ix = containers.load(ctx)
     local hz = ctx.host.clk_tck or 100
     local th = { unit = "%", warn = args.warn_pct, crit = args.crit_pct }
     local rows, limited = {}, 0
@@ -29,7 +32,7 @@ return {
     end
     for _, cg in ipairs(list) do
       local name = cgroups.name(cg, list)
-      local mem_s, cpu_s, pids_s = "-", "-", "-"
+      local mem_s, cpu_s, pids_s, io_s = "-", "-", "-", "-"
       local lim = false
       -- memory: the highest usage seen (v1 max_usage_in_bytes also covers peaks between rounds)
       local limit = cg.memory.limit
@@ -80,25 +83,35 @@ return {
         pids_s = string.format("%d of %d", cur, pmax)
         lim = true
       end
+      -- I/O: the device and direction nearest its io.max (v1 blkio.throttle) limit
+      local io = cgroups.io_limit(cg)
+      if io then
+        ctx:metric("io_limit_pct", io.pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "mean" })
+        consider(cg, "I/O (" .. io.what .. " on " .. io.dev .. ")", io.pct, cgroups.io_key)
+        local v = io.what:find("bytes") and function(x) return fmt.bytes(x) end or function(x) return string.format("%.0f", x) end
+        io_s = string.format("%s of %s %s on %s", v(io.rate), v(io.limit), io.what, io.dev)
+        lim = true
+      end
       if lim then
         limited = limited + 1
-        rows[#rows + 1] = { name, "v" .. cg.version, mem_s, cpu_s, pids_s, #cg.procs }
+        rows[#rows + 1] = { name, containers.label(ix, cg), "v" .. cg.version, mem_s, cpu_s, pids_s, io_s, #cg.procs }
       end
     end
     ctx:metric("limited_cgroups", limited, { agg = "last" })
     if list.truncated then
-      ctx:note("the cgroup walk hit its bound (4 levels, 2048 directories, 512 cgroups kept): some cgroups were not read")
+      ctx:note("the cgroup walk hit its bound (7 levels, 2048 directories, 512 cgroups kept): some cgroups were not read")
     end
     if limited == 0 then
-      ctx:summary(string.format("no cgroup with processes has a memory, CPU or pids limit (%d cgroups with processes)", #list))
+      ctx:summary(string.format("no cgroup with processes has a memory, CPU, pids or I/O limit (%d cgroups with processes)", #list))
       return
     end
     ctx:table { title = "Cgroups with limits (peak use against the limit)",
-                columns = { "cgroup", "version", "memory", "CPU", "pids", "processes" }, rows = rows }
+                columns = { "cgroup", "container", "version", "memory", "CPU", "pids", "I/O", "processes" }, rows = rows }
     if worst.pct >= args.warn_pct and all then
       cgroups.blame(ctx, worst.cg, all, worst.key, 3)
     end
     ctx:summary(string.format("%s is at %s of its %s limit (%s with limits)",
-      cgroups.name(worst.cg, list), fmt.pct(worst.pct), worst.what, fmt.count(limited, "cgroup")))
+      containers.describe(ix, worst.cg, cgroups.name(worst.cg, list)), fmt.pct(worst.pct), worst.what,
+      fmt.count(limited, "cgroup")))
   end,
 }

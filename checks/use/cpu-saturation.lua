@@ -23,6 +23,7 @@ return {
     -- slice of the other (a few ms).
     warn_runq_wait_ms = { type = "number", default = 5, help = "mean run-queue wait per timeslice (ms) that warns" },
     crit_runq_wait_ms = { type = "number", default = 50, help = "critical mean run-queue wait per timeslice (ms)" },
+    top_cpus = { type = "number", default = 16, help = "CPUs with a row in the run-queue table (the most waited on; the others share one row)" },
   },
 
   run = function(ctx, args)
@@ -68,7 +69,7 @@ return {
     -- run delay of every CPU's run queue (/proc/schedstat): the time runnable
     -- threads waited, exact rather than sampled, and per timeslice
     local ss, sswhy = ctx.proc.schedstat()
-    local wait_ms
+    local wait_ms, most_txt
     if ss and #ss.cpus > 0 and ss.seconds > 0 then
       local wait, slices = 0, 0
       for _, c in ipairs(ss.cpus) do
@@ -81,13 +82,38 @@ return {
         ctx:metric("runq_wait_ms", wait_ms, { unit = "ms", warn = args.warn_runq_wait_ms, crit = args.crit_runq_wait_ms, agg = "mean", node_exporter = "node_schedstat_waiting_seconds_total", help = "the wait of a timeslice for its CPU" })
         saturated = saturated or wait_ms >= args.warn_runq_wait_ms
       end
-      local rows = {}
+      -- the run queue threads waited on most: on a host of many CPUs, a few
+      -- crowded ones (pinned threads, a cpuset) vanish in the mean
+      local most
       for _, c in ipairs(ss.cpus) do
-        rows[#rows + 1] = { "cpu" .. c.cpu, fmt.pct(100 * c.run_s / ss.seconds), fmt.pct(100 * c.wait_s / ss.seconds),
-                            fmt.num(c.slices), c.slices > 0 and string.format("%.3f", 1000 * c.wait_s / c.slices) or "-" }
+        if not most or c.wait_s > most.wait_s then most = c end
       end
-      ctx:table { title = "Run queues (/proc/schedstat): time run and waited, per CPU",
+      ctx:metric("runq_waiting_max", most.wait_s / ss.seconds, { unit = "ratio", instance = "cpu" .. most.cpu, agg = "mean",
+        node_exporter = "node_schedstat_waiting_seconds_total", help = "threads waiting on the most waited-on CPU, on average" })
+      if #ss.cpus > 1 and most.wait_s / ss.seconds >= 1 then
+        most_txt = string.format("; most on cpu%d (%.1f threads waiting on average, %s ms a timeslice)", most.cpu,
+          most.wait_s / ss.seconds, most.slices > 0 and string.format("%.2f", 1000 * most.wait_s / most.slices) or "?")
+      end
+      local function cells(label, run_s, wait_s, n)
+        return { label, fmt.pct(100 * run_s / ss.seconds), fmt.pct(100 * wait_s / ss.seconds),
+                 fmt.num(n), n > 0 and string.format("%.3f", 1000 * wait_s / n) or "-" }
+      end
+      local rows, title = cpu.top_rows("Run queues (/proc/schedstat): time run and waited, per CPU", ss.cpus, args.top_cpus, function(c) return c.wait_s end,
+        function(c) return cells("cpu" .. c.cpu, c.run_s, c.wait_s, c.slices) end,
+        function(rest)
+          local run, w, sl = 0, 0, 0
+          for _, c in ipairs(rest) do run, w, sl = run + c.run_s, w + c.wait_s, sl + c.slices end
+          -- per CPU, so that the row reads like the others; the mean wait is over all their slices
+          local r = cells(string.format("the other %d (mean)", #rest), run / #rest, w / #rest, sl / #rest)
+          r[5] = sl > 0 and string.format("%.3f", 1000 * w / sl) or "-"
+          return r
+        end, "most waited on")
+      ctx:table { title = title,
                   columns = { "CPU", "ran", "threads waited (summed)", "timeslices", "mean wait (ms)" }, rows = rows }
+      if ss.cut then
+        ctx:note(string.format("/proc/schedstat is longer than sonde reads (1 MiB): the run-queue figures are of its first %d of %d CPUs",
+          #ss.cpus, ncpu))
+      end
     else
       ctx:unknown("runq_wait_ms", sswhy or "no CPU in /proc/schedstat")
     end
@@ -127,8 +153,9 @@ return {
       mean = mean / #stat.total
       local psi_txt = psi_pct and string.format("; some thread waited for a CPU %s of the time (PSI)", fmt.pct(psi_pct)) or ""
       local rq_txt = wait_ms and string.format("; a timeslice waited %.2f ms for its CPU on average", wait_ms) or ""
-      ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s%s%s",
-        mean, ncpu, mean / math.max(ncpu, 1), psi_txt, rq_txt, saturated and ": threads wait for a CPU" or ""))
+      ctx:summary(string.format("%.1f runnable threads on average for %d CPUs (%.2f per CPU)%s%s%s%s",
+        mean, ncpu, mean / math.max(ncpu, 1), psi_txt, rq_txt, most_txt or "",
+        saturated and ": threads wait for a CPU" or ""))
     end
   end,
 }

@@ -13,6 +13,7 @@ return {
     warn_pct = { type = "number", default = 85, help = "system-wide busy % that warns" },
     crit_pct = { type = "number", default = 95, help = "system-wide busy % that is critical" },
     warn_steal_pct = { type = "number", default = 10, help = "steal % (time the hypervisor took)" },
+    top_cpus = { type = "number", default = 16, help = "CPUs with a row in the per-CPU table (the busiest; the others share one row)" },
   },
 
   run = function(ctx, args)
@@ -38,17 +39,24 @@ return {
     end
     ctx:series("CPU busy % (all CPUs)", per_interval, { unit = "%" })
 
-    local rows = {}
+    local items = {}
     for _, s in ipairs(stat.cpus) do
       local cb = cpu.breakdown(s)
-      local u = cpu.busy(cb)
-      if u then
-        rows[#rows + 1] = { "cpu" .. s.id, fmt.pct(100 * u), fmt.pct(100 * (cb.user + cb.nice) / cb.total),
-                            fmt.pct(100 * (cb.system + cb.irq + cb.softirq) / cb.total),
-                            fmt.pct(100 * cb.iowait / cb.total), fmt.pct(100 * cb.steal / cb.total) }
-      end
+      if cpu.busy(cb) then items[#items + 1] = { cpu = s.id, b = cb } end
     end
-    ctx:table { title = "Per CPU", columns = { "CPU", "busy", "user", "system", "iowait", "steal" }, rows = rows }
+    local function cells(label, cb)
+      return { label, fmt.pct(100 * cpu.busy(cb)), fmt.pct(100 * (cb.user + cb.nice) / cb.total),
+               fmt.pct(100 * (cb.system + cb.irq + cb.softirq) / cb.total),
+               fmt.pct(100 * cb.iowait / cb.total), fmt.pct(100 * cb.steal / cb.total) }
+    end
+    local rows, title = cpu.top_rows("Per CPU", items, args.top_cpus, function(e) return cpu.busy(e.b) end,
+      function(e) return cells("cpu" .. e.cpu, e.b) end,
+      function(rest)
+        local bs = {}
+        for i, e in ipairs(rest) do bs[i] = e.b end
+        return cells(string.format("the other %d (mean)", #rest), cpu.sum(bs))
+      end, "busiest")
+    ctx:table { title = title, columns = { "CPU", "busy", "user", "system", "iowait", "steal" }, rows = rows }
 
     local list = ctx.proc.tasks()
     local hz = ctx.host.clk_tck

@@ -4,6 +4,7 @@
 -- time of each handler needs tracing every interrupt (hardirqs, softirqs):
 -- the drill-down does it when a CPU is busy in interrupts (drilldown.interrupt-why).
 local fmt = require("fmt")
+local cpu = require("cpu")
 
 -- { name, count } of a ctx.proc.interrupts()/softirqs() table, most first
 local function ranked(t, label)
@@ -67,18 +68,22 @@ return {
     ctx:metric("softirq_pct", 100 * soft_sum / total_sum, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
       warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
-    table.sort(list, function(a, b) return a.hard + a.soft > b.hard + b.soft end)
-    local rows = {}
-    for i, e in ipairs(list) do
-      if i > args.top then break end
-      rows[#rows + 1] = { "cpu" .. e.cpu, fmt.pct(e.hard), fmt.pct(e.soft), fmt.pct(e.hard + e.soft) }
-    end
-    ctx:table { title = "Time in interrupts per CPU (/proc/stat, share of that CPU)",
+    local rows, title = cpu.top_rows("Time in interrupts per CPU (/proc/stat, share of that CPU)", list, args.top, function(e) return e.hard + e.soft end,
+      function(e) return { "cpu" .. e.cpu, fmt.pct(e.hard), fmt.pct(e.soft), fmt.pct(e.hard + e.soft) } end,
+      function(rest)
+        local h, so = 0, 0
+        for _, e in ipairs(rest) do h, so = h + e.hard, so + e.soft end
+        h, so = h / #rest, so / #rest
+        return { string.format("the other %d (mean)", #rest), fmt.pct(h), fmt.pct(so), fmt.pct(h + so) }
+      end, "busiest in interrupts")
+    ctx:table { title = title,
                 columns = { "CPU", "hard irq", "softirq", "total" }, rows = rows }
 
     -- which interrupts and softirqs ran, and how often (their time needs tracing)
-    local irqs = ranked(ctx.proc.interrupts(), "irq %s")
-    local softs = ranked(ctx.proc.softirqs(), "%s softirq")
+    local irq_map, irq_info = ctx.proc.interrupts()
+    local soft_map, soft_info = ctx.proc.softirqs()
+    local irqs = ranked(irq_map, "irq %s")
+    local softs = ranked(soft_map, "%s softirq")
     local trows = {}
     for _, group in ipairs({ softs, irqs }) do
       for i, t in ipairs(group) do
@@ -89,6 +94,14 @@ return {
     if #trows > 0 then
       ctx:table { title = "Softirqs and interrupts that ran (/proc/softirqs, /proc/interrupts)",
                   columns = { "type", "count", "per second" }, rows = trows }
+    end
+    -- a file longer than sonde reads (many CPUs, many IRQ lines): what is past the cut is not counted
+    for _, f in ipairs({ { "/proc/interrupts", irq_info, "the local timer and IPI lines at its end among them" },
+                         { "/proc/softirqs", soft_info, "" } }) do
+      if type(f[2]) == "table" and f[2].cut then
+        ctx:note(string.format("%s is longer than sonde reads (%d bytes kept, 1 MiB): its lines past them%s are not counted",
+          f[1], f[2].bytes or 0, f[3] ~= "" and ", " .. f[3] .. "," or ""))
+      end
     end
     ctx:note("the irq and softirq times of /proc/stat are exact on kernels with CONFIG_IRQ_TIME_ACCOUNTING, "
       .. "else sampled at the timer tick; the time of each handler is traced by the drill-down")

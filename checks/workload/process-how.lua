@@ -8,6 +8,7 @@
 local waits = require("waits")
 local tasks = require("tasks")
 local cgroups = require("cgroups")
+local containers = require("containers")
 
 -- The cgroup of each pid: the deepest one that listed it (v1's hierarchies merged by path).
 local function cgroup_of_pids(ctx)
@@ -69,12 +70,13 @@ return {
     local opts = waits.options(ctx)
     local host, idle, rows = {}, {}, {}
     local cg_of, cg_list = cgroup_of_pids(ctx)
+    local ix = cg_list and containers.load(ctx)
     local by_cg = {}
     -- a process's classes into its cgroup's (the host's own, "/", when none listed it)
     local function into_cgroup(pid, a)
       local cg = cg_of and cg_of[pid]
       local key = cg and cgroups.name(cg, cg_list) or "/"
-      local e = by_cg[key] or { name = key, procs = 0, classes = {} }
+      local e = by_cg[key] or { name = key, label = cg and containers.label(ix, cg) or "-", procs = 0, classes = {} }
       by_cg[key] = e
       e.procs = e.procs + 1
       for _, c in ipairs(waits.classes) do
@@ -119,6 +121,14 @@ return {
     ctx:metric("load_uninterruptible_threads", th.d_mean or 0, { unit = "threads", agg = "mean", node_exporter = "node_procs_blocked" })
 
     -- the processes that wait most on something specific; then those that run most
+    -- --container, --pod: the workload's processes in the table (the host's totals stay)
+    local focus, fwhy = containers.focus(ctx, ix)
+    if focus == false then ctx:note(fwhy) end
+    if focus then
+      local mine = {}
+      for _, r in ipairs(rows) do if focus.pids[r.p.pid] then mine[#mine + 1] = r end end
+      rows = mine
+    end
     local top = tasks.best(rows, args.top, function(x, y)
       if x.blocked ~= y.blocked then return x.blocked > y.blocked end
       local cx, cy = (x.a.classes.cpu or 0) + (x.a.classes.runq or 0), (y.a.classes.cpu or 0) + (y.a.classes.runq or 0)
@@ -126,21 +136,27 @@ return {
       return x.p.pid < y.p.pid
     end)
     local tab, bars = {}, {}
+    local in_ct = false
     for _, r in ipairs(top) do
       local c = r.a.classes
       if r.a.total_s > 0 then
+        local e = containers.of_pid(ix, r.p.pid)
+        in_ct = in_ct or e ~= nil
         tab[#tab + 1] = { r.p.pid, r.p.comm or "?", r.p.threads or 0, threads(c.cpu or 0, window_s),
           threads(c.runq or 0, window_s), threads(r.blocked, window_s), threads(c.idle or 0, window_s),
-          main_wait(r.a) }
+          main_wait(r.a), e and e.label or "-" }
         local values = {}
         for i, cl in ipairs(waits.classes) do values[i] = 100 * (c[cl.id] or 0) / r.a.total_s end
         bars[#bars + 1] = { label = string.format("%s (%d)", r.p.comm or "?", r.p.pid), values = values }
       end
     end
     if #tab > 0 then
-      ctx:table { title = "Thread states by process: threads on average in each state (most blocked first)",
-        columns = { "pid", "process", "threads", "on CPU", "runnable", "blocked", "idle", "blocked most on" },
-        rows = tab }
+      local columns = { "pid", "process", "threads", "on CPU", "runnable", "blocked", "idle", "blocked most on" }
+      -- the container column where some process runs in one
+      if in_ct then columns[#columns + 1] = "container" else for _, row in ipairs(tab) do row[9] = nil end end
+      ctx:table { title = (focus and ("Thread states of " .. focus.label .. "'s processes")
+          or "Thread states by process") .. ": threads on average in each state (most blocked first)",
+        columns = columns, rows = tab }
       -- the classes some process has, in the order of waits.classes
       local cats, keep = {}, {}
       for i, cl in ipairs(waits.classes) do
@@ -182,12 +198,12 @@ return {
         local s = e.classes[c.id]
         if s and not NOT_BLOCKED[c.id] and (not best_s or s > best_s) then best, best_s = c.id, s end
       end
-      ctab[#ctab + 1] = { e.name, e.procs, threads(e.classes.cpu or 0, window_s), threads(e.classes.runq or 0, window_s),
+      ctab[#ctab + 1] = { e.name, e.label or "-", e.procs, threads(e.classes.cpu or 0, window_s), threads(e.classes.runq or 0, window_s),
         threads(e.blocked, window_s), threads(e.classes.idle or 0, window_s), best and waits.label[best] or "-" }
     end
     if #ctab > 1 then
       ctx:table { title = "Thread states by cgroup: threads on average in each state (most blocked first)",
-        columns = { "cgroup", "processes", "on CPU", "runnable", "blocked", "idle", "blocked most on" }, rows = ctab }
+        columns = { "cgroup", "container", "processes", "on CPU", "runnable", "blocked", "idle", "blocked most on" }, rows = ctab }
     end
 
     local il = {}

@@ -188,6 +188,17 @@ void redactor__alloc_name(struct redactor *r, struct entry *e)
 
 	if (e->pseudo)
 		return;
+	if (e->alias) {
+		size_t of = e->alias - 1;
+
+		redactor__alloc_name(r, &r->e[of]);
+		e = &r->e[idx]; /* the target's pseudonym may have moved the entries */
+		e->pseudo = r->e[of].pseudo ? strdup(r->e[of].pseudo) : NULL;
+		if (!e->pseudo)
+			r->oom = 1;
+		r->lit_dirty = 1;
+		return;
+	}
 	if (e->kind == K_SECRET) {
 		e->pseudo = strdup(REDACTED);
 		if (!e->pseudo)
@@ -202,6 +213,8 @@ void redactor__alloc_name(struct redactor *r, struct entry *e)
 			snprintf(cand, sizeof(cand), "host-%u", k);
 		else if (e->kind == K_DOMAIN)
 			snprintf(cand, sizeof(cand), "domain-%u.example", k);
+		else if (e->kind == K_WORKLOAD)
+			snprintf(cand, sizeof(cand), "workload-%u", k);
 		else
 			snprintf(cand, sizeof(cand), "user-%u", k);
 		name_key(key, sizeof(key), cand, strlen(cand));
@@ -265,6 +278,19 @@ size_t redactor__learn_name(struct redactor *r, const char *s, size_t n, enum ki
 	if (r->frozen)
 		redactor__alloc_name(r, e); /* adds the pseudonym's own entry after this one */
 	return id;
+}
+
+size_t redactor__learn_alias(struct redactor *r, const char *s, size_t n, size_t id)
+{
+	size_t aid;
+
+	if (!id || id > r->n || r->e[id - 1].alias)
+		return 0;
+	aid = redactor__learn_name(r, s, n, r->e[id - 1].kind);
+	if (!aid || aid == id || r->e[aid - 1].pseudo)
+		return aid; /* already a name of its own, with its pseudonym: it keeps it */
+	r->e[aid - 1].alias = id;
+	return aid;
 }
 
 struct entry *redactor__find_name(struct redactor *r, const char *s, size_t n)
@@ -404,6 +430,7 @@ int redactor__write_map(struct redactor *r, const char *path, char *err, size_t 
 		const char *name;
 	} sections[] = {
 		{ K_HOST, "hostname" }, { K_DOMAIN, "domain" }, { K_USER, "user" },
+		{ K_WORKLOAD, "workload" },
 		{ K_V4, "ipv4" },       { K_V6, "ipv6" },       { K_MAC, "mac" },
 	};
 	struct json j = { .pretty = 1 };

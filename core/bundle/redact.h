@@ -35,6 +35,11 @@ enum redact_ctx {
 	 * a secret's value runs to the end of its element, blanks included.
 	 */
 	REDACT_ARGV = 1 << 4,
+	/*
+	 * sonde:containers (docs/capture-format.md): "KEY TAB FIELD TAB VALUE" lines whose
+	 * values of the naming fields are workload names (container, pod, namespace, image).
+	 */
+	REDACT_CONTAINERS = 1 << 5,
 };
 
 struct redactor;

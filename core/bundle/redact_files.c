@@ -30,6 +30,8 @@ static unsigned int path_ctx(const char *path)
 		return REDACT_HOSTNAME;
 	if (!strcmp(path, "/proc/sys/kernel/domainname"))
 		return REDACT_DOMAIN;
+	if (!strcmp(path, "sonde:containers"))
+		return REDACT_CONTAINERS;
 	if (n >= 8 && !strcmp(path + n - 8, "/cmdline"))
 		return REDACT_CMDLINE | REDACT_ARGV;
 	return REDACT_TEXT;

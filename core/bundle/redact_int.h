@@ -33,6 +33,7 @@ enum kind {
 	K_HOST,   /* a host name's first label */
 	K_DOMAIN, /* a domain (one or more labels) */
 	K_USER,
+	K_WORKLOAD, /* a container, pod, namespace or image name */
 	K_SECRET, /* a secret value seen in a command line: always "REDACTED", never mapped */
 	K_KEEP,   /* a pseudonym this redactor handed out: kept when met again */
 	K_V4NET,  /* an IPv4 /24 */
@@ -52,6 +53,7 @@ struct entry {
 	char *pseudo; /* NULL until handed out */
 	enum kind kind;
 	int word;     /* a name replaced as a whole word in every text */
+	size_t alias; /* another spelling of entry alias - 1: its pseudonym is that one's */
 };
 
 /* key -> entry index, open addressing. */
@@ -64,7 +66,7 @@ struct redactor {
 	struct entry *e;
 	size_t n, cap;
 	struct index ix;
-	unsigned int next_name[3]; /* host, domain, user */
+	unsigned int next_name[4]; /* host, domain, user, workload */
 	unsigned int next_v4[6], next_v6[2], next_mac;
 	int frozen; /* names learned so far have pseudonyms; later ones get theirs at once */
 	/* Word-replaced names: entry indices by lowercased first byte, longest first. */
@@ -164,6 +166,12 @@ void redactor__alloc_name(struct redactor *r, struct entry *e);
 void redactor__freeze(struct redactor *r);
 /* Learn one name; the entry index + 1, or 0 when it is not a name to learn. */
 size_t redactor__learn_name(struct redactor *r, const char *s, size_t n, enum kind kind);
+/*
+ * Learn s as another spelling of the name learned as id (redactor__learn_name's return):
+ * both become the same pseudonym (a machine name and its systemd-escaped form in a cgroup
+ * path). Returns its id, or 0.
+ */
+size_t redactor__learn_alias(struct redactor *r, const char *s, size_t n, size_t id);
 /*
  * Learn a secret value: as it is (blanks and all: an argv element), and each
  * of its blank-separated words long enough to be replaced on their own (a

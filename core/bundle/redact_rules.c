@@ -526,6 +526,62 @@ static void learn_host_record(struct redactor *r, const char *s, size_t n, unsig
 		redactor__learn_name(r, s, n, K_DOMAIN);
 }
 
+/*
+ * A workload name, and the spelling systemd gives it in a unit's name (a machine "build-box"
+ * is in the cgroup path "systemd-nspawn@build\x2dbox.service"): one pseudonym for both, so a
+ * redacted path still names the container its record does.
+ */
+static void learn_workload(struct redactor *r, const char *s, size_t n)
+{
+	size_t id = redactor__learn_name(r, s, n, K_WORKLOAD);
+	char esc[DNS_NAME_MAX * 4 + 1];
+	size_t o = 0;
+
+	for (size_t i = 0; id && i < n && o + 5 < sizeof(esc); i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (is_alpha(c) || is_digit(c) || c == '_' || c == ':' || (c == '.' && i))
+			esc[o++] = (char)c;
+		else
+			o += (size_t)snprintf(esc + o, sizeof(esc) - o, "\\x%02x", c);
+	}
+	if (id && (o != n || memcmp(esc, s, n)))
+		redactor__learn_alias(r, esc, o, id);
+}
+
+/*
+ * The workload names of sonde:containers, each value of a naming field learned whole: a
+ * container's name (which may be its runc id, the line's key: that goes too, and the cgroup
+ * paths that hold it), its Kubernetes container, pod and namespace names, its image.
+ */
+static void learn_containers(struct redactor *r, const char *s, size_t n)
+{
+	static const char *const fields[] = { "name", "image", "k8s-container", "pod-name",
+					      "pod-namespace", "namespace" };
+	/* Kubernetes' own namespaces name no one's workload, and "default" is a common word */
+	static const char *const builtin[] = { "default", "kube-system", "kube-public",
+					       "kube-node-lease" };
+
+	for (const char *p = s, *e = s + n; p < e;) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
+		const char *t1 = memchr(p, '\t', (size_t)(le - p));
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(le - t1 - 1)) : NULL;
+
+		int skip = 0;
+
+		for (size_t i = 0; t2 && i < sizeof(builtin) / sizeof(*builtin); i++)
+			skip |= strlen(builtin[i]) == (size_t)(le - t2 - 1) &&
+				!memcmp(builtin[i], t2 + 1, (size_t)(le - t2 - 1));
+		for (size_t i = 0; t2 && !skip && i < sizeof(fields) / sizeof(*fields); i++)
+			if (strlen(fields[i]) == (size_t)(t2 - t1 - 1) &&
+			    !memcmp(fields[i], t1 + 1, (size_t)(t2 - t1 - 1)) &&
+			    /* containerd's namespace (k8s.io, moby) is the runtime's, not a name */
+			    (strcmp(fields[i], "namespace") || !strncmp(p, "pod:", 4)))
+				learn_workload(r, t2 + 1, (size_t)(le - t2 - 1));
+		p = le + 1;
+	}
+}
+
 int redact__plain(struct redactor *r, const char *s, size_t n, unsigned int ctx,
 		  struct strbuf *out)
 {
@@ -536,6 +592,8 @@ int redact__plain(struct redactor *r, const char *s, size_t n, unsigned int ctx,
 
 	if (!out && (ctx & (REDACT_HOSTNAME | REDACT_DOMAIN)))
 		learn_host_record(r, s, n, ctx);
+	if (!out && (ctx & REDACT_CONTAINERS))
+		learn_containers(r, s, n);
 	redact__scan(&sc);
 	if (out && n > emitted)
 		strbuf__append(out, s + emitted, n - emitted);

@@ -13,7 +13,9 @@
  * option most runs do not use. Its header still gives the types and options.
  */
 #include <curl/curl.h>
+#ifndef SONDE_STATIC
 #include <dlfcn.h>
+#endif
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -57,6 +59,7 @@ static struct {
 	void (*mime_free)(curl_mime *m);
 } cu;
 
+#ifndef SONDE_STATIC /* the static build opens no library: no symbols to find */
 #define CU_SYM(field, name) { offsetof(__typeof__(cu), field), name }
 static const struct {
 	size_t off;
@@ -79,7 +82,34 @@ static const struct {
 	CU_SYM(mime_data, "curl_mime_data"),
 	CU_SYM(mime_free, "curl_mime_free"),
 };
+#endif
 
+int upload__built_in(char *err, size_t errlen)
+{
+#ifdef SONDE_STATIC
+	/*
+	 * The static build (make static) cannot open libcurl: dlopen from a static
+	 * binary loads the host's libc beside the one inside it. Linking libcurl
+	 * in would not do either: its name resolution goes through the host's NSS
+	 * modules (dlopen again), and its TLS needs the host's CA store, whose
+	 * path differs by distribution.
+	 */
+	snprintf(err, errlen, "this is the static build of sonde, which cannot upload: copy the "
+		 "bundle with scp or sftp, or use a packaged sonde for --upload");
+	return -ENOTSUP;
+#else
+	(void)err;
+	(void)errlen;
+	return 0;
+#endif
+}
+
+#ifdef SONDE_STATIC
+static int curl_open(char *err, size_t errlen)
+{
+	return upload__built_in(err, errlen);
+}
+#else
 /*
  * Open libcurl (Debian's libcurl4, or libcurl3-gnutls: the same ABI) once;
  * 0, or -ENOENT with why in err.
@@ -113,6 +143,7 @@ static int curl_open(char *err, size_t errlen)
 	opened = 1; /* kept open: the process ends soon after an upload */
 	return 0;
 }
+#endif
 
 /* The scheme's length when url starts with one we take, else 0. */
 static size_t scheme_len(const char *url)

@@ -43,6 +43,11 @@ struct upload_result {
 };
 
 /*
+ * 0 when this build can upload; -ENOTSUP with why in err in the static build
+ * (make static), which has no libcurl: for a usage error before the window.
+ */
+int upload__built_in(char *err, size_t errlen);
+/*
  * A URL sonde can upload to: scheme https, http or sftp, a host. 0, or
  * -EINVAL with the reason in err (for a usage error before the window).
  */

@@ -32,6 +32,12 @@ static const struct cmd_option options[] = {
 	  .help = "run the checks with this tag" },
 	{ .name = "set", .arg = "ID.ARG=VAL", .kind = CMD_OPT_LIST, .field = F(sets),
 	  .help = "set a check argument" },
+	{ .name = "container", .arg = "NAME", .kind = CMD_OPT_STRING, .field = F(focus_container),
+	  .help = "narrow the culprits, the process tables and the\n"
+		  "drill-down's suspects to one container: its name, Kubernetes\n"
+		  "container name, id or id prefix; the host view stays" },
+	{ .name = "pod", .arg = "POD", .kind = CMD_OPT_STRING, .field = F(focus_pod),
+	  .help = "the same for a Kubernetes pod: NAMESPACE/NAME, or its UID" },
 	{ .name = "methodology", .arg = "M", .kind = CMD_OPT_STRING, .field = F(methodology),
 	  .help = "only the checks of M: use, workload, or drilldown" },
 	{ .name = "no-drilldown", .kind = CMD_OPT_FLAG, .field = F(no_drilldown),

@@ -65,7 +65,8 @@ static void check_available(const struct run_opts *o, const struct check_def *d,
 		}
 		if ((c && c->probe && c->probe(root, why, sizeof(why))) ||
 		    (!c && (o->no_bpf ? snprintf(why, sizeof(why), "BPF disabled") :
-					trace__probe(why, sizeof(why))))) {
+					trace__probe_collector(d->collect.v[k], why,
+							       sizeof(why))))) {
 			snprintf(avail, len, "partly: %s", why);
 			break;
 		}

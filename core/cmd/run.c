@@ -80,6 +80,12 @@ static const struct cmd_option options[] = {
 		  "intervals) and the window ends there; past the\n"
 		  "deadline the window ends, or, after it, sonde stops\n"
 		  "and keeps the captures. The report says what hung" },
+	{ .name = "container", .arg = "NAME", .kind = CMD_OPT_STRING, .field = F(focus_container),
+	  .help = "narrow the culprits, the process tables and the\n"
+		  "drill-down's suspects to one container: its name, Kubernetes\n"
+		  "container name, id or id prefix; the host view stays" },
+	{ .name = "pod", .arg = "POD", .kind = CMD_OPT_STRING, .field = F(focus_pod),
+	  .help = "the same for a Kubernetes pod: NAMESPACE/NAME, or its UID" },
 	{ .name = "methodology", .arg = "M", .kind = CMD_OPT_STRING, .field = F(methodology),
 	  .help = "only the checks of M: use, workload, or drilldown (the\n"
 		  "checks whose findings trigger a drill-down, then it)" },
@@ -284,6 +290,8 @@ static void check_upload(struct run_opts *o)
 				       "and --upload-token-file need --upload");
 		return;
 	}
+	if (upload__built_in(err, sizeof(err)))
+		run__die_usage(o->cmd, "--upload: %s", err);
 	if (o->upload_url[0] == '@') {
 		read_upload_url(o);
 	} else if (strstr(o->command_line, o->upload_url) &&

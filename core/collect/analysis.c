@@ -211,6 +211,8 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 	return analysis__open_limited(an, raw_dir, NULL, errbuf, errlen);
 }
 
+static void load_bpf_docs(struct analysis *an);
+
 void analysis__preload(struct analysis *an, const char *collector)
 {
 	const struct thread_states *ts;
@@ -228,6 +230,15 @@ void analysis__preload(struct analysis *an, const char *collector)
 		analysis__threads(an, &ts, why, sizeof(why));
 	if (!strcmp(collector, "proc.pids") || !strcmp(collector, "proc.threads"))
 		analysis__tasks(an, &tasks, &n);
+	/*
+	 * The BPF tools' documents are read all at once, whichever tool a check
+	 * asks for: 30 checks read one, and each parsed them all again (the
+	 * profile's is hundreds of KB on a busy host).
+	 */
+	if (!strncmp(collector, "bpf.", 4) && !an->bpf_loaded)
+		load_bpf_docs(an);
+	if (!strcmp(collector, "perf.counters"))
+		analysis__perf_counters(an, why, sizeof(why));
 }
 
 int analysis__open_limited(struct analysis *an, const char *raw_dir,
@@ -1002,6 +1013,7 @@ void analysis__close(struct analysis *an)
 		free(an->tasks[i].cmdline);
 	free(an->tasks);
 	thread_states__free(an->threads);
+	container_set__free(an->containers);
 	capture_set__free(&an->cs);
 	memset(an, 0, sizeof(*an));
 }

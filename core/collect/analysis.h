@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "collect/capture.h"
+#include "util/pidmap.h"
+#include "util/strv.h"
 
 struct task_summary {
 	int pid, ppid;
@@ -121,6 +123,55 @@ struct thread_states {
 	size_t nstrings, strings_cap;
 };
 
+/*
+ * The containers and Kubernetes pods of the window (analysis_containers.c): the kept cgroups
+ * of proc.cgroups decoded by their paths (util/cgpath.h), named from sonde:containers.
+ */
+struct container {
+	char id[128];             /* 64-hex id, or a runc id, machine or LXC name */
+	char runtime[16];         /* "" when neither its path nor the runtimes' state said */
+	char *name, *image, *k8s_container, *kind, *why, *machine_class; /* NULL: unknown */
+	char *pod_name, *pod_namespace, *pod_uid_fact; /* its annotations' */
+	char **state_cgroups;     /* the cgroup directories its runtime's state gives */
+	size_t nstate_cgroups;
+	int pod;                  /* index in pods, -1 */
+	int pid;                  /* its init process (runtime state), 0 unknown */
+	int facts;                /* sonde:containers had a line of it */
+	uint32_t npids;           /* processes its cgroups listed */
+};
+
+struct container_pod {
+	char uid[40], qos[12];
+	char *name, *namespace, *why;
+};
+
+/* A kept cgroup that is a container's (or one below it), its monitor's, or a pod's. */
+struct container_cgroup {
+	char *rel;                /* path relative to its hierarchy (v1's hierarchies share it) */
+	int container, pod;       /* indices, -1 none */
+	int monitor;              /* the runtime's monitor beside the container (conmon) */
+};
+
+struct container_set {
+	struct container *c;
+	size_t n;
+	struct container_pod *pods;
+	size_t npods;
+	struct container_cgroup *cg;
+	size_t ncg;
+	struct pidmap by_pid;     /* pid -> its deepest container or pod cgroup */
+	int has_record;           /* sonde:containers was captured (names were looked for) */
+};
+
+/* Where sonde ran (its observer_* run facts, analysis_observer.c). */
+struct observer {
+	int known;                /* the run facts said (a live run by a sonde that writes them) */
+	char pid_ns[8], cgroup_ns[8]; /* "host", "own", "unknown" */
+	char container[24];       /* how a container showed ("docker", "kubernetes", ...) or "none" */
+	int has_caps;
+	uint64_t cap_eff;         /* its effective capabilities */
+};
+
 struct jval;
 
 struct analysis {
@@ -165,6 +216,10 @@ struct analysis {
 	struct thread_states *threads;
 	int threads_built;
 	char threads_why[256];
+	/* containers and pods (proc.cgroups), built on first use */
+	struct container_set *containers;
+	int containers_built;
+	const char *focus_container, *focus_pod; /* --container, --pod: the workload, or NULL */
 	/* perf counters: raw/perf/counters.json, parsed on first use */
 	struct jval *perf_doc;
 	char perf_why[512];
@@ -198,6 +253,31 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
  */
 int analysis__threads(struct analysis *an, const struct thread_states **out, char *why,
 		      size_t whylen);
+
+/* Build (once) and return the containers: 0, or -ENOENT when proc.cgroups was not collected. */
+int analysis__containers(struct analysis *an, const struct container_set **out);
+/* The container or pod cgroup pid was listed in (its deepest), or NULL. */
+const struct container_cgroup *container_set__of_pid(const struct container_set *s, int pid);
+/* The container or pod cgroup of path rel (relative to its hierarchy), or NULL. */
+const struct container_cgroup *container_set__of_cgroup(const struct container_set *s,
+						       const char *rel);
+/* The workload of g as its owners name it ("pod shop/web-1, container nginx"); "" for NULL. */
+void container_set__label(const struct container_set *s, const struct container_cgroup *g,
+			  char *buf, size_t len);
+/* g is (below) the workload --container NAME|ID or --pod NS/NAME|UID names. */
+int container_set__in_focus(const struct container_set *s, const struct container_cgroup *g,
+			    const char *container, const char *pod);
+/* Up to max pids of that workload into pids; how many (0: it matches nothing here). */
+size_t container_set__focus_pids(const struct container_set *s, const char *container,
+				 const char *pod, int *pids, size_t max);
+void container_set__free(struct container_set *s);
+
+/* Where sonde ran: 0, or -ENOENT when the captures do not say (an earlier sonde, a made-up root). */
+int analysis__observer(struct analysis *an, struct observer *o);
+/* "in a container, host PID namespace, own cgroup namespace (docker); capabilities: ..." */
+void observer__where(const struct observer *o, char *buf, size_t len);
+/* What sonde could not see from where it ran, a sentence each, into out: 0 or -ENOMEM. */
+int observer__limits(struct analysis *an, const struct observer *o, struct strv *out);
 /* analysis_threads.c: the thread states of one proc.threads stream. */
 int thread_states__build(const struct analysis *an, const struct capture_stream *st,
 			 struct thread_states **out, char *why, size_t whylen);

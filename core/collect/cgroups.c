@@ -15,22 +15,29 @@
 
 /*
  * Which cgroups and files: the hierarchies are found in /proc/self/mountinfo
- * (cgroup2 anywhere; v1 only the cpu, cpuacct, memory and pids controllers,
- * which are the ones with USE counters). Each hierarchy is walked once, at the
- * first round, at most CG_MAX_DEPTH levels below its mount point and
+ * (cgroup2 anywhere; v1 only the cpu, cpuacct, memory, pids and blkio
+ * controllers, which are the ones with USE counters and limits). Each
+ * hierarchy is walked once, at the first round, at most CG_MAX_DEPTH levels
+ * below its mount point and
  * CG_MAX_WALK directories in all; a cgroup is kept (its files read for the
  * window) when it or one of its descendants holds a process, so the dozens
  * of empty slices a systemd host carries cost one cgroup.procs read each. The
  * root cgroup of a hierarchy is the host itself (the host-wide checks cover
  * it) and is never kept. Cgroups created during the window are not seen.
+ * Containers sit deep: a Kubernetes container under the systemd driver is 4
+ * levels down (kubepods.slice/QOS.slice/POD.slice/CONTAINER.scope), 5 on
+ * kind or with the kubelet below its own slice, 6 with crun's "container"
+ * below it, 7 for a kind node's pods seen from its host; in cgroup v2 only
+ * leaves hold processes, so a walk that stops above the container keeps
+ * nothing of it.
  */
-#define CG_MAX_DEPTH 4
+#define CG_MAX_DEPTH 7
 #define CG_MAX_WALK 2048 /* directories looked at, over all hierarchies */
 #define CG_MAX_KEPT 512  /* cgroups whose files are read every window */
 #define CG_MAX_HIER 8
 
 enum {
-	CG_CPU = 1, CG_CPUACCT = 2, CG_MEMORY = 4, CG_PIDS = 8,
+	CG_CPU = 1, CG_CPUACCT = 2, CG_MEMORY = 4, CG_PIDS = 8, CG_IO = 16,
 };
 
 struct cg_hier {
@@ -60,7 +67,8 @@ static unsigned cg_ctrl_bits(const char *s, size_t n, const char *sep)
 		const char *name;
 		unsigned bit;
 	} names[] = { { "cpu", CG_CPU }, { "cpuacct", CG_CPUACCT }, { "memory", CG_MEMORY },
-		      { "pids", CG_PIDS } };
+		      { "pids", CG_PIDS }, { "io", CG_IO },
+		      { "blkio", CG_IO } };
 	unsigned bits = 0;
 
 	while (n) {
@@ -232,9 +240,30 @@ static void cg_tee(struct reader *rd, struct capture_writer *w, const struct cg_
 	reader__tee(rd, w, path, NULL, NULL);
 }
 
+/*
+ * v1 blkio: the throttling limits (blkio.throttle.*_device: "MAJ:MIN VALUE" lines) at the
+ * start, and what the throttling layer counted at both ends: it counts every I/O of the
+ * cgroup, limited or not, on every kernel (the CFQ/BFQ files depend on the scheduler).
+ */
+static void cg_blkio(struct reader *rd, struct capture_writer *w, const struct cg_node *n,
+		     int phase)
+{
+	if (phase & PHASE_FIRST) {
+		cg_tee(rd, w, n, "blkio.throttle.read_bps_device");
+		cg_tee(rd, w, n, "blkio.throttle.write_bps_device");
+		cg_tee(rd, w, n, "blkio.throttle.read_iops_device");
+		cg_tee(rd, w, n, "blkio.throttle.write_iops_device");
+	}
+	if (phase & (PHASE_FIRST | PHASE_LAST)) {
+		cg_tee(rd, w, n, "blkio.throttle.io_service_bytes");
+		cg_tee(rd, w, n, "blkio.throttle.io_serviced");
+	}
+}
+
 static void cgroups_first(struct collector_state *cs, struct reader *rd, struct capture_writer *w)
 {
 	struct cg_state *cg = calloc(1, sizeof(*cg));
+	struct strv dirs = { 0 }, rels = { 0 };
 	char txt[4096];
 	size_t tl = 0;
 	int kept = 0, err;
@@ -282,6 +311,10 @@ static void cgroups_first(struct collector_state *cs, struct reader *rd, struct 
 			}
 			kept++;
 			strbuf__printf(&list, "%s\n", cg->node[k].dir + ml);
+			if ((!strv__has(&rels, cg->node[k].dir + ml) &&
+			     strv__push(&rels, cg->node[k].dir + ml)) ||
+			    strv__push(&dirs, cg->node[k].dir))
+				list.oom = 1;
 			if (list.oom)
 				break;
 		}
@@ -289,16 +322,21 @@ static void cgroups_first(struct collector_state *cs, struct reader *rd, struct 
 				       clock__ns(CLOCK_MONOTONIC), cg->h[i].mnt,
 				       list.buf ? list.buf : "", list.len, trunc);
 		strbuf__free(&list);
-		tl += (size_t)snprintf(txt + tl, sizeof(txt) - tl, "%d %s %s%s%s%s\n",
+		tl += (size_t)snprintf(txt + tl, sizeof(txt) - tl, "%d %s %s%s%s%s%s\n",
 				       cg->h[i].v2 ? 2 : 1, cg->h[i].mnt,
 				       cg->h[i].ctrl & CG_CPU ? "cpu," : "",
 				       cg->h[i].ctrl & CG_CPUACCT ? "cpuacct," : "",
 				       cg->h[i].ctrl & CG_MEMORY ? "memory," : "",
-				       cg->h[i].ctrl & CG_PIDS ? "pids," : "");
+				       cg->h[i].ctrl & CG_PIDS ? "pids," : "",
+				       cg->h[i].ctrl & CG_IO ? (cg->h[i].v2 ? "io," : "blkio,") : "");
 		if (tl >= sizeof(txt))
 			tl = sizeof(txt) - 1;
 	}
 	reader__tee_text(rd, w, "sonde:cgroups", txt, tl);
+	/* who the containers among them are, once (collect/containers.c) */
+	containers__record(rd, w, &dirs, &rels);
+	strv__free(&dirs);
+	strv__free(&rels);
 }
 
 int cgroups__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
@@ -346,6 +384,12 @@ int cgroups__sample(struct collector_state *cs, struct reader *rd, struct captur
 				if (ends)
 					cg_tee(rd, w, n, "pids.events");
 			}
+			if (ctrl & CG_IO) {
+				if (phase & PHASE_FIRST)
+					cg_tee(rd, w, n, "io.max");
+				if (ends)
+					cg_tee(rd, w, n, "io.stat");
+			}
 		} else {
 			if (ctrl & CG_CPU) {
 				if (ends)
@@ -380,6 +424,8 @@ int cgroups__sample(struct collector_state *cs, struct reader *rd, struct captur
 				if (ends)
 					cg_tee(rd, w, n, "pids.events");
 			}
+			if (ctrl & CG_IO)
+				cg_blkio(rd, w, n, phase);
 		}
 		/* Who was in it at the end (the walk recorded the start). */
 		if ((phase & PHASE_LAST) && !(phase & PHASE_FIRST))

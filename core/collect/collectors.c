@@ -116,7 +116,8 @@ PROBE(loadavg_probe, "/proc/loadavg", "no load average")
 PROBE(meminfo_probe, "/proc/meminfo", "no memory statistics")
 PROBE(vmstat_probe, "/proc/vmstat", "no VM statistics")
 PROBE(pressure_probe, "/proc/pressure/cpu",
-      "no pressure stall information (kernel without CONFIG_PSI, or booted with psi=0)")
+      "no pressure stall information (Linux 4.20+ with CONFIG_PSI, booted with psi=1 where it "
+      "is off by default (RHEL 8))")
 PROBE(snmp_probe, "/proc/net/snmp", "no network protocol statistics")
 PROBE(filenr_probe, "/proc/sys/fs/file-nr", "no file table statistics")
 PROBE(interrupts_probe, "/proc/interrupts", "no interrupt statistics")

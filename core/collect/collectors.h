@@ -177,6 +177,20 @@ int cgroups__sample(struct collector_state *cs, struct reader *rd, struct captur
 		    int phase);
 void cgroups__fini(struct collector_state *cs);
 
+/* ---- observer.c: where sonde itself runs (run facts: PID and cgroup namespaces, caps) ---- */
+
+void observer__facts(const char *root, struct strbuf *b);
+
+/* ---- containers.c: who the containers of the kept cgroups are ---- */
+
+/*
+ * The record "sonde:containers" of the kept cgroups (dirs: mount point + path, rels: the
+ * same relative to their hierarchy, each once): the containers their paths name and the
+ * runtimes' state of the host, fields only (docs/capture-format.md).
+ */
+void containers__record(struct reader *rd, struct capture_writer *w, const struct strv *dirs,
+			const struct strv *rels);
+
 /* ---- mounts.c ---- */
 
 int mounts__probe(const char *root, char *why, size_t whylen);

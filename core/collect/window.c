@@ -171,6 +171,7 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 	for (size_t i = 0; i < win->nst && !res->abandoned; i++)
 		if (!strcmp(win->st[i].c->name, "proc.threads"))
 			threads__facts(&win->st[i], &threads);
+	observer__facts(o->root, &threads);
 	if (threads.len && !threads.oom)
 		snprintf(source + strlen(source), sizeof(source) - strlen(source), "%s",
 			 threads.buf);

@@ -9,7 +9,24 @@
 
 #include "lua/ctx.h"
 
-static void ctx_push_host(lua_State *L, const struct analysis *an)
+/* ctx.host.observer: where sonde ran (collect/analysis_observer.c), when the run said. */
+static void ctx_push_observer(lua_State *L, struct analysis *an)
+{
+	struct observer o;
+
+	if (analysis__observer(an, &o))
+		return;
+	lua_createtable(L, 0, 3);
+	lua_pushstring(L, o.pid_ns);
+	lua_setfield(L, -2, "pid_ns");
+	lua_pushstring(L, o.cgroup_ns);
+	lua_setfield(L, -2, "cgroup_ns");
+	lua_pushstring(L, o.container);
+	lua_setfield(L, -2, "container");
+	lua_setfield(L, -2, "observer");
+}
+
+static void ctx_push_host(lua_State *L, struct analysis *an)
 {
 	lua_createtable(L, 0, 12);
 	lua_pushstring(L, an->hostname);
@@ -46,6 +63,7 @@ static void ctx_push_host(lua_State *L, const struct analysis *an)
 		lua_pushstring(L, an->proc_hidepid);
 		lua_setfield(L, -2, "proc_hidepid");
 	}
+	ctx_push_observer(L, an);
 }
 
 static void ctx_push_window(lua_State *L, const struct analysis *an)
@@ -83,6 +101,13 @@ void ctx__push(lua_State *L, struct analysis *an, struct check_result *res)
 	lua_setfield(L, -2, "host");
 	ctx_push_window(L, an);
 	lua_setfield(L, -2, "window");
+	/* --container, --pod: the workload the report narrows to (checks/lib/containers.lua) */
+	if (an->focus_container || an->focus_pod) {
+		lua_createtable(L, 0, 1);
+		lua_pushstring(L, an->focus_container ? an->focus_container : an->focus_pod);
+		lua_setfield(L, -2, an->focus_container ? "container" : "pod");
+		lua_setfield(L, -2, "focus");
+	}
 	lua_pushlightuserdata(L, an);
 	luaopen_sonde_proc(L);
 	lua_setfield(L, -2, "proc");

@@ -122,6 +122,7 @@ int ctx_proc__controllers(lua_State *L);
 int ctx_proc__filesystems(lua_State *L);
 int ctx_proc__swaps(lua_State *L);
 int ctx_proc__cgroups(lua_State *L);
+int ctx_proc__containers(lua_State *L);
 int ctx_proc__threads(lua_State *L);
 int ctx_proc__tasks(lua_State *L);
 int ctx_proc__task_series(lua_State *L);

@@ -179,8 +179,8 @@ static int proc_pressure(lua_State *L)
 
 	snprintf(path, sizeof(path), "/proc/pressure/%s", res[i]);
 	return ctx_proc__series(L, "proc.pressure", path,
-				"pressure stall information needs a kernel with CONFIG_PSI "
-				"(and not psi=0)",
+				"pressure stall information needs Linux 4.20+ with CONFIG_PSI, "
+				"booted with psi=1 where it is off by default (RHEL 8)",
 				ctx_proc__sample_pressure, NULL);
 }
 
@@ -267,13 +267,20 @@ static int irq_line(const char *name, size_t nl, const char *desc, size_t dl, ui
 	return 0;
 }
 
-/* { [name] = { desc, first, last } } of a file in /proc/interrupts' format, at both ends. */
+/*
+ * { [name] = { desc, first, last } } of a file in /proc/interrupts' format, at
+ * both ends; and, when a read of it was cut at the reader's cap (1 MiB: a
+ * 192-CPU /proc/interrupts of more than 490 lines), a second value
+ * { cut = true, bytes = what was kept }: the lines past the cap, the arch
+ * ones at the end among them, are not in the first.
+ */
 static int irq_ends(lua_State *L, const char *stream, const char *path)
 {
 	const struct capture_stream *st = ctx_proc__stream(L, stream);
 	const struct capture_rec *r0 = ctx_proc__rec(st, path, 0);
 	const struct capture_rec *r1 = ctx_proc__rec(st, path, 1);
 	struct irq_walk w = { L, "first" };
+	int cut = r0 && r0->truncated;
 
 	if (!r0 || r0->err)
 		return ctx_proc__missing(L, st, stream, path, NULL);
@@ -282,17 +289,24 @@ static int irq_ends(lua_State *L, const char *stream, const char *path)
 	if (r1 && !r1->err) {
 		w.field = "last";
 		parse_interrupts(r1->data, r1->len, irq_line, &w);
+		cut |= r1->truncated;
 	}
-	return 1;
+	if (!cut)
+		return 1;
+	lua_createtable(L, 0, 2);
+	lua_pushboolean(L, 1);
+	lua_setfield(L, -2, "cut");
+	ctx__set_u64(L, "bytes", r0->len);
+	return 2;
 }
 
-/* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) */
+/* ctx.proc.interrupts() -> { [name] = { desc, first, last } } (sums over CPUs) [, { cut, bytes }] */
 static int proc_interrupts(lua_State *L)
 {
 	return irq_ends(L, "proc.interrupts", "/proc/interrupts");
 }
 
-/* ctx.proc.softirqs() -> { [type] = { first, last } } (sums over CPUs), as interrupts() */
+/* ctx.proc.softirqs() -> { [type] = { first, last } } (sums over CPUs) [, { cut, bytes }], as interrupts() */
 static int proc_softirqs(lua_State *L)
 {
 	return irq_ends(L, "proc.softirqs", "/proc/softirqs");
@@ -318,8 +332,10 @@ static int sched_cpu(int cpu, uint64_t run_ns, uint64_t wait_ns, uint64_t slices
 }
 
 /*
- * ctx.proc.schedstat() -> { seconds, cpus = { { cpu, run_s, wait_s, slices }, ... } }:
- * per CPU, what its run queue ran and made wait between the two ends of the window.
+ * ctx.proc.schedstat() -> { seconds, cpus = { { cpu, run_s, wait_s, slices }, ... }, cut }:
+ * per CPU, what its run queue ran and made wait between the two ends of the
+ * window; cut when a read hit the reader's cap (1 MiB: about 800 CPUs with three
+ * scheduling domains), and the CPUs past it are not in cpus.
  */
 static int proc_schedstat(lua_State *L)
 {
@@ -341,8 +357,10 @@ static int proc_schedstat(lua_State *L)
 		lua_pushstring(L, "/proc/schedstat: not a format sonde reads (version 15+)");
 		return 2;
 	}
-	lua_createtable(L, 0, 2);
+	lua_createtable(L, 0, 3);
 	ctx__set_num(L, "seconds", (double)(r1->mono_ns - r0->mono_ns) / 1e9);
+	lua_pushboolean(L, r0->truncated || r1->truncated);
+	lua_setfield(L, -2, "cut");
 	lua_createtable(L, b->n, 0);
 	for (int i = 0; i < b->n; i++)
 		for (int k = 0; k < a->n; k++) {
@@ -411,6 +429,7 @@ static const luaL_Reg proc_functions[] = {
 	{ "filesystems", ctx_proc__filesystems },
 	{ "swaps", ctx_proc__swaps },
 	{ "cgroups", ctx_proc__cgroups },
+	{ "containers", ctx_proc__containers },
 	{ "tasks", ctx_proc__tasks },
 	{ "threads", ctx_proc__threads },
 	{ "task_series", ctx_proc__task_series },

@@ -147,6 +147,100 @@ static void cg_names(lua_State *L, const char *s, size_t len)
 	}
 }
 
+/* entry.io[which][dev][field] = v (which: "limits", "first", "last"); "first" keeps the first. */
+static void cg_io_set(lua_State *L, int entry, const char *which, const char *dev, size_t dl,
+		      const char *field, uint64_t v, double t)
+{
+	lua_getfield(L, entry, "io");
+	lua_getfield(L, -1, which);
+	lua_pushlstring(L, dev, dl);
+	if (lua_rawget(L, -2) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushlstring(L, dev, dl);
+		lua_pushvalue(L, -2);
+		lua_rawset(L, -4);
+	}
+	if (strcmp(which, "first") || lua_getfield(L, -1, "t") == LUA_TNIL ||
+	    lua_tonumber(L, -1) == t) {
+		if (strcmp(which, "first"))
+			lua_pushnil(L);
+		lua_pop(L, 1);
+		ctx__set_u64(L, field, v);
+		if (strcmp(which, "limits"))
+			ctx__set_num(L, "t", t);
+	} else {
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 3);
+}
+
+/*
+ * I/O per device: v2 io.max ("MAJ:MIN rbps=N wbps=max riops=N wiops=max") and io.stat
+ * ("MAJ:MIN rbytes=N wbytes=N rios=N wios=N ..."); v1 blkio.throttle.*_device ("MAJ:MIN N")
+ * and io_service_bytes / io_serviced ("MAJ:MIN Read N" ... "Total N").
+ */
+static void cg_io(lua_State *L, int entry, const char *file, const struct capture_rec *r,
+		  double t)
+{
+	static const struct {
+		const char *file, *field;
+	} v1lim[] = {
+		{ "blkio.throttle.read_bps_device", "rbps" },
+		{ "blkio.throttle.write_bps_device", "wbps" },
+		{ "blkio.throttle.read_iops_device", "riops" },
+		{ "blkio.throttle.write_iops_device", "wiops" },
+	};
+	int v2max = !strcmp(file, "io.max"), v2stat = !strcmp(file, "io.stat");
+	int bytes = !strcmp(file, "blkio.throttle.io_service_bytes");
+	int ios = !strcmp(file, "blkio.throttle.io_serviced");
+	const char *lim = NULL;
+
+	for (size_t i = 0; i < sizeof(v1lim) / sizeof(v1lim[0]); i++)
+		if (!strcmp(file, v1lim[i].file))
+			lim = v1lim[i].field;
+	for (const char *p = r->data, *e = r->data + r->len; p < e;) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
+		char line[512], dev[32], w1[64], w2[64];
+		const char *which = (v2max || lim) ? "limits" : NULL;
+		unsigned long long v;
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n + 1;
+		if (sscanf(line, "%31s", dev) != 1 || !strchr(dev, ':'))
+			continue;
+		if (lim && sscanf(line, "%*s %llu", &v) == 1) {
+			cg_io_set(L, entry, "limits", dev, strlen(dev), lim, v, t);
+		} else if ((bytes || ios) && sscanf(line, "%*s %63s %llu", w1, &v) == 2) {
+			const char *f = !strcmp(w1, "Read") ? (bytes ? "rbytes" : "rios") :
+					!strcmp(w1, "Write") ? (bytes ? "wbytes" : "wios") : NULL;
+
+			if (f) {
+				cg_io_set(L, entry, "first", dev, strlen(dev), f, v, t);
+				cg_io_set(L, entry, "last", dev, strlen(dev), f, v, t);
+			}
+		} else if (v2max || v2stat) {
+			for (char *sv, *tok = strtok_r(line + strlen(dev), " ", &sv); tok;
+			     tok = strtok_r(NULL, " ", &sv)) {
+				char *eq = strchr(tok, '=');
+
+				if (!eq || eq - tok >= (long)sizeof(w2))
+					continue;
+				snprintf(w2, sizeof(w2), "%.*s", (int)(eq - tok), tok);
+				if (sscanf(eq + 1, "%llu", &v) != 1)
+					continue; /* "max": no limit */
+				if (which) {
+					cg_io_set(L, entry, which, dev, strlen(dev), w2, v, t);
+				} else {
+					cg_io_set(L, entry, "first", dev, strlen(dev), w2, v, t);
+					cg_io_set(L, entry, "last", dev, strlen(dev), w2, v, t);
+				}
+			}
+		}
+	}
+}
+
 /* One record of a kept cgroup's file into its entry (at index entry). */
 static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, const char *file,
 		      const struct capture_rec *r)
@@ -157,7 +251,8 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 	    !strcmp(file, "io.pressure")) {
 		if (r->err) {
 			ctx_proc__err_reason(L, r->path, r->err,
-					     "this kernel has no PSI (CONFIG_PSI, psi=1)");
+					     "this kernel has no PSI (Linux 4.20+ with CONFIG_PSI, "
+					     "booted with psi=1 where it is off by default (RHEL 8))");
 			lua_setfield(L, entry, "pressure_reason");
 			return;
 		}
@@ -189,7 +284,9 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 	}
 	if (r->err)
 		return; /* a cgroup removed during the window: its series just end */
-	if (!strcmp(file, "cgroup.procs")) {
+	if (!strncmp(file, "io.", 3) || !strncmp(file, "blkio.", 6)) {
+		cg_io(L, entry, file, r, t);
+	} else if (!strcmp(file, "cgroup.procs")) {
 		const char *p = r->data, *end = r->data + r->len;
 
 		lua_getfield(L, entry, "procs");
@@ -284,6 +381,14 @@ static void cg_new_entry(lua_State *L, const char *rel, int version)
 		}
 		lua_setfield(L, -2, subs[i]);
 	}
+	lua_newtable(L);
+	for (int i = 0; i < 3; i++) {
+		static const char *const io[] = { "limits", "first", "last" };
+
+		lua_newtable(L);
+		lua_setfield(L, -2, io[i]);
+	}
+	lua_setfield(L, -2, "io");
 	if (version == 2) {
 		lua_newtable(L);
 		lua_setfield(L, -2, "pressure");

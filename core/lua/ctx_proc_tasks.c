@@ -38,7 +38,7 @@ enum task_field {
 	TF_SYSCW, TF_THREADS, TF_UID, TF_UTIME, TF_VOL_CTXT, TF_WCHAR, TF_WRITE_BYTES,
 };
 
-/* Sorted by name, for bsearch. */
+/* Each field a check may read, by name (the metatable's upvalue, task_index). */
 static const struct {
 	const char *name;
 	enum task_field f;
@@ -65,11 +65,6 @@ static const struct {
 	{ "vol_ctxt", TF_VOL_CTXT },           { "wchar", TF_WCHAR },
 	{ "write_bytes", TF_WRITE_BYTES },
 };
-
-static int task_field_cmp(const void *key, const void *elem)
-{
-	return strcmp(key, *(const char *const *)elem);
-}
 
 /* Push field f of t; nil where this host or window could not give it. */
 static void push_task_field(lua_State *L, const struct analysis *an, const struct task_summary *t,
@@ -168,18 +163,25 @@ static void push_task_field(lua_State *L, const struct analysis *an, const struc
 	lua_pushnil(L);
 }
 
+/*
+ * t.field: the name is looked up in the metatable's upvalue, a table from
+ * each field's (interned) name to its number, so a check's loop over
+ * thousands of tasks pays a hash lookup a field, not a search of strings.
+ * Only tasks have this metatable, and checks cannot reach it (__metatable).
+ */
 static int task_index(lua_State *L)
 {
-	const struct task_ref *ref = luaL_checkudata(L, 1, TASK_MT);
-	const char *key = lua_tostring(L, 2);
-	const void *hit;
+	const struct task_ref *ref = lua_touserdata(L, 1);
+	int f;
 
-	if (!key || !(hit = bsearch(key, task_fields, sizeof(task_fields) / sizeof(task_fields[0]),
-				    sizeof(task_fields[0]), task_field_cmp))) {
+	lua_pushvalue(L, 2);
+	if (!ref || lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER) {
 		lua_pushnil(L);
 		return 1;
 	}
-	push_task_field(L, ref->an, ref->t, ((const typeof(task_fields[0]) *)hit)->f);
+	f = (int)lua_tointeger(L, -1);
+	lua_pop(L, 1);
+	push_task_field(L, ref->an, ref->t, (enum task_field)f);
 	return 1;
 }
 
@@ -210,7 +212,12 @@ static void push_task(lua_State *L, const struct analysis *an, const struct task
 	ref->an = an;
 	ref->t = t;
 	if (luaL_newmetatable(L, TASK_MT)) {
-		luaL_setfuncs(L, task_metamethods, 0);
+		lua_createtable(L, 0, (int)(sizeof(task_fields) / sizeof(task_fields[0])));
+		for (size_t i = 0; i < sizeof(task_fields) / sizeof(task_fields[0]); i++) {
+			lua_pushinteger(L, task_fields[i].f);
+			lua_setfield(L, -2, task_fields[i].name);
+		}
+		luaL_setfuncs(L, task_metamethods, 1);
 		lua_pushstring(L, "read-only");
 		lua_setfield(L, -2, "__metatable");
 	}

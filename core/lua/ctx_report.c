@@ -347,6 +347,25 @@ static struct evidence *report_new_evidence(lua_State *L, struct check_result *r
 	return e;
 }
 
+/*
+ * A table or bars given more than MAX_ROWS rows keep the first MAX_ROWS, and a
+ * note beside them says so: the rows past the cap must not vanish unsaid (a
+ * per-CPU table of 192 CPUs lost cpu100 to cpu191 that way).
+ */
+static void report_cut_note(lua_State *L, struct check_result *r, const char *title,
+			    lua_Integer given)
+{
+	char buf[MAX_TEXT];
+	struct evidence *n;
+
+	/* formatted first: the new evidence may move r->evidence, and the table with it */
+	snprintf(buf, sizeof(buf), "%s: the first %d of %lld rows (a table keeps at most %d)",
+		 title ? title : "table", MAX_ROWS, (long long)given, MAX_ROWS);
+	n = report_new_evidence(L, r, EV_NOTE);
+	if (n && !(n->title = strdup(buf)))
+		luaL_error(L, "out of memory");
+}
+
 /* A cell: strings as they are, numbers formatted compactly, booleans as yes/no. */
 static char *report_cell_text(lua_State *L, int idx)
 {
@@ -376,7 +395,7 @@ static int report_table(lua_State *L)
 {
 	struct check_result *r = report_result(L);
 	struct evidence *e;
-	lua_Integer ncol, nrow;
+	lua_Integer ncol, nrow, given;
 
 	luaL_checktype(L, 2, LUA_TTABLE);
 	if (lua_getfield(L, 2, "columns") != LUA_TTABLE)
@@ -403,7 +422,7 @@ static int report_table(lua_State *L)
 		free(s);
 		lua_pop(L, 1);
 	}
-	nrow = (lua_Integer)lua_rawlen(L, -1);
+	given = nrow = (lua_Integer)lua_rawlen(L, -1);
 	if (nrow > MAX_ROWS)
 		nrow = MAX_ROWS;
 	e->rows = calloc((size_t)nrow + 1, sizeof(*e->rows));
@@ -425,6 +444,8 @@ static int report_table(lua_State *L)
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 2);
+	if (given > MAX_ROWS)
+		report_cut_note(L, r, e->title, given);
 	return 0;
 }
 
@@ -440,7 +461,7 @@ static int report_bars(lua_State *L)
 	struct check_result *r = report_result(L);
 	struct evidence *e;
 	char *label;
-	lua_Integer ncat, nrow;
+	lua_Integer ncat, nrow, given;
 
 	luaL_checktype(L, 2, LUA_TTABLE);
 	if (lua_getfield(L, 2, "categories") != LUA_TTABLE)
@@ -473,7 +494,7 @@ static int report_bars(lua_State *L)
 		}
 		free(s);
 	}
-	nrow = (lua_Integer)lua_rawlen(L, -1);
+	given = nrow = (lua_Integer)lua_rawlen(L, -1);
 	if (nrow > MAX_ROWS)
 		nrow = MAX_ROWS;
 	e->rows = calloc((size_t)nrow + 1, sizeof(*e->rows));
@@ -507,6 +528,8 @@ static int report_bars(lua_State *L)
 		lua_pop(L, 2);
 	}
 	lua_pop(L, 2);
+	if (given > MAX_ROWS)
+		report_cut_note(L, r, e->title, given);
 	return 0;
 }
 

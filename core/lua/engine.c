@@ -88,7 +88,7 @@ static void engine_run_here(const struct catalog *cat, const struct check_def *d
 			    struct check_result *out)
 {
 	struct budget b;
-	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
+	int64_t t0 = clock__ns(CLOCK_MONOTONIC), c0 = clock__ns(CLOCK_THREAD_CPUTIME_ID);
 	lua_State *L;
 	int st;
 
@@ -135,6 +135,7 @@ static void engine_run_here(const struct catalog *cat, const struct check_def *d
 	out->mem_peak = b.peak;
 	sandbox__close(L);
 	out->elapsed_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	out->cpu_ms = (double)(clock__ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e6;
 }
 
 /* How far past its own wall budget a check's process may go before it is killed from outside. */
@@ -327,6 +328,7 @@ void engine__run_checks(const struct catalog *cat, const struct check_def *const
 			active--;
 		}
 	}
+	check_results__name_containers(an, out, n);
 }
 
 void engine__run_check(const struct catalog *cat, const struct check_def *def,

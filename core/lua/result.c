@@ -6,11 +6,14 @@
  * count and length is bounded before anything is allocated.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/analysis.h"
 #include "lua/engine.h"
 #include "util/json.h"
+#include "util/strbuf.h"
 #include "util/wire.h"
 
 static const char *const status_names[] = { "ok", "warn", "crit", "unknown", "skip", "error" };
@@ -33,6 +36,121 @@ int status__severity(const char *name)
 		if (!strcmp(name, status_names[st]))
 			return st;
 	return -1;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static void culprit_container__free(struct culprit_container *c)
+{
+	if (!c)
+		return;
+	free(c->label);
+	free(c->id);
+	free(c->runtime);
+	free(c->name);
+	free(c->image);
+	free(c->k8s_container);
+	free(c->pod_namespace);
+	free(c->pod_name);
+	free(c);
+}
+
+static struct culprit_container *culprit_container(const struct container_set *s,
+						    const struct container_cgroup *g)
+{
+	const struct container *c = g->container >= 0 ? &s->c[g->container] : NULL;
+	const struct container_pod *p = g->pod >= 0 ? &s->pods[g->pod] : NULL;
+	struct culprit_container *cc = calloc(1, sizeof(*cc));
+	char label[600];
+
+	if (!cc)
+		return NULL;
+	container_set__label(s, g, label, sizeof(label));
+	cc->label = strdup(label);
+	if (c) {
+		cc->id = dup_or_null(c->id);
+		cc->runtime = dup_or_null(c->runtime);
+		cc->name = dup_or_null(c->name);
+		cc->image = dup_or_null(c->image);
+		cc->k8s_container = dup_or_null(c->k8s_container);
+	}
+	if (p) {
+		cc->pod_namespace = dup_or_null(p->namespace);
+		cc->pod_name = dup_or_null(p->name ? p->name : p->uid);
+	}
+	if (!cc->label) {
+		culprit_container__free(cc);
+		return NULL;
+	}
+	return cc;
+}
+
+/*
+ * --container, --pod: the culprits outside the workload leave the finding (its metrics, the
+ * host view, stay), named in a note so the reader knows what else the host blamed.
+ */
+static void narrow_culprits(const struct analysis *an, const struct container_set *s,
+			    struct check_result *r)
+{
+	struct strbuf out = { 0 };
+	size_t kept = 0, left = 0;
+	struct evidence *e;
+
+	for (size_t k = 0; k < r->nculprits; k++) {
+		struct culprit *c = &r->culprits[k];
+
+		if (container_set__in_focus(s, container_set__of_pid(s, c->pid), an->focus_container,
+					    an->focus_pod)) {
+			r->culprits[kept++] = *c;
+			continue;
+		}
+		strbuf__printf(&out, "%s%s (pid %d, %.0f%%)", left++ ? ", " : "", c->comm, c->pid,
+			       c->share * 100);
+		free(c->comm);
+		free(c->cmdline);
+		culprit_container__free(c->container);
+	}
+	r->nculprits = kept;
+	if (left && (e = realloc(r->evidence, (r->nevidence + 1) * sizeof(*e)))) {
+		r->evidence = e;
+		e += r->nevidence++;
+		memset(e, 0, sizeof(*e));
+		e->kind = EV_NOTE;
+		if (asprintf(&e->title, "--%s %s: %zu culprit%s outside it left out: %s",
+			     an->focus_container ? "container" : "pod",
+			     an->focus_container ? an->focus_container : an->focus_pod, left,
+			     left == 1 ? "" : "s", out.buf ? out.buf : "") < 0)
+			e->title = NULL;
+		if (!e->title)
+			r->nevidence--;
+	}
+	strbuf__free(&out);
+}
+
+void check_results__name_containers(struct analysis *an, struct check_result *results, size_t n)
+{
+	const struct container_set *s;
+	int probe, focus;
+
+	if (analysis__containers(an, &s))
+		return;
+	/* a workload that matches nothing here narrows nothing (the run says so) */
+	focus = (an->focus_container || an->focus_pod) &&
+		container_set__focus_pids(s, an->focus_container, an->focus_pod, &probe, 1);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < results[i].nculprits; k++) {
+			struct culprit *c = &results[i].culprits[k];
+			const struct container_cgroup *g = container_set__of_pid(s, c->pid);
+
+			if (g && !c->container)
+				c->container = culprit_container(s, g);
+		}
+		if (focus)
+			narrow_culprits(an, s, &results[i]);
+	}
 }
 
 void check_result__free(struct check_result *r)
@@ -60,6 +178,7 @@ void check_result__free(struct check_result *r)
 	for (size_t i = 0; i < r->nculprits; i++) {
 		free(r->culprits[i].comm);
 		free(r->culprits[i].cmdline);
+		culprit_container__free(r->culprits[i].container);
 	}
 	free(r->culprits);
 	for (size_t i = 0; i < r->nevidence; i++) {
@@ -189,6 +308,7 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 	wire__put_str(sb, r->error);
 	wire__put_str(sb, r->traceback);
 	wire__put_f64(sb, r->elapsed_ms);
+	wire__put_f64(sb, r->cpu_ms);
 	wire__put_u64(sb, r->mem_peak);
 	wire__put_u64(sb, r->instructions);
 	wire__put_f64(sb, r->score);
@@ -344,6 +464,7 @@ int check_result__decode(struct check_result *r, const void *buf, size_t len)
 	r->error = wire__str(&rb);
 	r->traceback = wire__str(&rb);
 	r->elapsed_ms = wire__f64(&rb);
+	r->cpu_ms = wire__f64(&rb);
 	r->mem_peak = (size_t)wire__u64(&rb);
 	r->instructions = wire__u64(&rb);
 	r->score = wire__f64(&rb);

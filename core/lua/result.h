@@ -54,11 +54,18 @@ struct na_metric {
 	char *name, *instance, *reason; /* instance NULL: the check's whole cell */
 };
 
+/* The container a culprit runs in, as the captures name it (collect/analysis_containers.c). */
+struct culprit_container {
+	char *label;     /* "pod shop/web-1, container nginx", "docker web", "runc sonde-hog" */
+	char *id, *runtime, *name, *image, *k8s_container, *pod_namespace, *pod_name; /* NULL: unknown */
+};
+
 struct culprit {
 	int pid;
 	char *comm, *cmdline;
 	double share;
 	int kernel_thread; /* a kernel thread: its CPU time serves others (I/O, interrupts) */
+	struct culprit_container *container; /* NULL: not in a container, or not known */
 };
 
 /*
@@ -112,11 +119,18 @@ struct check_result {
 	char *summary;
 	char *error, *traceback;
 	double elapsed_ms;
+	double cpu_ms;   /* the check's own CPU time (its thread: user and system) */
 	size_t mem_peak;
 	uint64_t instructions;
 	double score; /* how far past its threshold the worst metric is (ranking) */
 };
 
+/*
+ * Name the container of each culprit of results[0, n) from the captures of an (its
+ * proc.cgroups): one place for every check, whatever the check declared.
+ */
+struct analysis;
+void check_results__name_containers(struct analysis *an, struct check_result *results, size_t n);
 void check_result__free(struct check_result *r);
 
 /*

@@ -29,6 +29,7 @@
 #include "util/clock.h"
 #include "util/json.h"
 #include "util/file.h"
+#include "util/refusal.h"
 #include "perf/counters.h"
 
 const struct perf_event_spec perf_event_specs[] = {
@@ -60,19 +61,12 @@ static long sys_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, 
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
+/* 0, or -errno: the callers want the text or nothing (util/file.h reads it). */
 static int read_small(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = file__read_small(path, buf, cap);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 static int read_paranoid(void)
@@ -180,8 +174,13 @@ static void explain(const struct perf_event_spec *spec, int e, int paranoid, cha
 			 "not cover it", spec->name);
 		break;
 	case EACCES:
-	case EPERM:
-		if (paranoid == INT32_MIN)
+	case EPERM: {
+		char policy[400];
+
+		if (refusal__policy("perf_event_open", policy, sizeof(policy)))
+			snprintf(why, whylen, "%s: refused (%s): %s", spec->name, errno_name(e),
+				 policy);
+		else if (paranoid == INT32_MIN)
 			snprintf(why, whylen,
 				 "%s: permission denied (%s): system-wide counting needs "
 				 "CAP_PERFMON (or CAP_SYS_ADMIN), and "
@@ -195,6 +194,7 @@ static void explain(const struct perf_event_spec *spec, int e, int paranoid, cha
 				 "(sonde never changes it)",
 				 spec->name, errno_name(e), paranoid);
 		break;
+	}
 	case EMFILE:
 	case ENFILE:
 		snprintf(why, whylen,

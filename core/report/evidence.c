@@ -24,11 +24,17 @@
 void report__doc_culprits(struct doc *d, const struct check_result *r)
 {
 	static const char *const head[] = { "pid", "process", "share", "command line" };
+	/* the container column only where a culprit runs in one */
+	static const char *const head_ct[] = { "pid", "process", "share", "container",
+					       "command line" };
 	struct block *t;
+	int ct = 0;
 
 	if (!r->nculprits)
 		return;
-	t = doc__table_head(d, "rlrl", head);
+	for (size_t i = 0; i < r->nculprits; i++)
+		ct |= r->culprits[i].container != NULL;
+	t = ct ? doc__table_head(d, "rlrll", head_ct) : doc__table_head(d, "rlrl", head);
 	for (size_t i = 0; i < r->nculprits; i++) {
 		const struct culprit *c = &r->culprits[i];
 		char share[32];
@@ -37,6 +43,8 @@ void report__doc_culprits(struct doc *d, const struct check_result *r)
 		inl__words(doc__cell(t, CELL_PLAIN), "%d", c->pid);
 		inl__text(doc__cell(t, CELL_PLAIN), c->comm);
 		inl__text(doc__cell(t, CELL_PLAIN), share);
+		if (ct)
+			inl__text(doc__cell(t, CELL_PLAIN), c->container ? c->container->label : "-");
 		inl__text_cut(doc__cell(t, CELL_PLAIN), c->cmdline ? c->cmdline : "", CELL_MAX);
 	}
 }

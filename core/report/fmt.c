@@ -8,7 +8,7 @@
 
 /*
  * A unit that is a counted noun in the plural ("threads", "failures"), so
- * that one of it reads "1 thread": lowercase letters ending in 's', not a
+ * that one of it reads "1 thread" and "1 CPU": letters ending in 's', not a
  * unit symbol ("s", "ms", "us", "ns") nor a rate ("packets/s").
  */
 static int singular(const char *u)
@@ -22,7 +22,7 @@ static int singular(const char *u)
 	if (n < 3 || u[n - 1] != 's' || u[n - 2] == 's')
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (u[i] < 'a' || u[i] > 'z')
+		if ((u[i] < 'a' || u[i] > 'z') && (u[i] < 'A' || u[i] > 'Z'))
 			return 0;
 	return 1;
 }

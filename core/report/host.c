@@ -74,6 +74,27 @@ static void doc_numa(struct doc *d, const struct host_context *hc)
 }
 
 /* The facts one a row, then NUMA, failed units, the kernel log's tail and the sysctls. */
+/* Where sonde ran, and what it could not see from there (collect/analysis_observer.c). */
+static void doc_observer(struct report_model *m, struct block *t)
+{
+	struct observer o;
+	struct strv lim = { 0 };
+	char buf[512];
+
+	if (analysis__observer(m->rr->an, &o))
+		return;
+	observer__where(&o, buf, sizeof(buf));
+	fact(t, "sonde ran", buf, NULL);
+	observer__limits(m->rr->an, &o, &lim);
+	for (size_t i = 0; i < lim.n; i++) {
+		struct inlines *in = doc__para(&m->doc);
+
+		inl__words(in, "What sonde could not see: ");
+		inl__text(in, lim.v[i]);
+	}
+	strv__free(&lim);
+}
+
 void report__doc_host(struct report_model *m)
 {
 	const struct host_context *hc = &m->host;
@@ -110,6 +131,7 @@ void report__doc_host(struct report_model *m)
 	fact(t, "processors", hc->cpus ? buf : NULL, NULL);
 	joined(&hc->cpu_flags, buf, sizeof(buf));
 	fact(t, "CPU flags", buf, NULL);
+	doc_observer(m, t);
 	if (!hc->collected)
 		return;
 	fact(t, "cgroups", hc->cgroup, NULL);
@@ -162,8 +184,9 @@ void report__doc_host(struct report_model *m)
 }
 
 /*
- * A fact of the host context: host_context keeps "" for one it could not
- * read, which findings.json says as null (json__kv_str writes "" as "").
+ * A fact of the host context or of the observer: both keep "" for one that
+ * could not be read, which findings.json says as null (json__kv_str writes
+ * "" as "").
  */
 static void kv_fact(struct json *j, const char *k, const char *v)
 {
@@ -171,6 +194,31 @@ static void kv_fact(struct json *j, const char *k, const char *v)
 }
 
 /* findings.json's host.context (docs/findings-schema.md); null where unknown. */
+void report__json_observer(struct json *j, struct analysis *an)
+{
+	struct observer o;
+	struct strv lim = { 0 };
+	char buf[512];
+
+	if (analysis__observer(an, &o))
+		return;
+	json__key(j, "observer");
+	json__begin_object(j);
+	kv_fact(j, "pid_namespace", o.pid_ns);
+	kv_fact(j, "cgroup_namespace", o.cgroup_ns);
+	kv_fact(j, "container", o.container);
+	if (o.has_caps) {
+		snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)o.cap_eff);
+		kv_fact(j, "cap_eff", buf);
+	}
+	observer__where(&o, buf, sizeof(buf));
+	kv_fact(j, "summary", buf);
+	observer__limits(an, &o, &lim);
+	json__kv_strv(j, "cannot_see", &lim);
+	json__end_object(j);
+	strv__free(&lim);
+}
+
 void report__json_host_context(struct json *j, const struct host_context *hc)
 {
 	json__key(j, "context");

@@ -22,6 +22,29 @@ static void json_time(struct json *j, const char *key, int64_t ns)
 	json__string(j, buf);
 }
 
+/* "container": { label, id, runtime, name, image, k8s_container, pod_namespace, pod_name } */
+static void json_culprit_container(struct json *j, const struct culprit_container *c)
+{
+	json__key(j, "container");
+	json__begin_object(j);
+	json__kv_str(j, "label", c->label);
+	if (c->id)
+		json__kv_str(j, "id", c->id);
+	if (c->runtime)
+		json__kv_str(j, "runtime", c->runtime);
+	if (c->name)
+		json__kv_str(j, "name", c->name);
+	if (c->image)
+		json__kv_str(j, "image", c->image);
+	if (c->k8s_container)
+		json__kv_str(j, "k8s_container", c->k8s_container);
+	if (c->pod_namespace)
+		json__kv_str(j, "pod_namespace", c->pod_namespace);
+	if (c->pod_name)
+		json__kv_str(j, "pod_name", c->pod_name);
+	json__end_object(j);
+}
+
 static void json_culprits(struct json *j, const struct check_result *r)
 {
 	json__key(j, "culprits");
@@ -38,6 +61,8 @@ static void json_culprits(struct json *j, const struct check_result *r)
 			json__key(j, "kernel_thread");
 			json__bool(j, 1);
 		}
+		if (r->culprits[i].container)
+			json_culprit_container(j, r->culprits[i].container);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -294,7 +319,7 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 }
 
 
-static void json_run(struct json *j, const struct analysis *an, const struct host_context *hc)
+static void json_run(struct json *j, struct analysis *an, const struct host_context *hc)
 {
 	json__kv_str(j, "schema", FINDINGS_SCHEMA);
 	json__key(j, "sonde");
@@ -313,6 +338,7 @@ static void json_run(struct json *j, const struct analysis *an, const struct hos
 	json__int(j, (int64_t)an->mem_total);
 	json__kv_str(j, "virtualization", an->virt[0] ? an->virt : NULL);
 	report__json_host_context(j, hc);
+	report__json_observer(j, an);
 	json__end_object(j);
 
 	json__key(j, "window");
@@ -509,6 +535,7 @@ static void json_check(struct json *j, const struct check_result *r)
 		json__kv_str(j, "traceback", r->traceback);
 	}
 	json__kv_num(j, "elapsed_ms", r->elapsed_ms);
+	json__kv_num(j, "cpu_ms", r->cpu_ms);
 	json__key(j, "mem_peak_bytes");
 	json__int(j, (int64_t)r->mem_peak);
 	json__key(j, "instructions");

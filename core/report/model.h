@@ -104,6 +104,8 @@ void report__doc_appendix(struct report_model *m);
 struct json;
 void report__doc_host(struct report_model *m);
 void report__json_host_context(struct json *j, const struct host_context *hc);
+/* findings.json's host.observer: where sonde ran and what it could not see from there. */
+void report__json_observer(struct json *j, struct analysis *an);
 
 /* evidence.c: what a check shows under its heading */
 void report__doc_culprits(struct doc *d, const struct check_result *r);

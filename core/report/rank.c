@@ -210,13 +210,14 @@ void report__finding_summary(const struct check_result *r, char *buf, size_t len
 
 static void culprit_text(const struct culprit *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s (pid %d, %.0f%%)", c->comm, c->pid, c->share * 100);
+	snprintf(buf, len, "%s (pid %d, %.0f%%)%s%s", c->comm, c->pid, c->share * 100,
+		 c->container ? " in " : "", c->container ? c->container->label : "");
 }
 
 void report__verdict(const struct run_report *rr, char *buf, size_t len)
 {
 	const struct check_result *r;
-	char sum[512], cul[160];
+	char sum[512], cul[800];
 	size_t unknowns = 0, nexp = 0;
 	int o;
 

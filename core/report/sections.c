@@ -246,20 +246,21 @@ void report__doc_unknowns(struct report_model *m)
 
 static void appendix_checks(struct doc *d, const struct run_report *rr)
 {
-	static const char *const head[] = { "check", "status", "time (ms)", "Lua memory peak",
-					    "instructions" };
+	static const char *const head[] = { "check", "status", "time (ms)", "CPU (ms)",
+					    "Lua memory peak", "instructions" };
 	struct block *t;
 
 	/* reference, not reading: one line in HTML until opened */
 	doc__fold(d);
 	inl__words(doc__heading(d, 3, NULL), "Checks");
-	t = doc__table_head(d, "llrrr", head);
+	t = doc__table_head(d, "llrrrr", head);
 	for (size_t i = 0; i < rr->nres; i++) {
 		const struct check_result *r = &rr->res[i];
 
 		inl__text(doc__cell(t, CELL_PLAIN), r->def->id);
 		inl__words(doc__cell(t, cell_status__of(r->st)), "%s", status__name(r->st));
 		inl__words(doc__cell(t, CELL_PLAIN), "%.1f", r->elapsed_ms);
+		inl__words(doc__cell(t, CELL_PLAIN), "%.1f", r->cpu_ms);
 		inl__words(doc__cell(t, CELL_PLAIN), "%zu KiB", r->mem_peak / 1024);
 		inl__words(doc__cell(t, CELL_PLAIN), "%llu", (unsigned long long)r->instructions);
 	}

@@ -86,6 +86,10 @@ static const struct unknown_kind {
 	  "keep CAP_SYS_PTRACE (a unit's CapabilityBoundingSet, a container's capabilities): "
 	  "root without it may not read a non-dumpable process",
 	  { "although sonde ran as root" } },
+	/* before "need privileges": sonde has the right, a policy above it refuses */
+	{ "refused by a policy", "run sonde outside the container or unit whose seccomp filter "
+				 "refuses bpf() or perf_event_open(), or allow them there",
+	  { "seccomp filter", "kernel lockdown" } },
 	{ "need privileges", "run as root (or grant CAP_BPF, CAP_PERFMON and CAP_SYSLOG)",
 	  { "root", "CAP_", "permission denied", "not permitted", "perf_event_paranoid",
 	    "hidepid", "kptr_restrict" } },
@@ -97,6 +101,8 @@ static const struct unknown_kind {
 				    "virtual PMU", { "PMU", "hardware counter" } },
 	{ "need a debug kernel", "a kernel with CONFIG_LOCK_STAT or lockdep (debug options)",
 	  { "CONFIG_LOCK_STAT", "CONFIG_PROVE_LOCKING", "lockdep" } },
+	{ "need PSI", "Linux 4.20+ with CONFIG_PSI, booted with psi=1 where it is off by default "
+		      "(RHEL 8)", { "CONFIG_PSI" } },
 	{ "need cgroup v2", "boot with cgroup v2 (systemd.unified_cgroup_hierarchy=1)",
 	  { "cgroup v2" } },
 	{ "not measured by this version", "see docs/ (a later sonde may)",

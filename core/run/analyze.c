@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,14 +34,32 @@ static void run_checks(const struct catalog *cat, const struct check_def **sel, 
 	report__rank(&oc->rr);
 }
 
+/* A workload that is not in the captures: the report stays the host's, and says nothing else. */
+static void warn_focus(const struct run_opts *o, struct analysis *an)
+{
+	const struct container_set *s = NULL;
+	int pid;
+
+	if (!o->focus_container && !o->focus_pod)
+		return;
+	analysis__containers(an, &s);
+	if (!container_set__focus_pids(s, o->focus_container, o->focus_pod, &pid, 1))
+		fprintf(stderr, "sonde: --%s %s: no container or pod of this window matches; the "
+			"report is not narrowed\n", o->focus_container ? "container" : "pod",
+			o->focus_container ? o->focus_container : o->focus_pod);
+}
+
 void run_analyze__checks(struct run_opts *o, const struct run_plan *p, struct analysis *an,
 			 const struct window_result *wr, struct redactor *red,
 			 struct run_outcome *oc)
 {
 	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
 
+	an->focus_container = o->focus_container;
+	an->focus_pod = o->focus_pod;
 	run_checks(&p->cat, p->sel, p->nsel, an, oc);
 	run_cost__mark(&oc->rr.cost, "analysis");
+	warn_focus(o, an);
 	run_drilldown__run(o, &p->cat, oc, red);
 	if (oc->rr.drill_an)
 		run_cost__mark(&oc->rr.cost, "drill-down");

@@ -79,6 +79,36 @@ static void rule_tools(const struct catalog *cat, const struct drill_rule *r, st
 	}
 }
 
+static void add_suspect(struct run_suspects *sus, int pid)
+{
+	int seen = 0;
+
+	for (size_t k = 0; k < sus->n; k++)
+		seen |= sus->pids[k] == pid;
+	if (pid > 0 && !seen && sus->n < RUN_MAX_SUSPECTS)
+		sus->pids[sus->n++] = pid;
+}
+
+/*
+ * --container, --pod: the culprits are the workload's already (lua/result.c); where none of
+ * its processes was a culprit, the filtered tools trace the workload's processes.
+ */
+static void drill_focus(const struct run_outcome *oc, struct run_suspects *sus)
+{
+	struct analysis *an = oc->rr.an;
+	const struct container_set *s;
+	int pids[RUN_MAX_SUSPECTS];
+	size_t n;
+
+	if ((!an->focus_container && !an->focus_pod) || sus->n ||
+	    analysis__containers(an, &s))
+		return;
+	n = container_set__focus_pids(s, an->focus_container, an->focus_pod, pids,
+				      RUN_MAX_SUSPECTS);
+	for (size_t i = 0; i < n; i++)
+		add_suspect(sus, pids[i]);
+}
+
 /*
  * The suspects of the second window: the culprits of the findings that fired
  * rules with filter = "culprits". Their tools trace those processes alone,
@@ -94,15 +124,10 @@ static void drill_suspects(const struct catalog *cat, const struct run_outcome *
 		const struct check_result *res = result_of(oc, r->trigger);
 
 		rule_tools(cat, r, r->filter_culprits ? &filtered : &whole);
-		for (size_t c = 0; r->filter_culprits && res && c < res->nculprits; c++) {
-			int pid = res->culprits[c].pid, seen = 0;
-
-			for (size_t k = 0; k < sus->n; k++)
-				seen |= sus->pids[k] == pid;
-			if (pid > 0 && !seen && sus->n < RUN_MAX_SUSPECTS)
-				sus->pids[sus->n++] = pid;
-		}
+		for (size_t c = 0; r->filter_culprits && res && c < res->nculprits; c++)
+			add_suspect(sus, res->culprits[c].pid);
 	}
+	drill_focus(oc, sus);
 	for (size_t i = 0; i < filtered.n; i++)
 		if (!strv__has(&whole, filtered.v[i]) && strv__push(&sus->tools, filtered.v[i]))
 			run__die_oom();
@@ -204,6 +229,8 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 	}
 	oc->drill_open = 1;
 	oc->drill_an.drilldown = 1;
+	oc->drill_an.focus_container = o->focus_container;
+	oc->drill_an.focus_pod = o->focus_pod;
 	oc->rr.drill_an = &oc->drill_an;
 	nr = realloc(oc->res, (oc->rr.nres + run.n + 1) * sizeof(*nr));
 	if (!nr)

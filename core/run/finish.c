@@ -43,11 +43,20 @@ static int write_file(const char *dir, const char *name, const char *data, size_
 	return file__write_all(path, data, len);
 }
 
-/* findings.json, report.md, report.html, manifest.json into stage. */
+static void print_summary(const struct run_opts *o, struct run_outcome *oc, const char *stage,
+			  struct redactor *red);
+
+/*
+ * findings.json, report.md, report.html, manifest.json into stage; the
+ * verdict (print_summary) as soon as findings.json is written and, with
+ * --redact, redacted: the other renderings and the manifest's hashes of the
+ * captures come after it, since on a big host they take a noticeable part
+ * of a second.
+ */
 static int write_reports(const char *stage, struct run_outcome *oc, const struct run_opts *o,
 			 struct redactor *red, char *err, size_t errlen)
 {
-	static const char *const reports[] = { "findings.json", "report.md", "report.html" };
+	static const char *const reports[] = { "report.md", "report.html" };
 	struct strbuf js = { 0 }, md = { 0 }, html = { 0 };
 	const char *out_dir = o->out_dir;
 	int rc;
@@ -55,15 +64,12 @@ static int write_reports(const char *stage, struct run_outcome *oc, const struct
 	if (out_dir)
 		bundle__path(out_dir, oc->rr.an, o->case_id, oc->bundle, sizeof(oc->bundle));
 	measure_cost(&oc->rr.cost);
-	/* One model, three renderings of it (and the summary, in finish). */
-	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js)) ||
-	    (rc = report__markdown(oc->report, &md)) || (rc = report__html(oc->report, &html))) {
+	/* One model, three renderings of it (and the summary). */
+	if ((rc = report__build(&oc->rr, &oc->report)) || (rc = report__json(oc->report, &js))) {
 		snprintf(err, errlen, "building the report: out of memory");
 		goto cleanup;
 	}
-	if ((rc = write_file(stage, "findings.json", js.buf, js.len)) ||
-	    (rc = write_file(stage, "report.md", md.buf, md.len)) ||
-	    (rc = write_file(stage, "report.html", html.buf, html.len))) {
+	if ((rc = write_file(stage, "findings.json", js.buf, js.len))) {
 		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
 		goto cleanup;
 	}
@@ -72,6 +78,18 @@ static int write_reports(const char *stage, struct run_outcome *oc, const struct
 	 * what came from elsewhere: the command line, a path in a check's error.
 	 * Pseudonyms already in them are kept as they are.
 	 */
+	if (red && (rc = redactor__apply_file(red, stage, "findings.json", err, errlen)))
+		goto cleanup;
+	print_summary(o, oc, stage, red);
+	if ((rc = report__markdown(oc->report, &md)) || (rc = report__html(oc->report, &html))) {
+		snprintf(err, errlen, "building the report: out of memory");
+		goto cleanup;
+	}
+	if ((rc = write_file(stage, "report.md", md.buf, md.len)) ||
+	    (rc = write_file(stage, "report.html", html.buf, html.len))) {
+		snprintf(err, errlen, "writing the report into %s: %s", stage, strerror(-rc));
+		goto cleanup;
+	}
 	for (size_t i = 0; red && i < sizeof(reports) / sizeof(*reports); i++)
 		if ((rc = redactor__apply_file(red, stage, reports[i], err, errlen)))
 			goto cleanup;
@@ -261,7 +279,7 @@ static void retain(const struct run_opts *o, const struct run_outcome *oc, FILE 
 			refused == 1 ? "" : "s");
 }
 
-/* The verdict, as soon as the reports exist: findings.json, or the terminal summary. */
+/* The verdict, as soon as findings.json exists: it, or the terminal summary. */
 static void print_summary(const struct run_opts *o, struct run_outcome *oc, const char *stage,
 			  struct redactor *red)
 {
@@ -379,12 +397,10 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 
 	if (o->progress_shown)
 		fputs("\r\033[K", stderr);
+	/* the verdict comes out in write_reports, before the bundle is compressed */
 	rc = write_reports(stage, oc, o, red, err, sizeof(err));
-	if (!rc) {
-		/* the verdict before the bundle: compressing it is the slow part on a big host */
-		print_summary(o, oc, stage, red);
+	if (!rc)
 		rc = write_bundle(stage, oc, o, red, err, sizeof(err));
-	}
 	if (rc) {
 		if (keep_on_error) {
 			/* The captures are the evidence: keep them where the user can get them. */

@@ -174,9 +174,35 @@ int run_plan__collectors(const struct check_def *const *defs, size_t n, struct s
 	return 0;
 }
 
+/* --container, --pod: one workload; a word of the report, so nothing it cannot show. */
+static void check_focus(const struct run_opts *o)
+{
+	const char *v = o->focus_container ? o->focus_container : o->focus_pod;
+	const char *slash;
+
+	if (o->focus_container && o->focus_pod)
+		run__die_usage(o->cmd, "--container and --pod name one workload: give one of them");
+	if (!v)
+		return;
+	if (!*v || strlen(v) > 253)
+		run__die_usage(o->cmd, "--%s: empty or longer than 253 characters",
+			       o->focus_pod ? "pod" : "container");
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			run__die_usage(o->cmd, "--%s: a blank or control character in '%s'",
+				       o->focus_pod ? "pod" : "container", v);
+	slash = strchr(v, '/');
+	if (o->focus_pod && slash && (slash == v || !slash[1] || strchr(slash + 1, '/')))
+		run__die_usage(o->cmd, "--pod %s: NAMESPACE/NAME (or the pod's UID)", v);
+	if (o->focus_container && slash)
+		run__die_usage(o->cmd, "--container %s: a container's name or id has no '/' "
+			       "(a pod is --pod NAMESPACE/NAME)", v);
+}
+
 void run_plan__make(struct run_plan *p, const struct run_opts *o)
 {
 	*p = (struct run_plan){ 0 };
+	check_focus(o);
 	run_plan__load_catalog(o, &p->cat);
 	p->sel = select_checks(o, &p->cat, &p->nsel);
 	/*
@@ -185,6 +211,10 @@ void run_plan__make(struct run_plan *p, const struct run_opts *o)
 	 */
 	if (!p->sel || strv__push(&p->names, HOSTCTX_STREAM) ||
 	    run_plan__collectors(p->sel, p->nsel, &p->names))
+		run__die_oom();
+	/* the workload of --container and --pod is found in the cgroups' captures */
+	if ((o->focus_container || o->focus_pod) && !strv__has(&p->names, "proc.cgroups") &&
+	    (strv__push(&p->names, "proc.cgroups") || run_plan__collectors(NULL, 0, &p->names)))
 		run__die_oom();
 }
 

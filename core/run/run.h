@@ -50,6 +50,8 @@ struct run_opts {
 	double drill_window_s;  /* the second window: half the first, at least 2 s */
 	int live;               /* `run`: the host is here (drill-down can observe) */
 	const char *methodology; /* --methodology: only this one's checks */
+	const char *focus_container; /* --container NAME|ID: the workload the report narrows to */
+	const char *focus_pod;   /* --pod NAMESPACE/NAME */
 	int no_perf;            /* --no-perf: no perf_event counter is opened (perf.counters) */
 	int fail_on;            /* an enum status: ST_OK (never), ST_WARN or ST_CRIT */
 	int color;              /* enum color_mode */

@@ -39,6 +39,8 @@ _Static_assert(TRACE_MAX_TGIDS <= HEV_MAX_PIDS, "every suspect's counters are re
 static const double attach_factor[ATTACH_NR] = {
 	[ATTACH_TP_BTF] = 1.0,     [ATTACH_RAW_TP] = 1.0, [ATTACH_TRACEPOINT] = 1.6,
 	[ATTACH_FENTRY] = 1.0,     [ATTACH_KPROBE] = 2.5, [ATTACH_PERF_EVENT] = 1.0,
+	/* an event written into a tracefs instance, then read and parsed by sonde (ftrace.c) */
+	[ATTACH_TRACEFS] = 4.0,
 };
 
 static int64_t batch_ns(void)
@@ -570,7 +572,8 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 	for (size_t i = 0; i < ts->nout; i++) {
 		struct trace_outcome *oc = &ts->outcome[i];
 
-		trace_cost__predict(oc->tool, trace_cost__likely_attach(oc->tool), cal, &ea, &eb,
+		trace_cost__predict(oc->tool, ts->no_bpf && oc->tool->ftrace ? ATTACH_TRACEFS :
+				    trace_cost__likely_attach(oc->tool), cal, &ea, &eb,
 				    trace_opts__filters(o, oc->tool), (int)(ncpu > 0 ? ncpu : 1),
 				    &oc->pred);
 		preds[n++] = &oc->pred;

@@ -7,6 +7,12 @@
  *   comms_seen, comms = top commands by execs { comm, filename, execs, exits_new, life_us },
  *   sampling = { first, per_comm, max, args_max }, samples = argv samples in time
  *   order { at_s, pid, ppid, uid, comm, pcomm, filename, args, args_cut } }.
+ *
+ * Without BPF, the same but the argv samples from sched:sched_process_fork,
+ * sched_process_exec and sched_process_exit in a tracefs instance (ftrace.h),
+ * counted in sonde: an exec event has no argv (sampling all 0, every exec
+ * not sampled), a fork's record does not tell a thread from a process (as
+ * the classic tracepoint's), a lifetime is from the fork seen in the window.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -19,6 +25,10 @@
 #include <bpf/libbpf.h>
 
 #include "util/clock.h"
+#include "util/file.h"
+#include "util/parse.h"
+#include "util/pidmap.h"
+#include "trace/ftrace.h"
 #include "trace/maps.h"
 #include "trace/trace.h"
 #include "execsnoop.h"
@@ -157,7 +167,7 @@ static void json_totals(struct json *j, const uint64_t *tot, const struct trace_
 	trace__json_int(j, "not_sampled", tot[EXECSNOOP_NOT_SAMPLED]);
 	/* the classic tracepoint's fork record cannot tell a thread from a process */
 	json__key(j, "forks_include_threads");
-	json__bool(j, t->attach == ATTACH_TRACEPOINT);
+	json__bool(j, t->attach == ATTACH_TRACEPOINT || t->attach == ATTACH_TRACEFS);
 
 	json__key(j, "lifetime");
 	json__begin_object(j);
@@ -191,14 +201,14 @@ static void json_comm(struct json *j, const void *row, void *arg)
 	trace__json_us(j, "life_us", r->v.life_ns);
 }
 
-static void json_sampling(struct json *j, const struct execsnoop_bpf *skel)
+static void json_sampling(struct json *j, int first, int per_comm, int max, int args_max)
 {
 	json__key(j, "sampling");
 	json__begin_object(j);
-	trace__json_int(j, "first", skel->rodata->targ_first_samples);
-	trace__json_int(j, "per_comm", skel->rodata->targ_per_comm);
-	trace__json_int(j, "max", EXECSNOOP_MAX_SAMPLES);
-	trace__json_int(j, "args_max", EXECSNOOP_ARGS_MAX - 1);
+	trace__json_int(j, "first", first);
+	trace__json_int(j, "per_comm", per_comm);
+	trace__json_int(j, "max", max);
+	trace__json_int(j, "args_max", args_max);
 	json__end_object(j);
 }
 
@@ -249,7 +259,8 @@ static int execsnoop_collect(struct trace_run *t, struct json *j)
 			TOP_PARENTS, json_parent, NULL);
 	trace__json_top(j, "comms_seen", "comms", comms, ncomms, sizeof(*comms), TOP_COMMS,
 			json_comm, NULL);
-	json_sampling(j, skel);
+	json_sampling(j, (int)skel->rodata->targ_first_samples, (int)skel->rodata->targ_per_comm,
+		      EXECSNOOP_MAX_SAMPLES, EXECSNOOP_ARGS_MAX - 1);
 	trace__json_top(j, NULL, "samples", smp.rows, smp.n, sizeof(*smp.rows), smp.n, json_sample,
 			t);
 cleanup:
@@ -258,6 +269,224 @@ cleanup:
 	free(parents);
 	return err;
 }
+
+/* ---- the tracefs variant ---- */
+
+struct ft_born {
+	int pid;          /* pidmap's key: a process forked in the window */
+	int ppid;         /* its parent, from the fork's line */
+	uint64_t ts_ns;   /* the fork */
+	char pcomm[16];
+};
+
+struct ft_state {
+	uint64_t tot[EXECSNOOP_TOTAL_NR];
+	struct execsnoop_hist life;
+	struct pidmap born;       /* struct ft_born */
+	struct parent_row *parents;
+	struct comm_row *comms;
+	size_t nparents, ncomms;
+	uint64_t dropped;
+};
+
+static void *ft_new(void)
+{
+	struct ft_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->born = (struct pidmap)PIDMAP_INIT(sizeof(struct ft_born));
+	st->parents = calloc(EXECSNOOP_MAX_PARENTS, sizeof(*st->parents));
+	st->comms = calloc(EXECSNOOP_MAX_COMMS, sizeof(*st->comms));
+	if (!st->parents || !st->comms) {
+		free(st->parents);
+		free(st->comms);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void ft_free(void *state)
+{
+	struct ft_state *st = state;
+
+	pidmap__free(&st->born);
+	free(st->parents);
+	free(st->comms);
+	free(st);
+}
+
+static struct execsnoop_parent *ft_parent(struct ft_state *st, int ppid, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < st->nparents && st->parents[i].ppid != (__u32)ppid; i++)
+		;
+	if (i == st->nparents) {
+		if (i == EXECSNOOP_MAX_PARENTS) {
+			st->dropped++;
+			return NULL;
+		}
+		st->parents[st->nparents++].ppid = (__u32)ppid;
+		memcpy(st->parents[i].v.comm, comm, sizeof(st->parents[i].v.comm) - 1);
+	}
+	return &st->parents[i].v;
+}
+
+static struct execsnoop_comm *ft_comm(struct ft_state *st, const char *comm)
+{
+	size_t i;
+
+	for (i = 0; i < st->ncomms && strncmp(st->comms[i].comm, comm, sizeof(st->comms[i].comm));
+	     i++)
+		;
+	if (i == st->ncomms) {
+		if (i == EXECSNOOP_MAX_COMMS) {
+			st->dropped++;
+			return NULL;
+		}
+		st->ncomms++;
+		memcpy(st->comms[i].comm, comm, sizeof(st->comms[i].comm) - 1);
+	}
+	return &st->comms[i].v;
+}
+
+static int64_t ft_int(const struct ftrace_line *l, const char *name)
+{
+	int64_t v;
+
+	return parse_ftrace_int(l->fields, l->fields_len, name, &v) ? -1 : v;
+}
+
+/* A process's parent and its comm, from /proc when its fork was not seen: -1 when gone. */
+static int ft_ppid(int pid, char *pcomm, size_t n)
+{
+	char path[64], buf[1024];
+	struct pid_stat ps;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	len = file__read_small(path, buf, sizeof(buf));
+	if (len <= 0 || parse_pid_stat(buf, (size_t)len, &ps))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/comm", ps.ppid);
+	len = file__read_small(path, buf, sizeof(buf));
+	buf[len > 0 ? strcspn(buf, "\n") : 0] = '\0';
+	snprintf(pcomm, n, "%.15s", buf);
+	return ps.ppid;
+}
+
+static void ft_fork(struct ft_state *st, const struct ftrace_line *l)
+{
+	int parent = l->tgid > 0 ? l->tgid : l->pid;
+	int64_t child = ft_int(l, "child_pid");
+	struct execsnoop_parent *p;
+	struct ft_born *b;
+
+	st->tot[EXECSNOOP_FORKS]++; /* threads too: forks_include_threads */
+	if ((p = ft_parent(st, parent, l->comm)))
+		p->forks++;
+	if (child > 0 && (b = pidmap__get(&st->born, (int)child))) {
+		b->ppid = parent;
+		b->ts_ns = l->ts_ns;
+		memcpy(b->pcomm, l->comm, sizeof(b->pcomm));
+	}
+}
+
+static void ft_exec(struct ft_state *st, const struct ftrace_line *l)
+{
+	int pid = l->tgid > 0 ? l->tgid : l->pid, ppid;
+	struct ft_born *b = pidmap__find(&st->born, pid);
+	struct execsnoop_parent *p;
+	struct execsnoop_comm *c;
+	char pcomm[16] = "";
+	const char *fn;
+	size_t n;
+
+	st->tot[EXECSNOOP_EXECS]++;
+	st->tot[EXECSNOOP_NOT_SAMPLED]++; /* the event has no argv */
+	if (b) {
+		ppid = b->ppid;
+		memcpy(pcomm, b->pcomm, sizeof(pcomm));
+	} else {
+		ppid = ft_ppid(pid, pcomm, sizeof(pcomm));
+	}
+	if (ppid > 0 && (p = ft_parent(st, ppid, pcomm)))
+		p->execs++;
+	c = ft_comm(st, l->comm);
+	if (c) {
+		c->execs++;
+		if (!c->filename[0] && !parse_ftrace_field(l->fields, l->fields_len, "filename", &fn, &n))
+			memcpy(c->filename, fn, n < sizeof(c->filename) ? n : sizeof(c->filename) - 1);
+	}
+}
+
+static void ft_exit(struct ft_state *st, const struct ftrace_line *l)
+{
+	struct ft_born *b;
+	struct execsnoop_comm *c;
+	uint64_t life, slot;
+
+	/* a process ends with its main thread, as the BPF programs count it */
+	if (l->tgid > 0 && l->pid != l->tgid)
+		return;
+	st->tot[EXECSNOOP_EXITS]++;
+	b = pidmap__find(&st->born, l->pid);
+	if (!b || l->ts_ns < b->ts_ns)
+		return;
+	life = l->ts_ns - b->ts_ns;
+	st->tot[EXECSNOOP_EXITS_NEW]++;
+	for (slot = 0; (life / 1000) >> (slot + 1) && slot + 1 < EXECSNOOP_SLOTS; slot++)
+		;
+	st->life.slots[slot]++;
+	st->life.total_ns += life;
+	if ((c = ft_comm(st, l->comm))) {
+		c->exits_new++;
+		c->life_ns += life;
+	}
+}
+
+static void ft_line(void *state, const struct ftrace_line *l, int self)
+{
+	struct ft_state *st = state;
+
+	if (l->event_len == 18 && !memcmp(l->event, "sched_process_fork", 18))
+		ft_fork(st, l);
+	else if (l->event_len == 18 && !memcmp(l->event, "sched_process_exec", 18))
+		ft_exec(st, l);
+	else if (l->event_len == 18 && !memcmp(l->event, "sched_process_exit", 18))
+		ft_exit(st, l);
+}
+
+static int ft_collect(struct trace_run *t, void *state, struct json *j)
+{
+	struct ft_state *st = state;
+
+	t->c.drops += st->dropped;
+	qsort(st->parents, st->nparents, sizeof(*st->parents), parents_desc);
+	qsort(st->comms, st->ncomms, sizeof(*st->comms), comms_desc);
+	json_totals(j, st->tot, t, &st->life);
+	trace__json_top(j, "parents_seen", "parents", st->parents, st->nparents,
+			sizeof(*st->parents), TOP_PARENTS, json_parent, NULL);
+	trace__json_top(j, "comms_seen", "comms", st->comms, st->ncomms, sizeof(*st->comms),
+			TOP_COMMS, json_comm, NULL);
+	json_sampling(j, 0, 0, 0, 0);
+	json__key(j, "samples");
+	json__begin_array(j);
+	json__end_array(j);
+	return 0;
+}
+
+static const struct ftrace_tool execsnoop_ftrace = {
+	.events = { { "sched", "sched_process_fork", NULL, 0 },
+		    { "sched", "sched_process_exec", NULL, 0 },
+		    { "sched", "sched_process_exit", NULL, 0 } },
+	.state_new = ft_new,
+	.line = ft_line,
+	.collect = ft_collect,
+	.state_free = ft_free,
+};
 
 static void execsnoop_destroy(void *skel)
 {
@@ -268,7 +497,8 @@ const struct trace_tool trace_execsnoop = {
 	.name = "execsnoop",
 	.what = "processes started in the window: execs by parent and command, argv samples, "
 		"lifetimes",
-	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_NR },
+	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_TRACEFS, ATTACH_NR },
+	.ftrace = &execsnoop_ftrace,
 	.open = execsnoop_open,
 	.configure = execsnoop_configure,
 	.collect = execsnoop_collect,

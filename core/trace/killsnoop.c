@@ -13,6 +13,10 @@
  * code, origin, result, outcome, group } ], self_signals (signals sonde sent
  * or was sent, left out of the rest) }. *_at_s: seconds after the tool
  * attached (add traced_from_s for seconds into the window).
+ *
+ * Without BPF, the same from signal:signal_generate in a tracefs instance
+ * (ftrace.h), counted in sonde: the target's tgid is not in the event
+ * (target_tgid 0, as from a classic tracepoint).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "trace/ftrace.h"
 #include "trace/maps.h"
 #include "trace/trace.h"
 #include "killsnoop.h"
@@ -222,27 +227,17 @@ static int killsnoop_configure(void *skel, const struct trace_opts *o)
 	return 0;
 }
 
-static int killsnoop_collect(struct trace_run *t, struct json *j)
+/* The data, whichever way the rows and the fatal signals were read (maps, tracefs). */
+static void json_signals(struct trace_run *t, struct json *j, struct row *rows, size_t nrows,
+			 const struct fatal_list *fatal_in, __u64 self, __u64 fatal_mask)
 {
-	struct killsnoop_bpf *skel = t->skel;
-	struct fatal_list fatal = { 0 };
-	struct row *rows = NULL;
-	size_t nrows = 0;
-	__u64 total = 0, self = 0, fatal_mask = skel->rodata->targ_fatal_mask;
+	struct fatal_list fatal = *fatal_in;
+	__u64 total = 0;
 	char buf[32];
-	int err;
 
-	err = trace_map__read(bpf_map__fd(skel->maps.signals), &signal_rows, KILLSNOOP_MAX_KEYS,
-			      (void **)&rows, &nrows);
-	if (err)
-		goto cleanup;
 	for (size_t i = 0; i < nrows; i++)
 		total += rows[i].v.count;
 	qsort_r(rows, nrows, sizeof(*rows), by_rank_count, &fatal_mask);
-	err = read_fatal(bpf_map__fd(skel->maps.fatal), &fatal);
-	if (err)
-		goto cleanup;
-
 	trace__json_int(j, "count", total);
 	trace__json_top(j, "signals_seen", "signals", rows, nrows, sizeof(*rows), TOP_ROWS,
 			json_signal_row, t);
@@ -256,13 +251,144 @@ static int killsnoop_collect(struct trace_run *t, struct json *j)
 	json__end_array(j);
 	trace__json_top(j, NULL, "fatal", fatal.ev, fatal.n, sizeof(*fatal.ev), fatal.n, json_fatal,
 			t);
-	trace_map__percpu_sum(bpf_map__fd(skel->maps.self_signals), 0, &self, sizeof(self));
 	trace__json_int(j, "self_signals", self);
-cleanup:
+}
+
+static int killsnoop_collect(struct trace_run *t, struct json *j)
+{
+	struct killsnoop_bpf *skel = t->skel;
+	struct fatal_list fatal = { 0 };
+	struct row *rows = NULL;
+	size_t nrows = 0;
+	__u64 self = 0;
+	int err;
+
+	err = trace_map__read(bpf_map__fd(skel->maps.signals), &signal_rows, KILLSNOOP_MAX_KEYS,
+			      (void **)&rows, &nrows);
+	if (!err)
+		err = read_fatal(bpf_map__fd(skel->maps.fatal), &fatal);
+	if (!err) {
+		trace_map__percpu_sum(bpf_map__fd(skel->maps.self_signals), 0, &self, sizeof(self));
+		json_signals(t, j, rows, nrows, &fatal, self, skel->rodata->targ_fatal_mask);
+	}
 	free(fatal.ev);
 	free(rows);
 	return err;
 }
+
+/* ---- the tracefs variant: signal:signal_generate lines, counted here ---- */
+
+struct ft_state {
+	struct row *rows;
+	size_t nrows;
+	struct fatal_list fatal;
+	__u64 self, dropped;
+};
+
+static void *ft_new(void)
+{
+	struct ft_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->rows = calloc(KILLSNOOP_MAX_KEYS, sizeof(*st->rows));
+	st->fatal.ev = calloc(MAX_FATAL, sizeof(*st->fatal.ev));
+	if (!st->rows || !st->fatal.ev) {
+		free(st->rows);
+		free(st->fatal.ev);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+static void ft_free(void *state)
+{
+	struct ft_state *st = state;
+
+	free(st->rows);
+	free(st->fatal.ev);
+	free(st);
+}
+
+static int64_t field_or(const struct ftrace_line *l, const char *name, int64_t dflt)
+{
+	int64_t v;
+
+	return parse_ftrace_int(l->fields, l->fields_len, name, &v) ? dflt : v;
+}
+
+/* "sig=%d errno=%d code=%d comm=%s pid=%d grp=%d res=%d"; the sender is the line's task. */
+static void ft_line(void *state, const struct ftrace_line *l, int self)
+{
+	struct ft_state *st = state;
+	struct killsnoop_key k = { 0 };
+	const char *comm;
+	size_t n, i;
+	int sender = l->tgid > 0 ? l->tgid : l->pid, group = (int)field_or(l, "grp", 0);
+
+	if (l->event_len != 15 || memcmp(l->event, "signal_generate", 15))
+		return;
+	k.sender_tgid = (__u32)sender;
+	k.target_pid = (__u32)field_or(l, "pid", 0);
+	if (sender == self || (int)k.target_pid == self) {
+		st->self++; /* sonde's own: left out, as the BPF programs leave them */
+		return;
+	}
+	k.sig = (__s32)field_or(l, "sig", 0);
+	k.result = (__s32)field_or(l, "res", -1);
+	k.code = (__s32)field_or(l, "code", 0);
+	memcpy(k.sender_comm, l->comm, sizeof(k.sender_comm));
+	if (!parse_ftrace_field(l->fields, l->fields_len, "comm", &comm, &n))
+		memcpy(k.target_comm, comm, n < sizeof(k.target_comm) ? n : sizeof(k.target_comm) - 1);
+	for (i = 0; i < st->nrows && memcmp(&st->rows[i].k, &k, sizeof(k)); i++)
+		;
+	if (i == st->nrows) {
+		if (i == KILLSNOOP_MAX_KEYS) {
+			st->dropped++;
+			return;
+		}
+		st->rows[st->nrows++].k = k;
+		st->rows[i].v.first_ns = l->ts_ns;
+	}
+	st->rows[i].v.count++;
+	st->rows[i].v.last_ns = l->ts_ns;
+	st->rows[i].v.sender_pid = (__u32)l->pid;
+	st->rows[i].v.group = group != 0;
+	if (k.sig > 0 && k.sig < 64 && ((KILLSNOOP_FATAL_DEFAULT >> k.sig) & 1) &&
+	    st->fatal.n < MAX_FATAL) {
+		struct killsnoop_event *e = &st->fatal.ev[st->fatal.n++];
+
+		memset(e, 0, sizeof(*e));
+		e->ts_ns = l->ts_ns;
+		e->sender_pid = (__u32)l->pid;
+		e->sender_tgid = k.sender_tgid;
+		e->target_pid = k.target_pid;
+		e->sig = k.sig;
+		e->result = k.result;
+		e->code = k.code;
+		e->group = group != 0;
+		memcpy(e->sender_comm, k.sender_comm, sizeof(e->sender_comm));
+		memcpy(e->target_comm, k.target_comm, sizeof(e->target_comm));
+	}
+}
+
+static int ft_collect(struct trace_run *t, void *state, struct json *j)
+{
+	struct ft_state *st = state;
+
+	t->c.drops += st->dropped;
+	json_signals(t, j, st->rows, st->nrows, &st->fatal, st->self, KILLSNOOP_FATAL_DEFAULT);
+	return 0;
+}
+
+static const struct ftrace_tool killsnoop_ftrace = {
+	.events = { { "signal", "signal_generate", NULL } },
+	.state_new = ft_new,
+	.line = ft_line,
+	.collect = ft_collect,
+	.state_free = ft_free,
+};
 
 static void killsnoop_destroy(void *skel)
 {
@@ -272,7 +398,8 @@ static void killsnoop_destroy(void *skel)
 const struct trace_tool trace_killsnoop = {
 	.name = "killsnoop",
 	.what = "signals sent (who to whom, which, with what result), fatal ones one by one",
-	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_NR },
+	.attach = { ATTACH_TP_BTF, ATTACH_RAW_TP, ATTACH_TRACEPOINT, ATTACH_TRACEFS, ATTACH_NR },
+	.ftrace = &killsnoop_ftrace,
 	.open = killsnoop_open,
 	.configure = killsnoop_configure,
 	.collect = killsnoop_collect,

@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <math.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "util/refusal.h"
 #include "perf/stacks.h"
 #include "perf/symbolize.h"
 #include "perf/unwind.h"
@@ -51,6 +53,28 @@
 #include "trace/trace.h"
 #include "profile.h"
 #include "profile.skel.h"
+#include "profile_nobtf.skel.h"
+
+/*
+ * profile_nobtf.skel.h is the same program built without CO-RE (Makefile,
+ * bpf/profile.bpf.c): its skeleton has the same maps, program and read-only
+ * data in the same places, so this file drives it as a struct profile_bpf.
+ */
+#define PROFILE_SAME(m) (offsetof(struct profile_bpf, m) == offsetof(struct profile_nobtf_bpf, m))
+#define PROFILE_SAME_RO(m) (offsetof(struct profile_bpf__rodata, m) == \
+			    offsetof(struct profile_nobtf_bpf__rodata, m))
+_Static_assert(sizeof(struct profile_bpf) == sizeof(struct profile_nobtf_bpf) &&
+		       PROFILE_SAME(obj) && PROFILE_SAME(maps.stacks) && PROFILE_SAME(maps.counts) &&
+		       PROFILE_SAME(maps.pstats) && PROFILE_SAME(maps.ustacks) &&
+		       PROFILE_SAME(maps.cfi_ctl) && PROFILE_SAME(maps.cfistats) &&
+		       PROFILE_SAME(maps.subsec) && PROFILE_SAME(maps.subsec_procs) &&
+		       PROFILE_SAME(progs.do_sample) && PROFILE_SAME(rodata),
+	       "the two builds of the profile have one skeleton layout");
+_Static_assert(sizeof(struct profile_bpf__rodata) == sizeof(struct profile_nobtf_bpf__rodata) &&
+		       PROFILE_SAME_RO(targ_self_tgid) && PROFILE_SAME_RO(targ_subsec_s) &&
+		       PROFILE_SAME_RO(targ_cfi) && PROFILE_SAME_RO(sonde_ntgids) &&
+		       PROFILE_SAME_RO(sonde_tgids) && PROFILE_SAME_RO(sonde_iv_ns),
+	       "the two builds of the profile have one read-only data layout");
 
 _Static_assert(sizeof(struct profile_key) == 32, "perf/stacks.c reads this key layout");
 _Static_assert(__builtin_offsetof(struct profile_ustack, regs) == 32 &&
@@ -80,7 +104,11 @@ struct profile_priv {
 
 static void *profile_open(struct bpf_object **obj)
 {
-	struct profile_bpf *skel = profile_bpf__open();
+	char why[512];
+	/* without kernel BTF, the build without CO-RE (no CFI copies: cfi_support says so) */
+	struct profile_bpf *skel = trace__kernel_btf(why, sizeof(why)) ?
+					   (struct profile_bpf *)profile_nobtf_bpf__open() :
+					   profile_bpf__open();
 
 	if (skel)
 		*obj = skel->obj;
@@ -96,9 +124,14 @@ static void cfi_support(char *why, size_t n)
 {
 	const char *env = getenv("SONDE_PROFILE_CFI");
 
+	char btf[512];
+
 	why[0] = '\0';
 	if (env && (!strcmp(env, "0") || !strcmp(env, "off")))
 		snprintf(why, n, "CFI unwinding off (SONDE_PROFILE_CFI=%s)", env);
+	else if (trace__kernel_btf(btf, sizeof(btf)))
+		snprintf(why, n, "no CFI unwinding: the kernel has no BTF, which the stack copies "
+			 "need (CONFIG_DEBUG_INFO_BTF, Linux 5.2+): frame-pointer stacks only");
 #if !defined(__x86_64__)
 	else
 		snprintf(why, n, "CFI unwinding is implemented for x86_64 only");
@@ -124,9 +157,8 @@ static void cfi_support(char *why, size_t n)
 
 static int profile_hz(char *why, size_t n);
 
-static uint32_t ustack_ring_bytes(int hz)
+uint32_t trace_profile__ring_bytes(long ncpus, int hz)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t rec = (sizeof(struct profile_ustack) + 8 + 7) & ~7ull; /* + the ring's header */
 	uint64_t want = (uint64_t)(ncpus > 0 ? ncpus : 1) * (uint64_t)(hz > 0 ? hz : 1) * rec *
 			PROFILE_USTACK_HOLD_MS / 1000;
@@ -152,7 +184,9 @@ static int profile_configure(void *skel, const struct trace_opts *o)
 	if (why[0])
 		bpf_map__set_autocreate(s->maps.ustacks, false);
 	else
-		bpf_map__set_max_entries(s->maps.ustacks, ustack_ring_bytes(profile_hz(why, sizeof(why))));
+		bpf_map__set_max_entries(s->maps.ustacks,
+					 trace_profile__ring_bytes(sysconf(_SC_NPROCESSORS_ONLN),
+								   profile_hz(why, sizeof(why))));
 	return 0;
 }
 
@@ -400,11 +434,18 @@ static int profile_attach(struct trace_run *t, const struct trace_opts *o, char 
 			err = -errno;
 			if (err == -ENODEV) /* went offline since we read the list */
 				continue;
-			snprintf(why, n, "perf_event_open(cpu-clock, CPU %d): %s%s", cpus[i],
-				 strerror(-err),
-				 err == -EACCES || err == -EPERM ?
-					 " (needs root or CAP_PERFMON; kernel.perf_event_paranoid)" :
-					 "");
+			char policy[400];
+
+			if ((err == -EACCES || err == -EPERM) &&
+			    refusal__policy("perf_event_open", policy, sizeof(policy)))
+				snprintf(why, n, "perf_event_open(cpu-clock, CPU %d): %s: %s", cpus[i],
+					 strerror(-err), policy);
+			else
+				snprintf(why, n, "perf_event_open(cpu-clock, CPU %d): %s%s", cpus[i],
+					 strerror(-err),
+					 err == -EACCES || err == -EPERM ?
+						 " (needs root or CAP_PERFMON; "
+						 "kernel.perf_event_paranoid)" : "");
 			return err;
 		}
 		p->fds[p->ncpus] = fd;
@@ -665,6 +706,7 @@ const struct trace_tool trace_profile = {
 	.name = "profile",
 	.what = "on-CPU stack samples of every CPU (49 Hz), symbolized",
 	.attach = { ATTACH_PERF_EVENT, ATTACH_NR },
+	.btf_free = 1,
 	.open = profile_open,
 	.configure = profile_configure,
 	.attach_custom = profile_attach,

@@ -104,8 +104,9 @@ int trace_tasks__open(struct trace_tasks **out, char *why, size_t whylen)
 		t->clk_tck = 100;
 	err = tasks_load(t);
 	if (err) {
-		snprintf(why, whylen, "the kernel refused the task iterator (iter/task, Linux 5.8 "
-			 "and later): %s", strerror(-err));
+		/* iter/task is 5.8, but the pass counts fds with bpf_loop: 5.17 */
+		snprintf(why, whylen, "the kernel refused the task iterator (iter/task with "
+			 "bpf_loop, Linux 5.17 and later): %s", strerror(-err));
 		goto fail;
 	}
 	t->link = bpf_program__attach_iter(t->skel->progs.dump_task, NULL);

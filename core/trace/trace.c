@@ -19,8 +19,10 @@
 
 #include "util/clock.h"
 #include "util/file.h"
+#include "util/refusal.h"
 #include "util/str.h"
 #include "trace/cost.h"
+#include "trace/ftrace.h"
 #include "trace/maps.h"
 #include "trace/trace.h"
 
@@ -55,6 +57,7 @@ static const struct {
 	[ATTACH_FENTRY] = { "fentry", "_fentry", 100 },
 	[ATTACH_KPROBE] = { "kprobe", "_kprobe", 250 },
 	[ATTACH_PERF_EVENT] = { "perf_event", "_perf", 1000 },
+	[ATTACH_TRACEFS] = { "tracefs", "_tracefs", 400 },
 };
 
 const char *trace_attach__name(enum trace_attach a)
@@ -168,8 +171,33 @@ static int cap_effective(int cap)
 	return have;
 }
 
-int trace__probe(char *why, size_t whylen)
+/* bpf() refused or missing: why, and what the user can do. */
+static int bpf_refused(int err, char *why, size_t whylen)
 {
+	char policy[400];
+
+	if (err == ENOSYS) {
+		snprintf(why, whylen, "this kernel has no bpf() system call (built without "
+			 "CONFIG_BPF_SYSCALL, or older than 3.18): the figures BPF tools give come "
+			 "from /proc where it can");
+		return -ENOSYS;
+	}
+	if ((err == EPERM || err == EACCES) && refusal__policy("bpf", policy, sizeof(policy))) {
+		snprintf(why, whylen, "bpf() refused: %s", policy);
+		return -EPERM;
+	}
+	snprintf(why, whylen, "the kernel refused a minimal BPF program (%s)%s",
+		 err ? strerror(err) : "raw tracepoint programs unsupported",
+		 err == EPERM || err == EACCES ?
+			 ": an LSM (SELinux, AppArmor) or kernel.unprivileged_bpf_disabled may "
+			 "forbid it; run sonde as root, outside a container" : "");
+	return -EOPNOTSUPP;
+}
+
+int trace__probe_bpf(char *why, size_t whylen)
+{
+	int r, err;
+
 	/* CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39 */
 	if (geteuid() != 0 && !cap_effective(21) && !(cap_effective(38) && cap_effective(39))) {
 		snprintf(why, whylen,
@@ -178,20 +206,32 @@ int trace__probe(char *why, size_t whylen)
 			 (int)geteuid());
 		return -EPERM;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		snprintf(why, whylen,
-			 "this kernel has no BTF (/sys/kernel/btf/vmlinux: %s; needs "
-			 "CONFIG_DEBUG_INFO_BTF), which sonde's CO-RE tools need to load",
-			 strerror(errno));
-		return -ENOENT;
-	}
 	libbpf_quiet();
-	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) != 1) {
-		snprintf(why, whylen, "the kernel refused a minimal BPF program (%s)",
-			 errno ? strerror(errno) : "raw tracepoint programs unsupported");
-		return -EOPNOTSUPP;
+	errno = 0;
+	r = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
+	if (r != 1) {
+		err = r < 0 ? -r : errno;
+		return bpf_refused(err, why, whylen);
 	}
 	return 0;
+}
+
+int trace__probe(char *why, size_t whylen)
+{
+	int err = trace__probe_bpf(why, whylen);
+
+	/* after bpf() itself: a host that refuses bpf() is told that, not that it lacks BTF */
+	return err ? err : trace__kernel_btf(why, whylen);
+}
+
+int trace__probe_collector(const char *name, char *why, size_t whylen)
+{
+	const struct trace_tool *tool = trace_tool__find(name);
+	int err = trace__probe_bpf(why, whylen);
+
+	if (err || (tool && tool->btf_free))
+		return err;
+	return trace__kernel_btf(why, whylen);
 }
 
 static int tracefs_events(void)
@@ -222,6 +262,8 @@ static int variant_possible(enum trace_attach a, char *why, size_t n)
 			return 0;
 		}
 		return 1;
+	case ATTACH_TRACEFS:
+		return ftrace__possible(why, n);
 	case ATTACH_FENTRY:
 		if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_TRACING, NULL) != 1) {
 			snprintf(why, n, "BPF trampolines are not supported by this kernel");
@@ -254,6 +296,7 @@ static int select_variant(struct bpf_object *obj, enum trace_attach a)
 
 static void run_destroy(struct trace_run *t)
 {
+	ftrace__destroy(t);
 	for (int i = 0; i < t->nlinks; i++)
 		bpf_link__destroy(t->links[i]);
 	t->nlinks = 0;
@@ -276,6 +319,8 @@ static int start_variant(struct trace_run *t, const struct trace_tool *tool, enu
 	t->stats_fd = -1;
 	t->tool = tool;
 	t->attach = a;
+	if (a == ATTACH_TRACEFS)
+		return ftrace__start(t, o, why, n);
 	libbpf_quiet();
 	t->skel = tool->open(&t->obj);
 	if (!t->skel) {
@@ -336,16 +381,25 @@ fail:
 
 /* Try the tool's variants in order; 0 with t started, or -errno with the reason and attempts. */
 static int start_tool(struct trace_run *t, const struct trace_tool *tool, const struct trace_opts *o,
-		      int attach, char *why, size_t n, char *attempts, size_t an)
+		      int attach, char *why, size_t n, char *attempts, size_t an, const char *no_bpf)
 {
 	size_t used = 0;
-	int err = -ENOENT;
+	int err = -ENOENT, said = 0;
 
 	attempts[0] = '\0';
 	snprintf(why, n, "the tool has no variant");
 	for (const enum trace_attach *a = tool->attach; *a != ATTACH_NR; a++) {
 		char one[600];
 
+		if (no_bpf && *a != ATTACH_TRACEFS) {
+			/* bpf() refused, or no BTF for CO-RE: said once for every BPF variant */
+			snprintf(why, n, "%s", no_bpf);
+			if (!said++ && used < an)
+				used += (size_t)snprintf(attempts + used, an - used, "%sBPF: %s",
+							 used ? "; " : "", no_bpf);
+			err = -EOPNOTSUPP;
+			continue;
+		}
 		if (!variant_possible(*a, one, sizeof(one))) {
 			err = -EOPNOTSUPP;
 		} else {
@@ -353,7 +407,11 @@ static int start_tool(struct trace_run *t, const struct trace_tool *tool, const 
 			if (!err)
 				return 0;
 		}
-		snprintf(why, n, "%s", one);
+		/* without BPF, the reason keeps why, then why tracefs could not stand in */
+		if (said)
+			snprintf(why, n, "%s; nor through tracefs: %s", no_bpf, one);
+		else
+			snprintf(why, n, "%s", one);
 		if (used < an)
 			used += (size_t)snprintf(attempts + used, an - used, "%s%s: %s",
 						 used ? "; " : "", attach_info[*a].name, one);
@@ -369,11 +427,11 @@ int trace_tool__probe(const struct trace_tool *tool, enum trace_attach *attach, 
 	char attempts[1024];
 	int err;
 
-	err = trace__probe(why, whylen);
+	err = trace__probe_collector(tool->name, why, whylen);
 	if (err)
 		return err;
 	/* Attach and detach too: a variant can load and still be refused at attach (fentry here). */
-	err = start_tool(&t, tool, &o, 1, why, whylen, attempts, sizeof(attempts));
+	err = start_tool(&t, tool, &o, 1, why, whylen, attempts, sizeof(attempts), NULL);
 	if (err) {
 		if (attempts[0])
 			snprintf(why, whylen, "%s", attempts);
@@ -414,16 +472,16 @@ static void over_budget_reason(struct trace_outcome *oc, const struct trace_set 
 		 oc->tool->instead ? oc->tool->instead : "");
 }
 
-/* Attach one admitted tool; 1 when it started. */
+/* Attach one admitted tool (its tracefs variant only when no_bpf says why); 1 when it started. */
 static int start_admitted(struct trace_set *ts, struct trace_outcome *oc,
-			  const struct trace_opts *o)
+			  const struct trace_opts *o, const char *no_bpf)
 {
 	struct trace_run *t = &ts->runs[ts->nruns];
 	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
 	const struct trace_prediction *p = &oc->pred;
 
 	if (start_tool(t, oc->tool, o, 1, oc->reason, sizeof(oc->reason), oc->attempts,
-		       sizeof(oc->attempts)))
+		       sizeof(oc->attempts), no_bpf))
 		return 0;
 	t->setup_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
 	t->attached_mono_ns = clock__ns(CLOCK_MONOTONIC);
@@ -502,8 +560,9 @@ static void heap_keep(int on)
 int trace_set__start(struct trace_set *ts, const char *const *names, const char *raw_dir,
 		     const struct trace_opts *o, const char *disabled, char *err, size_t errlen)
 {
-	char dir[4200], general[512] = "";
-	int general_err = 0, started = 0;
+	char dir[4200], general[512] = "", btf[512] = "";
+	const char *no_bpf;
+	int general_err = 0, btf_err = 0, started = 0;
 
 	memset(ts, 0, sizeof(*ts));
 	snprintf(ts->raw_dir, sizeof(ts->raw_dir), "%s", raw_dir);
@@ -528,8 +587,12 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 		return -errno;
 	}
 	if (!disabled)
-		general_err = trace__probe(general, sizeof(general));
-	if (!disabled && !general_err) {
+		general_err = trace__probe_bpf(general, sizeof(general));
+	if (!disabled && !general_err)
+		btf_err = trace__kernel_btf(btf, sizeof(btf));
+	/* without BPF, the tools with a tracefs variant are planned and run through it */
+	ts->no_bpf = general_err || btf_err;
+	if (!disabled) {
 		trace_cost__plan(ts, o);
 		ts->ntgids = o->ntgids < TRACE_MAX_TGIDS ? o->ntgids : TRACE_MAX_TGIDS;
 		memcpy(ts->tgids, o->tgids, ts->ntgids * sizeof(ts->tgids[0]));
@@ -542,8 +605,9 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 			snprintf(oc->reason, sizeof(oc->reason), "%s", disabled);
 			continue;
 		}
-		if (general_err) {
-			snprintf(oc->reason, sizeof(oc->reason), "%s", general);
+		no_bpf = general_err ? general : btf_err && !oc->tool->btf_free ? btf : NULL;
+		if (no_bpf && !oc->tool->ftrace) {
+			snprintf(oc->reason, sizeof(oc->reason), "%s", no_bpf);
 			continue;
 		}
 		if (oc->pred.done && oc->pred.duty <= 0) {
@@ -551,7 +615,7 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 			over_budget_reason(oc, ts);
 			continue;
 		}
-		started += start_admitted(ts, oc, o);
+		started += start_admitted(ts, oc, o, no_bpf);
 	}
 	heap_keep(0);
 	intervals_begin(ts);
@@ -617,8 +681,10 @@ int64_t trace_run__cost_ns(const struct trace_run *t)
 {
 	uint64_t ns, cnt;
 
-	if (t->c.done || !t->obj || !trace_run__attached(t))
+	if (t->c.done || !trace_run__attached(t))
 		return -1;
+	if (t->ft)
+		return ftrace__cost_ns(t);
 	if (bpf_stats_enabled()) {
 		prog_stats(t, &ns, &cnt);
 		if (cnt)
@@ -629,7 +695,7 @@ int64_t trace_run__cost_ns(const struct trace_run *t)
 
 int trace_run__attached(const struct trace_run *t)
 {
-	return t->obj && !t->c.done && !t->detached_mono_ns;
+	return (t->obj || t->ft) && !t->c.done && !t->detached_mono_ns;
 }
 
 void trace_run__detach(struct trace_run *t, const char *why)
@@ -643,6 +709,7 @@ void trace_run__detach(struct trace_run *t, const char *why)
 	t->nlinks = 0;
 	if (t->tool->detach)
 		t->tool->detach(t);
+	ftrace__stop(t);
 	t->detached_mono_ns = clock__ns(CLOCK_MONOTONIC);
 	t->detach_ms = (double)(t->detached_mono_ns - t0) / 1e6;
 	snprintf(t->c.stopped, sizeof(t->c.stopped), "%s", why);
@@ -658,7 +725,7 @@ static void run_collect(struct trace_run *t)
 	if (t->c.done)
 		return;
 	t->c.done = 1;
-	m = bpf_object__find_map_by_name(t->obj, "sonde_stats");
+	m = t->obj ? bpf_object__find_map_by_name(t->obj, "sonde_stats") : NULL;
 	/* Detached early: it saw the window up to then. */
 	t->c.collected_mono_ns = t->detached_mono_ns ? t->detached_mono_ns :
 						       clock__ns(CLOCK_MONOTONIC);
@@ -667,7 +734,7 @@ static void run_collect(struct trace_run *t)
 
 		json__begin_object(&data);
 		libbpf_last[0] = '\0';
-		e = t->tool->collect(t, &data);
+		e = t->ft ? ftrace__collect(t, &data) : t->tool->collect(t, &data);
 		json__end_object(&data);
 		t->c.data = data.out;
 	}
@@ -680,7 +747,8 @@ static void run_collect(struct trace_run *t)
 		t->c.runs = st[TRACE_STAT_RUNS];
 		t->c.drops = st[TRACE_STAT_DROPS];
 	}
-	prog_stats(t, &t->c.run_ns, &t->c.run_cnt);
+	if (t->obj)
+		prog_stats(t, &t->c.run_ns, &t->c.run_cnt);
 	t0 = clock__ns(CLOCK_MONOTONIC);
 	run_destroy(t);
 	t->c.teardown_ms = (double)(clock__ns(CLOCK_MONOTONIC) - t0) / 1e6;
@@ -711,6 +779,16 @@ static void json_cost(struct json *j, const struct trace_run *t, int stats_on)
 
 	json__key(j, "cost");
 	json__begin_object(j);
+	if (t->c.cost_how[0]) {
+		json__key(j, "cpu_ns");
+		json__int(j, t->c.cost_ns);
+		json__key(j, "source");
+		json__string(j, "estimate and measure");
+		json__key(j, "how");
+		json__string(j, t->c.cost_how);
+		json__end_object(j);
+		return;
+	}
 	json__key(j, "cpu_ns");
 	if (stats_on && t->c.run_cnt) {
 		json__int(j, (int64_t)t->c.run_ns);

@@ -35,6 +35,7 @@ enum trace_attach {
 	ATTACH_FENTRY,     /* _fentry: BPF trampoline on a kernel function */
 	ATTACH_KPROBE,     /* _kprobe: kprobe through the perf PMU (never kprobe_events) */
 	ATTACH_PERF_EVENT, /* attached by the tool itself to perf_event fds (sampling) */
+	ATTACH_TRACEFS,    /* no BPF: the tool's events in a tracefs instance, read by sonde (ftrace.h) */
 	ATTACH_NR,
 };
 
@@ -96,6 +97,9 @@ struct trace_opts {
 
 
 /* One started tool. */
+struct ftrace_tool;
+struct ftrace_run;
+
 struct trace_run {
 	const struct trace_tool *tool;
 	void *skel;                 /* the tool's skeleton */
@@ -120,10 +124,13 @@ struct trace_run {
 		double teardown_ms;
 		char err[512];          /* collect failed: why */
 		char stopped[512];      /* detached before the end of the window: why */
+		int64_t cost_ns;        /* a tracefs run's cost, from ftrace__collect ... */
+		char cost_how[400];     /* ... and how it was had ("" for a BPF run) */
 	} c;
 	int64_t detached_mono_ns;   /* links gone before the window's end (0: still attached) */
 	double detach_ms;           /* what detaching the links took */
 	const char *raw_dir;        /* the window's raw/ (NULL in a probe): trace_run__write_raw */
+	struct ftrace_run *ft;      /* ATTACH_TRACEFS: the instance and its reader (no skel, no obj) */
 };
 
 struct trace_tool {
@@ -158,18 +165,36 @@ struct trace_tool {
 	int hot;                      /* hooks a hot path: started in a drill-down window only */
 	int filters;                  /* honours trace_opts.tgids, in the kernel */
 	const char *instead;          /* the evidence the checks read when it is not attached */
+	int btf_free;                 /* also loads without kernel BTF (a build without CO-RE) */
+	/* Its tracefs variant (ATTACH_TRACEFS last in attach[]), for hosts without BPF; or NULL. */
+	const struct ftrace_tool *ftrace;
 };
 
 /* Every tool of the table (core/trace/tools.h), in its order, then NULL. */
 extern const struct trace_tool *const trace_tools[];
 /* The tool of a collector name "bpf.runqlat" or of a bare name; NULL if none. */
 const struct trace_tool *trace_tool__find(const char *name);
+/*
+ * The profile's stack-copy ring for ncpus CPUs sampled at hz: half a second of
+ * their copies, a power of two from 256 KiB to 16 MiB (its pages count twice in
+ * sonde's RSS). For docs/scale.md's figures too (bench/cpus.sh).
+ */
+uint32_t trace_profile__ring_bytes(long ncpus, int hz);
 
 /*
  * Can BPF tools run here at all (privilege, kernel BTF, program types)?
- * 0, or -errno with the reason in words.
+ * 0, or -errno with the reason in words (and what the user can do).
  */
 int trace__probe(char *why, size_t whylen);
+/* The same without kernel BTF: may this process load BPF programs at all? */
+int trace__probe_bpf(char *why, size_t whylen);
+/* Has the kernel BTF (/sys/kernel/btf/vmlinux holds BTF), which CO-RE programs need? */
+int trace__kernel_btf(char *why, size_t whylen);
+/*
+ * trace__probe for one collector ("bpf.profile"): a tool that also loads
+ * without kernel BTF (btf_free) does not need it.
+ */
+int trace__probe_collector(const char *name, char *why, size_t whylen);
 /*
  * Can this tool run here: loads it (without attaching) in the first variant
  * the kernel accepts. 0 with the variant in *attach, or -errno with why.
@@ -210,6 +235,7 @@ struct trace_set {
 	size_t ntgids;
 	size_t nout;
 	const char *disabled;       /* non-NULL: BPF off, this is why (--no-bpf) */
+	int no_bpf;                 /* bpf() refused or no BTF: tools run through tracefs, or not */
 };
 
 /* Room for every tool of the table, were they all asked for: none is ever dropped. */

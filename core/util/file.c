@@ -266,3 +266,23 @@ int file__remove_tree(const char *path)
 	close(dfd);
 	return ret;
 }
+
+ssize_t file__read_small(const char *path, char *buf, size_t cap)
+{
+	ssize_t n = 0, len = 0;
+	int fd;
+
+	if (!cap)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((size_t)len < cap - 1 && (n = read(fd, buf + len, cap - 1 - (size_t)len)) > 0)
+		len += n;
+	if (n < 0 && !len)
+		len = -errno;
+	close(fd);
+	if (len >= 0)
+		buf[len] = '\0';
+	return len;
+}

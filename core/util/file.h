@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Read path (relative to dirfd; AT_FDCWD for the cwd) into a malloc'ed,
@@ -37,6 +38,12 @@ int file__replace(const char *path, const void *data, size_t len, unsigned int m
 int file__replace_open(const char *path, char *tmp, size_t tmplen);
 int file__replace_commit(int fd, const char *tmp, const char *path, unsigned int mode,
 			 int abandon);
+/*
+ * Read a small pseudo-file (/proc, /sys: their size says 0) into buf, up to
+ * cap - 1 bytes or its end, NUL-terminated. The length, or -errno.
+ */
+ssize_t file__read_small(const char *path, char *buf, size_t cap);
+
 /* Write all len bytes to fd, continuing short writes and EINTR. 0 or -errno. */
 int fd__write_all(int fd, const void *data, size_t len);
 

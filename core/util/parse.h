@@ -268,4 +268,29 @@ typedef int (*schedstat_fn)(int cpu, uint64_t run_ns, uint64_t wait_ns, uint64_t
 			    void *arg);
 int parse_schedstat(const char *buf, size_t len, schedstat_fn fn, void *arg);
 
+/*
+ * One line of a tracefs instance's trace_pipe with options/record-tgid on
+ * (parse_ftrace.c): "COMM-PID (TGID) [CPU] FLAGS SECONDS: EVENT: FIELDS".
+ * event and fields point into the line (not NUL-terminated).
+ */
+struct ftrace_line {
+	char comm[16];
+	int pid, tgid;  /* tgid -1 when the line has none ("-----") */
+	int cpu;
+	uint64_t ts_ns; /* the instance's trace_clock (sonde sets mono: CLOCK_MONOTONIC) */
+	const char *event, *fields;
+	size_t event_len, fields_len;
+};
+int parse_ftrace_line(const char *ls, const char *le, struct ftrace_line *out);
+/* "CPU:3 [LOST 12 EVENTS]": 0 with the count, or -EINVAL for any other line. */
+int parse_ftrace_lost(const char *ls, const char *le, uint64_t *lost);
+/*
+ * The value of name= in an event's fields: up to the next " key=" (a comm
+ * may hold blanks). 0, or -ENOENT. parse_ftrace_int: a decimal value;
+ * -ENOENT or -EINVAL.
+ */
+int parse_ftrace_field(const char *fields, size_t len, const char *name, const char **val,
+		       size_t *vlen);
+int parse_ftrace_int(const char *fields, size_t len, const char *name, int64_t *out);
+
 #endif

@@ -3,7 +3,9 @@
 # Golden tests: replay every capture tree under tests/checks/<check-id>/<case>/
 # through `sonde analyze CASE --json` and compare with its expected.json (schema
 # in tests/checks/README.md). A case with a case.txt must also be exactly what
-# tests/checks/mkcap makes of it, so the readable source and raw/ cannot drift.
+# tests/checks/mkcap makes of it, so the readable source and raw/ cannot drift;
+# one whose case.txt carries a mkcpus spec ("#: " lines) must be what
+# tests/checks/mkcpus makes of that spec, its raw/bpf/*.json included.
 # The comparator itself is tested last: every kind of assertion must be able to
 # fail. One jq run evaluates all the assertions of a case (jq starts slowly).
 . tests/lib/tap.sh
@@ -47,7 +49,8 @@ def finding_match($m): . as $f |
 	has_or($m; "severity"; $f.severity | oneof($m.severity)) and
 	has_or($m; "culprit_comm"; $f.culprits[0].comm == $m.culprit_comm) and
 	has_or($m; "culprit_pid"; $f.culprits[0].pid == $m.culprit_pid) and
-	has_or($m; "culprit_comms"; [$f.culprits[].comm] == $m.culprit_comms);
+	has_or($m; "culprit_comms"; [$f.culprits[].comm] == $m.culprit_comms) and
+	has_or($m; "culprit_container"; $f.culprits[0].container.label == $m.culprit_container);
 def brief: {check, resource, metric, severity, culprits: [.culprits[]? | {pid, comm}]};
 def metrics_of($a): [.checks[] | select(.id == $a.check) | .metrics[]
 	| select(.name == $a.name and has_or($a; "instance"; .instance == $a.instance))];
@@ -150,14 +153,38 @@ md_tables() {
 	' "$@"
 }
 
+# md_table_rows FILE MAX: no evidence table of FILE (a pipe table under a "**TITLE**"
+# line) has more than MAX rows under its header
+md_table_rows() {
+	perl -e '
+		my ($file, $max) = @ARGV;
+		open(my $f, "<", $file) or die "$file: $!\n";
+		my ($bad, $title, $rows) = (0, "", -1);
+		my $end = sub {
+			if ($rows > $max && $title ne "") { print "table \"$title\": $rows rows\n"; $bad = 1 }
+			$title = "" if $rows >= 0;
+			$rows = -1;
+		};
+		while (my $x = <$f>) {
+			if ($x =~ /^\*\*(.*)\*\*\s*$/) { $end->(); $title = $1; next }
+			if ($x =~ /^#/) { $end->(); $title = ""; next }
+			if ($x !~ /^\|/) { $end->(); next }
+			$rows++ unless $x =~ /^\|\s*:?-/;
+		}
+		$end->();
+		exit $bad;
+	' "$@"
+}
+
 # report_checks NAME CASE EXPECTED: sonde analyze CASE --out DIR, then the report.html
-# and report.md of the bundle it wrote against .report of EXPECTED
+# and report.md of the bundle it wrote, and what it printed (the terminal summary),
+# against .report of EXPECTED
 report_checks() {
-	local name=$1 dir=$2 exp=$3 out=$T/bundle x kind s todo got rc
+	local name=$1 dir=$2 exp=$3 out=$T/bundle x kind s todo got rc n
 	local -a titles=()
 	rm -rf "$out"
 	mkdir -p "$out/x"
-	"$SONDE" analyze "$dir" --out "$out" "${ARGS[@]}" >/dev/null 2>"$out/stderr"
+	"$SONDE" analyze "$dir" --out "$out" "${ARGS[@]}" >"$T/terminal" 2>"$out/stderr"
 	tar -xJf "$out"/sonde-*.tar.xz -C "$out/x" 2>>"$out/stderr"
 	x=$out/x
 	todo=$(jq -r '.report.todo // empty' "$exp")
@@ -179,10 +206,35 @@ report_checks() {
 			result "$name: report.md has \"$s\"" $? "$todo" ;;
 		md_tables)
 			titles+=("$s") ;;
+		terminal_contains)
+			grep -qF -- "$s" "$T/terminal"
+			result "$name: the terminal summary has \"$s\"" $? "$todo" ;;
+		md_max_bytes | html_max_bytes | terminal_max_lines)
+			case $kind in
+			md_max_bytes) n=$(wc -c <"$x/report.md") ;;
+			html_max_bytes) n=$(wc -c <"$x/report.html") ;;
+			*) n=$(wc -l <"$T/terminal") ;;
+			esac
+			[[ $s =~ ^[0-9]+$ ]] && [ "$n" -le "$s" ]
+			rc=$?
+			result "$name: $kind $s (got $n)" $rc "$todo" ;;
+		md_max_table_rows)
+			if [[ $s =~ ^[0-9]+$ ]]; then
+				got=$(md_table_rows "$x/report.md" "$s")
+				rc=$?
+			else
+				got="not a number: $s"
+				rc=1
+			fi
+			result "$name: no table of report.md has more than $s rows" $rc "$todo"
+			[ $rc -eq 0 ] || sed 's/^/#   /' <<<"$got" ;;
 		*)
 			result "$name: report assertion $kind is known" 1 "" ;;
 		esac
-	done < <(jq -r '.report | to_entries[] | select(.key != "todo") | .key as $k | if (.value | type) == "array" then .value[] | "\($k)\u001f\(.)" else "\($k) (not a list)\u001f" end' "$exp")
+	done < <(jq -r '.report | to_entries[] | select(.key != "todo") | .key as $k |
+		if (.value | type) == "array" then .value[] | "\($k)\u001f\(.)"
+		elif (.value | type) == "number" and ($k | test("_max_")) then "\($k)\u001f\(.value)"
+		else "\($k) (not a list)\u001f" end' "$exp")
 	if [ ${#titles[@]} -gt 0 ]; then
 		got=$(md_tables "$x/report.md" "${titles[@]}")
 		rc=$?
@@ -224,13 +276,25 @@ for dir in "${cases[@]}"; do
 	want_rc=${meta[1]}
 	ARGS=("${meta[@]:3}")
 
+	if [ -f "$dir/case.txt" ] && grep -q '^#: ' "$dir/case.txt"; then
+		rm -rf "$T/gen"
+		# raw/bpf/ holds only what mkcpus writes there: compare it whole
+		"$G/mkcpus" "$dir" "$T/gen" >"$T/gen.diff" 2>&1 &&
+			diff "$dir/case.txt" "$T/gen/case.txt" >>"$T/gen.diff" 2>&1 &&
+			{ [ ! -d "$dir/raw/bpf" ] && [ ! -d "$T/gen/raw/bpf" ] ||
+				diff -r "$dir/raw/bpf" "$T/gen/raw/bpf" >>"$T/gen.diff" 2>&1; }
+		rc=$?
+		result "$name: case.txt and raw/bpf/ are what mkcpus makes of the spec" $rc
+		[ $rc -eq 0 ] || cut -c1-200 "$T/gen.diff" | head -20 | sed 's/^/#   /'
+	fi
 	if [ -f "$dir/case.txt" ]; then
 		rm -rf "$T/regen"
+		# raw/bpf/*.json are not mkcap's: committed as they are, or made by mkcpus
 		"$G/mkcap" "$dir/case.txt" "$T/regen" >"$T/regen.diff" 2>&1 &&
-			diff -r "$dir/raw" "$T/regen" >>"$T/regen.diff" 2>&1
+			diff -r -x bpf "$dir/raw" "$T/regen" >>"$T/regen.diff" 2>&1
 		rc=$?
 		result "$name: raw/ is what mkcap makes of case.txt" $rc
-		[ $rc -eq 0 ] || head -20 "$T/regen.diff" | sed 's/^/#   /'
+		[ $rc -eq 0 ] || cut -c1-200 "$T/regen.diff" | head -20 | sed 's/^/#   /'
 	fi
 
 	out=$T/findings.json
@@ -264,7 +328,7 @@ done
 
 cat >"$T/control.json" <<'EOF'
 {"findings": [{"check": "use.x", "resource": "cpu", "metric": "saturation", "severity": "warn",
-               "culprits": [{"pid": 7, "comm": "a) b"}, {"pid": 8, "comm": "c"}]}],
+               "culprits": [{"pid": 7, "comm": "a) b", "container": {"label": "pod a/b, container c"}}, {"pid": 8, "comm": "c"}]}],
  "unknowns": [{"check": "use.x", "metric": "psi", "reason": "/proc/pressure/cpu: No such file"}],
  "checks": [{"id": "use.x", "status": "warn", "metrics": [{"name": "m", "value": 50, "instance": "sda", "status": "warn"}],
              "evidence": [{"kind": "series", "title": "s", "values": [10, 90]}]},
@@ -278,6 +342,7 @@ cat >"$T/pairs.json" <<'EOF'
  ["first_finding", {"check": "use.x", "severity": "warn", "culprit_comm": "a) b", "culprit_comms": ["a) b", "c"]}, {"culprit_comm": "a)"}],
  ["first_finding", {"resource": "cpu", "metric": "saturation"}, {"resource": "cpu", "metric": "errors"}],
  ["findings_include", {"resource": "cpu", "culprit_pid": 7}, {"resource": "cpu", "culprit_pid": 8}],
+ ["first_finding", {"culprit_container": "pod a/b, container c"}, {"culprit_container": "pod a/b"}],
  ["unknowns_include", {"check": "use.x", "metric": "psi", "reason_contains": ["/proc/pressure/cpu"]}, {"check": "use.x", "metric": "psi", "reason_contains": ["ENOENT"]}],
  ["metrics", {"check": "use.x", "name": "m", "instance": "sda", "min": 40, "max": 60, "status": "warn"}, {"check": "use.x", "name": "m", "max": 49}],
  ["metrics", {"check": "use.x", "name": "m", "status": ["ok", "warn"]}, {"check": "use.x", "name": "m", "status": "ok"}],
@@ -305,5 +370,12 @@ md_tables "$T/good.md" U >/dev/null
 r3=$?
 result "comparator: md table check passes escaped '|', fails unescaped ones and missing tables" \
 	$((r1 != 0 || r2 == 0 || r3 == 0))
+printf '**T**\n\n| a |\n|---|\n| 1 |\n| 2 |\n\ntext\n\n| b |\n|---|\n| 3 |\n| 4 |\n| 5 |\n' >"$T/rows.md"
+md_table_rows "$T/rows.md" 2 >/dev/null
+r1=$?
+md_table_rows "$T/rows.md" 1 >/dev/null
+r2=$?
+result "comparator: md table rows check passes 2 rows under a bound of 2, fails under 1, skips untitled tables" \
+	$((r1 != 0 || r2 == 0))
 
 done_testing

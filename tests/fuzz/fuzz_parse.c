@@ -100,11 +100,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	parse_pid_syscall(buf, size, &psc);
 	parse_kernel_stack(buf, size, kstack, sizeof(kstack));
 	parse_net_inet_find(buf, size, 1, size & 1, &nis);
-	/* the thread states' record, line by line as analysis_threads.c reads it */
+	/* the thread states' record and trace_pipe, line by line as their readers read them */
 	for (const char *p = buf, *end = buf + size, *nl; p < end; p = nl + 1) {
+		struct ftrace_line fl;
+		const char *v;
+		size_t vl;
+		uint64_t lost;
+		int64_t x;
+
 		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
 			break;
 		parse_threads_line(p, nl, &tl);
+		parse_ftrace_lost(p, nl, &lost);
+		if (!parse_ftrace_line(p, nl, &fl)) {
+			parse_ftrace_field(fl.fields, fl.fields_len, "comm", &v, &vl);
+			parse_ftrace_int(fl.fields, fl.fields_len, "pid", &x);
+		}
 	}
 	free(buf);
 	return 0;

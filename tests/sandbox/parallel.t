@@ -18,7 +18,7 @@ FIX=tests/checks/all/idle
 # what does not depend on the run: times and the Lua instruction counts (the
 # hook counts in steps that the garbage collector's timing shifts)
 stable() {
-	jq -S 'del(.cost, .generated, .checks[].elapsed_ms, .checks[].mem_peak_bytes,
+	jq -S 'del(.cost, .generated, .checks[].elapsed_ms, .checks[].cpu_ms, .checks[].mem_peak_bytes,
 		.checks[].instructions)' "$1"
 }
 
@@ -64,4 +64,16 @@ for c in b d e; do
 	is "$(jq -r ".checks[] | select(.id == \"use.$c-quick\") | .status" "$T/mixed.json")" ok \
 		"use.$c-quick, beside them, finishes"
 done
+
+# Each check's own CPU time (cpu_ms) is its own: a check that spins for
+# about 0.2 s of CPU beside a quick one, two at a time on this host's CPUs.
+check f-spins '    local t0, x = os.clock(), 0
+    while os.clock() - t0 < 0.2 do x = x + 1 end'
+SONDE_BENCH_CHECK_JOBS=2 timeout -k 2 60 "$SONDE" analyze "$FIX" --json --checks "$D" \
+	--check use.f-spins --check use.b-quick >"$T/cpu.json" 2>"$T/cpu.err"
+spin=$(jq -r '.checks[] | select(.id == "use.f-spins") | .cpu_ms' "$T/cpu.json")
+quick=$(jq -r '.checks[] | select(.id == "use.b-quick") | .cpu_ms' "$T/cpu.json")
+ok "the spinning check's cpu_ms is its 0.2 s of CPU ($spin ms)" \
+	awk -v v="$spin" 'BEGIN { exit !(v >= 150 && v < 1000) }'
+ok "the quick one's is not ($quick ms)" awk -v v="$quick" 'BEGIN { exit !(v >= 0 && v < 100) }'
 done_testing

@@ -5,7 +5,8 @@
  * tests/unit/test_<module>.lua (or the files given): trend.lua (fixed series
  * with known slopes, noise, steps, churn, too few points) and waits.lua (the
  * thread states' classes: kernel stacks, syscalls and their files, the
- * evidence that tells a contended wait from an idle one). Each Lua file gets
+ * evidence that tells a contended wait from an idle one), cpu.lua (the
+ * per-CPU tables bounded at 192 and 1,024 CPUs) and fmt.lua. Each Lua file gets
  * a TAP table (ok, diag) and the C side prints the plan.
  */
 #include <fcntl.h>
@@ -34,7 +35,9 @@ static int lua_diag(lua_State *L)
 	return 0;
 }
 
-static const char *const cases[] = { "tests/unit/test_trend.lua", "tests/unit/test_waits.lua", NULL };
+static const char *const cases[] = { "tests/unit/test_trend.lua", "tests/unit/test_waits.lua",
+				     "tests/unit/test_cpu.lua", "tests/unit/test_fmt.lua",
+				     "tests/unit/test_containers.lua", NULL };
 
 /* Run one Lua file of cases in a fresh sandbox. */
 static void run_cases(const struct catalog *cat, const char *path)

@@ -738,6 +738,70 @@ static void test_comm_records(void)
 	capture_set__free(&cs);
 }
 
+/*
+ * sonde:containers: the workload names (container, Kubernetes container, pod, namespace,
+ * image) are learned like host names and replaced everywhere, the cgroup paths that hold a
+ * runc name included, consistently; ids, containerd's namespace and Kubernetes' own
+ * namespaces stay.
+ */
+static void test_containers(void)
+{
+	static const char facts[] =
+		"3f2a1b9c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c\truntime\tcontainerd\n"
+		"3f2a1b9c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c\tnamespace\tk8s.io\n"
+		"3f2a1b9c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c\tk8s-container\tcheckoutsvc\n"
+		"3f2a1b9c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c\timage\tregistry.corp/shop/checkout:1.4\n"
+		"pod:0d6b5e3c-1a2b-4c3d-8e9f-0a1b2c3d4e5f\tnamespace\tshopfront\n"
+		"pod:0d6b5e3c-1a2b-4c3d-8e9f-0a1b2c3d4e5f\tname\tcheckout-7d9f\n"
+		"pod:1d6b5e3c-1a2b-4c3d-8e9f-0a1b2c3d4e5f\tnamespace\tkube-system\n"
+		"billing-batch\tname\tbilling-batch\n";
+	static const char procs[] = "/sys/fs/cgroup/cpu/billing-batch/cgroup.procs";
+	struct capture_writer w;
+	struct capture_set cs;
+	const struct capture_stream *st;
+	struct redactor *r;
+	char stage[4096], raw[4200], err[512], got[2048] = "", path[256] = "";
+	int rc;
+
+	make_stage("containers", stage, sizeof(stage), raw, sizeof(raw));
+	capture_writer__open(&w, raw, "proc.cgroups");
+	capture_writer__record(&w, 0, 1, 1, procs, "42\n", 3, 0);
+	capture_writer__record(&w, 0, 1, 1, "sonde:containers", facts, strlen(facts), 0);
+	capture_writer__close(&w);
+	r = redact__dir(stage, NULL, NULL, err, sizeof(err));
+	ok(r != NULL, "a stage with sonde:containers is redacted (%s)", r ? "ok" : err);
+	redactor__free(r);
+	rc = capture_set__load(&cs, raw, err, sizeof(err));
+	is_int(rc, 0, "and loads again (%s)", rc ? err : "ok");
+	st = capture_set__stream(&cs, "proc.cgroups");
+	ok(st && st->n == 2, "both records are there");
+	if (st && st->n == 2) {
+		snprintf(path, sizeof(path), "%s", st->rec[0].path);
+		snprintf(got, sizeof(got), "%.*s", (int)st->rec[1].len, st->rec[1].data);
+	}
+	ok(!has(got, "checkoutsvc") && !has(got, "checkout-7d9f") && !has(got, "shopfront") &&
+	   !has(got, "registry.corp") && !has(got, "billing-batch"),
+	   "no container, pod, namespace or image name is left");
+	ok(has(got, "\tk8s-container\tworkload-") && has(got, "\tname\tworkload-"),
+	   "they are workload-N pseudonyms");
+	ok(has(got, "3f2a1b9c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c\truntime"),
+	   "the container id stays");
+	ok(has(got, "\tnamespace\tk8s.io\n") && has(got, "\tnamespace\tkube-system\n"),
+	   "containerd's namespace and Kubernetes' own stay");
+	ok(!has(path, "billing-batch") && has(path, "/sys/fs/cgroup/cpu/workload-"),
+	   "the cgroup path of a runc container named so is pseudonymized too (%s)", path);
+	{
+		const char *k = strstr(got, "\nworkload-");
+		const char *n = k ? strstr(k, "\tname\tworkload-") : NULL;
+		const char *pk = strstr(path, "workload-");
+		size_t kl = k ? strcspn(k + 1, "\t") : 0;
+
+		ok(k && n && pk && !strncmp(k + 1, pk, kl) && !strncmp(n + 6, pk, kl),
+		   "one pseudonym for the name, its key and its cgroup path");
+	}
+	capture_set__free(&cs);
+}
+
 static void test_idempotent(void)
 {
 	struct redactor *r = redactor__new();
@@ -773,6 +837,7 @@ int main(void)
 	test_repeats();
 	test_stage();
 	test_comm_records();
+	test_containers();
 	test_idempotent();
 	{
 		char cmd[4200];

@@ -1110,8 +1110,27 @@ static void test_span(void)
 	check_result__free(&back);
 }
 
+/* one of a counted noun is singular, whatever its case; symbols and rates are not nouns */
+static void test_fmt_value(void)
+{
+	static const struct { double v; const char *unit, *want; } c[] = {
+		{ 1, "CPUs", "1 CPU" },	      { 2, "CPUs", "2 CPUs" },
+		{ 1, "threads", "1 thread" }, { 1, "s", "1 s" },
+		{ 1, "packets/s", "1 packets/s" }, { 1, "bytes", "1 B" },
+		{ 1, "IOPS", "1 IOPS" },	      { 1, "ms", "1 ms" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		report__fmt_value(buf, sizeof(buf), c[i].v, c[i].unit);
+		ok(!strcmp(buf, c[i].want), "fmt_value %g %s: \"%s\" (got \"%s\")", c[i].v,
+		   c[i].unit, c[i].want, buf);
+	}
+}
+
 int main(void)
 {
+	test_fmt_value();
 	test_md_escape();
 	test_markdown_cmark();
 	test_page();

@@ -1,0 +1,16 @@
+-- Cases for checks/lib/fmt.lua, run in the checks' sandbox by test_checks_lib.c.
+local tap = ...
+local fmt = require("fmt")
+
+local function is(got, want, name)
+  tap.ok(got == want, name .. ": " .. tostring(got))
+end
+
+is(fmt.num(nil), "?", "nil")
+is(fmt.num(42), "42", "an integer")
+is(fmt.num(42.0), "42", "a whole float")
+is(fmt.num(0.1234), "0.123", "a small fraction: 3 significant digits")
+is(fmt.num(938.24), "938", "under 1000: 3 significant digits")
+is(fmt.num(93773.1), "93773", "a rate of 93,773/s in digits, not 9.38e+04")
+is(fmt.num(-2500.4), "-2500", "negative, in digits")
+is(fmt.num(1.5e15), "1.5e+15", "past 1e15 a float keeps its exponent")
