@@ -50,7 +50,7 @@ static void statfs_numbers(lua_State *L, const char *nums)
 }
 
 /* One "sonde:statfs" record (collect.c mounts_sample) into { [mount] = series }. */
-static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
+static void parse_statfs(const struct capture_rec *r, struct ctx_keyed *w)
 {
 	lua_State *L = w->L;
 	const char *p = r->data, *end = r->data + r->len;
@@ -100,7 +100,7 @@ static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
 			}
 			lua_settop(L, top);
 		}
-		ctx_proc__keyed_begin(L, mnt, w->t);
+		ctx__keyed_begin(L, mnt, w->t);
 		ctx__set_lstr(L, "status", f[0], fl[0]);
 		ctx__set_lstr(L, "dev", f[1], fl[1]);
 		ctx__set_lstr(L, "fstype", f[2], fl[2]);
@@ -115,7 +115,7 @@ static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
 			lua_pushfstring(L, "statvfs %s: %s", mnt, strerror(atoi(f[0] + 4)));
 			lua_setfield(L, -2, "reason");
 		}
-		ctx_proc__keyed_end(L);
+		ctx__keyed_end(L);
 	}
 }
 
@@ -126,8 +126,8 @@ static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
  */
 int ctx_proc__filesystems(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.mounts");
-	int ret = ctx_proc__keyed_series(L, "proc.mounts", "sonde:statfs", parse_statfs);
+	const struct capture_stream *st = ctx__stream(L, "proc.mounts");
+	int ret = ctx__keyed_series(L, "proc.mounts", "sonde:statfs", parse_statfs);
 
 	if (ret != 1 || lua_isnil(L, -1))
 		return ret;
@@ -143,8 +143,8 @@ int ctx_proc__filesystems(lua_State *L)
 			snprintf(path, sizeof(path), "/sys/fs/ext4/%s/errors_count", lua_tostring(L, -2));
 		lua_settop(L, top);
 		if (path[0]) {
-			const struct capture_rec *r0 = ctx_proc__rec(st, path, 0);
-			const struct capture_rec *r1 = ctx_proc__rec(st, path, 1);
+			const struct capture_rec *r0 = ctx__rec(st, path, 0);
+			const struct capture_rec *r1 = ctx__rec(st, path, 1);
 
 			if (r0 && !r0->err && r1 && !r1->err && r1 != r0) {
 				ctx__set_num(L, "errors_first", strtod(r0->data, NULL));
@@ -162,7 +162,7 @@ int ctx_proc__filesystems(lua_State *L)
 }
 
 /* /proc/swaps: "Filename Type Size Used Priority", sizes in KiB. */
-static void parse_swaps(const struct capture_rec *r, struct ctx_proc_keyed *w)
+static void parse_swaps(const struct capture_rec *r, struct ctx_keyed *w)
 {
 	lua_State *L = w->L;
 	const char *p = r->data, *end = r->data + r->len;
@@ -179,12 +179,12 @@ static void parse_swaps(const struct capture_rec *r, struct ctx_proc_keyed *w)
 			memcpy(line, p, l);
 			line[l] = '\0';
 			if (sscanf(line, "%1023s %31s %llu %llu %ld", name, type, &size, &used, &prio) == 5) {
-				ctx_proc__keyed_begin(L, name, w->t);
+				ctx__keyed_begin(L, name, w->t);
 				ctx__set_lstr(L, "type", type, strlen(type));
 				ctx__set_num(L, "size_bytes", (double)size * 1024);
 				ctx__set_num(L, "used_bytes", (double)used * 1024);
 				ctx__set_num(L, "priority", (double)prio);
-				ctx_proc__keyed_end(L);
+				ctx__keyed_end(L);
 			}
 		}
 		first = 0;
@@ -195,5 +195,5 @@ static void parse_swaps(const struct capture_rec *r, struct ctx_proc_keyed *w)
 /* ctx.proc.swaps() -> { [swap device or file] = series(size_bytes used_bytes priority) } */
 int ctx_proc__swaps(lua_State *L)
 {
-	return ctx_proc__keyed_series(L, "proc.mounts", "/proc/swaps", parse_swaps);
+	return ctx__keyed_series(L, "proc.mounts", "/proc/swaps", parse_swaps);
 }
