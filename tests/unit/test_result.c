@@ -2,7 +2,8 @@
 /*
  * core/lua/result.c: the status words. status__severity reads a severity
  * back from a findings.json (sonde diff, sonde fleet, sonde show --metrics):
- * ok < warn < crit, with the values of the enum, and -1 for everything else.
+ * ok < warn < crit, with the values of the enum, and -1 for everything else;
+ * status__parse any status (sonde show's matrix and findings).
  */
 #include "lua/result.h"
 #include "tap.h"
@@ -22,5 +23,11 @@ int main(void)
 	for (int st = ST_OK; st <= ST_ERROR; st++)
 		is_int(status__severity(status__name(st)), st <= ST_CRIT ? st : -1,
 		       "status__name(%d) = '%s' reads back", st, status__name(st));
+	for (int st = ST_OK; st <= ST_ERROR; st++)
+		is_int(status__parse(status__name(st)), st, "status__parse('%s') is %d",
+		       status__name(st), st);
+	is_int(status__parse("n/a"), -1, "n/a is no status (a cell that does not apply)");
+	is_int(status__parse(NULL), -1, "nor is NULL");
+	is_int(status__parse("Warn"), -1, "nor a word of another case");
 	return tap_done();
 }
