@@ -248,11 +248,10 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -D_GNU_SOURCE -DSONDE_VERSION='"$(VERSION)"' -Ic
 	      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_TARGETS := parse capture json_read bundle_verify check_schema bundle_extract hostctx redact
 UTIL_JSON := core/util/json_read.c core/util/json.c core/util/strbuf.c core/util/file.c core/util/tty.c
-fuzz_parse_SRCS := core/util/parse_proc.c core/util/parse_pid.c core/util/parse_thread.c core/util/waits.c \
-		   core/util/parse_ftrace.c
+fuzz_parse_SRCS := $(wildcard core/util/parse_*.c) core/util/waits.c
 fuzz_capture_SRCS := core/collect/capture.c core/util/file.c
 fuzz_hostctx_SRCS := core/collect/hostctx_read.c core/collect/capture.c core/util/file.c \
-		     core/util/strv.c
+		     core/util/strv.c $(wildcard core/util/parse_*.c) core/util/waits.c
 fuzz_json_read_SRCS := $(UTIL_JSON)
 fuzz_bundle_verify_SRCS := core/bundle/verify.c core/bundle/write.c core/util/sha256.c $(UTIL_JSON)
 # The schema validator needs the whole engine (Lua, the embedded catalog): every core

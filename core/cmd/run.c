@@ -102,9 +102,12 @@ static const struct cmd_option options[] = {
 		  "over the CPU time of the processes that pay it); one\n"
 		  "that does not fit is not attached, or traces part of\n"
 		  "the window, and the report says what was read instead.\n"
-		  "The overhead guard checks every 0.1 s and detaches\n"
-		  "every tool over its prediction at once (what it\n"
-		  "gathered is kept). 0: no budget, no guard" },
+		  "sonde's own sampling is paid first: its share is set\n"
+		  "aside before the tools are admitted. The overhead guard\n"
+		  "checks every 0.1 s and detaches at once every tool over\n"
+		  "what it was admitted for (what it gathered is kept; the\n"
+		  "report says whose cost it was), never for sonde's own.\n"
+		  "0: no budget, no guard" },
 	{ .name = "no-perf", .kind = CMD_OPT_FLAG, .field = F(no_perf),
 	  .help = "open no perf_event counter (perf.counters): IPC, stalls\n"
 		  "and software counters become known unknowns" },

@@ -5,23 +5,15 @@
  * exit mid-window handled).
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <dirent.h>
-
 #include "collect/analysis.h"
-#include "util/file.h"
 #include "util/hostid.h"
 #include "util/json_read.h"
 #include "util/parse.h"
-
-double analysis__t(const struct analysis *an, const struct capture_rec *r)
-{
-	return (double)(r->mono_ns - an->start_mono_ns) / 1e9;
-}
 
 static void copy_trimmed(char *dst, size_t dstlen, const char *s, size_t n)
 {
@@ -55,84 +47,113 @@ static uint64_t rec_u64(const struct capture_rec *r)
 	return v;
 }
 
-struct run_kv {
-	struct analysis *an;
-};
+/* A run fact's integer (0 when it is not one, as the facts of a bundle may be anything). */
+static int64_t fact_i64(const char *v, size_t vl)
+{
+	int64_t x;
+
+	return parse_kv_i64(v, vl, &x) ? 0 : x;
+}
+
+static double fact_double(const char *v, size_t vl)
+{
+	double x;
+
+	return parse_kv_double(v, vl, &x) ? 0 : x;
+}
+
+/* An int fact: a value that does not fit an int is no value. */
+static int fact_int(const char *v, size_t vl)
+{
+	int64_t x = fact_i64(v, vl);
+
+	return x >= INT_MIN && x <= INT_MAX ? (int)x : 0;
+}
+
+/* The budget's facts (run/guard.c): 1 when k was one. */
+static int budget_fact(struct run_budget *b, const char *k, size_t kl, const char *val)
+{
+	double v = fact_double(val, strlen(val));
+	char key[48];
+
+	if (kl == 10 && !memcmp(k, "budget_pct", 10)) {
+		b->has = 1;
+		b->budget_pct = v;
+	} else if (kl == 17 && !memcmp(k, "self_reserved_how", 17)) {
+		snprintf(b->reserved_how, sizeof(b->reserved_how), "%.599s", val);
+	} else if (kl == 17 && !memcmp(k, "self_reserved_pct", 17)) {
+		b->reserved_pct = v;
+	} else if (kl == 8 && !memcmp(k, "self_pct", 8)) {
+		b->has_self = 1;
+		b->self_pct = v;
+	} else if (kl == 13 && !memcmp(k, "self_rest_pct", 13)) {
+		b->self_rest_pct = v;
+	} else if (kl == 12 && !memcmp(k, "self_max_pct", 12)) {
+		b->self_max_pct = v;
+	} else if (kl == 13 && !memcmp(k, "self_max_at_s", 13)) {
+		b->self_max_at_s = v;
+	} else {
+		for (int p = 0; p < SELF_PARTS; p++) {
+			const char *name = self_part__name((enum self_part)p);
+
+			snprintf(key, sizeof(key), "self_%s_pct", name);
+			if (kl == strlen(key) && !memcmp(k, key, kl)) {
+				b->self_part_pct[p] = v;
+				return 1;
+			}
+			snprintf(key, sizeof(key), "self_reserved_%s_pct", name);
+			if (kl == strlen(key) && !memcmp(k, key, kl)) {
+				b->reserved_part_pct[p] = v;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	return 1;
+}
 
 static int run_fact(const char *k, size_t kl, const char *v, size_t vl, void *arg)
 {
 	struct analysis *an = arg;
-	char val[512];
+	char val[640];
 	uint64_t u = 0;
 
 	copy_trimmed(val, sizeof(val), v, vl);
 #define KEY(name) (kl == strlen(name) && !memcmp(k, name, kl))
+	if (budget_fact(&an->budget, k, kl, val))
+		return 0;
 	if (KEY("version"))
-		snprintf(an->version, sizeof(an->version), "%s", val);
+		snprintf(an->version, sizeof(an->version), "%.31s", val);
 	else if (KEY("window_s"))
-		an->window_s = strtod(val, NULL);
+		an->window_s = fact_double(v, vl);
 	else if (KEY("interval_s"))
-		an->interval_s = strtod(val, NULL);
+		an->interval_s = fact_double(v, vl);
 	else if (KEY("start_wall_ns"))
-		an->start_wall_ns = strtoll(val, NULL, 10);
+		an->start_wall_ns = fact_i64(v, vl);
 	else if (KEY("end_wall_ns"))
-		an->end_wall_ns = strtoll(val, NULL, 10);
+		an->end_wall_ns = fact_i64(v, vl);
 	else if (KEY("start_mono_ns"))
-		an->start_mono_ns = strtoll(val, NULL, 10);
+		an->start_mono_ns = fact_i64(v, vl);
 	else if (KEY("end_mono_ns"))
-		an->end_mono_ns = strtoll(val, NULL, 10);
-	else if (KEY("samples") && !parse_kv_u64(val, strlen(val), 0, &u))
+		an->end_mono_ns = fact_i64(v, vl);
+	else if (KEY("samples") && !parse_kv_u64(v, vl, 0, &u))
 		an->samples = (uint32_t)u;
 	else if (KEY("partial"))
-		an->partial = atoi(val) != 0;
+		an->partial = fact_i64(v, vl) != 0;
 	else if (KEY("stop_reason"))
 		snprintf(an->stop_reason, sizeof(an->stop_reason), "%.399s", val);
 	else if (KEY("euid"))
-		an->euid = atoi(val);
+		an->euid = fact_int(v, vl);
 	else if (KEY("proc_hidepid"))
 		snprintf(an->proc_hidepid, sizeof(an->proc_hidepid), "%.31s", val);
 	else if (KEY("clk_tck"))
-		an->clk_tck = atol(val);
+		an->clk_tck = (long)fact_i64(v, vl);
 	else if (KEY("page_size"))
-		an->page_size = atol(val);
+		an->page_size = (long)fact_i64(v, vl);
 	else if (KEY("pid"))
-		an->sonde_pid = atoi(val);
+		an->sonde_pid = fact_int(v, vl);
 #undef KEY
 	return 0;
-}
-
-/* "0-3,5,7-8" */
-static int count_cpu_list(const char *s, size_t n)
-{
-	int count = 0;
-	size_t i = 0;
-
-	while (i < n) {
-		long a = 0, b;
-		int da = 0;
-
-		while (i < n && s[i] >= '0' && s[i] <= '9' && da < 7)
-			a = a * 10 + (s[i++] - '0'), da++;
-		if (!da)
-			break;
-		b = a;
-		if (i < n && s[i] == '-') {
-			int db = 0;
-
-			i++;
-			b = 0;
-			while (i < n && s[i] >= '0' && s[i] <= '9' && db < 7)
-				b = b * 10 + (s[i++] - '0'), db++;
-			if (!db || b < a)
-				break;
-		}
-		count += (int)(b - a + 1);
-		if (i < n && s[i] == ',')
-			i++;
-		else
-			break;
-	}
-	return count;
 }
 
 static int meminfo_total(const char *k, size_t kl, const char *v, size_t vl, void *arg)
@@ -168,7 +189,7 @@ static void derive_host(struct analysis *an)
 	an->pid_max = rec_u64(first_ok(host, "/proc/sys/kernel/pid_max"));
 	an->nr_open = rec_u64(first_ok(host, "/proc/sys/fs/nr_open"));
 	if ((r = first_ok(host, "/proc/uptime")))
-		an->uptime_start = strtod(r->data, NULL);
+		parse_uptime(r->data, r->len, &an->uptime_start, NULL);
 
 	if ((r = first_ok(stat, "/proc/stat"))) {
 		struct proc_stat ps = { 0 };
@@ -177,8 +198,12 @@ static void derive_host(struct analysis *an)
 			an->cpus = ps.ncpu;
 		proc_stat__free(&ps);
 	}
-	if (!an->cpus && (r = first_ok(host, "/sys/devices/system/cpu/online")))
-		an->cpus = count_cpu_list(r->data, r->len);
+	if (!an->cpus && (r = first_ok(host, "/sys/devices/system/cpu/online"))) {
+		unsigned n;
+
+		if (!parse_cpu_list(r->data, r->len, &n) && n <= INT_MAX)
+			an->cpus = (int)n;
+	}
 	if (!an->cpus && (r = first_ok(host, "/proc/cpuinfo"))) {
 		for (const char *p = r->data; (p = strstr(p, "processor")); p++)
 			if (p == r->data || p[-1] == '\n')
@@ -211,13 +236,13 @@ int analysis__open(struct analysis *an, const char *raw_dir, char *errbuf, size_
 	return analysis__open_limited(an, raw_dir, NULL, errbuf, errlen);
 }
 
-static void load_bpf_docs(struct analysis *an);
-
 void analysis__preload(struct analysis *an, const char *collector)
 {
 	const struct thread_states *ts;
 	const struct task_summary *tasks;
+	const struct pidmap *levels;
 	size_t n;
+	int fds;
 	char why[256];
 
 	capture_set__stream(&an->cs, collector);
@@ -230,13 +255,16 @@ void analysis__preload(struct analysis *an, const char *collector)
 		analysis__threads(an, &ts, why, sizeof(why));
 	if (!strcmp(collector, "proc.pids") || !strcmp(collector, "proc.threads"))
 		analysis__tasks(an, &tasks, &n);
+	/* the six runout checks' levels of every process, one pass for all of them */
+	if (!strcmp(collector, "proc.pids"))
+		analysis__levels(an, &levels, &fds);
 	/*
 	 * The BPF tools' documents are read all at once, whichever tool a check
 	 * asks for: 30 checks read one, and each parsed them all again (the
 	 * profile's is hundreds of KB on a busy host).
 	 */
 	if (!strncmp(collector, "bpf.", 4) && !an->bpf_loaded)
-		load_bpf_docs(an);
+		analysis__load_bpf_docs(an);
 	if (!strcmp(collector, "perf.counters"))
 		analysis__perf_counters(an, why, sizeof(why));
 }
@@ -317,24 +345,6 @@ static int *task_index__slot(struct task_index *ix, struct task_build *b, int pi
 	while (ix->slot[h] && b[ix->slot[h] - 1].s.pid != pid)
 		h = (h + 1) & (ix->cap - 1);
 	return &ix->slot[h];
-}
-
-/* The pid of "/proc/PID/FILE" (*file: FILE) or of "sonde:task/PID" (*file: "task"); -1 else. */
-static int path_pid(const char *path, const char **file)
-{
-	long v = 0;
-	const char *p, *digits;
-	int task = !strncmp(path, "sonde:task/", 11);
-
-	if (!task && strncmp(path, "/proc/", 6))
-		return -1;
-	digits = path + (task ? 11 : 6);
-	for (p = digits; *p >= '0' && *p <= '9' && v < 100000000; p++)
-		v = v * 10 + (*p - '0');
-	if (p == digits || *p != (task ? '\0' : '/'))
-		return -1;
-	*file = task ? "task" : p + 1;
-	return (int)v;
 }
 
 static int status_fields(struct task_build *t, const struct capture_rec *r, int first)
@@ -695,7 +705,7 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
 	for (size_t i = 0; i < st->n && !err; i++) {
 		const struct capture_rec *r = &st->rec[i];
 		const char *file;
-		int pid = path_pid(r->path, &file), *slot;
+		int pid = parse_capture_pid_path(r->path, &file), *slot;
 		struct task_build *t;
 
 		if (pid <= 0 || (r->err && strcmp(file, "io")))
@@ -732,276 +742,6 @@ cleanup:
 	return err;
 }
 
-/* ---- BPF tools ---- */
-
-#define BPF_DOC_MAX (32u << 20)
-
-static int doc_by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct bpf_doc *)a)->name, ((const struct bpf_doc *)b)->name);
-}
-
-/* What one parsed JSON value may cost: the jval, its key pointer, an allocation for its string. */
-#define JVAL_COST 96
-
-static uint64_t jval_count(const struct jval *v)
-{
-	uint64_t n = 1;
-
-	if (v->type == J_ARRAY || v->type == J_OBJECT)
-		for (size_t i = 0; i < v->len; i++)
-			n += jval_count(&v->items[i]);
-	return n;
-}
-
-/*
- * A JSON capture of sonde's own (raw/bpf/<tool>.json, raw/perf/counters.json):
- * read bounded, parsed strictly, of the expected schema, within what is left
- * of the analysis's memory limit (the streams' share, an->docs_held) and
- * charged to it. NULL with the reason in why (shown names the file); *rc is
- * -ENOENT when it is absent.
- */
-static struct jval *raw_doc(struct analysis *an, int dirfd, const char *path, const char *shown,
-			    const char *schema, const struct json_read_limits *dlim, int *rc,
-			    char *why, size_t whylen)
-{
-	struct json_read_limits lim = *dlim;
-	uint64_t used = an->cs.held + an->docs_held, room;
-	struct jval *doc = NULL;
-	char *text = NULL, err[256];
-	size_t len = 0;
-	const char *sc;
-
-	room = an->cs.lim.max_memory_bytes > used ? an->cs.lim.max_memory_bytes - used : 0;
-	*rc = file__read_bounded(dirfd, path, lim.max_bytes < room ? lim.max_bytes : room, &text,
-				 &len);
-	if (*rc) {
-		snprintf(why, whylen, "%s: %s", shown,
-			 *rc != -EFBIG ? strerror(-*rc) :
-			 room < lim.max_bytes ? "too large for what is left of the analysis's memory limit" :
-			 "too large");
-		return NULL;
-	}
-	/* its values, at their cost, within what is left beside the text */
-	if ((room - len) / JVAL_COST < lim.max_items)
-		lim.max_items = (size_t)((room - len) / JVAL_COST);
-	*rc = json_read(text, len, &lim, &doc, err, sizeof(err));
-	free(text);
-	if (*rc) {
-		snprintf(why, whylen, "%s is not valid JSON: %s%s", shown, err,
-			 lim.max_items < dlim->max_items ?
-				 " (within what is left of the analysis's memory limit)" : "");
-		return NULL;
-	}
-	an->docs_held += len + jval_count(doc) * JVAL_COST;
-	if (doc->type != J_OBJECT || !(sc = jval__str(doc, "schema")) || strcmp(sc, schema)) {
-		snprintf(why, whylen, "%s is not a %s document", shown, schema);
-		jval__free(doc);
-		*rc = -EINVAL;
-		return NULL;
-	}
-	return doc;
-}
-
-static void load_bpf_docs(struct analysis *an)
-{
-	static const struct json_read_limits lim = {
-		.max_bytes = BPF_DOC_MAX, .max_depth = 16, .max_items = 4u << 20,
-		.max_string = 64u << 10,
-	};
-	char dir[4200];
-	DIR *d;
-	struct dirent *de;
-	size_t cap = 0;
-
-	an->bpf_loaded = 1;
-	snprintf(dir, sizeof(dir), "%s/bpf", an->raw_dir);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t nl = strlen(de->d_name);
-		struct bpf_doc *bd;
-		char shown[300];
-		int rc;
-
-		if (de->d_name[0] == '.' || nl <= 5 || nl - 5 >= sizeof(bd->name) ||
-		    strcmp(de->d_name + nl - 5, ".json"))
-			continue;
-		if (an->nbpf == cap) {
-			struct bpf_doc *n = realloc(an->bpf, (cap = cap ? cap * 2 : 16) * sizeof(*n));
-
-			if (!n)
-				break;
-			an->bpf = n;
-		}
-		bd = &an->bpf[an->nbpf++];
-		memset(bd, 0, sizeof(*bd));
-		memcpy(bd->name, de->d_name, nl - 5);
-		snprintf(shown, sizeof(shown), "raw/bpf/%s", de->d_name);
-		bd->doc = raw_doc(an, dirfd(d), de->d_name, shown, "sonde.bpf/1", &lim, &rc, bd->why,
-				  sizeof(bd->why));
-	}
-	closedir(d);
-	if (an->nbpf)
-		qsort(an->bpf, an->nbpf, sizeof(*an->bpf), doc_by_name);
-}
-
-const struct jval *analysis__bpf(struct analysis *an, const char *name, char *why, size_t whylen)
-{
-	const struct jval *data;
-	const char *status, *reason;
-
-	if (!an->bpf_loaded)
-		load_bpf_docs(an);
-	for (size_t i = 0; i < an->nbpf; i++) {
-		if (strcmp(an->bpf[i].name, name))
-			continue;
-		if (!an->bpf[i].doc) {
-			snprintf(why, whylen, "%s", an->bpf[i].why);
-			return NULL;
-		}
-		status = jval__str(an->bpf[i].doc, "status");
-		reason = jval__str(an->bpf[i].doc, "reason");
-		data = jval__get(an->bpf[i].doc, "data");
-		if (!status || strcmp(status, "ok") || !data || data->type != J_OBJECT) {
-			snprintf(why, whylen, "BPF tool %s did not run: %s", name,
-				 reason ? reason : "no reason recorded");
-			return NULL;
-		}
-		return an->bpf[i].doc;
-	}
-	snprintf(why, whylen,
-		 "BPF tool %s was not run in this window (raw/bpf/%s.json is absent: no check "
-		 "asked for it, or the capture predates it)",
-		 name, name);
-	return NULL;
-}
-
-static double num_or(const struct jval *v, const char *key, double def)
-{
-	double d;
-
-	return jval__num(v, key, &d) ? def : d;
-}
-
-/* The cost model's part of a tool's document: prediction, filter, what instead. */
-static void tool_prediction(struct tool_summary *t, const struct jval *doc)
-{
-	const struct jval *p = jval__get(doc, "predicted"), *f = jval__get(doc, "filtered_to");
-	const struct jval *data = jval__get(doc, "data");
-	const char *s;
-	size_t used = 0;
-
-	if (p && p->type == J_OBJECT) {
-		t->has_pred = 1;
-		t->predicted_pct = num_or(p, "cpu_pct", 0);
-		t->has_load = jval__get(p, "load_pct") != NULL;
-		t->predicted_load_pct = num_or(p, "load_pct", t->predicted_pct);
-		t->duty = num_or(p, "duty", 1);
-		t->budget_pct = num_or(doc, "budget_pct", 0);
-	}
-	s = jval__str(doc, "instead");
-	snprintf(t->instead, sizeof(t->instead), "%s", s ? s : "");
-	for (size_t i = 0; f && f->type == J_ARRAY && i < f->len && used < sizeof(t->filtered_to);
-	     i++) {
-		size_t room = sizeof(t->filtered_to) - used;
-
-		if (f->items[i].type == J_NUMBER)
-			used += (size_t)snprintf(t->filtered_to + used, room, "%s%.0f",
-						 i ? ", " : "", f->items[i].number);
-	}
-	if (data && data->type == J_OBJECT)
-		t->self_signals = (uint64_t)num_or(data, "self_signals", 0);
-}
-
-int analysis__tools(struct analysis *an, const struct tool_summary **out, size_t *n)
-{
-	if (!an->bpf_loaded)
-		load_bpf_docs(an);
-	if (!an->tools && an->nbpf) {
-		an->tools = calloc(an->nbpf, sizeof(*an->tools));
-		if (!an->tools)
-			return -ENOMEM;
-		for (size_t i = 0; i < an->nbpf; i++) {
-			struct tool_summary *t = &an->tools[an->ntools++];
-			const struct jval *doc = an->bpf[i].doc, *cost;
-			const char *s;
-
-			snprintf(t->name, sizeof(t->name), "%s", an->bpf[i].name);
-			if (!doc) {
-				snprintf(t->status, sizeof(t->status), "unreadable");
-				snprintf(t->reason, sizeof(t->reason), "%s", an->bpf[i].why);
-				continue;
-			}
-			s = jval__str(doc, "status");
-			snprintf(t->status, sizeof(t->status), "%s", s ? s : "?");
-			s = jval__str(doc, "reason");
-			snprintf(t->reason, sizeof(t->reason), "%s", s ? s : "");
-			s = jval__str(doc, "attach");
-			snprintf(t->attach, sizeof(t->attach), "%s", s ? s : "");
-			s = jval__str(doc, "stopped_early");
-			snprintf(t->stopped, sizeof(t->stopped), "%s", s ? s : "");
-			t->runs = (uint64_t)num_or(doc, "runs", 0);
-			t->drops = (uint64_t)num_or(doc, "drops", 0);
-			t->setup_ms = num_or(doc, "setup_ms", 0);
-			t->teardown_ms = num_or(doc, "teardown_ms", 0);
-			t->traced_from_s = num_or(doc, "traced_from_s", 0);
-			t->traced_to_s = num_or(doc, "traced_to_s", 0);
-			tool_prediction(t, doc);
-			cost = jval__get(doc, "cost");
-			if (cost && cost->type == J_OBJECT) {
-				t->cpu_ns = num_or(cost, "cpu_ns", 0);
-				s = jval__str(cost, "source");
-				snprintf(t->cost_source, sizeof(t->cost_source), "%s", s ? s : "");
-			}
-		}
-	}
-	*out = an->tools;
-	*n = an->ntools;
-	return 0;
-}
-
-/* ---- perf counters ---- */
-
-const struct jval *analysis__perf_counters(struct analysis *an, char *why, size_t whylen)
-{
-	static const struct json_read_limits lim = {
-		.max_bytes = BPF_DOC_MAX, .max_depth = 8, .max_items = 1u << 20,
-		.max_string = 4u << 10,
-	};
-	const char *status, *reason;
-	const struct jval *ev;
-
-	if (!an->perf_loaded) {
-		char path[4200];
-		int rc;
-
-		an->perf_loaded = 1;
-		snprintf(path, sizeof(path), "%s/perf/counters.json", an->raw_dir);
-		an->perf_doc = raw_doc(an, AT_FDCWD, path, "raw/perf/counters.json", "sonde.perf/1",
-				       &lim, &rc, an->perf_why, sizeof(an->perf_why));
-		if (rc == -ENOENT)
-			snprintf(an->perf_why, sizeof(an->perf_why),
-				 "perf counters were not collected in this window "
-				 "(raw/perf/counters.json is absent: no check asked for "
-				 "perf.counters, or the capture predates it)");
-	}
-	if (!an->perf_doc) {
-		snprintf(why, whylen, "%s", an->perf_why);
-		return NULL;
-	}
-	status = jval__str(an->perf_doc, "status");
-	reason = jval__str(an->perf_doc, "reason");
-	ev = jval__get(an->perf_doc, "events");
-	if (!status || strcmp(status, "ok") || !ev || ev->type != J_OBJECT) {
-		snprintf(why, whylen, "perf counters did not run: %s",
-			 reason ? reason : "no reason recorded");
-		return NULL;
-	}
-	return an->perf_doc;
-}
-
 void analysis__close(struct analysis *an)
 {
 	jval__free(an->perf_doc);
@@ -1013,6 +753,7 @@ void analysis__close(struct analysis *an)
 		free(an->tasks[i].cmdline);
 	free(an->tasks);
 	thread_states__free(an->threads);
+	analysis__levels_free(an);
 	container_set__free(an->containers);
 	capture_set__free(&an->cs);
 	memset(an, 0, sizeof(*an));

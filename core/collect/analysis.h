@@ -11,6 +11,7 @@
 
 #include "collect/capture.h"
 #include "util/pidmap.h"
+#include "util/selfcpu.h"
 #include "util/strv.h"
 
 struct task_summary {
@@ -41,11 +42,47 @@ struct task_summary {
 	uint64_t nofile_soft, nofile_hard; /* 0 unknown, UINT64_MAX unlimited */
 };
 
+/*
+ * Who stopped a tool early ("stopped" in raw/bpf/<tool>.json, findings.json
+ * tools[].stopped; docs/bpf-tools.md "The guard"): the overhead guard, with
+ * whose cost it was then, or its duty cycle's planned end. Shares of the
+ * host's CPU (%): the tools' over the guard's last period, sonde's own over
+ * the last second, by part (util/selfcpu.h). The trace layer fills it, the
+ * analysis reads it back, both through these.
+ */
+#define TOOL_STOP_TOOLS 24 /* every tool of a window (trace.c checks it holds the table) */
+enum tool_stop_by { TOOL_STOP_NONE, TOOL_STOP_GUARD, TOOL_STOP_DUTY };
+
+struct tool_stop {
+	enum tool_stop_by by;
+	double at_s;                /* into the window */
+	double budget_pct;          /* --max-overhead */
+	double capacity_pct;        /* the budget and the duty cycles' planned bursts */
+	double spend_pct;           /* sonde's own up to its reserve, and every tool */
+	double pct, admitted_pct;   /* this tool, and what it was admitted for */
+	double own_pct;             /* sonde's own CPU over the last second, all of it */
+	double own_reserved_pct;    /* what the admission set aside for it */
+	double own_part_pct[SELF_PARTS]; /* of own_pct: the sampling rounds, the sampler, ... */
+	double own_rest_pct;        /* of own_pct: no part's (the main thread) */
+	size_t ntools;
+	struct tool_stop_tool {
+		char name[32];
+		double pct, admitted_pct;
+	} tools[TOOL_STOP_TOOLS];   /* every tool attached then, this one included */
+};
+
+struct json;
+/* "stopped": { ... } when s says the tool was stopped early; nothing otherwise. */
+void tool_stop__json(struct json *j, const struct tool_stop *s);
+/* sonde's own parts: "<part>_pct" each (util/selfcpu.h), then "rest_pct". */
+void self_parts__json(struct json *j, const double part[SELF_PARTS], double rest);
+
 /* One BPF tool of the window (raw/bpf/<tool>.json), for the report's appendix. */
 struct tool_summary {
 	char name[32], status[16], attach[16];
 	char reason[512];          /* why it did not run ("" when it did) */
-	char stopped[512];         /* why it was detached before the end of the window, or "" */
+	char stopped[1024];        /* why it was detached before the end of the window, or "" */
+	struct tool_stop stop;     /* and who stopped it, whose cost it was */
 	uint64_t runs, drops;
 	double cpu_ns;             /* its own cost; cost_source says how it was obtained */
 	char cost_source[16];
@@ -174,6 +211,21 @@ struct observer {
 
 struct jval;
 
+/*
+ * The budget of a window (the run facts the run layer adds, run/guard.c):
+ * what sonde reserved for its own sampling before the tools were admitted,
+ * and what it used, by part (shares of the host's CPU, %).
+ */
+struct run_budget {
+	int has;                   /* a budget admitted the window's tools */
+	double budget_pct;         /* --max-overhead */
+	double reserved_pct, reserved_part_pct[SELF_PARTS];
+	char reserved_how[600];
+	int has_self;              /* sonde's own use was measured by part */
+	double self_pct, self_part_pct[SELF_PARTS], self_rest_pct;
+	double self_max_pct, self_max_at_s; /* its costliest second, and when it ended */
+};
+
 struct analysis {
 	struct capture_set cs;
 	char raw_dir[4096];
@@ -188,6 +240,7 @@ struct analysis {
 	long clk_tck, page_size;
 	int sonde_pid;            /* the observer itself: left out of rankings */
 	int euid;                 /* sonde's effective uid, -1 unknown */
+	struct run_budget budget; /* its own share and the tools' budget */
 	char proc_hidepid[32];    /* /proc's hidepid= mount option, "" when absent */
 	/* the host (raw/host.cap) */
 	char hostname[256], kernel[256], virt[128];
@@ -220,10 +273,33 @@ struct analysis {
 	struct container_set *containers;
 	int containers_built;
 	const char *focus_container, *focus_pod; /* --container, --pod: the workload, or NULL */
+	/* per-process levels (analysis_levels.c), built on first use */
+	struct pidmap levels;
+	int levels_built, levels_err, levels_fds;
 	/* perf counters: raw/perf/counters.json, parsed on first use */
 	struct jval *perf_doc;
 	char perf_why[512];
 	int perf_loaded;
+};
+
+/*
+ * analysis_levels.c: per-process levels for the runout trends, built once:
+ * every round's RSS, threads, fds and anonymous memory of each process.
+ */
+struct task_level {
+	uint32_t seq;
+	double t;
+	uint64_t rss, threads;
+	int64_t fds;  /* -1: not counted that round */
+	int64_t anon; /* anonymous resident bytes; -1: not known that round */
+};
+
+struct task_levels {
+	int pid;     /* 0: empty slot */
+	uint64_t starttime;
+	const char *last_data; /* the payload of its last sonde:task record (a repeat shares it) */
+	struct task_level *v;
+	size_t n, cap;
 };
 
 /*
@@ -242,8 +318,11 @@ int analysis__open_limited(struct analysis *an, const char *raw_dir,
  */
 void analysis__preload(struct analysis *an, const char *collector);
 void analysis__close(struct analysis *an);
-/* Seconds after the window start of a record. */
-double analysis__t(const struct analysis *an, const struct capture_rec *r);
+/* Seconds after the window start of a record (inline: every file of collect reads it). */
+static inline double analysis__t(const struct analysis *an, const struct capture_rec *r)
+{
+	return (double)(r->mono_ns - an->start_mono_ns) / 1e9;
+}
 /* Build (once) and return the per-process summaries; -ENOENT when proc.pids was not collected. */
 int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t *n);
 
@@ -253,6 +332,16 @@ int analysis__tasks(struct analysis *an, const struct task_summary **out, size_t
  */
 int analysis__threads(struct analysis *an, const struct thread_states **out, char *why,
 		      size_t whylen);
+
+/*
+ * Build (once) the per-process levels of proc.pids: a pidmap of struct
+ * task_levels, *fds_counted when the rounds counted fds. 0, -ENOENT when
+ * proc.pids was not collected, -ENOMEM.
+ */
+int analysis__levels(struct analysis *an, const struct pidmap **out, int *fds_counted);
+/* Its RSS, threads, fd count or anonymous memory moved between rounds. */
+int task_levels__moved(const struct task_levels *pl);
+void analysis__levels_free(struct analysis *an);
 
 /* Build (once) and return the containers: 0, or -ENOENT when proc.cgroups was not collected. */
 int analysis__containers(struct analysis *an, const struct container_set **out);
@@ -283,6 +372,11 @@ int thread_states__build(const struct analysis *an, const struct capture_stream 
 			 struct thread_states **out, char *why, size_t whylen);
 void thread_states__free(struct thread_states *ts);
 
+/*
+ * Read every BPF tool's document of the window (raw/bpf/TOOL.json) now, once:
+ * analysis__preload does, before the checks fork, so they share them.
+ */
+void analysis__load_bpf_docs(struct analysis *an);
 /*
  * The document of BPF tool name (raw/bpf/<name>.json), or NULL with the
  * reason in why: not collected in this window, unreadable, or malformed.

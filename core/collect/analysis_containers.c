@@ -8,6 +8,7 @@
  * paths, by id, without names.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "collect/analysis.h"
 #include "util/cgpath.h"
+#include "util/parse.h"
 #include "util/pidmap.h"
 
 #define CS_MAX_CONTAINERS 1024
@@ -150,7 +152,10 @@ static void cs_fact(struct container_set *s, const char *key, const char *field,
 		snprintf(c->runtime, sizeof(c->runtime), "%s", v);
 		free(v);
 	} else if (!strcmp(field, "pid")) {
-		c->pid = v ? atoi(v) : 0;
+		int64_t pid;
+
+		c->pid = v && !parse_kv_i64(v, strlen(v), &pid) && pid > 0 && pid <= INT_MAX ?
+				 (int)pid : 0;
 		free(v);
 	} else if (!strcmp(field, "cgroup")) {
 		cs_cgroup_fact(c, v);
@@ -263,10 +268,29 @@ static void cs_kept(struct container_set *s, const char *mount, const char *rel)
 			      role == CGPATH_MONITOR);
 }
 
+struct cs_pid_walk {
+	struct container_set *s;
+	int g;
+};
+
+/* A pid of cgroup g's cgroup.procs (parse_pid_list): g is its cgroup when deeper than the last. */
+static int cs_pid(int pid, void *arg)
+{
+	const struct cs_pid_walk *w = arg;
+	struct container_set *s = w->s;
+	struct pid_entry *pe = pidmap__get(&s->by_pid, pid);
+
+	if (pe && (!pe->cgroup || strlen(s->cg[pe->cgroup - 1].rel) < strlen(s->cg[w->g].rel)))
+		pe->cgroup = w->g + 1;
+	return 0;
+}
+
 /* Every pid a kept cgroup listed (cgroup.procs, at either end) to its deepest cgroup. */
 static void cs_pids(struct container_set *s, const struct capture_stream *st, char mounts[][300],
 		    int nm)
 {
+	struct cs_pid_walk pw = { .s = s };
+
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
 		size_t pl = strlen(r->path), sl = strlen("/cgroup.procs");
@@ -288,18 +312,8 @@ static void cs_pids(struct container_set *s, const struct capture_stream *st, ch
 				g = (int)k;
 		if (g < 0)
 			continue;
-		for (const char *p = r->data, *e = r->data + r->len; p < e;) {
-			const char *nl = memchr(p, '\n', (size_t)(e - p));
-			int pid = atoi(p);
-			struct pid_entry *pe;
-
-			if (pid > 0 && (pe = pidmap__get(&s->by_pid, pid)) &&
-			    (!pe->cgroup || strlen(s->cg[pe->cgroup - 1].rel) < strlen(s->cg[g].rel)))
-				pe->cgroup = g + 1;
-			if (!nl)
-				break;
-			p = nl + 1;
-		}
+		pw.g = g;
+		parse_pid_list(r->data, r->len, cs_pid, &pw);
 	}
 }
 
@@ -328,45 +342,55 @@ static void cs_link_pods(struct container_set *s)
 	}
 }
 
+struct cs_hier_walk {
+	struct container_set *s;
+	const struct capture_stream *st;
+	char (*mounts)[300];
+	int nm;
+};
+
+/* A hierarchy of sonde:cgroups (parse_cgroups_record): its mount, and the cgroups kept in it. */
+static int cs_hier(const struct cgroup_hier_line *hl, void *arg)
+{
+	struct cs_hier_walk *w = arg;
+	const struct capture_rec *list;
+	char *mount = w->mounts[w->nm];
+
+	if (w->nm >= CS_MAX_HIER)
+		return 1;
+	if (!parse_word_cstr(hl->mount, mount, sizeof(w->mounts[0])))
+		return 0;
+	list = cs_first(w->st, mount);
+	for (const char *q = list && !list->err ? list->data : NULL,
+		*qe = q ? list->data + list->len : NULL; q && q < qe;) {
+		const char *qn = memchr(q, '\n', (size_t)(qe - q));
+		size_t ql = qn ? (size_t)(qn - q) : (size_t)(qe - q);
+		char rel[700];
+
+		if (ql && ql < sizeof(rel)) {
+			snprintf(rel, sizeof(rel), "%.*s", (int)ql, q);
+			cs_kept(w->s, mount, rel);
+		}
+		q += ql + 1;
+	}
+	w->nm++;
+	return 0;
+}
+
 static int cs_build(struct container_set *s, const struct capture_stream *st)
 {
 	const struct capture_rec *h = cs_first(st, "sonde:cgroups");
 	const struct capture_rec *facts = cs_first(st, "sonde:containers");
 	char mounts[CS_MAX_HIER][300];
-	int nm = 0;
+	struct cs_hier_walk hw = { s, st, mounts, 0 };
 
 	if (!h || h->err)
 		return -ENOENT;
 	if (facts && !facts->err)
 		cs_facts(s, facts);
-	for (const char *p = h->data, *e = h->data + h->len; p < e && nm < CS_MAX_HIER;) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
-		char line[400];
-		const struct capture_rec *list;
-		int ver;
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		p += n + 1;
-		if (sscanf(line, "%d %299s", &ver, mounts[nm]) != 2)
-			continue;
-		list = cs_first(st, mounts[nm]);
-		for (const char *q = list && !list->err ? list->data : NULL,
-			*qe = q ? list->data + list->len : NULL; q && q < qe;) {
-			const char *qn = memchr(q, '\n', (size_t)(qe - q));
-			size_t ql = qn ? (size_t)(qn - q) : (size_t)(qe - q);
-			char rel[700];
-
-			if (ql && ql < sizeof(rel)) {
-				snprintf(rel, sizeof(rel), "%.*s", (int)ql, q);
-				cs_kept(s, mounts[nm], rel);
-			}
-			q += ql + 1;
-		}
-		nm++;
-	}
+	parse_cgroups_record(h->data, h->len, cs_hier, &hw);
 	cs_link_pods(s);
-	cs_pids(s, st, mounts, nm);
+	cs_pids(s, st, mounts, hw.nm);
 	for (size_t i = 0; i < s->by_pid.cap; i++) {
 		const struct pid_entry *pe = pidmap__slot(&s->by_pid, i);
 		int c = pe ? s->cg[pe->cgroup - 1].container : -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collect/analysis.h"
+#include "util/parse.h"
 
 /* capability numbers (include/uapi/linux/capability.h) */
 #define CAP_SYS_PTRACE 19
@@ -22,6 +23,27 @@ static int has_cap(const struct observer *o, int cap)
 	return (o->cap_eff >> cap) & 1;
 }
 
+/* A line of sonde:run (parse_kv): the observer_* facts, each a word but cap_eff, a hex mask. */
+static int observer_fact(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	struct observer *o = arg;
+	struct parse_word key = { k, kl };
+	int n = 0;
+
+	/* the fact is its first word (parse_kv trimmed the blanks around it) */
+	while ((size_t)n < vl && n < 64 && v[n] != ' ' && v[n] != '\t')
+		n++;
+	if (parse_word_is_str(key, "observer_pid_ns"))
+		snprintf(o->pid_ns, sizeof(o->pid_ns), "%.*s", n < 7 ? n : 7, v);
+	else if (parse_word_is_str(key, "observer_cgroup_ns"))
+		snprintf(o->cgroup_ns, sizeof(o->cgroup_ns), "%.*s", n < 7 ? n : 7, v);
+	else if (parse_word_is_str(key, "observer_container"))
+		snprintf(o->container, sizeof(o->container), "%.*s", n < 23 ? n : 23, v);
+	else if (parse_word_is_str(key, "observer_cap_eff") && !parse_kv_hex(v, vl, &o->cap_eff))
+		o->has_caps = 1;
+	return 0;
+}
+
 int analysis__observer(struct analysis *an, struct observer *o)
 {
 	const struct capture_stream *st = capture_set__stream(&an->cs, "sonde");
@@ -30,22 +52,7 @@ int analysis__observer(struct analysis *an, struct observer *o)
 	memset(o, 0, sizeof(*o));
 	if (!r || r->err)
 		return -ENOENT;
-	for (const char *p = r->data, *e = r->data + r->len; p < e;) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
-		char line[160], v[64];
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		p += n + 1;
-		if (sscanf(line, "observer_pid_ns: %63s", v) == 1)
-			snprintf(o->pid_ns, sizeof(o->pid_ns), "%.7s", v);
-		else if (sscanf(line, "observer_cgroup_ns: %63s", v) == 1)
-			snprintf(o->cgroup_ns, sizeof(o->cgroup_ns), "%.7s", v);
-		else if (sscanf(line, "observer_container: %63s", v) == 1)
-			snprintf(o->container, sizeof(o->container), "%.23s", v);
-		else if (sscanf(line, "observer_cap_eff: %63s", v) == 1)
-			o->cap_eff = strtoull(v, NULL, 16), o->has_caps = 1;
-	}
+	parse_kv(r->data, r->len, observer_fact, o);
 	o->known = o->pid_ns[0] != '\0';
 	return o->known ? 0 : -ENOENT;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "collect/collectors.h"
+#include "util/parse.h"
 
 /*
  * Which cgroups and files: the hierarchies are found in /proc/self/mountinfo
@@ -88,11 +89,51 @@ static unsigned cg_ctrl_bits(const char *s, size_t n, const char *sep)
 	return bits;
 }
 
+struct cg_found {
+	struct cg_hier *h;
+	int *nh;
+};
+
+/* One mount of mountinfo: a hierarchy when it is cgroup2 or a v1 one with USE counters. */
+static int cg_mount(const struct mountinfo_line *m, void *arg)
+{
+	struct cg_found *f = arg;
+	struct cg_hier *h = f->h;
+	unsigned bits = 0;
+	char mnt[256];
+	int v2;
+
+	if (*f->nh >= CG_MAX_HIER || !parse_word_cstr(m->point, mnt, sizeof(mnt)))
+		return 0;
+	if (strchr(mnt, '\\'))
+		return 0; /* an escaped (space-holding) mount point: not a standard one */
+	v2 = parse_word_is_str(m->fstype, "cgroup2");
+	if (!v2) {
+		if (!parse_word_is_str(m->fstype, "cgroup"))
+			return 0;
+		bits = cg_ctrl_bits(m->super.p, m->super.n, ",");
+		if (!bits)
+			return 0; /* name=systemd, freezer, devices...: no USE counters */
+	}
+	/* A hierarchy mounted twice (bind mounts): the first mount stands for it. */
+	for (int i = 0; i < *f->nh; i++)
+		if (h[i].v2 == v2 && h[i].ctrl == bits)
+			return 0;
+	snprintf(h[*f->nh].mnt, sizeof(h[*f->nh].mnt), "%s", mnt);
+	h[*f->nh].v2 = v2;
+	h[*f->nh].ctrl = bits;
+	h[*f->nh].truncated = 0;
+	(*f->nh)++;
+	return 0;
+}
+
 /* The cgroup mounts of mountinfo: 0 and nh hierarchies, or -errno. */
 static int cg_find_hierarchies(const char *root, struct cg_hier *h, int *nh)
 {
+	struct cg_found found = { h, nh };
 	char full[4096], *line = NULL;
 	size_t cap = 0;
+	ssize_t n;
 	FILE *f;
 
 	*nh = 0;
@@ -100,38 +141,8 @@ static int cg_find_hierarchies(const char *root, struct cg_hier *h, int *nh)
 	f = fopen(full, "re");
 	if (!f)
 		return -errno;
-	while (getline(&line, &cap, f) > 0 && *nh < CG_MAX_HIER) {
-		char mnt[256], fstype[32], opts[512];
-		const char *dash = strstr(line, " - ");
-		unsigned bits = 0;
-		int v2, dup = 0;
-
-		/* id parent major:minor root mountpoint options ... - fstype source superoptions */
-		if (!dash || sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 ||
-		    sscanf(dash + 3, "%31s %*s %511s", fstype, opts) != 2)
-			continue;
-		if (strchr(mnt, '\\'))
-			continue; /* an escaped (space-holding) mount point: not a standard one */
-		v2 = !strcmp(fstype, "cgroup2");
-		if (!v2) {
-			if (strcmp(fstype, "cgroup"))
-				continue;
-			bits = cg_ctrl_bits(opts, strlen(opts), ",");
-			if (!bits)
-				continue; /* name=systemd, freezer, devices...: no USE counters */
-		}
-		/* A hierarchy mounted twice (bind mounts): the first mount stands for it. */
-		for (int i = 0; i < *nh; i++)
-			if (h[i].v2 == v2 && h[i].ctrl == bits)
-				dup = 1;
-		if (dup)
-			continue;
-		snprintf(h[*nh].mnt, sizeof(h[*nh].mnt), "%s", mnt);
-		h[*nh].v2 = v2;
-		h[*nh].ctrl = bits;
-		h[*nh].truncated = 0;
-		(*nh)++;
-	}
+	while ((n = getline(&line, &cap, f)) > 0 && *nh < CG_MAX_HIER)
+		parse_mountinfo(line, (size_t)n, cg_mount, &found);
 	free(line);
 	fclose(f);
 	return 0;

@@ -15,6 +15,7 @@
 
 #include "collect/capture.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 /* The reader: all /proc and /sys access goes through it. */
 struct reader {
@@ -119,6 +120,20 @@ struct task_sample {
 };
 
 typedef int (*task_visit_fn)(void *ctx, const struct task_sample *t);
+
+/*
+ * proc.pids (and proc.threads) skip their pass over the processes every
+ * other middle round when the last one cost more than this share of one CPU
+ * over the interval (pids.c): what the budget's calibration counts on.
+ */
+#define PIDS_ROUND_BUDGET 0.01
+
+/*
+ * proc.threads' sampler (the thread-state sampler, "sonde-states") keeps its
+ * own measured CPU time within this share of one CPU (0.2%: 2 ms a second),
+ * whatever the suspects' threads: its ceiling, which the budget reserves.
+ */
+#define THREADS_SAMPLER_BUDGET 0.002
 
 /* thread_sample flags */
 #define THREAD_ONCPU 0x1   /* on a CPU at the sample (else runnable, for state R) */
@@ -236,6 +251,12 @@ struct window_opts {
 	/* called after every sampling round (the overhead guard); may be NULL */
 	void (*tick)(void *arg, int64_t now_mono_ns, int64_t start_mono_ns);
 	void *tick_arg;
+	/*
+	 * More lines for the run facts ("sonde:run"), the layer above's (the
+	 * budget), appended when the window ends; may be NULL.
+	 */
+	void (*facts)(void *arg, struct strbuf *out);
+	void *facts_arg;
 	/* proc.pids: the processes from here (NULL: /proc, and tasks_why says why) */
 	const struct task_source *tasks;
 	const char *tasks_why;

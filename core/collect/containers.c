@@ -510,14 +510,15 @@ static int ct_pod_dir(const char *e, const char *uid, char *ns, size_t nsl, char
 static int ct_pod_hosts(struct ct_ctx *c, const char *uid, char *name, size_t nl)
 {
 	char path[200];
-	const char *d, *last = NULL;
+	const char *d, *last = NULL, *p, *e, *s;
 	size_t l;
 	int t;
 
 	snprintf(path, sizeof(path), "/var/lib/kubelet/pods/%s/etc-hosts", uid);
 	if (reader__read(c->rd, path, 16384, &d, &l, &t))
 		return 0;
-	for (const char *p = d, *e = d + l; p < e;) {
+	e = d + l;
+	for (p = d; p < e;) {
 		const char *nl2 = memchr(p, '\n', (size_t)(e - p));
 		size_t n = nl2 ? (size_t)(nl2 - p) : (size_t)(e - p);
 
@@ -527,11 +528,18 @@ static int ct_pod_hosts(struct ct_ctx *c, const char *uid, char *name, size_t nl
 	}
 	if (!last)
 		return 0;
-	/* "IP<TAB>HOSTNAME[.SUBDOMAIN...]": its first name after the address */
-	if (sscanf(last, "%*s %127[^ \t\n.]", name) != 1 || !strcmp(name, "localhost"))
+	/* "IP<TAB>HOSTNAME[.SUBDOMAIN...]": its first name after the address, at most 127 bytes */
+	p = last;
+	while (p < e && *p != ' ' && *p != '\t' && *p != '\n')
+		p++;
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	for (s = p; p < e && *p != ' ' && *p != '\t' && *p != '\n' && *p != '.';)
+		p++;
+	if (p == s || !nl)
 		return 0;
-	(void)nl;
-	return 1;
+	snprintf(name, nl, "%.*s", (int)(p - s < 127 ? p - s : 127), s);
+	return strcmp(name, "localhost") != 0;
 }
 
 /* The pods: namespace and name from the kubelet's log directories (else its hosts file). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collect/hostctx.h"
+#include "util/parse.h"
 
 /* The kernel's taint letters by bit (kernel/panic.c taint_flags), and what each means. */
 static const struct taint {
@@ -211,6 +212,15 @@ static void read_cpuinfo(const struct capture_stream *host, struct host_context 
 	}
 }
 
+/* "MemTotal: 16083148 kB" of a node's meminfo, in kB as it says. */
+static int node_mem_total(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	if (kl != 8 || memcmp(k, "MemTotal", 8))
+		return 0;
+	parse_kv_u64(v, vl, 0, arg);
+	return 1;
+}
+
 static void read_numa(const struct capture_stream *st, struct host_context *hc)
 {
 	struct lines it = lines_of(first_ok(st, "/sys/devices/system/node"));
@@ -222,7 +232,9 @@ static void read_numa(const struct capture_stream *st, struct host_context *hc)
 		struct host_numa_node *nn, *grown;
 		const struct capture_rec *r;
 
-		if (n < 5 || n >= sizeof(name) || strncmp(p, "node", 4) || hc->nnuma >= 1024)
+		int id = parse_numbered_name(p, n, "node");
+
+		if (id < 0 || n >= sizeof(name) || hc->nnuma >= 1024)
 			break;
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
 		grown = realloc(hc->numa, (hc->nnuma + 1) * sizeof(*hc->numa));
@@ -230,18 +242,14 @@ static void read_numa(const struct capture_stream *st, struct host_context *hc)
 			break;
 		hc->numa = grown;
 		nn = memset(&hc->numa[hc->nnuma++], 0, sizeof(*nn));
-		nn->id = atoi(name + 4);
+		nn->id = id;
 		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", name);
 		rec_text(first_ok(st, path), nn->cpus, sizeof(nn->cpus));
 		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/distance", name);
 		rec_text(first_ok(st, path), nn->distance, sizeof(nn->distance));
 		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/meminfo", name);
-		if ((r = first_ok(st, path))) {
-			const char *m = strstr(r->data, "MemTotal:");
-
-			if (m && m < r->data + r->len)
-				nn->mem_kb = strtoull(m + 9, NULL, 10);
-		}
+		if ((r = first_ok(st, path)))
+			parse_node_meminfo(r->data, r->len, node_mem_total, &nn->mem_kb);
 	}
 }
 
@@ -296,14 +304,31 @@ static int read_sysctls(const struct capture_stream *st, struct host_context *hc
 	return st && st->n && !p ? -ENOMEM : rc;
 }
 
+/* A line of /dev/kmsg into hc->kmsg: a record as "[5.678901] text", another line as it is. */
+static int kmsg_line(const struct kmsg_line *k, void *arg)
+{
+	struct host_context *hc = arg;
+	char line[1200];
+	int used;
+
+	/* The dictionary lines (" SUBSYSTEM=...") are the record's, not text. */
+	if (!k->line.n || k->kind == KMSG_DICT)
+		return 0;
+	if (k->kind == KMSG_RECORD) {
+		used = snprintf(line, sizeof(line), "[%llu.%06llu] ",
+				(unsigned long long)(k->usec / 1000000),
+				(unsigned long long)(k->usec % 1000000));
+		copy_text(line + used, sizeof(line) - (size_t)used, k->text.p, k->text.n);
+	} else {
+		copy_text(line, sizeof(line), k->line.p, k->line.n);
+	}
+	return strv__push(&hc->kmsg, line) ? -ENOMEM : 0;
+}
+
 /* /dev/kmsg records ("6,1234,5678901,-;text") as "[5.678901] text"; other lines as they are. */
 static int read_kmsg(const struct capture_stream *st, struct host_context *hc)
 {
 	const struct capture_rec *r = first_of(st, "/dev/kmsg");
-	struct lines it;
-	char line[1200];
-	const char *p;
-	size_t n;
 
 	if (!r) {
 		snprintf(hc->kmsg_why, sizeof(hc->kmsg_why), "not collected");
@@ -316,27 +341,7 @@ static int read_kmsg(const struct capture_stream *st, struct host_context *hc)
 			 denied ? " (reading it needs CAP_SYSLOG)" : "");
 		return 0;
 	}
-	it = lines_of(r);
-	while (next_line(&it, &p, &n)) {
-		const char *semi = memchr(p, ';', n);
-		unsigned long long usec, seq;
-		int prio, used;
-
-		/* Continuation lines (" SUBSYSTEM=...") are the record's dictionary. */
-		if (!n || *p == ' ')
-			continue;
-		if (semi && sscanf(p, "%d,%llu,%llu", &prio, &seq, &usec) == 3) {
-			used = snprintf(line, sizeof(line), "[%llu.%06llu] ", usec / 1000000,
-					usec % 1000000);
-			copy_text(line + used, sizeof(line) - (size_t)used, semi + 1,
-				  (size_t)(p + n - semi - 1));
-		} else {
-			copy_text(line, sizeof(line), p, n);
-		}
-		if (strv__push(&hc->kmsg, line))
-			return -ENOMEM;
-	}
-	return 0;
+	return parse_kmsg(r->data, r->len, kmsg_line, hc);
 }
 
 static void read_failed(const struct capture_stream *st, struct host_context *hc)
@@ -390,7 +395,7 @@ int host_context__read(struct capture_set *cs, struct host_context *hc)
 	rec_text(first_ok(host, "/proc/sys/kernel/version"), hc->kernel_build,
 		 sizeof(hc->kernel_build));
 	if ((r = first_ok(host, "/proc/uptime")))
-		hc->uptime_s = strtod(r->data, NULL);
+		parse_uptime(r->data, r->len, &hc->uptime_s, NULL);
 	read_cpuinfo(host, hc);
 	if (!st)
 		return 0;
@@ -404,10 +409,13 @@ int host_context__read(struct capture_set *cs, struct host_context *hc)
 		hc->cmdline = strdup(tmp);
 	}
 	if ((r = first_ok(st, "/proc/sys/kernel/tainted"))) {
+		uint64_t tainted;
 		size_t k = 0;
 
-		hc->tainted = strtoll(r->data, NULL, 10);
-		for (size_t b = 0; b < sizeof(taints) / sizeof(*taints); b++)
+		/* an unsigned long of flags; -1 stays "unknown" when it is no number */
+		if (!parse_value_u64(r->data, r->len, &tainted) && tainted <= INT64_MAX)
+			hc->tainted = (int64_t)tainted;
+		for (size_t b = 0; hc->tainted > 0 && b < sizeof(taints) / sizeof(*taints); b++)
 			if (hc->tainted & (1LL << b) && k + 1 < sizeof(hc->taint_flags))
 				hc->taint_flags[k++] = taints[b].letter;
 		hc->taint_flags[k] = '\0';

@@ -7,6 +7,7 @@
  * cgroup subtree, no BPF: the report says so (analysis_observer.c), rather
  * than let a container's view pass for the host's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 
 #include "collect/collectors.h"
 #include "util/cgpath.h"
+#include "util/file.h"
+#include "util/parse.h"
 
 /*
  * The initial namespaces have fixed inode numbers (include/linux/proc_ns.h:
@@ -33,17 +36,20 @@ static const char *ns_of(const char *link, const char *init, char *buf, size_t l
 	return strcmp(buf, init) ? "own" : "host";
 }
 
+/* CapEff of /proc/self/status (parse_kv): a hex mask. */
+static int cap_eff_line(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	return parse_word_is_str((struct parse_word){ k, kl }, "CapEff") && !parse_kv_hex(v, vl, arg);
+}
+
 static unsigned long long cap_eff(void)
 {
-	char line[256];
-	unsigned long long cap = 0;
-	FILE *f = fopen("/proc/self/status", "re");
+	char buf[8192];
+	ssize_t n = file__read_small("/proc/self/status", buf, sizeof(buf));
+	uint64_t cap = 0;
 
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7))
-			cap = strtoull(line + 7, NULL, 16);
-	if (f)
-		fclose(f);
+	if (n > 0)
+		parse_kv(buf, (size_t)n, cap_eff_line, &cap);
 	return cap;
 }
 
@@ -75,26 +81,29 @@ static int cgroup_is_container(void)
  * is then that directory, not "/"). A host's "/" is its block device's root; a systemd
  * service in a mount namespace of its own keeps it.
  */
+/* A mount of /proc/self/mountinfo (parse_mountinfo): the last "/" one says. */
+static int root_mount(const struct mountinfo_line *m, void *arg)
+{
+	if (!parse_word_is_str(m->point, "/"))
+		return 0;
+	/* the last "/" mount is the one in force (a mount stacked on another) */
+	*(int *)arg = !parse_word_is_str(m->root, "/") || parse_word_is_str(m->fstype, "overlay") ||
+		      parse_word_is_str(m->fstype, "fuse-overlayfs") ||
+		      parse_word_is_str(m->fstype, "aufs");
+	return 0;
+}
+
 static int root_is_container(void)
 {
-	char line[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	/* a host with thousands of mounts: the "/" ones come first, a cut tail is left out */
+	size_t cap = 1 << 20;
+	char *buf = malloc(cap);
+	ssize_t n = buf ? file__read_small("/proc/self/mountinfo", buf, cap) : -ENOMEM;
 	int yes = 0;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		char root[1024], mnt[1024], fstype[64];
-		const char *dash = strstr(line, " - ");
-
-		/* id parent major:minor root mountpoint options ... - fstype source superoptions */
-		if (!dash || sscanf(line, "%*s %*s %*s %1023s %1023s", root, mnt) != 2 ||
-		    sscanf(dash + 3, "%63s", fstype) != 1 || strcmp(mnt, "/"))
-			continue;
-		/* the last "/" mount is the one in force (a mount stacked on another) */
-		yes = strcmp(root, "/") || !strcmp(fstype, "overlay") ||
-		      !strcmp(fstype, "fuse-overlayfs") || !strcmp(fstype, "aufs");
-	}
-	if (f)
-		fclose(f);
+	if (n > 0)
+		parse_mountinfo(buf, (size_t)n, root_mount, &yes);
+	free(buf);
 	return yes;
 }
 

@@ -15,25 +15,12 @@
 #include <string.h>
 
 #include "collect/collectors.h"
+#include "util/parse.h"
 
 int pids__probe(const char *root, char *why, size_t whylen)
 {
 	return collector__probe_path(root, "/proc/self/stat", "no per-process statistics", why,
 				     whylen);
-}
-
-static int pid_of(const char *name)
-{
-	long v = 0;
-
-	if (!*name)
-		return -1;
-	for (const char *p = name; *p; p++) {
-		if (*p < '0' || *p > '9' || v > 100000000)
-			return -1;
-		v = v * 10 + (*p - '0');
-	}
-	return (int)v;
 }
 
 static int seen__test_and_set(struct collector_state *cs, int pid)
@@ -429,7 +416,7 @@ static int pids__walk(struct collector_state *cs, struct reader *rd, struct capt
 	else
 		cs->nmissed = 0;
 	while ((de = readdir(d))) {
-		int pid = pid_of(de->d_name);
+		int pid = parse_pid_name(de->d_name, strlen(de->d_name));
 
 		if (pid <= 0)
 			continue;
@@ -477,7 +464,7 @@ static int pids__sample_round(struct collector_state *cs, struct reader *rd,
  * 10 s window keeps 6 points for the trends. 10,000 processes cost 20 to
  * 30 ms a pass here.
  */
-#define ROUND_BUDGET 0.01
+#define ROUND_BUDGET PIDS_ROUND_BUDGET
 
 int pids__skip_policy(int64_t last_cost_ns, double interval_s, int skipped_last, int phase)
 {

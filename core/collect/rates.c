@@ -99,77 +99,8 @@ static int read_file(const char *root, const char *path, char **buf, size_t *len
 	return 0;
 }
 
-/* The first number after "key " at the start of a line of buf; 0 when found. */
-static int line_number(const char *buf, size_t len, const char *key, uint64_t *out)
-{
-	size_t kl = strlen(key);
-	const char *p = buf, *end = buf + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-
-		if ((size_t)(le - p) > kl && !memcmp(p, key, kl) && p[kl] == ' ') {
-			char num[32];
-			size_t n = 0;
-
-			for (p += kl; p < le && *p == ' '; p++)
-				;
-			while (p < le && *p >= '0' && *p <= '9' && n < sizeof(num) - 1)
-				num[n++] = *p++;
-			if (!n)
-				return -EINVAL;
-			num[n] = '\0';
-			*out = strtoull(num, NULL, 10);
-			return 0;
-		}
-		p = le + 1;
-	}
-	return -ENOENT;
-}
-
-/*
- * The numbered IRQs of the "intr" line, summed: the total that opens it also
- * counts the architecture's own (the local timer, IPIs: thousands a second on
- * an idle host), which run no irq_handler_entry. 1 when the line was found.
- */
-static int intr_numbered(const char *buf, size_t len, uint64_t *out)
-{
-	const char *p = buf, *end = buf + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
-		uint64_t sum = 0;
-		int field = 0;
-
-		if (le - p > 5 && !memcmp(p, "intr ", 5)) {
-			for (p += 5; p < le;) {
-				uint64_t v = 0;
-
-				while (p < le && *p == ' ')
-					p++;
-				if (p >= le || *p < '0' || *p > '9')
-					break;
-				while (p < le && *p >= '0' && *p <= '9')
-					v = v * 10 + (uint64_t)(*p++ - '0');
-				if (field++)
-					sum += v;
-			}
-			*out = sum;
-			return field > 0;
-		}
-		p = le + 1;
-	}
-	return 0;
-}
-
 static void read_stat(const char *root, unsigned mask, struct host_events *out)
 {
-	static const struct {
-		enum host_event e;
-		const char *key;
-	} keys[] = { { HEV_CTXT, "ctxt" }, { HEV_IRQ, "intr" }, { HEV_SOFTIRQ, "softirq" },
-		     { HEV_FORK, "processes" } };
 	struct proc_stat ps;
 	char *buf;
 	size_t len;
@@ -178,18 +109,31 @@ static void read_stat(const char *root, unsigned mask, struct host_events *out)
 		return;
 	if (!parse_proc_stat(buf, len, &ps)) {
 		const struct cpu_times *c = &ps.total;
+		/*
+		 * Device interrupts are the numbered IRQs of the "intr" line: its
+		 * total also counts the architecture's own (the local timer, IPIs:
+		 * thousands a second on an idle host), which run no irq_handler_entry.
+		 */
+		const struct {
+			enum host_event e;
+			unsigned bit;
+			uint64_t v;
+		} keys[] = { { HEV_CTXT, PROC_STAT_CTXT, ps.ctxt },
+			     { HEV_IRQ, PROC_STAT_INTR, ps.intr_numbered },
+			     { HEV_SOFTIRQ, PROC_STAT_SOFTIRQ, ps.softirq },
+			     { HEV_FORK, PROC_STAT_PROCESSES, ps.processes } };
 
 		/* guest time is in user already */
 		out->busy_ticks = c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
 		out->busy_read = 1;
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			if (!(mask & HEV_BIT(keys[i].e)) || !(ps.have & keys[i].bit))
+				continue;
+			out->n[keys[i].e] = keys[i].v;
+			out->have |= HEV_BIT(keys[i].e);
+		}
 		proc_stat__free(&ps);
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if ((mask & HEV_BIT(keys[i].e)) && !line_number(buf, len, keys[i].key,
-							       &out->n[keys[i].e]))
-			out->have |= HEV_BIT(keys[i].e);
-	if ((out->have & HEV_BIT(HEV_IRQ)) && !intr_numbered(buf, len, &out->n[HEV_IRQ]))
-		out->have &= ~HEV_BIT(HEV_IRQ);
 	free(buf);
 }
 
@@ -326,12 +270,11 @@ static void read_syscalls(const char *root, const int *pids, size_t npids,
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		int pid = parse_pid_name(de->d_name, strlen(de->d_name));
 
-		if (pid <= 0 || *end)
+		if (pid < 0)
 			continue;
-		if (!pid_syscalls(root, (int)pid, &v))
+		if (!pid_syscalls(root, pid, &v))
 			sum += v;
 	}
 	closedir(d);

@@ -30,6 +30,7 @@
 #include <linux/tcp.h>
 
 #include "collect/collectors.h"
+#include "util/parse.h"
 
 #define LISTEN_MAX 1024     /* listeners kept per round (a dump is cut past it) */
 #define PORTS_MSGS 262144   /* sockets of the ephemeral-port dump handled per round */
@@ -541,7 +542,7 @@ static void owner_scan_pid(struct owner_walk *o, struct reader *rd, int procfd, 
 			   struct strbuf *out)
 {
 	char path[300], link[64];
-	unsigned long long ino;
+	uint64_t ino;
 	struct dirent *de;
 	struct stat st;
 	ssize_t n;
@@ -570,15 +571,14 @@ static void owner_scan_pid(struct owner_walk *o, struct reader *rd, int procfd, 
 		 * followed, so an fd on a hung network file system cannot block the walk.
 		 */
 		n = readlinkat(dfd, de->d_name, link, sizeof(link) - 1);
-		if (n <= 0 || strncmp(link, "socket:[", 8))
+		if (n <= 0 || parse_socket_link(link, (size_t)n, &ino))
 			continue;
-		link[n] = '\0';
-		ino = strtoull(link + 8, NULL, 10);
 		for (size_t i = 0; i < o->n; i++)
 			if (!o->found[i] && o->inode[i] == ino) {
 				o->found[i] = 1;
 				o->nfound++;
-				record__printf(out, "%llu %s %s\n", ino, pid, de->d_name);
+				record__printf(out, "%llu %s %s\n", (unsigned long long)ino, pid,
+					       de->d_name);
 			}
 	}
 	closedir(d);
@@ -647,12 +647,12 @@ int sockets__sample(struct collector_state *cs, struct reader *rd, struct captur
 		}
 	}
 	if (phase & PHASE_FIRST) {
-		unsigned lo, hi;
+		uint64_t range[2];
 
 		if (!reader__tee(rd, w, "/proc/sys/net/ipv4/ip_local_port_range", &d, &len) &&
-		    sscanf(d, "%u %u", &lo, &hi) == 2 && lo <= hi && hi < 65536) {
-			s->lo = lo;
-			s->hi = hi;
+		    !parse_value_u64s(d, len, range, 2) && range[0] <= range[1] && range[1] < 65536) {
+			s->lo = (unsigned)range[0];
+			s->hi = (unsigned)range[1];
 		}
 		/* 1: TIME_WAIT ports are reused for new connections, 2: toward loopback only */
 		reader__tee(rd, w, "/proc/sys/net/ipv4/tcp_tw_reuse", NULL, NULL);

@@ -96,7 +96,7 @@ static void socket_object(const char *root, int tgid, uint64_t ino, char *out, s
 static void fd_object(const char *root, int tgid, uint64_t fd, char *out, size_t len)
 {
 	char path[4200], link[512];
-	unsigned long long ino;
+	uint64_t ino;
 	struct stat st;
 	ssize_t n;
 
@@ -108,7 +108,7 @@ static void fd_object(const char *root, int tgid, uint64_t fd, char *out, size_t
 	if (n <= 0)
 		return;
 	link[n] = '\0';
-	if (sscanf(link, "socket:[%llu]", &ino) == 1)
+	if (!parse_socket_link(link, (size_t)n, &ino))
 		socket_object(root, tgid, ino, out, len);
 	else if (!strncmp(link, "pipe:", 5))
 		snprintf(out, len, "pipe");
@@ -243,7 +243,7 @@ static int process_threads(const char *root, int tgid, size_t max, thread_visit_
 	if (!d)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while ((size_t)n < max && (de = readdir(d))) {
-		int tid = atoi(de->d_name);
+		int tid = parse_pid_name(de->d_name, strlen(de->d_name));
 
 		if (tid <= 0 || thread_read(root, tgid, tid, off, &t))
 			continue;
@@ -331,7 +331,8 @@ void threads_proc__round(struct collector_state *cs, struct threads_state *ts,
 		snprintf(path, sizeof(path), "%s/proc", cs->root);
 		d = opendir(path);
 		while (d && left && (de = readdir(d)))
-			cover(ts, atoi(de->d_name), &left, visit, ctx, cs->root);
+			cover(ts, parse_pid_name(de->d_name, strlen(de->d_name)), &left, visit,
+			      ctx, cs->root);
 		if (d)
 			closedir(d);
 	} else {

@@ -25,11 +25,12 @@
 #include "collect/threads.h"
 #include "util/clock.h"
 #include "util/hash.h"
+#include "util/selfcpu.h"
 
 #define SAMPLER_HZ_MAX 50.0
 #define SAMPLER_HZ_MIN 1.0
 #define SAMPLER_HZ_START 20.0
-#define SAMPLER_BUDGET 0.002   /* of one CPU: 2 ms of CPU a second */
+#define SAMPLER_BUDGET THREADS_SAMPLER_BUDGET /* of one CPU: 2 ms of CPU a second */
 #define SAMPLES_MAX 8192       /* distinct (thread, wait) an interval; more are counted lost */
 #define SAMPLER_JOIN_S 2       /* a sampler stuck in a /proc read is left after this */
 
@@ -216,6 +217,7 @@ static void *sampler_main(void *arg)
 	sigset_t all;
 
 	pthread_setname_np(pthread_self(), "sonde-states");
+	self_cpu__enter(SELF_SAMPLER);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&sp->mu);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "collect/collectors.h"
+#include "util/parse.h"
+#include "util/selfcpu.h"
 
 #ifndef SONDE_VERSION
 #define SONDE_VERSION "dev"
@@ -40,29 +42,45 @@ static void progress(const struct window_opts *o, double left, size_t ncol, uint
  * /proc's hidepid= option (hides other users' processes from a non-root
  * sonde), from our own mountinfo; "" when absent or on a replayed root.
  */
+struct hidepid {
+	char *out;
+	size_t len;
+};
+
+static int hidepid_mount(const struct mountinfo_line *m, void *arg)
+{
+	struct hidepid *h = arg;
+	const char *opt, *end = m->super.p + m->super.n;
+
+	if (!parse_word_is_str(m->point, "/proc") || !parse_word_is_str(m->fstype, "proc"))
+		return 0;
+	/* the last mount on /proc is the one that counts */
+	h->out[0] = '\0';
+	opt = memmem(m->super.p, m->super.n, "hidepid=", 8);
+	if (opt) {
+		size_t n = 0;
+
+		for (opt += 8; opt + n < end && opt[n] != ','; n++)
+			;
+		snprintf(h->out, h->len, "%.*s", (int)(n < h->len ? n : h->len - 1), opt);
+	}
+	return 0;
+}
+
 static void proc_hidepid(const char *root, char *out, size_t len)
 {
+	struct hidepid h = { out, len };
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t n;
 
 	out[0] = '\0';
 	if (root[0] || !(f = fopen("/proc/self/mountinfo", "re")))
 		return;
-	while (getline(&line, &cap, f) > 0) {
-		char mnt[256], *opt;
-
-		/* id parent major:minor root mountpoint options ... - fstype source superoptions */
-		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 || strcmp(mnt, "/proc") ||
-		    !strstr(line, " - proc "))
-			continue;
-		out[0] = '\0';
-		if ((opt = strstr(line, "hidepid="))) {
-			size_t n = strcspn(opt + 8, ", \n");
-
-			snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), opt + 8);
-		}
-	}
+	/* id parent major:minor root mountpoint options ... - fstype source superoptions */
+	while ((n = getline(&line, &cap, f)) > 0)
+		parse_mountinfo(line, (size_t)n, hidepid_mount, &h);
 	free(line);
 	fclose(f);
 }
@@ -162,7 +180,7 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 			    const struct window_opts *o, const struct window_result *res)
 {
 	char txt[4096], hidepid[32], source[2000];
-	struct strbuf threads = { 0 };
+	struct strbuf threads = { 0 }, more = { 0 };
 	int n;
 
 	proc_hidepid(o->root, hidepid, sizeof(hidepid));
@@ -189,7 +207,18 @@ static void write_run_facts(const struct window *win, struct reader *rd, struct 
 		     res->max_round_cpu_ns);
 	if (n >= (int)sizeof(txt))
 		n = (int)sizeof(txt) - 1;
-	reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+	if (!o->facts) {
+		reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+		return;
+	}
+	/* the layer above's lines (the budget) after the window's own */
+	strbuf__append(&more, txt, (size_t)n);
+	o->facts(o->facts_arg, &more);
+	if (!more.oom)
+		reader__tee_text(rd, w, "sonde:run", more.buf, more.len);
+	else
+		reader__tee_text(rd, w, "sonde:run", txt, (size_t)n);
+	strbuf__free(&more);
 }
 
 static void *round_main(void *arg)
@@ -200,6 +229,7 @@ static void *round_main(void *arg)
 
 	/* named, so `top -H` and perf tell sonde's threads apart */
 	pthread_setname_np(pthread_self(), "sonde-round");
+	self_cpu__enter(SELF_ROUNDS);
 	/* Signals are the main thread's business. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);

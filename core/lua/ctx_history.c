@@ -17,30 +17,7 @@
 #include "collect/collect.h"
 #include "lua/catalog.h"
 #include "lua/ctx.h"
-
-/* The fields of "metric\tCHECK\tMETRIC\tINSTANCE\tVALUE" (no NUL inside: the record was cleaned). */
-static int metric_line(const char *l, size_t n, const char **f, size_t *fl)
-{
-	int k = 0;
-	const char *p = l, *end = l + n;
-
-	while (k < 5) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
-
-		f[k] = p;
-		fl[k] = tab ? (size_t)(tab - p) : (size_t)(end - p);
-		k++;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-	return k == 5 && fl[0] == 6 && !memcmp(f[0], "metric", 6);
-}
-
-static int same(const char *s, size_t n, const char *z)
-{
-	return strlen(z) == n && !memcmp(s, z, n);
-}
+#include "util/parse.h"
 
 struct point {
 	const char *inst;  /* into the capture, not NUL-terminated */
@@ -55,46 +32,59 @@ struct points {
 	size_t n, cap;
 };
 
+struct history_walk {
+	struct points *pts;
+	const struct analysis *an;
+	const struct capture_rec *r;
+	const char *check, *metric;
+	char boot[64];
+	int64_t end_ns;
+};
+
+/* A line of the record (parse_history_record): the boot and end it states, then its points. */
+static int history_line(const struct history_line *h, void *arg)
+{
+	struct history_walk *w = arg;
+	struct points *pts = w->pts;
+
+	if (h->kind == HISTORY_BOOT_ID) {
+		snprintf(w->boot, sizeof(w->boot), "%.*s", (int)(h->boot_id.n < 63 ? h->boot_id.n : 63),
+			 h->boot_id.p);
+		return 0;
+	}
+	if (h->kind == HISTORY_END_WALL_NS) {
+		w->end_ns = h->end_wall_ns;
+		return 0;
+	}
+	if (!w->end_ns || !parse_word_is_str(h->check, w->check) ||
+	    !parse_word_is_str(h->metric, w->metric))
+		return 0;
+	if (pts->n == pts->cap) {
+		size_t nc = pts->cap ? 2 * pts->cap : 64;
+		struct point *nv = realloc(pts->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		pts->v = nv;
+		pts->cap = nc;
+	}
+	pts->v[pts->n++] = (struct point){
+		.inst = h->instance.p, .inst_len = h->instance.n,
+		.t = (double)(w->end_ns - w->an->start_wall_ns) / 1e9,
+		.value = h->value, .when = (double)w->end_ns / 1e9,
+		.bundle = w->r->path + 7,
+		.same_boot = w->an->boot_id[0] && !strcmp(w->boot, w->an->boot_id),
+	};
+	return 0;
+}
+
 /* One "bundle:NAME" record: its points of check's metric. 0 or -1 when out of memory. */
 static int history_record(struct points *pts, const struct analysis *an,
 			  const struct capture_rec *r, const char *check, const char *metric)
 {
-	const char *p = r->data, *end = r->data + r->len;
-	char boot[64] = "-";
-	long long end_ns = 0;
+	struct history_walk w = { pts, an, r, check, metric, "-", 0 };
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *f[5];
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p), fl[5];
-		char num[64];
-
-		if (len > 8 && !memcmp(p, "boot_id ", 8)) {
-			snprintf(boot, sizeof(boot), "%.*s", (int)(len - 8 < 63 ? len - 8 : 63), p + 8);
-		} else if (len > 12 && !memcmp(p, "end_wall_ns ", 12)) {
-			end_ns = strtoll(p + 12, NULL, 10);
-		} else if (end_ns && metric_line(p, len, f, fl) && same(f[1], fl[1], check) &&
-			   same(f[2], fl[2], metric)) {
-			if (pts->n == pts->cap) {
-				size_t nc = pts->cap ? 2 * pts->cap : 64;
-				struct point *nv = realloc(pts->v, nc * sizeof(*nv));
-
-				if (!nv)
-					return -1;
-				pts->v = nv;
-				pts->cap = nc;
-			}
-			snprintf(num, sizeof(num), "%.*s", (int)(fl[4] < 63 ? fl[4] : 63), f[4]);
-			pts->v[pts->n++] = (struct point){
-				.inst = f[3], .inst_len = fl[3],
-				.t = (double)(end_ns - an->start_wall_ns) / 1e9,
-				.value = strtod(num, NULL), .when = (double)end_ns / 1e9,
-				.bundle = r->path + 7,
-				.same_boot = an->boot_id[0] && !strcmp(boot, an->boot_id),
-			};
-		}
-		p += len + 1;
-	}
-	return 0;
+	return parse_history_record(r->data, r->len, history_line, &w) ? -1 : 0;
 }
 
 /* By instance, then oldest first. */

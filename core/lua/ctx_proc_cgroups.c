@@ -147,6 +147,18 @@ static void cg_names(lua_State *L, const char *s, size_t len)
 	}
 }
 
+/* A pid of cgroup.procs into the set on top: pid -> true (made a list at the end). */
+static int cg_proc(int pid, void *arg)
+{
+	lua_State *L = arg;
+
+	if (lua_rawlen(L, -1) >= CG_PROCS_MAX)
+		return 1;
+	lua_pushboolean(L, 1);
+	lua_rawseti(L, -2, pid);
+	return 0;
+}
+
 /* entry.io[which][dev][field] = v (which: "limits", "first", "last"); "first" keeps the first. */
 static void cg_io_set(lua_State *L, int entry, const char *which, const char *dev, size_t dl,
 		      const char *field, uint64_t v, double t)
@@ -175,6 +187,46 @@ static void cg_io_set(lua_State *L, int entry, const char *which, const char *de
 	lua_pop(L, 3);
 }
 
+struct cg_io_walk {
+	lua_State *L;
+	int entry;
+	double t;
+	int v2max, v2stat, bytes, ios;
+	const char *lim; /* the field of a v1 limit file */
+};
+
+/* A device's number (parse_cgroup_io) into entry.io, as the file it came from says. */
+static int cg_io_line(const struct cgroup_io_line *l, void *arg)
+{
+	const struct cg_io_walk *w = arg;
+	char dev[32], key[64];
+	const char *f;
+
+	if (!parse_word_cstr(l->dev, dev, sizeof(dev)))
+		return 0;
+	if (w->lim) {
+		if (l->kind == CGIO_NUMBER)
+			cg_io_set(w->L, w->entry, "limits", dev, strlen(dev), w->lim, l->value, w->t);
+	} else if (w->bytes || w->ios) {
+		f = l->kind != CGIO_WORD ? NULL :
+		    parse_word_is_str(l->key, "Read") ? (w->bytes ? "rbytes" : "rios") :
+		    parse_word_is_str(l->key, "Write") ? (w->bytes ? "wbytes" : "wios") : NULL;
+		if (f) {
+			cg_io_set(w->L, w->entry, "first", dev, strlen(dev), f, l->value, w->t);
+			cg_io_set(w->L, w->entry, "last", dev, strlen(dev), f, l->value, w->t);
+		}
+	} else if ((w->v2max || w->v2stat) && l->kind == CGIO_PAIR &&
+		   parse_word_cstr(l->key, key, sizeof(key))) {
+		if (w->v2max) {
+			cg_io_set(w->L, w->entry, "limits", dev, strlen(dev), key, l->value, w->t);
+		} else {
+			cg_io_set(w->L, w->entry, "first", dev, strlen(dev), key, l->value, w->t);
+			cg_io_set(w->L, w->entry, "last", dev, strlen(dev), key, l->value, w->t);
+		}
+	}
+	return 0;
+}
+
 /*
  * I/O per device: v2 io.max ("MAJ:MIN rbps=N wbps=max riops=N wiops=max") and io.stat
  * ("MAJ:MIN rbytes=N wbytes=N rios=N wios=N ..."); v1 blkio.throttle.*_device ("MAJ:MIN N")
@@ -191,54 +243,17 @@ static void cg_io(lua_State *L, int entry, const char *file, const struct captur
 		{ "blkio.throttle.read_iops_device", "riops" },
 		{ "blkio.throttle.write_iops_device", "wiops" },
 	};
-	int v2max = !strcmp(file, "io.max"), v2stat = !strcmp(file, "io.stat");
-	int bytes = !strcmp(file, "blkio.throttle.io_service_bytes");
-	int ios = !strcmp(file, "blkio.throttle.io_serviced");
-	const char *lim = NULL;
+	struct cg_io_walk w = {
+		.L = L, .entry = entry, .t = t,
+		.v2max = !strcmp(file, "io.max"), .v2stat = !strcmp(file, "io.stat"),
+		.bytes = !strcmp(file, "blkio.throttle.io_service_bytes"),
+		.ios = !strcmp(file, "blkio.throttle.io_serviced"),
+	};
 
 	for (size_t i = 0; i < sizeof(v1lim) / sizeof(v1lim[0]); i++)
 		if (!strcmp(file, v1lim[i].file))
-			lim = v1lim[i].field;
-	for (const char *p = r->data, *e = r->data + r->len; p < e;) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
-		char line[512], dev[32], w1[64], w2[64];
-		const char *which = (v2max || lim) ? "limits" : NULL;
-		unsigned long long v;
-
-		snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		p += n + 1;
-		if (sscanf(line, "%31s", dev) != 1 || !strchr(dev, ':'))
-			continue;
-		if (lim && sscanf(line, "%*s %llu", &v) == 1) {
-			cg_io_set(L, entry, "limits", dev, strlen(dev), lim, v, t);
-		} else if ((bytes || ios) && sscanf(line, "%*s %63s %llu", w1, &v) == 2) {
-			const char *f = !strcmp(w1, "Read") ? (bytes ? "rbytes" : "rios") :
-					!strcmp(w1, "Write") ? (bytes ? "wbytes" : "wios") : NULL;
-
-			if (f) {
-				cg_io_set(L, entry, "first", dev, strlen(dev), f, v, t);
-				cg_io_set(L, entry, "last", dev, strlen(dev), f, v, t);
-			}
-		} else if (v2max || v2stat) {
-			for (char *sv, *tok = strtok_r(line + strlen(dev), " ", &sv); tok;
-			     tok = strtok_r(NULL, " ", &sv)) {
-				char *eq = strchr(tok, '=');
-
-				if (!eq || eq - tok >= (long)sizeof(w2))
-					continue;
-				snprintf(w2, sizeof(w2), "%.*s", (int)(eq - tok), tok);
-				if (sscanf(eq + 1, "%llu", &v) != 1)
-					continue; /* "max": no limit */
-				if (which) {
-					cg_io_set(L, entry, which, dev, strlen(dev), w2, v, t);
-				} else {
-					cg_io_set(L, entry, "first", dev, strlen(dev), w2, v, t);
-					cg_io_set(L, entry, "last", dev, strlen(dev), w2, v, t);
-				}
-			}
-		}
-	}
+			w.lim = v1lim[i].field;
+	parse_cgroup_io(r->data, r->len, cg_io_line, &w);
 }
 
 /* One record of a kept cgroup's file into its entry (at index entry). */
@@ -287,22 +302,8 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 	if (!strncmp(file, "io.", 3) || !strncmp(file, "blkio.", 6)) {
 		cg_io(L, entry, file, r, t);
 	} else if (!strcmp(file, "cgroup.procs")) {
-		const char *p = r->data, *end = r->data + r->len;
-
 		lua_getfield(L, entry, "procs");
-		while (p < end && lua_rawlen(L, -1) < CG_PROCS_MAX) {
-			long pid = strtol(p, NULL, 10);
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-			if (pid > 0) {
-				/* a set while building: pid -> true (made a list at the end) */
-				lua_pushboolean(L, 1);
-				lua_rawseti(L, -2, pid);
-			}
-			if (!nl)
-				break;
-			p = nl + 1;
-		}
+		parse_pid_list(r->data, r->len, cg_proc, L);
 		lua_pop(L, 1);
 	} else if (!strcmp(file, "cgroup.controllers")) {
 		cg_names(L, r->data, r->len);
@@ -450,16 +451,24 @@ static void cg_dir(lua_State *L, struct cg_walk *w, int ver, const char *mnt, co
 	lua_pop(L, 1);
 }
 
+struct cg_hier_walk {
+	lua_State *L;
+	struct cg_walk *w;
+};
+
 /* One line "VERSION MOUNT [CONTROLLERS]" of the sonde:cgroups record: a hierarchy, its cgroups. */
-static void cg_hierarchy(lua_State *L, struct cg_walk *w, const char *line)
+static int cg_hierarchy(const struct cgroup_hier_line *h, void *arg)
 {
+	lua_State *L = ((struct cg_hier_walk *)arg)->L;
+	struct cg_walk *w = ((struct cg_hier_walk *)arg)->w;
 	char mnt[300], ctrl[128] = "";
 	const struct capture_rec *list;
 	const char *q, *qe;
-	int ver;
+	int ver = h->version;
 
-	if (sscanf(line, "%d %299s %127s", &ver, mnt, ctrl) < 2 || (ver != 1 && ver != 2))
-		return;
+	if (!parse_word_cstr(h->mount, mnt, sizeof(mnt)) ||
+	    (h->controllers.n && !parse_word_cstr(h->controllers, ctrl, sizeof(ctrl))))
+		return 0;
 	lua_newtable(L);
 	lua_pushinteger(L, ver);
 	lua_setfield(L, -2, "version");
@@ -477,7 +486,7 @@ static void cg_hierarchy(lua_State *L, struct cg_walk *w, const char *line)
 		lua_setfield(L, w->res, "truncated");
 	}
 	if (!list || list->err)
-		return;
+		return 0;
 	for (q = list->data, qe = list->data + list->len; q < qe;) {
 		const char *qn = memchr(q, '\n', (size_t)(qe - q));
 		size_t ql = qn ? (size_t)(qn - q) : (size_t)(qe - q);
@@ -490,6 +499,7 @@ static void cg_hierarchy(lua_State *L, struct cg_walk *w, const char *line)
 		}
 		q += ql + 1;
 	}
+	return 0;
 }
 
 /* Every record of a kept cgroup's files into its entry. */
@@ -576,7 +586,7 @@ int ctx_proc__cgroups(lua_State *L)
 	struct analysis *an = ctx__analysis(L);
 	struct cg_walk w = { .st = ctx__stream(L, "proc.cgroups") };
 	const struct capture_rec *hr = ctx__rec(w.st, "sonde:cgroups", 0);
-	const char *p, *end;
+	struct cg_hier_walk hw = { L, &w };
 
 	if (!hr || hr->err)
 		return ctx__missing(L, w.st, "proc.cgroups", "sonde:cgroups", NULL);
@@ -588,18 +598,7 @@ int ctx_proc__cgroups(lua_State *L)
 	w.byname = lua_gettop(L);
 	lua_newtable(L);
 	w.hier = lua_gettop(L);
-	for (p = hr->data, end = hr->data + hr->len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char line[512];
-
-		if (l && l < sizeof(line)) {
-			memcpy(line, p, l);
-			line[l] = '\0';
-			cg_hierarchy(L, &w, line);
-		}
-		p += l + 1;
-	}
+	parse_cgroups_record(hr->data, hr->len, cg_hierarchy, &hw);
 	lua_pushvalue(L, w.hier);
 	lua_setfield(L, w.res, "hierarchies");
 	cg_records(L, an, &w);

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -100,32 +99,39 @@ static void disk_info(lua_State *L, const char *name, void *arg)
 	{
 		uint64_t sectors;
 
-		if (r0 && !r0->err && !parse_kv_u64(r0->data, r0->len, 0, &sectors))
+		if (r0 && !r0->err && !parse_value_u64(r0->data, r0->len, &sectors))
 			ctx__set_u64(L, "size_bytes", sectors * 512);
 	}
 	r0 = ctx__rec(st, DISK_PATH("device/ioerr_cnt"), 0);
 	r1 = ctx__rec(st, DISK_PATH("device/ioerr_cnt"), 1);
-	if (r0 && !r0->err && r1 && !r1->err) {
+	{
+		uint64_t e0, e1;
+
 		/* ioerr_cnt is hex ("0x1f"). */
-		ctx__set_num(L, "ioerr_first", (double)strtoull(r0->data, NULL, 0));
-		ctx__set_num(L, "ioerr_last", (double)strtoull(r1->data, NULL, 0));
-	} else if (r0) {
-		lua_pushfstring(L, "%s: %s", DISK_PATH("device/ioerr_cnt"),
-				r0->err ? strerror(r0->err) : "read once only");
-		lua_setfield(L, -2, "ioerr_reason");
+		if (r0 && !r0->err && r1 && !r1->err && !parse_value_hex(r0->data, r0->len, &e0) &&
+		    !parse_value_hex(r1->data, r1->len, &e1)) {
+			ctx__set_num(L, "ioerr_first", (double)e0);
+			ctx__set_num(L, "ioerr_last", (double)e1);
+		} else if (r0) {
+			lua_pushfstring(L, "%s: %s", DISK_PATH("device/ioerr_cnt"),
+					r0->err ? strerror(r0->err) :
+					r1 && !r1->err ? "not a number" : "read once only");
+			lua_setfield(L, -2, "ioerr_reason");
+		}
 	}
 	lua_newtable(L); /* inflight series */
 	DISK_PATH("inflight");
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
-		unsigned long long rd, wr;
+		uint64_t rw[2];
 
-		if (r->err || strcmp(r->path, path) || sscanf(r->data, "%llu %llu", &rd, &wr) != 2)
+		/* "       0        0": requests in flight, reads then writes */
+		if (r->err || strcmp(r->path, path) || parse_value_u64s(r->data, r->len, rw, 2))
 			continue;
 		lua_newtable(L);
 		ctx__set_num(L, "t", analysis__t(an, r));
-		ctx__set_u64(L, "read", rd);
-		ctx__set_u64(L, "write", wr);
+		ctx__set_u64(L, "read", rw[0]);
+		ctx__set_u64(L, "write", rw[1]);
 		lua_rawseti(L, -2, ++n);
 	}
 	ctx__series_mt(L);
@@ -211,7 +217,7 @@ int ctx_proc__interfaces(lua_State *L)
 		}
 		if (!strcmp(file, "speed")) {
 			/* EINVAL (link down, virtual device) and -1 both mean "no speed". */
-			if (!r->err && !parse_kv_i64(r->data, r->len, &v) && v > 0)
+			if (!r->err && !parse_value_i64(r->data, r->len, &v) && v > 0)
 				ctx__set_num(L, "speed_mbps", (double)v);
 			else {
 				lua_pushfstring(L, "%s: %s", r->path,
@@ -259,32 +265,6 @@ static void set_field_dash(lua_State *L, const char *k, const char *v)
 	lua_setfield(L, -2, k);
 }
 
-/* "TOTAL_ERR_COR 3" (or the sum of every counter when there is no TOTAL_ line). */
-static int aer_total(const struct capture_rec *r, double *out)
-{
-	const char *p = r->data, *end = r->data + r->len;
-	double sum = 0;
-	int any = 0;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end, *sp = memchr(p, ' ', (size_t)(le - p));
-		uint64_t v;
-
-		if (sp && !parse_kv_u64(sp + 1, (size_t)(le - sp - 1), 0, &v)) {
-			if (!strncmp(p, "TOTAL_", 6)) {
-				*out = (double)v;
-				return 0;
-			}
-			sum += (double)v;
-			any = 1;
-		}
-		p = le + 1;
-	}
-	*out = sum;
-	return any ? 0 : -1;
-}
-
 /* The PCI facts of controller id: link = { speed_gts, width, max_... } | link_reason; aer. */
 static void pci_facts(lua_State *L, const struct capture_stream *st, const char *id)
 {
@@ -303,14 +283,14 @@ static void pci_facts(lua_State *L, const struct capture_stream *st, const char 
 	msp = ctx__rec(st, PCI_PATH("max_link_speed"), 0);
 	mwd = ctx__rec(st, PCI_PATH("max_link_width"), 0);
 	/* "8.0 GT/s PCIe" ("Unknown" when the link is down or the device is not PCIe). */
-	if (sp && !sp->err && wd && !wd->err && sscanf(sp->data, "%lf GT/s", &gts) == 1 && gts > 0 &&
-	    !parse_kv_u64(wd->data, wd->len, 0, &width) && width > 0) {
+	if (sp && !sp->err && wd && !wd->err && !parse_pci_link_speed(sp->data, sp->len, &gts) &&
+	    gts > 0 && !parse_value_u64(wd->data, wd->len, &width) && width > 0) {
 		lua_newtable(L);
 		ctx__set_num(L, "speed_gts", gts);
 		ctx__set_u64(L, "width", width);
-		if (msp && !msp->err && sscanf(msp->data, "%lf GT/s", &mgts) == 1 && mgts > 0)
+		if (msp && !msp->err && !parse_pci_link_speed(msp->data, msp->len, &mgts) && mgts > 0)
 			ctx__set_num(L, "max_speed_gts", mgts);
-		if (mwd && !mwd->err && !parse_kv_u64(mwd->data, mwd->len, 0, &mwidth) && mwidth)
+		if (mwd && !mwd->err && !parse_value_u64(mwd->data, mwd->len, &mwidth) && mwidth)
 			ctx__set_u64(L, "max_width", mwidth);
 		lua_setfield(L, -2, "link");
 	} else {
@@ -330,13 +310,14 @@ static void pci_facts(lua_State *L, const struct capture_stream *st, const char 
 	for (int i = 0; aer[i]; i++) {
 		const struct capture_rec *r0 = ctx__rec(st, PCI_PATH(aer[i]), 0);
 		const struct capture_rec *r1 = ctx__rec(st, path, 1);
-		double v0, v1;
+		uint64_t v0, v1;
 
-		if (r0 && !r0->err && r1 && r1 != r0 && !r1->err && !aer_total(r0, &v0) &&
-		    !aer_total(r1, &v1)) {
+		if (r0 && !r0->err && r1 && r1 != r0 && !r1->err &&
+		    !parse_aer_counters(r0->data, r0->len, &v0) &&
+		    !parse_aer_counters(r1->data, r1->len, &v1)) {
 			lua_newtable(L);
-			ctx__set_num(L, "first", v0);
-			ctx__set_num(L, "last", v1);
+			ctx__set_num(L, "first", (double)v0);
+			ctx__set_num(L, "last", (double)v1);
 			lua_setfield(L, -2, aer_key[i]);
 		} else if (!reason) {
 			/* the first file that cannot be compared says why (usually: no AER) */

@@ -7,7 +7,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -16,21 +15,6 @@
 #include "collect/analysis.h"
 #include "util/parse.h"
 #include "lua/ctx.h"
-
-/* Each line of a record, NUL-terminated in buf (cut at its size). Returns 0 at the end. */
-static int next_line(const char **p, const char *end, char *buf, size_t len)
-{
-	const char *nl;
-	size_t n;
-
-	if (*p >= end)
-		return 0;
-	nl = memchr(*p, '\n', (size_t)(end - *p));
-	n = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
-	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), *p);
-	*p += n + 1;
-	return 1;
-}
 
 /* Append a new sample table (with t) to the series at index s; it is left on top. */
 static void series_push(lua_State *L, int s, double t)
@@ -67,108 +51,129 @@ static void push_endpoint(lua_State *L, const char *addr, unsigned port, const c
 
 /* ---- listeners ---- */
 
-/* One line of sonde:listen into the listener of its inode (by[inode], created in list). */
-static void listen_line(lua_State *L, int list, int by, const char *line, double t)
-{
-	char addr[64];
-	unsigned fam, port, q, backlog, uid;
-	unsigned long long inode;
+/* Where the listeners' records go: the result's stack indices, the record's time. */
+struct listen_walk {
+	lua_State *L;
+	int list, by; /* the list of listeners, and them by inode and by "addr port" */
+	double t;
+};
 
-	if (sscanf(line, "%u %63s %u %u %u %llu %u", &fam, addr, &port, &q, &backlog, &inode,
-		   &uid) != 7)
-		return;
-	lua_pushinteger(L, (lua_Integer)inode);
-	if (lua_rawget(L, by) == LUA_TNIL) {
+/* One line of sonde:listen into the listener of its inode (by[inode], created in list). */
+static int listen_line(const struct net_listen_line *l, void *arg)
+{
+	struct listen_walk *w = arg;
+	lua_State *L = w->L;
+	char addr[64];
+
+	if (l->cut) {
+		lua_pushboolean(L, 1);
+		lua_setfield(L, w->list, "cut");
+		return 0;
+	}
+	if (!parse_word_cstr(l->addr, addr, sizeof(addr)))
+		return 0;
+	lua_pushinteger(L, (lua_Integer)l->inode);
+	if (lua_rawget(L, w->by) == LUA_TNIL) {
 		char key[96];
 
 		lua_pop(L, 1);
-		snprintf(key, sizeof(key), fam == 6 ? "[%s]:%u" : "%s:%u", addr, port);
-		push_endpoint(L, addr, port, key);
-		lua_pushinteger(L, fam);
+		snprintf(key, sizeof(key), l->family == 6 ? "[%s]:%u" : "%s:%u", addr, l->port);
+		push_endpoint(L, addr, l->port, key);
+		lua_pushinteger(L, l->family);
 		lua_setfield(L, -2, "family");
-		lua_pushinteger(L, (lua_Integer)inode);
+		lua_pushinteger(L, (lua_Integer)l->inode);
 		lua_setfield(L, -2, "inode");
-		lua_pushinteger(L, uid);
+		lua_pushinteger(L, l->uid);
 		lua_setfield(L, -2, "uid");
-		lua_pushinteger(L, (lua_Integer)inode);
+		lua_pushinteger(L, (lua_Integer)l->inode);
 		lua_pushvalue(L, -2);
-		lua_rawset(L, by);
+		lua_rawset(L, w->by);
 		/* also by "addr port", for sonde:accepts */
-		snprintf(key, sizeof(key), "%s %u", addr, port);
+		snprintf(key, sizeof(key), "%s %u", addr, l->port);
 		lua_pushstring(L, key);
 		lua_pushvalue(L, -2);
-		lua_rawset(L, by);
+		lua_rawset(L, w->by);
 		lua_pushvalue(L, -1);
-		lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+		lua_rawseti(L, w->list, (lua_Integer)lua_rawlen(L, w->list) + 1);
 	}
 	lua_getfield(L, -1, "series");
-	series_push(L, -1, t);
-	ctx__set_u64(L, "queue", q);
-	ctx__set_u64(L, "backlog", backlog);
+	series_push(L, -1, w->t);
+	ctx__set_u64(L, "queue", l->queue);
+	ctx__set_u64(L, "backlog", l->backlog);
 	lua_pop(L, 3);
+	return 0;
 }
 
-static void accepts_line(lua_State *L, int by, const char *line, double t)
+static int accepts_line(const struct net_accepts_line *a, void *arg)
 {
-	char addr[64], fresh[32], key[96];
-	unsigned port;
-	unsigned long long accepted;
+	struct listen_walk *w = arg;
+	lua_State *L = w->L;
+	char key[96];
 
-	if (sscanf(line, "%63s %u %llu %31s", addr, &port, &accepted, fresh) != 4)
-		return;
-	snprintf(key, sizeof(key), "%s %u", addr, port);
-	if (lua_getfield(L, by, key) != LUA_TTABLE) {
+	if (a->addr.n >= 64)
+		return 0;
+	snprintf(key, sizeof(key), "%.*s %u", (int)a->addr.n, a->addr.p, a->port);
+	if (lua_getfield(L, w->by, key) != LUA_TTABLE) {
 		lua_pop(L, 1);
-		return;
+		return 0;
 	}
 	if (lua_getfield(L, -1, "accepts") != LUA_TTABLE) {
 		lua_pop(L, 1);
 		new_series(L, "accepts");
 	}
-	series_push(L, -1, t);
-	ctx__set_u64(L, "accepted", accepted);
-	if (strcmp(fresh, "-"))
-		ctx__set_u64(L, "new", strtoull(fresh, NULL, 10));
+	series_push(L, -1, w->t);
+	ctx__set_u64(L, "accepted", a->accepted);
+	if (a->has_fresh)
+		ctx__set_u64(L, "new", a->fresh);
 	lua_pop(L, 3);
+	return 0;
 }
 
+/* Where sonde:owners goes: the listeners by inode, and the result (owner_walk, owners). */
+struct owners_walk {
+	lua_State *L;
+	int by, result;
+};
+
 /* sonde:owners: "INODE PID FD" lines and the "scanned PROCS FDS [cut]" line, into by[inode].owner */
+static int owners_line(const struct net_owner_line *o, void *arg)
+{
+	struct owners_walk *w = arg;
+	lua_State *L = w->L;
+
+	if (o->scanned) {
+		lua_newtable(L);
+		ctx__set_u64(L, "processes", o->procs);
+		ctx__set_u64(L, "fds", o->fds);
+		lua_pushboolean(L, o->cut);
+		lua_setfield(L, -2, "cut");
+		lua_setfield(L, w->result, "owner_walk");
+		return 0;
+	}
+	lua_pushinteger(L, (lua_Integer)o->inode);
+	if (lua_rawget(L, w->by) == LUA_TTABLE) {
+		lua_newtable(L);
+		lua_pushinteger(L, o->pid);
+		lua_setfield(L, -2, "pid");
+		lua_pushinteger(L, o->fd);
+		lua_setfield(L, -2, "fd");
+		lua_setfield(L, -2, "owner");
+	}
+	lua_pop(L, 1);
+	/* every owner by inode, for local ports too */
+	lua_getfield(L, w->result, "owners");
+	lua_pushinteger(L, (lua_Integer)o->inode);
+	lua_pushinteger(L, o->pid);
+	lua_rawset(L, -3);
+	lua_pop(L, 1);
+	return 0;
+}
+
 static void owners_record(lua_State *L, int by, int result, const struct capture_rec *r)
 {
-	const char *p = r->data, *end = r->data + r->len;
-	char line[256];
+	struct owners_walk w = { L, by, result };
 
-	while (next_line(&p, end, line, sizeof(line))) {
-		unsigned long long inode, procs, fds;
-		unsigned pid, fd;
-		char cut[8] = "";
-
-		if (sscanf(line, "scanned %llu %llu %7s", &procs, &fds, cut) >= 2) {
-			lua_newtable(L);
-			ctx__set_u64(L, "processes", procs);
-			ctx__set_u64(L, "fds", fds);
-			lua_pushboolean(L, !strcmp(cut, "cut"));
-			lua_setfield(L, -2, "cut");
-			lua_setfield(L, result, "owner_walk");
-		} else if (sscanf(line, "%llu %u %u", &inode, &pid, &fd) == 3) {
-			lua_pushinteger(L, (lua_Integer)inode);
-			if (lua_rawget(L, by) == LUA_TTABLE) {
-				lua_newtable(L);
-				lua_pushinteger(L, pid);
-				lua_setfield(L, -2, "pid");
-				lua_pushinteger(L, fd);
-				lua_setfield(L, -2, "fd");
-				lua_setfield(L, -2, "owner");
-			}
-			lua_pop(L, 1);
-			/* every owner by inode, for local ports too */
-			lua_getfield(L, result, "owners");
-			lua_pushinteger(L, (lua_Integer)inode);
-			lua_pushinteger(L, pid);
-			lua_rawset(L, -3);
-			lua_pop(L, 1);
-		}
-	}
+	parse_net_owners(r->data, r->len, owners_line, &w);
 }
 
 /*
@@ -192,24 +197,15 @@ static int proc_listeners(lua_State *L)
 	lua_setfield(L, list, "owners");
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
-		double t = analysis__t(an, r);
-		const char *p = r->data, *end = r->data + r->len;
-		char line[256];
+		struct listen_walk w = { L, list, by, analysis__t(an, r) };
 
 		if (r->err)
 			continue;
 		if (!strcmp(r->path, "sonde:listen")) {
 			n++;
-			while (next_line(&p, end, line, sizeof(line)))
-				if (!strcmp(line, "cut")) {
-					lua_pushboolean(L, 1);
-					lua_setfield(L, list, "cut");
-				} else {
-					listen_line(L, list, by, line, t);
-				}
+			parse_net_listen(r->data, r->len, listen_line, &w);
 		} else if (!strcmp(r->path, "sonde:accepts")) {
-			while (next_line(&p, end, line, sizeof(line)))
-				accepts_line(L, by, line, t);
+			parse_net_accepts(r->data, r->len, accepts_line, &w);
 		} else if (!strcmp(r->path, "sonde:owners")) {
 			owners_record(L, by, list, r);
 		}
@@ -225,76 +221,90 @@ static int proc_listeners(lua_State *L)
 
 /* ---- local ports ---- */
 
-static void ports_dst(lua_State *L, int dests, const char *line, double t, lua_Integer seq)
-{
-	char addr[64], inodes[128], key[96];
-	unsigned port;
-	unsigned long long count, tw = 0;
-	int nf = sscanf(line, "dst %63s %u %llu %127s %llu", addr, &port, &count, inodes, &tw);
+/* Where one sonde:ports record goes: the result's stack indices, its time and round. */
+struct ports_walk {
+	lua_State *L;
+	int res, dests;
+	double t;
+	lua_Integer seq;
+	uint64_t busiest;
+};
 
-	if (nf < 4)
+static void ports_dst(struct ports_walk *w, const struct net_ports_line *d)
+{
+	lua_State *L = w->L;
+	char addr[64], key[96];
+
+	if (!parse_word_cstr(d->addr, addr, sizeof(addr)))
 		return;
-	snprintf(key, sizeof(key), strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, port);
-	if (lua_getfield(L, dests, key) != LUA_TTABLE) {
+	snprintf(key, sizeof(key), strchr(addr, ':') ? "[%s]:%u" : "%s:%u", addr, d->port);
+	if (lua_getfield(L, w->dests, key) != LUA_TTABLE) {
 		lua_pop(L, 1);
-		push_endpoint(L, addr, port, key);
+		push_endpoint(L, addr, d->port, key);
 		lua_pushvalue(L, -1);
-		lua_setfield(L, dests, key);
+		lua_setfield(L, w->dests, key);
 	}
 	/* the inodes of its last round: whose owners sonde:owners names */
 	lua_newtable(L);
-	for (char *save = NULL, *tok = strtok_r(inodes, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save))
-		if (strcmp(tok, "-")) {
-			lua_pushinteger(L, (lua_Integer)strtoull(tok, NULL, 10));
-			lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-		}
+	for (size_t k = 0; k < d->ninodes; k++) {
+		lua_pushinteger(L, (lua_Integer)d->inodes[k]);
+		lua_rawseti(L, -2, (lua_Integer)k + 1);
+	}
 	lua_setfield(L, -2, "inodes");
 	lua_getfield(L, -1, "series");
-	series_push(L, -1, t);
-	ctx__set_u64(L, "count", count);
-	if (nf == 5)
-		ctx__set_u64(L, "timewait", tw);
-	lua_pushinteger(L, seq);
+	series_push(L, -1, w->t);
+	ctx__set_u64(L, "count", d->count);
+	if (d->has_timewait)
+		ctx__set_u64(L, "timewait", d->timewait);
+	lua_pushinteger(L, w->seq);
 	lua_setfield(L, -2, "seq");
 	lua_pop(L, 3);
+}
+
+/* One line of a sonde:ports record; the sample of the totals is on top. */
+static int ports_line(const struct net_ports_line *l, void *arg)
+{
+	struct ports_walk *w = arg;
+	lua_State *L = w->L;
+	char name[32];
+
+	switch (l->kind) {
+	case NET_PORTS_RANGE:
+		lua_newtable(L);
+		lua_pushinteger(L, l->lo);
+		lua_rawseti(L, -2, 1);
+		lua_pushinteger(L, l->hi);
+		lua_rawseti(L, -2, 2);
+		lua_setfield(L, w->res, "range");
+		break;
+	case NET_PORTS_DST:
+		ports_dst(w, l);
+		if (l->count > w->busiest)
+			w->busiest = l->count;
+		break;
+	case NET_PORTS_CUT:
+		lua_pushboolean(L, 1);
+		lua_setfield(L, -2, "cut");
+		break;
+	case NET_PORTS_TOTAL:
+		if (parse_word_cstr(l->name, name, sizeof(name)))
+			ctx__set_u64(L, name, l->value);
+		break;
+	}
+	return 0;
 }
 
 /* One sonde:ports record: a sample of the totals, and the busiest destinations. */
 static void ports_record(lua_State *L, int res, int total, int dests, const struct capture_rec *r,
 			 double t)
 {
-	const char *p = r->data, *end = r->data + r->len;
-	char line[256], name[32];
-	unsigned long long v, busiest = 0;
-	unsigned lo, hi;
+	struct ports_walk w = { L, res, dests, t, r->seq, 0 };
 
 	series_push(L, total, t);
 	lua_pushinteger(L, r->seq);
 	lua_setfield(L, -2, "seq");
-	while (next_line(&p, end, line, sizeof(line))) {
-		if (sscanf(line, "range %u %u", &lo, &hi) == 2) {
-			lua_newtable(L);
-			lua_pushinteger(L, lo);
-			lua_rawseti(L, -2, 1);
-			lua_pushinteger(L, hi);
-			lua_rawseti(L, -2, 2);
-			lua_setfield(L, res, "range");
-		} else if (!strncmp(line, "dst ", 4)) {
-			char a[64];
-			unsigned port;
-
-			ports_dst(L, dests, line, t, r->seq);
-			if (sscanf(line, "dst %63s %u %llu", a, &port, &v) == 3 && v > busiest)
-				busiest = v;
-		} else if (!strcmp(line, "cut")) {
-			lua_pushboolean(L, 1);
-			lua_setfield(L, -2, "cut");
-		} else if (sscanf(line, "%31s %llu", name, &v) == 2) {
-			ctx__set_u64(L, name, v);
-		}
-	}
-	ctx__set_u64(L, "busiest", busiest);
+	parse_net_ports(r->data, r->len, ports_line, &w);
+	ctx__set_u64(L, "busiest", w.busiest);
 	lua_pop(L, 1);
 }
 
@@ -367,11 +377,11 @@ static int proc_conntrack(lua_State *L)
 		if (r->err)
 			continue;
 		/* the maximum comes after the count in each round: it completes that sample */
-		if (!strcmp(r->path, mpath) && !parse_kv_u64(r->data, r->len, 0, &max) && n) {
+		if (!strcmp(r->path, mpath) && !parse_value_u64(r->data, r->len, &max) && n) {
 			lua_rawgeti(L, -1, n);
 			ctx__set_u64(L, "max", max);
 			lua_pop(L, 1);
-		} else if (!strcmp(r->path, cpath) && !parse_kv_u64(r->data, r->len, 0, &v)) {
+		} else if (!strcmp(r->path, cpath) && !parse_value_u64(r->data, r->len, &v)) {
 			lua_newtable(L);
 			ctx__set_num(L, "t", analysis__t(an, r));
 			ctx__set_u64(L, "count", v);
@@ -390,40 +400,67 @@ static int proc_conntrack(lua_State *L)
 
 /* ---- links ---- */
 
-static void qdisc_line(lua_State *L, int byidx, const char *line, double t)
-{
-	char kind[32];
-	int ifindex;
-	unsigned handle, parent;
-	unsigned long long bytes;
-	unsigned packets, drops, over, requeues, backlog, qlen;
+/* Where sonde:links and sonde:qdisc go: the result's stack indices, the record's time. */
+struct links_walk {
+	lua_State *L;
+	int res, byidx; /* the result by name, and by ifindex */
+	double t;
+};
 
-	if (sscanf(line, "%d %31s %x %x %llu %u %u %u %u %u %u", &ifindex, kind, &handle, &parent,
-		   &bytes, &packets, &drops, &over, &requeues, &backlog, &qlen) != 11)
-		return;
+static int link_line(const struct net_link_line *l, void *arg)
+{
+	struct links_walk *w = arg;
+	lua_State *L = w->L;
+	char name[64];
+
+	if (!parse_word_cstr(l->name, name, sizeof(name)) || l->kind.n >= 32)
+		return 0;
+	lua_newtable(L);
+	lua_pushinteger(L, l->ifindex);
+	lua_setfield(L, -2, "ifindex");
+	if (l->kind.n) {
+		lua_pushlstring(L, l->kind.p, l->kind.n);
+		lua_setfield(L, -2, "kind");
+	}
+	if (l->master) {
+		lua_pushinteger(L, l->master);
+		lua_setfield(L, -2, "master");
+	}
+	lua_pushvalue(L, -1);
+	lua_rawseti(L, w->byidx, l->ifindex);
+	lua_setfield(L, w->res, name);
+	return 0;
+}
+
+static int qdisc_line(const struct net_qdisc_line *q, void *arg)
+{
+	struct links_walk *w = arg;
+	lua_State *L = w->L;
+
 	/* the root qdisc holds the interface's whole egress queue; ingress is not a queue */
-	if (parent != 0xffffffffu)
-		return;
-	lua_rawgeti(L, byidx, ifindex);
+	if (q->parent != 0xffffffffu || q->kind.n >= 32)
+		return 0;
+	lua_rawgeti(L, w->byidx, q->ifindex);
 	if (!lua_istable(L, -1)) {
 		lua_pop(L, 1);
-		return;
+		return 0;
 	}
 	if (lua_getfield(L, -1, "qdisc") != LUA_TTABLE) {
 		lua_pop(L, 1);
 		new_series(L, "qdisc");
 	}
-	series_push(L, -1, t);
-	lua_pushstring(L, kind);
+	series_push(L, -1, w->t);
+	lua_pushlstring(L, q->kind.p, q->kind.n);
 	lua_setfield(L, -2, "kind");
-	ctx__set_u64(L, "bytes", bytes);
-	ctx__set_u64(L, "packets", packets);
-	ctx__set_u64(L, "drops", drops);
-	ctx__set_u64(L, "overlimits", over);
-	ctx__set_u64(L, "requeues", requeues);
-	ctx__set_u64(L, "backlog", backlog);
-	ctx__set_u64(L, "qlen", qlen);
+	ctx__set_u64(L, "bytes", q->bytes);
+	ctx__set_u64(L, "packets", q->packets);
+	ctx__set_u64(L, "drops", q->drops);
+	ctx__set_u64(L, "overlimits", q->overlimits);
+	ctx__set_u64(L, "requeues", q->requeues);
+	ctx__set_u64(L, "backlog", q->backlog);
+	ctx__set_u64(L, "qlen", q->qlen);
 	lua_pop(L, 3);
+	return 0;
 }
 
 /*
@@ -436,46 +473,23 @@ static int proc_links(lua_State *L)
 	struct analysis *an = ctx__analysis(L);
 	const struct capture_stream *st = ctx__stream(L, "net.links");
 	const struct capture_rec *lr = ctx__rec(st, "sonde:links", 0);
-	const char *p, *end;
-	char line[256];
-	int res, byidx;
+	struct links_walk w = { .L = L };
 
 	if (!lr || lr->err)
 		return ctx__missing(L, st, "net.links", "sonde:links",
 				    "rtnetlink answered nothing");
 	lua_newtable(L);
-	res = lua_gettop(L);
+	w.res = lua_gettop(L);
 	lua_newtable(L);
-	byidx = lua_gettop(L);
-	for (p = lr->data, end = lr->data + lr->len; next_line(&p, end, line, sizeof(line));) {
-		char name[64], kind[32];
-		int ifindex;
-		unsigned master;
-
-		if (sscanf(line, "%d %63s %31s %u", &ifindex, name, kind, &master) != 4)
-			continue;
-		lua_newtable(L);
-		lua_pushinteger(L, ifindex);
-		lua_setfield(L, -2, "ifindex");
-		if (strcmp(kind, "-")) {
-			lua_pushstring(L, kind);
-			lua_setfield(L, -2, "kind");
-		}
-		if (master) {
-			lua_pushinteger(L, master);
-			lua_setfield(L, -2, "master");
-		}
-		lua_pushvalue(L, -1);
-		lua_rawseti(L, byidx, ifindex);
-		lua_setfield(L, res, name);
-	}
+	w.byidx = lua_gettop(L);
+	parse_net_links(lr->data, lr->len, link_line, &w);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
 
 		if (r->err || strcmp(r->path, "sonde:qdisc"))
 			continue;
-		for (p = r->data, end = r->data + r->len; next_line(&p, end, line, sizeof(line));)
-			qdisc_line(L, byidx, line, analysis__t(an, r));
+		w.t = analysis__t(an, r);
+		parse_net_qdisc(r->data, r->len, qdisc_line, &w);
 	}
 	lua_pop(L, 1);
 	return 1;

@@ -452,6 +452,6 @@ void ctx__set_rec_u64(lua_State *L, const char *k, const struct capture_rec *r)
 {
 	uint64_t v;
 
-	if (r && !r->err && !parse_kv_u64(r->data, r->len, 0, &v))
+	if (r && !r->err && !parse_value_u64(r->data, r->len, &v))
 		ctx__set_u64(L, k, v);
 }

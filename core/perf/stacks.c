@@ -22,6 +22,7 @@
 
 #include "util/clock.h"
 #include "util/hash.h"
+#include "util/selfcpu.h"
 #include "perf/stacks.h"
 
 struct stack_poller {
@@ -104,6 +105,7 @@ static void *poller_main(void *arg)
 	struct timespec until;
 
 	pthread_setname_np(pthread_self(), "sonde-stacks");
+	self_cpu__enter(SELF_POLLERS);
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
 		pthread_mutex_unlock(&p->mu);

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "perf/ustack.h"
+#include "util/selfcpu.h"
 
 int ustack__parse(const void *data, size_t len, struct ustack_rec *out)
 {
@@ -172,6 +173,7 @@ static void *reader_main(void *arg)
 	struct timespec until;
 
 	pthread_setname_np(pthread_self(), "sonde-ustack");
+	self_cpu__enter(SELF_POLLERS);
 	pthread_mutex_lock(&r->mu);
 	while (!r->stop) {
 		pthread_mutex_unlock(&r->mu);

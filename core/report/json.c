@@ -54,7 +54,7 @@ static void json_culprits(struct json *j, const struct check_result *r)
 		json__key(j, "pid");
 		json__int(j, r->culprits[i].pid);
 		json__kv_str(j, "comm", r->culprits[i].comm);
-		json__kv_num(j, "share", r->culprits[i].share);
+		json__kv_number(j, "share", r->culprits[i].share);
 		if (r->culprits[i].cmdline)
 			json__kv_str(j, "cmdline", r->culprits[i].cmdline);
 		if (r->culprits[i].kernel_thread) {
@@ -72,7 +72,7 @@ static void json_metric(struct json *j, const struct metric *m)
 {
 	json__begin_object(j);
 	json__kv_str(j, "name", m->name);
-	json__kv_num(j, "value", m->value);
+	json__kv_number(j, "value", m->value);
 	if (m->unit)
 		json__kv_str(j, "unit", m->unit);
 	if (m->instance)
@@ -84,9 +84,9 @@ static void json_metric(struct json *j, const struct metric *m)
 	if (m->help)
 		json__kv_str(j, "help", m->help);
 	if (m->has_warn)
-		json__kv_num(j, "warn", m->warn);
+		json__kv_number(j, "warn", m->warn);
 	if (m->has_crit)
-		json__kv_num(j, "crit", m->crit);
+		json__kv_number(j, "crit", m->crit);
 	if (m->lower_is_worse) {
 		json__key(j, "lower_is_worse");
 		json__bool(j, 1);
@@ -147,9 +147,9 @@ static void json_span(struct json *j, const struct evidence_span *sp)
 		return;
 	json__key(j, "traced");
 	json__begin_object(j);
-	json__kv_num(j, "from_s", sp->from_s);
-	json__kv_num(j, "to_s", sp->to_s);
-	json__kv_num(j, "window_s", sp->window_s);
+	json__kv_number(j, "from_s", sp->from_s);
+	json__kv_number(j, "to_s", sp->to_s);
+	json__kv_number(j, "window_s", sp->window_s);
 	json__key(j, "drilldown");
 	json__bool(j, sp->drilldown);
 	if (report__span_text(sp, buf, sizeof(buf)))
@@ -180,7 +180,7 @@ static void json_evidence(struct json *j, const struct evidence *e)
 	} else if (e->kind == EV_SERIES) {
 		if (e->unit)
 			json__kv_str(j, "unit", e->unit);
-		json__kv_num(j, "step_seconds", e->step_s);
+		json__kv_number(j, "step_seconds", e->step_s);
 		json__key(j, "values");
 		json__begin_array(j);
 		for (size_t i = 0; i < e->nvalues; i++)
@@ -255,11 +255,11 @@ static void json_tools(struct json *j, struct analysis *an)
 			if (t[i].reason[0])
 				json__kv_str(j, "reason", t[i].reason);
 			if (t[i].has_pred) {
-				json__kv_num(j, "predicted_cpu_pct", t[i].predicted_pct);
+				json__kv_number(j, "predicted_cpu_pct", t[i].predicted_pct);
 				if (t[i].has_load)
-					json__kv_num(j, "predicted_load_pct",
+					json__kv_number(j, "predicted_load_pct",
 						    t[i].predicted_load_pct);
-				json__kv_num(j, "duty", t[i].duty);
+				json__kv_number(j, "duty", t[i].duty);
 			}
 			if (t[i].instead[0])
 				json__kv_str(j, "instead", t[i].instead);
@@ -271,12 +271,13 @@ static void json_tools(struct json *j, struct analysis *an)
 				json__int(j, (int64_t)t[i].runs);
 				json__key(j, "drops");
 				json__int(j, (int64_t)t[i].drops);
-				json__kv_num(j, "cpu_ns", t[i].cpu_ns);
+				json__kv_number(j, "cpu_ns", t[i].cpu_ns);
 				json__kv_str(j, "cost_source", t[i].cost_source);
-				json__kv_num(j, "setup_ms", t[i].setup_ms);
-				json__kv_num(j, "teardown_ms", t[i].teardown_ms);
+				json__kv_number(j, "setup_ms", t[i].setup_ms);
+				json__kv_number(j, "teardown_ms", t[i].teardown_ms);
 				if (t[i].stopped[0])
 					json__kv_str(j, "stopped_early", t[i].stopped);
+				tool_stop__json(j, &t[i].stop);
 			}
 			json__end_object(j);
 		}
@@ -304,7 +305,7 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 	if (rr->drill_an) {
 		json__key(j, "window");
 		json__begin_object(j);
-		json__kv_num(j, "seconds", rr->drill_an->elapsed_s);
+		json__kv_number(j, "seconds", rr->drill_an->elapsed_s);
 		json__key(j, "samples");
 		json__int(j, rr->drill_an->samples);
 		json__key(j, "partial");
@@ -312,9 +313,12 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 		json__kv_str(j, "stop_reason", rr->drill_an->stop_reason);
 		json__end_object(j);
 		json_tools(j, rr->drill_an);
+		report__json_budget(j, rr->drill_an);
 	}
 	if (rr->drill_note)
 		json__kv_str(j, "note", rr->drill_note);
+	if (rr->drill_by_hand[0])
+		json__kv_str(j, "by_hand", rr->drill_by_hand);
 	json__end_object(j);
 }
 
@@ -345,9 +349,9 @@ static void json_run(struct json *j, struct analysis *an, const struct host_cont
 	json__begin_object(j);
 	json_time(j, "start", an->start_wall_ns);
 	json_time(j, "end", an->end_wall_ns);
-	json__kv_num(j, "seconds", an->elapsed_s);
-	json__kv_num(j, "requested_seconds", an->window_s);
-	json__kv_num(j, "interval_seconds", an->interval_s);
+	json__kv_number(j, "seconds", an->elapsed_s);
+	json__kv_number(j, "requested_seconds", an->window_s);
+	json__kv_number(j, "interval_seconds", an->interval_s);
 	json__key(j, "samples");
 	json__int(j, an->samples);
 	json__key(j, "partial");
@@ -439,7 +443,7 @@ static void json_inst_cell(struct json *j, const struct inst_cell *c, int na)
 	json__kv_str(j, "status", status__name(c->m->st));
 	json__kv_str(j, "check", c->r->def->id);
 	json__kv_str(j, "metric", c->m->name);
-	json__kv_num(j, "value", c->m->value);
+	json__kv_number(j, "value", c->m->value);
 	if (c->m->unit)
 		json__kv_str(j, "unit", c->m->unit);
 	json__end_object(j);
@@ -534,8 +538,8 @@ static void json_check(struct json *j, const struct check_result *r)
 		json__kv_str(j, "error", r->error);
 		json__kv_str(j, "traceback", r->traceback);
 	}
-	json__kv_num(j, "elapsed_ms", r->elapsed_ms);
-	json__kv_num(j, "cpu_ms", r->cpu_ms);
+	json__kv_number(j, "elapsed_ms", r->elapsed_ms);
+	json__kv_number(j, "cpu_ms", r->cpu_ms);
 	json__key(j, "mem_peak_bytes");
 	json__int(j, (int64_t)r->mem_peak);
 	json__key(j, "instructions");
@@ -547,20 +551,20 @@ static void json_cost(struct json *j, const struct run_cost *c)
 {
 	json__key(j, "cost");
 	json__begin_object(j);
-	json__kv_num(j, "cpu_seconds", c->user_s + c->sys_s);
-	json__kv_num(j, "user_seconds", c->user_s);
-	json__kv_num(j, "system_seconds", c->sys_s);
-	json__kv_num(j, "window_cpu_seconds", c->window_cpu_s);
+	json__kv_number(j, "cpu_seconds", c->user_s + c->sys_s);
+	json__kv_number(j, "user_seconds", c->user_s);
+	json__kv_number(j, "system_seconds", c->sys_s);
+	json__kv_number(j, "window_cpu_seconds", c->window_cpu_s);
 	json__key(j, "peak_rss_bytes");
 	json__int(j, (int64_t)c->peak_rss_kb * 1024);
-	json__kv_num(j, "analysis_ms", c->analysis_ms);
+	json__kv_number(j, "analysis_ms", c->analysis_ms);
 	json__key(j, "stages");
 	json__begin_array(j);
 	for (size_t i = 0; i < c->nstages; i++) {
 		json__begin_object(j);
 		json__kv_str(j, "stage", c->stages[i].name);
-		json__kv_num(j, "wall_ms", c->stages[i].wall_ms);
-		json__kv_num(j, "cpu_ms", c->stages[i].cpu_ms);
+		json__kv_number(j, "wall_ms", c->stages[i].wall_ms);
+		json__kv_number(j, "cpu_ms", c->stages[i].cpu_ms);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -591,6 +595,7 @@ int report__json(const struct report_model *m, struct strbuf *out)
 	json__end_array(&j);
 	json_cost(&j, &rr->cost);
 	json_tools(&j, rr->an);
+	report__json_budget(&j, rr->an);
 	json_drilldown(&j, rr);
 	json__end_object(&j);
 	strbuf__append(&j.out, "\n", 1);

@@ -75,6 +75,11 @@ static void doc_header(struct report_model *m)
 	inl__open(in, SPAN_STRONG);
 	inl__text(in, m->verdict);
 	inl__close(in);
+	if (m->next[0]) {
+		in = doc__para(&m->doc);
+		inl__words(in, "Next: ");
+		inl__text(in, m->next);
+	}
 	doc_top_findings(m);
 }
 
@@ -252,6 +257,8 @@ int report__build(const struct run_report *rr, struct report_model **out)
 		return -ENOMEM;
 	m->rr = rr;
 	report__verdict(rr, m->verdict, sizeof(m->verdict));
+	if (rr->drill_by_hand[0] && rr->drill_note)
+		snprintf(m->next, sizeof(m->next), "%s", rr->drill_note);
 	m->worst = report__worst(rr);
 	m->findings = calloc(rr->nrank + 1, sizeof(*m->findings));
 	if (!m->findings || matrix__build(&m->use, rr))

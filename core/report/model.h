@@ -69,6 +69,11 @@ struct use_matrix {
 struct report_model {
 	const struct run_report *rr;
 	char verdict[1024];
+	/*
+	 * The verdict's "next" line: what to run now that this run could not
+	 * (a drill-down that admitted no tool, by hand); "" when nothing.
+	 */
+	char next[1024];
 	enum status worst;
 	struct report_finding *findings; /* rr->nrank, in rank order */
 	struct use_matrix use;
@@ -102,6 +107,12 @@ void report__doc_appendix(struct report_model *m);
 
 /* host.c: the Host section, and host.context in findings.json */
 struct json;
+
+/* budget.c: the budget of a window, what sonde reserved for its own sampling and used */
+struct run_budget;
+void report__budget_note(const struct run_budget *b, char *buf, size_t len);
+void report__doc_budget(struct doc *d, const struct analysis *an);
+void report__json_budget(struct json *j, const struct analysis *an);
 void report__doc_host(struct report_model *m);
 void report__json_host_context(struct json *j, const struct host_context *hc);
 /* findings.json's host.observer: where sonde ran and what it could not see from there. */

@@ -68,6 +68,13 @@ struct run_report {
 	size_t ndrill;
 	struct analysis *drill_an;  /* the second window's captures (raw/drilldown), or NULL */
 	const char *drill_note;     /* why no drill-down ran although rules fired, or NULL */
+	/*
+	 * A drill-down window that admitted no BPF tool (each one over the budget):
+	 * drill_note says so, with the command that runs its checks by hand; that
+	 * command alone; both the verdict's "next" line.
+	 */
+	char drill_note_buf[1024];
+	char drill_by_hand[512];
 };
 
 /*

@@ -219,6 +219,15 @@ void report__doc_drilldown(struct report_model *m)
 			inl__text(in, r->run.v[k]);
 		}
 	}
+	/* a window that admitted no tool: its checks saw /proc alone, and how to do better */
+	if (rr->drill_an && rr->drill_note) {
+		in = doc__para(&m->doc);
+		inl__open(in, SPAN_STRONG);
+		inl__words(in, "Note: ");
+		inl__text(in, rr->drill_note);
+		inl__words(in, ".");
+		inl__close(in);
+	}
 	for (size_t i = 0; i < rr->nres; i++)
 		if (!strcmp(rr->res[i].def->methodology, "drilldown"))
 			drill_check(&m->doc, &rr->res[i]);
@@ -337,6 +346,7 @@ static void appendix_tools(struct doc *d, struct analysis *an, const char *headi
 		return;
 	doc__fold(d);
 	inl__words(doc__heading(d, 3, NULL), "%s", heading);
+	report__doc_budget(d, an);
 	tb = doc__table_head(d, "lllrrrrl", head);
 	for (size_t i = 0; i < n; i++) {
 		/* status: ok, or why it did not run (disabled, unavailable, over_budget, failed) */

@@ -184,7 +184,13 @@ void report__terminal(const struct report_model *m, FILE *f, int color)
 		rr->an->partial ? " (partial: cut short)" : "");
 	fprintf(f, "%sVerdict:%s ", bold, reset);
 	tty__puts(f, m->verdict);
-	fputs("\n\n", f);
+	fputc('\n', f);
+	if (m->next[0]) {
+		fprintf(f, "%sNext:%s ", bold, reset);
+		tty__puts(f, m->next);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
 	if (m->use.m)
 		report__tty_matrix(f, m->use.rows, m->use.m->resources.n,
 				   (const char *const *)m->use.m->metrics.v, m->use.m->metrics.n,

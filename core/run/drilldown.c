@@ -6,12 +6,15 @@
  * checks run over it.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bundle/redact.h"
 #include "run/run.h"
+#include "trace/cost.h"
 
 /* Did this check run already (selected with --check for the first window)? */
 static int ran(const struct run_outcome *oc, const char *id)
@@ -182,6 +185,77 @@ static int drill_observe(struct run_opts *o, const struct catalog *cat, const st
 	return 0;
 }
 
+/*
+ * The budget that would admit every tool the drill-down refused: sonde's own
+ * reserve and each one's predicted cost with the guard's margin (a rate read
+ * over 0.1 s moves), in whole percents; 0 (no budget) past 100%, which no
+ * budget holds.
+ */
+static double budget_for(double own, double tools, double budget)
+{
+	double need = ceil((own + tools) * TRACE_GUARD_MARGIN);
+
+	if (need > 100)
+		return 0;
+	return need > budget ? need : floor(budget) + 1;
+}
+
+/*
+ * A drill-down window that admitted no BPF tool, every one of them over the
+ * budget: say so (the report's drill-down section, findings.json
+ * drilldown.note, the verdict's "next" line) with the command that runs its
+ * checks by hand with a budget that fits them. By hand they run in a first
+ * window, over every process (a suspect filter needs the drill-down), and
+ * their cost is predicted again at its start.
+ */
+static void drill_refused(struct run_outcome *oc, const struct strv *run)
+{
+	const struct run_budget *b = &oc->drill_an.budget;
+	const struct tool_summary *t;
+	size_t n = 0, over = 0, u;
+	double tools = 0, budget = 0, hand;
+	int filtered = 0;
+	char *cmd = oc->rr.drill_by_hand, own[96] = "";
+
+	if (analysis__tools(&oc->drill_an, &t, &n) || !n)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(t[i].status, "ok"))
+			return;
+		if (strcmp(t[i].status, "over_budget"))
+			continue;
+		over++;
+		tools += t[i].has_load ? t[i].predicted_load_pct : t[i].predicted_pct;
+		budget = t[i].budget_pct;
+	}
+	if (!over)
+		return;
+	for (size_t i = 0; i < oc->rr.ndrill; i++)
+		filtered |= oc->rr.drill[i].rule->filter_culprits;
+	hand = budget_for(b->has ? b->reserved_pct : 0, tools, budget);
+	u = (size_t)snprintf(cmd, sizeof(oc->rr.drill_by_hand), "sonde run");
+	for (size_t i = 0; i < run->n && u < sizeof(oc->rr.drill_by_hand); i++)
+		u += (size_t)snprintf(cmd + u, sizeof(oc->rr.drill_by_hand) - u, " --check %s",
+				      run->v[i]);
+	if (u < sizeof(oc->rr.drill_by_hand))
+		snprintf(cmd + u, sizeof(oc->rr.drill_by_hand) - u, " --max-overhead %g", hand);
+	if (b->has && b->reserved_pct > 0)
+		snprintf(own, sizeof(own), ", less %.2f%% for sonde's own sampling",
+			 b->reserved_pct);
+	snprintf(oc->rr.drill_note_buf, sizeof(oc->rr.drill_note_buf),
+		 "the drill-down window admitted no BPF tool: their predicted cost, %.2f%% more "
+		 "CPU time for the work they trace, did not fit --max-overhead %g%%%s; run its "
+		 "checks by hand %s: %s%s",
+		 tools, budget, own,
+		 hand > 0 ? "with a budget that fits them" :
+			    "without a budget (more than 100%, which none holds)",
+		 cmd,
+		 filtered ? " (by hand they trace every process, not only the suspects, and "
+			    "their cost is predicted again)" :
+			    "");
+	oc->rr.drill_note = oc->rr.drill_note_buf;
+}
+
 void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct run_outcome *oc,
 			struct redactor *red)
 {
@@ -232,6 +306,7 @@ void run_drilldown__run(struct run_opts *o, const struct catalog *cat, struct ru
 	oc->drill_an.focus_container = o->focus_container;
 	oc->drill_an.focus_pod = o->focus_pod;
 	oc->rr.drill_an = &oc->drill_an;
+	drill_refused(oc, &run);
 	nr = realloc(oc->res, (oc->rr.nres + run.n + 1) * sizeof(*nr));
 	if (!nr)
 		goto out;

@@ -2,8 +2,9 @@
 /*
  * The observation window: what a signal and the --timeout deadline do before,
  * during and after it, sonde's lowered priority, the BPF tools and perf
- * counters started just before it and read just after, the overhead guard
- * that watches it, and --redact applied to what it captured.
+ * counters started just before it and read just after, within the budget
+ * the overhead guard keeps (guard.c), and --redact applied to what it
+ * captured.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -182,62 +183,6 @@ static struct trace_set tracing;
 static struct perf_counters counters;
 
 /*
- * The overhead guard, the safety net under the cost model (trace/cost.h): a
- * thread that wakes every GUARD_PERIOD_NS while the window runs. It weighs
- * sonde's own CPU (getrusage) over the last second, since its sampling comes
- * in bursts, once a round, plus each attached tool's cost over the last
- * period, against the budget, a share of the host's CPU, plus the bursts the
- * model planned (a duty-cycled tool costs more than the budget while it
- * traces, knowingly). Over it, every tool that costs more than the model
- * allowed it (its prediction with GUARD_MARGIN; nothing for events no counter
- * counts) by a tenth of the overrun at least is detached at once, most over
- * first, until the rest fits: within one period, not one tool per round. If
- * the tools are within their predictions and sonde is still over, the
- * costliest tools that are at least a tenth of the spend go too. What they gathered is kept; their captures and
- * the report say so. The same thread ends the duty cycles the model planned.
- */
-#define GUARD_PERIOD_NS 100000000
-#define GUARD_SELF_SPAN 10 /* periods: sonde's own CPU is judged over a second */
-#define GUARD_MARGIN 1.5   /* a rate read over 0.1 s moves: a tool gets half as much again */
-
-struct overhead_guard {
-	double budget_pct;
-	double self_s;             /* sonde's own CPU over the window */
-	int ncpu;
-	pthread_t thread;
-	int running;
-	volatile int stop;
-	int64_t self_ns[GUARD_SELF_SPAN], at_ns[GUARD_SELF_SPAN];
-	unsigned ticks;
-	int64_t last_cost[TRACE_MAX_TOOLS];
-	double self_pct;           /* sonde's own share over the window, for the next one */
-	int64_t start_ns, start_self_ns;
-};
-
-static int64_t self_cpu_ns(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-	       (int64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
-static void guard_duty(struct trace_run *t, int64_t now, int64_t start, double window_s)
-{
-	char why[512];
-
-	if (!t->stop_at_mono_ns || now < t->stop_at_mono_ns || !trace_run__attached(t))
-		return;
-	snprintf(why, sizeof(why),
-		 "detached %.1f s into the %.1f s window, as planned: its predicted cost is more "
-		 "than the budget left for it, so it traced part of the window (a duty cycle)",
-		 (double)(now - start) / 1e9, window_s);
-	trace_run__detach(t, why);
-}
-
-/*
  * The processes of the window from the BPF task iterator, one pass a round,
  * where BPF is allowed (not --no-bpf, not a replayed --root) and the kernel
  * has iter/task; else from /proc, and why is kept for the run facts.
@@ -261,187 +206,6 @@ static struct trace_tasks *tasks_open(const struct run_opts *o, const char *cons
 	return t;
 }
 
-/* ns a second the model expects of a tool's runs (0 when it predicted nothing). */
-static double tool_expected(const struct trace_run *t, int ncpu)
-{
-	const struct trace_outcome *oc = NULL;
-
-	for (size_t i = 0; i < tracing.nout; i++)
-		if (tracing.outcome[i].tool == t->tool)
-			oc = &tracing.outcome[i];
-	if (!oc || !oc->pred.done)
-		return 0;
-	return oc->pred.pct / 100 * ncpu * 1e9;
-}
-
-/* Detach the tool i of the set now, saying why; rate: what it cost (ns a second). */
-static void guard_cut(struct overhead_guard *g, size_t i, double rate, double spend,
-		      double self_rate, int64_t now, int64_t start)
-{
-	char why[512];
-
-	snprintf(why, sizeof(why),
-		 "detached %.1f s into the window by the overhead guard: sonde and its BPF "
-		 "programs used %.2f%% of the host's CPU (sonde %.2f%% over the last second, "
-		 "its tools over the last %.1f s; budget --max-overhead %g%%); this tool used "
-		 "%.2f%%",
-		 (double)(now - start) / 1e9, 100 * spend / 1e9 / g->ncpu,
-		 100 * self_rate / 1e9 / g->ncpu, (double)GUARD_PERIOD_NS / 1e9, g->budget_pct,
-		 100 * rate / 1e9 / g->ncpu);
-	trace_run__detach(&tracing.runs[i], why);
-	fprintf(stderr, "\rsonde: overhead guard: %s %s\n", tracing.runs[i].tool->name, why);
-}
-
-/* One period: the spend against the budget, and the tools to detach now. */
-static void guard_tick(struct overhead_guard *g, int64_t now, int64_t start, double window_s)
-{
-	int64_t self = self_cpu_ns();
-	double rate[TRACE_MAX_TOOLS], over[TRACE_MAX_TOOLS], capacity, self_rate, spend;
-	unsigned k = g->ticks % GUARD_SELF_SPAN;
-	int full = g->ticks >= GUARD_SELF_SPAN;
-	size_t n = tracing.nruns < TRACE_MAX_TOOLS ? tracing.nruns : TRACE_MAX_TOOLS;
-
-	/*
-	 * sonde's own: over the last second (the ring's oldest), or since the window
-	 * began but over a second at least: the first round, at the window's start,
-	 * reads every process's files once, a burst the interval amortizes.
-	 */
-	self_rate = 1e9 * (double)(self - (full ? g->self_ns[k] : g->start_self_ns)) /
-		    (double)(full ? now - g->at_ns[k] : GUARD_SELF_SPAN * (int64_t)GUARD_PERIOD_NS);
-	g->self_ns[k] = self;
-	g->at_ns[k] = now;
-	g->ticks++;
-	spend = self_rate;
-	capacity = g->budget_pct / 100 * g->ncpu * 1e9;
-	for (size_t i = 0; i < n; i++) {
-		struct trace_run *t = &tracing.runs[i];
-		int64_t c = trace_run__cost_ns(t);
-		double expected = tool_expected(t, g->ncpu);
-
-		rate[i] = -1;
-		guard_duty(t, now, start, window_s);
-		if (c < 0 || !trace_run__attached(t))
-			continue;
-		rate[i] = (double)(c - g->last_cost[i]) * 1e9 / GUARD_PERIOD_NS;
-		g->last_cost[i] = c;
-		spend += rate[i];
-		over[i] = rate[i] - expected * GUARD_MARGIN;
-		/* a duty cycle's burst was planned: the budget holds it while it traces */
-		if (t->stop_at_mono_ns)
-			capacity += expected * GUARD_MARGIN;
-	}
-	/*
-	 * First the tools over their prediction by a tenth of the overrun at least,
-	 * most over first; then the costliest. A tool a few us over cannot bring
-	 * the spend back (sonde's own sampling of a crowded /proc can be all of
-	 * it): cutting it would lose its evidence for nothing.
-	 */
-	for (int pass = 0; pass < 2 && spend > capacity; pass++)
-		for (;;) {
-			size_t worst = n;
-
-			for (size_t i = 0; i < n; i++)
-				if (rate[i] >= 0 &&
-				    (pass ? rate[i] * 10 >= spend :
-					    over[i] > 0 && over[i] * 10 >= spend - capacity) &&
-				    (worst == n || (pass ? rate[i] > rate[worst] :
-							   over[i] > over[worst])))
-					worst = i;
-			if (worst == n || spend <= capacity)
-				break;
-			guard_cut(g, worst, rate[worst], spend, self_rate, now, start);
-			spend -= rate[worst];
-			rate[worst] = -1;
-		}
-}
-
-/* The earliest end of a duty cycle still attached, or before (INT64_MAX: none). */
-static int64_t duty_due(int64_t before)
-{
-	int64_t at = INT64_MAX;
-
-	for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++) {
-		const struct trace_run *t = &tracing.runs[i];
-
-		if (t->stop_at_mono_ns && t->stop_at_mono_ns < at && t->stop_at_mono_ns < before &&
-		    trace_run__attached(t))
-			at = t->stop_at_mono_ns;
-	}
-	return at;
-}
-
-struct guard_arg {
-	struct overhead_guard *g;
-	double window_s;
-};
-
-static struct guard_arg guard_arg;
-
-static void *guard_main(void *arg)
-{
-	struct guard_arg *ga = arg;
-	struct overhead_guard *g = ga->g;
-	int64_t next = g->start_ns;
-
-	pthread_setname_np(pthread_self(), "sonde-guard");
-	while (!g->stop) {
-		struct timespec ts;
-		int64_t at;
-
-		next += GUARD_PERIOD_NS;
-		/*
-		 * A duty cycle that ends before the next period ends on time (one of
-		 * 50 ms costs as planned, not twice that): the thread wakes for it.
-		 */
-		while (!g->stop && (at = duty_due(next)) < next) {
-			ts.tv_sec = at / 1000000000;
-			ts.tv_nsec = at % 1000000000;
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-			for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++)
-				guard_duty(&tracing.runs[i], clock__ns(CLOCK_MONOTONIC), g->start_ns,
-					   ga->window_s);
-		}
-		ts.tv_sec = next / 1000000000;
-		ts.tv_nsec = next % 1000000000;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		if (g->stop)
-			break;
-		guard_tick(g, clock__ns(CLOCK_MONOTONIC), g->start_ns, ga->window_s);
-	}
-	return NULL;
-}
-
-/* The guard's baseline: what setting the tools up cost is not the window's overhead. */
-static void guard_start(struct overhead_guard *g, double window_s, int enforce)
-{
-	g->start_ns = clock__ns(CLOCK_MONOTONIC);
-	g->start_self_ns = self_cpu_ns();
-	for (size_t i = 0; i < tracing.nruns && i < TRACE_MAX_TOOLS; i++)
-		g->last_cost[i] = trace_run__cost_ns(&tracing.runs[i]);
-	if (!enforce || !tracing.nruns)
-		return;
-	guard_arg.g = g;
-	guard_arg.window_s = window_s;
-	g->running = !pthread_create(&g->thread, NULL, guard_main, &guard_arg);
-}
-
-static void guard_stop(struct overhead_guard *g)
-{
-	int64_t span = clock__ns(CLOCK_MONOTONIC) - g->start_ns;
-
-	if (g->running) {
-		g->stop = 1;
-		pthread_join(g->thread, NULL);
-		g->running = 0;
-	}
-	if (span > 0 && g->start_ns) {
-		g->self_s = (double)(self_cpu_ns() - g->start_self_ns) / 1e9;
-		g->self_pct = 100 * g->self_s * 1e9 / (double)span / g->ncpu;
-	}
-}
-
-/* sonde's own share of the host's CPU in the last window: the next one's budget starts less it. */
-static double last_self_pct;
 /*
  * The event counters at the last window's start and end, for the next one's
  * cost model (trace_opts.prior): every counter but the syscalls, a few
@@ -457,7 +221,6 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 			struct run_cost *cost, char *err, size_t errlen)
 {
 	struct window_opts wo = { 0 };
-	struct overhead_guard guard = { 0 };
 	struct trace_opts to = {
 		.self_pid = getpid(), .window_s = window_s, .root = o->root ? o->root : "",
 		.budget_pct = o->max_overhead_pct,
@@ -467,14 +230,6 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	char tasks_why[256] = "";
 	struct host_events ev[2];
 	int rc, ev_ok;
-
-	/*
-	 * sonde's own cost comes from the budget first: the last window's, when this
-	 * one samples every process again (most of it); unknown in the first window.
-	 */
-	for (const char *const *nm = names; nm && *nm; nm++)
-		if (!strcmp(*nm, "proc.pids"))
-			to.self_pct = last_self_pct;
 
 	if (last_events_ok) {
 		to.prior[0] = &last_events[0];
@@ -493,10 +248,7 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	wo.progress = progress;
 	wo.stop = &stop_requested;
 	wo.stall_s = interval_s * 2 > 5 ? interval_s * 2 : 5;
-	guard.budget_pct = o->max_overhead_pct;
-	guard.ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (guard.ncpu < 1)
-		guard.ncpu = 1;
+	wo.facts = run_guard__facts;
 	in_window = 1;
 	if (progress && trace_set__wanted(names))
 		fprintf(stderr, "  loading BPF tools...\r");
@@ -504,6 +256,9 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	tasks = tasks_open(o, names, &src, tasks_why, sizeof(tasks_why));
 	wo.tasks = tasks ? &src : NULL;
 	wo.tasks_why = tasks_why;
+	/* sonde's own share is the budget's first: reserved before the tools are admitted */
+	run_guard__reserve(names, window_s, interval_s, o->no_bpf ? 0 : o->max_overhead_pct, tasks,
+			   &to);
 	rc = trace_set__start(&tracing, names, raw, &to,
 			      o->no_bpf ? "BPF tools disabled (--no-bpf)" : NULL, err, errlen);
 	if (rc < 0)
@@ -514,17 +269,15 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	if (rc < 0)
 		goto out;
 	run_cost__mark(cost, "setup");
-	guard_start(&guard, window_s, o->max_overhead_pct > 0);
+	run_guard__start(&tracing, o->max_overhead_pct, window_s, o->max_overhead_pct > 0);
 	ev_ok = !o->no_bpf && !host_events__read(to.root, PRIOR_EVENTS, NULL, 0, &ev[0]);
 	rc = window__observe(&wo, wr, err, errlen);
 	ev_ok = ev_ok && !rc && !host_events__read(to.root, PRIOR_EVENTS, NULL, 0, &ev[1]);
-	guard_stop(&guard);
+	wr->self_cpu_s = run_guard__stop(wr);
 	last_events_ok = ev_ok;
 	if (ev_ok)
 		memcpy(last_events, ev, sizeof(ev));
-	last_self_pct = guard.self_pct;
 	run_cost__mark(cost, "window");
-	wr->self_cpu_s = guard.self_s;
 	in_window = 0;
 	if (wr->abandoned)
 		fprintf(stderr, "\rsonde: %s\n", wr->stop_reason);
@@ -536,7 +289,7 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 	if (!rc)
 		run_cost__mark(cost, "collect");
 out:
-	guard_stop(&guard);
+	run_guard__stop(NULL);
 	in_window = 0;
 	perf_counters__destroy(&counters);
 	trace_set__destroy(&tracing);

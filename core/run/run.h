@@ -148,6 +148,39 @@ int run_observe__window(const struct run_opts *o, const char *const *names, cons
 			double window_s, double interval_s, int progress,
 			const struct run_suspects *sus, struct window_result *wr,
 			struct run_cost *cost, char *err, size_t errlen);
+/* ---- guard.c: the budget of a window and the overhead guard ---- */
+
+struct trace_opts;
+struct trace_set;
+struct trace_tasks;
+
+/*
+ * Before a window's tools are admitted: sonde's own share of the host's CPU
+ * for this window (names: its collectors), predicted from the last window's
+ * when it sampled the processes as this one does, else calibrated now (one
+ * pass of the task iterator tasks, timed; NULL: not predicted), and the
+ * thread-state sampler's and stack pollers' shares, into to->self_pct (the
+ * budget's first share) and to->self_from. Nothing when budget_pct is 0 or
+ * no BPF tool is asked for.
+ */
+void run_guard__reserve(const char *const *names, double window_s, double interval_s,
+			double budget_pct, struct trace_tasks *tasks, struct trace_opts *to);
+/*
+ * The window begins: the baseline of sonde's own CPU and of each tool's, and
+ * with enforce (a budget) and a tool attached, the overhead guard's thread
+ * ("sonde-guard"), which every 0.1 s ends the duty cycles due and detaches
+ * the tools over what they were admitted for (trace_cost__guard).
+ */
+void run_guard__start(struct trace_set *ts, double budget_pct, double window_s, int enforce);
+/* window_opts.facts: the budget's lines of the run facts (docs/capture-format.md). */
+void run_guard__facts(void *arg, struct strbuf *out);
+/*
+ * The window ended (wr; NULL after a failure): the guard stops; what sonde's
+ * own parts used is kept for the next window's reserve. sonde's own CPU over
+ * the window, in seconds (0 when the guard was not started, or again).
+ */
+double run_guard__stop(const struct window_result *wr);
+
 /*
  * --redact: the captures in stage are redacted before anything reads them;
  * o->command_line becomes its redacted copy. The redactor, or NULL with the

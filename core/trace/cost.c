@@ -455,6 +455,48 @@ void trace_cost__allocate(struct trace_prediction *const *p, size_t n, double bu
 	free(order);
 }
 
+size_t trace_cost__guard(struct trace_guard *g)
+{
+	size_t n = g->n < TRACE_MAX_TOOLS ? g->n : TRACE_MAX_TOOLS, ncut = 0;
+	double own = g->own_pct < g->own_reserved_pct ? g->own_pct : g->own_reserved_pct;
+	double spend = own > 0 ? own : 0, capacity = g->budget_pct;
+
+	for (size_t i = 0; i < n; i++) {
+		struct trace_guard_tool *t = &g->tool[i];
+
+		t->cut = 0;
+		if (t->pct < 0)
+			continue;
+		spend += t->pct;
+		if (t->burst)
+			capacity += t->admitted_pct;
+	}
+	g->spend_pct = spend;
+	g->capacity_pct = capacity;
+	while (spend > capacity) {
+		size_t worst = n;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct trace_guard_tool *t = &g->tool[i];
+			double over = t->pct - t->admitted_pct;
+
+			if (t->pct < 0 || t->cut || over <= 0 || over * 10 < spend - capacity)
+				continue;
+			if (worst == n || over > g->tool[worst].pct - g->tool[worst].admitted_pct)
+				worst = i;
+		}
+		if (worst == n)
+			break;
+		g->tool[worst].cut = 1;
+		spend -= g->tool[worst].pct;
+		/* a duty cycle cut: its planned burst no longer holds room for the others */
+		if (g->tool[worst].burst)
+			capacity -= g->tool[worst].admitted_pct;
+		ncut++;
+	}
+	return ncut;
+}
+
 /*
  * The rates are read twice this far apart at least: long enough that a few
  * hundred events a second show, short enough not to delay the window much.
@@ -539,6 +581,7 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o)
 
 	ts->budget_pct = o->budget_pct;
 	ts->self_pct = o->self_pct > 0 ? o->self_pct : 0;
+	snprintf(ts->self_from, sizeof(ts->self_from), "%s", o->self_from ? o->self_from : "");
 	if (o->budget_pct <= 0 || !ts->nout)
 		return;
 	for (size_t i = 0; i < ts->nout; i++)

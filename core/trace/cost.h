@@ -95,6 +95,38 @@ void trace_cost__plan(struct trace_set *ts, const struct trace_opts *o);
 /* The prediction in a tool's JSON ("predicted", and "instead" when it does not run whole). */
 void trace_cost__json(struct json *j, const struct trace_prediction *p, const char *instead);
 
+/*
+ * The overhead guard's judgment of one period (docs/bpf-tools.md, "The
+ * guard"), in shares of the host's CPU (%). sonde's own CPU counts up to what
+ * the admission reserved for it (own_reserved_pct): beyond that it is sonde's
+ * own overrun, which the report shows and no tool is charged with. Each tool
+ * is judged by its own cost against what it was admitted for: its prediction
+ * with TRACE_GUARD_MARGIN (a rate read over 0.1 s moves), the burst of a duty
+ * cycle, which the capacity holds while it traces. When the spend is over the
+ * capacity, the tools over their admission go, most over first, each over by
+ * a tenth of the overrun at least (one a few microseconds over cannot bring
+ * the spend back: cutting it would lose its evidence for nothing), until the
+ * spend fits. A tool within its admission is never cut.
+ */
+#define TRACE_GUARD_MARGIN 1.5
+
+struct trace_guard {
+	double budget_pct;       /* --max-overhead */
+	double own_pct;          /* sonde's own CPU over the last second */
+	double own_reserved_pct; /* what the admission set aside for it */
+	size_t n;
+	struct trace_guard_tool {
+		double pct;          /* its cost over the last period; < 0: not attached */
+		double admitted_pct; /* its prediction x TRACE_GUARD_MARGIN */
+		int burst;           /* a duty cycle still tracing: its admission is planned */
+		int cut;             /* out: detach it now */
+	} tool[TRACE_MAX_TOOLS];
+	double spend_pct, capacity_pct; /* out: before the cuts */
+};
+
+/* Judge one period: sets tool[].cut, spend_pct and capacity_pct; returns the tools cut. */
+size_t trace_cost__guard(struct trace_guard *g);
+
 /* The first attach variant this kernel can likely run for tool (for the prediction). */
 enum trace_attach trace_cost__likely_attach(const struct trace_tool *tool);
 

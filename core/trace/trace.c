@@ -40,6 +40,7 @@ const struct trace_tool *const trace_tools[] = {
 /* trace_set and the overhead guard hold TRACE_MAX_TOOLS tools: every tool of the table, once. */
 _Static_assert(sizeof(trace_tools) / sizeof(trace_tools[0]) == TRACE_MAX_TOOLS + 1,
 	       "trace_tools[] is the table, and TRACE_MAX_TOOLS its count");
+_Static_assert(TOOL_STOP_TOOLS >= TRACE_MAX_TOOLS, "a tool's stop names every tool of a window");
 
 static const struct {
 	const char *name, *suffix;
@@ -453,21 +454,35 @@ int trace_set__wanted(const char *const *names)
 	return n;
 }
 
-/* Why a tool was not attached: its prediction against what was left of the budget. */
+/*
+ * Why a tool was not attached: its prediction against what was left of the
+ * budget once sonde's own sampling had its share, and when that share alone
+ * is the whole budget, that first: no tool could fit, whatever it costs.
+ */
 static void over_budget_reason(struct trace_outcome *oc, const struct trace_set *ts)
 {
-	char self[160] = "";
+	char self[200] = "";
+	double load = oc->pred.load_pct > oc->pred.pct ? oc->pred.load_pct : oc->pred.pct;
 
+	if (ts->self_pct >= ts->budget_pct) {
+		snprintf(oc->reason, sizeof(oc->reason),
+			 "not attached: sonde's own sampling alone is expected to take %.2f%% of "
+			 "the host's CPU (%s), as much as the whole budget (--max-overhead %g%%), "
+			 "so nothing was left for the tools; this one's predicted cost: %.2f%% of "
+			 "the host's CPU, %.2f%% more CPU time for the work it traces%s%s",
+			 ts->self_pct, ts->self_from[0] ? ts->self_from : "predicted",
+			 ts->budget_pct, oc->pred.pct, load, oc->tool->instead ? "; instead: " : "",
+			 oc->tool->instead ? oc->tool->instead : "");
+		return;
+	}
 	if (ts->self_pct > 0)
-		snprintf(self, sizeof(self),
-			 ", of which sonde's own sampling takes %.2f%% (the last window's)",
-			 ts->self_pct);
+		snprintf(self, sizeof(self), ", less %.2f%% for sonde's own sampling (%s)",
+			 ts->self_pct, ts->self_from[0] ? ts->self_from : "predicted");
 	snprintf(oc->reason, sizeof(oc->reason),
 		 "not attached: its predicted cost, %.2f%% of the host's CPU, %.2f%% more CPU "
 		 "time for the work it traces, does not fit the %.2f%% left of the budget "
 		 "(--max-overhead %g%%%s)%s%s",
-		 oc->pred.pct, oc->pred.load_pct > oc->pred.pct ? oc->pred.load_pct : oc->pred.pct,
-		 oc->pred.budget_pct, ts->budget_pct, self,
+		 oc->pred.pct, load, oc->pred.budget_pct, ts->budget_pct, self,
 		 oc->tool->instead ? "; instead: " : "",
 		 oc->tool->instead ? oc->tool->instead : "");
 }
@@ -698,7 +713,7 @@ int trace_run__attached(const struct trace_run *t)
 	return (t->obj || t->ft) && !t->c.done && !t->detached_mono_ns;
 }
 
-void trace_run__detach(struct trace_run *t, const char *why)
+void trace_run__detach(struct trace_run *t, const char *why, const struct tool_stop *stop)
 {
 	int64_t t0 = clock__ns(CLOCK_MONOTONIC);
 
@@ -713,6 +728,7 @@ void trace_run__detach(struct trace_run *t, const char *why)
 	t->detached_mono_ns = clock__ns(CLOCK_MONOTONIC);
 	t->detach_ms = (double)(t->detached_mono_ns - t0) / 1e6;
 	snprintf(t->c.stopped, sizeof(t->c.stopped), "%s", why);
+	t->c.stop = *stop;
 }
 
 /* Read the kernel's aggregates and counters into t->c, then detach everything. */
@@ -886,6 +902,7 @@ int trace_set__finish(struct trace_set *ts, int64_t window_start_mono_ns,
 		if (t && t->c.stopped[0]) {
 			json__key(&j, "stopped_early");
 			json__string(&j, t->c.stopped);
+			tool_stop__json(&j, &t->c.stop);
 		}
 		if (oc->attempts[0]) {
 			/* variants refused before the one that ran (or all of them) */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collect/analysis.h"
 #include "collect/collect.h"
 #include "collect/rates.h"
 #include "util/json.h"
@@ -84,6 +85,7 @@ struct trace_opts {
 	const char *root;  /* where the event counters are read ("" the live host) */
 	double budget_pct; /* --max-overhead: how much more CPU time the work may need, %; 0 all */
 	double self_pct;   /* sonde's own sampling, % of the host's CPU: the budget's first share */
+	const char *self_from; /* where that figure comes from, in words ("the last window's") */
 	int tgids[TRACE_MAX_TGIDS];
 	size_t ntgids;
 	const char *const *filtered; /* the tools (names) filtered to tgids; NULL-terminated */
@@ -123,7 +125,8 @@ struct trace_run {
 		uint64_t runs, drops, run_ns, run_cnt;
 		double teardown_ms;
 		char err[512];          /* collect failed: why */
-		char stopped[512];      /* detached before the end of the window: why */
+		char stopped[1024];     /* detached before the end of the window: why */
+		struct tool_stop stop;  /* who stopped it, and whose cost it was then */
 		int64_t cost_ns;        /* a tracefs run's cost, from ftrace__collect ... */
 		char cost_how[400];     /* ... and how it was had ("" for a BPF run) */
 	} c;
@@ -231,6 +234,7 @@ struct trace_set {
 	} outcome[TRACE_MAX_TOOLS];
 	double budget_pct;          /* the budget the tools were admitted by (0: none) */
 	double self_pct;            /* of it, sonde's own sampling, expected */
+	char self_from[96];         /* where that figure comes from (trace_opts.self_from) */
 	int tgids[TRACE_MAX_TGIDS]; /* the suspects of the filtered tools */
 	size_t ntgids;
 	size_t nout;
@@ -263,11 +267,12 @@ int trace_set__start(struct trace_set *ts, const char *const *names, const char 
 int64_t trace_run__cost_ns(const struct trace_run *t);
 /*
  * Detach the tool's programs now (what they gathered stays in its maps, read
- * at the end of the window); the JSON says it stopped early and why (the
- * overhead guard, a duty cycle). tp_btf and raw_tp links go in well under a
- * millisecond. No-op when already detached or read.
+ * at the end of the window); the JSON says it stopped early, why, and who
+ * stopped it with whose cost (stop: the overhead guard, a duty cycle). tp_btf
+ * and raw_tp links go in well under a millisecond. No-op when already
+ * detached or read.
  */
-void trace_run__detach(struct trace_run *t, const char *why);
+void trace_run__detach(struct trace_run *t, const char *why, const struct tool_stop *stop);
 /* Is the tool still attached? */
 int trace_run__attached(const struct trace_run *t);
 /*

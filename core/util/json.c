@@ -320,7 +320,7 @@ void json__kv_str(struct json *j, const char *key, const char *v)
 		json__null(j);
 }
 
-void json__kv_num(struct json *j, const char *key, double v)
+void json__kv_number(struct json *j, const char *key, double v)
 {
 	json__key(j, key);
 	json__number(j, v);

@@ -3,7 +3,7 @@
  * Parsers of the per-process files sonde captures (formats in parse.h):
  * /proc/PID/stat, status, io, schedstat and limits, and the sonde:task/PID
  * record a task source writes in their stead. The rules every parser
- * keeps (never past len, complete lines only) are in parse_scan.h.
+ * keeps (never past len, complete lines only) are at the top of parse.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -453,4 +453,142 @@ int parse_pid_limits_nofile(const char *buf, size_t len, uint64_t *soft, uint64_
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/* ---- pids in names: /proc's directories, capture paths ---- */
+
+int parse_pid_name(const char *s, size_t n)
+{
+	const char *p = s;
+	uint64_t v;
+
+	if (!s || parse_scan_u64(&p, s + n, &v) || p != s + n || !v || v > PARSE_PID_MAX)
+		return -1;
+	return (int)v;
+}
+
+int parse_capture_pid_path(const char *path, const char **file)
+{
+	const char *digits, *p;
+	int task = !strncmp(path, "sonde:task/", 11), pid;
+
+	if (!task && strncmp(path, "/proc/", 6))
+		return -1;
+	digits = path + (task ? 11 : 6);
+	for (p = digits; parse_is_digit(*p); p++)
+		;
+	if (*p != (task ? '\0' : '/') || (pid = parse_pid_name(digits, (size_t)(p - digits))) < 0)
+		return -1;
+	*file = task ? "task" : p + 1;
+	return pid;
+}
+
+/* ---- sonde's records of the holders of finite resources (collect/holders.c) ---- */
+
+int parse_fds_record(const char *buf, size_t len, pid_fds_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	int ret;
+
+	/* "PID N": the open fds of a process that round */
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		const char *p = parse_skip_blanks(ls, le), *pe = parse_token_end(p, le);
+		int pid = parse_pid_name(p, (size_t)(pe - p));
+		uint64_t n;
+
+		if (pid < 0 || parse_scan_u64_field(&pe, le, &n) || n > INT64_MAX ||
+		    parse_skip_blanks(pe, le) != le)
+			continue;
+		ret = fn(pid, n, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The fields of a sonde:files line after its kind, by kind: how many, which are numbers. */
+static int files_fields(const char *p, const char *le, struct files_line *f)
+{
+	struct parse_word w[9], extra;
+	int n = 0;
+
+	while (n < 9 && parse_tab_field(&p, le, &w[n]))
+		n++;
+	if (parse_tab_field(&p, le, &extra) || (f->pid = parse_pid_name(w[0].p, w[0].n)) < 0)
+		return -EINVAL;
+	switch (f->kind) {
+	case FILES_SUSPECT: /* PID REASONS */
+		f->reasons = w[1];
+		return n == 2 ? 0 : -EINVAL;
+	case FILES_CWD:     /* PID MAJ:MIN INO PATH */
+		f->dev = w[1];
+		f->path = w[3];
+		return n == 4 && !parse_word_u64(w[2], &f->ino) ? 0 : -EINVAL;
+	case FILES_FILE:    /* PID FD MODE MAJ:MIN INO SIZE ALLOCATED NLINK PATH */
+		f->mode = w[2];
+		f->dev = w[3];
+		f->path = w[8];
+		return n == 9 && !parse_word_u64(w[1], &f->fd) && !parse_word_u64(w[4], &f->ino) &&
+			       !parse_word_u64(w[5], &f->size) &&
+			       !parse_word_u64(w[6], &f->blocks_bytes) &&
+			       !parse_word_u64(w[7], &f->nlink) ?
+		       0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int files_line(const char *ls, const char *le, struct files_line *f)
+{
+	static const char *const kinds[] = {
+		[FILES_SUSPECT] = "suspect", [FILES_CWD] = "cwd", [FILES_FILE] = "file",
+		[FILES_CUT] = "cut",
+	};
+	const char *p = ls;
+	struct parse_word kind = { ls, 0 };
+
+	memset(f, 0, sizeof(*f));
+	parse_tab_field(&p, le, &kind);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (parse_word_is(kind.p, kind.n, kinds[k])) {
+			f->kind = (int)k;
+			/* "cut": the record's bound was reached */
+			return k == FILES_CUT ? (p > le ? 0 : -EINVAL) : files_fields(p, le, f);
+		}
+	return -EINVAL;
+}
+
+int parse_files_record(const char *buf, size_t len, files_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	struct files_line f;
+	int ret;
+
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		if (files_line(ls, le, &f))
+			continue;
+		ret = fn(&f, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int parse_pid_list(const char *buf, size_t len, pid_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	int ret;
+
+	/* cgroup.procs, tasks: "PID" a line */
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		const char *p = parse_skip_blanks(ls, le), *pe = parse_token_end(p, le);
+		int pid = parse_pid_name(p, (size_t)(pe - p));
+
+		if (pid < 0 || parse_skip_blanks(pe, le) != le)
+			continue;
+		ret = fn(pid, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

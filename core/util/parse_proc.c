@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Parsers of the system-wide /proc files sonde captures (formats in
- * parse.h): stat, loadavg, file-nr, pressure, the key/value files, snmp,
- * diskstats, net/dev, interrupts; and counter deltas. The rules every parser
- * keeps (never past len, complete lines only) are in parse_scan.h.
+ * parse.h): stat, loadavg, uptime, file-nr, pressure, the key/value files,
+ * snmp, diskstats, net/dev, interrupts, schedstat, /dev/kmsg; and counter
+ * deltas. The rules every parser keeps (never past len, complete lines
+ * only) are at the top of parse.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -72,12 +73,39 @@ static int proc_stat__add_cpu(struct proc_stat *ps, int *cap, int id, const stru
 	return 0;
 }
 
-static void parse_stat_scalar(const char *p, const char *end, uint64_t *out)
+static void parse_stat_scalar(const char *p, const char *end, uint64_t *out, unsigned *have,
+			      unsigned bit)
 {
 	uint64_t v;
 
-	if (!parse_scan_u64_field(&p, end, &v) && parse_skip_blanks(p, end) == end)
+	if (!parse_scan_u64_field(&p, end, &v) && parse_skip_blanks(p, end) == end) {
 		*out = v;
+		*have |= bit;
+	}
+}
+
+/*
+ * "intr TOTAL N0 N1 ..." and "softirq TOTAL N0 ...": the total, and for intr
+ * the sum of the numbered IRQs (the total also counts the architecture's
+ * own: the local timer, IPIs). A line with a field that is not a number, or
+ * a sum past 64 bits, is no reading.
+ */
+static void parse_stat_counts(const char *p, const char *end, uint64_t *total, uint64_t *rest,
+			      unsigned *have, unsigned bit)
+{
+	uint64_t t, v, sum = 0;
+
+	if (parse_scan_u64_field(&p, end, &t))
+		return;
+	while (parse_skip_blanks(p, end) != end) {
+		if (parse_scan_u64_field(&p, end, &v) || v > UINT64_MAX - sum)
+			return;
+		sum += v;
+	}
+	*total = t;
+	if (rest)
+		*rest = sum;
+	*have |= bit;
 }
 
 int parse_proc_stat(const char *buf, size_t len, struct proc_stat *out)
@@ -121,15 +149,22 @@ int parse_proc_stat(const char *buf, size_t len, struct proc_stat *out)
 				goto fail;
 			last_id = (int)id;
 		} else if (parse_word_is(w, wn, "ctxt")) {
-			parse_stat_scalar(we, le, &out->ctxt);
+			parse_stat_scalar(we, le, &out->ctxt, &out->have, PROC_STAT_CTXT);
 		} else if (parse_word_is(w, wn, "btime")) {
-			parse_stat_scalar(we, le, &out->btime);
+			parse_stat_scalar(we, le, &out->btime, &out->have, PROC_STAT_BTIME);
 		} else if (parse_word_is(w, wn, "processes")) {
-			parse_stat_scalar(we, le, &out->processes);
+			parse_stat_scalar(we, le, &out->processes, &out->have, PROC_STAT_PROCESSES);
 		} else if (parse_word_is(w, wn, "procs_running")) {
-			parse_stat_scalar(we, le, &out->procs_running);
+			parse_stat_scalar(we, le, &out->procs_running, &out->have,
+					  PROC_STAT_PROCS_RUNNING);
 		} else if (parse_word_is(w, wn, "procs_blocked")) {
-			parse_stat_scalar(we, le, &out->procs_blocked);
+			parse_stat_scalar(we, le, &out->procs_blocked, &out->have,
+					  PROC_STAT_PROCS_BLOCKED);
+		} else if (parse_word_is(w, wn, "intr")) {
+			parse_stat_counts(we, le, &out->intr, &out->intr_numbered, &out->have,
+					  PROC_STAT_INTR);
+		} else if (parse_word_is(w, wn, "softirq")) {
+			parse_stat_counts(we, le, &out->softirq, NULL, &out->have, PROC_STAT_SOFTIRQ);
 		}
 	}
 	if (have_total)
@@ -152,7 +187,7 @@ void proc_stat__free(struct proc_stat *ps)
 	ps->ncpu = 0;
 }
 
-/* ---- /proc/loadavg, /proc/sys/fs/file-nr ---- */
+/* ---- /proc/loadavg, /proc/uptime, /proc/sys/fs/file-nr ---- */
 
 /* Blanks that must be there between two fields. */
 static int parse_sep(const char **pp, const char *end)
@@ -183,6 +218,23 @@ int parse_loadavg(const char *buf, size_t len, struct loadavg *out)
 	    parse_scan_u64_field(&p, end, &la.last_pid))
 		return -EINVAL;
 	*out = la;
+	return 0;
+}
+
+int parse_uptime(const char *buf, size_t len, double *up, double *idle)
+{
+	const char *p, *end = parse_line_one(buf, len);
+	double u, i;
+
+	if (!end)
+		return -EINVAL;
+	p = parse_skip_blanks(buf, end);
+	if (parse_scan_decimal(&p, end, &u) || parse_sep(&p, end) ||
+	    parse_scan_decimal(&p, end, &i) || parse_skip_blanks(p, end) != end)
+		return -EINVAL;
+	*up = u;
+	if (idle)
+		*idle = i;
 	return 0;
 }
 
@@ -720,18 +772,41 @@ int parse_schedstat(const char *buf, size_t len, schedstat_fn fn, void *arg)
 	return version ? 0 : -EINVAL;
 }
 
-void parse_mountinfo_unescape(char *s)
-{
-	char *o = s;
+/* ---- /dev/kmsg ---- */
 
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
+/* "PRIO,SEQ,USEC,FLAGS[,...];TEXT": the fields before the ';' */
+static bool kmsg_header(const char *p, const char *semi, struct kmsg_line *k)
+{
+	uint64_t prio;
+
+	if (parse_scan_u64(&p, semi, &prio) || prio > INT32_MAX || p == semi || *p++ != ',' ||
+	    parse_scan_u64(&p, semi, &k->seq) || p == semi || *p++ != ',' ||
+	    parse_scan_u64(&p, semi, &k->usec) || (p != semi && *p != ','))
+		return false;
+	k->prio = (int)prio;
+	return true;
+}
+
+int parse_kmsg(const char *buf, size_t len, kmsg_fn fn, void *arg)
+{
+	const char *pos = buf, *ls, *le;
+	int ret;
+
+	while (buf && parse_next_line(&pos, buf + len, &ls, &le)) {
+		struct kmsg_line k = { .line = { ls, (size_t)(le - ls) } };
+		const char *semi = memchr(ls, ';', (size_t)(le - ls));
+
+		/* " SUBSYSTEM=pci": the dictionary of the record above */
+		if (ls < le && *ls == ' ')
+			k.kind = KMSG_DICT;
+		else if (semi && kmsg_header(ls, semi, &k)) {
+			k.kind = KMSG_RECORD;
+			k.text = (struct parse_word){ semi + 1, (size_t)(le - semi - 1) };
+		} else
+			k.kind = KMSG_OTHER;
+		ret = fn(&k, arg);
+		if (ret)
+			return ret;
 	}
-	*o = '\0';
+	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The bounded scanners the /proc parsers share (parse_proc.c, parse_pid.c);
+ * The bounded scanners the parsers share (core/util/parse_*.c);
  * private to core/util.
  *
  * Two rules hold throughout:
@@ -11,13 +11,8 @@
  *   also refuse a value that does not fit instead of wrapping it the way
  *   sscanf does, or clamping it the way strtoull does.
  *
- * - The kernel ends every line it prints with '\n', so bytes after the last
- *   '\n' are the cut-off part of a truncated read (the file grew past the
- *   reader's buffer, or a capture was cut short). A counter "224074\n" cut
- *   to "2240" must not be reported as 2240: the next delta would look like a
- *   reset. Multi-line files therefore use only complete lines, and
- *   /proc/PID/stat, one long line, keeps only the fields that a following
- *   blank or '\n' proves complete.
+ * - The truncated last line is never read: the rule is stated once, at the
+ *   top of parse.h; parse_next_line and parse_line_one below apply it.
  */
 #ifndef SONDE_PARSE_SCAN_H
 #define SONDE_PARSE_SCAN_H
@@ -27,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "util/parse.h"
 
 static inline bool parse_is_blank(char c)
 {
@@ -77,7 +74,7 @@ static inline bool parse_word_is(const char *w, size_t n, const char *lit)
 
 /*
  * The next complete line at *pos: [*ls, *le) with *le on its '\n'. A tail
- * without '\n' is not returned (see the top of the file).
+ * without '\n' is not returned (the rule at the top of parse.h).
  */
 static inline bool parse_next_line(const char **pos, const char *end, const char **ls,
 				   const char **le)
@@ -235,6 +232,63 @@ static inline bool parse_kv_split(const char *ls, const char *le, const char **k
 	*v = p;
 	*vlen = ve - p;
 	return true;
+}
+
+/* The next word at *pp (blanks skipped): up to a blank, '\n' or end; -EINVAL when there is none. */
+static inline int parse_scan_word(const char **pp, const char *end, struct parse_word *w)
+{
+	const char *p = parse_skip_blanks(*pp, end), *e = parse_token_end(p, end);
+
+	if (e == p)
+		return -EINVAL;
+	w->p = p;
+	w->n = (size_t)(e - p);
+	*pp = e;
+	return 0;
+}
+
+/* A whole signed field: blanks, an optional '-', digits, then a blank, '\n' or end. */
+static inline int parse_scan_i64_field(const char **pp, const char *end, int64_t *out)
+{
+	const char *p = parse_skip_blanks(*pp, end), *e = parse_token_end(p, end);
+	uint64_t mag;
+	bool neg;
+
+	if (parse_num_token(p, (size_t)(e - p), &neg, &mag) ||
+	    mag > (uint64_t)INT64_MAX + (neg ? 1 : 0))
+		return -EINVAL;
+	/* -(INT64_MAX) - 1 spelled so that no intermediate overflows */
+	*out = neg ? (mag ? -(int64_t)(mag - 1) - 1 : 0) : (int64_t)mag;
+	*pp = e;
+	return 0;
+}
+
+/*
+ * The next field of a tab-separated line [*pp, le): [w->p, w->p + w->n), *pp
+ * past its tab. False once the line is used up (a line "a\tb" has two fields,
+ * "a\t" two as well, the second empty).
+ */
+static inline bool parse_tab_field(const char **pp, const char *le, struct parse_word *w)
+{
+	const char *t;
+
+	if (*pp > le)
+		return false;
+	t = memchr(*pp, '\t', (size_t)(le - *pp));
+	w->p = *pp;
+	w->n = (size_t)((t ? t : le) - *pp);
+	*pp = (t ? t : le) + 1;
+	return true;
+}
+
+/* The whole of w is a decimal number. */
+static inline int parse_word_u64(struct parse_word w, uint64_t *out)
+{
+	const char *p = w.p;
+
+	if (parse_scan_u64(&p, w.p + w.n, out) || p != w.p + w.n)
+		return -EINVAL;
+	return 0;
 }
 
 #endif

@@ -467,10 +467,10 @@ static void test_kv(void)
 	json__kv_str(&j, "s", "x");
 	json__kv_str(&j, "empty", "");
 	json__kv_str(&j, "none", NULL);
-	json__kv_num(&j, "n", 1.5);
-	json__kv_num(&j, "i", 3.0);
-	json__kv_num(&j, "nan", NAN);
-	json__kv_num(&j, "inf", -INFINITY);
+	json__kv_number(&j, "n", 1.5);
+	json__kv_number(&j, "i", 3.0);
+	json__kv_number(&j, "nan", NAN);
+	json__kv_number(&j, "inf", -INFINITY);
 	ok(!strv__push(&sv, "a") && !strv__push(&sv, "b"), "two strings for kv_strv");
 	json__kv_strv(&j, "v", &sv);
 	json__end_object(&j);

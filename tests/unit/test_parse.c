@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -910,6 +911,12 @@ static void test_proc_stat_sample(void)
 	is_int(ps.processes, 4502, "stat: processes");
 	is_int(ps.procs_running, 2, "stat: procs_running");
 	is_int(ps.procs_blocked, 0, "stat: procs_blocked");
+	is_int(ps.intr, 154889, "stat: intr total");
+	is_int(ps.intr_numbered, 38009, "stat: intr, the numbered IRQs summed");
+	is_int(ps.softirq, 95954, "stat: softirq total");
+	is_int(ps.have, PROC_STAT_CTXT | PROC_STAT_BTIME | PROC_STAT_PROCESSES |
+	       PROC_STAT_PROCS_RUNNING | PROC_STAT_PROCS_BLOCKED | PROC_STAT_INTR | PROC_STAT_SOFTIRQ,
+	       "stat: have says every line was read");
 	proc_stat__free(&ps);
 	ok(!ps.cpu && !ps.cpu_id && !ps.ncpu, "stat: free clears the arrays");
 	proc_stat__free(&ps);
@@ -949,6 +956,45 @@ static void test_proc_stat_truncation(void)
 	is_int(bad, 0, "stat: every truncation 0..%zu gives exactly the complete lines", full);
 	ok(t_total < t_cpu0 && t_cpu0 < t_cpu1 && t_cpu1 < t_ctxt && t_ctxt < t_blocked,
 	   "stat: sample line order as expected by the truncation test");
+}
+
+static void test_proc_stat_counts(void)
+{
+	size_t t_intr = line_end(stat_sample, "intr "), t_soft = line_end(stat_sample, "softirq ");
+	struct proc_stat ps;
+	int bad = 0;
+
+	/* Every cut: intr and softirq are there exactly when their line is complete. */
+	for (size_t len = line_end(stat_sample, "cpu "); len < sizeof(stat_sample); len++) {
+		char *b = dup_exact(stat_sample, len);
+		int rc = parse_proc_stat(b, len, &ps);
+		bool intr = ps.have & PROC_STAT_INTR, soft = ps.have & PROC_STAT_SOFTIRQ;
+
+		if (rc || intr != (len >= t_intr) || soft != (len >= t_soft) ||
+		    (intr && (ps.intr != 154889 || ps.intr_numbered != 38009))) {
+			if (!bad)
+				printf("# stat counts cut at %zu: rc %d intr %d softirq %d\n", len, rc,
+				       intr, soft);
+			bad++;
+		}
+		proc_stat__free(&ps);
+		free(b);
+	}
+	is_int(bad, 0, "stat: intr and softirq only from their complete lines, at every cut");
+
+	is_int(parse_proc_stat(S("cpu 1 2 3 4\nintr 5 1 x 2\nsoftirq 3 1 2\n"), &ps), 0,
+	       "stat: hostile intr line");
+	ok(!(ps.have & PROC_STAT_INTR) && ps.have & PROC_STAT_SOFTIRQ && ps.softirq == 3,
+	   "stat: an intr field that is no number gives no intr, softirq still read");
+	proc_stat__free(&ps);
+	parse_proc_stat(S("cpu 1 2 3 4\nintr 1 18446744073709551615 1\nsoftirq x\n"), &ps);
+	ok(!(ps.have & (PROC_STAT_INTR | PROC_STAT_SOFTIRQ)),
+	   "stat: a numbered sum past 64 bits and a softirq without its total are no reading");
+	proc_stat__free(&ps);
+	parse_proc_stat(S("cpu 1 2 3 4\nintr 7\n"), &ps);
+	ok(ps.have & PROC_STAT_INTR && ps.intr == 7 && ps.intr_numbered == 0,
+	   "stat: intr with no numbered IRQ sums to 0");
+	proc_stat__free(&ps);
 }
 
 static void test_proc_stat_hostile(void)
@@ -2108,6 +2154,1079 @@ static void test_interrupts(void)
 	free(l);
 }
 
+/* ---- the record families: a parse rendered as text, against every cut ---- */
+
+/*
+ * What a parser found, written out as text: one line per callback (or per
+ * result), so a whole parse compares with one string and two parses with
+ * memcmp.
+ */
+struct render {
+	char s[16384];
+	size_t n;
+};
+
+static void __attribute__((format(printf, 2, 3))) render_add(struct render *r, const char *fmt,
+							      ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vsnprintf(r->s + r->n, sizeof(r->s) - r->n, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= sizeof(r->s) - r->n)
+		abort(); /* a rendering too big for the test: make the buffer bigger */
+	r->n += (size_t)k;
+}
+
+static void render_word(struct render *r, struct parse_word w)
+{
+	render_add(r, "%.*s|", (int)w.n, w.p ? w.p : "");
+}
+
+typedef void (*render_fn)(const char *buf, size_t len, struct render *out);
+
+static void render(render_fn fn, const char *buf, size_t len, struct render *out)
+{
+	char *b = dup_exact(buf, len);
+
+	out->n = 0;
+	out->s[0] = '\0';
+	fn(b, len, out);
+	free(b);
+}
+
+/*
+ * The rule at the top of parse.h, for one parser and one real sample: every
+ * cut (each length from 0 to the whole) gives exactly what its complete
+ * lines give, so a cut line is never reported in part. Each copy is a heap
+ * block of its exact length (ASan sees a read past it). Returns the
+ * number of cuts that disagree.
+ */
+static int cuts_agree(render_fn fn, const char *sample, size_t n, const char *what)
+{
+	static struct render got, want;
+	int bad = 0;
+
+	for (size_t cut = 0; cut <= n; cut++) {
+		size_t whole = cut;
+
+		while (whole && sample[whole - 1] != '\n')
+			whole--;
+		render(fn, sample, cut, &got);
+		render(fn, sample, whole, &want);
+		if (got.n != want.n || memcmp(got.s, want.s, got.n)) {
+			if (!bad)
+				printf("# %s cut at %zu: got '%s', want '%s'\n", what, cut, got.s,
+				       want.s);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The whole sample (real text where this VM has it) renders as want; every cut keeps the rule. */
+static void check_sample(render_fn fn, const char *sample, const char *want, const char *what)
+{
+	static struct render got;
+
+	render(fn, sample, strlen(sample), &got);
+	is_str(got.s, want, "%s: the sample reads as expected", what);
+	is_int(cuts_agree(fn, sample, strlen(sample), what), 0,
+	       "%s: every cut of it gives its complete lines, never a cut value", what);
+}
+
+/* ---- mounts and capacity (parse_mount.c) ---- */
+
+/* /proc/self/mountinfo of this VM, a bind mount with an optional field among them. */
+static const char mountinfo_sample[] =
+	"22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+	"24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,size=12334460k,nr_inodes=3083615,"
+	"mode=755\n"
+	"27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resv_strict,resuid=65534,"
+	"resgid=65534\n"
+	"28 27 0:25 / /mnt/sandboxing/model_tools_env/v1/python ro,nosuid,nodev,relatime - tmpfs "
+	"model_tools_unavailable ro,size=4k,mode=755\n"
+	"32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+	"41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+	"42 27 254:0 /run/netns /run/netns rw,relatime shared:1 - ext4 /dev/vda rw,discard,"
+	"resv_strict,resuid=65534,resgid=65534\n";
+
+static int render_mount(const struct mountinfo_line *m, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%llu %llu %u:%u ", (unsigned long long)m->id,
+		   (unsigned long long)m->parent, m->major, m->minor);
+	render_word(r, m->root);
+	render_word(r, m->point);
+	render_word(r, m->fstype);
+	render_word(r, m->source);
+	render_word(r, m->super);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_mountinfo(const char *b, size_t n, struct render *r)
+{
+	parse_mountinfo(b, n, render_mount, r);
+}
+
+/* /proc/swaps of this VM with a swap file on (16 MiB, swapon -p -2), and its header. */
+static const char swaps_sample[] =
+	"Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+	"/tmp/parse-swap.JXRegn/swap.img         file\t\t16380\t\t0\t\t-2\n"
+	"/dev/vda2                               partition\t2097148\t\t1887436\t\t-2\n";
+
+static int render_swap(const struct swap_line *s, void *arg)
+{
+	struct render *r = arg;
+
+	render_word(r, s->name);
+	render_word(r, s->type);
+	render_add(r, "%llu %llu %lld\n", (unsigned long long)s->size_kb,
+		   (unsigned long long)s->used_kb, (long long)s->priority);
+	return 0;
+}
+
+static void render_swaps(const char *b, size_t n, struct render *r)
+{
+	parse_swaps(b, n, render_swap, r);
+}
+
+/* sonde:statfs of a run on this VM (collect/mounts.c), an err= and the cut line added. */
+static const char statfs_sample[] =
+	"pseudo\t0:21\tproc\tproc\t/proc\t-\n"
+	"ok\t0:6\tdevtmpfs\tdevtmpfs\t/dev\t-\t4096 3083615 3083615 3083615 3083615 3083501 4096\n"
+	"ok\t254:0\text4\t/dev/vda\t/\tvda\t4096 66053021 60963751 19995027 16777216 16283733 4096\n"
+	"ok\t0:25\ttmpfs\tmodel_tools_unavailable\t/mnt/sandboxing/model_tools_env/v1/python\t-\t"
+	"4096 1 1 1 3085510 3085509 4103\n"
+	"err=13\t0:50\tfuse\tsshfs\t/mnt/a\\040b\t-\n"
+	"cut\t3\n";
+
+static int render_statfs_line(const struct statfs_line *s, void *arg)
+{
+	struct render *r = arg;
+
+	render_word(r, s->status);
+	render_word(r, s->dev);
+	render_word(r, s->fstype);
+	render_word(r, s->source);
+	render_word(r, s->point);
+	render_word(r, s->device);
+	render_add(r, "%d %d", s->nfields, s->has_numbers);
+	if (s->has_numbers)
+		render_add(r, " %llu %llu %llu %llu %llu %llu %llu", (unsigned long long)s->frsize,
+			   (unsigned long long)s->blocks, (unsigned long long)s->bfree,
+			   (unsigned long long)s->bavail, (unsigned long long)s->files,
+			   (unsigned long long)s->ffree, (unsigned long long)s->flag);
+	if (s->has_err)
+		render_add(r, " err %d", s->err);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_statfs(const char *b, size_t n, struct render *r)
+{
+	parse_statfs_record(b, n, render_statfs_line, r);
+}
+
+static void test_mounts(void)
+{
+	static struct render r;
+	char out[64];
+
+	check_sample(render_mountinfo, mountinfo_sample,
+		     "22 27 0:21 /|/proc|proc|proc|rw|\n"
+		     "24 27 0:6 /|/dev|devtmpfs|devtmpfs|rw,size=12334460k,nr_inodes=3083615,"
+		     "mode=755|\n"
+		     "27 1 254:0 /|/|ext4|/dev/vda|rw,discard,resv_strict,resuid=65534,"
+		     "resgid=65534|\n"
+		     "28 27 0:25 /|/mnt/sandboxing/model_tools_env/v1/python|tmpfs|"
+		     "model_tools_unavailable|ro,size=4k,mode=755|\n"
+		     "32 31 0:29 /|/sys/fs/cgroup/cpu|cgroup|cgroup|rw,cpu|\n"
+		     "41 31 0:38 /|/sys/fs/cgroup/unified|cgroup2|cgroup2|rw|\n"
+		     "42 27 254:0 /run/netns|/run/netns|ext4|/dev/vda|rw,discard,resv_strict,"
+		     "resuid=65534,resgid=65534|\n",
+		     "mountinfo");
+	render(render_mountinfo, S("30 1 0:40 / /mnt rw - tmpfs  rw\n"), &r);
+	is_str(r.s, "30 1 0:40 /|/mnt|tmpfs||rw|\n",
+	       "mountinfo: a mount of source \"\" (two words after \"-\") has an empty source");
+	render(render_mountinfo,
+	       S("30 1 0:40 / /mnt rw - tmpfs\n"          /* no source, no super options */
+		 "30 1 0:40 / /mnt rw tmpfs x rw\n"       /* no "-" */
+		 "30 1 040 / /mnt rw - tmpfs x rw\n"      /* not MAJ:MIN */
+		 "x 1 0:40 / /mnt rw - tmpfs x rw\n"      /* not a number */
+		 "30 1 0:40 / /mnt rw - tmpfs x rw y\n"   /* a word too many */
+		 "30 1 0:4294967296 / /mnt rw - t x rw\n" /* minor past 32 bits */
+		 "31 1 0:41 / /m\\040n rw - tmpfs x rw\n"),
+	       &r);
+	is_str(r.s, "31 1 0:41 /|/m\\040n|tmpfs|x|rw|\n",
+	       "mountinfo: lines of another shape are skipped, the escaped point kept as printed");
+	is_int(parse_unescape_octal(S("/m\\040n\\134"), out), 5, "unescape: length");
+	ok(!memcmp(out, "/m n\\", 5), "unescape: \\040 and \\134 by length");
+
+	check_sample(render_swaps, swaps_sample,
+		     "/tmp/parse-swap.JXRegn/swap.img|file|16380 0 -2\n"
+		     "/dev/vda2|partition|2097148 1887436 -2\n",
+		     "swaps");
+	render(render_swaps,
+	       S("Filename Type Size Used Priority\n"
+		 "/a partition 1 2\n"                   /* no priority */
+		 "/b partition 1 2 -3 x\n"              /* a field too many */
+		 "/c partition 18446744073709551616 2 -1\n" /* size past 64 bits */
+		 "/d partition 1 2 -9223372036854775808\n"),
+	       &r);
+	is_str(r.s, "/d|partition|1 2 -9223372036854775808\n",
+	       "swaps: short, long and overflowing lines skipped; INT64_MIN priority kept");
+	render(render_swaps, S("/dev/vda2 partition 1 2 -2\n"), &r);
+	is_str(r.s, "", "swaps: the first line is the header, whatever it says");
+
+	check_sample(render_statfs, statfs_sample,
+		     "pseudo|0:21|proc|proc|/proc||6 0\n"
+		     "ok|0:6|devtmpfs|devtmpfs|/dev||7 1 4096 3083615 3083615 3083615 3083615 "
+		     "3083501 4096\n"
+		     "ok|254:0|ext4|/dev/vda|/|vda|7 1 4096 66053021 60963751 19995027 16777216 "
+		     "16283733 4096\n"
+		     "ok|0:25|tmpfs|model_tools_unavailable|/mnt/sandboxing/model_tools_env/v1/"
+		     "python||7 1 4096 1 1 1 3085510 3085509 4103\n"
+		     "err=13|0:50|fuse|sshfs|/mnt/a\\040b||6 0 err 13\n",
+		     "statfs");
+	render(render_statfs,
+	       S("ok\t1:2\text4\t/dev/x\t/x\tx\t4096 1 2 3 4 5\n"     /* six numbers */
+		 "ok\t1:2\text4\t/dev/x\t/y\tx\t4096 1 2 3 4 5 6 7\n" /* eight */
+		 "ok\t1:2\text4\t/dev/x\t\tx\t4096 1 2 3 4 5 6\n"     /* no mount point */
+		 "ok\t1:2\text4\t/dev/x\t/z\tx\t1 2 3 4 5 6 7\tmore\n"
+		 "err=x\t1:2\tnfs\ts\t/e\t-\n"),
+	       &r);
+	is_str(r.s,
+	       "ok|1:2|ext4|/dev/x|/x|x|7 0\n"
+	       "ok|1:2|ext4|/dev/x|/y|x|7 0\n"
+	       "err=x|1:2|nfs|s|/e||6 0 err 0\n",
+	       "statfs: wrong counts of numbers give no numbers; no mount point, 8 fields skipped");
+}
+
+/* ---- one-value files and /sys attributes (parse_value.c, parse_sys.c) ---- */
+
+static void render_u64(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_value_u64(b, n, &v))
+		render_add(r, "%llu", (unsigned long long)v);
+}
+
+static void render_i64(const char *b, size_t n, struct render *r)
+{
+	int64_t v;
+
+	if (!parse_value_i64(b, n, &v))
+		render_add(r, "%lld", (long long)v);
+}
+
+static void render_hex(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_value_hex(b, n, &v))
+		render_add(r, "%llu", (unsigned long long)v);
+}
+
+static void render_u64x2(const char *b, size_t n, struct render *r)
+{
+	uint64_t v[2];
+
+	if (!parse_value_u64s(b, n, v, 2))
+		render_add(r, "%llu %llu", (unsigned long long)v[0], (unsigned long long)v[1]);
+}
+
+static void render_link_speed(const char *b, size_t n, struct render *r)
+{
+	double v;
+
+	if (!parse_pci_link_speed(b, n, &v))
+		render_add(r, "%g", v);
+}
+
+static void render_aer(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_aer_counters(b, n, &v))
+		render_add(r, "%llu", (unsigned long long)v);
+}
+
+/* aer_dev_correctable as the kernel prints it (this VM has no PCI Express: no AER). */
+static const char aer_sample[] =
+	"RxErr 5\n"
+	"BadTLP 0\n"
+	"BadDLLP 0\n"
+	"Rollover 0\n"
+	"Timeout 0\n"
+	"NonFatalErr 0\n"
+	"CorrIntErr 0\n"
+	"HeaderOF 0\n"
+	"TOTAL_ERR_COR 7\n";
+
+static void test_values(void)
+{
+	static struct render r;
+	double d = 0;
+
+	/* this VM: /sys/block/vda/size, /sys/class/net/eth0/speed and mtu, tcp_tw_reuse */
+	check_sample(render_u64, "536870912\n", "536870912", "value: vda size");
+	check_sample(render_u64, "2\n", "2", "value: tcp_tw_reuse");
+	check_sample(render_i64, "-1\n", "-1", "value: eth0 speed");
+	check_sample(render_i64, "1400\n", "1400", "value: eth0 mtu, signed");
+	check_sample(render_hex, "0x1f\n", "31", "value: ioerr_cnt (%#x)");
+	check_sample(render_u64x2, "       0        0\n", "0 0", "value: vda inflight");
+	check_sample(render_u64x2, "32768\t60999\n", "32768 60999", "value: ip_local_port_range");
+	render(render_u64, S("  12  \n"), &r);
+	is_str(r.s, "12", "value: blanks around the number are no part of it");
+	render(render_u64, S("12 kB\n"), &r);
+	is_str(r.s, "", "value: a unit after the number is not a one-number file");
+	render(render_u64, S("18446744073709551615\n"), &r);
+	is_str(r.s, "18446744073709551615", "value: UINT64_MAX");
+	render(render_u64, S("18446744073709551616\n"), &r);
+	is_str(r.s, "", "value: past UINT64_MAX refused, not clamped");
+	render(render_i64, S("-9223372036854775809\n"), &r);
+	is_str(r.s, "", "value: below INT64_MIN refused");
+	render(render_u64, S("-1\n"), &r);
+	is_str(r.s, "", "value: a sign is not unsigned");
+	render(render_u64, S("\n"), &r);
+	is_str(r.s, "", "value: an empty line is no number");
+	render(render_hex, S("1f\n"), &r);
+	is_str(r.s, "31", "value: hex without 0x");
+	render(render_u64x2, S("1 2 3\n"), &r);
+	is_str(r.s, "", "value: three numbers where two are asked");
+	render(render_u64x2, S("1\n"), &r);
+	is_str(r.s, "", "value: one number where two are asked");
+
+	ok(!parse_kv_double(S("1.2345678901234567e+20"), &d) && d == 1.2345678901234567e+20,
+	   "kv double: %%.17g with an exponent reads back the same double");
+	ok(!parse_kv_double(S(" -0.10000000000000001 "), &d) && d == -0.1,
+	   "kv double: negative, blanks around");
+	ok(parse_kv_double(S("1e999"), &d) == -EINVAL, "kv double: overflow refused");
+	ok(parse_kv_double(S("12x"), &d) == -EINVAL, "kv double: trailing junk refused");
+	ok(parse_kv_double(S(""), &d) == -EINVAL, "kv double: empty refused");
+	ok(parse_kv_double(S("1\0002"), &d) == -EINVAL, "kv double: a NUL inside refused");
+
+	check_sample(render_link_speed, "8.0 GT/s PCIe\n", "8", "pci link speed (5.x)");
+	check_sample(render_link_speed, "2.5 GT/s\n", "2.5", "pci link speed (before 4.17)");
+	check_sample(render_link_speed, "Unknown\n", "", "pci link speed: Unknown");
+	render(render_link_speed, S("16.0GT/s\n"), &r);
+	is_str(r.s, "", "pci link speed: no blank before the unit");
+	render(render_link_speed, S("16.0 MB/s\n"), &r);
+	is_str(r.s, "", "pci link speed: another unit");
+
+	check_sample(render_aer, aer_sample, "7", "aer: the kernel's TOTAL_ line, not the sum");
+	render(render_aer, S("RxErr 5\nBadTLP 2\n"), &r);
+	is_str(r.s, "7", "aer: no TOTAL_ line: the sum");
+	render(render_aer, S("RxErr 18446744073709551615\nBadTLP 2\n"), &r);
+	is_str(r.s, "", "aer: a sum that does not fit is refused");
+	render(render_aer, S("RxErr x\n"), &r);
+	is_str(r.s, "", "aer: no counter");
+}
+
+/* ---- the network tables (parse_net.c) ---- */
+
+/* sonde:listen of a run on this VM (a web server on 18099); an IPv6 listener and "cut" added. */
+static const char listen_sample[] =
+	"4 0.0.0.0 2024 0 128 1151 0\n"
+	"4 0.0.0.0 18099 0 5 5734372 0\n"
+	"6 :: 22 0 4096 1081 0\n"
+	"cut\n";
+
+static int render_listen_line(const struct net_listen_line *l, void *arg)
+{
+	struct render *r = arg;
+
+	if (l->cut) {
+		render_add(r, "cut\n");
+		return 0;
+	}
+	render_add(r, "%u ", l->family);
+	render_word(r, l->addr);
+	render_add(r, "%u %u %u %llu %u\n", l->port, l->queue, l->backlog,
+		   (unsigned long long)l->inode, l->uid);
+	return 0;
+}
+
+static void render_listen(const char *b, size_t n, struct render *r)
+{
+	parse_net_listen(b, n, render_listen_line, r);
+}
+
+/* sonde:accepts as the use.network-listen/overflow case writes it. */
+static const char accepts_sample[] =
+	"127.0.0.1 8080 13 -\n"
+	"127.0.0.1 8080 14 5\n";
+
+static int render_accepts_line(const struct net_accepts_line *a, void *arg)
+{
+	struct render *r = arg;
+
+	render_word(r, a->addr);
+	render_add(r, "%u %llu", a->port, (unsigned long long)a->accepted);
+	if (a->has_fresh)
+		render_add(r, " new %llu", (unsigned long long)a->fresh);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_accepts(const char *b, size_t n, struct render *r)
+{
+	parse_net_accepts(b, n, render_accepts_line, r);
+}
+
+/* sonde:owners of a recorded run on this machine kind (use.filesystem-waits/frozen). */
+static const char owners_sample[] =
+	"1198645 30923 3\n"
+	"1198758 31286 3\n"
+	"scanned 125 876\n";
+
+static int render_owner_line(const struct net_owner_line *o, void *arg)
+{
+	struct render *r = arg;
+
+	if (o->scanned)
+		render_add(r, "scanned %llu %llu%s\n", (unsigned long long)o->procs,
+			   (unsigned long long)o->fds, o->cut ? " cut" : "");
+	else
+		render_add(r, "%llu %u %u\n", (unsigned long long)o->inode, o->pid, o->fd);
+	return 0;
+}
+
+static void render_owners(const char *b, size_t n, struct render *r)
+{
+	parse_net_owners(b, n, render_owner_line, r);
+}
+
+/* sonde:ports of a recorded run on this machine kind (use.filesystem-waits/frozen). */
+static const char ports_sample[] =
+	"range 32768 60999\n"
+	"sockets 113\n"
+	"timewait 109\n"
+	"ports 113\n"
+	"dst 127.0.0.1 54333 65 1198645,1197040,1200139 62\n"
+	"dst 127.0.0.1 46837 25 - 25\n"
+	"dst 10.251.55.2 22 23 1198758 22\n";
+
+static int render_ports_line(const struct net_ports_line *l, void *arg)
+{
+	struct render *r = arg;
+
+	switch (l->kind) {
+	case NET_PORTS_RANGE:
+		render_add(r, "range %u-%u\n", l->lo, l->hi);
+		break;
+	case NET_PORTS_TOTAL:
+		render_word(r, l->name);
+		render_add(r, "%llu\n", (unsigned long long)l->value);
+		break;
+	case NET_PORTS_CUT:
+		render_add(r, "cut\n");
+		break;
+	case NET_PORTS_DST:
+		render_add(r, "dst ");
+		render_word(r, l->addr);
+		render_add(r, "%u %llu [", l->port, (unsigned long long)l->count);
+		for (size_t k = 0; k < l->ninodes; k++)
+			render_add(r, "%s%llu", k ? " " : "", (unsigned long long)l->inodes[k]);
+		render_add(r, "]");
+		if (l->has_timewait)
+			render_add(r, " tw %llu", (unsigned long long)l->timewait);
+		render_add(r, "\n");
+		break;
+	}
+	return 0;
+}
+
+static void render_ports(const char *b, size_t n, struct render *r)
+{
+	parse_net_ports(b, n, render_ports_line, r);
+}
+
+/* sonde:links and sonde:qdisc of a run on this VM. */
+static const char links_sample[] =
+	"1 lo - 0\n"
+	"2 ifb0 ifb 0\n"
+	"3 ifb1 ifb 0\n"
+	"4 eth0 - 0\n";
+
+static const char qdisc_sample[] =
+	"1 noqueue 0 ffffffff 0 0 0 0 0 0 0\n"
+	"4 pfifo_fast 0 ffffffff 406760 5148 0 0 0 0 0\n";
+
+static int render_link_line(const struct net_link_line *l, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%u ", l->ifindex);
+	render_word(r, l->name);
+	render_word(r, l->kind);
+	render_add(r, "%u\n", l->master);
+	return 0;
+}
+
+static void render_links(const char *b, size_t n, struct render *r)
+{
+	parse_net_links(b, n, render_link_line, r);
+}
+
+static int render_qdisc_line(const struct net_qdisc_line *q, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%u ", q->ifindex);
+	render_word(r, q->kind);
+	render_add(r, "%x %x %llu %u %u %u %u %u %u\n", q->handle, q->parent,
+		   (unsigned long long)q->bytes, q->packets, q->drops, q->overlimits, q->requeues,
+		   q->backlog, q->qlen);
+	return 0;
+}
+
+static void render_qdisc(const char *b, size_t n, struct render *r)
+{
+	parse_net_qdisc(b, n, render_qdisc_line, r);
+}
+
+static void test_net_records(void)
+{
+	static struct render r;
+	uint64_t ino = 0;
+
+	check_sample(render_listen, listen_sample,
+		     "4 0.0.0.0|2024 0 128 1151 0\n"
+		     "4 0.0.0.0|18099 0 5 5734372 0\n"
+		     "6 ::|22 0 4096 1081 0\n"
+		     "cut\n",
+		     "sonde:listen");
+	render(render_listen,
+	       S("5 1.2.3.4 80 0 1 2 0\n"          /* family 5 */
+		 "4 1.2.3.4 65536 0 1 2 0\n"       /* port past 16 bits */
+		 "4 1.2.3.4 80 4294967296 1 2 0\n" /* queue past 32 bits */
+		 "4 1.2.3.4 80 0 1 2\n"            /* no uid */
+		 "4 1.2.3.4 80 0 1 2 0 9\n"        /* a field too many */
+		 "cut now\n"),
+	       &r);
+	is_str(r.s, "", "sonde:listen: wrong family, port, width, count refused");
+
+	check_sample(render_accepts, accepts_sample,
+		     "127.0.0.1|8080 13\n"
+		     "127.0.0.1|8080 14 new 5\n",
+		     "sonde:accepts");
+	render(render_accepts, S("127.0.0.1 8080 14 x\n127.0.0.1 8080 14\n"), &r);
+	is_str(r.s, "", "sonde:accepts: NEW neither a number nor \"-\", or missing, refused");
+
+	check_sample(render_owners, owners_sample,
+		     "1198645 30923 3\n"
+		     "1198758 31286 3\n"
+		     "scanned 125 876\n",
+		     "sonde:owners");
+	render(render_owners, S("scanned 1 2 cut\nscanned 1 2 later\nscanned 1\n1 2\n"), &r);
+	is_str(r.s, "scanned 1 2 cut\n", "sonde:owners: \"cut\" is the only word after the counts");
+
+	check_sample(render_ports, ports_sample,
+		     "range 32768-60999\n"
+		     "sockets|113\n"
+		     "timewait|109\n"
+		     "ports|113\n"
+		     "dst 127.0.0.1|54333 65 [1198645 1197040 1200139] tw 62\n"
+		     "dst 127.0.0.1|46837 25 [] tw 25\n"
+		     "dst 10.251.55.2|22 23 [1198758] tw 22\n",
+		     "sonde:ports");
+	render(render_ports,
+	       S("dst 1.2.3.4 80 5 7\n"                  /* before TIMEWAIT was written */
+		 "dst 1.2.3.4 80 5 1,,2 3\n"             /* an empty inode */
+		 "dst 1.2.3.4 80 5 1,2, 3\n"             /* a trailing comma */
+		 "dst 1.2.3.4 80 5 1,2,3,4,5,6,7,8,9 3\n" /* more than the struct keeps */
+		 "range 1\n"
+		 "other 4 5\n"
+		 "cut\n"),
+	       &r);
+	is_str(r.s,
+	       "dst 1.2.3.4|80 5 [7]\n"
+	       "dst 1.2.3.4|80 5 [1 2 3 4 5 6 7 8] tw 3\n"
+	       "cut\n",
+	       "sonde:ports: TIMEWAIT optional, bad inode lists and short lines refused");
+
+	check_sample(render_links, links_sample,
+		     "1 lo||0\n2 ifb0|ifb|0\n3 ifb1|ifb|0\n4 eth0||0\n", "sonde:links");
+	check_sample(render_qdisc, qdisc_sample,
+		     "1 noqueue|0 ffffffff 0 0 0 0 0 0 0\n"
+		     "4 pfifo_fast|0 ffffffff 406760 5148 0 0 0 0 0\n",
+		     "sonde:qdisc");
+	render(render_qdisc,
+	       S("4 fq 0 1ffffffff 1 2 3 4 5 6 7\n" /* parent past 32 bits */
+		 "4 fq 0 ffffffff 1 2 3 4 5 6\n"    /* no qlen */
+		 "-4 fq 0 ffffffff 1 2 3 4 5 6 7\n"),
+	       &r);
+	is_str(r.s, "", "sonde:qdisc: wide handles, short lines, negative ifindex refused");
+
+	ok(!parse_socket_link(S("socket:[5734372]"), &ino) && ino == 5734372,
+	   "socket link: the inode");
+	ok(parse_socket_link(S("socket:[5734372"), &ino) == -EINVAL, "socket link: cut");
+	ok(parse_socket_link(S("pipe:[12]"), &ino) == -EINVAL, "socket link: a pipe");
+	ok(parse_socket_link(S("socket:[]"), &ino) == -EINVAL, "socket link: no inode");
+}
+
+/* ---- pids in names, sonde's per-process records (parse_pid.c) ---- */
+
+/* sonde:fds of a run on this VM (init holds 293 fds, kernel threads none). */
+static const char fds_sample[] =
+	"1 293\n"
+	"2 0\n"
+	"3 0\n"
+	"4 0\n";
+
+static int render_fds_line(int pid, uint64_t n, void *arg)
+{
+	render_add(arg, "%d=%llu\n", pid, (unsigned long long)n);
+	return 0;
+}
+
+static void render_fds(const char *b, size_t n, struct render *r)
+{
+	parse_fds_record(b, n, render_fds_line, r);
+}
+
+/* sonde:files of a recorded run on this machine kind (a deleted file among them). */
+static const char files_sample[] =
+	"suspect\t20700\tcpu\n"
+	"cwd\t20700\t254:0\t5326546\t/work/wt-unwind\n"
+	"suspect\t21301\twrite_bytes,wchar,fds,cpu\n"
+	"file\t21301\t3\tr\t254:0\t10953002\t3142195\t3145728\t1\t"
+	"/tmp/test_bundle_read.y1Ew2x/in/million.tar.zst\n"
+	"file\t21301\t4\trw\t0:26\t200014\t0\t0\t1\t"
+	"/dev/shm/test_bundle_read.gFQO86/.sonde-open-1ot8KT.lock\n"
+	"file\t2926\t1\tw\t254:0\t10957943\t2908\t4096\t0\t/tmp/bash_jobs.0/2dbb9dd1bfee/"
+	"stdout\\040(deleted)\n"
+	"cut\n";
+
+static int render_files_line(const struct files_line *f, void *arg)
+{
+	struct render *r = arg;
+
+	switch (f->kind) {
+	case FILES_SUSPECT:
+		render_add(r, "suspect %d ", f->pid);
+		render_word(r, f->reasons);
+		break;
+	case FILES_CWD:
+		render_add(r, "cwd %d ", f->pid);
+		render_word(r, f->dev);
+		render_add(r, "%llu ", (unsigned long long)f->ino);
+		render_word(r, f->path);
+		break;
+	case FILES_FILE:
+		render_add(r, "file %d %llu ", f->pid, (unsigned long long)f->fd);
+		render_word(r, f->mode);
+		render_word(r, f->dev);
+		render_add(r, "%llu %llu %llu %llu ", (unsigned long long)f->ino,
+			   (unsigned long long)f->size, (unsigned long long)f->blocks_bytes,
+			   (unsigned long long)f->nlink);
+		render_word(r, f->path);
+		break;
+	case FILES_CUT:
+		render_add(r, "cut");
+		break;
+	}
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_files(const char *b, size_t n, struct render *r)
+{
+	parse_files_record(b, n, render_files_line, r);
+}
+
+static void test_pid_records(void)
+{
+	static struct render r;
+	const char *file = NULL;
+
+	is_int(parse_pid_name(S("4503")), 4503, "pid name: a /proc directory");
+	is_int(parse_pid_name(S("self")), -1, "pid name: self is no pid");
+	is_int(parse_pid_name(S("0")), -1, "pid name: 0 is no process");
+	is_int(parse_pid_name(S("12a")), -1, "pid name: digits only");
+	is_int(parse_pid_name(S("-5")), -1, "pid name: no sign");
+	is_int(parse_pid_name(S("")), -1, "pid name: empty");
+	is_int(parse_pid_name(S("1073741824")), PARSE_PID_MAX, "pid name: PARSE_PID_MAX");
+	is_int(parse_pid_name(S("1073741825")), -1, "pid name: above PARSE_PID_MAX");
+	is_int(parse_pid_name(S("99999999999999999999999")), -1, "pid name: past 64 bits");
+	is_int(parse_capture_pid_path("/proc/4503/stat", &file), 4503, "capture path: /proc/PID/stat");
+	is_str(file, "stat", "capture path: its file");
+	is_int(parse_capture_pid_path("sonde:task/77", &file), 77, "capture path: sonde:task/PID");
+	is_str(file, "task", "capture path: sonde:task is the file \"task\"");
+	is_int(parse_capture_pid_path("/proc/4503", &file), -1, "capture path: no file");
+	is_int(parse_capture_pid_path("sonde:task/77/x", &file), -1, "capture path: task, more");
+	is_int(parse_capture_pid_path("/proc/stat", &file), -1, "capture path: not a process");
+	is_int(parse_capture_pid_path("/proc/0/stat", &file), -1, "capture path: pid 0");
+
+	check_sample(render_fds, fds_sample, "1=293\n2=0\n3=0\n4=0\n", "sonde:fds");
+	render(render_fds, S("0 3\n-1 3\n5 -3\n5 3 4\n6 9223372036854775808\n7 7\n"), &r);
+	is_str(r.s, "7=7\n", "sonde:fds: pid 0, signs, a third field, past INT64_MAX refused");
+
+	check_sample(render_files, files_sample,
+		     "suspect 20700 cpu|\n"
+		     "cwd 20700 254:0|5326546 /work/wt-unwind|\n"
+		     "suspect 21301 write_bytes,wchar,fds,cpu|\n"
+		     "file 21301 3 r|254:0|10953002 3142195 3145728 1 "
+		     "/tmp/test_bundle_read.y1Ew2x/in/million.tar.zst|\n"
+		     "file 21301 4 rw|0:26|200014 0 0 1 "
+		     "/dev/shm/test_bundle_read.gFQO86/.sonde-open-1ot8KT.lock|\n"
+		     "file 2926 1 w|254:0|10957943 2908 4096 0 "
+		     "/tmp/bash_jobs.0/2dbb9dd1bfee/stdout\\040(deleted)|\n"
+		     "cut\n",
+		     "sonde:files");
+	render(render_files,
+	       S("suspect\t5\n"                                   /* no reasons */
+		 "suspect\t5\tcpu\tmore\n"                        /* a field too many */
+		 "cwd\t5\t1:2\tx\t/\n"                            /* inode not a number */
+		 "file\t5\t3\tr\t1:2\t4\t5\t6\t7\n"               /* no path */
+		 "file\t5\t3\tr\t1:2\t4\t5\t6\t7\t/p\textra\n"    /* eleven fields */
+		 "file\tx\t3\tr\t1:2\t4\t5\t6\t7\t/p\n"           /* pid not a number */
+		 "cut\tnow\n"
+		 "other\t5\n"),
+	       &r);
+	is_str(r.s, "", "sonde:files: wrong field counts, numbers, kinds refused");
+}
+
+/* ---- cgroups: cgroup.procs (parse_pid.c), sonde:cgroups (parse_mount.c) ---- */
+
+/* The head of /sys/fs/cgroup/pids/cgroup.procs on this VM. */
+static const char procs_sample[] = "1\n2\n3\n4\n";
+
+static int render_pid(int pid, void *arg)
+{
+	render_add(arg, "%d,", pid);
+	return 0;
+}
+
+static void render_procs(const char *b, size_t n, struct render *r)
+{
+	parse_pid_list(b, n, render_pid, r);
+}
+
+/* sonde:cgroups of a run on this VM (v1 hierarchies and the v2 one, which lists none). */
+static const char cgroups_sample[] =
+	"1 /sys/fs/cgroup/cpu cpu,\n"
+	"1 /sys/fs/cgroup/cpuacct cpuacct,\n"
+	"1 /sys/fs/cgroup/memory memory,\n"
+	"1 /sys/fs/cgroup/pids pids,\n"
+	"2 /sys/fs/cgroup/unified \n";
+
+static int render_hier(const struct cgroup_hier_line *h, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "v%d ", h->version);
+	render_word(r, h->mount);
+	render_word(r, h->controllers);
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_cgroups(const char *b, size_t n, struct render *r)
+{
+	parse_cgroups_record(b, n, render_hier, r);
+}
+
+static int stop_at_two(int pid, void *arg)
+{
+	return ++*(int *)arg == 2 ? pid : 0;
+}
+
+static void test_cgroup_records(void)
+{
+	static struct render r;
+	int seen = 0;
+
+	check_sample(render_procs, procs_sample, "1,2,3,4,", "cgroup.procs");
+	render(render_procs, S("0\n-1\n12x\n 7 \n8 9\n"), &r);
+	is_str(r.s, "7,", "cgroup.procs: no pid 0, no sign or junk, blanks around allowed");
+	is_int(parse_pid_list(S(procs_sample), stop_at_two, &seen), 2,
+	       "cgroup.procs: the callback's non-zero stops the walk and is returned");
+	check_sample(render_cgroups, cgroups_sample,
+		     "v1 /sys/fs/cgroup/cpu|cpu,|\n"
+		     "v1 /sys/fs/cgroup/cpuacct|cpuacct,|\n"
+		     "v1 /sys/fs/cgroup/memory|memory,|\n"
+		     "v1 /sys/fs/cgroup/pids|pids,|\n"
+		     "v2 /sys/fs/cgroup/unified||\n",
+		     "sonde:cgroups");
+	render(render_cgroups, S("3 /x a,\n1\n1 /x a, b\nx /x\n"), &r);
+	is_str(r.s, "", "sonde:cgroups: version 3, no mount, a fourth word, no version refused");
+}
+
+/* ---- a cgroup's per-device I/O files (parse_mount.c) ---- */
+
+/* blkio.throttle.io_service_bytes of this VM (the root of its v1 blkio hierarchy). */
+static const char blkio_bytes_sample[] =
+	"254:0 Read 106722021376\n"
+	"254:0 Write 27961417728\n"
+	"254:0 Sync 140575256576\n"
+	"254:0 Total 160227115008\n"
+	"Total 160227115008\n";
+
+/* io.max and io.stat as the kernel prints them (Documentation/admin-guide/cgroup-v2.rst). */
+static const char io_max_sample[] = "8:16 rbps=2097152 wbps=max riops=max wiops=120\n";
+static const char io_stat_sample[] =
+	"8:16 rbytes=1459200 wbytes=314773504 rios=192 wios=353 dbytes=0 dios=0\n"
+	"8:0 rbytes=90430464 wbytes=299008000 rios=8950 wios=1252 dbytes=50331648 dios=3021\n";
+
+static int render_cgio_line(const struct cgroup_io_line *c, void *arg)
+{
+	struct render *r = arg;
+
+	render_add(r, "%c ", "PNW"[c->kind]);
+	render_word(r, c->dev);
+	render_word(r, c->key);
+	render_add(r, "%llu\n", (unsigned long long)c->value);
+	return 0;
+}
+
+static void render_cgio(const char *b, size_t n, struct render *r)
+{
+	parse_cgroup_io(b, n, render_cgio_line, r);
+}
+
+static void render_hex_kv(const char *b, size_t n, struct render *r)
+{
+	uint64_t v;
+
+	if (!parse_kv_hex(b, n, &v))
+		render_add(r, "%llx", (unsigned long long)v);
+}
+
+static void test_cgroup_io(void)
+{
+	static struct render r;
+
+	check_sample(render_cgio, blkio_bytes_sample,
+		     "W 254:0|Read|106722021376\nW 254:0|Write|27961417728\n"
+		     "W 254:0|Sync|140575256576\nW 254:0|Total|160227115008\n",
+		     "blkio io_service_bytes");
+	check_sample(render_cgio, io_max_sample, "P 8:16|rbps|2097152\nP 8:16|wiops|120\n",
+		     "io.max: max is no number");
+	check_sample(render_cgio, io_stat_sample,
+		     "P 8:16|rbytes|1459200\nP 8:16|wbytes|314773504\nP 8:16|rios|192\n"
+		     "P 8:16|wios|353\nP 8:16|dbytes|0\nP 8:16|dios|0\n"
+		     "P 8:0|rbytes|90430464\nP 8:0|wbytes|299008000\nP 8:0|rios|8950\n"
+		     "P 8:0|wios|1252\nP 8:0|dbytes|50331648\nP 8:0|dios|3021\n",
+		     "io.stat");
+	check_sample(render_cgio, "8:0 1048576\n", "N 8:0||1048576\n", "blkio read_bps_device");
+	render(render_cgio,
+	       S("8:0 12x\n8:0 Read 5 6\n8:0 Read -1\n80 rbps=1\n8:0 =5 rbps=7x wbps=8\n8:0\n"),
+	       &r);
+	is_str(r.s, "P 8:0|wbps|8\n",
+	       "cgroup io: junk numbers, extra words, no device, an empty key skipped");
+
+	/* a value of a line parse_kv split (no '\n' of its own): no cut rule of its own */
+	render(render_hex_kv, S("000001fffeffffff"), &r);
+	is_str(r.s, "1fffeffffff", "hex: CapEff of this VM");
+	render(render_hex_kv, S(" 0x1f "), &r);
+	is_str(r.s, "1f", "hex: 0x and blanks around");
+	render(render_hex_kv, S("1fg"), &r);
+	is_str(r.s, "", "hex: junk after");
+	render(render_hex_kv, S("10000000000000000"), &r);
+	is_str(r.s, "", "hex: past 64 bits");
+	render(render_hex_kv, S(""), &r);
+	is_str(r.s, "", "hex: empty");
+}
+
+/* ---- raw/history.cap (parse_value.c) ---- */
+
+/* A bundle: record of a run's raw/history.cap on this VM (core/run/history.c writes it). */
+static const char history_sample[] =
+	"host sonde-vm\n"
+	"boot_id 3f1c2a9e-7b1d-4c55-9a0e-2f9d1e6c4b21\n"
+	"end_wall_ns 1795280012345678901\n"
+	"metric\tuse.fd-runout\tfds\t\t1234\n"
+	"metric\tuse.filesystem-runout\tused_pct\t/\t41.234567890123003\n"
+	"metric\tuse.memory-runout\tavailable_bytes\t\t1.2345678901234567e+20\n";
+
+static int render_history_line(const struct history_line *h, void *arg)
+{
+	struct render *r = arg;
+
+	if (h->kind == HISTORY_BOOT_ID) {
+		render_add(r, "boot ");
+		render_word(r, h->boot_id);
+	} else if (h->kind == HISTORY_END_WALL_NS) {
+		render_add(r, "end %lld", (long long)h->end_wall_ns);
+	} else {
+		render_add(r, "m ");
+		render_word(r, h->check);
+		render_word(r, h->metric);
+		render_word(r, h->instance);
+		render_add(r, "%.17g", h->value);
+	}
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_history(const char *b, size_t n, struct render *r)
+{
+	parse_history_record(b, n, render_history_line, r);
+}
+
+static void test_history_record(void)
+{
+	static struct render r;
+
+	check_sample(render_history, history_sample,
+		     "boot 3f1c2a9e-7b1d-4c55-9a0e-2f9d1e6c4b21|\n"
+		     "end 1795280012345678901\n"
+		     "m use.fd-runout|fds||1234\n"
+		     "m use.filesystem-runout|used_pct|/|41.234567890123003\n"
+		     "m use.memory-runout|available_bytes||1.2345678901234567e+20\n",
+		     "history.cap");
+	render(render_history,
+	       S("end_wall_ns 12x\nend_wall_ns 1 2\nmetric\ta\tb\tc\t12abc\n"
+		 "metric\ta\tb\tc\t1\t2\nmetric\ta\tb\t1\nmetrics\ta\tb\tc\t1\n"
+		 "metric\ta\tb\tc\t-0.5\n"),
+	       &r);
+	is_str(r.s, "m a|b|c|-0.5\n",
+	       "history.cap: junk numbers, a sixth or missing field, another kind skipped");
+}
+
+/* ---- host facts: uptime, /dev/kmsg (parse_proc.c), CPU lists and nodes (parse_sys.c) ---- */
+
+static void render_uptime(const char *b, size_t n, struct render *r)
+{
+	double up, idle;
+
+	if (!parse_uptime(b, n, &up, &idle))
+		render_add(r, "%.2f %.2f", up, idle);
+}
+
+/* /dev/kmsg of this VM: two records, the second with its dictionary, then a line of neither. */
+static const char kmsg_sample[] =
+	"4,2,0,-;[Firmware Bug]: TSC doesn't count with P0 frequency!\n"
+	"6,193,314186,-;acpi PNP0A08:00: _OSC: OS supports [ExtendedConfig ASPM ClockPM]\n"
+	" SUBSYSTEM=acpi\n"
+	" DEVICE=+acpi:PNP0A08:00\n"
+	"kmsg: permission denied\n";
+
+static int render_kmsg_line(const struct kmsg_line *k, void *arg)
+{
+	struct render *r = arg;
+
+	if (k->kind == KMSG_RECORD) {
+		render_add(r, "R %d %llu %llu ", k->prio, (unsigned long long)k->seq,
+			   (unsigned long long)k->usec);
+		render_word(r, k->text);
+	} else {
+		render_add(r, k->kind == KMSG_DICT ? "D " : "O ");
+		render_word(r, k->line);
+	}
+	render_add(r, "\n");
+	return 0;
+}
+
+static void render_kmsg(const char *b, size_t n, struct render *r)
+{
+	parse_kmsg(b, n, render_kmsg_line, r);
+}
+
+static void render_cpu_list(const char *b, size_t n, struct render *r)
+{
+	unsigned c;
+
+	if (!parse_cpu_list(b, n, &c))
+		render_add(r, "%u", c);
+}
+
+/* /sys/devices/system/node/node0/meminfo of this VM (its head). */
+static const char node_meminfo_sample[] =
+	"Node 0 MemTotal:       16083148 kB\n"
+	"Node 0 MemFree:        14187072 kB\n"
+	"Node 0 MemUsed:         1896076 kB\n";
+
+static int render_kv(const char *k, size_t kl, const char *v, size_t vl, void *arg)
+{
+	render_add(arg, "%.*s=%.*s|", (int)kl, k, (int)vl, v);
+	return 0;
+}
+
+static void render_node_meminfo(const char *b, size_t n, struct render *r)
+{
+	parse_node_meminfo(b, n, render_kv, r);
+}
+
+static int stop_kmsg(const struct kmsg_line *k, void *arg)
+{
+	(void)k;
+	return ++*(int *)arg == 2 ? 5 : 0;
+}
+
+static void test_host_facts(void)
+{
+	static struct render r;
+	int seen = 0;
+
+	check_sample(render_uptime, "13358.58 4501.29\n", "13358.58 4501.29", "uptime");
+	render(render_uptime, S("13358.58\n"), &r);
+	is_str(r.s, "", "uptime: the idle seconds missing");
+	render(render_uptime, S("13358.58 4501.29 7\n"), &r);
+	is_str(r.s, "", "uptime: a third field");
+	render(render_uptime, S("x 1\n"), &r);
+	is_str(r.s, "", "uptime: no number");
+
+	check_sample(render_kmsg, kmsg_sample,
+		     "R 4 2 0 [Firmware Bug]: TSC doesn't count with P0 frequency!|\n"
+		     "R 6 193 314186 acpi PNP0A08:00: _OSC: OS supports [ExtendedConfig ASPM "
+		     "ClockPM]|\n"
+		     "D  SUBSYSTEM=acpi|\n"
+		     "D  DEVICE=+acpi:PNP0A08:00|\n"
+		     "O kmsg: permission denied|\n",
+		     "kmsg");
+	render(render_kmsg, S("6,1,2,-,caller=T1;a;b\n6,1;x\n-6,1,2,-;x\n6,1,2x;x\n6,1,2;\n\n"), &r);
+	is_str(r.s,
+	       "R 6 1 2 a;b|\nO 6,1;x|\nO -6,1,2,-;x|\nO 6,1,2x;x|\nR 6 1 2 |\nO |\n",
+	       "kmsg: more header fields, the text's ';' kept; short, signed, junk headers are "
+	       "other lines");
+	render(render_kmsg, S("99999999999,1,2,-;x\n"), &r);
+	is_str(r.s, "O 99999999999,1,2,-;x|\n", "kmsg: a priority past an int is no record");
+	is_int(parse_kmsg(S(kmsg_sample), stop_kmsg, &seen), 5,
+	       "kmsg: the callback's non-zero stops the walk and is returned");
+	is_int(seen, 2, "kmsg: no call after the stop");
+
+	check_sample(render_cpu_list, "0-1\n", "2", "cpu list: this VM's online");
+	check_sample(render_cpu_list, "0-3,5,7-8\n", "7", "cpu list: ranges and singles");
+	check_sample(render_cpu_list, "\n", "0", "cpu list: empty");
+	render(render_cpu_list, S("0-3,\n"), &r);
+	is_str(r.s, "", "cpu list: a trailing ','");
+	render(render_cpu_list, S("3-1\n"), &r);
+	is_str(r.s, "", "cpu list: a range backwards");
+	render(render_cpu_list, S("0-\n"), &r);
+	is_str(r.s, "", "cpu list: a range without its end");
+	render(render_cpu_list, S("0-3x\n"), &r);
+	is_str(r.s, "", "cpu list: junk after it");
+	render(render_cpu_list, S("0-2147483648\n"), &r);
+	is_str(r.s, "", "cpu list: a CPU number past an int");
+	render(render_cpu_list, S("0-2147483647,0-2147483647,0-2147483647\n"), &r);
+	is_str(r.s, "", "cpu list: a count past 32 bits");
+
+	is_int(parse_numbered_name(S("node0"), "node"), 0, "numbered name: node0");
+	is_int(parse_numbered_name(S("node12"), "node"), 12, "numbered name: node12");
+	is_int(parse_numbered_name(S("node"), "node"), -1, "numbered name: no number");
+	is_int(parse_numbered_name(S("node1x"), "node"), -1, "numbered name: junk after");
+	is_int(parse_numbered_name(S("has_cpu"), "node"), -1, "numbered name: another name");
+	is_int(parse_numbered_name(S("node2147483648"), "node"), -1,
+	       "numbered name: past an int");
+	is_int(parse_numbered_name("node12", 5, "node"), 1,
+	       "numbered name: never read past n");
+
+	check_sample(render_node_meminfo, node_meminfo_sample,
+		     "MemTotal=16083148 kB|MemFree=14187072 kB|MemUsed=1896076 kB|",
+		     "node meminfo");
+	render(render_node_meminfo, S("MemTotal: 5 kB\nNode x MemFree: 1 kB\nNode 1 A: 2\n"), &r);
+	is_str(r.s, "A=2|", "node meminfo: a line without its Node N is skipped");
+}
+
 /* ---- mutated samples through every parser ---- */
 
 static uint64_t fuzz_state = 0x9e3779b97f4a7c15ull;
@@ -2374,6 +3493,7 @@ int main(void)
 	test_proc_stat_sample();
 	test_proc_stat_truncation();
 	test_proc_stat_hostile();
+	test_proc_stat_counts();
 	test_loadavg();
 	test_pressure();
 	test_kv();
@@ -2388,6 +3508,14 @@ int main(void)
 	test_pid_limits();
 	test_task_record();
 	test_interrupts();
+	test_mounts();
+	test_host_facts();
+	test_history_record();
+	test_cgroup_io();
+	test_values();
+	test_net_records();
+	test_pid_records();
+	test_cgroup_records();
 	test_fuzz();
 	return tap_done();
 }

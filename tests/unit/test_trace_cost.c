@@ -278,6 +278,69 @@ static void test_load(void)
 	   "predict: says how, with the load");
 }
 
+/* A guard period: budget, sonde's own and its reserve, then (pct, admitted, burst) per tool. */
+static void guard_set(struct trace_guard *g, double budget, double own, double reserved, size_t n,
+		      const double (*tools)[3])
+{
+	memset(g, 0, sizeof(*g));
+	g->budget_pct = budget;
+	g->own_pct = own;
+	g->own_reserved_pct = reserved;
+	g->n = n;
+	for (size_t i = 0; i < n; i++) {
+		g->tool[i].pct = tools[i][0];
+		g->tool[i].admitted_pct = tools[i][1];
+		g->tool[i].burst = tools[i][2] != 0;
+	}
+}
+
+/* The overhead guard judges each tool by its own cost against what it was admitted for. */
+static void test_guard(void)
+{
+	static const double within[][3] = { { 0.5, 0.6, 0 }, { 0.2, 0.3, 0 } };
+	static const double one_over[][3] = { { 1.5, 0.6, 0 }, { 0.2, 0.3, 0 } };
+	static const double two_over[][3] = { { 1.5, 0.6, 0 }, { 2.0, 0.3, 0 }, { 0.1, 0.3, 0 } };
+	static const double a_little[][3] = { { 0.65, 0.6, 0 } };
+	static const double burst[][3] = { { 3.0, 3.3, 1 }, { 0.2, 0.3, 0 } };
+	static const double gone[][3] = { { -1, 0.3, 0 }, { 0.2, 0.3, 0 } };
+	static const double burst_over[][3] = { { 10.6, 1.11, 1 }, { 0.91, 0.13, 0 } };
+	struct trace_guard g;
+
+	/* issue 32: sonde's own sampling of 10,000 processes went over; the tools did not */
+	guard_set(&g, 2, 3.3, 1.5, 2, within);
+	is_int(trace_cost__guard(&g), 0,
+	       "sonde's own over the budget, its tools within their admission: none is cut");
+	ok(g.spend_pct > 2.19 && g.spend_pct < 2.21 && g.capacity_pct == 2,
+	   "the spend counts sonde's own up to its reserve (%.2f%% of a 2%% capacity)", g.spend_pct);
+	guard_set(&g, 2, 3.3, 0, 2, within);
+	is_int(trace_cost__guard(&g), 0, "nothing reserved: sonde's own counts for nothing");
+	guard_set(&g, 2, 0.4, 1.5, 2, one_over);
+	is_int(trace_cost__guard(&g), 1, "a tool over its admission, the spend over the budget");
+	ok(g.tool[0].cut && !g.tool[1].cut, "it is the one cut, the other stays");
+	ok(g.spend_pct > 2.09 && g.spend_pct < 2.11,
+	   "sonde's own under its reserve counts as it is (%.2f%%)", g.spend_pct);
+	guard_set(&g, 2, 0.4, 0.2, 2, one_over);
+	is_int(trace_cost__guard(&g), 0, "over its admission, but the spend fits: it stays");
+	guard_set(&g, 2, 1, 1, 3, two_over);
+	is_int(trace_cost__guard(&g), 2, "two tools over: both go in the same period");
+	ok(g.tool[0].cut && g.tool[1].cut && !g.tool[2].cut, "and the one within its admission stays");
+	/* 1 + 0.65 = 1.65 over 1: 0.05% over its admission cannot bring back 0.65% */
+	guard_set(&g, 1, 1, 1, 1, a_little);
+	is_int(trace_cost__guard(&g), 0,
+	       "a tool a little over its admission, the overrun mostly sonde's reserve: it stays");
+	guard_set(&g, 2, 1, 1, 2, burst);
+	is_int(trace_cost__guard(&g), 0, "a duty cycle's burst within its admission: planned, kept");
+	ok(g.capacity_pct > 5.29 && g.capacity_pct < 5.31,
+	   "the capacity holds the burst (%.2f%%)", g.capacity_pct);
+	/* offcputime's duty cycle 10x over, runqlat 7x: the cycle's room goes with it */
+	guard_set(&g, 0.5, 0.4, 0, 2, burst_over);
+	is_int(trace_cost__guard(&g), 2, "a duty cycle over its burst and a tool over: both at once");
+	guard_set(&g, 0.1, 1, 1, 2, gone);
+	is_int(trace_cost__guard(&g), 0, "a tool already detached is not weighed");
+	ok(g.spend_pct > 1.19 && g.spend_pct < 1.21, "nor counted in the spend (%.2f%%)",
+	   g.spend_pct);
+}
+
 int main(void)
 {
 	snprintf(root, sizeof(root), "/tmp/sonde-test-cost.XXXXXX");
@@ -289,6 +352,7 @@ int main(void)
 	test_counters();
 	test_predict();
 	test_load();
+	test_guard();
 	{
 		char cmd[300];
 
