@@ -1,5 +1,6 @@
 --- The verdict: which finding is the bottleneck. Not a methodology: the rules
--- the report ranks findings by (docs/verdict.md), as data.
+-- the report ranks findings by (docs/verdict.md), as data. The verdict sentence
+-- is built from them in one place, core/report/rank.c (report__verdict).
 --
 -- capacity: for a check, the metric (a %) that says how much of its resource's
 -- capacity was lost over the window; at equal severity the finding that lost

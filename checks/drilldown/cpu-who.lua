@@ -1,6 +1,8 @@
 --- One CPU hot, deeper: which threads keep it busy (profile samples per thread) and which processes ran on it last.
 local cpu = require("cpu")
 local fmt = require("fmt")
+local bpf = require("bpf")
+local tasks = require("tasks")
 
 return {
   id = "drilldown.cpu-who",
@@ -35,8 +37,7 @@ return {
     local p, pwhy = ctx.bpf.profile()
     if p and (p.total or 0) > 0 then
       local hz = p.frequency_hz or 49
-      local traced = pwhy and pwhy.traced_to_s and pwhy.traced_from_s
-        and (pwhy.traced_to_s - pwhy.traced_from_s) or ctx.window.seconds
+      local traced = bpf.traced_s(ctx, pwhy)
       -- the process's own name from /proc (the profile names threads)
       local pcomm = {}
       for _, pr in ipairs(p.processes or {}) do pcomm[pr.tgid] = pr.comm end
@@ -60,13 +61,13 @@ return {
       for i, e in ipairs(order) do
         if i > args.top then break end
         rows[#rows + 1] = { e.tgid, pcomm[e.tgid] or "?", e.comm, e.count, fmt.pct(100 * e.count / p.total),
-                            string.format("%.2f", e.count / hz / math.max(traced, 1e-9)) }
+                            string.format("%.2f", e.count / hz / traced) }
       end
       ctx:table { title = "Threads on a CPU (profile samples, drill-down window)", traced = pwhy,
         columns = { "pid", "process", "thread", "samples", "of the samples", "CPUs used" }, rows = rows }
       busiest = order[1]
       if busiest then
-        busiest.cpus = busiest.count / hz / math.max(traced, 1e-9)
+        busiest.cpus = busiest.count / hz / traced
         busiest.pcomm = pcomm[busiest.tgid]
         ctx:metric("busiest_thread_cpus", busiest.cpus, { unit = "CPUs", instance = busiest.comm, agg = "mean" })
         -- share: of one CPU's capacity over the time traced (the hot CPU is one CPU)
@@ -89,7 +90,7 @@ return {
           on_hot[#on_hot + 1] = t
         end
       end
-      table.sort(on_hot, function(a, b)
+      on_hot = tasks.best(on_hot, math.max(args.top, 1), function(a, b)
         if a.cpu_share ~= b.cpu_share then return a.cpu_share > b.cpu_share end
         return a.pid < b.pid
       end)

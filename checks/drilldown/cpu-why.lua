@@ -1,6 +1,7 @@
 --- CPU saturated, deeper: which threads wait for a CPU (run-queue latency per thread) and what code the busy ones run (profile).
 local fmt = require("fmt")
 local hist = require("hist")
+local bpf = require("bpf")
 
 return {
   id = "drilldown.cpu-why",
@@ -16,7 +17,7 @@ return {
     local rq, rqwhy = ctx.bpf.runqlat()
     local waited = 0
     -- the tool attaches before the window and is read after it: shares are of the time it traced
-    local traced = rq and rqwhy and (rqwhy.traced_to_s - rqwhy.traced_from_s) or ctx.window.seconds
+    local traced = bpf.traced_s(ctx, rq and rqwhy)
     if rq and hist.count(rq.hist) > 0 then
       ctx:metric("runq_p99_ms", hist.percentile(rq.hist, 99) / 1000, { unit = "ms", agg = "p99" })
       local rows = {}
@@ -25,8 +26,8 @@ return {
         waited = waited + t.total_us / 1e6
         rows[#rows + 1] = { t.pid, t.tgid ~= 0 and t.tgid or "?", t.comm, t.count,
                             string.format("%.3f", t.total_us / 1e6),
-                            fmt.pct(100 * t.total_us / 1e6 / math.max(traced, 1e-9)),
-                            string.format("%.2f", t.max_us / 1000) }
+                            fmt.pct(100 * t.total_us / 1e6 / traced),
+                            fmt.ms(t.max_us) }
       end
       ctx:table { traced = rqwhy, title = "Threads that waited longest for a CPU (runqlat, drill-down window)",
         columns = { "tid", "pid", "thread", "waits", "waited (s)", "of the time traced", "longest (ms)" }, rows = rows }

@@ -1,8 +1,8 @@
 --- Disk busy or saturated, deeper: which processes did the I/O (/proc/PID/io, blkio delay) and the slowest I/Os on the busiest disk (biolatency).
 local disks = require("disks")
 local fmt = require("fmt")
+local tasks = require("tasks")
 
-local function ms(us) return us and string.format("%.2f", us / 1000) or "-" end
 
 return {
   id = "drilldown.disk-who",
@@ -44,14 +44,14 @@ return {
           total = total + io
         end
       end
-      table.sort(ranked, function(a, b)
+      local best = tasks.best(ranked, math.max(args.top, 1), function(a, b)
         if a.io ~= b.io then return a.io > b.io end
         if a.delay ~= b.delay then return a.delay > b.delay end
         return a.task.pid < b.task.pid
       end)
       local secs = math.max(ctx.window.seconds, 1e-9)
       local rows = {}
-      for i, r in ipairs(ranked) do
+      for i, r in ipairs(best) do
         if i > args.top then break end
         local t = r.task
         rows[#rows + 1] = { t.pid, t.comm, t.read_bytes and fmt.bytes(t.read_bytes) or "?",
@@ -65,7 +65,7 @@ return {
       if #ranked > 0 and not delayed then
         ctx:note("blkio wait is 0 for every process: the kernel counts it only with delay accounting on (kernel.task_delayacct, delayacct boot option)")
       end
-      top = ranked[1]
+      top = best[1]
       if top then
         if top.io > 0 then
           ctx:metric("top_process_io_bytes", top.io, { unit = "bytes", instance = fmt.task(top.task), agg = "total" })
@@ -89,7 +89,7 @@ return {
           if io.total_us and (not worst or io.total_us > worst) then worst = io.total_us end
           if #rows < args.top then
             rows[#rows + 1] = { io.pid, io.comm, io.disk, io.op, string.format("%.1f", (io.bytes or 0) / 1024),
-                                ms(io.queue_us), ms(io.service_us), ms(io.total_us) }
+                                fmt.ms(io.queue_us), fmt.ms(io.service_us), fmt.ms(io.total_us) }
           end
         end
       end

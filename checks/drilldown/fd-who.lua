@@ -1,6 +1,7 @@
 --- File descriptors short, deeper: the processes nearest their open-file limit, and who failed with EMFILE/ENFILE.
 local fmt = require("fmt")
 local sc = require("syscount")
+local tasks = require("tasks")
 
 local function is_fd_error(e)
   if e.errno_name then return e.errno_name == "EMFILE" or e.errno_name == "ENFILE" end
@@ -27,7 +28,8 @@ return {
           ranked[#ranked + 1] = { task = t, pct = 100 * t.fds / t.nofile_soft }
         end
       end
-      table.sort(ranked, function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
+      ranked = tasks.best(ranked, math.max(args.top, 1),
+        function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
       local rows = {}
       for i, r in ipairs(ranked) do
         if i > args.top then break end
@@ -68,9 +70,9 @@ return {
       end
       sc.drops_note(ctx, info)
       -- without a process near its limit, the one that failed most is who to look at
-      table.sort(order, function(a, b) return a.count > b.count or (a.count == b.count and a.pid < b.pid) end)
-      if not near and order[1] then
-        ctx:culprit { pid = order[1].pid, comm = order[1].comm, share = order[1].count / failed }
+      local most = tasks.best(order, 1, function(a, b) return a.count > b.count or (a.count == b.count and a.pid < b.pid) end)[1]
+      if not near and most then
+        ctx:culprit { pid = most.pid, comm = most.comm, share = most.count / failed }
       end
     else
       ctx:unknown("emfile_enfile_errors", info)

@@ -8,6 +8,7 @@
 -- window.
 local fmt = require("fmt")
 local hist = require("hist")
+local bpf = require("bpf")
 
 -- Mounts with no storage behind them: pipes, sockets, event fds, /dev, /proc.
 -- Time in calls on these is the application waiting on something else.
@@ -30,7 +31,6 @@ local function p99(r)
   return v
 end
 
-local function ms(us) return us and string.format("%.2f", us / 1000) or "-" end
 
 local function where(r)
   if (r.mount or "") == "" then return string.format("mount %d (%s)", r.mnt_id or 0, r.fstype or "?") end
@@ -82,7 +82,7 @@ local function answer(top, w, wait_pct, w99, traced, args)
   if w99 < args.warn_p99_ms * 1000 then
     return { kind = "fast", lead = "waiting on files that answer fast",
       why = string.format("%s, %s on %s p99 %s ms (under %s ms): many fast calls, not slow ones",
-        share, w.syscall, where(w), ms(w99), fmt.num(args.warn_p99_ms)) }
+        share, w.syscall, where(w), fmt.ms(w99), fmt.num(args.warn_p99_ms)) }
   end
   return { kind = "slow" }
 end
@@ -107,7 +107,7 @@ return {
       ctx:unknown("file_p99_ms", info)
       return
     end
-    local traced = math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9)
+    local traced = bpf.traced_s(ctx, info)
     local only = info.filtered_to
     if only and #only > 0 then
       local pids = {}
@@ -152,7 +152,7 @@ return {
       rows[#rows + 1] = { r.pid, r.comm, r.syscall, r.mount ~= "" and r.mount or "?", r.fstype ~= "" and r.fstype or "-",
                           fmt.num(r.count), string.format("%.3f", (r.total_us or 0) / 1e6),
                           string.format("%.1f", (r.total_us or 0) / math.max(r.count or 1, 1)),
-                          ms(p99(r)), ms(r.max_us) }
+                          fmt.ms(p99(r)), fmt.ms(r.max_us) }
     end
     ctx:table { traced = info, title = "Time in file syscalls by process, syscall and mount (fslatency)",
                 columns = { "pid", "process", "syscall", "mount", "fs", "calls", "time in it (s)", "mean (us)", "p99 (ms)", "max (ms)" },
@@ -205,7 +205,7 @@ return {
     for _, s in ipairs(d.slowest or {}) do
       if #slow >= args.top then break end
       slow[#slow + 1] = { s.pid, s.comm, s.syscall, s.mount ~= "" and s.mount or "?", s.file ~= "" and s.file or "?",
-                          ms(s.latency_us), string.format("%.2f", s.at_s or 0) }
+                          fmt.ms(s.latency_us), string.format("%.2f", s.at_s or 0) }
     end
     if #slow > 0 then
       ctx:table { traced = info, title = "Slowest file syscalls (fslatency)",
@@ -220,7 +220,7 @@ return {
     local bio, bwhy = ctx.bpf.biolatency()
     local disk = disk_of(bio, mount)
     local what = string.format("%s waits in %s on %s: p99 %s ms, %s of the traced time in file syscalls",
-      fmt.task(top), w.syscall, where(w), ms(p99_us), fmt.pct(wait_pct))
+      fmt.task(top), w.syscall, where(w), fmt.ms(p99_us), fmt.pct(wait_pct))
     if not bio then
       ctx:unknown("block_p99_ms", bwhy)
       ctx:summary(what .. "; the block I/O under it is unknown, so slow disk and slow file system cannot be told apart")
@@ -233,12 +233,12 @@ return {
     end
     if b99 and b99 >= args.disk_share * p99_us then
       ctx:summary(string.format("the disk is slow: %s, and %s's own I/O takes p99 %s ms: the syscalls wait with the disk",
-        what, disk.name, ms(b99)))
+        what, disk.name, fmt.ms(b99)))
       ctx:next(string.format("who else loads %s and how deep its queue is: drilldown.disk-who, biosnoop; iostat -x 1 %s", disk.name, disk.name))
     else
       local under
       if b99 then
-        under = string.format("%s answers its I/O in p99 %s ms", disk.name, ms(b99))
+        under = string.format("%s answers its I/O in p99 %s ms", disk.name, fmt.ms(b99))
       elseif disk then
         under = string.format("%s did no I/O in the window", disk.name)
       else

@@ -5,12 +5,7 @@
 local hist = require("hist")
 local fmt = require("fmt")
 local cpu = require("cpu")
-
--- traced seconds of a tool: the span it saw, else the window
-local function span(info, window)
-  local s = info and info.traced_to_s and info.traced_from_s and (info.traced_to_s - info.traced_from_s)
-  return (s and s > 0) and s or window
-end
+local bpf = require("bpf")
 
 return {
   id = "drilldown.interrupt-why",
@@ -30,7 +25,6 @@ return {
   },
 
   run = function(ctx, args)
-    local window = math.max(ctx.window.seconds or 0, 1e-9)
     local hard, hinfo = ctx.bpf.hardirqs()
     local soft, sinfo = ctx.bpf.softirqs()
     if not hard then ctx:unknown("hardirq_pct", hinfo) end
@@ -39,7 +33,7 @@ return {
       ctx:unknown("cpu_irq_pct_max", "neither interrupt tool ran: " .. tostring(hinfo) .. "; " .. tostring(sinfo))
       return
     end
-    local hspan, sspan = span(hard and hinfo, window), span(soft and sinfo, window)
+    local hspan, sspan = bpf.traced_s(ctx, hard and hinfo), bpf.traced_s(ctx, soft and sinfo)
     -- what the tables of both tools cover: the shorter of the two spans
     local info_of = { hardirq = hard and hinfo, softirq = soft and sinfo }
     local both = (not soft or (hard and hspan <= sspan)) and hinfo or sinfo
@@ -90,8 +84,9 @@ return {
       return a.cpu < b.cpu
     end)
     local worst = list[1]
+    local irq_st
     if worst then
-      ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
+      irq_st = ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
         warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
     else
       ctx:metric("cpu_irq_pct_max", 0, { unit = "%", warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
@@ -148,7 +143,7 @@ return {
         if i > 2 then break end
         parts[#parts + 1] = string.format("%s %s", b.name, fmt.pct(b.pct))
       end
-      local hot = worst.hard + worst.soft >= args.warn_cpu_irq_pct
+      local hot = irq_st ~= "ok"
       ctx:summary(string.format("cpu%d spends %s of its time in interrupts (%s)%s", worst.cpu,
         fmt.pct(worst.hard + worst.soft), table.concat(parts, ", "),
         hot and ": its threads lose that capacity; spread the interrupts (irqbalance, RSS/RPS, smp_affinity)" or ""))

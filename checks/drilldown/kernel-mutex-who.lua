@@ -28,7 +28,7 @@ return {
     if not k then return end
     local wait_s = (k.total_us or 0) / 1e6
     local per_cpu = wait_s / secs / ncpu
-    ctx:metric("lock_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu, agg = "mean" })
+    local wait_st = ctx:metric("lock_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu, agg = "mean" })
     ctx:metric("lock_waits_per_s", (k.count or 0) / secs, { unit = "/s", agg = "mean" })
     ctx:metric("lock_wait_max_ms", (k.max_us or 0) / 1000, { unit = "ms", agg = "peak" })
     if hist.count(k.hist) > 0 then
@@ -74,7 +74,7 @@ return {
       ctx:note("callers are [unknown]: " .. k.kernel_symbols)
     end
 
-    local saturated = per_cpu >= args.warn_wait_per_cpu
+    local saturated = wait_st ~= "ok"
     local top = (k.processes or {})[1]
     if saturated and top and wait_s > 0 then
       for i = 1, math.min(3, #k.processes) do

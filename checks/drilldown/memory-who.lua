@@ -1,5 +1,6 @@
 --- Memory saturated or OOM, deeper: who is faulting (per process), how the kernel reclaims (direct vs kswapd), and the OOM kills with their triggers.
 local fmt = require("fmt")
+local tasks = require("tasks")
 
 -- vmstat keys per reclaim source: older kernels split them per zone
 local SCAN = {
@@ -101,7 +102,7 @@ return {
           total_maj, total_min = total_maj + maj, total_min + min
         end
       end
-      table.sort(ranked, function(a, b)
+      ranked = tasks.best(ranked, math.max(args.top, 1), function(a, b)
         if (a.majflt or 0) ~= (b.majflt or 0) then return (a.majflt or 0) > (b.majflt or 0) end
         if (a.minflt or 0) ~= (b.minflt or 0) then return (a.minflt or 0) > (b.minflt or 0) end
         return a.pid < b.pid

@@ -1,11 +1,7 @@
 --- Network errors, deeper: TCP retransmits by remote host and connection state, and the packets the kernel dropped by reason.
 local fmt = require("fmt")
-
-local function traced_s(ctx, info)
-  local s = info and info.traced_to_s and info.traced_from_s and (info.traced_to_s - info.traced_from_s)
-  if s and s > 0 then return s end
-  return math.max(ctx.window.seconds, 1e-9)
-end
+local bpf = require("bpf")
+local tasks = require("tasks")
 
 return {
   id = "drilldown.network-why",
@@ -24,7 +20,7 @@ return {
     -- SYN_SENT, a lossy path in ESTABLISHED
     local d, info = ctx.bpf.tcpretrans()
     if d then
-      local secs = traced_s(ctx, info)
+      local secs = bpf.traced_s(ctx, info)
       ctx:metric("tcp_retransmits", d.retransmits, { unit = "segments", agg = "total", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
       ctx:metric("tcp_resets_sent", d.resets_sent, { unit = "resets", agg = "total", node_exporter = "node_netstat_Tcp_OutRsts", help = "every network namespace (tcpretrans)" })
       local by, order = {}, {}
@@ -43,7 +39,7 @@ return {
           e.ports[f.rport] = true
         end
       end
-      table.sort(order, function(a, b)
+      order = tasks.best(order, math.max(args.top, 1), function(a, b)
         if a.retransmits ~= b.retransmits then return a.retransmits > b.retransmits end
         if a.rst_out + a.rst_in ~= b.rst_out + b.rst_in then return a.rst_out + a.rst_in > b.rst_out + b.rst_in end
         return a.addr < b.addr or (a.addr == b.addr and a.state < b.state)
@@ -78,7 +74,7 @@ return {
     -- drops by reason, with the protocol and the flows behind the top reasons
     local dr, dinfo = ctx.bpf.tcpdrop()
     if dr then
-      local secs = traced_s(ctx, dinfo)
+      local secs = bpf.traced_s(ctx, dinfo)
       ctx:metric("packet_drops", dr.drops, { unit = "packets", agg = "total", help = "packets the kernel freed as dropped, any reason (tcpdrop)" })
       local protos = {}
       for _, b in ipairs(dr.by_protocol or {}) do

@@ -3,6 +3,7 @@
 -- long in them, which fail.
 local fmt = require("fmt")
 local sc = require("syscount")
+local bpf = require("bpf")
 
 -- "read", or "#435" for a number the build host's headers did not name
 local function sc_name(e)
@@ -41,7 +42,7 @@ return {
     end
     local ncpu = math.max(ctx.host.cpus or 1, 1)
     -- the tool saw a little more than the window: rate over what it saw
-    local traced = math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9)
+    local traced = bpf.traced_s(ctx, info)
     local total = d.syscalls or 0
     local rate = total / traced
     local only = info.filtered_to

@@ -1,6 +1,7 @@
 --- Task capacity short, deeper: the processes with the most threads against threads-max and pid_max, and who failed to fork.
 local fmt = require("fmt")
 local sc = require("syscount")
+local tasks = require("tasks")
 
 local FORKS = { fork = true, vfork = true, clone = true, clone3 = true }
 
@@ -27,7 +28,8 @@ return {
       for _, t in ipairs(list) do
         if not t.self and not t.exited and not t.kernel_thread and (t.threads or 0) > 0 then ranked[#ranked + 1] = t end
       end
-      table.sort(ranked, function(a, b) return a.threads > b.threads or (a.threads == b.threads and a.pid < b.pid) end)
+      ranked = tasks.best(ranked, math.max(args.top, 1),
+        function(a, b) return a.threads > b.threads or (a.threads == b.threads and a.pid < b.pid) end)
       local rows = {}
       for i, t in ipairs(ranked) do
         if i > args.top then break end

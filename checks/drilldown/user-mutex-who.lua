@@ -9,6 +9,7 @@
 -- EINTR, the normal outcomes).
 local hist = require("hist")
 local locks = require("locks")
+local fmt = require("fmt")
 
 return {
   id = "drilldown.user-mutex-who",
@@ -31,7 +32,7 @@ return {
     local lock_s = (f.lock_us or 0) / 1e6
     local all_s = (f.total_us or 0) / 1e6
     local per_cpu = lock_s / secs / ncpu
-    ctx:metric("mutex_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu, agg = "mean" })
+    local wait_st = ctx:metric("mutex_wait_per_cpu", per_cpu, { unit = "ratio", warn = args.warn_wait_per_cpu, crit = args.crit_wait_per_cpu, agg = "mean" })
     ctx:metric("mutex_waits_per_s", (f.lock_count or 0) / secs, { unit = "/s", agg = "mean" })
     ctx:metric("futex_wait_threads", all_s / secs, { unit = "threads", agg = "mean" })
     if hist.count(f.lock_hist) > 0 then
@@ -45,7 +46,7 @@ return {
     for i, p in ipairs(f.processes or {}) do
       if i > 10 then break end
       rows[#rows + 1] = { p.pid, p.comm, p.lock_count, string.format("%.3f", p.lock_us / 1e6),
-                          p.count, string.format("%.3f", p.total_us / 1e6), string.format("%.2f", p.max_us / 1000) }
+                          p.count, string.format("%.3f", p.total_us / 1e6), fmt.ms(p.max_us) }
     end
     if #rows > 0 then
       ctx:table { traced = info, title = "Processes waiting on futexes (futexctn)", columns = { "pid", "process", "mutex waits", "mutex wait (s)", "all futex waits", "all futex wait (s)", "longest (ms)" }, rows = rows }
@@ -76,7 +77,7 @@ return {
       ctx:table { traced = info, title = "Processes with failed futex waits (futexctn)", columns = { "pid", "process", "failed waits", "waits" }, rows = erows }
     end
 
-    local saturated = per_cpu >= args.warn_wait_per_cpu
+    local saturated = wait_st ~= "ok"
     local top = (f.processes or {})[1]
     if saturated and top and lock_s > 0 then
       for i = 1, math.min(3, #f.processes) do

@@ -39,6 +39,11 @@ function fmt.num(n)
   return string.format("%.3g", n)
 end
 
+--- Microseconds as milliseconds in a table cell, "1.25"; "-" for nil.
+function fmt.ms(us)
+  return us and string.format("%.2f", us / 1000) or "-"
+end
+
 --- "comm (pid N)"
 function fmt.task(t)
   return string.format("%s (pid %d)", t.comm, t.pid)

@@ -1,5 +1,7 @@
 --- log2 histograms from the BPF tools: slots[i] (1-based) counts values in
 -- [2^(i-1), 2^i), the first slot also 0 (bcc's layout, shifted for Lua).
+local fmt = require("fmt")
+
 local hist = {}
 
 function hist.count(slots)
@@ -77,7 +79,7 @@ function hist.table(ctx, title, slots, unit, traced)
     local lo, hi = bounds(i)
     local bar = top > 0 and string.rep("#", math.floor(40 * c / top + 0.5)) or ""
     rows[#rows + 1] = { label(lo, unit) .. " - " .. label(hi, unit), c,
-                        string.format("%.1f%%", total > 0 and 100 * c / total or 0), bar }
+                        fmt.pct(total > 0 and 100 * c / total or 0), bar }
   end
   local what = unit .. " (range)"
   if time_rank[unit] then what = "time (range)" end

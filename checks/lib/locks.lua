@@ -4,6 +4,9 @@
 -- in futex code (user locks and condition variables handing off through the
 -- kernel). A first-window sign, from samples sonde takes anyway: the waits
 -- themselves need the lock tools of the drill-down (klockstat, futexctn).
+local bpf = require("bpf")
+local fmt = require("fmt")
+
 local locks = {}
 
 -- kernel frames ("name_[k]") of a lock's slow path; plain substrings
@@ -82,12 +85,12 @@ function locks.check(ctx, args, o)
   end
   -- of the host's CPU time: samples are taken on every CPU, idle ones included
   local pct = 100 * s.samples / s.all
-  ctx:metric(o.metric, pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
+  local pct_st = ctx:metric(o.metric, pct, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, agg = "mean" })
   ctx:metric(o.metric .. "_samples", s.samples, { unit = "samples", agg = "total" })
   local rows = {}
   for i, p in ipairs(s.procs) do
     if i > 10 then break end
-    rows[#rows + 1] = { p.pid, p.comm, p.samples, string.format("%.1f%%", 100 * p.samples / s.all) }
+    rows[#rows + 1] = { p.pid, p.comm, p.samples, fmt.pct(100 * p.samples / s.all) }
   end
   if #rows > 0 then
     ctx:table { traced = why, title = o.what .. ": processes (49 Hz profile)", columns = { "pid", "process", "samples", "of the host's CPU" }, rows = rows }
@@ -99,7 +102,7 @@ function locks.check(ctx, args, o)
     end
     ctx:table { traced = why, title = o.what .. ": hottest stacks", columns = { "process", "samples", "stack (last frames, leaf last)" }, rows = srows }
   end
-  local hot = pct >= args.warn_pct and s.samples >= args.min_samples
+  local hot = pct_st ~= "ok" and s.samples >= args.min_samples
   if hot then
     for i, p in ipairs(s.procs) do
       if i > 3 or (i > 1 and p.samples < 0.1 * s.samples) then break end
@@ -123,7 +126,7 @@ function locks.drill(ctx, tool, metric)
     ctx:unknown(metric, info)
     return nil
   end
-  return data, math.max((info.traced_to_s or 0) - (info.traced_from_s or 0), 1e-9), math.max(ctx.host.cpus or 1, 1),
+  return data, bpf.traced_s(ctx, info), math.max(ctx.host.cpus or 1, 1),
     info
 end
 

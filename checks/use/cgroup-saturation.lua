@@ -2,6 +2,7 @@
 local cgroups = require("cgroups")
 local containers = require("containers")
 local fmt = require("fmt")
+local psi = require("psi")
 
 return {
   id = "use.cgroup-saturation",
@@ -52,10 +53,8 @@ return {
         shown = true
       end
       -- memory pressure (PSI) per cgroup: v2 only
-      local mp = cg.pressure and cg.pressure.memory
-      if mp and mp.first and mp.last and mp.first.some_total and mp.last.t > mp.first.t then
-        local stall = (mp.last.some_total - mp.first.some_total) / 1e6
-        local pct = 100 * stall / (mp.last.t - mp.first.t)
+      local pct = psi.span_pct(cg.pressure and cg.pressure.memory, "some_total")
+      if pct then
         ctx:metric("memory_stall_pct", pct, { unit = "%", instance = name,
                    warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean" })
         row[6] = fmt.pct(pct)

@@ -27,6 +27,8 @@ return {
     local th = { unit = "%", warn = args.warn_pct, crit = args.crit_pct }
     local rows, limited = {}, 0
     local worst = { pct = -1 }
+    local at_limit = false -- a limit the runner judged warn or crit
+    local function judged(st) at_limit = at_limit or st ~= "ok" end
     local function consider(cg, what, pct, key)
       if pct > worst.pct then worst = { pct = pct, cg = cg, what = what, key = key } end
     end
@@ -42,7 +44,7 @@ return {
         if peak then
           local pct, over = 100 * peak / limit, {}
           for i, b in ipairs(cg.memory.usage:values("bytes")) do over[i] = 100 * b / limit end
-          ctx:metric("memory_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, over = over, agg = "peak" })
+          judged(ctx:metric("memory_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, over = over, agg = "peak" }))
           consider(cg, "memory", pct, cgroups.rss_key)
           mem_s = string.format("%s of %s", fmt.bytes(peak), fmt.bytes(limit))
           lim = true
@@ -65,7 +67,7 @@ return {
         end
         if cpus then
           local pct = 100 * cpus / allowed
-          ctx:metric("cpu_quota_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "mean" })
+          judged(ctx:metric("cpu_quota_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "mean" }))
           consider(cg, "CPU quota", pct, cgroups.cpu_key)
           cpu_s = string.format("%.2f of %.2f CPUs", cpus, allowed)
           lim = true
@@ -78,7 +80,7 @@ return {
       if pmax and pmax > 0 and #cg.pids.current > 0 then
         local cur = cg.pids.current:max("current")
         local pct = 100 * cur / pmax
-        ctx:metric("pids_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "peak" })
+        judged(ctx:metric("pids_pct", pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "peak" }))
         consider(cg, "pids", pct, cgroups.threads_key)
         pids_s = string.format("%d of %d", cur, pmax)
         lim = true
@@ -86,7 +88,7 @@ return {
       -- I/O: the device and direction nearest its io.max (v1 blkio.throttle) limit
       local io = cgroups.io_limit(cg)
       if io then
-        ctx:metric("io_limit_pct", io.pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "mean" })
+        judged(ctx:metric("io_limit_pct", io.pct, { unit = "%", warn = th.warn, crit = th.crit, instance = name, agg = "mean" }))
         consider(cg, "I/O (" .. io.what .. " on " .. io.dev .. ")", io.pct, cgroups.io_key)
         local v = io.what:find("bytes") and function(x) return fmt.bytes(x) end or function(x) return string.format("%.0f", x) end
         io_s = string.format("%s of %s %s on %s", v(io.rate), v(io.limit), io.what, io.dev)
@@ -107,7 +109,7 @@ return {
     end
     ctx:table { title = "Cgroups with limits (peak use against the limit)",
                 columns = { "cgroup", "container", "version", "memory", "CPU", "pids", "I/O", "processes" }, rows = rows }
-    if worst.pct >= args.warn_pct and all then
+    if at_limit and all then
       cgroups.blame(ctx, worst.cg, all, worst.key, 3)
     end
     ctx:summary(string.format("%s is at %s of its %s limit (%s with limits)",

@@ -6,6 +6,7 @@
 local fmt = require("fmt")
 local tasks = require("tasks")
 local cpu = require("cpu")
+local psi = require("psi")
 
 return {
   id = "use.cpu-saturation",
@@ -40,10 +41,10 @@ return {
       local mean = sum / #per
       local per_cpu = {}
       for i, v in ipairs(per) do per_cpu[i] = v / ncpu end
-      ctx:metric("runnable_per_cpu", mean / ncpu, { unit = "ratio", warn = args.warn_runnable, crit = args.crit_runnable, over = per_cpu, agg = "mean", node_exporter = "node_procs_running" })
+      local st = ctx:metric("runnable_per_cpu", mean / ncpu, { unit = "ratio", warn = args.warn_runnable, crit = args.crit_runnable, over = per_cpu, agg = "mean", node_exporter = "node_procs_running" })
       ctx:metric("runnable_max", stat.total:max("procs_running") - 1, { unit = "threads", agg = "peak", node_exporter = "node_procs_running" })
       ctx:series("Runnable threads (procs_running, sonde excluded)", per, { unit = "threads", step = ctx.window.interval })
-      saturated = mean / ncpu >= args.warn_runnable
+      saturated = st ~= "ok"
     else
       ctx:unknown("runnable_per_cpu", why or "CPU count unknown")
     end
@@ -53,15 +54,11 @@ return {
       ctx:metric("load1_per_cpu", la:last("load1") / math.max(ncpu, 1), { unit = "ratio", agg = "last", node_exporter = "node_load1" })
     end
 
-    local psi, pwhy = ctx.proc.pressure("cpu")
-    local psi_pct
-    if psi and psi:seconds() > 0 and psi:delta("some_total") then
-      local pct = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
-      psi_pct = pct
-      local per = {}
-      for i, r in ipairs(psi:rates("some_total")) do per[i] = r / 1e4 end -- us/s -> %
-      ctx:metric("psi_some_pct", pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, over = per, agg = "mean", node_exporter = "node_pressure_cpu_waiting_seconds_total" })
-      saturated = saturated or pct >= args.warn_psi_pct
+    local pr, pwhy = ctx.proc.pressure("cpu")
+    local psi_pct = psi.window_pct(pr, "some_total")
+    if psi_pct then
+      local st = ctx:metric("psi_some_pct", psi_pct, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, over = psi.interval_pcts(pr, "some_total"), agg = "mean", node_exporter = "node_pressure_cpu_waiting_seconds_total" })
+      saturated = saturated or st ~= "ok"
     else
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
     end
@@ -79,8 +76,8 @@ return {
       ctx:metric("runq_waiting_per_cpu", wait / ss.seconds / math.max(ncpu, 1), { unit = "ratio", agg = "mean", node_exporter = "node_schedstat_waiting_seconds_total" })
       if slices > 0 then
         wait_ms = 1000 * wait / slices
-        ctx:metric("runq_wait_ms", wait_ms, { unit = "ms", warn = args.warn_runq_wait_ms, crit = args.crit_runq_wait_ms, agg = "mean", node_exporter = "node_schedstat_waiting_seconds_total", help = "the wait of a timeslice for its CPU" })
-        saturated = saturated or wait_ms >= args.warn_runq_wait_ms
+        local st = ctx:metric("runq_wait_ms", wait_ms, { unit = "ms", warn = args.warn_runq_wait_ms, crit = args.crit_runq_wait_ms, agg = "mean", node_exporter = "node_schedstat_waiting_seconds_total", help = "the wait of a timeslice for its CPU" })
+        saturated = saturated or st ~= "ok"
       end
       -- the run queue threads waited on most: on a host of many CPUs, a few
       -- crowded ones (pinned threads, a cpuset) vanish in the mean

@@ -30,12 +30,13 @@ return {
     end
     local pct = function(f) return 100 * b[f] / b.total end
     local per_interval = cpu.busy_per_interval(stat.total)
-    ctx:metric("busy_pct", 100 * busy, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = per_interval, agg = "mean", node_exporter = "node_cpu_seconds_total" })
+    local busy_st = ctx:metric("busy_pct", 100 * busy, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = per_interval, agg = "mean", node_exporter = "node_cpu_seconds_total" })
     ctx:metric("user_pct", pct("user") + pct("nice"), { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     ctx:metric("system_pct", pct("system") + pct("irq") + pct("softirq"), { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     ctx:metric("iowait_pct", pct("iowait"), { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
+    local steal_st = "ok"
     if ctx.host.virtualization or b.steal > 0 then
-      ctx:metric("steal_pct", pct("steal"), { unit = "%", warn = args.warn_steal_pct, agg = "mean", node_exporter = "node_cpu_seconds_total" })
+      steal_st = ctx:metric("steal_pct", pct("steal"), { unit = "%", warn = args.warn_steal_pct, agg = "mean", node_exporter = "node_cpu_seconds_total" })
     end
     ctx:series("CPU busy % (all CPUs)", per_interval, { unit = "%" })
 
@@ -63,10 +64,10 @@ return {
     local busy_s = (b.total - b.idle - b.iowait) / hz
     if list then
       local top = tasks.top(list, function(t) return tasks.cpu_seconds(t, hz) end, 5)
-      if 100 * busy >= args.warn_pct then tasks.blame(ctx, top, busy_s, 3) end
+      if busy_st ~= "ok" then tasks.blame(ctx, top, busy_s, 3) end
     end
     local steal = ""
-    if pct("steal") >= args.warn_steal_pct then
+    if steal_st ~= "ok" then
       steal = string.format("; the hypervisor took %s of the CPU time (steal): this VM's host is overcommitted",
         fmt.pct(pct("steal")))
     end

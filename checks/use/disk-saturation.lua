@@ -3,6 +3,8 @@
 local disks = require("disks")
 local tasks = require("tasks")
 local hist = require("hist")
+local psi = require("psi")
+local fmt = require("fmt")
 
 local OPS = { "read", "write", "discard", "flush", "other" }
 
@@ -21,7 +23,6 @@ local function merged(d, kind)
   return slots, measured, queued
 end
 
-local function ms(us) return us and string.format("%.2f", us / 1000) or "-" end
 
 return {
   id = "use.disk-saturation",
@@ -54,11 +55,12 @@ return {
           local warn_await = d.info.rotational and args.warn_await_rot_ms or args.warn_await_ms
           local q = {}
           for i, v in ipairs(d.series:rates("time_in_queue")) do q[i] = v / 1000 end
-          ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue, over = q, agg = "mean", node_exporter = "node_disk_io_time_weighted_seconds_total" })
+          local qst = ctx:metric("queue_size", x.aqu_sz, { instance = d.name, warn = args.warn_queue, crit = args.crit_queue, over = q, agg = "mean", node_exporter = "node_disk_io_time_weighted_seconds_total" })
+          local ast = "ok"
           if x.ios > 0 then
-            ctx:metric("await_ms", x.await, { unit = "ms", instance = d.name, warn = warn_await, crit = 10 * warn_await, agg = "mean", node_exporter = "node_disk_read_time_seconds_total" })
+            ast = ctx:metric("await_ms", x.await, { unit = "ms", instance = d.name, warn = warn_await, crit = 10 * warn_await, agg = "mean", node_exporter = "node_disk_read_time_seconds_total" })
           end
-          saturated = saturated or x.aqu_sz >= args.warn_queue or (x.ios > 0 and x.await >= warn_await)
+          saturated = saturated or qst ~= "ok" or ast ~= "ok"
           rows[#rows + 1] = { d.name, string.format("%.2f", x.aqu_sz), string.format("%.2f", x.r_await),
                               string.format("%.2f", x.w_await), string.format("%.1f", x.rareq_kb),
                               string.format("%.1f", x.wareq_kb), d.info.scheduler or "?", d.info.nr_requests or "?" }
@@ -86,8 +88,8 @@ return {
           if queued > 0 then
             any_queued = true
             q99 = hist.percentile(q, 99) / 1000
-            ctx:metric("queue_p99_ms", q99, { unit = "ms", instance = d.name, warn = args.warn_queue_p99_ms, crit = args.crit_queue_p99_ms, agg = "p99" })
-            saturated = saturated or q99 >= args.warn_queue_p99_ms
+            local st = ctx:metric("queue_p99_ms", q99, { unit = "ms", instance = d.name, warn = args.warn_queue_p99_ms, crit = args.crit_queue_p99_ms, agg = "p99" })
+            saturated = saturated or st ~= "ok"
             if q99 > worst_p99 then worst, worst_p99 = d, q99 end
           else
             direct[#direct + 1] = d.name
@@ -119,7 +121,7 @@ return {
       for _, d in ipairs(bl.disks or {}) do
         if hist.intervals(d.intervals) then busy[#busy + 1] = d end
       end
-      table.sort(busy, function(a, b)
+      busy = tasks.best(busy, args.heatmaps, function(a, b)
         local na, nb = 0, 0
         for _, s in ipairs(a.intervals.counts) do na = na + hist.count(s) end
         for _, s in ipairs(b.intervals.counts) do nb = nb + hist.count(s) end
@@ -134,7 +136,7 @@ return {
       for i, io in ipairs(bl.slowest or {}) do
         if i > 10 then break end
         srows[#srows + 1] = { io.pid, io.comm, io.disk, io.op, string.format("%.1f", (io.bytes or 0) / 1024),
-                              ms(io.queue_us), ms(io.service_us), ms(io.total_us) }
+                              fmt.ms(io.queue_us), fmt.ms(io.service_us), fmt.ms(io.total_us) }
       end
       if #srows > 0 then
         ctx:table { traced = blwhy, title = "Slowest I/Os (biolatency; pid and comm of the thread that queued or issued the request)",
@@ -145,11 +147,11 @@ return {
       ctx:unknown("service_p99_ms", blwhy)
     end
 
-    local psi, pwhy = ctx.proc.pressure("io")
-    if psi and psi:seconds() > 0 and psi:delta("some_total") then
-      local some = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
-      ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_io_waiting_seconds_total" })
-      saturated = saturated or some >= args.warn_psi_pct
+    local pr, pwhy = ctx.proc.pressure("io")
+    local some = psi.window_pct(pr, "some_total")
+    if some then
+      local st = ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_io_waiting_seconds_total" })
+      saturated = saturated or st ~= "ok"
     else
       ctx:unknown("psi_some_pct", pwhy or "fewer than two PSI samples in the window")
     end

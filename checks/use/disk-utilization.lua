@@ -26,6 +26,7 @@ return {
       return
     end
     local rows, worst, worst_name = {}, -1, nil
+    local busy = false -- a disk the runner judged warn or crit
     for _, d in ipairs(list) do
       local x = disks.iostat(d.series)
       if x then
@@ -33,7 +34,8 @@ return {
         local ticks = d.series:deltas("io_ticks")
         local dt = ctx.window.interval
         for i, v in ipairs(ticks) do per[i] = math.min(100, 100 * v / 1000 / dt) end
-        ctx:metric("busy_pct", x.util_pct, { unit = "%", instance = d.name, warn = args.warn_pct, crit = args.crit_pct, over = per, agg = "mean", node_exporter = "node_disk_io_time_seconds_total" })
+        local st = ctx:metric("busy_pct", x.util_pct, { unit = "%", instance = d.name, warn = args.warn_pct, crit = args.crit_pct, over = per, agg = "mean", node_exporter = "node_disk_io_time_seconds_total" })
+        busy = busy or st ~= "ok"
         rows[#rows + 1] = { d.name, fmt.pct(x.util_pct), string.format("%.1f", x.r_s), string.format("%.1f", x.w_s),
                             string.format("%.1f", x.rkb_s), string.format("%.1f", x.wkb_s),
                             d.info.rotational == nil and "?" or (d.info.rotational and "yes" or "no") }
@@ -43,7 +45,7 @@ return {
     end
     ctx:table { title = "Disks with I/O in the window", columns = { "disk", "busy", "r/s", "w/s", "rKB/s", "wKB/s", "rotational" }, rows = rows }
     local procs = ctx.proc.tasks()
-    if procs and worst >= args.warn_pct then
+    if procs and busy then
       local top = tasks.top(procs, function(t) return (t.read_bytes or 0) + (t.write_bytes or 0) end, 5)
       local total = 0
       for _, t in ipairs(procs) do total = total + (t.read_bytes or 0) + (t.write_bytes or 0) end

@@ -39,8 +39,8 @@ return {
     end
     ranked = tasks.best(ranked, 5, function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
     local top = ranked[1]
-    ctx:metric("process_pct", top.pct, { unit = "%", instance = fmt.task(top.task), warn = args.warn_pct, crit = args.crit_pct, agg = "last" })
-    if top.pct >= args.warn_pct then
+    local st = ctx:metric("process_pct", top.pct, { unit = "%", instance = fmt.task(top.task), warn = args.warn_pct, crit = args.crit_pct, agg = "last" })
+    if st ~= "ok" then
       ctx:culprit { pid = top.task.pid, comm = top.task.comm, cmdline = top.task.cmdline, share = top.pct / 100 }
       ctx:next("what the process keeps open: ls -l /proc/" .. top.task.pid .. "/fd; raise LimitNOFILE if legitimate")
     end

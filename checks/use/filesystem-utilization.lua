@@ -26,6 +26,7 @@ return {
     table.sort(mounts)
     local rows, remote, failed, also = {}, {}, {}, {}
     local worst, worst_pct = nil, -1
+    local full = false -- a mount whose space or inodes the runner judged warn or crit
     for _, m in ipairs(mounts) do
       local s = fs[m]
       local last = s[#s]
@@ -38,13 +39,15 @@ return {
       elseif last.status == "ok" and (last.size_bytes or 0) > 0 then
         local pct = s:max("used_pct")
         if pct then
-          ctx:metric("used_pct", pct, { unit = "%", instance = m, warn = args.warn_pct, crit = args.crit_pct,
+          local st = ctx:metric("used_pct", pct, { unit = "%", instance = m, warn = args.warn_pct, crit = args.crit_pct,
                                         over = s:values("used_pct"), agg = "peak", node_exporter = "node_filesystem_avail_bytes" })
+          full = full or st ~= "ok"
           if pct > worst_pct then worst, worst_pct = m, pct end
         end
         local ipct = s:max("inodes_pct")
         if ipct then
-          ctx:metric("inodes_pct", ipct, { unit = "%", instance = m, warn = args.warn_pct, crit = args.crit_pct, agg = "peak", node_exporter = "node_filesystem_files_free" })
+          local st = ctx:metric("inodes_pct", ipct, { unit = "%", instance = m, warn = args.warn_pct, crit = args.crit_pct, agg = "peak", node_exporter = "node_filesystem_files_free" })
+          full = full or st ~= "ok"
           if ipct > worst_pct then worst, worst_pct = m, ipct end
         end
         local growth = (s:last("used_bytes") or 0) - (s:first("used_bytes") or 0)
@@ -75,7 +78,7 @@ return {
       local s = fs[worst]
       ctx:summary(string.format("fullest file system: %s at %s (space %s, inodes %s)", worst, fmt.pct(worst_pct),
         fmt.pct(s:max("used_pct") or 0), s:max("inodes_pct") and fmt.pct(s:max("inodes_pct")) or "n/a"))
-      if worst_pct >= args.warn_pct then
+      if full then
         ctx:next("what fills " .. worst .. ": du -xsh " .. worst .. "/* | sort -h; deleted but open files: lsof +L1")
       end
     end

@@ -1,6 +1,7 @@
 --- Memory saturation: is work waiting on memory (reclaim, swapping, PSI memory)?
 local fmt = require("fmt")
 local tasks = require("tasks")
+local psi = require("psi")
 
 return {
   id = "use.memory-saturation",
@@ -17,14 +18,15 @@ return {
 
   run = function(ctx, args)
     local saturated = false
-    local psi, why = ctx.proc.pressure("memory")
-    if psi and psi:seconds() > 0 and psi:delta("some_total") then
-      local some = 100 * psi:delta("some_total") / 1e6 / psi:seconds()
-      ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_memory_waiting_seconds_total" })
-      if psi:delta("full_total") then
-        ctx:metric("psi_full_pct", 100 * psi:delta("full_total") / 1e6 / psi:seconds(), { unit = "%", agg = "mean", node_exporter = "node_pressure_memory_stalled_seconds_total" })
+    local pr, why = ctx.proc.pressure("memory")
+    local some = psi.window_pct(pr, "some_total")
+    if some then
+      local st = ctx:metric("psi_some_pct", some, { unit = "%", warn = args.warn_psi_pct, crit = args.crit_psi_pct, agg = "mean", node_exporter = "node_pressure_memory_waiting_seconds_total" })
+      local full = psi.window_pct(pr, "full_total")
+      if full then
+        ctx:metric("psi_full_pct", full, { unit = "%", agg = "mean", node_exporter = "node_pressure_memory_stalled_seconds_total" })
       end
-      saturated = some >= args.warn_psi_pct
+      saturated = st ~= "ok"
     else
       ctx:unknown("psi_some_pct", why or "fewer than two PSI samples in the window")
     end
@@ -35,20 +37,20 @@ return {
       return
     end
     local swap = (vm:rate("pswpin") or 0) + (vm:rate("pswpout") or 0)
-    ctx:metric("swap_pages_per_s", swap, { unit = "pages/s", warn = args.warn_swap_per_s, crit = 10 * args.warn_swap_per_s, agg = "mean", node_exporter = "node_vmstat_pswpin", help = "pages swapped in and out" })
+    local swap_st = ctx:metric("swap_pages_per_s", swap, { unit = "pages/s", warn = args.warn_swap_per_s, crit = 10 * args.warn_swap_per_s, agg = "mean", node_exporter = "node_vmstat_pswpin", help = "pages swapped in and out" })
     -- direct reclaim: allocating tasks scanning pages themselves (they stall)
     local direct = 0
     for _, f in ipairs({ "pgscan_direct", "pgscan_direct_normal", "pgscan_direct_dma32", "pgscan_direct_movable" }) do
       if vm[1][f] then direct = direct + (vm:rate(f) or 0) end
     end
-    ctx:metric("direct_scan_pages_per_s", direct, { unit = "pages/s", warn = args.warn_direct_scan_per_s, agg = "mean" })
+    local direct_st = ctx:metric("direct_scan_pages_per_s", direct, { unit = "pages/s", warn = args.warn_direct_scan_per_s, agg = "mean" })
     ctx:metric("kswapd_scan_pages_per_s", vm:rate("pgscan_kswapd") or 0, { unit = "pages/s", agg = "mean" })
     ctx:metric("major_faults_per_s", vm:rate("pgmajfault") or 0, { unit = "faults/s", agg = "mean", node_exporter = "node_vmstat_pgmajfault" })
     if vm[1].allocstall_normal or vm[1].allocstall_movable then
       ctx:metric("allocstalls", (vm:delta("allocstall_normal") or 0) + (vm:delta("allocstall_movable") or 0) + (vm:delta("allocstall_dma32") or 0), { agg = "total" })
     end
     ctx:series("Major faults per second", vm:rates("pgmajfault"), { unit = "faults/s", step = ctx.window.interval })
-    saturated = saturated or swap >= args.warn_swap_per_s or direct >= args.warn_direct_scan_per_s
+    saturated = saturated or swap_st ~= "ok" or direct_st ~= "ok"
 
     local list = ctx.proc.tasks()
     if list then

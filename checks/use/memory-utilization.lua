@@ -30,7 +30,7 @@ return {
       used[i] = 100 * (s.MemTotal - s.MemAvailable) / s.MemTotal
       peak = math.max(peak, used[i])
     end
-    ctx:metric("used_pct", peak, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = used, agg = "peak", node_exporter = "node_memory_MemAvailable_bytes" })
+    local st = ctx:metric("used_pct", peak, { unit = "%", warn = args.warn_pct, crit = args.crit_pct, over = used, agg = "peak", node_exporter = "node_memory_MemAvailable_bytes" })
     ctx:metric("available", mem:min("MemAvailable"), { unit = "bytes", agg = "min", node_exporter = "node_memory_MemAvailable_bytes" })
     local swap_total = mem:last("SwapTotal") or 0
     if swap_total > 0 then
@@ -50,7 +50,7 @@ return {
       local rows = {}
       for _, e in ipairs(top) do rows[#rows + 1] = { e.task.pid, e.task.comm, fmt.bytes(e.value), e.task.cmdline } end
       ctx:table { title = "Largest resident processes", columns = { "pid", "process", "RSS", "command" }, rows = rows }
-      if peak >= args.warn_pct then tasks.blame(ctx, top, total - last.MemAvailable, 3) end
+      if st ~= "ok" then tasks.blame(ctx, top, total - last.MemAvailable, 3) end
     end
     ctx:summary(string.format("%s of %s in use at the peak (%s available at the lowest)",
       fmt.pct(peak), fmt.bytes(total), fmt.bytes(mem:min("MemAvailable"))))

@@ -1,18 +1,12 @@
 --- Network errors: interface errors, protocol receive errors, TCP retransmits and
 --- resets per connection (BPF tcpretrans), packets the kernel dropped by reason (BPF tcpdrop).
 local net = require("net")
+local bpf = require("bpf")
 
 -- "10.0.0.2:5201", "[fe80::1]:22"
 local function endpoint(family, addr, port)
   if family == "ipv6" then return string.format("[%s]:%d", addr, port) end
   return string.format("%s:%d", addr, port)
-end
-
--- Seconds a BPF tool traced (it attaches before the window and is read after it).
-local function traced_s(ctx, info)
-  local s = info and info.traced_to_s and info.traced_from_s and (info.traced_to_s - info.traced_from_s)
-  if s and s > 0 then return s end
-  return math.max(ctx.window.seconds, 1e-9)
 end
 
 local function retransmits(ctx, args)
@@ -21,8 +15,8 @@ local function retransmits(ctx, args)
     ctx:unknown("tcp_retransmits_per_s", info)
     return nil
   end
-  local secs = traced_s(ctx, info)
-  ctx:metric("tcp_retransmits_per_s", d.retransmits / secs,
+  local secs = bpf.traced_s(ctx, info)
+  local rate_st = ctx:metric("tcp_retransmits_per_s", d.retransmits / secs,
              { unit = "/s", warn = args.warn_retrans_per_s, crit = args.crit_retrans_per_s, agg = "mean", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
   ctx:metric("tcp_retransmits", d.retransmits, { unit = "segments", agg = "total", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
   ctx:metric("tcp_resets_sent", d.resets_sent, { unit = "resets", agg = "total", node_exporter = "node_netstat_Tcp_OutRsts", help = "every network namespace (tcpretrans)" })
@@ -68,7 +62,7 @@ local function retransmits(ctx, args)
                            d.flows_seen, #d.flows))
   end
   local top = order[1]
-  if top and d.retransmits / secs >= args.warn_retrans_per_s then
+  if top and rate_st ~= "ok" then
     -- Retransmits fire from the TCP timers (softirq), not in the sender's context: the
     -- connection, not a process, is what can be named.
     ctx:next(string.format("ss -ti dst %s: the owner, cwnd, rtt and retrans of the connections to the host retransmitting most", top.addr))
@@ -82,7 +76,7 @@ local function drops(ctx, args)
     ctx:unknown("packet_drops_per_s", info)
     return nil
   end
-  local secs = traced_s(ctx, info)
+  local secs = bpf.traced_s(ctx, info)
   ctx:metric("packet_drops_per_s", d.drops / secs,
              { unit = "/s", warn = args.warn_drops_per_s, crit = args.crit_drops_per_s, agg = "mean", help = "packets the kernel freed as dropped, any reason (tcpdrop)" })
   ctx:metric("packet_drops", d.drops, { unit = "packets", agg = "total", help = "packets the kernel freed as dropped, any reason (tcpdrop)" })

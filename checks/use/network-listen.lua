@@ -19,8 +19,9 @@ return {
     local snmp = ctx.proc.snmp()
     local overflows = snmp and (snmp:delta("TcpExt.ListenOverflows") or 0) or nil
     local drops = snmp and (snmp:delta("TcpExt.ListenDrops") or 0) or nil
+    local overflows_st = "ok"
     if overflows then
-      ctx:metric("listen_overflows", overflows, { warn = args.warn_overflows, agg = "total", node_exporter = "node_netstat_TcpExt_ListenOverflows" })
+      overflows_st = ctx:metric("listen_overflows", overflows, { warn = args.warn_overflows, agg = "total", node_exporter = "node_netstat_TcpExt_ListenOverflows" })
       ctx:metric("listen_drops", drops, { agg = "total", node_exporter = "node_netstat_TcpExt_ListenDrops" })
     end
     local list, why = ctx.proc.listeners()
@@ -73,7 +74,7 @@ return {
                   columns = { "listener", "owner", "queue (max)", "backlog", "accepted" }, rows = rows }
     end
     if #out == 0 then
-      if (overflows or 0) >= args.warn_overflows then
+      if overflows_st ~= "ok" then
         ctx:summary(string.format("%d connections dropped by full listen queues (ListenOverflows), though no "
           .. "listener's queue was seen full at the samples: bursts between them", overflows))
       else

@@ -20,7 +20,7 @@ return {
     local mem = ctx.proc.meminfo()
     local total = mem and mem:last("SwapTotal")
     local rin, rout = vm:rate("pswpin"), vm:rate("pswpout") or 0
-    ctx:metric("swapin_pages_per_s", rin, { unit = "pages/s", warn = args.warn_in_per_s, crit = args.crit_in_per_s,
+    local st = ctx:metric("swapin_pages_per_s", rin, { unit = "pages/s", warn = args.warn_in_per_s, crit = args.crit_in_per_s,
                                             over = vm:rates("pswpin"), agg = "mean", node_exporter = "node_vmstat_pswpin" })
     ctx:metric("swapout_pages_per_s", rout, { unit = "pages/s", over = vm:rates("pswpout"), agg = "mean", node_exporter = "node_vmstat_pswpout" })
     ctx:series("Pages swapped in per second", vm:rates("pswpin"), { unit = "pages/s", step = ctx.window.interval })
@@ -29,7 +29,7 @@ return {
       ctx:summary("no swap is configured: nothing can wait on swap")
       return
     end
-    if rin >= args.warn_in_per_s then
+    if st ~= "ok" then
       ctx:next("who is swapped out: grep VmSwap /proc/*/status | sort -k2 -n | tail; memory saturation (PSI memory) says who waits")
     end
     ctx:summary(string.format("swapping %.0f pages/s in, %.0f pages/s out", rin, rout))

@@ -212,10 +212,10 @@ return {
           if key ~= big.c.label then others = others + (cls[res.wait] or 0) end
         end
         local victims = others / span
-        ctx:metric("neighbour_waiting_threads", victims, { unit = "threads", instance = res.id,
+        local st = ctx:metric("neighbour_waiting_threads", victims, { unit = "threads", instance = res.id,
           warn = args.warn_victims, crit = args.crit_victims, agg = "mean",
           help = "the others' threads waiting for the resource the busiest container holds most of" })
-        if victims >= args.warn_victims and (not worst or victims > worst.victims) then
+        if st ~= "ok" and (not worst or victims > worst.victims) then
           worst = { r = big, res = res, share = big_v / total, victims = victims }
         end
       end

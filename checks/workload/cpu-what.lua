@@ -66,7 +66,7 @@ return {
     end
     ctx:metric("hardirq_pct", 100 * hard_sum / total_sum, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
     ctx:metric("softirq_pct", 100 * soft_sum / total_sum, { unit = "%", agg = "mean", node_exporter = "node_cpu_seconds_total" })
-    ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
+    local irq_st = ctx:metric("cpu_irq_pct_max", worst.hard + worst.soft, { unit = "%", instance = "cpu" .. worst.cpu,
       warn = args.warn_cpu_irq_pct, crit = args.crit_cpu_irq_pct, agg = "mean", node_exporter = "node_cpu_seconds_total", help = "the CPU that served the most interrupts" })
     local rows, title = cpu.top_rows("Time in interrupts per CPU (/proc/stat, share of that CPU)", list, args.top, function(e) return e.hard + e.soft end,
       function(e) return { "cpu" .. e.cpu, fmt.pct(e.hard), fmt.pct(e.soft), fmt.pct(e.hard + e.soft) } end,
@@ -106,7 +106,7 @@ return {
     ctx:note("the irq and softirq times of /proc/stat are exact on kernels with CONFIG_IRQ_TIME_ACCOUNTING, "
       .. "else sampled at the timer tick; the time of each handler is traced by the drill-down")
 
-    local hot = worst.hard + worst.soft >= args.warn_cpu_irq_pct
+    local hot = irq_st ~= "ok"
     local top_soft = softs[1]
     ctx:summary(string.format("cpu%d spends %s of its time in interrupts (%s hard, %s soft)%s%s", worst.cpu,
       fmt.pct(worst.hard + worst.soft), fmt.pct(worst.hard), fmt.pct(worst.soft),

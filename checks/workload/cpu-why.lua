@@ -1,5 +1,6 @@
 --- Why the CPUs are busy: on-CPU stack samples (BPF profile), the functions and stacks that use them.
 local fmt = require("fmt")
+local tasks = require("tasks")
 
 -- frames of a folded stack "comm;f1;f2;...;leaf": the comm, then the frames
 local function split(folded)
@@ -77,10 +78,7 @@ end
 local function top_of(map, n)
   local list = {}
   for name, v in pairs(map) do list[#list + 1] = { name = name, value = v } end
-  table.sort(list, function(a, b) if a.value ~= b.value then return a.value > b.value end return a.name < b.name end)
-  local out = {}
-  for i = 1, math.min(n, #list) do out[i] = list[i] end
-  return out
+  return tasks.best(list, n, function(a, b) if a.value ~= b.value then return a.value > b.value end return a.name < b.name end)
 end
 
 return {

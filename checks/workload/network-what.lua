@@ -2,6 +2,7 @@
 --- the connections retransmitting most: BPF tcpretrans).
 local net = require("net")
 local fmt = require("fmt")
+local bpf = require("bpf")
 
 return {
   id = "workload.network-what",
@@ -27,8 +28,7 @@ return {
     local rt, rwhy = ctx.bpf.tcpretrans()
     if rt then
       -- the seconds it traced: attached before the window, read after it
-      local secs = (rwhy.traced_to_s or 0) - (rwhy.traced_from_s or 0)
-      if secs <= 0 then secs = math.max(ctx.window.seconds, 1e-9) end
+      local secs = bpf.traced_s(ctx, rwhy)
       ctx:metric("tcp_retransmits_per_s", rt.retransmits / secs, { unit = "/s", agg = "mean", node_exporter = "node_netstat_Tcp_RetransSegs", help = "every network namespace (tcpretrans)" })
       local rrows = {}
       for _, f in ipairs(rt.flows or {}) do

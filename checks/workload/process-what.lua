@@ -3,6 +3,7 @@
 -- interval. From the BPF tool execsnoop; /proc says only what it happened to see.
 local fmt = require("fmt")
 local hist = require("hist")
+local bpf = require("bpf")
 
 -- What /proc sampling saw start and end (short-lived processes slip between two samples).
 local function proc_seen(ctx)
@@ -59,11 +60,10 @@ return {
       return
     end
 
-    local secs = (info.traced_to_s or 0) - (info.traced_from_s or 0)
-    if secs <= 0 then secs = math.max(ctx.window.seconds, 1e-9) end
+    local secs = bpf.traced_s(ctx, info)
     local execs, forks = d.execs or 0, d.forks or 0
     local rate = execs / secs
-    ctx:metric("execs_per_s", rate, { unit = "/s", warn = args.warn_execs_per_s, crit = args.crit_execs_per_s, agg = "mean" })
+    local rate_st = ctx:metric("execs_per_s", rate, { unit = "/s", warn = args.warn_execs_per_s, crit = args.crit_execs_per_s, agg = "mean" })
     ctx:metric("forks_per_s", forks / secs, { unit = "/s", agg = "mean", help = "processes forked, traced (execsnoop); not threads where the kernel tells them apart" })
     ctx:metric("execs", execs, { agg = "total" })
     ctx:metric("forks", forks, { agg = "total", help = "processes forked, traced (execsnoop); not threads where the kernel tells them apart" })
@@ -147,7 +147,7 @@ return {
     local missed = seen and string.format("; /proc sampling saw %d start", seen.started) or ""
     ctx:summary(string.format("%.1f execs/s (%d execs, %d forks in %.1f s)%s%s%s",
       rate, execs, forks, secs, who, lived, missed))
-    if rate >= args.warn_execs_per_s then
+    if rate_st ~= "ok" then
       ctx:next("look at the parent: a loop of short commands (shell script, health check, cron) "
         .. "is often one process's work done in many; bcc execsnoop -T to watch them live")
     end

@@ -48,7 +48,7 @@ return {
       end
       s.n = s.n + 1
     end
-    ctx:metric("fatal_signals", #fatal, { warn = args.warn_fatal, agg = "total" })
+    local fatal_st = ctx:metric("fatal_signals", #fatal, { warn = args.warn_fatal, agg = "total" })
     ctx:metric("signals", ks.count or 0, { agg = "total" })
     if #rows > 0 then
       ctx:table { traced = info, title = "Fatal signals, in order (" .. table.concat(ks.fatal_signals or {}, " ") .. ")",
@@ -75,7 +75,7 @@ return {
     local list = {}
     for _, s in pairs(senders) do list[#list + 1] = s end
     table.sort(list, function(a, b) if a.n ~= b.n then return a.n > b.n end return a.first < b.first end)
-    if #fatal >= args.warn_fatal and #fatal > 0 then
+    if fatal_st ~= "ok" and #fatal > 0 then
       for i, s in ipairs(list) do
         if i > 3 then break end
         ctx:culprit { pid = s.pid, comm = s.comm, share = s.n / #fatal }

@@ -4,10 +4,7 @@
 local tap = ...
 local containers = require("containers")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 local pod = { uid = "u1", namespace = "shop", name = "web-1", label = "pod shop/web-1" }
 local nginx = { id = string.rep("a1", 32), label = "pod shop/web-1, container nginx", image = "nginx:1.25",

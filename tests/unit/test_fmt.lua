@@ -14,3 +14,9 @@ is(fmt.num(938.24), "938", "under 1000: 3 significant digits")
 is(fmt.num(93773.1), "93773", "a rate of 93,773/s in digits, not 9.38e+04")
 is(fmt.num(-2500.4), "-2500", "negative, in digits")
 is(fmt.num(1.5e15), "1.5e+15", "past 1e15 a float keeps its exponent")
+
+-- fmt.ms: microseconds as milliseconds in a table cell
+is(fmt.ms(1250), "1.25", "1250 us: 1.25 ms")
+is(fmt.ms(0), "0.00", "0 us")
+is(fmt.ms(4), "0.00", "under 5 us rounds to 0.00 ms")
+is(fmt.ms(nil), "-", "nil: a dash")

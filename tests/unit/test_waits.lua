@@ -4,10 +4,7 @@
 local tap = ...
 local waits = require("waits")
 
-local function is(got, want, name)
-  tap.ok(got == want, name)
-  if got ~= want then tap.diag(string.format("got %s, want %s", tostring(got), tostring(want))) end
-end
+local is = tap.is
 
 local function class(w, opts) return (waits.classify(w, opts)) end
 
