@@ -3,7 +3,8 @@
 
 -- The sandbox's environment (core/lua/sandbox.c), and nothing more: Lua 5.4's
 -- base functions less dofile, loadfile, print, collectgarbage; string without
--- dump; os with the clock functions only; no io, debug, package or coroutine.
+-- dump; os with the clock functions only; units (numbers for people); no io, debug,
+-- package or coroutine.
 stds.sonde = {
   read_globals = {
     "_VERSION", "assert", "error", "getmetatable", "ipairs", "load", "next", "pairs", "pcall",
@@ -21,6 +22,7 @@ stds.sonde = {
     } },
     utf8 = { fields = { "char", "charpattern", "codepoint", "codes", "len", "offset" } },
     os = { fields = { "clock", "date", "difftime", "time" } },
+    units = { fields = { "num", "range", "value" } },
   },
 }
 std = "sonde"

@@ -206,6 +206,7 @@ bench: sonde $(BUILD)/fleet-gen $(BUILD)/spawn-procs
 	bench/fslatency.sh
 	bench/intervals.sh
 	bench/heatmap.sh
+	bench/packages.sh
 	bench/unwind.sh
 	bench/setup.sh
 	bench/static.sh

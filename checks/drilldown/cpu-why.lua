@@ -55,7 +55,8 @@ return {
         rows[#rows + 1] = { comm, st.count, fmt.pct(100 * st.count / p.total), table.concat(leaf, " < ") }
       end
       ctx:table { traced = pwhy, title = "Hottest on-CPU stacks (profile, drill-down window)",
-        columns = { "process", "samples", "share", "stack (last frames, leaf last)" }, rows = rows }
+        columns = { "process", "samples", "share", "stack (last frames, leaf last)" },
+        code = { "stack (last frames, leaf last)" }, rows = rows }
     else
       ctx:unknown("hot_stacks", pwhy or "the profile saw no thread on a CPU in the drill-down window")
     end

@@ -52,7 +52,7 @@ return {
                           string.format("%.3f", c.max_us / 1000), table.concat(c.stack or {}, " <- ") }
     end
     if #rows > 0 then
-      ctx:table { traced = info, title = "Kernel lock waits by caller (klockstat)", columns = { "caller", "type", "waits", "total (ms)", "longest (ms)", "stack (innermost first)" }, rows = rows }
+      ctx:table { traced = info, title = "Kernel lock waits by caller (klockstat)", columns = { "caller", "type", "waits", "total (ms)", "longest (ms)", "stack (innermost first)" }, code = { "caller", "stack (innermost first)" }, rows = rows }
     end
     local by_pid = {}
     for _, t in ipairs(ctx.proc.tasks() or {}) do by_pid[t.pid] = t end

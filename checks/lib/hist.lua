@@ -44,20 +44,10 @@ function hist.share_above(slots, v)
   return above / total
 end
 
--- Time units from the smallest: a bound in unit u is shown in the largest
--- unit it reaches, so every row says its own unit ("512 us - 1.02 ms").
-local time_units = { "ns", "us", "ms", "s" }
-local time_rank = { ns = 1, us = 2, ms = 3, s = 4 }
-
+-- A bound in its unit, shown in the largest unit it reaches, so every row
+-- says its own unit ("512 us - 1.02 ms"): the report's formatter.
 local function label(x, unit)
-  local k = time_rank[unit]
-  if k then
-    while k < #time_units and x >= 1000 do
-      x, k = x / 1000, k + 1
-    end
-    return string.format("%.3g %s", x, time_units[k])
-  end
-  return string.format("%.3g %s", x, unit)
+  return units.value(x, unit)
 end
 
 --- The histogram as an evidence table with text bars (what runqlat prints):
@@ -82,7 +72,7 @@ function hist.table(ctx, title, slots, unit, traced)
                         fmt.pct(total > 0 and 100 * c / total or 0), bar }
   end
   local what = unit .. " (range)"
-  if time_rank[unit] then what = "time (range)" end
+  if unit == "ns" or unit == "us" or unit == "ms" or unit == "s" then what = "time (range)" end
   ctx:table { title = title, rows = rows, traced = traced,
               columns = { what, "count", "share",
                           string.format("distribution (40 # = %d)", top) } }

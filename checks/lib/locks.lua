@@ -100,7 +100,7 @@ function locks.check(ctx, args, o)
       if i > 5 then break end
       srows[#srows + 1] = { st.comm, st.count, locks.tail(st.folded, 4) }
     end
-    ctx:table { traced = why, title = o.what .. ": hottest stacks", columns = { "process", "samples", "stack (last frames, leaf last)" }, rows = srows }
+    ctx:table { traced = why, title = o.what .. ": hottest stacks", columns = { "process", "samples", "stack (last frames, leaf last)" }, code = { "stack (last frames, leaf last)" }, rows = srows }
   end
   local hot = pct_st ~= "ok" and s.samples >= args.min_samples
   if hot then

@@ -52,7 +52,7 @@ function offcpu.report(ctx, d, top, where, traced)
     if i > top then break end
     rows[#rows + 1] = { s.tgid, s.comm, string.format("%.3f", s.us / 1e6), offcpu.tail(s.folded, 6) }
   end
-  ctx:table { traced = traced, title = "Stacks where threads blocked longest (leaf last)" .. where, columns = { "pid", "thread", "blocked (s)", "stack" }, rows = rows }
+  ctx:table { traced = traced, title = "Stacks where threads blocked longest (leaf last)" .. where, columns = { "pid", "thread", "blocked (s)", "stack" }, code = { "stack" }, rows = rows }
   local folded = {}
   for _, s in ipairs(d.stacks or {}) do
     local us = math.floor(s.us + 0.5)

@@ -30,8 +30,7 @@ function runout.rate(r, unit)
   if math.abs(x) < 0.1 then per, x = "min", x * 60 end
   if math.abs(x) < 0.1 then per, x = "h", x * 60 end
   if unit == "bytes" then return fmt.bytes(x) .. "/" .. per end
-  if math.abs(x) >= 100 then return string.format("%.0f/%s", x, per) end
-  return string.format("%.3g/%s", x, per)
+  return units.num(x) .. "/" .. per
 end
 
 --- Fit candidate c = { name, instance, ts, ys, capacity, unit } with args; sets c.fit, c.ex, c.why.

@@ -137,13 +137,13 @@ return {
       rows[#rows + 1] = { e.name, e.value, fmt.pct(100 * e.value / total), fmt.pct(100 * (incl[e.name] or 0) / total) }
     end
     ctx:table { traced = why, title = "Top on-CPU functions by self samples (the function was running)",
-                columns = { "function", "samples", "self", "total" }, rows = rows }
+                columns = { "function", "samples", "self", "total" }, code = { "function" }, rows = rows }
     rows = {}
     for _, e in ipairs(top_of(incl, args.top)) do
       rows[#rows + 1] = { e.name, e.value, fmt.pct(100 * e.value / total), fmt.pct(100 * (self[e.name] or 0) / total) }
     end
     ctx:table { traced = why, title = "Top on-CPU functions by total samples (running, or calling what ran)",
-                columns = { "function", "samples", "total", "self" }, rows = rows }
+                columns = { "function", "samples", "total", "self" }, code = { "function" }, rows = rows }
 
     rows = {}
     for i, p in ipairs(d.processes or {}) do
@@ -159,7 +159,7 @@ return {
       end
     end
     ctx:table { traced = why, title = "Top stacks of the busiest processes (leaf last)",
-                columns = { "pid", "thread", "samples", "of busy", "stack" }, rows = rows }
+                columns = { "pid", "thread", "samples", "of busy", "stack" }, code = { "stack" }, rows = rows }
 
     -- the whole profile as a flame graph (report.html draws it; report.md lists its hottest frames)
     local folded = {}

@@ -51,8 +51,8 @@ return {
         ctx:table { title = "Short-lived processes seen (started and exited in the window), by parent",
           columns = { "parent pid", "parent", "children seen", "commands" }, rows = rows }
       end
-      ctx:note(string.format("%.1f processes were created per second (/proc/stat); sampling every %.3g s saw %d of the short-lived ones",
-        forks, step, short))
+      ctx:note(string.format("%.1f processes were created per second (/proc/stat); sampling every %s saw %d of the short-lived ones",
+        forks, units.value(step, "s"), short))
     end
     ctx:summary(string.format("%.1f processes created/s, %s context switches/s", forks, fmt.num(math.floor(stat.total:rate("ctxt") or 0))))
   end,

@@ -53,8 +53,8 @@ return {
         ctx:metric("exited_seen_by_proc", seen.exited, { agg = "total", help = "processes /proc sampling saw exit" })
         local saw = string.format("%d process%s start and %d exit", seen.started, seen.started == 1 and "" or "es",
           seen.exited)
-        ctx:note(string.format("/proc sampling every %g s saw %s; "
-          .. "a process that lives less than a sampling interval is not seen at all", ctx.window.interval, saw))
+        ctx:note(string.format("/proc sampling every %s saw %s; "
+          .. "a process that lives less than a sampling interval is not seen at all", units.value(ctx.window.interval, "s"), saw))
         ctx:summary(string.format("execs unknown (%s); /proc sampling saw %s", info, saw))
       end
       return

@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sonde diff: findings and metric deltas between two bundles. Both
- * findings.json are read as untrusted (json_read); every string from them is
- * escaped for its output (the terminal's through util/tty.h, Markdown, HTML,
- * JSON); --md and --html are one document (report/doc.h) rendered twice,
- * never HTML made from Markdown.
+ * sonde diff: the comparison. The bundles are opened as sides (diff_base.c),
+ * each section compares them (findings and metrics here, the host in
+ * diff_host.c, processes in diff_procs*.c, latency in diff_lat.c, code in
+ * diff_code.c), and diff_out.c renders the result. Everything read from a
+ * bundle is untrusted: findings.json through json_read, each string escaped
+ * for its output (the terminal's through util/tty.h, Markdown, HTML, JSON);
+ * --md and --html are one document (report/doc.h) rendered twice, never
+ * HTML made from Markdown.
+ *
+ * Two bundles, or a baseline: with several earlier audits, a finding's old
+ * severity is their median, a metric's old value their median and its noise
+ * the span of all their windows' ranges, the host's configuration is
+ * compared with the newest of them.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,63 +20,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fcntl.h>
-
-#include "bundle/diff.h"
+#include "bundle/diff_int.h"
 #include "report/report.h"
-#include "util/file.h"
-#include "report/doc.h"
-#include "util/json.h"
-#include "util/json_read.h"
-#include "util/tty.h"
+#include "util/units.h"
 
-#define FINDINGS_MAX (64u << 20)
-
-struct side {
-	char *text;
-	struct jval *doc;
-	const char *name; /* the bundle as the user named it */
-};
-
-static int side__load(struct side *sd, const char *dir, const char *name, char *err,
-		      size_t errlen)
-{
-	char path[4200], jerr[256];
-	size_t len;
-	int rc;
-
-	memset(sd, 0, sizeof(*sd));
-	sd->name = name;
-	snprintf(path, sizeof(path), "%s/findings.json", dir);
-	rc = file__read_bounded(AT_FDCWD, path, FINDINGS_MAX, &sd->text, &len);
-	if (rc) {
-		snprintf(err, errlen, "%s: findings.json: %s", name,
-			 rc == -EFBIG ? "too large" : strerror(-rc));
-		return rc;
-	}
-	if (json_read(sd->text, len, &json_read_default_limits, &sd->doc, jerr, sizeof(jerr))) {
-		snprintf(err, errlen, "%s: findings.json: %s", name, jerr);
-		return -EINVAL;
-	}
-	if (!jval__str(sd->doc, "schema") ||
-	    strncmp(jval__str(sd->doc, "schema"), "sonde.findings/", 15)) {
-		snprintf(err, errlen, "%s: findings.json is not a sonde findings document", name);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static void side__free(struct side *sd)
-{
-	jval__free(sd->doc);
-	free(sd->text);
-}
+static const char *const severity_names[] = { "ok", "warn", "crit" };
 
 static const struct jval *array_of(const struct jval *doc, const char *key)
 {
 	const struct jval *v = jval__get(doc, key);
 
 	return v && v->type == J_ARRAY ? v : NULL;
+}
+
+static int severity_rank(const char *s)
+{
+	return !s ? 0 : !strcmp(s, "crit") ? 2 : !strcmp(s, "warn") ? 1 : 0;
 }
 
 /*
@@ -82,6 +49,11 @@ struct keyed {
 	const char *k1, *k2, *k3; /* check; metric name; instance (NULL sorts first) */
 	size_t order;
 	const struct jval *v;
+};
+
+struct keyed_index {
+	struct keyed *k;
+	size_t n;
 };
 
 static int str_cmp_null(const char *a, const char *b)
@@ -110,20 +82,8 @@ static int keyed_cmp(const void *x, const void *y)
 	return c ? c : a->order < b->order ? -1 : a->order > b->order;
 }
 
-struct keyed_index {
-	struct keyed *k;
-	size_t n;
-};
-
-static int keyed_index__sort(struct keyed_index *ix)
-{
-	if (ix->n > 1)
-		qsort(ix->k, ix->n, sizeof(*ix->k), keyed_cmp);
-	return 0; /* so that the builders can end with it */
-}
-
 /* The first item (by position) whose key is key's, or NULL. */
-static const struct jval *keyed_index__find(const struct keyed_index *ix, const struct keyed *key)
+static const struct jval *keyed_find(const struct keyed_index *ix, const struct keyed *key)
 {
 	size_t lo = 0, hi = ix->n;
 
@@ -138,9 +98,11 @@ static const struct jval *keyed_index__find(const struct keyed_index *ix, const 
 	return lo < ix->n && !keyed_cmp_key(&ix->k[lo], key) ? ix->k[lo].v : NULL;
 }
 
-/* The findings of one side by check id (a finding without one matches nothing). */
-static int findings_index(const struct jval *list, struct keyed_index *ix)
+/* A side's findings by check id (a finding without one matches nothing). */
+static int findings_index(const struct diff_side *sd, struct keyed_index *ix)
 {
+	const struct jval *list = array_of(sd->doc, "findings");
+
 	ix->n = 0;
 	ix->k = calloc(list ? list->len + 1 : 1, sizeof(*ix->k));
 	if (!ix->k)
@@ -149,61 +111,17 @@ static int findings_index(const struct jval *list, struct keyed_index *ix)
 		const char *c = jval__str(&list->items[i], "check");
 
 		if (c)
-			ix->k[ix->n++] = (struct keyed){ .k1 = c, .order = i, .v = &list->items[i] };
+			ix->k[ix->n++] =
+				(struct keyed){ .k1 = c, .order = i, .v = &list->items[i] };
 	}
-	return keyed_index__sort(ix);
+	qsort(ix->k, ix->n, sizeof(*ix->k), keyed_cmp);
+	return 0;
 }
 
-static const struct jval *find_finding(const struct keyed_index *ix, const char *check)
+/* A side's metrics by (check id, name, instance), in the order checks list them. */
+static int metrics_index(const struct diff_side *sd, struct keyed_index *ix)
 {
-	struct keyed key = { .k1 = check };
-
-	return check ? keyed_index__find(ix, &key) : NULL;
-}
-
-enum change { CH_NEW, CH_WORSE, CH_RESOLVED, CH_PERSISTING, CH_BETTER, CH_HOST };
-static const char *const change_names[] = { "new",    "worse",  "resolved",
-					     "persisting", "better", "host" };
-
-struct finding_change {
-	enum change ch;
-	const char *check, *old_sev, *new_sev, *summary;
-};
-
-struct metric_change {
-	const char *check, *name, *instance, *unit, *verdict;
-	double old_v, new_v;
-	char old_s[48], new_s[48]; /* as shown, in the unit: a change that rounds away is none */
-	int old_has_range, new_has_range;
-	double old_lo, old_hi, new_lo, new_hi;
-};
-
-struct diff {
-	struct finding_change *f;
-	size_t nf;
-	struct metric_change *m;
-	size_t nm;
-	size_t beyond, within, unknown_spread;
-	int worst;
-	size_t worst_at;              /* the first finding change at worst, when worst > 0 */
-	struct strv host_checks, host_lines; /* diff_host.c: the host's changes */
-};
-
-static int range_of(const struct jval *m, double *lo, double *hi)
-{
-	const struct jval *r = jval__get(m, "range");
-
-	if (!r || r->type != J_ARRAY || r->len != 2 || r->items[0].type != J_NUMBER ||
-	    r->items[1].type != J_NUMBER)
-		return 0;
-	*lo = r->items[0].number;
-	*hi = r->items[1].number;
-	return 1;
-}
-
-/* The metrics of one side by (check id, name, instance), in the order checks list them. */
-static int metrics_index(const struct jval *checks, struct keyed_index *ix)
-{
+	const struct jval *checks = array_of(sd->doc, "checks");
 	size_t cap = 1, order = 0;
 
 	ix->n = 0;
@@ -224,103 +142,196 @@ static int metrics_index(const struct jval *checks, struct keyed_index *ix)
 
 			if (n)
 				ix->k[ix->n++] = (struct keyed){
-					.k1 = id, .k2 = n, .k3 = jval__str(&ms->items[k], "instance"),
+					.k1 = id, .k2 = n,
+					.k3 = jval__str(&ms->items[k], "instance"),
 					.order = order++, .v = &ms->items[k],
 				};
 		}
 	}
-	return keyed_index__sort(ix);
-}
-
-static const struct jval *find_metric(const struct keyed_index *ix, const char *check,
-				      const char *name, const char *instance)
-{
-	struct keyed key = { .k1 = check, .k2 = name, .k3 = instance };
-
-	return keyed_index__find(ix, &key);
-}
-
-/* The host's configuration changes appended to d's findings: 0 or -ENOMEM. */
-static int diff_add_host(const struct side *o, const struct side *n, struct diff *d)
-{
-	size_t total;
-	struct finding_change *grown;
-
-	if (diff_host__compare(o->doc, n->doc, &d->host_checks, &d->host_lines))
-		return -ENOMEM;
-	if (!d->host_checks.n)
-		return 0;
-	total = d->nf + d->host_checks.n;
-	grown = realloc(d->f, total * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	d->f = grown;
-	for (size_t i = 0; i < d->host_checks.n; i++)
-		d->f[d->nf++] = (struct finding_change){ .ch = CH_HOST,
-							 .check = d->host_checks.v[i],
-							 .new_sev = "warn",
-							 .summary = d->host_lines.v[i] };
-	if (d->worst < 1) {
-		d->worst = 1;
-		d->worst_at = d->nf - d->host_checks.n;
-	}
+	qsort(ix->k, ix->n, sizeof(*ix->k), keyed_cmp);
 	return 0;
 }
 
-static int diff__compute(const struct side *o, const struct side *n, struct diff *d)
-{
-	const struct jval *of = array_of(o->doc, "findings"), *nf = array_of(n->doc, "findings");
-	const struct jval *oc = array_of(o->doc, "checks"), *nc = array_of(n->doc, "checks");
-	size_t cap = (of ? of->len : 0) + (nf ? nf->len : 0) + 1;
-	struct keyed_index ofi = { 0 }, nfi = { 0 }, omi = { 0 };
-	int rc = -ENOMEM;
+/* Each side's findings and metrics indexed: [0, nold) the old sides, nold the new one. */
+struct diff_indexes {
+	struct keyed_index f[DIFF_BASELINE_MAX + 1], m[DIFF_BASELINE_MAX + 1];
+};
 
-	memset(d, 0, sizeof(*d));
+static const struct jval *finding_at(const struct diff *d, size_t side, const char *check)
+{
+	struct keyed key = { .k1 = check };
+
+	return check ? keyed_find(&d->ix->f[side], &key) : NULL;
+}
+
+/* The baseline's severity of check: the median over the audits (absent is ok). */
+static int old_rank(const struct diff *d, const char *check, const char **summary)
+{
+	double r[DIFF_BASELINE_MAX];
+
+	*summary = NULL;
+	for (size_t i = 0; i < d->nold; i++) {
+		const struct jval *f = finding_at(d, i, check);
+
+		r[i] = f ? severity_rank(jval__str(f, "severity")) : 0;
+		if (f && !*summary)
+			*summary = jval__str(f, "summary");
+	}
+	return (int)diff__median(r, d->nold);
+}
+
+static int findings_compute(struct diff *d)
+{
+	const struct jval *nf = array_of(d->new_->doc, "findings");
+	size_t cap = (nf ? nf->len : 0) + 1;
+
+	for (size_t i = 0; i < d->nold; i++) {
+		const struct jval *of = array_of(d->old[i]->doc, "findings");
+
+		cap += of ? of->len : 0;
+	}
 	d->f = calloc(cap, sizeof(*d->f));
-	if (!d->f || findings_index(of, &ofi) || findings_index(nf, &nfi) ||
-	    metrics_index(oc, &omi))
-		goto cleanup;
+	if (!d->f)
+		return -ENOMEM;
 	for (size_t i = 0; nf && i < nf->len; i++) {
-		const struct jval *f = &nf->items[i], *prev;
-		struct finding_change *c = &d->f[d->nf++];
+		const struct jval *f = &nf->items[i];
+		struct finding_change *c = &d->f[d->nf];
+		const char *osum;
 		int rn, ro;
 
 		c->check = jval__str(f, "check");
+		/* the first finding of a check is its finding; a repeat is not another */
+		if (!c->check || finding_at(d, d->nold, c->check) != f)
+			continue;
+		d->nf++;
 		c->new_sev = jval__str(f, "severity");
 		c->summary = jval__str(f, "summary");
-		prev = find_finding(&ofi, c->check);
-		rn = status__severity(c->new_sev);
-		if (!prev) {
-			c->ch = CH_NEW;
-		} else {
-			c->old_sev = jval__str(prev, "severity");
-			ro = status__severity(c->old_sev);
-			c->ch = rn > ro ? CH_WORSE : rn < ro ? CH_BETTER : CH_PERSISTING;
-		}
+		rn = severity_rank(c->new_sev);
+		ro = old_rank(d, c->check, &osum);
+		c->old_sev = ro ? severity_names[ro] : NULL;
+		c->ch = !ro ? CH_NEW : rn > ro ? CH_WORSE : rn < ro ? CH_BETTER : CH_PERSISTING;
 		if ((c->ch == CH_NEW || c->ch == CH_WORSE) && rn > d->worst) {
 			d->worst = rn;
 			d->worst_at = d->nf - 1;
 		}
 	}
-	for (size_t i = 0; of && i < of->len; i++) {
-		const struct jval *f = &of->items[i];
-		struct finding_change *c;
+	/* resolved: the baseline had it, the new audit does not (each check once) */
+	for (size_t s = 0; s < d->nold; s++) {
+		const struct jval *of = array_of(d->old[s]->doc, "findings");
 
-		if (find_finding(&nfi, jval__str(f, "check")))
-			continue;
-		c = &d->f[d->nf++];
-		c->ch = CH_RESOLVED;
-		c->check = jval__str(f, "check");
-		c->old_sev = jval__str(f, "severity");
-		c->summary = jval__str(f, "summary");
+		for (size_t i = 0; of && i < of->len; i++) {
+			const char *check = jval__str(&of->items[i], "check"), *osum;
+			struct finding_change *c = &d->f[d->nf];
+			int ro, seen = finding_at(d, s, check) != &of->items[i];
+
+			if (!check || finding_at(d, d->nold, check))
+				continue;
+			for (size_t k = 0; k < s && !seen; k++)
+				seen = finding_at(d, k, check) != NULL;
+			ro = seen ? 0 : old_rank(d, check, &osum);
+			if (!ro)
+				continue;
+			*c = (struct finding_change){ CH_RESOLVED, check, severity_names[ro], NULL,
+						      osum };
+			d->nf++;
+		}
 	}
+	return 0;
+}
 
-	/* The host's configuration: each change a finding of the diff, of severity warn. */
-	if (diff_add_host(o, n, d))
-		goto cleanup;
+/* The host's configuration changes, against the newest old audit, as findings of the diff. */
+static int host_compute(struct diff *d)
+{
+	struct finding_change *grown;
+	size_t total;
 
-	/* Metrics of the new run that the old run also measured. */
-	cap = 1;
+	if (diff_host__sides(d->old[0], d->new_, &d->host))
+		return -ENOMEM;
+	if (!d->host.checks.n)
+		return 0;
+	total = d->nf + d->host.checks.n;
+	grown = realloc(d->f, total * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	d->f = grown;
+	for (size_t i = 0; i < d->host.checks.n; i++)
+		d->f[d->nf++] = (struct finding_change){ .ch = CH_HOST,
+							 .check = d->host.checks.v[i],
+							 .new_sev = "warn",
+							 .summary = d->host.lines.v[i] };
+	if (d->worst < 1) {
+		d->worst = 1;
+		d->worst_at = d->nf - d->host.checks.n;
+	}
+	return 0;
+}
+
+/* The metric (check, name, instance) of old side s, or NULL. */
+static const struct jval *metric_at(const struct diff *d, size_t s, const char *check,
+				    const char *name, const char *instance)
+{
+	struct keyed key = { .k1 = check, .k2 = name, .k3 = instance };
+
+	return keyed_find(&d->ix->m[s], &key);
+}
+
+/* A metric's value and its window's range (its noise), as a quantity. */
+static struct dq metric_q(const struct jval *m)
+{
+	const struct jval *r = jval__get(m, "range");
+	struct dq q = { .v = NAN };
+
+	if (!m || jval__num(m, "value", &q.v))
+		return (struct dq){ .v = NAN };
+	if (r && r->type == J_ARRAY && r->len == 2 && r->items[0].type == J_NUMBER &&
+	    r->items[1].type == J_NUMBER) {
+		q.lo = r->items[0].number;
+		q.hi = r->items[1].number;
+		q.has = 1;
+	}
+	return q;
+}
+
+/*
+ * A regression: beyond noise toward its threshold (up for a metric with warn
+ * or crit, down when lower is worse), by a tenth of the threshold at least:
+ * a level flat within each window (a file system 18.8% then 19.8% full) is
+ * beyond their noise at any change, and a point of 85% is not one to fail a
+ * deploy for. A metric without thresholds has no worse direction.
+ */
+static int metric_worse(const struct jval *m, const struct metric_change *c)
+{
+	const struct jval *low = jval__get(m, "lower_is_worse");
+	int lower = low && low->type == J_BOOL && low->boolean;
+	double t;
+
+	if (jval__num(m, "warn", &t) && jval__num(m, "crit", &t))
+		return 0;
+	if (lower ? c->verdict != DV_DOWN : c->verdict != DV_UP)
+		return 0;
+	return fabs(c->n.v - c->o.v) >= 0.1 * fabs(t);
+}
+
+/*
+ * Beyond the windows' ranges is not enough for a level: memory in use, open
+ * files, threads are flat within a few seconds and move a little between
+ * any two audits. A change is material at 10% of the value (and a point of
+ * a percentage) at least.
+ */
+static int material(const struct metric_change *c)
+{
+	double d = fabs(c->n.v - c->o.v);
+
+	if (c->unit && !strcmp(c->unit, "%") && d < 1)
+		return 0;
+	return d >= 0.1 * fmax(fabs(c->o.v), fabs(c->n.v));
+}
+
+static int metrics_compute(struct diff *d)
+{
+	const struct jval *nc = array_of(d->new_->doc, "checks");
+	size_t cap = 1;
+
 	for (size_t i = 0; nc && i < nc->len; i++) {
 		const struct jval *ms = array_of(&nc->items[i], "metrics");
 
@@ -328,66 +339,41 @@ static int diff__compute(const struct side *o, const struct side *n, struct diff
 	}
 	d->m = calloc(cap, sizeof(*d->m));
 	if (!d->m)
-		goto cleanup;
+		return -ENOMEM;
 	for (size_t i = 0; nc && i < nc->len; i++) {
 		const char *check = jval__str(&nc->items[i], "id");
 		const struct jval *ms = array_of(&nc->items[i], "metrics");
 
 		for (size_t k = 0; check && ms && k < ms->len; k++) {
-			const struct jval *nm = &ms->items[k], *om;
+			const struct jval *nm = &ms->items[k];
 			struct metric_change *c = &d->m[d->nm];
+			struct dq q[DIFF_BASELINE_MAX];
 
 			c->check = check;
 			c->name = jval__str(nm, "name");
 			c->instance = jval__str(nm, "instance");
 			c->unit = jval__str(nm, "unit");
-			if (!c->name || jval__num(nm, "value", &c->new_v))
+			c->n = metric_q(nm);
+			if (!c->name || isnan(c->n.v))
 				continue;
-			om = find_metric(&omi, check, c->name, c->instance);
-			if (!om || jval__num(om, "value", &c->old_v))
+			for (size_t s = 0; s < d->nold; s++)
+				q[s] = metric_q(metric_at(d, s, check, c->name, c->instance));
+			c->o = dq__baseline(q, d->nold);
+			if (isnan(c->o.v))
 				continue;
-			c->old_has_range = range_of(om, &c->old_lo, &c->old_hi);
-			c->new_has_range = range_of(nm, &c->new_lo, &c->new_hi);
-			report__fmt_value(c->old_s, sizeof(c->old_s), c->old_v, c->unit);
-			report__fmt_value(c->new_s, sizeof(c->new_s), c->new_v, c->unit);
-			if (c->old_v == c->new_v || !strcmp(c->old_s, c->new_s)) {
-				c->verdict = "same";
-			} else if (c->old_has_range && c->new_has_range) {
-				/* A change is one the windows' own spreads cannot explain. */
-				if (c->new_lo > c->old_hi)
-					c->verdict = "up";
-				else if (c->new_hi < c->old_lo)
-					c->verdict = "down";
-				else
-					c->verdict = "within noise";
-			} else {
-				c->verdict = "changed, spread unknown";
-			}
-			if (!strcmp(c->verdict, "up") || !strcmp(c->verdict, "down"))
-				d->beyond++;
-			else if (!strcmp(c->verdict, "within noise"))
-				d->within++;
-			else if (strcmp(c->verdict, "same"))
-				d->unknown_spread++;
+			units__value(c->old_s, sizeof(c->old_s), c->o.v, c->unit);
+			units__value(c->new_s, sizeof(c->new_s), c->n.v, c->unit);
+			c->verdict = dq__verdict(&c->o, &c->n, c->unit);
+			if ((c->verdict == DV_UP || c->verdict == DV_DOWN) && !material(c))
+				c->verdict = DV_WITHIN;
+			c->worse = metric_worse(nm, c);
+			d->beyond += c->verdict == DV_UP || c->verdict == DV_DOWN;
+			d->within += c->verdict == DV_WITHIN;
+			d->unknown_spread += c->verdict == DV_UNKNOWN;
 			d->nm++;
 		}
 	}
-	rc = 0;
-cleanup:
-	free(ofi.k);
-	free(nfi.k);
-	free(omi.k);
-	return rc;
-}
-
-/* A severity read from a bundle, cleaned for the terminal, in a column of 4. */
-static void tty_severity(FILE *out, const char *s)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%s", s ? s : "-");
-	tty__clean_str(buf);
-	fprintf(out, "%-4s", buf);
+	return 0;
 }
 
 static const char *or_dash(const char *s)
@@ -395,330 +381,169 @@ static const char *or_dash(const char *s)
 	return s ? s : "-";
 }
 
-static void side_label(FILE *out, const struct side *sd)
+/* Findings new or worse, metrics toward their thresholds, latencies up: the first one named. */
+static void regressions(struct diff *d)
 {
-	const struct jval *host = jval__get(sd->doc, "host"), *win = jval__get(sd->doc, "window");
+	char *w = d->regression_what;
+	size_t len = sizeof(d->regression_what);
 
-	tty__puts(out, sd->name);
-	fputs(" (", out);
-	tty__puts(out, or_dash(jval__str(host, "hostname")));
-	fputs(", ", out);
-	tty__puts(out, or_dash(jval__str(win, "start")));
-	fputs(")", out);
-}
-
-static int counts(const struct diff *d, enum change ch)
-{
-	int n = 0;
-
-	for (size_t i = 0; i < d->nf; i++)
-		n += d->f[i].ch == ch;
-	return n;
-}
-
-static int beyond(const struct metric_change *c)
-{
-	return !strcmp(c->verdict, "up") || !strcmp(c->verdict, "down");
-}
-
-/* "lo..hi" in the unit (from the bundle: text), to out or into in. */
-static void range_text(FILE *out, struct inlines *in, const char *pre, double lo, double hi,
-		       const char *unit)
-{
-	char a[48], b[48], s[100];
-
-	report__fmt_value(a, sizeof(a), lo, unit);
-	report__fmt_value(b, sizeof(b), hi, unit);
-	snprintf(s, sizeof(s), "%s..%s", a, b);
-	if (out) {
-		fputs(pre, out);
-		tty__puts(out, s);
-	} else {
-		inl__words(in, "%s", pre);
-		inl__text(in, s);
-	}
-}
-
-static void print_text(FILE *out, const struct side *o, const struct side *n, const struct diff *d)
-{
-	fputs("sonde diff: ", out);
-	side_label(out, o);
-	fputs("\n        ->  ", out);
-	side_label(out, n);
-	fprintf(out,
-		"\n\nFindings: %d new, %d worse, %d resolved, %d persisting, %d better, "
-		"%d host changes\n",
-		counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
-		counts(d, CH_PERSISTING), counts(d, CH_BETTER), counts(d, CH_HOST));
 	for (size_t i = 0; i < d->nf; i++) {
 		const struct finding_change *c = &d->f[i];
 
-		fprintf(out, "  %-10s ", change_names[c->ch]);
-		tty_severity(out, c->old_sev);
-		fputs(" -> ", out);
-		tty_severity(out, c->new_sev);
-		fputs("  ", out);
-		tty__puts(out, or_dash(c->check));
-		fputs(": ", out);
-		tty__puts(out, or_dash(c->summary));
-		fputc('\n', out);
-	}
-	fprintf(out, "\nMetrics beyond the noise of their windows: %zu\n", d->beyond);
-	for (size_t i = 0; i < d->nm; i++) {
-		const struct metric_change *c = &d->m[i];
-
-		if (!beyond(c))
+		if ((c->ch != CH_NEW && c->ch != CH_WORSE) || severity_rank(c->new_sev) < 1)
 			continue;
-		fputs("  ", out);
-		tty__puts(out, c->check);
-		fputc(' ', out);
-		tty__puts(out, c->name);
-		if (c->instance) {
-			fputc(' ', out);
-			tty__puts(out, c->instance);
-		}
-		fputs(": ", out);
-		tty__puts(out, c->old_s);
-		fputs(" -> ", out);
-		tty__puts(out, c->new_s);
-		fprintf(out, " %s", c->verdict);
-		range_text(out, NULL, " (old window ", c->old_lo, c->old_hi, c->unit);
-		range_text(out, NULL, ", new ", c->new_lo, c->new_hi, c->unit);
-		fputs(")\n", out);
+		if (!d->regressions++)
+			snprintf(w, len, "%s finding %s (%s): %.600s", change_names[c->ch],
+				 or_dash(c->check), or_dash(c->new_sev), or_dash(c->summary));
 	}
-	fprintf(out, "Within noise: %zu; changed with no spread known: %zu\n", d->within,
-		d->unknown_spread);
-}
-
-/* A severity read from findings.json: coloured only when it is one of the contract's words. */
-static enum cell_status severity_cell(const char *sev)
-{
-	static const char *const words[] = { "ok", "warn", "crit" };
-	static const enum status st[] = { ST_OK, ST_WARN, ST_CRIT };
-
-	for (size_t i = 0; sev && i < sizeof(words) / sizeof(*words); i++)
-		if (!strcmp(sev, words[i]))
-			return cell_status__of(st[i]);
-	return CELL_PLAIN;
-}
-
-static void cell_text(struct block *t, const char *s, enum cell_status st)
-{
-	inl__text(doc__cell(t, st), s ? s : "-");
-}
-
-static void doc_findings(struct doc *doc, const struct diff *d)
-{
-	static const char *const head[] = { "change", "old", "new", "check", "summary" };
-	struct block *t;
-
-	inl__words(doc__heading(doc, 2, NULL), "Findings");
-	inl__words(doc__para(doc),
-		   "%d new, %d worse, %d resolved, %d persisting, %d better, %d host changes",
-		   counts(d, CH_NEW), counts(d, CH_WORSE), counts(d, CH_RESOLVED),
-		   counts(d, CH_PERSISTING), counts(d, CH_BETTER), counts(d, CH_HOST));
-	if (!d->nf)
-		return;
-	t = doc__table_head(doc, "lllll", head);
-	for (size_t i = 0; i < d->nf; i++) {
-		const struct finding_change *c = &d->f[i];
-
-		inl__words(doc__cell(t, CELL_PLAIN), "%s", change_names[c->ch]);
-		cell_text(t, c->old_sev, severity_cell(c->old_sev));
-		cell_text(t, c->new_sev, severity_cell(c->new_sev));
-		cell_text(t, c->check, CELL_PLAIN);
-		cell_text(t, c->summary, CELL_PLAIN);
-	}
-}
-
-static void doc_metrics(struct doc *doc, const struct diff *d)
-{
-	static const char *const head[] = { "check", "metric", "old", "new", "old window",
-					    "new window", "verdict" };
-	struct block *t;
-
-	inl__words(doc__heading(doc, 2, NULL), "Metrics");
-	inl__words(doc__para(doc),
-		   "%zu beyond the noise of their windows, %zu within noise, %zu changed with no "
-		   "spread known.",
-		   d->beyond, d->within, d->unknown_spread);
-	if (!d->nm)
-		return;
-	t = doc__table_head(doc, "llrrlll", head);
 	for (size_t i = 0; i < d->nm; i++) {
 		const struct metric_change *c = &d->m[i];
-		struct inlines *in;
 
-		if (!strcmp(c->verdict, "same"))
+		if (!c->worse)
 			continue;
-		cell_text(t, c->check, CELL_PLAIN);
-		in = doc__cell(t, CELL_PLAIN);
-		inl__text(in, c->name);
-		if (c->instance) {
-			inl__words(in, " ");
-			inl__text(in, c->instance);
-		}
-		inl__text(doc__cell(t, CELL_PLAIN), c->old_s);
-		inl__text(doc__cell(t, CELL_PLAIN), c->new_s);
-		in = doc__cell(t, CELL_PLAIN);
-		if (c->old_has_range)
-			range_text(NULL, in, "", c->old_lo, c->old_hi, c->unit);
-		in = doc__cell(t, CELL_PLAIN);
-		if (c->new_has_range)
-			range_text(NULL, in, "", c->new_lo, c->new_hi, c->unit);
-		cell_text(t, c->verdict, CELL_PLAIN);
+		if (!d->regressions++)
+			snprintf(w, len, "metric %s %s%s%s %s beyond noise: %s -> %s", c->check,
+				 c->name, c->instance ? " " : "", c->instance ? c->instance : "",
+				 dverdict_names[c->verdict], c->old_s, c->new_s);
 	}
+	d->regressions += diff_lat__regressions(&d->lat, d->regressions ? NULL : w, len);
 }
 
-/* --md and --html: one document, rendered by the report layer's two renderers. */
-static int build_doc(struct doc *doc, const struct side *o, const struct side *n,
-		     const struct diff *d)
+static int diff_compute(struct diff *d)
 {
-	static const char *const head[] = { "", "bundle", "host", "window start" };
-	struct block *t;
+	struct diff_indexes idx = { 0 };
+	int rc = 0;
 
-	inl__words(doc__heading(doc, 1, NULL), "sonde diff");
-	t = doc__table_head(doc, "llll", head);
-	for (int k = 0; k < 2; k++) {
-		const struct side *sd = k ? n : o;
+	d->ix = &idx;
+	for (size_t s = 0; s <= d->nold && !rc; s++) {
+		const struct diff_side *sd = s < d->nold ? d->old[s] : d->new_;
 
-		inl__words(doc__cell(t, CELL_PLAIN), k ? "new" : "old");
-		cell_text(t, sd->name, CELL_PLAIN);
-		cell_text(t, jval__str(jval__get(sd->doc, "host"), "hostname"), CELL_PLAIN);
-		cell_text(t, jval__str(jval__get(sd->doc, "window"), "start"), CELL_PLAIN);
+		if (findings_index(sd, &idx.f[s]) || metrics_index(sd, &idx.m[s]))
+			rc = -ENOMEM;
 	}
-	doc_findings(doc, d);
-	doc_metrics(doc, d);
-	return doc__finish(doc);
-}
-
-static void build_json(struct json *j, const struct side *o, const struct side *n,
-		       const struct diff *d)
-{
-	static const char *const sev[] = { "ok", "warn", "crit" };
-
-	json__begin_object(j);
-	json__kv_str(j, "schema", DIFF_SCHEMA);
-	for (int k = 0; k < 2; k++) {
-		const struct side *sd = k ? n : o;
-
-		json__key(j, k ? "new" : "old");
-		json__begin_object(j);
-		json__kv_str(j, "bundle", sd->name);
-		json__kv_str(j, "hostname", jval__str(jval__get(sd->doc, "host"), "hostname"));
-		json__kv_str(j, "start", jval__str(jval__get(sd->doc, "window"), "start"));
-		json__end_object(j);
-	}
-	json__kv_str(j, "worst", sev[d->worst]);
-	json__key(j, "findings");
-	json__begin_array(j);
-	for (size_t i = 0; i < d->nf; i++) {
-		const struct finding_change *c = &d->f[i];
-
-		json__begin_object(j);
-		json__kv_str(j, "change", change_names[c->ch]);
-		json__kv_str(j, "check", c->check);
-		json__kv_str(j, "old_severity", c->old_sev);
-		json__kv_str(j, "new_severity", c->new_sev);
-		json__kv_str(j, "summary", c->summary);
-		json__end_object(j);
-	}
-	json__end_array(j);
-	json__key(j, "metrics");
-	json__begin_array(j);
-	for (size_t i = 0; i < d->nm; i++) {
-		const struct metric_change *c = &d->m[i];
-
-		json__begin_object(j);
-		json__kv_str(j, "check", c->check);
-		json__kv_str(j, "name", c->name);
-		if (c->instance)
-			json__kv_str(j, "instance", c->instance);
-		if (c->unit)
-			json__kv_str(j, "unit", c->unit);
-		json__key(j, "old");
-		json__number(j, c->old_v);
-		json__key(j, "new");
-		json__number(j, c->new_v);
-		json__key(j, "delta");
-		json__number(j, c->new_v - c->old_v);
-		for (int k = 0; k < 2; k++) {
-			int has = k ? c->new_has_range : c->old_has_range;
-
-			json__key(j, k ? "new_range" : "old_range");
-			if (!has) {
-				json__null(j);
-				continue;
-			}
-			json__begin_array(j);
-			json__number(j, k ? c->new_lo : c->old_lo);
-			json__number(j, k ? c->new_hi : c->old_hi);
-			json__end_array(j);
-		}
-		json__kv_str(j, "verdict", c->verdict);
-		json__end_object(j);
-	}
-	json__end_array(j);
-	json__end_object(j);
-	strbuf__puts(&j->out, "\n");
-}
-
-int diff__run(const char *old_dir, const char *new_dir, const char *old_name,
-	      const char *new_name, enum diff_format fmt, FILE *out,
-	      enum status *worst, char *worst_what, size_t what_len, size_t *changes, char *err,
-	      size_t errlen)
-{
-	struct side o, n;
-	struct diff d = { 0 };
-	int rc;
-
-	*worst = ST_OK;
-	memset(&n, 0, sizeof(n));
-	rc = side__load(&o, old_dir, old_name, err, errlen);
+	if (!rc && (findings_compute(d) || host_compute(d) || metrics_compute(d) ||
+		    diff_procs__compute(d->old, d->nold, d->new_, &d->procs) ||
+		    diff_lat__compute(d->old, d->nold, d->new_, &d->lat) ||
+		    diff_code__compute(d->old, d->nold, d->new_, &d->code)))
+		rc = -ENOMEM;
 	if (!rc)
-		rc = side__load(&n, new_dir, new_name, err, errlen);
-	if (!rc)
-		rc = diff__compute(&o, &n, &d);
-	if (rc) {
-		if (rc == -ENOMEM)
-			snprintf(err, errlen, "out of memory");
-		goto cleanup;
+		regressions(d);
+	for (size_t s = 0; s <= d->nold; s++) {
+		free(idx.f[s].k);
+		free(idx.m[s].k);
 	}
-	*worst = d.worst == 2 ? ST_CRIT : d.worst == 1 ? ST_WARN : ST_OK;
-	if (worst_what && what_len && d.worst) {
-		const struct finding_change *c = &d.f[d.worst_at];
+	d->ix = NULL;
+	return rc;
+}
 
-		snprintf(worst_what, what_len, "%s finding %s (%s): %.600s", change_names[c->ch],
-			 or_dash(c->check), or_dash(c->new_sev), or_dash(c->summary));
-	}
-	if (changes)
-		*changes = d.nf - (size_t)counts(&d, CH_PERSISTING) + d.beyond;
+static void diff_free(struct diff *d)
+{
+	free(d->f);
+	free(d->m);
+	strv__free(&d->host.checks);
+	strv__free(&d->host.lines);
+	diff_procs__free(&d->procs);
+	diff_lat__free(&d->lat);
+	diff_code__free(&d->code);
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct diff_side *x = *(struct diff_side *const *)a;
+	const struct diff_side *y = *(struct diff_side *const *)b;
+
+	return x->start_ns > y->start_ns ? -1 : x->start_ns < y->start_ns;
+}
+
+static int render(const struct diff *d, enum diff_format fmt, FILE *out)
+{
+	int rc = 0;
+
 	if (fmt == DIFF_TEXT) {
-		print_text(out, &o, &n, &d);
+		diff_out__text(out, d);
 	} else if (fmt == DIFF_JSON) {
 		struct json j = { .pretty = 1 };
 
-		build_json(&j, &o, &n, &d);
-		fwrite(j.out.buf, 1, j.out.len, out);
+		diff_out__json(&j, d);
+		rc = j.out.oom ? -ENOMEM : 0;
+		if (!rc)
+			fwrite(j.out.buf, 1, j.out.len, out);
 		strbuf__free(&j.out);
 	} else {
 		struct strbuf sb = { 0 };
 		struct doc doc;
 
 		doc__init(&doc, "sonde diff");
-		if (!build_doc(&doc, &o, &n, &d) &&
-		    !(fmt == DIFF_MD ? doc__markdown(&doc, &sb) :
-				       doc__html(&doc, &sb)))
+		rc = diff_out__doc(&doc, d);
+		if (!rc)
+			rc = fmt == DIFF_MD ? doc__markdown(&doc, &sb) : doc__html(&doc, &sb);
+		if (!rc)
 			fwrite(sb.buf, 1, sb.len, out);
 		doc__free(&doc);
 		strbuf__free(&sb);
 	}
+	return rc;
+}
+
+int diff__run(const struct diff_request *req, FILE *out, struct diff_result *res, char *err,
+	      size_t errlen)
+{
+	const struct diff_input *old = req->old, *new_ = req->new_;
+	size_t nold = req->nold;
+	struct diff_side *sides = calloc(nold + 1, sizeof(*sides));
+	struct diff_side *olds[DIFF_BASELINE_MAX];
+	struct diff d = { 0 };
+	size_t opened = 0;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->worst = ST_OK;
+	if (!sides || !nold || nold > DIFF_BASELINE_MAX) {
+		free(sides);
+		snprintf(err, errlen, "%s",
+			 !sides ? "out of memory" : "between 1 and 16 earlier bundles");
+		return !sides ? -ENOMEM : -EINVAL;
+	}
+	/* one side at a time: each keeps what its sections read, its captures closed again */
+	for (; opened <= nold && !rc; opened++) {
+		const struct diff_input *in = opened < nold ? &old[opened] : new_;
+
+		rc = diff_side__open(&sides[opened], in->dir, in->name, !req->findings_only, err,
+				     errlen);
+	}
+	if (rc) {
+		opened--; /* the one that failed closed itself */
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nold; i++)
+		olds[i] = &sides[i];
+	qsort(olds, nold, sizeof(*olds), newest_first);
+	d.old = olds;
+	d.nold = nold;
+	d.new_ = &sides[nold];
+	d.findings_only = req->findings_only;
+	rc = diff_compute(&d);
+	if (!rc)
+		rc = render(&d, req->fmt, out);
+	if (rc) {
+		snprintf(err, errlen, "out of memory");
+		goto cleanup;
+	}
+	res->worst = d.worst == 2 ? ST_CRIT : d.worst == 1 ? ST_WARN : ST_OK;
+	if (d.worst) {
+		const struct finding_change *c = &d.f[d.worst_at];
+
+		snprintf(res->worst_what, sizeof(res->worst_what), "%s finding %s (%s): %.600s",
+			 change_names[c->ch], or_dash(c->check), or_dash(c->new_sev),
+			 or_dash(c->summary));
+	}
+	res->changes = d.nf - diff__count(&d, CH_PERSISTING) + d.beyond + d.procs.n;
+	res->regressions = d.regressions;
+	snprintf(res->regression_what, sizeof(res->regression_what), "%s", d.regression_what);
 cleanup:
-	free(d.f);
-	free(d.m);
-	strv__free(&d.host_checks);
-	strv__free(&d.host_lines);
-	side__free(&o);
-	side__free(&n);
+	diff_free(&d);
+	for (size_t i = 0; i < opened; i++)
+		diff_side__close(&sides[i]);
+	free(sides);
 	return rc;
 }

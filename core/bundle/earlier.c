@@ -210,6 +210,26 @@ cleanup:
 	return rc;
 }
 
+/* dir/manifest.json (at most max_bytes) as h. */
+static int head_of_dir(const char *dir, uint64_t max_bytes, struct bundle_head *h, char *err,
+		       size_t errlen)
+{
+	char path[4200], *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	rc = file__read_bounded(AT_FDCWD, path, max_bytes, &buf, &len);
+	if (rc)
+		snprintf(err, errlen, "manifest.json: %s", strerror(-rc));
+	else
+		rc = head_parse(buf, len, h, err, errlen);
+	h->bytes = len;
+	free(buf);
+	return rc;
+}
+
 int bundle__read_head(int fd, const char *parent, double max_seconds, uint64_t max_bytes,
 		      struct bundle_head *h, char *err, size_t errlen)
 {
@@ -221,24 +241,21 @@ int bundle__read_head(int fd, const char *parent, double max_seconds, uint64_t m
 		.max_memory_bytes = 256ULL << 20,
 		.max_seconds = max_seconds,
 	};
-	char dir[4096], path[4200], *buf = NULL;
-	size_t len = 0;
+	char dir[4096];
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	rc = bundle__extract_some_fd(fd, parent, &lim, want, 1, dir, sizeof(dir), err, errlen);
 	if (rc)
 		return rc;
-	snprintf(path, sizeof(path), "%s/manifest.json", dir);
-	rc = file__read_bounded(AT_FDCWD, path, max_bytes, &buf, &len);
-	if (rc)
-		snprintf(err, errlen, "manifest.json: %s", strerror(-rc));
-	else
-		rc = head_parse(buf, len, h, err, errlen);
-	h->bytes = len;
-	free(buf);
+	rc = head_of_dir(dir, max_bytes, h, err, errlen);
 	bundle__remove_tree(dir);
 	return rc;
+}
+
+int bundle__read_head_dir(const char *dir, struct bundle_head *h, char *err, size_t errlen)
+{
+	return head_of_dir(dir, 64u << 20, h, err, errlen);
 }
 
 int bundle__same_host(const struct bundle_head *h, const char *host, const char *id,

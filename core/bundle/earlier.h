@@ -78,6 +78,9 @@ int bundle__open_own(int dirfd, const char *name, struct stat *st, char *why, si
 int bundle__read_head(int fd, const char *parent, double max_seconds, uint64_t max_bytes,
 		      struct bundle_head *h, char *err, size_t errlen);
 
+/* The same of an extracted bundle's directory (its manifest.json). */
+int bundle__read_head_dir(const char *dir, struct bundle_head *h, char *err, size_t errlen);
+
 /*
  * Whether the bundle whose manifest is h is of the host named host whose host
  * id is id ("" when it has none): by the host id when both have one, else by

@@ -80,6 +80,13 @@ struct collector {
 	 * is not called: nothing of it may outlive what the window's caller frees.
 	 */
 	void (*stop)(struct collector_state *cs);
+	/*
+	 * Optional: once after the last round, outside the window (its end is
+	 * already taken, so its cost is not the window's), and not when a round
+	 * was abandoned: reads too large for a round that change only between
+	 * audits (the installed packages). Records carry the last round's seq.
+	 */
+	void (*after)(struct collector_state *cs, struct reader *rd, struct capture_writer *w);
 };
 
 /*

@@ -207,64 +207,68 @@ static void names_fini(struct collector_state *cs)
 }
 
 static const struct collector c_host = { "host", "host facts (kernel, CPUs, virtualization)", NULL,
-					 host_sample, NULL, NULL };
+					 host_sample, NULL, NULL, NULL };
 static const struct collector c_stat = { "proc.stat", "CPU time per CPU (/proc/stat)", stat_probe,
-					 stat_sample, NULL, NULL };
+					 stat_sample, NULL, NULL, NULL };
 static const struct collector c_loadavg = { "proc.loadavg", "run queue (/proc/loadavg)",
-					    loadavg_probe, loadavg_sample, NULL, NULL };
+					    loadavg_probe, loadavg_sample, NULL, NULL, NULL };
 static const struct collector c_meminfo = { "proc.meminfo", "memory (/proc/meminfo)",
-					    meminfo_probe, meminfo_sample, NULL, NULL };
+					    meminfo_probe, meminfo_sample, NULL, NULL, NULL };
 static const struct collector c_vmstat = { "proc.vmstat", "paging and reclaim (/proc/vmstat)",
-					   vmstat_probe, vmstat_sample, NULL, NULL };
+					   vmstat_probe, vmstat_sample, NULL, NULL, NULL };
 static const struct collector c_pressure = { "proc.pressure", "pressure stalls (/proc/pressure)",
-					     pressure_probe, pressure_sample, NULL, NULL };
+					     pressure_probe, pressure_sample, NULL, NULL, NULL };
 static const struct collector c_diskstats = { "proc.diskstats",
 					      "disks (/proc/diskstats, /sys/block)",
-					      diskstats_probe, diskstats_sample, names_fini, NULL };
+					      diskstats_probe, diskstats_sample, names_fini, NULL,
+					      NULL };
 static const struct collector c_netdev = { "proc.netdev",
 					   "network interfaces (/proc/net/dev, /sys/class/net)",
-					   netdev_probe, netdev_sample, names_fini, NULL };
+					   netdev_probe, netdev_sample, names_fini, NULL, NULL };
 static const struct collector c_snmp = { "proc.snmp", "TCP/IP counters (/proc/net/snmp, netstat)",
-					 snmp_probe, snmp_sample, NULL, NULL };
+					 snmp_probe, snmp_sample, NULL, NULL, NULL };
 static const struct collector c_filenr = { "proc.filenr", "file table (/proc/sys/fs/file-nr)",
-					   filenr_probe, filenr_sample, NULL, NULL };
+					   filenr_probe, filenr_sample, NULL, NULL, NULL };
 static const struct collector c_interrupts = { "proc.interrupts",
 					       "interrupts and machine checks (/proc/interrupts)",
-					       interrupts_probe, interrupts_sample, NULL, NULL };
+					       interrupts_probe, interrupts_sample, NULL, NULL,
+					       NULL };
 static const struct collector c_schedstat = { "proc.schedstat",
 					      "run-queue time per CPU (/proc/schedstat)",
-					      schedstat_probe, schedstat_sample, NULL, NULL };
+					      schedstat_probe, schedstat_sample, NULL, NULL, NULL };
 static const struct collector c_softirqs = { "proc.softirqs", "softirqs per type (/proc/softirqs)",
-					     softirqs_probe, softirqs_sample, NULL, NULL };
+					     softirqs_probe, softirqs_sample, NULL, NULL, NULL };
 static const struct collector c_pids = { "proc.pids", "every process (/proc/PID/{stat,status,io})",
-					 pids__probe, pids__sample, pids__fini, NULL };
+					 pids__probe, pids__sample, pids__fini, NULL, NULL };
 static const struct collector c_threads = { "proc.threads",
 					    "every thread's state and what it waits in "
 					    "(task iterator, or /proc/PID/task)",
 					    threads__probe, threads__sample, threads__fini,
-					    threads__stop };
+					    threads__stop, NULL };
 static const struct collector c_cgroups = { "proc.cgroups",
 					    "resource controls: cgroups v1 and v2 (/sys/fs/cgroup)",
-					    cgroups__probe, cgroups__sample, cgroups__fini, NULL };
+					    cgroups__probe, cgroups__sample, cgroups__fini, NULL,
+					    NULL };
 static const struct collector c_mounts = { "proc.mounts",
 					   "file system and swap capacity "
 					   "(mountinfo, statvfs, /proc/swaps)",
-					   mounts__probe, mounts__sample, NULL, NULL };
+					   mounts__probe, mounts__sample, NULL, NULL, NULL };
 static const struct collector c_sockets = { "net.sockets",
 					    "network tables: listen queues, ephemeral ports, "
 					    "conntrack (sock_diag, /proc/sys/net)",
-					    sockets__probe, sockets__sample, sockets__fini, NULL };
+					    sockets__probe, sockets__sample, sockets__fini, NULL,
+					    NULL };
 static const struct collector c_links = { "net.links",
 					  "link kinds and queueing disciplines (rtnetlink)",
-					  links__probe, links__sample, NULL, NULL };
+					  links__probe, links__sample, NULL, NULL, NULL };
 static const struct collector c_hostctx = { HOSTCTX_STREAM,
 					    "host context: OS, kernel command line and taint, "
 					    "modules, sysctls, kernel log tail, cgroups, NUMA, "
-					    "failed units",
-					    NULL, hostctx__sample, NULL, NULL };
+					    "failed units; installed packages after the window",
+					    NULL, hostctx__sample, NULL, NULL, hostctx__packages };
 static const struct collector c_kmsg = { "kernel.log",
 					 "kernel log: OOM and I/O error records (/dev/kmsg)",
-					 kmsg__probe, kmsg__sample, NULL, NULL };
+					 kmsg__probe, kmsg__sample, NULL, NULL, NULL };
 
 const struct collector *const collectors[] = {
 	&c_host, &c_hostctx, &c_stat, &c_loadavg, &c_meminfo, &c_vmstat, &c_pressure, &c_diskstats,

@@ -214,6 +214,19 @@ int links__sample(struct collector_state *cs, struct reader *rd, struct capture_
 
 int hostctx__sample(struct collector_state *cs, struct reader *rd, struct capture_writer *w,
 		    int phase);
+/*
+ * Run argv[0] (found in PATH) with argv, no input, its stderr discarded, and
+ * read its output into out (at most max_bytes; *truncated past them) within
+ * timeout_ms, the reader's lock released meanwhile (the watchdog's round
+ * goes on). 0, or the errno its failure is recorded with: ENOENT not in PATH,
+ * ETIMEDOUT killed at the deadline, EPROTO it exited non-zero.
+ */
+int hostctx__spawn_read(struct reader *rd, char *const argv[], int timeout_ms, size_t max_bytes,
+			struct strbuf *out, int *truncated);
+
+/* ---- hostctx_pkgs.c: the installed packages, once after the window ---- */
+
+void hostctx__packages(struct collector_state *cs, struct reader *rd, struct capture_writer *w);
 
 /* ---- kmsg.c ---- */
 

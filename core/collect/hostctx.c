@@ -161,58 +161,42 @@ static void tee_kmsg_tail(struct collector_state *cs, struct reader *rd, struct 
 		close(fd);
 }
 
-/*
- * `systemctl list-units --state=failed`: systemd keeps no file that says
- * which units failed, so this one fact is asked, of the systemctl in PATH,
- * under a deadline. Not on a host that was not booted with systemd.
- */
-static void tee_failed_units(struct collector_state *cs, struct reader *rd,
-			     struct capture_writer *w)
+int hostctx__spawn_read(struct reader *rd, char *const argv[], int timeout_ms, size_t max_bytes,
+			struct strbuf *out, int *truncated)
 {
-	static char *const argv[] = { "systemctl", "list-units", "--state=failed", "--no-legend",
-				      "--plain", "--no-pager", "--full", NULL };
-	char full[4096], buf[4096];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
-	struct strbuf out = { 0 };
-	int pipefd[2], status, err = 0, truncated = 0;
+	char buf[4096];
+	int pipefd[2], status, err = 0;
 	int64_t deadline;
 	pid_t pid;
 
-	/* sd_booted(): the directory systemd creates at boot; its absence is the answer. */
-	snprintf(full, sizeof(full), "%s/run/systemd/system", cs->root);
-	if (access(full, F_OK)) {
-		capture_writer__error(w, rd->seq, clock__ns(CLOCK_REALTIME),
-				      clock__ns(CLOCK_MONOTONIC), "/run/systemd/system", errno);
-		return;
-	}
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		err = errno;
-		goto record;
-	}
+	*truncated = 0;
+	if (pipe2(pipefd, O_CLOEXEC))
+		return errno;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
 	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	/* The window's worker blocks every signal; systemctl gets the defaults back. */
+	/* The window's worker blocks every signal; the child gets the defaults back. */
 	sigemptyset(&none);
 	sigfillset(&all);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &all);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	err = posix_spawnp(&pid, "systemctl", &fa, &attr, argv, environ);
+	err = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);
 	if (err) {
 		close(pipefd[0]);
-		goto record;
+		return err;
 	}
 	if (rd->lock)
 		pthread_mutex_unlock(rd->lock);
-	deadline = clock__ns(CLOCK_MONOTONIC) + (int64_t)SYSTEMCTL_TIMEOUT_MS * 1000000;
+	deadline = clock__ns(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000000;
 	for (;;) {
 		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
 		int64_t left = (deadline - clock__ns(CLOCK_MONOTONIC)) / 1000000;
@@ -228,21 +212,46 @@ static void tee_failed_units(struct collector_state *cs, struct reader *rd,
 			continue;
 		if (n <= 0)
 			break;
-		if (out.len + (size_t)n > SYSTEMCTL_MAX_BYTES) {
-			truncated = 1;
+		if (out->len + (size_t)n > max_bytes) {
+			*truncated = 1;
 			continue;
 		}
-		strbuf__append(&out, buf, (size_t)n);
+		strbuf__append(out, buf, (size_t)n);
 	}
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (rd->lock)
 		pthread_mutex_lock(rd->lock);
-	/* 127: the exec failed (no systemctl); any other failure: its answer is not one. */
+	/* 127: the exec failed (not in PATH); any other failure: its answer is not one. */
 	if (!err && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		err = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? ENOENT : EPROTO;
-record:
+	return err;
+}
+
+/*
+ * `systemctl list-units --state=failed`: systemd keeps no file that says
+ * which units failed, so this one fact is asked, of the systemctl in PATH,
+ * under a deadline. Not on a host that was not booted with systemd.
+ */
+static void tee_failed_units(struct collector_state *cs, struct reader *rd,
+			     struct capture_writer *w)
+{
+	static char *const argv[] = { "systemctl", "list-units", "--state=failed", "--no-legend",
+				      "--plain", "--no-pager", "--full", NULL };
+	char full[4096];
+	struct strbuf out = { 0 };
+	int err, truncated;
+
+	/* sd_booted(): the directory systemd creates at boot; its absence is the answer. */
+	snprintf(full, sizeof(full), "%s/run/systemd/system", cs->root);
+	if (access(full, F_OK)) {
+		capture_writer__error(w, rd->seq, clock__ns(CLOCK_REALTIME),
+				      clock__ns(CLOCK_MONOTONIC), "/run/systemd/system", errno);
+		return;
+	}
+	err = hostctx__spawn_read(rd, argv, SYSTEMCTL_TIMEOUT_MS, SYSTEMCTL_MAX_BYTES, &out,
+				  &truncated);
 	if (err)
 		capture_writer__error(w, rd->seq, clock__ns(CLOCK_REALTIME),
 				      clock__ns(CLOCK_MONOTONIC), HOSTCTX_FAILED_UNITS, err);

@@ -17,6 +17,8 @@
 #define HOSTCTX_STREAM "host.context"
 /* The composed record of `systemctl list-units --state=failed` (or its failure). */
 #define HOSTCTX_FAILED_UNITS "sonde:systemd-failed-units"
+/* The composed record of the installed packages, after the window (hostctx_pkgs.c). */
+#define HOSTCTX_PACKAGES "sonde:packages"
 
 struct host_numa_node {
 	int id;
@@ -49,6 +51,11 @@ struct host_context {
 	char kmsg_why[256];       /* why there are none, "" when read */
 	struct strv failed_units; /* unit names */
 	char failed_why[256];     /* why unknown ("" when known) */
+	/* the installed packages (HOSTCTX_PACKAGES), read after the window */
+	char pkg_manager[16];     /* "dpkg", "rpm"; "" unknown (pkg_why) */
+	struct strv pkg_names;    /* "NAME", or "NAME:ARCH" where several architectures have it */
+	struct strv pkg_versions; /* parallel: its version */
+	char pkg_why[160];        /* why unknown */
 };
 
 /* The facts from a window's streams (host and host.context). 0 or -ENOMEM. */

@@ -369,6 +369,75 @@ static void read_failed(const struct capture_stream *st, struct host_context *hc
 		snprintf(hc->failed_why, sizeof(hc->failed_why), "out of memory");
 }
 
+/* The next line of the record at *p (tab-split into at most 3 fields); 0 at its end. */
+static int pkg_line(const char **p, const char *end, const char *f[3], size_t n[3])
+{
+	const char *eol;
+
+	if (*p >= end)
+		return 0;
+	eol = memchr(*p, '\n', (size_t)(end - *p));
+	if (!eol)
+		eol = end;
+	for (int i = 0; i < 3; i++) {
+		const char *tab = i < 2 ? memchr(*p, '\t', (size_t)(eol - *p)) : NULL;
+
+		f[i] = *p;
+		n[i] = (size_t)((tab ? tab : eol) - *p);
+		*p = tab ? tab + 1 : eol;
+	}
+	*p = eol + 1;
+	return 1;
+}
+
+/* The installed packages: "manager M", then "NAME\tVERSION\tARCH" lines, sorted by name. */
+static int read_packages(const struct capture_stream *st, struct host_context *hc)
+{
+	const struct capture_rec *r = first_of(st, HOSTCTX_PACKAGES);
+	const char *p, *end, *f[3], *pf[3] = { "", "", "" }, *nf[3] = { "", "", "" };
+	size_t n[3], pn[3] = { 0 }, nn[3] = { 0 };
+	int have_prev = 0, prev_shared = 0;
+	char name[512], ver[256];
+
+	if (!r) {
+		snprintf(hc->pkg_why, sizeof(hc->pkg_why), "not collected (an older sonde)");
+		return 0;
+	}
+	if (r->err) {
+		snprintf(hc->pkg_why, sizeof(hc->pkg_why), "%s",
+			 r->err == ENOENT ? "no package database (dpkg or rpm)" : strerror(r->err));
+		return 0;
+	}
+	p = r->data;
+	end = r->data + r->len;
+	if (!pkg_line(&p, end, f, n) || n[0] < 9 || strncmp(f[0], "manager ", 8)) {
+		snprintf(hc->pkg_why, sizeof(hc->pkg_why), "a record without its manager line");
+		return 0;
+	}
+	copy_text(hc->pkg_manager, sizeof(hc->pkg_manager), f[0] + 8, n[0] - 8);
+	/* one line behind: a name shared with the next line (another architecture) says its arch */
+	for (int more = 1; more;) {
+		more = pkg_line(&p, end, nf, nn);
+		if (have_prev) {
+			int shared_next = more && nn[0] == pn[0] && !memcmp(nf[0], pf[0], pn[0]);
+
+			if (shared_next || prev_shared)
+				snprintf(name, sizeof(name), "%.*s:%.*s", (int)pn[0], pf[0],
+					 (int)pn[2], pf[2]);
+			else
+				snprintf(name, sizeof(name), "%.*s", (int)pn[0], pf[0]);
+			copy_text(ver, sizeof(ver), pf[1], pn[1]);
+			if (strv__push(&hc->pkg_names, name) || strv__push(&hc->pkg_versions, ver))
+				return -ENOMEM;
+			prev_shared = shared_next;
+		}
+		memcpy(pf, nf, sizeof(pf));
+		memcpy(pn, nn, sizeof(pn));
+		have_prev = more && nn[0] > 0;
+	}
+	return 0;
+}
+
 static void read_cgroup(const struct capture_stream *st, struct host_context *hc)
 {
 	const struct capture_rec *list = first_ok(st, "/sys/fs/cgroup");
@@ -437,7 +506,7 @@ int host_context__read(struct capture_set *cs, struct host_context *hc)
 		 hc->governor, sizeof(hc->governor));
 	read_numa(st, hc);
 	read_failed(st, hc);
-	if (read_sysctls(st, hc) || read_kmsg(st, hc))
+	if (read_sysctls(st, hc) || read_kmsg(st, hc) || read_packages(st, hc))
 		return -ENOMEM;
 	return 0;
 }
@@ -452,5 +521,7 @@ void host_context__free(struct host_context *hc)
 	strv__free(&hc->sysctl_values);
 	strv__free(&hc->kmsg);
 	strv__free(&hc->failed_units);
+	strv__free(&hc->pkg_names);
+	strv__free(&hc->pkg_versions);
 	memset(hc, 0, sizeof(*hc));
 }

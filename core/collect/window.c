@@ -503,6 +503,10 @@ static int window__close(struct window *win, const struct window_result *res, in
 	for (size_t i = 0; i < win->nst; i++)
 		if (win->st[i].c->stop)
 			win->st[i].c->stop(&win->st[i]);
+	/* what is read once after the window, its end already taken (window__facts) */
+	for (size_t i = 0; i < win->nst && !res->abandoned && !err; i++)
+		if (win->st[i].c->after)
+			win->st[i].c->after(&win->st[i], &win->rd, &win->st[i].w);
 	for (size_t i = 0; i < win->nst; i++) {
 		int cerr = capture_writer__close(&win->st[i].w);
 

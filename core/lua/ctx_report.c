@@ -17,6 +17,7 @@
 #include "collect/analysis.h"
 #include "perf/fold.h"
 #include "util/strv.h"
+#include "util/units.h"
 #include "lua/ctx.h"
 #include "lua/sandbox.h"
 
@@ -376,7 +377,7 @@ static char *report_cell_text(lua_State *L, int idx)
 		if (lua_isinteger(L, idx))
 			snprintf(buf, sizeof(buf), "%lld", (long long)lua_tointeger(L, idx));
 		else
-			snprintf(buf, sizeof(buf), "%.4g", lua_tonumber(L, idx));
+			units__num(buf, sizeof(buf), lua_tonumber(L, idx));
 		return strdup(buf);
 	case LUA_TSTRING:
 		return report_text_arg(L, idx);
@@ -390,7 +391,40 @@ static char *report_cell_text(lua_State *L, int idx)
 	}
 }
 
-/* ctx:table{ title =, columns = { ... }, rows = { { ... }, ... } [, traced = info] } */
+/*
+ * code = { "function", ... }: the columns, by name, whose cells are symbols
+ * (functions, stacks): shown as code, never as Markdown to escape.
+ */
+static uint32_t report_code_columns(lua_State *L, int idx, const struct evidence *e)
+{
+	uint32_t bits = 0;
+
+	if (lua_getfield(L, idx, "code") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	if (!lua_istable(L, -1))
+		luaL_argerror(L, idx, "table's code must be a list of column names");
+	for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+		const char *name = lua_tostring(L, -1);
+		size_t c = 0;
+
+		while (name && c < e->columns.n && strcmp(e->columns.v[c], name))
+			c++;
+		if (!name || c == e->columns.n)
+			luaL_error(L, "table's code names \"%s\", not one of its columns",
+				   name ? name : "?");
+		bits |= 1u << c;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 2);
+	return bits;
+}
+
+/*
+ * ctx:table{ title =, columns = { ... }, rows = { { ... }, ... } [, code = { column, ... }]
+ * [, traced = info] }
+ */
 static int report_table(lua_State *L)
 {
 	struct check_result *r = report_result(L);
@@ -422,6 +456,7 @@ static int report_table(lua_State *L)
 		free(s);
 		lua_pop(L, 1);
 	}
+	e->code_cols = report_code_columns(L, 2, e);
 	given = nrow = (lua_Integer)lua_rawlen(L, -1);
 	if (nrow > MAX_ROWS)
 		nrow = MAX_ROWS;

@@ -292,6 +292,7 @@ void check_result__encode(const struct check_result *r, struct strbuf *sb)
 		for (size_t k = 0; k < e->nrows; k++)
 			for (size_t c = 0; c < e->columns.n; c++)
 				wire__put_str(sb, e->rows[k][c]);
+		wire__put_u64(sb, e->code_cols);
 		wire__put_u64(sb, e->nvalues);
 		for (size_t k = 0; k < e->nvalues; k++)
 			wire__put_f64(sb, e->values[k]);
@@ -398,6 +399,9 @@ static void decode_evidence(struct wire_reader *rb, struct evidence *e)
 		if (rb->bad)
 			break;
 	}
+	/* only columns the table has */
+	e->code_cols = (uint32_t)(wire__u64(rb) &
+				  (e->columns.n >= 32 ? 0xffffffffu : (1u << e->columns.n) - 1));
 	nvalues = wire__count(rb);
 	e->values = get_array(rb, nvalues, sizeof(double));
 	for (size_t k = 0; k < nvalues && !rb->bad; k++)

@@ -100,6 +100,7 @@ struct evidence {
 	double step_s;  /* series: seconds between values; heatmap: the interval */
 	size_t hm_rows; /* heatmap: rows (log2 slots, or offsets in the second) per column */
 	double hm_row_ms; /* heatmap: 0 a latency map (log2 rows in unit); else offsets, ms a row */
+	uint32_t code_cols; /* table: a bit per column whose cells are symbols, shown as code */
 	struct folded_stacks fg; /* flamegraph (perf/fold.h) */
 	struct evidence_span span;
 };

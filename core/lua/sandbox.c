@@ -296,6 +296,7 @@ static const struct sandbox_global {
 	{ .name = LUA_MATHLIBNAME, .open = luaopen_math },
 	{ .name = LUA_UTF8LIBNAME, .open = luaopen_utf8 },
 	{ .name = LUA_OSLIBNAME, .open = luaopen_os, .fields = sandbox_os_fields },
+	{ .name = "units", .open = luaopen_units },               /* numbers for people */
 	{ .name = NULL },
 };
 

@@ -42,6 +42,8 @@ int sandbox__pcall(lua_State *L, int nargs, int nres);
  * a check that breaks a rule of the host (reading what it did not declare).
  */
 int sandbox__stop(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* units.c: the `units` library, numbers for people (util/units.h). */
+int luaopen_units(lua_State *L);
 /* A checks/lib module name: [a-z0-9_-]{1,64}. */
 int sandbox__lib_name_ok(const char *name);
 

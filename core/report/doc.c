@@ -203,6 +203,16 @@ void doc__heatmap(struct doc *d, const struct heatmap *hm)
 		b->hm = hm;
 }
 
+void doc__heatmap_pair(struct doc *d, const struct heatmap *a, const struct heatmap *b)
+{
+	struct block *k = new_block(d, BLOCK_HEATMAP);
+
+	if (k) {
+		k->hm = a;
+		k->hm2 = b;
+	}
+}
+
 struct inlines *doc__para(struct doc *d)
 {
 	struct block *b = new_block(d, BLOCK_PARA);
@@ -332,6 +342,14 @@ void doc__flamegraph(struct doc *d, const struct evidence *e)
 	}
 }
 
+void doc__flamediff(struct doc *d, const struct flamediff *fd)
+{
+	struct block *b = new_block(d, BLOCK_FLAMEGRAPH);
+
+	if (b)
+		b->fd = fd;
+}
+
 void doc__bars(struct doc *d, const struct evidence *e)
 {
 	struct block *b = new_block(d, BLOCK_BARS);
@@ -381,19 +399,29 @@ void inl__text(struct inlines *in, const char *s)
 	inl__text_n(in, s, s ? strlen(s) : 0);
 }
 
-void inl__text_cut(struct inlines *in, const char *s, size_t max)
+/* s as a span of kind, cut at max bytes (at a UTF-8 boundary) and then " …". */
+static void push_cut(struct inlines *in, enum span_kind kind, const char *s, size_t max)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n <= max) {
-		inl__text_n(in, s, n);
-		return;
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
 	}
-	n = max;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	inl__text_n(in, s, n);
-	push(in, SPAN_WORDS, " …", strlen(" …"));
+	push(in, kind, s ? s : "", n);
+	if (s && n < strlen(s))
+		push(in, SPAN_WORDS, " …", strlen(" …"));
+}
+
+void inl__text_cut(struct inlines *in, const char *s, size_t max)
+{
+	push_cut(in, SPAN_TEXT, s, max);
+}
+
+void inl__code_cut(struct inlines *in, const char *s, size_t max)
+{
+	push_cut(in, SPAN_CODE, s, max);
 }
 
 void inl__words(struct inlines *in, const char *fmt, ...)
@@ -426,6 +454,11 @@ void inl__words(struct inlines *in, const char *fmt, ...)
 void inl__code(struct inlines *in, const char *s)
 {
 	push(in, SPAN_CODE, s ? s : "", s ? strlen(s) : 0);
+}
+
+void inl__code_n(struct inlines *in, const char *s, size_t n)
+{
+	push(in, SPAN_CODE, s ? s : "", s ? n : 0);
 }
 
 void inl__open(struct inlines *in, enum span_kind kind)

@@ -94,7 +94,9 @@ struct block {
 	const char *spark[5];   /* SERIES: the min, max, last, axis bottom and top labels, or NULL */
 	double axis[2];         /* SERIES: the y axis, bottom and top (none when top <= bottom) */
 	int repeat;             /* FLAMEGRAPH: this graph is already drawn above */
+	const struct flamediff *fd; /* FLAMEGRAPH: a differential one (flamegraph.h), not ev */
 	const struct heatmap *hm; /* HEATMAP (chart.h): the builder's, alive while the doc is */
+	const struct heatmap *hm2; /* HEATMAP: a second map, side by side with the first (a diff) */
 };
 
 struct arena_chunk;
@@ -143,6 +145,9 @@ struct inlines *doc__series(struct doc *d, const struct evidence *e, const char 
 /* Stacked bars of an EV_BARS evidence (HTML only; its table follows for every renderer). */
 void doc__bars(struct doc *d, const struct evidence *e);
 void doc__flamegraph(struct doc *d, const struct evidence *e);
+struct flamediff;
+/* A differential flame graph (HTML only); fd must outlive the rendering (doc__alloc it). */
+void doc__flamediff(struct doc *d, const struct flamediff *fd);
 void doc__anchor(struct doc *d, const char *id);
 /*
  * Fold what follows, up to doc__fold_end, in HTML behind a one-line summary:
@@ -155,11 +160,16 @@ void *doc__alloc(struct doc *d, size_t n);
 struct heatmap;
 /* hm is not copied: it must outlive the rendering (doc__alloc'd, or the builder's). */
 void doc__heatmap(struct doc *d, const struct heatmap *hm);
+/* Two maps side by side in HTML (old, new), one after the other elsewhere. */
+void doc__heatmap_pair(struct doc *d, const struct heatmap *a, const struct heatmap *b);
 
 void inl__text(struct inlines *in, const char *s);
 void inl__text_n(struct inlines *in, const char *s, size_t n);
 /* At most max bytes (cut at a UTF-8 boundary), then " …" when cut. */
 void inl__text_cut(struct inlines *in, const char *s, size_t max);
+void inl__code_n(struct inlines *in, const char *s, size_t n);
+/* A code span, cut as inl__text_cut cuts. */
+void inl__code_cut(struct inlines *in, const char *s, size_t max);
 void inl__words(struct inlines *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void inl__code(struct inlines *in, const char *s);
 void inl__open(struct inlines *in, enum span_kind kind); /* SPAN_STRONG or SPAN_EM */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/units.h"
 #include "report/flamegraph.h"
 #include "report/model.h"
 
@@ -82,11 +83,11 @@ void report__doc_metrics(struct doc *d, const struct check_result *r)
 			inl__text(in, m->instance);
 			inl__words(in, ")");
 		}
-		report__fmt_value(v, sizeof(v), m->value, m->unit);
+		units__value(v, sizeof(v), m->value, m->unit);
 		if (m->has_warn)
-			report__fmt_value(w, sizeof(w), m->warn, m->unit);
+			units__value(w, sizeof(w), m->warn, m->unit);
 		if (m->has_crit)
-			report__fmt_value(c, sizeof(c), m->crit, m->unit);
+			units__value(c, sizeof(c), m->crit, m->unit);
 		inl__text(doc__cell(t, CELL_PLAIN), v);
 		inl__text(doc__cell(t, CELL_PLAIN), m->has_warn ? w : "");
 		inl__text(doc__cell(t, CELL_PLAIN), m->has_crit ? c : "");
@@ -177,7 +178,7 @@ static void doc_series(struct doc *d, const struct evidence *e)
 	struct strbuf line = { 0 };
 	struct inlines *in;
 	size_t n = 0;
-	char a[48], b[48], c[48], l[48], x0[48], x1[48];
+	char a[48], b[48], c[48], l[48], x0[48], x1[48], every[48];
 	const char *labels[5] = { 0 };
 
 	for (size_t i = 0; i < e->nvalues; i++)
@@ -189,16 +190,16 @@ static void doc_series(struct doc *d, const struct evidence *e)
 			n++;
 		}
 	if (n) {
-		report__fmt_value(a, sizeof(a), lo, e->unit);
-		report__fmt_value(b, sizeof(b), sum / (double)n, e->unit);
-		report__fmt_value(c, sizeof(c), hi, e->unit);
-		report__fmt_value(l, sizeof(l), last, e->unit);
+		units__value(a, sizeof(a), lo, e->unit);
+		units__value(b, sizeof(b), sum / (double)n, e->unit);
+		units__value(c, sizeof(c), hi, e->unit);
+		units__value(l, sizeof(l), last, e->unit);
 		labels[0] = a;
 		labels[1] = c;
 		labels[2] = l;
 		series_axis(lo, hi, &a0, &a1);
-		report__fmt_value(x0, sizeof(x0), a0, e->unit);
-		report__fmt_value(x1, sizeof(x1), a1, e->unit);
+		units__value(x0, sizeof(x0), a0, e->unit);
+		units__value(x1, sizeof(x1), a1, e->unit);
 		labels[3] = x0;
 		labels[4] = x1;
 	}
@@ -225,7 +226,8 @@ static void doc_series(struct doc *d, const struct evidence *e)
 		inl__text(in, x0);
 		inl__words(in, " to ");
 		inl__text(in, x1);
-		inl__words(in, ", every %.4g s)", e->step_s);
+		units__value(every, sizeof(every), e->step_s, "s");
+		inl__words(in, ", every %s)", every);
 	} else if (n) {
 		inl__words(in, " min ");
 		inl__text(in, a);
@@ -237,7 +239,8 @@ static void doc_series(struct doc *d, const struct evidence *e)
 		inl__text(in, x0);
 		inl__words(in, " to ");
 		inl__text(in, x1);
-		inl__words(in, ", every %.4g s)", e->step_s);
+		units__value(every, sizeof(every), e->step_s, "s");
+		inl__words(in, ", every %s)", every);
 	}
 	if (line.oom)
 		d->oom = 1;
@@ -328,7 +331,7 @@ static void fg_hottest(struct doc *d, const struct evidence *e)
 	}
 	t = doc__table_head(d, "lrrr", head);
 	for (size_t k = 0; k < nfr && k < FG_TOP && fr[k].self > 0; k++) {
-		inl__text_n(doc__cell(t, CELL_PLAIN), fr[k].name, fr[k].len);
+		inl__code_n(doc__cell(t, CELL_PLAIN), fr[k].name, fr[k].len);
 		flamegraph__fmt_count(c, sizeof(c), fr[k].self, e->unit);
 		inl__text(doc__cell(t, CELL_PLAIN), c);
 		pct(doc__cell(t, CELL_PLAIN), fr[k].self, total);
@@ -358,7 +361,7 @@ static void fg_largest(struct doc *d, const struct evidence *e)
 		for (const char *p = s + from;;) {
 			const char *q = strchr(p, ';');
 
-			inl__text_n(in, p, q ? (size_t)(q - p) : strlen(p));
+			inl__code_n(in, p, q ? (size_t)(q - p) : strlen(p));
 			if (!q)
 				break;
 			inl__words(in, " → ");
@@ -381,7 +384,8 @@ static void doc_flamegraph(struct doc *d, const struct evidence *e)
 	in = doc__para(d);
 	inl__words(in, "Flame graph: ");
 	inl__text(in, tot);
-	inl__words(in, " in %llu distinct stacks", (unsigned long long)e->fg.stacks_in);
+	inl__words(in, " in %llu distinct stack%s", (unsigned long long)e->fg.stacks_in,
+		   e->fg.stacks_in == 1 ? "" : "s");
 	if (e->fg.other) {
 		inl__words(in, " (the %zu largest kept, the rest merged into ", e->fg.stacks.n - 1);
 		inl__text(in, "[other]");
@@ -412,9 +416,11 @@ static void doc_table(struct doc *d, const struct evidence *e)
 	free(align);
 	for (size_t c = 0; c < e->columns.n; c++)
 		inl__text_cut(doc__cell(t, CELL_PLAIN), e->columns.v[c], CELL_MAX);
+	/* a symbol (a function, a stack) as code: as it is, never escaped into "\\_\\_x" */
 	for (size_t r = 0; r < e->nrows; r++)
 		for (size_t c = 0; c < e->columns.n; c++)
-			inl__text_cut(doc__cell(t, CELL_PLAIN), e->rows[r][c], CELL_MAX);
+			(e->code_cols & (1u << c) ? inl__code_cut : inl__text_cut)(
+				doc__cell(t, CELL_PLAIN), e->rows[r][c], CELL_MAX);
 }
 
 int report__fold_evidence(struct doc *d, const struct check_result *r)

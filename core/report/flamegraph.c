@@ -27,6 +27,7 @@
 #include "util/embedded.h"
 #include "util/hash.h"
 #include "util/json.h"
+#include "util/units.h"
 
 /* ---- rendering ---- */
 
@@ -107,13 +108,26 @@ static long tree_child(struct fg_tree *t, uint32_t parent, const char *name, siz
 	return (long)t->n++;
 }
 
+/* The child of parent called name, or -1 when it has none. */
+static long tree_find(const struct fg_tree *t, uint32_t parent, const char *name, size_t len)
+{
+	for (size_t k = node_hash(parent, name, len) & (t->hcap - 1); t->hash[k];
+	     k = (k + 1) & (t->hcap - 1)) {
+		const struct fg_node *c = &t->nodes[t->hash[k] - 1];
+
+		if (c->parent == parent && c->len == len && !memcmp(c->name, name, len))
+			return (long)t->hash[k] - 1;
+	}
+	return -1;
+}
+
 static void tree_free(struct fg_tree *t)
 {
 	free(t->nodes);
 	free(t->hash);
 }
 
-static int tree_build(struct fg_tree *t, const struct evidence *e)
+static int tree_build(struct fg_tree *t, const struct folded_stacks *fs)
 {
 	memset(t, 0, sizeof(*t));
 	t->cap = 256;
@@ -124,9 +138,9 @@ static int tree_build(struct fg_tree *t, const struct evidence *e)
 		return -ENOMEM;
 	t->nodes[0] = (struct fg_node){ .name = "all", .len = 3 };
 	t->n = 1;
-	for (size_t i = 0; i < e->fg.stacks.n; i++) {
-		const char *s = e->fg.stacks.v[i];
-		uint64_t c = e->fg.counts[i] > 0 ? (uint64_t)e->fg.counts[i] : 0;
+	for (size_t i = 0; i < fs->stacks.n; i++) {
+		const char *s = fs->stacks.v[i];
+		uint64_t c = fs->counts[i] > 0 ? (uint64_t)fs->counts[i] : 0;
 		uint32_t cur = 0;
 
 		if (!c)
@@ -254,22 +268,26 @@ static void xml_escape(struct strbuf *sb, const char *s, size_t n)
 
 void flamegraph__fmt_count(char *buf, size_t len, double v, const char *unit)
 {
-	if (unit && !strcmp(unit, "us")) {
-		if (v >= 1e6)
-			snprintf(buf, len, "%.2f s", v / 1e6);
-		else if (v >= 1e3)
-			snprintf(buf, len, "%.1f ms", v / 1e3);
-		else
-			snprintf(buf, len, "%.0f us", v);
-	} else {
-		snprintf(buf, len, "%.0f samples", v);
-	}
+	units__value(buf, len, v, unit && !strcmp(unit, "us") ? "us" : "samples");
 }
 
 static int special_name(const struct fg_node *nd)
 {
 	return nd->len && nd->name[0] == '[' && nd->name[nd->len - 1] == ']';
 }
+
+/*
+ * What one drawing shows: the folded stacks (for the caption), their unit,
+ * and for a differential graph each frame's class (its change) and its
+ * share before, which the script shows on hover.
+ */
+struct fg_view {
+	const struct folded_stacks *fs;
+	const char *unit;
+	const char *const *cls; /* per node, NULL: coloured by name */
+	const double *was;      /* per node: its share of the total before (0 to 1) */
+	size_t nbefore;         /* audits before (a differential graph) */
+};
 
 /* Pixel edges in tenths: each edge rounded on its own, so children nest exactly. */
 static long edge10(const struct fg_tree *t, double off)
@@ -282,17 +300,21 @@ static void put_tenths(struct strbuf *sb, long v)
 	strbuf__printf(sb, "%ld.%ld", v / 10, v % 10);
 }
 
-static void render_frame(struct strbuf *sb, const struct fg_tree *t, const struct fg_node *nd,
-			 long x10, long w10, int height)
+static void render_frame(struct strbuf *sb, const struct fg_view *v, const struct fg_node *nd,
+			 uint32_t idx, long x10, long w10, int height)
 {
 	int y = height - (int)(nd->depth + 1) * FG_ROW;
 	long chars = (w10 / 10 - 6) / FG_CHAR_W;
 
-	strbuf__printf(sb, "<g class=\"%s\" data-n=\"%llu\"><title>",
+	strbuf__printf(sb, "<g class=\"%s\" data-n=\"%llu\"",
+		       v->cls ? v->cls[idx] :
 		       special_name(nd) ? "cx" : (const char *[]){ "c0", "c1", "c2", "c3", "c4",
 								  "c5", "c6", "c7" }
 						 [fnv1a(nd->name, nd->len, 0) % 8],
 		       (unsigned long long)nd->value);
+	if (v->was)
+		strbuf__printf(sb, " data-was=\"%.2f%%\"", 100 * v->was[idx]);
+	strbuf__puts(sb, "><title>");
 	xml_escape(sb, nd->name, nd->len);
 	strbuf__puts(sb, "</title><rect x=\"");
 	put_tenths(sb, x10);
@@ -321,9 +343,10 @@ static void render_frame(struct strbuf *sb, const struct fg_tree *t, const struc
 	strbuf__puts(sb, "</g>\n");
 }
 
-static void render(struct strbuf *sb, const struct evidence *e, const struct fg_tree *t,
+static void render(struct strbuf *sb, const struct fg_view *v, const struct fg_tree *t,
 		   const uint32_t *by_width, size_t drawn, size_t eligible)
 {
+	const struct folded_stacks *fs = v->fs;
 	uint32_t maxdepth = 0;
 	int height;
 	char tot[64];
@@ -341,7 +364,7 @@ static void render(struct strbuf *sb, const struct evidence *e, const struct fg_
 			   "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" data-total=\"%llu\" "
 			   "data-unit=\"%s\">\n",
 		       FG_WIDTH, height, FG_WIDTH, height, (unsigned long long)t->total,
-		       e->unit && !strcmp(e->unit, "us") ? "us" : "samples");
+		       v->unit && !strcmp(v->unit, "us") ? "us" : "samples");
 	/* Depth order (root first), so a frame is drawn after, and above, its parent. */
 	for (uint32_t d = 0; d <= maxdepth; d++)
 		for (size_t i = 0; i < drawn; i++) {
@@ -353,37 +376,44 @@ static void render(struct strbuf *sb, const struct evidence *e, const struct fg_
 			x10 = edge10(t, nd->offset);
 			w10 = edge10(t, nd->offset + (double)nd->value) - x10;
 			if (w10 > 0)
-				render_frame(sb, t, nd, x10, w10, height);
+				render_frame(sb, v, nd, by_width[i], x10, w10, height);
 		}
 	strbuf__puts(sb, "</svg>\n<figcaption>");
-	flamegraph__fmt_count(tot, sizeof(tot), (double)t->total, e->unit);
+	if (v->cls)
+		strbuf__printf(sb, "The new profile's shape, each frame coloured by the change "
+				   "of its share of the total against %s: red grew, blue "
+				   "shrank, the darker the more (0.25, 1, 3 and 10 points); "
+				   "hover for its share before. Frames the new profile lacks "
+				   "are not drawn. ",
+			       v->nbefore > 1 ? "the baseline's median" : "the old profile");
+	flamegraph__fmt_count(tot, sizeof(tot), (double)t->total, v->unit);
 	xml_escape(sb, tot, strlen(tot));
-	strbuf__printf(sb, " in %llu distinct stacks. ", (unsigned long long)e->fg.stacks_in);
+	strbuf__printf(sb, " in %llu distinct stack%s. ", (unsigned long long)fs->stacks_in,
+		       fs->stacks_in == 1 ? "" : "s");
 	if (drawn < eligible)
 		strbuf__printf(sb, "The %zu widest frames are drawn; narrower ones are merged into "
 				   "their parent to bound the page size. ", drawn);
 	else
 		strbuf__printf(sb, "Frames of 0.1%% of the total or less are merged into their parent "
 				   "(%zu frames drawn). ", drawn);
-	if (e->fg.other)
+	if (fs->other)
 		strbuf__printf(sb, "%llu stacks beyond the %zu largest are merged into "
 				   "&quot;[other]&quot;. ",
-			       (unsigned long long)(e->fg.stacks_in + 1 - e->fg.stacks.n), e->fg.stacks.n - 1);
-	if (e->fg.depth_cut)
+			       (unsigned long long)(fs->stacks_in + 1 - fs->stacks.n), fs->stacks.n - 1);
+	if (fs->depth_cut)
 		strbuf__printf(sb, "%llu stacks deeper than %d frames are cut at the leaf end. ",
-			       (unsigned long long)e->fg.depth_cut, FG_MAX_DEPTH);
+			       (unsigned long long)fs->depth_cut, FG_MAX_DEPTH);
 	strbuf__puts(sb, "</figcaption>\n</figure>\n");
 }
 
-int flamegraph__html(const struct evidence *e, struct strbuf *out)
+/* The graph of t (built) as v shows it, within the page budget. */
+static int draw(const struct fg_view *v, struct fg_tree *t_, struct strbuf *out)
 {
-	struct fg_tree t;
+	struct fg_tree t = *t_;
 	uint32_t *order = NULL;
 	size_t eligible = 0, budget = FG_DRAWN_MAX;
 	int rc = -ENOMEM;
 
-	if (tree_build(&t, e))
-		goto cleanup;
 	if (!t.total) {
 		strbuf__puts(out, "<p class=\"fg-empty\">The flame graph is empty: no samples.</p>\n");
 		rc = out->oom ? -ENOMEM : 0;
@@ -402,7 +432,7 @@ int flamegraph__html(const struct evidence *e, struct strbuf *out)
 		struct strbuf sb = { 0 };
 		size_t drawn = eligible < budget ? eligible : budget;
 
-		render(&sb, e, &t, order, drawn, eligible);
+		render(&sb, v, &t, order, drawn, eligible);
 		if (sb.oom) {
 			strbuf__free(&sb);
 			goto cleanup;
@@ -420,6 +450,116 @@ int flamegraph__html(const struct evidence *e, struct strbuf *out)
 	rc = out->oom ? -ENOMEM : 0;
 cleanup:
 	free(order);
+	return rc;
+}
+
+int flamegraph__html(const struct evidence *e, struct strbuf *out)
+{
+	struct fg_view v = { .fs = &e->fg, .unit = e->unit };
+	struct fg_tree t;
+	int rc = -ENOMEM;
+
+	if (!tree_build(&t, &e->fg))
+		rc = draw(&v, &t, out);
+	tree_free(&t);
+	return rc;
+}
+
+/* A change of share (points of the total) as a class: dn4 (much colder) .. d0 .. dp4. */
+static const char *delta_class(double points)
+{
+	static const char *const up[] = { "d0", "dp1", "dp2", "dp3", "dp4" };
+	static const char *const down[] = { "d0", "dn1", "dn2", "dn3", "dn4" };
+	static const double steps[] = { 0.25, 1, 3, 10 };
+	double a = fabs(points);
+	int k = 0;
+
+	while (k < 4 && a >= steps[k])
+		k++;
+	return points > 0 ? up[k] : down[k];
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * For each frame of now, its share of the total in each profile before (the
+ * same path from the root; 0 where it has none), their median as was[i].
+ */
+static int shares_before(const struct fg_tree *now, struct fg_tree *bt, size_t nb, double *was)
+{
+	long *map = malloc(now->n * nb * sizeof(*map));
+	double *vals = malloc((nb ? nb : 1) * sizeof(*vals));
+
+	if (!map || !vals) {
+		free(map);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < now->n; i++) {
+		const struct fg_node *nd = &now->nodes[i];
+
+		for (size_t b = 0; b < nb; b++) {
+			/* nodes come after their parents: the parent's match is known */
+			long pm = i ? map[nd->parent * nb + b] : 0;
+			long m = !i     ? 0 :
+				 pm < 0 ? -1 :
+					  tree_find(&bt[b], (uint32_t)pm, nd->name, nd->len);
+
+			map[i * nb + b] = m;
+			vals[b] = m >= 0 && bt[b].total ?
+					  (double)bt[b].nodes[m].value / (double)bt[b].total :
+					  0;
+		}
+		qsort(vals, nb, sizeof(*vals), cmp_dbl);
+		was[i] = nb ? vals[(nb - 1) / 2] : 0;
+	}
+	free(map);
+	free(vals);
+	return 0;
+}
+
+int flamegraph__diff_html(const struct flamediff *fd, struct strbuf *out)
+{
+	struct fg_tree t = { 0 }, *bt = calloc(fd->nbefore ? fd->nbefore : 1, sizeof(*bt));
+	struct fg_view v = { .fs = fd->now, .unit = fd->unit, .nbefore = fd->nbefore };
+	const char **cls = NULL;
+	double *was = NULL;
+	size_t built = 0;
+	int rc = -ENOMEM;
+
+	if (!bt || tree_build(&t, fd->now)) {
+		free(bt);
+		tree_free(&t);
+		return -ENOMEM;
+	}
+	for (; built < fd->nbefore; built++)
+		if (tree_build(&bt[built], fd->before[built]))
+			goto cleanup;
+	cls = malloc(t.n * sizeof(*cls));
+	was = malloc(t.n * sizeof(*was));
+	if (!cls || !was || shares_before(&t, bt, fd->nbefore, was))
+		goto cleanup;
+	for (size_t i = 0; i < t.n; i++)
+		cls[i] = delta_class(t.total ? 100 * ((double)t.nodes[i].value / (double)t.total -
+						      was[i]) :
+					       0);
+	v.cls = cls;
+	v.was = was;
+	rc = draw(&v, &t, out);
+cleanup:
+	/* a tree that failed to build was freed by tree_free in its caller's place */
+	for (size_t b = 0; b < built; b++)
+		tree_free(&bt[b]);
+	if (built < fd->nbefore)
+		tree_free(&bt[built]);
+	free(bt);
+	free(cls);
+	free(was);
 	tree_free(&t);
 	return rc;
 }

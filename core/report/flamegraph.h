@@ -26,6 +26,22 @@
 int flamegraph__html(const struct evidence *e, struct strbuf *out);
 
 /*
+ * A differential flame graph (Brendan Gregg's): the shape of the profile
+ * now, each frame coloured by how its share of the total changed against
+ * the profiles before (their median share, 0 where a profile lacks the
+ * frame): red grew, blue shrank, by 0.25, 1, 3 and 10 points. Shares, not
+ * counts: two profiles of different lengths compare. The same figure and
+ * script as flamegraph__html; hovering a frame also says its share before.
+ */
+struct flamediff {
+	const struct folded_stacks *now;
+	const struct folded_stacks *const *before;
+	size_t nbefore;
+	const char *unit; /* "samples" or "us" */
+};
+int flamegraph__diff_html(const struct flamediff *fd, struct strbuf *out);
+
+/*
  * The script that makes every figure.fg interactive (flamegraph.js beside
  * this file, embedded in the binary); it holds no data. NULL only in a build
  * that did not embed it.

@@ -7,8 +7,8 @@ var info=fig.querySelector('.fg-info'),q=fig.querySelector('.fg-q'),reset=fig.qu
 var W=svg.viewBox.baseVal.width,total=num(svg,'data-total'),us=svg.getAttribute('data-unit')==='us',frames=[],byG=new Map();
 Array.prototype.forEach.call(svg.querySelectorAll('g[data-n]'),function(g){
 var r=g.querySelector('rect'),ti=g.querySelector('title');if(!r)return;
-var f={g:g,r:r,t:g.querySelector('text'),name:ti?ti.textContent:'',n:num(g,'data-n'),x:num(r,'x'),w:num(r,'width'),y:num(r,'y')};frames.push(f);byG.set(g,f);});
-function fmt(n){if(!us)return n+' samples';if(n>=1e6)return (n/1e6).toFixed(2)+' s';if(n>=1e3)return (n/1e3).toFixed(1)+' ms';return n+' us';}
+var f={g:g,r:r,t:g.querySelector('text'),name:ti?ti.textContent:'',n:num(g,'data-n'),x:num(r,'x'),w:num(r,'width'),y:num(r,'y'),was:g.getAttribute('data-was')};frames.push(f);byG.set(g,f);});
+function fmt(n){if(!us)return n+(n===1?' sample':' samples');if(n>=1e6)return (n/1e6).toFixed(2)+' s';if(n>=1e3)return (n/1e3).toFixed(1)+' ms';return n+' us';}
 function pct(n){return total>0?(100*n/total).toFixed(2)+'%':'-';}
 function label(f,x,w){var c=Math.floor((w-6)/7);
 if(c<3){if(f.t)f.t.textContent='';return;}
@@ -22,7 +22,7 @@ else place(f,(f.x-z.x)*s,f.w*s,f.x>=z.x-E&&f.x+f.w<=z.x+z.w+E);
 f.g.classList.toggle('a',f.y>z.y);});}
 function unzoom(){frames.forEach(function(f){place(f,f.x,f.w,true);f.g.classList.remove('a');});}
 function hit(ev){var g=ev.target&&ev.target.closest?ev.target.closest('g[data-n]'):null;return g?byG.get(g):null;}
-svg.addEventListener('mousemove',function(ev){var f=hit(ev);if(f&&info)info.textContent=f.name+' \u2014 '+fmt(f.n)+' ('+pct(f.n)+' of all)';});
+svg.addEventListener('mousemove',function(ev){var f=hit(ev);if(f&&info)info.textContent=f.name+' \u2014 '+fmt(f.n)+' ('+pct(f.n)+' of all'+(f.was!==null?', before '+f.was:'')+')';});
 svg.addEventListener('click',function(ev){var f=hit(ev);if(f)zoom(f);});
 if(reset)reset.addEventListener('click',unzoom);
 if(q)q.addEventListener('input',function(){var t=q.value.toLowerCase(),m=[];

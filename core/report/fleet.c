@@ -16,6 +16,7 @@
 
 #include "report/fleet_int.h"
 #include "report/report.h"
+#include "util/units.h"
 #include "util/clock.h"
 #include "util/hash.h"
 #include "util/hostid.h"
@@ -119,35 +120,9 @@ void fleet__key_split(const char *key, const char **check, size_t *check_len, co
 	*metric = sep ? sep + 1 : "";
 }
 
-double fleet__percentile(const double *b, size_t n, double p)
-{
-	double total = 0, want, seen = 0;
-
-	for (size_t i = 0; i < n; i++)
-		total += b[i];
-	if (total <= 0)
-		return NAN;
-	want = total * p / 100;
-	for (size_t i = 0; i < n; i++) {
-		double lo = i ? ldexp(1, (int)i) : 0, hi = ldexp(1, (int)i + 1);
-
-		if (b[i] > 0 && seen + b[i] >= want)
-			return lo + (hi - lo) * (want - seen) / b[i];
-		seen += b[i];
-	}
-	return ldexp(1, (int)n);
-}
-
 void fleet__bucket_name(size_t i, char *buf, size_t len)
 {
-	double lo = i ? ldexp(1, (int)i) : 0, hi = ldexp(1, (int)i + 1);
-
-	if (hi <= 1000)
-		snprintf(buf, len, "%.0f-%.0f us", lo, hi);
-	else if (hi <= 1e6)
-		snprintf(buf, len, "%.3g-%.3g ms", lo / 1e3, hi / 1e3);
-	else
-		snprintf(buf, len, "%.3g-%.3g s", lo / 1e6, hi / 1e6);
+	units__range(buf, len, i ? ldexp(1, (int)i) : 0, ldexp(1, (int)i + 1), "us");
 }
 
 /* ---- the spool ---- */

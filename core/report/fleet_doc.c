@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/units.h"
 #include "report/fleet_int.h"
 #include "report/model.h"
 #include "util/tty.h"
@@ -39,12 +40,8 @@ static void fmt_us(char *buf, size_t len, double us)
 {
 	if (isnan(us))
 		snprintf(buf, len, "-");
-	else if (us < 1000)
-		snprintf(buf, len, "%.0f us", us);
-	else if (us < 1e6)
-		snprintf(buf, len, "%.3g ms", us / 1e3);
 	else
-		snprintf(buf, len, "%.3g s", us / 1e6);
+		units__value(buf, len, us, "us");
 }
 
 static void host_counts(struct inlines *in, const struct fleet_host *h)
@@ -321,9 +318,9 @@ static void doc_outliers(const struct fleet *f, struct doc *d)
 		inl__text(doc__cell(t, CELL_PLAIN), f->hosts[o->host].host);
 		inl__text_n(doc__cell(t, CELL_PLAIN), check, clen);
 		inl__text(doc__cell(t, CELL_PLAIN), metric);
-		report__fmt_value(buf, sizeof(buf), o->value, unit);
+		units__value(buf, sizeof(buf), o->value, unit);
 		inl__text(doc__cell(t, CELL_PLAIN), buf);
-		report__fmt_value(buf, sizeof(buf), o->median, unit);
+		units__value(buf, sizeof(buf), o->median, unit);
 		inl__text(doc__cell(t, CELL_PLAIN), buf);
 		inl__words(doc__cell(t, CELL_PLAIN), "%+.1f", o->z);
 	}
@@ -502,8 +499,8 @@ void fleet__terminal(const struct fleet *f, FILE *out)
 		size_t clen;
 
 		fleet__key_split(f->keys.v[o->key], &check, &clen, &metric);
-		report__fmt_value(v, sizeof(v), o->value, f->key_units[o->key]);
-		report__fmt_value(m, sizeof(m), o->median, f->key_units[o->key]);
+		units__value(v, sizeof(v), o->value, f->key_units[o->key]);
+		units__value(m, sizeof(m), o->median, f->key_units[o->key]);
 		fputs("  ", out);
 		tty(out, f->hosts[o->host].host, 30);
 		fputs(" ", out);

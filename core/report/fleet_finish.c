@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/fleet_int.h"
+#include "util/log2hist.h"
 
 /* ---- the fleet ---- */
 
@@ -258,8 +259,8 @@ static int build_heat(struct fleet *f, int kind)
 		h->p50[kind] = h->p99[kind] = NAN;
 		if (!h->hist[kind].have)
 			continue;
-		h->p50[kind] = fleet__percentile(h->hist[kind].b, FLEET_BUCKETS, 50);
-		h->p99[kind] = fleet__percentile(h->hist[kind].b, FLEET_BUCKETS, 99);
+		h->p50[kind] = log2hist__percentile(h->hist[kind].b, FLEET_BUCKETS, 50);
+		h->p99[kind] = log2hist__percentile(h->hist[kind].b, FLEET_BUCKETS, 99);
 		for (size_t b = 0; b < FLEET_BUCKETS; b++) {
 			ht->fleet[b] += h->hist[kind].b[b];
 			if (h->hist[kind].b[b] > 0) {
@@ -270,8 +271,8 @@ static int build_heat(struct fleet *f, int kind)
 		if (!isnan(h->p99[kind]))
 			with[ht->nhosts++] = i;
 	}
-	ht->p50 = fleet__percentile(ht->fleet, FLEET_BUCKETS, 50);
-	ht->p99 = fleet__percentile(ht->fleet, FLEET_BUCKETS, 99);
+	ht->p50 = log2hist__percentile(ht->fleet, FLEET_BUCKETS, 50);
+	ht->p99 = log2hist__percentile(ht->fleet, FLEET_BUCKETS, 99);
 	sort_fleet = f;
 	sort_kind = kind;
 	qsort(with, ht->nhosts, sizeof(*with), heat_cmp);

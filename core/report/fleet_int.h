@@ -204,8 +204,6 @@ void fleet_detail__free(struct fleet_detail *d);
 int fleet__value(const struct fleet_host *h, size_t key, double *v);
 /* "check\x1fmetric": its two halves. */
 void fleet__key_split(const char *key, const char **check, size_t *check_len, const char **metric);
-/* p-th percentile (0-100) of a log2 histogram in us, inside its bucket linearly; NaN if empty. */
-double fleet__percentile(const double *b, size_t n, double p);
 /* "2-4 us", "0.512-1.02 ms", "1.05-2.1 s": the range of bucket i. */
 void fleet__bucket_name(size_t i, char *buf, size_t len);
 

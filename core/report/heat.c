@@ -18,21 +18,9 @@
 
 #include "report/chart.h"
 #include "report/model.h"
+#include "util/units.h"
 
 #define HEAT_DRAWN 12 /* columns drawn at most: a 10 s window's 50 intervals as 10 of 1 s */
-
-/* x in unit as text in the largest unit it reaches ("512 us", "1.02 ms"). */
-static int heat_amount(char *buf, size_t n, double x, const char *unit)
-{
-	static const char *const units[] = { "ns", "us", "ms", "s" };
-	size_t k = strcmp(unit, "ns") ? 1 : 0;
-
-	while (k < 3 && x >= 1000) {
-		x /= 1000;
-		k++;
-	}
-	return snprintf(buf, n, "%.3g %s", x, units[k]);
-}
 
 static const char *heat_str(struct doc *d, const char *s)
 {
@@ -49,39 +37,54 @@ static void heat_rows(struct doc *d, const struct evidence *e, const char **rows
 		      size_t n)
 {
 	for (size_t r = 0; r < n; r++) {
-		char lo[32], hi[32], buf[80];
+		char buf[80];
 		size_t s = first + r;
 
 		if (e->hm_row_ms > 0) {
 			snprintf(buf, sizeof(buf), "%.0f-%.0f ms", (double)s * e->hm_row_ms,
 				 (double)(s + 1) * e->hm_row_ms);
 		} else {
-			const char *sp;
-
-			heat_amount(lo, sizeof(lo), s ? ldexp(1, (int)s) : 0, e->unit);
-			heat_amount(hi, sizeof(hi), ldexp(1, (int)s + 1), e->unit);
-			sp = strchr(lo, ' ');
-			/* one unit for both ends when they share it: "64-128 us" */
-			if (sp && !strcmp(sp, strchr(hi, ' ')))
-				snprintf(buf, sizeof(buf), "%.*s-%s", (int)(sp - lo), lo, hi);
-			else
-				snprintf(buf, sizeof(buf), "%s-%s", lo, hi);
+			units__range(buf, sizeof(buf), s ? ldexp(1, (int)s) : 0,
+				     ldexp(1, (int)s + 1), e->unit);
 		}
 		rows[r] = heat_str(d, buf);
 	}
 }
 
-void report__doc_heatmap(struct doc *d, const struct evidence *e)
+/* The rows of e with a count, from the first to the last (every row for offsets); 0: none. */
+static int heat_span(const struct evidence *e, size_t *first, size_t *last)
 {
-	size_t in_cols = e->hm_rows ? e->nvalues / e->hm_rows : 0, first = 0, last = 0, k, nc, nr;
+	size_t in_cols = e->hm_rows ? e->nvalues / e->hm_rows : 0;
+	int any = 0;
+
+	if (e->hm_row_ms > 0) {
+		*first = 0;
+		*last = e->hm_rows ? e->hm_rows - 1 : 0;
+		return e->hm_rows > 0 && in_cols > 0;
+	}
+	for (size_t r = 0; r < e->hm_rows; r++)
+		for (size_t c = 0; c < in_cols; c++)
+			if (e->values[c * e->hm_rows + r] > 0) {
+				*first = any ? *first : r;
+				*last = r;
+				any = 1;
+				break;
+			}
+	return any && in_cols;
+}
+
+/* e's map over its rows [first, last] (any: e has data), its columns merged to HEAT_DRAWN. */
+static struct heatmap *heat_build(struct doc *d, const struct evidence *e, int any, size_t first,
+				  size_t last)
+{
+	size_t in_cols = e->hm_rows ? e->nvalues / e->hm_rows : 0, k, nc, nr;
 	struct heatmap *hm = doc__alloc(d, sizeof(*hm));
 	char buf[96];
 	double *counts;
 	const char **cols, **rows;
-	int any = 0;
 
 	if (!hm)
-		return;
+		return NULL;
 	hm->title = e->title;
 	hm->log_scale = 1;
 	hm->compact = 1;
@@ -103,23 +106,8 @@ void report__doc_heatmap(struct doc *d, const struct evidence *e)
 		hm->count_label = "events";
 		hm->md = HEATMAP_MD_QUANTILES;
 	}
-	/* the rows with a count, from the first to the last (every row for offsets) */
-	for (size_t r = 0; r < e->hm_rows; r++)
-		for (size_t c = 0; c < in_cols; c++)
-			if (e->values[c * e->hm_rows + r] > 0) {
-				first = any ? first : r;
-				last = r;
-				any = 1;
-				break;
-			}
-	if (e->hm_row_ms > 0) {
-		first = 0;
-		last = e->hm_rows ? e->hm_rows - 1 : 0;
-		any = e->hm_rows > 0;
-	}
-	doc__heatmap(d, hm);
-	if (!any || !in_cols)
-		return; /* "no data" */
+	if (!any || !in_cols || last < first)
+		return hm; /* "no data" */
 	k = (in_cols + HEAT_DRAWN - 1) / HEAT_DRAWN;
 	nc = (in_cols + k - 1) / k;
 	nr = last - first + 1;
@@ -127,9 +115,10 @@ void report__doc_heatmap(struct doc *d, const struct evidence *e)
 	cols = doc__alloc(d, nc * sizeof(*cols));
 	rows = doc__alloc(d, nr * sizeof(*rows));
 	if (!counts || !cols || !rows)
-		return;
+		return hm;
+	/* rows past e's own (a pair's common range) count nothing */
 	for (size_t c = 0; c < in_cols; c++)
-		for (size_t r = 0; r < nr; r++)
+		for (size_t r = 0; r < nr && first + r < e->hm_rows; r++)
 			counts[c / k * nr + r] += e->values[c * e->hm_rows + first + r];
 	for (size_t c = 0; c < nc; c++) {
 		double from = (double)(c * k) * e->step_s, to = (double)((c + 1) * k) * e->step_s;
@@ -137,7 +126,7 @@ void report__doc_heatmap(struct doc *d, const struct evidence *e)
 		if (e->hm_row_ms > 0 && k == 1)
 			snprintf(buf, sizeof(buf), "%.0f s", from);
 		else
-			snprintf(buf, sizeof(buf), "%.3g-%.3g s", from, to);
+			units__range(buf, sizeof(buf), from, to, "s");
 		cols[c] = heat_str(d, buf);
 	}
 	heat_rows(d, e, rows, first, nr);
@@ -146,4 +135,37 @@ void report__doc_heatmap(struct doc *d, const struct evidence *e)
 	hm->cols = cols;
 	hm->rows = rows;
 	hm->counts = counts;
+	return hm;
+}
+
+void report__doc_heatmap(struct doc *d, const struct evidence *e)
+{
+	size_t first = 0, last = 0;
+	int any = heat_span(e, &first, &last);
+	struct heatmap *hm = heat_build(d, e, any, first, last);
+
+	if (hm)
+		doc__heatmap(d, hm);
+}
+
+void report__doc_heatmap_pair(struct doc *d, const struct evidence *a, const struct evidence *b,
+			      const char *label_a, const char *label_b)
+{
+	char title[600];
+	size_t fa = 0, la = 0, fb = 0, lb = 0, first, last;
+	int aa = heat_span(a, &fa, &la), ab = heat_span(b, &fb, &lb);
+	struct heatmap *ha, *hb;
+
+	/* one row range for both, so that a band that moved is seen to move */
+	first = aa && ab ? (fa < fb ? fa : fb) : aa ? fa : fb;
+	last = aa && ab ? (la > lb ? la : lb) : aa ? la : lb;
+	ha = heat_build(d, a, aa, first, last);
+	hb = heat_build(d, b, ab, first, last);
+	if (!ha || !hb)
+		return;
+	snprintf(title, sizeof(title), "%s: %s", label_a, a->title ? a->title : "");
+	ha->title = heat_str(d, title);
+	snprintf(title, sizeof(title), "%s: %s", label_b, b->title ? b->title : "");
+	hb->title = heat_str(d, title);
+	doc__heatmap_pair(d, ha, hb);
 }

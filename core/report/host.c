@@ -141,6 +141,8 @@ void report__doc_host(struct report_model *m)
 	     "none (no cpufreq driver: a VM, or a fixed frequency)");
 	snprintf(buf, sizeof(buf), "%zu", hc->modules.n);
 	fact(t, "modules loaded", hc->modules_known ? buf : NULL, NULL);
+	snprintf(buf, sizeof(buf), "%zu (%s)", hc->pkg_names.n, hc->pkg_manager);
+	fact(t, "packages installed", hc->pkg_manager[0] ? buf : NULL, hc->pkg_why);
 	if (hc->failed_why[0])
 		fact(t, "failed systemd units", NULL, hc->failed_why);
 	else if (!hc->failed_units.n)
@@ -274,6 +276,18 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 	else
 		json__kv_strv(j, "failed_units", &hc->failed_units);
 	kv_fact(j, "failed_units_unknown", hc->failed_why);
+	/* how many, not the list (raw/host.context.cap has it; sonde diff compares it) */
+	json__key(j, "packages");
+	if (hc->pkg_manager[0]) {
+		json__begin_object(j);
+		kv_fact(j, "manager", hc->pkg_manager);
+		json__key(j, "installed");
+		json__int(j, (int64_t)hc->pkg_names.n);
+		json__end_object(j);
+	} else {
+		json__null(j);
+	}
+	kv_fact(j, "packages_unknown", hc->pkg_why);
 	json__kv_strv(j, "kernel_log", &hc->kmsg);
 	kv_fact(j, "kernel_log_unknown", hc->kmsg_why);
 	json__key(j, "sysctl");

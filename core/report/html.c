@@ -240,6 +240,8 @@ static int html_block(struct strbuf *out, const struct block *b)
 		html_series(out, b);
 		break;
 	case BLOCK_FLAMEGRAPH:
+		if (b->fd)
+			return flamegraph__diff_html(b->fd, out);
 		if (!b->repeat)
 			return flamegraph__html(b->ev, out);
 		strbuf__puts(out, "<p class=\"fg-seen\">(The flame graph is shown above.)</p>\n");
@@ -249,8 +251,14 @@ static int html_block(struct strbuf *out, const struct block *b)
 			strbuf__printf(out, "<div id=\"%s\"></div>\n", b->anchor);
 		break;
 	case BLOCK_HEATMAP:
+		if (b->hm2)
+			strbuf__puts(out, "<div class=\"hm-pair\">\n");
 		if (b->hm)
 			chart__heatmap(out, b->hm);
+		if (b->hm2) {
+			chart__heatmap(out, b->hm2);
+			strbuf__puts(out, "</div>\n");
+		}
 		break;
 	case BLOCK_BARS:
 		chart__bars(out, b->ev);

@@ -168,6 +168,14 @@ static void json_evidence(struct json *j, const struct evidence *e)
 	json_span(j, &e->span);
 	if (e->kind == EV_TABLE) {
 		json__kv_strv(j, "columns", &e->columns);
+		if (e->code_cols) {
+			json__key(j, "code_columns");
+			json__begin_array(j);
+			for (size_t c = 0; c < e->columns.n; c++)
+				if (e->code_cols & (1u << c))
+					json__string(j, e->columns.v[c]);
+			json__end_array(j);
+		}
 		json__key(j, "rows");
 		json__begin_array(j);
 		for (size_t r = 0; r < e->nrows; r++) {

@@ -361,12 +361,22 @@ static int md_block(struct strbuf *out, const struct block *b, int first)
 		md_code_block(out, b->text);
 		break;
 	case BLOCK_HEATMAP:
-		if (b->hm && b->hm->md == HEATMAP_MD_QUANTILES && b->hm->ncols && b->hm->nrows)
-			md_heat_quantiles(out, b->hm);
-		else if (b->hm && b->hm->md == HEATMAP_MD_ROWS && b->hm->ncols && b->hm->nrows)
-			md_heat_rows(out, b->hm);
-		else if (b->hm)
-			md_heatmap(out, b->hm);
+		for (int k = 0; k < 2; k++) {
+			const struct heatmap *hm = k ? b->hm2 : b->hm;
+
+			/* a pair: each map under its title, which says which is which */
+			if (b->hm2 && hm && hm->title) {
+				strbuf__puts(out, "*");
+				md_text(out, hm->title);
+				strbuf__puts(out, "*\n\n");
+			}
+			if (hm && hm->md == HEATMAP_MD_QUANTILES && hm->ncols && hm->nrows)
+				md_heat_quantiles(out, hm);
+			else if (hm && hm->md == HEATMAP_MD_ROWS && hm->ncols && hm->nrows)
+				md_heat_rows(out, hm);
+			else if (hm)
+				md_heatmap(out, hm);
+		}
 		break;
 	default:
 		break;

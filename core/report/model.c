@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/units.h"
 #include "report/model.h"
 
 #define TOP_FINDINGS 3
@@ -41,7 +42,7 @@ static void doc_header(struct report_model *m)
 {
 	const struct analysis *an = m->rr->an;
 	struct inlines *in;
-	char when[64], mem[64];
+	char when[64], mem[64], win[64], nsamples[64], every[64];
 	time_t s = (time_t)(an->start_wall_ns / 1000000000);
 	struct tm tm;
 
@@ -52,8 +53,10 @@ static void doc_header(struct report_model *m)
 	inl__text(in, an->hostname[0] ? an->hostname : "unknown host");
 
 	in = doc__para(&m->doc);
-	inl__words(in, "%s · %.1f s window (%u samples, every %.3g s)", when, an->elapsed_s,
-		   an->samples, an->interval_s);
+	units__value(win, sizeof(win), an->elapsed_s, "s");
+	units__value(nsamples, sizeof(nsamples), an->samples, "samples");
+	units__value(every, sizeof(every), an->interval_s, "s");
+	inl__words(in, "%s · %s window (%s, every %s)", when, win, nsamples, every);
 	if (an->partial) {
 		inl__words(in, " · ");
 		inl__open(in, SPAN_STRONG);
@@ -63,7 +66,7 @@ static void doc_header(struct report_model *m)
 	inl__words(in, " · kernel ");
 	inl__text(in, an->kernel);
 	inl__words(in, " · %d CPUs · ", an->cpus);
-	report__fmt_value(mem, sizeof(mem), (double)an->mem_total, "bytes");
+	units__value(mem, sizeof(mem), (double)an->mem_total, "bytes");
 	inl__text(in, mem);
 	if (an->virt[0]) {
 		inl__words(in, " · ");
@@ -99,7 +102,7 @@ static void matrix_cell_text(struct block *t, const struct matrix_cell *c)
 		inl__link(in, c->decider->def->id);
 	inl__words(in, "%s", status__name(c->st));
 	if (mt) {
-		report__fmt_value(v, sizeof(v), mt->value, mt->unit);
+		units__value(v, sizeof(v), mt->value, mt->unit);
 		inl__words(in, " ");
 		inl__text(in, mt->name);
 		if (mt->instance) {
@@ -127,7 +130,7 @@ static void inst_cell_text(struct block *t, const struct inst_cell *c, int na)
 		inl__words(doc__cell(t, CELL_PLAIN), "·");
 		return;
 	}
-	report__fmt_value(v, sizeof(v), c->m->value, c->m->unit);
+	units__value(v, sizeof(v), c->m->value, c->m->unit);
 	in = doc__cell(t, cell_status__of(c->m->st));
 	inl__link(in, c->r->def->id);
 	inl__words(in, "%s ", status__name(c->m->st));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/units.h"
 #include "report/model.h"
 
 static int meth_order(const struct catalog *cat, const char *id)
@@ -201,8 +202,8 @@ void report__finding_summary(const struct check_result *r, char *buf, size_t len
 		snprintf(buf, len, "%s: %s", r->def->title, status__name(r->st));
 		return;
 	}
-	report__fmt_value(v, sizeof(v), m->value, m->unit);
-	report__fmt_value(t, sizeof(t), m->st == ST_CRIT ? m->crit : m->warn, m->unit);
+	units__value(v, sizeof(v), m->value, m->unit);
+	units__value(t, sizeof(t), m->st == ST_CRIT ? m->crit : m->warn, m->unit);
 	snprintf(buf, len, "%s: %s%s%s is %s (%s at %s)", r->def->title, m->name,
 		 m->instance ? " on " : "", m->instance ? m->instance : "", v,
 		 status__name(m->st), t);

@@ -113,8 +113,17 @@ void report__tty_matrix(FILE *f, const struct matrix_row *rows, size_t nrows,
 			const char *const *metrics, size_t nmetrics, int color);
 void report__tty_finding(FILE *f, size_t n, enum status st, const char *summary,
 			 const char *explained, int color);
-/* fmt.c: a value in its unit ("12.5%", "1.2 GiB", "0.50", "3 ms"), as every rendering shows it. */
-void report__fmt_value(char *buf, size_t len, double v, const char *unit);
+
+/*
+ * Blocks sonde diff draws with the report's own renderers (heat.c,
+ * flamegraph.c): two latency heat maps side by side (EV_HEATMAP evidence,
+ * old then new) over one range of rows; a differential flame graph.
+ */
+struct doc;
+struct evidence;
+struct folded_stacks;
+void report__doc_heatmap_pair(struct doc *d, const struct evidence *a, const struct evidence *b,
+			      const char *label_a, const char *label_b);
 /*
  * May fd get colours and a progress line redrawn in place (\r, erase to the
  * end of line)? A terminal that is not "dumb" (TERM unset or dumb: an editor's

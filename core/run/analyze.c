@@ -4,6 +4,7 @@
  * ranked; for `sonde analyze`, a staging directory holding the bundle's
  * captures and the comparison with the findings the bundle recorded.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -117,6 +118,54 @@ static int copy_file(const char *src, const char *dst)
 	return err;
 }
 
+/* The staging tree is ours and shallow (raw/drilldown/bpf); a deep one is a loop. */
+#define STAGE_MAX_DEPTH 8
+
+/*
+ * The rest of raw/ (the BPF tools' documents, perf's, the folded profiles and
+ * the drill-down's captures), byte for byte: the reports are made from them,
+ * and without them the new bundle could not be drawn or compared again (sonde
+ * diff reads the profiles and the latency histograms). The top level's
+ * streams are the analysis's own, copied by the caller; symlinks and other
+ * non-regular files are skipped, as the bundle reader never made them.
+ */
+static int copy_rest(const char *src, const char *dst, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (depth > STAGE_MAX_DEPTH)
+		return -ELOOP;
+	d = opendir(src);
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		char s[4400], t[4400];
+		size_t n = strlen(de->d_name);
+		struct stat sb;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!depth && n > 4 && !strcmp(de->d_name + n - 4, ".cap"))
+			continue;
+		snprintf(s, sizeof(s), "%s/%s", src, de->d_name);
+		snprintf(t, sizeof(t), "%s/%s", dst, de->d_name);
+		if (lstat(s, &sb)) {
+			err = -errno;
+		} else if (S_ISDIR(sb.st_mode)) {
+			if (mkdir(t, 0700) && errno != EEXIST)
+				err = -errno;
+			else
+				err = copy_rest(s, t, depth + 1);
+		} else if (S_ISREG(sb.st_mode)) {
+			err = copy_file(s, t);
+		}
+	}
+	closedir(d);
+	return err;
+}
+
 int run_analyze__stage(const struct analysis *an, const char *out_dir, char *stage, size_t len)
 {
 	const char *dir = out_dir ? out_dir : "/tmp";
@@ -152,14 +201,24 @@ int run_analyze__stage(const struct analysis *an, const char *out_dir, char *sta
 			return -1;
 		}
 	}
+	snprintf(dst, sizeof(dst), "%s/raw", stage);
+	err = copy_rest(an->raw_dir, dst, 0);
+	if (err) {
+		fprintf(stderr, "sonde: copying %s: %s\n", an->raw_dir, strerror(-err));
+		bundle__remove_tree(stage);
+		return -1;
+	}
 	return 0;
 }
 
 void run_analyze__compare(const char *recorded_dir, const char *stage)
 {
 	char path[4200], err[512], buf[4096];
-	enum status worst;
-	size_t changes = 0, n;
+	const struct diff_input recorded = { recorded_dir, "as recorded" };
+	const struct diff_input now = { stage, "as analyzed now" };
+	const struct diff_request req = { &recorded, 1, &now, DIFF_TEXT, 1 };
+	struct diff_result res;
+	size_t n;
 	struct stat sb;
 	FILE *tmp;
 
@@ -169,10 +228,9 @@ void run_analyze__compare(const char *recorded_dir, const char *stage)
 	tmp = tmpfile();
 	if (!tmp)
 		return;
-	if (diff__run(recorded_dir, stage, "as recorded", "as analyzed now", DIFF_TEXT, tmp,
-		      &worst, NULL, 0, &changes, err, sizeof(err))) {
+	if (diff__run(&req, tmp, &res, err, sizeof(err))) {
 		printf("\n(cannot compare with the findings recorded in the bundle: %s)\n", err);
-	} else if (!changes) {
+	} else if (!res.changes) {
 		printf("\nSame findings as recorded in the bundle.\n");
 	} else {
 		printf("\nCompared with the findings recorded in the bundle:\n");

@@ -326,6 +326,12 @@ void json__kv_number(struct json *j, const char *key, double v)
 	json__number(j, v);
 }
 
+void json__kv_int(struct json *j, const char *key, int64_t v)
+{
+	json__key(j, key);
+	json__int(j, v);
+}
+
 void json__kv_strv(struct json *j, const char *key, const struct strv *sv)
 {
 	json__key(j, key);

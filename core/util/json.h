@@ -34,8 +34,9 @@ void json__bool(struct json *j, int v);
 void json__null(struct json *j);
 /* "key": "v", or "key": null when v is NULL. */
 void json__kv_str(struct json *j, const char *key, const char *v);
-/* "key": v, or "key": null when v is not finite (json__number). */
+/* "key": v, a number (json__number's) or an integer */
 void json__kv_number(struct json *j, const char *key, double v);
+void json__kv_int(struct json *j, const char *key, int64_t v);
 /* "key": [ the strings of sv ] */
 void json__kv_strv(struct json *j, const char *key, const struct strv *sv);
 /* A value already serialized by another writer (trusted text only: written as is). */

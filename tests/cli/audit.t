@@ -17,8 +17,11 @@ done
 ok "the audits ran (exit 0 or 3)" sh -c "grep -Eqx '0|3' '$T/rc.1' && grep -Eqx '0|3' '$T/rc.3'"
 is "$(ls "$SONDE_OUT"/sonde-*.tar.xz | wc -l)" 2 "retention keeps the newest 2 bundles"
 ok "the output folder is private (0700)" sh -c "[ \$(stat -c %a '$SONDE_OUT') = 700 ]"
-is "$(jq -r .schema "$SONDE_OUT/diff-latest.json")" "sonde.diff/1" "the diff of the latest two is there"
+is "$(jq -r .schema "$SONDE_OUT/diff-latest.json")" "sonde.diff/2" "the diff of the latest two is there"
 ok "and its Markdown" grep -q "^# sonde diff" "$SONDE_OUT/diff-latest.md"
+is "$(jq -r '.old.bundle' "$SONDE_OUT/diff-baseline.json" | grep -c "^$SONDE_OUT/sonde-")" 1 \
+	"the rolling baseline's diff: against the earlier audits in SONDE_OUT"
+ok "its Markdown and its page" test -s "$SONDE_OUT/diff-baseline.md" -a -s "$SONDE_OUT/diff-baseline.html"
 is "$(ls "$SONDE_OUT"/*.tmp 2>/dev/null | wc -l)" 0 "no temporary file left"
 
 # SONDE_METRICS: the run also writes its Prometheus metrics there.

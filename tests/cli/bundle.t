@@ -55,4 +55,14 @@ ok "analyze --out: a new bundle" test -f "$R"
 ok "the new bundle verifies" "$SONDE" verify "$R"
 is "$(ls -A "$TMPDIR" | wc -l)" 0 "analyze: the private directory is removed"
 
+# analyze --out keeps all of raw/, not only the streams it parses: the BPF
+# tools' documents and the folded profiles are what the report draws and what
+# sonde diff compares (a golden case with both, and a drill-down's captures).
+for c in workload.cpu-why/hog drilldown.cpu-who/one-hot-cpu; do
+	rm -rf "$T/wh" && mkdir -p "$T/wh"
+	"$SONDE" analyze "tests/checks/$c" --out "$T/wh" >/dev/null 2>&1
+	is "$(tar -tJf "$T"/wh/sonde-*.tar.xz | grep '^raw/.' | grep -v '/$' | sort)" \
+		"$(cd "tests/checks/$c" && find raw -type f | sort)" "analyze --out $c: every file of raw/ in the new bundle"
+done
+
 done_testing

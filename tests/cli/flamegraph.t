@@ -41,12 +41,13 @@ name cut, invalid UTF-8 replaced)" diff -u "$T/want.json" "$T/got.json"
 # ---- report.md ----
 md=$T/x/report.md
 ok "report.md says where the graph is" grep -q "interactive graph (hover, zoom, search) is in report.html" "$md"
-ok "report.md: hottest frame table" grep -q '^| sonde_test_spin | 5000 samples | 73.9% | 73.9% |$' "$md"
+ok "report.md: hottest frame table, the frame as code" \
+	grep -qF '| `sonde_test_spin` | 5k samples | 73.9% | 73.9% |' "$md"
 ok "report.md: largest stacks, leaf last" \
-	grep -q '^| bash → main → do_work → sonde_test_spin | 5000 samples | 73.9% |$' "$md"
-ok "report.md: a hostile name is escaped Markdown" \
-	grep -qF '| \<script>alert(1)\</script> | 300 samples |' "$md"
-ok "report.md: time units" grep -qF '| vfs_read | 2.00 s | 99.9% | 99.9% |' "$md"
+	grep -q '^| `bash` → `main` → `do_work` → `sonde_test_spin` | 5k samples | 73.9% |$' "$md"
+ok "report.md: a hostile name is a code span (no HTML there)" \
+	grep -qF '| `<script>alert(1)</script>` | 300 samples |' "$md"
+ok "report.md: time units" grep -qF '| `vfs_read` | 2 s | 99.9% | 99.9% |' "$md"
 is "$(grep -c '^Flame graph: ' "$md")" 2 "report.md: one summary per graph"
 ok "report.md: no HTML comment (report.html is not made from it)" sh -c "! grep -q '<!--' '$md'"
 

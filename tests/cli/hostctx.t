@@ -4,9 +4,11 @@
 # bundle/diff_host.c): on a made-up root (sonde run --root) every fact read
 # and shown, write-only and secret sysctls never read, the kernel log tail
 # redacted with --redact, the failed units from a systemctl that answers,
-# fails, hangs (the run does not wait for it) or is missing; sonde diff
-# reporting a sysctl, module or kernel change as a finding; and on this host,
-# the facts agree with what /proc says.
+# fails, hangs (the run does not wait for it) or is missing; the installed
+# packages (dpkg's status file, rpm -qa, neither), read after the window;
+# sonde diff reporting a sysctl, module, kernel, boot parameter or package
+# change as a finding; and on this host, the facts agree with what /proc and
+# dpkg say.
 . tests/lib/tap.sh
 
 for tool in jq tar xz; do
@@ -67,6 +69,21 @@ fake_root() { # DIR SWAPPINESS EXTRA_MODULE
 		echo "6,105,6000000,-;ext4 mounted, no oom here: Out-Of-Band IRQ"
 	} >"$r/dev/kmsg"
 }
+# dpkg's status file: VARIANT old, or new (openssl upgraded, curl removed, htop
+# added); libc6 of two architectures, a package removed but its configuration files.
+dpkg_status() { # ROOT VARIANT
+	mkdir -p "$1/var/lib/dpkg"
+	{
+		[ "$2" = old ] && printf 'Package: curl\nStatus: install ok installed\nVersion: 7.88.1-10\nArchitecture: amd64\n\n'
+		[ "$2" = new ] && printf 'Package: htop\nStatus: install ok installed\nVersion: 3.2.2-2\nArchitecture: amd64\n\n'
+		printf 'Package: libc6\nStatus: install ok installed\nArchitecture: amd64\nVersion: 2.36-9\n'
+		printf 'Description: GNU C Library\n shared libraries\n\n'
+		printf 'Package: libc6\nStatus: install ok installed\nVersion: 2.36-9\nArchitecture: i386\n\n'
+		printf 'Package: oldtool\nStatus: deinstall ok config-files\nVersion: 1.0\nArchitecture: all\n\n'
+		printf 'Package: openssl\nStatus: install ok installed\nVersion: %s\nArchitecture: amd64\n' \
+			"$([ "$2" = old ] && echo 3.0.11-1 || echo 3.0.13-1)"
+	} >"$1/var/lib/dpkg/status"
+}
 mkdir -p "$T/bin" "$T/checks/use" "$T/out1" "$T/out2"
 # A check that needs no collector: only host, host.context and sonde run.
 cat >"$T/checks/use/noop.lua" <<'EOF'
@@ -97,6 +114,7 @@ run_root() { # ROOT OUT [ARGS...]: a run over the made-up root, findings.json in
 J() { jq -r "$1" "$2/f.json"; }
 
 fake_root "$T/r1" 60 ""
+dpkg_status "$T/r1" old
 systemctl_says answer
 run_root "$T/r1" "$T/out1"
 is "$?" 0 "a run over the made-up root: exit 0"
@@ -127,6 +145,8 @@ is "$(J "$C.sysctl | has(\"kernel.panic\")" "$T/out1")" false "kernel.panic is n
 is "$(J "$C.failed_units | join(\",\")" "$T/out1")" "nginx.service,backup.timer" "the failed units systemctl names"
 is "$(J "$C.kernel_log | length" "$T/out1")" 6 "six kernel log records (a dictionary line is not one)"
 is "$(J "$C.kernel_log[2]" "$T/out1")" "[3.000000] WARNING: CPU: 0 PID: 1 at fake.c:1" "a record as [seconds] text"
+is "$(J "$C.packages.manager" "$T/out1")" dpkg "packages: dpkg's"
+is "$(J "$C.packages.installed" "$T/out1")" 4 "packages: 4 installed (config-files only is not)"
 # ---- the kernel.log collector keeps only the records the checks need, in any case ----
 cat >"$T/checks/use/kmsg.lua" <<'EOF'
 return { id = "use.kmsg", title = "kernel log", methodology = "use", resource = "memory",
@@ -152,6 +172,28 @@ ok "it names the OS" sh -c "sed -n '/^## Host/,/^## /p' '$T/x1/report.md' | grep
 ok "it lists the sysctls" sh -c "sed -n '/^## Host/,/^## /p' '$T/x1/report.md' | grep -q '^vm.swappiness = 60$'"
 ok "it says what the taint means" sh -c "sed -n '/^## Host/,/^## /p' '$T/x1/report.md' | grep -q 'the kernel issued a warning'"
 ok "report.html has it too" grep -q 'Fakix 7' "$T/x1/report.html"
+ok "the Host section counts the packages" grep -q '^| packages installed | 4 (dpkg) |$' "$T/x1/report.md"
+is "$(grep -a -A5 ' sonde:packages$' "$T/x1/raw/host.context.cap" | tail -n +2)" \
+	"$(printf 'manager dpkg\ncurl\t7.88.1-10\tamd64\nlibc6\t2.36-9\tamd64\nlibc6\t2.36-9\ti386\nopenssl\t3.0.11-1\tamd64')" \
+	"the capture lists them, name, version and architecture, sorted"
+end=$(grep -a '^end_wall_ns: ' "$T/x1/raw/sonde.cap" | awk '{ print $2 }')
+rec=$(grep -a ' sonde:packages$' "$T/x1/raw/host.context.cap" | awk '{ print $3 }')
+ok "the packages are read after the window ends ($rec > $end)" test "${rec:-0}" -gt "${end:-0}"
+
+# ---- packages from rpm, or from no database ----
+mkdir -p "$T/rpmroot" "$T/outp" "$T/outq"
+cp -a "$T/r1/." "$T/rpmroot/"
+rm -rf "$T/rpmroot/var/lib/dpkg"
+mkdir -p "$T/rpmroot/var/lib/rpm"
+printf '#!/bin/sh\n[ "$1" = --root ] || exit 9\nprintf "bash\\t5.2.15-1.fc38\\tx86_64\\nkernel\\t6.5.6-300.fc38\\tx86_64\\n"\n' >"$T/bin/rpm"
+chmod 0755 "$T/bin/rpm"
+run_root "$T/rpmroot" "$T/outp"
+is "$(J "$C.packages.manager" "$T/outp")/$(J "$C.packages.installed" "$T/outp")" rpm/2 \
+	"no dpkg, an RPM database: rpm --root ROOT -qa's 2 packages"
+rm -rf "$T/rpmroot/var/lib/rpm" "$T/bin/rpm"
+run_root "$T/rpmroot" "$T/outq"
+is "$(J "$C.packages" "$T/outq")" null "neither database: packages unknown"
+is "$(J "$C.packages_unknown" "$T/outq")" "no package database (dpkg or rpm)" "and why"
 
 # ---- redaction reaches the kernel log ----
 mkdir "$T/outr"
@@ -188,7 +230,9 @@ ok "no /run/systemd/system: not booted with systemd" \
 
 # ---- sonde diff: the host's changes are findings ----
 fake_root "$T/r2" 10 xfs
+dpkg_status "$T/r2" new
 echo "6.99.1-test" >"$T/r2/proc/sys/kernel/osrelease"
+echo "BOOT_IMAGE=/vmlinuz root=/dev/vda1 ro mitigations=off" >"$T/r2/proc/cmdline"
 systemctl_says answer
 run_root "$T/r2" "$T/out2"
 B1=$(ls "$T"/out1/sonde-*.tar.xz)
@@ -199,6 +243,13 @@ hostf() { jq -r '[.findings[] | select(.change == "host") | "\(.check): \(.summa
 ok "the sysctl change is a finding: $(hostf)" grep -qF 'host.sysctl: sysctl vm.swappiness: 60 -> 10' <<<"$(hostf)"
 ok "the module loaded since is one" grep -qF 'host.modules: module xfs: added' <<<"$(hostf)"
 ok "the kernel update is one" grep -qF 'host.kernel: kernel release: 6.99.0-test -> 6.99.1-test' <<<"$(hostf)"
+ok "a boot parameter added is one" grep -qF 'host.kernel: boot parameter mitigations: added (off)' <<<"$(hostf)"
+ok "and one removed" grep -qF 'host.kernel: boot parameter quiet: gone' <<<"$(hostf)"
+ok "a package upgraded is one" grep -qF 'host.packages: package openssl: 3.0.11-1 -> 3.0.13-1' <<<"$(hostf)"
+ok "a package removed is one" grep -qF 'host.packages: package curl: gone (was 7.88.1-10)' <<<"$(hostf)"
+ok "a package installed is one" grep -qF 'host.packages: package htop: added (3.2.2-2)' <<<"$(hostf)"
+is "$(hostf | grep -c libc6)" 0 "libc6 of both architectures did not change"
+is "$(jq -r .package_changes "$T/diff.json")" 3 "three package changes"
 is "$(jq -r '[.findings[] | select(.change == "host") | .new_severity] | unique | join(",")' "$T/diff.json")" warn \
 	"host changes are of severity warn"
 is "$(jq -r .worst "$T/diff.json")" warn "they count for worst"
@@ -211,6 +262,37 @@ is "$?" 3 "--fail-on warn: exit 3 on a host change"
 ok "stderr names the finding: $(cat "$T/diff.err")" grep -q -- '--fail-on warn: host finding host\.' "$T/diff.err"
 "$SONDE" diff "$B1" "$B1" --json >"$T/same.json"
 is "$(jq '[.findings[] | select(.change == "host")] | length' "$T/same.json")" 0 "a bundle against itself: no host change"
+
+# ---- sonde diff: mounts and their options, cgroup limits (proc.mounts, proc.cgroups) ----
+cat >"$T/checks/use/mounts.lua" <<'EOF'
+return { id = "use.mounts", title = "mounts and cgroups", methodology = "use", resource = "filesystem",
+  metric = "errors", collect = { "proc.mounts", "proc.cgroups" }, run = function(ctx) end }
+EOF
+mounts_root() { # ROOT DATA_OPTIONS MEMORY_MAX
+	local r=$1
+	[ -n "$r" ] && [ -d "$r/etc" ] || return 1 # a made-up root only, never /
+	mkdir -p "$r/proc/self" "$r/data" "$r/sys/fs/cgroup/app"
+	printf '%s\n' "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw" \
+		"30 22 254:16 / /data $2 shared:2 - xfs /dev/vdb rw,attr2,inode64" \
+		"40 22 0:35 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw" >"$r/proc/self/mountinfo"
+	echo "cpu memory pids" >"$r/sys/fs/cgroup/cgroup.controllers"
+	echo "cpu memory pids" >"$r/sys/fs/cgroup/app/cgroup.controllers"
+	echo 1 >"$r/sys/fs/cgroup/app/cgroup.procs"
+	echo "$3" >"$r/sys/fs/cgroup/app/memory.max"
+	echo "max 100000" >"$r/sys/fs/cgroup/app/cpu.max"
+	echo max >"$r/sys/fs/cgroup/app/pids.max"
+}
+mounts_root "$T/r1" rw,relatime max
+mounts_root "$T/r2" rw,noatime 536870912
+mkdir -p "$T/outm1" "$T/outm2"
+run_root "$T/r1" "$T/outm1" --check use.mounts
+run_root "$T/r2" "$T/outm2" --check use.mounts
+"$SONDE" diff "$T"/outm1/sonde-*.tar.xz "$T"/outm2/sonde-*.tar.xz --json >"$T/diffm.json" 2>"$T/diffm.err"
+hostm() { jq -r '[.findings[] | select(.change == "host") | "\(.check): \(.summary)"] | sort | join("|")' "$T/diffm.json"; }
+ok "a mount's options changed is a finding: $(hostm)" \
+	grep -qF 'host.mounts: mount /data: xfs /dev/vdb rw,relatime,rw,attr2,inode64 -> xfs /dev/vdb rw,noatime,rw,attr2,inode64' <<<"$(hostm)"
+ok "a cgroup's limit changed is one" grep -qF 'host.cgroup: cgroup /app memory.max: max -> 536870912' <<<"$(hostm)"
+is "$(hostm | grep -o 'cpu.max' | wc -l)" 0 "an unchanged limit is none"
 
 # ---- this host: the facts agree with /proc ----
 mkdir "$T/live"
@@ -226,6 +308,13 @@ else
 	is "$(J "$C.modules | length" "$T/live")" 0 "this host has no /proc/modules: no module"
 fi
 is "$(J "$C.os" "$T/live")" "$(. /etc/os-release && echo "$PRETTY_NAME")" "this host: the OS"
+if command -v dpkg-query >/dev/null && [ -r /var/lib/dpkg/status ]; then
+	is "$(J "$C.packages.installed" "$T/live")" \
+		"$(dpkg-query -W -f '${db:Status-Status}\n' | grep -cx installed)" \
+		"this host: as many packages installed as dpkg-query says"
+else
+	skip "this host's packages" "no dpkg here"
+fi
 ok "this host: every sysctl shown is readable here and equal" sh -c '
 	jq -r ".host.context.sysctl | to_entries[] | \"\(.key)\t\(.value)\"" "$1" | while IFS="	" read -r k v; do
 		f=/proc/sys/$(echo "$k" | tr . /)

@@ -655,9 +655,58 @@ static void test_wire(void)
 	evidence_free(&e);
 }
 
+/*
+ * A differential graph (sonde diff): the new profile's shape, each frame's
+ * class its change of share of the total against the old profile (or the
+ * median of several), its share before on hover.
+ */
+static void test_diff(void)
+{
+	struct evidence a, b, c, now;
+	const struct folded_stacks *olds[3];
+	struct flamediff fd;
+	struct strbuf sb = { 0 };
+	char err[256];
+
+	fold("app;fast 90\napp;slow 10\n", &a, err, sizeof(err));
+	fold("app;fast 10\napp;slow 90\napp;new 5\n", &now, err, sizeof(err));
+	olds[0] = &a.fg;
+	fd = (struct flamediff){ &now.fg, olds, 1, "samples" };
+	ok(!flamegraph__diff_html(&fd, &sb) && sb.buf, "a differential graph renders");
+	/* of 105 samples: slow 85.7% (was 10%), fast 9.5% (was 90%), new 4.8% (was none) */
+	ok(sb.buf && strstr(sb.buf, "<g class=\"dp4\" data-n=\"90\" data-was=\"10.00%\"><title>slow<"),
+	   "a frame 75 points hotter: the darkest red, its share before on it");
+	ok(sb.buf && strstr(sb.buf, "<g class=\"dn4\" data-n=\"10\" data-was=\"90.00%\"><title>fast<"),
+	   "80 points colder: the darkest blue");
+	ok(sb.buf && strstr(sb.buf, "<g class=\"dp3\" data-n=\"5\" data-was=\"0.00%\"><title>new<"),
+	   "a frame the old profile lacked: from 0, 4.8 points (3 to 10: dp3)");
+	ok(sb.buf && strstr(sb.buf, "<g class=\"d0\" data-n=\"105\" data-was=\"100.00%\"><title>app<"),
+	   "the root's process, all of both: unchanged");
+	ok(sb.buf && strstr(sb.buf, "against the old profile"), "the caption says what it compares");
+	ok(sb.buf && strstr(sb.buf, "<figure class=\"fg\">"), "the same figure as a flame graph: the script serves it");
+	strbuf__free(&sb);
+
+	/* a baseline of three: each frame's median share before (fast: 90, 10, 50 -> 50%) */
+	fold("app;fast 10\napp;slow 90\n", &b, err, sizeof(err));
+	fold("app;fast 50\napp;slow 50\n", &c, err, sizeof(err));
+	olds[1] = &b.fg;
+	olds[2] = &c.fg;
+	fd.nbefore = 3;
+	ok(!flamegraph__diff_html(&fd, &sb) && sb.buf &&
+		   strstr(sb.buf, "data-was=\"50.00%\"><title>fast<") &&
+		   strstr(sb.buf, "the baseline's median"),
+	   "against a baseline: the median share of its profiles");
+	strbuf__free(&sb);
+	evidence_free(&a);
+	evidence_free(&b);
+	evidence_free(&c);
+	evidence_free(&now);
+}
+
 int main(void)
 {
 	test_fold();
+	test_diff();
 	test_caps();
 	test_geometry();
 	test_hostile();

@@ -11,9 +11,9 @@ is(fmt.num(42), "42", "an integer")
 is(fmt.num(42.0), "42", "a whole float")
 is(fmt.num(0.1234), "0.123", "a small fraction: 3 significant digits")
 is(fmt.num(938.24), "938", "under 1000: 3 significant digits")
-is(fmt.num(93773.1), "93773", "a rate of 93,773/s in digits, not 9.38e+04")
-is(fmt.num(-2500.4), "-2500", "negative, in digits")
-is(fmt.num(1.5e15), "1.5e+15", "past 1e15 a float keeps its exponent")
+is(fmt.num(93773.1), "93.8k", "a rate of 93,773/s: 3 significant digits and an SI prefix, not 9.38e+04")
+is(fmt.num(-2500.4), "-2.5k", "negative, the same")
+is(fmt.num(1.5e15), "1.5P", "past 1e15 too: no exponent notation")
 
 -- fmt.ms: microseconds as milliseconds in a table cell
 is(fmt.ms(1250), "1.25", "1250 us: 1.25 ms")

@@ -255,6 +255,48 @@ static void test_render(void)
 	free(v);
 }
 
+/* sonde diff: an old and a new map side by side, on one range of rows. */
+static void test_pair(void)
+{
+	double va[2 * 8] = { 0 }, vb[3 * 12] = { 0 };
+	struct evidence a = { .kind = EV_HEATMAP, .title = "disk", .unit = "us", .values = va,
+			      .nvalues = 2 * 8, .step_s = 1, .hm_rows = 8 };
+	struct evidence b = { .kind = EV_HEATMAP, .title = "disk", .unit = "us", .values = vb,
+			      .nvalues = 3 * 12, .step_s = 1, .hm_rows = 12 };
+	struct strbuf html = { 0 }, md = { 0 };
+	struct doc d;
+
+	/* old: 64-128 us (slot 6); new: 1-2 ms (slot 10), the disk 16 times slower */
+	va[6] = va[8 + 6] = 100;
+	vb[10] = vb[12 + 10] = vb[24 + 10] = 90;
+	doc__init(&d, "t");
+	report__doc_heatmap_pair(&d, &a, &b, "old", "new");
+	ok(!d.oom && d.n == 1 && d.v[0]->kind == BLOCK_HEATMAP && d.v[0]->hm && d.v[0]->hm2,
+	   "one block, two maps");
+	if (d.n == 1 && d.v[0]->hm && d.v[0]->hm2) {
+		const struct heatmap *x = d.v[0]->hm, *y = d.v[0]->hm2;
+
+		is_int(x->nrows, 5, "the old map spans both maps' rows (slots 6 to 10)");
+		is_int(y->nrows, 5, "and so does the new one: a band that moved is seen to move");
+		is_str(x->rows[0], "64-128 us", "the first row, the old band");
+		ok(x->counts[0] == 100 && x->counts[4] == 0 && y->counts[4] == 90 && y->counts[0] == 0,
+		   "each map's own counts, rows past a map's own empty");
+		is_str(x->title, "old: disk", "titles say which is which");
+		is_str(y->title, "new: disk", "and the other");
+	}
+	doc__finish(&d);
+	doc__html(&d, &html);
+	doc__markdown(&d, &md);
+	ok(html.buf && strstr(html.buf, "<div class=\"hm-pair\">") &&
+		   count(html.buf, "<figure class=\"heatmap\"") == 2,
+	   "report.html: both figures in one side-by-side row");
+	ok(md.buf && strstr(md.buf, "old: disk") && strstr(md.buf, "new: disk"),
+	   "report.md: one after the other");
+	doc__free(&d);
+	strbuf__free(&html);
+	strbuf__free(&md);
+}
+
 static void test_trace(void)
 {
 	unsigned long long c[3 * 4] = { 0, 1, 0, 0, /* interval 1 empty */ 0, 0, 0, 0, 5, 0, 0, 7 };
@@ -288,6 +330,7 @@ int main(void)
 	lua_close(L);
 	test_wire();
 	test_render();
+	test_pair();
 	test_trace();
 	return tap_done();
 }

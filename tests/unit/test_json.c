@@ -155,6 +155,16 @@ static void test_structure(void)
 	}
 	strbuf__free(&j.out);
 
+	/* The key-value writers are a key and its value, commas included. */
+	memset(&j, 0, sizeof(j));
+	json__begin_object(&j);
+	json__kv_int(&j, "n", -3);
+	json__kv_number(&j, "x", 0.25);
+	json__kv_str(&j, "s", NULL);
+	json__end_object(&j);
+	is_str(j.out.buf, "{\"n\":-3,\"x\":0.25,\"s\":null}", "kv_int, kv_num, kv_str");
+	strbuf__free(&j.out);
+
 	/* The same document pretty: must match jq's own 2-space layout. */
 	memset(&j, 0, sizeof(j));
 	j.pretty = 1;

@@ -29,6 +29,7 @@
 #include "report/report.h"
 #include "util/file.h"
 #include "util/json_read.h"
+#include "util/units.h"
 #include "tap.h"
 
 static const char *const hostile[] = {
@@ -866,7 +867,7 @@ static void check_model_outputs(struct report_model *m, const struct run_report 
 	   "a matrix cell links to the check that decided it, coloured by its status");
 	ok(strstr(html.buf, "<td style=\"text-align:right\">4</td>\n<td>crit</td>"),
 	   "a process named crit gets no class");
-	ok(strstr(html.buf, "<td>crit</td>\n<td style=\"text-align:right\">1.0%</td>") &&
+	ok(strstr(html.buf, "<td>crit</td>\n<td style=\"text-align:right\">1%</td>") &&
 		   strstr(html.buf, "<td class=\"st-ok\">ok</td>") &&
 		   strstr(html.buf, "<td class=\"st-crit\">crit</td>"),
 	   "a metric named crit gets none either; status cells get their status's class");
@@ -1122,8 +1123,8 @@ static void test_fmt_value(void)
 	char buf[64];
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		report__fmt_value(buf, sizeof(buf), c[i].v, c[i].unit);
-		ok(!strcmp(buf, c[i].want), "fmt_value %g %s: \"%s\" (got \"%s\")", c[i].v,
+		units__value(buf, sizeof(buf), c[i].v, c[i].unit);
+		ok(!strcmp(buf, c[i].want), "units__value %g %s: \"%s\" (got \"%s\")", c[i].v,
 		   c[i].unit, c[i].want, buf);
 	}
 }
