@@ -74,7 +74,9 @@ BPF_SKELS := $(BPF_PROGS:%=$(BUILD)/bpf/%.skel.h)
 LAYERS := util collect perf trace lua report bundle run cmd
 CORE_SRCS := $(foreach l,$(LAYERS),$(wildcard core/$(l)/*.c))
 CORE_OBJS := $(patsubst core/%.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/embedded.o
-EMBED_FILES := $(sort $(wildcard checks/*/*.lua methodologies/*.lua ranking/*.lua reports/*))
+# The report's assets (stylesheet, flame graph script) live beside its renderers.
+EMBED_FILES := $(sort $(wildcard checks/*/*.lua methodologies/*.lua ranking/*.lua \
+				 core/report/*.css core/report/*.js))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCRIPT_TESTS = $(sort $(wildcard tests/*/*.t))
@@ -144,8 +146,8 @@ $(BUILD)/trace/tasks_wait.o $(BUILD)/trace/tasks_pass.o: $(BUILD)/trace/%.o: cor
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > bpf/vmlinux.h
 
-# checks/, methodologies/ and reports/ are compiled into the binary, so the
-# single file works anywhere.
+# checks/, methodologies/, ranking/ and the report's assets are compiled into
+# the binary, so the single file works anywhere.
 $(BUILD)/embedgen: build-aux/embedgen.c | $(BUILD)
 	$(CC) -O2 -o $@ $<
 # The list of what is embedded, rewritten only when it changes: a file removed

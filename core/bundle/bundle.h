@@ -44,6 +44,19 @@ int bundle__write(const char *stage_dir, char *final_path, size_t final_size, ch
 		  size_t errlen);
 
 /*
+ * A bundle's file name: what sonde writes ends in BUNDLE_EXT; what it reads
+ * is a tar compressed with xz, gzip or zstd (bundle/read.c), named with one
+ * of bundle_exts (NULL-terminated: .tar.xz, .txz, .tar.gz, .tgz, .tar.zst,
+ * .tzst). bundle__ext(name): where in name (a file name or a path) the
+ * bundle extension starts, or NULL when it ends with none of them or is
+ * nothing but one (".tar.xz" names no bundle). Case counts; a plain .tar is
+ * no bundle (the reader refuses an uncompressed tar).
+ */
+#define BUNDLE_EXT ".tar.xz"
+extern const char *const bundle_exts[];
+const char *bundle__ext(const char *name);
+
+/*
  * Async-signal-safe: remove the temporary of a bundle being written (a second
  * Ctrl-C during bundle__write exits at once and must not leave it behind).
  */

@@ -455,7 +455,7 @@ static int newest_first(const void *a, const void *b)
 	return x->start_ns > y->start_ns ? -1 : x->start_ns < y->start_ns;
 }
 
-static int render(const struct diff *d, enum diff_format fmt, const char *css, FILE *out)
+static int render(const struct diff *d, enum diff_format fmt, FILE *out)
 {
 	int rc = 0;
 
@@ -476,8 +476,7 @@ static int render(const struct diff *d, enum diff_format fmt, const char *css, F
 		doc__init(&doc, "sonde diff");
 		rc = diff_out__doc(&doc, d);
 		if (!rc)
-			rc = fmt == DIFF_MD ? doc__markdown(&doc, &sb) :
-					      doc__html(&doc, css ? css : "", &sb);
+			rc = fmt == DIFF_MD ? doc__markdown(&doc, &sb) : doc__html(&doc, &sb);
 		if (!rc)
 			fwrite(sb.buf, 1, sb.len, out);
 		doc__free(&doc);
@@ -525,7 +524,7 @@ int diff__run(const struct diff_request *req, FILE *out, struct diff_result *res
 	d.findings_only = req->findings_only;
 	rc = diff_compute(&d);
 	if (!rc)
-		rc = render(&d, req->fmt, req->css, out);
+		rc = render(&d, req->fmt, out);
 	if (rc) {
 		snprintf(err, errlen, "out of memory");
 		goto cleanup;

@@ -49,7 +49,6 @@ struct diff_request {
 	size_t nold;
 	const struct diff_input *new_;
 	enum diff_format fmt;
-	const char *css;              /* the report's stylesheet, for DIFF_HTML */
 	int findings_only;            /* findings, metrics and the host only: no captures read */
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle/bundle.h"
 #include "bundle/earlier.h"
 #include "bundle/read.h"
 #include "util/clock.h"
@@ -86,12 +87,16 @@ int bundle__list(int dfd, int (*match)(const char *name, void *arg), void *arg, 
 		return rc;
 	}
 	while (!rc && (de = readdir(d)) && out->n < max) {
-		size_t n = strlen(de->d_name);
+		const char *ext = bundle__ext(de->d_name);
 		char why[160] = "";
 		struct stat st;
 
-		if (n <= 6 + 7 || strncmp(de->d_name, "sonde-", 6) ||
-		    strcmp(de->d_name + n - 7, ".tar.xz") || !name_ok(de->d_name) ||
+		/*
+		 * Only what sonde writes (BUNDLE_EXT): retention removes what this
+		 * lists, never a file the user recompressed or renamed.
+		 */
+		if (!ext || strcmp(ext, BUNDLE_EXT) || ext - de->d_name <= 6 ||
+		    strncmp(de->d_name, "sonde-", 6) || !name_ok(de->d_name) ||
 		    (match && !match(de->d_name, arg)))
 			continue;
 		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))

@@ -142,15 +142,14 @@ void bundle__path(const char *dir, const struct analysis *an, const char *case_i
 		cs[0] = '-';
 	clock__iso8601(an->start_wall_ns, t, sizeof(t), 1);
 	/* A clash with an existing bundle is resolved when it is published (bundle__write). */
-	snprintf(out, len, "%s/sonde-%s%s-%s.tar.xz", dir, host, cs, t);
+	snprintf(out, len, "%s/sonde-%s%s-%s" BUNDLE_EXT, dir, host, cs, t);
 }
 
 /* Next to the bundle, never in it: sonde-HOST-TIME.redaction-map.json. */
 void bundle__map_path(const char *bundle, char *out, size_t len)
 {
-	size_t n = strlen(bundle);
+	const char *ext = bundle__ext(bundle);
+	size_t n = ext ? (size_t)(ext - bundle) : strlen(bundle);
 
-	if (n > 7 && !strcmp(bundle + n - 7, ".tar.xz"))
-		n -= 7;
 	snprintf(out, len, "%.*s.redaction-map.json", (int)n, bundle);
 }

@@ -16,6 +16,7 @@
 #include "bundle/redact_int.h"
 #include "collect/capture.h"
 #include "util/file.h"
+#include "util/str.h"
 
 /* Files under a stage are ours or come from a bundle opened under caps; this bounds memory. */
 #define REDACT_FILE_MAX (512u << 20)
@@ -292,13 +293,6 @@ cleanup:
 	return rc;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-
-	return n >= k && !strcmp(s + n - k, suf);
-}
-
 static int one_file(struct redactor *r, const char *dir, const char *rel, int learn, char *err,
 		    size_t errlen)
 {
@@ -307,7 +301,7 @@ static int one_file(struct redactor *r, const char *dir, const char *rel, int le
 	size_t len = 0;
 	int rc;
 
-	if (ends_with(rel, ".cap"))
+	if (str__has_suffix(rel, ".cap"))
 		return capture_file(r, dir, rel, learn, err, errlen);
 	snprintf(full, sizeof(full), "%s/%s", dir, rel);
 	rc = file__read_bounded(AT_FDCWD, full, REDACT_FILE_MAX, &text, &len);
@@ -317,11 +311,11 @@ static int one_file(struct redactor *r, const char *dir, const char *rel, int le
 	}
 	if (!learn)
 		strbuf__append(&out, "", 0);
-	if (ends_with(rel, ".json"))
+	if (str__has_suffix(rel, ".json"))
 		rc = redact__json(r, text, len, learn ? NULL : &out);
-	else if (ends_with(rel, ".md"))
+	else if (str__has_suffix(rel, ".md"))
 		rc = redact__md(r, text, len, learn ? NULL : &out);
-	else if (ends_with(rel, ".html") || ends_with(rel, ".htm"))
+	else if (str__has_suffix(rel, ".html") || str__has_suffix(rel, ".htm"))
 		rc = redact__html(r, text, len, learn ? NULL : &out);
 	else
 		rc = redact__plain(r, text, len, REDACT_TEXT, learn ? NULL : &out);
@@ -402,7 +396,7 @@ static int file_rank(const char *rel)
 {
 	if (!strcmp(rel, "raw/host.cap") || !strcmp(rel, "host.cap"))
 		return 0;
-	return ends_with(rel, ".cap") ? 1 : 2;
+	return str__has_suffix(rel, ".cap") ? 1 : 2;
 }
 
 static int file_cmp(const void *a, const void *b)

@@ -390,7 +390,7 @@ int redact__html(struct redactor *r, const char *s, size_t n, struct strbuf *out
 			t = e;
 		}
 		i = t < n ? t + 1 : n;
-		/* The stylesheet comes from reports/, never from data; so would a script. */
+		/* The stylesheet is core/report/report.css, never data; so would a script be. */
 		if (s[name - 1] != '/' &&
 		    (eq_ci(s + name, ne - name, "style") || eq_ci(s + name, ne - name, "script"))) {
 			char close[16];

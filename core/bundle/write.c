@@ -23,6 +23,7 @@
 
 #include "bundle/bundle.h"
 #include "util/sha256.h"
+#include "util/str.h"
 #include "util/tty.h"
 
 /* Read size for hashing and archiving; large enough to keep syscalls rare. */
@@ -498,18 +499,31 @@ void bundle__abort_cleanup(void)
  * not destroy the first's bundle. On a clash, "-2", "-3", ... go before the
  * extension and final_path is updated to the name actually used.
  */
+const char *const bundle_exts[] = { BUNDLE_EXT, ".txz", ".tar.gz", ".tgz", ".tar.zst", ".tzst",
+				    NULL };
+
+const char *bundle__ext(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *const *e = bundle_exts; *e; e++)
+		if (n > strlen(*e) && str__has_suffix(name, *e))
+			return name + n - strlen(*e);
+	return NULL;
+}
+
 static int bundle_publish(const char *tmp, char *final_path, size_t final_size)
 {
-	char stem[PATH_MAX];
-	const char *ext = "";
+	char stem[PATH_MAX], ext[16] = "";
+	const char *e = bundle__ext(final_path);
 	size_t fl = strlen(final_path);
 
 	if (fl >= sizeof(stem))
 		return -ENAMETOOLONG;
 	memcpy(stem, final_path, fl + 1);
-	if (fl > 7 && !strcmp(final_path + fl - 7, ".tar.xz")) {
-		stem[fl - 7] = '\0';
-		ext = ".tar.xz";
+	if (e) {
+		snprintf(ext, sizeof(ext), "%s", e);
+		stem[e - final_path] = '\0';
 	}
 	for (int n = 1; n < 1000; n++) {
 		if (n > 1 && snprintf(final_path, final_size, "%s-%d%s", stem, n, ext) >=

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/bundle.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
 
@@ -32,6 +33,9 @@ const struct cmd_help cmd_completion_help = {
 		 "for the last WORD, one a line (a tab before its description), or :files,\n"
 		 ":dirs or :bundles for the shell to complete file names.\n",
 };
+
+/* Where a script names the bundle extensions (bundle_exts, without their dots, '|' between). */
+#define EXTS "@EXTS@"
 
 static const char bash_script[] =
 	"# bash completion for sonde (printed by 'sonde completion bash')\n"
@@ -51,7 +55,7 @@ static const char bash_script[] =
 	"\tcase $kind in\n"
 	"\tfiles) _filedir ;;\n"
 	"\tdirs) _filedir -d ;;\n"
-	"\tbundles) _filedir '@(tar.xz|txz|tar.gz|tgz|tar.zst|tzst|tar)' ;;\n"
+	"\tbundles) _filedir '@(" EXTS ")' ;;\n"
 	"\t# Never through compgen -W, which expands $(...) in a word: a check id or a\n"
 	"\t# --set default from a --checks DIR would run at TAB. sonde matched the prefix;\n"
 	"\t# each word is quoted as it goes on the line (%q), so it stays a word.\n"
@@ -79,7 +83,7 @@ static const char zsh_script[] =
 	"\tcase $kind in\n"
 	"\tfiles) _files ;;\n"
 	"\tdirs) _files -/ ;;\n"
-	"\tbundles) _files -g '*.(tar.xz|txz|tar.gz|tgz|tar.zst|tzst|tar)(-.)' ;;\n"
+	"\tbundles) _files -g '*.(" EXTS ")(-.)' ;;\n"
 	"\t*) _describe -t values sonde cand ;;\n"
 	"\tesac\n"
 	"}\n"
@@ -362,6 +366,21 @@ static void complete(int n, char **words)
 	positional(&w, c, pos, dir);
 }
 
+/* A script, with the extensions of a bundle file (bundle/bundle.h) where it names them. */
+static void print_script(const char *script)
+{
+	const char *at = strstr(script, EXTS);
+
+	if (!at) {
+		fputs(script, stdout);
+		return;
+	}
+	fwrite(script, 1, (size_t)(at - script), stdout);
+	for (const char *const *e = bundle_exts; *e; e++)
+		printf("%s%s", e == bundle_exts ? "" : "|", *e + 1);
+	print_script(at + strlen(EXTS));
+}
+
 int cmd_completion(int argc, char **argv)
 {
 	const char *cmd = "completion";
@@ -375,9 +394,9 @@ int cmd_completion(int argc, char **argv)
 	if (argc != 2)
 		run__die_usage(cmd, "which shell? sonde completion bash|zsh");
 	if (!strcmp(argv[1], "bash"))
-		fputs(bash_script, stdout);
+		print_script(bash_script);
 	else if (!strcmp(argv[1], "zsh"))
-		fputs(zsh_script, stdout);
+		print_script(zsh_script);
 	else
 		run__die_usage(cmd, "'%s': sonde completes bash and zsh", argv[1]);
 	return 0;

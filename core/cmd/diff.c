@@ -12,7 +12,6 @@
 #include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "run/run.h"
-#include "util/embedded.h"
 #include "util/file.h"
 #include "util/tty.h"
 
@@ -161,7 +160,6 @@ int cmd_diff(int argc, char **argv)
 {
 	const char *cmd = "diff";
 	struct diff_opts o = { .fail_on = ST_OK };
-	const struct embedded_file *css = embedded__find("reports/report.css");
 	struct opened *op = calloc(1, sizeof(*op));
 	enum diff_format fmt;
 	struct diff_result res;
@@ -193,8 +191,7 @@ int cmd_diff(int argc, char **argv)
 	if (!mem)
 		return EXIT_RUN_FAILED;
 	{
-		const struct diff_request req = { &op->in[1], op->n - 1, &op->in[0], fmt,
-						  css ? css->data : "", 0 };
+		const struct diff_request req = { &op->in[1], op->n - 1, &op->in[0], fmt, 0 };
 
 		rc = diff__run(&req, mem, &res, err, sizeof(err));
 	}

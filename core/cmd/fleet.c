@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bundle/bundle.h"
 #include "bundle/read.h"
 #include "cmd/cmd.h"
 #include "report/fleet.h"
 #include "run/run.h"
-#include "util/embedded.h"
 #include "util/file.h"
 #include "util/json_read.h"
 #include "util/sha256.h"
@@ -69,7 +69,7 @@ const struct cmd_help cmd_fleet_help = {
 		"the fleet on a metric (a robust z-score on the median absolute deviation),\n"
 		"and fleet-wide latency heat maps (each host's run-queue and block I/O\n"
 		"latency histograms, merged and side by side). A DIR is searched for\n"
-		"sonde-*.tar.xz (.gz, .zst) bundles and extracted ones, as\n"
+		"bundles (*.tar.xz, .txz, .tar.gz, .tgz, .tar.zst, .tzst) and extracted ones, as\n"
 		"contrib/ansible/sonde-fleet.yml fetches them (DIR/HOST/...). Each bundle is\n"
 		"opened as untrusted input and what is read of it is checked against its\n"
 		"manifest; a bundle that fails is listed with the reason, and the others are\n"
@@ -202,19 +202,6 @@ static int fleet_read_bundle(const char *path, int is_dir, struct fleet_texts *t
 	return rc ? -EINVAL : 0;
 }
 
-static int is_bundle_name(const char *name)
-{
-	static const char *const ext[] = { ".tar.xz", ".tar.gz", ".tgz", ".tar.zst" };
-	size_t n = strlen(name);
-
-	if (name[0] == '.')
-		return 0; /* a temporary being written (bundle__write's .NAME.tmp) */
-	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++)
-		if (n > strlen(ext[i]) && !strcmp(name + n - strlen(ext[i]), ext[i]))
-			return 1;
-	return 0;
-}
-
 static int has_findings(const char *dir)
 {
 	char path[4500];
@@ -259,7 +246,8 @@ static int walk(const char *dir, int depth, struct strv *out)
 			continue;
 		if (out->n >= FLEET_MAX_BUNDLES)
 			break;
-		if (S_ISREG(sb.st_mode) && is_bundle_name(names.v[i])) {
+		/* a hidden name is no bundle: a temporary being written, or put aside */
+		if (S_ISREG(sb.st_mode) && names.v[i][0] != '.' && bundle__ext(names.v[i])) {
 			snprintf(entry, sizeof(entry), "f:%s", path);
 			rc = strv__push(out, entry);
 		} else if (S_ISDIR(sb.st_mode) && has_findings(path)) {
@@ -651,7 +639,6 @@ int cmd_fleet(int argc, char **argv)
 {
 	const char *cmd = "fleet", *tmp = getenv("TMPDIR");
 	struct fleet_opts o = { .fail_on = ST_OK };
-	const struct embedded_file *css = embedded__find("reports/report.css");
 	struct strbuf md = { 0 }, html = { 0 };
 	struct strv bundles = { 0 };
 	struct fleet *f;
@@ -680,7 +667,7 @@ int cmd_fleet(int argc, char **argv)
 	read_all(f, &bundles, njobs);
 	doc__init(&d, "sonde fleet summary");
 	if (fleet__finish(f) || fleet__doc(f, &d) || doc__markdown(&d, &md) ||
-	    doc__html(&d, css ? css->data : "", &html))
+	    doc__html(&d, &html))
 		run__die_oom();
 	doc__free(&d);
 	code = fleet__bundles_read(f) ? 0 : EXIT_RUN_FAILED;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sonde show: a bundle's summary rebuilt from its findings.json (read as
- * untrusted), or its Prometheus metrics (built from findings.json by the
- * names sonde run --metrics uses), or findings.json, report.md or one member
- * as it is.
+ * untrusted; its matrix and findings drawn by the terminal renderer,
+ * report/terminal.c, as the run drew them), or its Prometheus metrics
+ * (built from findings.json by the names sonde run --metrics uses), or
+ * findings.json, report.md or one member as it is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bundle/read.h"
 #include "cmd/cmd.h"
+#include "report/model.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "util/file.h"
@@ -50,28 +53,6 @@ const struct cmd_help cmd_show_help = {
 		"nothing else is written.\n",
 	.options = options,
 };
-
-/* A field of the summary, cleaned for the terminal, padded to width, cut when cut. */
-static void show_field(const char *s, int width, int cut)
-{
-	char buf[256];
-
-	if (!width) {
-		tty__puts(stdout, s);
-		return;
-	}
-	snprintf(buf, sizeof(buf), "%s", s ? s : "-");
-	tty__clean_str(buf);
-	if (cut && strlen(buf) > (size_t)width) {
-		size_t w = (size_t)width;
-
-		/* Cut between characters, never inside one (the rest is well-formed UTF-8). */
-		while (w && ((unsigned char)buf[w] & 0xc0) == 0x80)
-			w--;
-		buf[w] = '\0';
-	}
-	printf("%-*s", width, buf);
-}
 
 /* findings.json of an opened bundle (untrusted): 0 with *doc, or EXIT_RUN_FAILED (said). */
 static int read_findings(const char *dir, struct jval **doc)
@@ -112,11 +93,44 @@ static int show_metrics(const char *dir, int host)
 	return rc ? EXIT_RUN_FAILED : 0;
 }
 
+/* The USE matrix of findings.json, drawn by the terminal renderer: 0, or -ENOMEM. */
+static int show_matrix(const struct jval *m, int color)
+{
+	static const char *const cols[] = { "utilization", "saturation", "errors" };
+	struct matrix_cell *cells = calloc(m->len * 3 + 1, sizeof(*cells));
+	struct matrix_row *rows = calloc(m->len + 1, sizeof(*rows));
+
+	if (!cells || !rows) {
+		free(cells);
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->len; i++) {
+		rows[i].resource = m->keys[i];
+		rows[i].cells = &cells[i * 3];
+		for (int c = 0; c < 3; c++) {
+			const char *w = jval__str(jval__get(&m->items[i], cols[c]), "status");
+			int st = status__parse(w);
+
+			/* a word that is no status (a crafted file's) shows as unknown */
+			rows[i].cells[c].na = w && !strcmp(w, "n/a");
+			rows[i].cells[c].st = st >= 0 ? (enum status)st :
+				rows[i].cells[c].na ? ST_SKIP : ST_UNKNOWN;
+		}
+	}
+	putchar('\n');
+	report__tty_matrix(stdout, rows, m->len, cols, 3, color);
+	free(rows);
+	free(cells);
+	return 0;
+}
+
 /* The terminal summary, rebuilt from findings.json (read as untrusted). */
 static int show_summary(const char *dir)
 {
 	const struct jval *v, *m, *f;
 	struct jval *doc = NULL;
+	int color = report__tty_color(STDOUT_FILENO);
 	double num;
 	int rc = read_findings(dir, &doc);
 
@@ -124,49 +138,29 @@ static int show_summary(const char *dir)
 		return rc;
 	v = jval__get(doc, "host");
 	printf("bundle of ");
-	show_field(jval__str(v, "hostname"), 0, 0);
+	tty__puts(stdout, jval__str(v, "hostname"));
 	m = jval__get(doc, "window");
 	printf(" · ");
-	show_field(jval__str(m, "start") ? jval__str(m, "start") : "?", 0, 0);
+	tty__puts(stdout, jval__str(m, "start") ? jval__str(m, "start") : "?");
 	if (!jval__num(m, "seconds", &num))
 		printf(" · %.1f s window", num);
 	v = jval__get(m, "partial");
 	if (v && v->type == J_BOOL && v->boolean)
 		printf(" (partial)");
 	printf("\n\nVerdict: ");
-	show_field(jval__str(doc, "verdict"), 0, 0);
+	tty__puts(stdout, jval__str(doc, "verdict"));
 	printf("\n");
 	m = jval__get(doc, "use_matrix");
-	if (m && m->type == J_OBJECT) {
-		int w = 8; /* the longest resource name sets the column: names are never cut */
-
-		for (size_t i = 0; i < m->len; i++)
-			if (strlen(m->keys[i]) > (size_t)w && strlen(m->keys[i]) < 64)
-				w = (int)strlen(m->keys[i]);
-		printf("\n%-*s  %-12s  %-12s  %-12s\n", w + 2, "USE", "utilization", "saturation",
-		       "errors");
-		for (size_t i = 0; i < m->len; i++) {
-			static const char *const cols[] = { "utilization", "saturation", "errors" };
-
-			fputs("  ", stdout);
-			show_field(m->keys[i], w, 0);
-			for (int c = 0; c < 3; c++) {
-				printf("  ");
-				show_field(jval__str(jval__get(&m->items[i], cols[c]), "status"), 12, 1);
-			}
-			printf("\n");
-		}
-	}
+	if (m && m->type == J_OBJECT && show_matrix(m, color))
+		run__die_oom();
 	f = jval__get(doc, "findings");
 	if (f && f->type == J_ARRAY && f->len) {
 		printf("\nFindings:\n");
 		for (size_t i = 0; i < f->len; i++) {
-			printf("  %zu. ", i + 1);
-			show_field(jval__str(&f->items[i], "severity") ?
-					   jval__str(&f->items[i], "severity") : "?", 4, 0);
-			printf(" ");
-			show_field(jval__str(&f->items[i], "summary"), 0, 0);
-			printf("\n");
+			int st = status__parse(jval__str(&f->items[i], "severity"));
+
+			report__tty_finding(stdout, i + 1, st >= 0 ? (enum status)st : ST_UNKNOWN,
+					    jval__str(&f->items[i], "summary"), NULL, color);
 		}
 	}
 	jval__free(doc);

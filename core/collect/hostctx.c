@@ -6,8 +6,10 @@
  * last lines of the kernel log, the cgroup version, the NUMA topology,
  * transparent huge pages and the CPU frequency governor, and the failed
  * systemd units. The kernel version, CPU model and flags and uptime are in
- * the host stream already. Verbatim reads, like every other collector; the
- * report's Host section and sonde diff read them (hostctx_read.c).
+ * the host stream already. Verbatim reads, like every other collector: each
+ * tee_* reads the live host and writes what it read into the capture; the
+ * report's Host section and sonde diff read the capture back (hostctx_read.c,
+ * whose read_* functions parse it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,7 +67,7 @@ static int wanted_sysctl(const struct sysctl_dir *d, const char *name)
 	return 0;
 }
 
-static void read_sysctls(struct collector_state *cs, struct reader *rd, struct capture_writer *w)
+static void tee_sysctls(struct collector_state *cs, struct reader *rd, struct capture_writer *w)
 {
 	for (size_t i = 0; i < sizeof(sysctl_dirs) / sizeof(*sysctl_dirs); i++) {
 		const struct sysctl_dir *d = &sysctl_dirs[i];
@@ -93,7 +95,7 @@ static void read_sysctls(struct collector_state *cs, struct reader *rd, struct c
 }
 
 /* The last KMSG_TAIL records of the kernel log (or lines of a stand-in file). */
-static void read_kmsg_tail(struct collector_state *cs, struct reader *rd, struct capture_writer *w)
+static void tee_kmsg_tail(struct collector_state *cs, struct reader *rd, struct capture_writer *w)
 {
 	char full[4096], rec[8192];
 	char *ring[KMSG_TAIL] = { 0 };
@@ -232,8 +234,8 @@ int hostctx__spawn_read(struct reader *rd, char *const argv[], int timeout_ms, s
  * which units failed, so this one fact is asked, of the systemctl in PATH,
  * under a deadline. Not on a host that was not booted with systemd.
  */
-static void read_failed_units(struct collector_state *cs, struct reader *rd,
-			      struct capture_writer *w)
+static void tee_failed_units(struct collector_state *cs, struct reader *rd,
+			     struct capture_writer *w)
 {
 	static char *const argv[] = { "systemctl", "list-units", "--state=failed", "--no-legend",
 				      "--plain", "--no-pager", "--full", NULL };
@@ -261,7 +263,7 @@ static void read_failed_units(struct collector_state *cs, struct reader *rd,
 }
 
 /* The NUMA nodes: which CPUs and how much memory each has, and their distances. */
-static void read_numa(struct reader *rd, struct capture_writer *w)
+static void tee_numa(struct reader *rd, struct capture_writer *w)
 {
 	static const char *const files[] = { "cpulist", "distance", "meminfo", NULL };
 	struct strv nodes = { 0 };
@@ -314,9 +316,9 @@ int hostctx__sample(struct collector_state *cs, struct reader *rd, struct captur
 	}
 	strbuf__free(&list);
 	strv__free(&cg);
-	read_numa(rd, w);
-	read_sysctls(cs, rd, w);
-	read_kmsg_tail(cs, rd, w);
-	read_failed_units(cs, rd, w);
+	tee_numa(rd, w);
+	tee_sysctls(cs, rd, w);
+	tee_kmsg_tail(cs, rd, w);
+	tee_failed_units(cs, rd, w);
 	return 0;
 }

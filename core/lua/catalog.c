@@ -19,7 +19,6 @@
 #include "collect/collect.h"
 #include "perf/counters.h"
 #include "trace/trace.h"
-#include "util/embedded.h"
 #include "util/file.h"
 #include "util/strbuf.h"
 #include "lua/catalog_int.h"
@@ -547,9 +546,6 @@ int catalog__validate_check(const struct catalog *cat, const char *rel, const ch
 
 void catalog__finish(struct catalog *cat)
 {
-	const struct embedded_file *css = embedded__find("reports/report.css");
-
-	cat->css = css ? catalog__dup(css->data, css->len) : strdup("");
 	if (cat->nchecks)
 		qsort_r(cat->checks, cat->nchecks, sizeof(*cat->checks), catalog_cmp_check, cat);
 }
@@ -568,7 +564,6 @@ void catalog__free(struct catalog *cat)
 		free(cat->libs[i].source);
 	}
 	free(cat->libs);
-	free(cat->css);
 	for (size_t i = 0; i < cat->nexplains; i++) {
 		free(cat->explains[i].cause);
 		free(cat->explains[i].consequence);

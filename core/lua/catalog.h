@@ -87,7 +87,6 @@ struct catalog {
 	size_t nchecks;
 	struct lib_source *libs;
 	size_t nlibs;
-	char *css; /* reports/report.css */
 	struct explain_rule *explains; /* in the table's order */
 	size_t nexplains;
 	struct capacity_rule *capacity;

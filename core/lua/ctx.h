@@ -50,18 +50,22 @@ int luaopen_sonde_bpf(lua_State *L);
 int luaopen_sonde_perf(lua_State *L);
 
 /*
- * ctx.proc: ctx_proc.c holds the system-wide files and the kernel log;
- * ctx_series.c the helpers below; the other files one domain each:
- * ctx_proc_devices.c (disks, interfaces, their controllers),
- * ctx_proc_fs.c (file systems, swap), ctx_proc_cgroups.c, ctx_proc_tasks.c.
+ * The ctx__* helpers below are ctx_series.c's, shared by every ctx file.
+ * The ctx_proc__* functions further down are ctx.proc's: ctx_proc.c holds
+ * the system-wide files and the kernel log, the other ctx_proc_<domain>.c
+ * one domain each: ctx_proc_devices.c (disks, interfaces, their
+ * controllers), ctx_proc_fs.c (file systems, swap), ctx_proc_cgroups.c,
+ * ctx_proc_tasks.c.
  */
-struct analysis *ctx_proc__analysis(lua_State *L);
+struct analysis *ctx__analysis(lua_State *L);
 /* The capture stream of collector (NULL when not collected), once ctx__need allows it. */
-const struct capture_stream *ctx_proc__stream(lua_State *L, const char *collector);
+const struct capture_stream *ctx__stream(lua_State *L, const char *collector);
 void ctx__push_u64(lua_State *L, uint64_t v);
 /* t[k] = v on the table on top. */
 void ctx__set_u64(lua_State *L, const char *k, uint64_t v);
 void ctx__set_num(lua_State *L, const char *k, double v);
+/* t[k] = the n bytes at s, as a Lua string (NULs and all), on the table on top. */
+void ctx__set_lstr(lua_State *L, const char *k, const char *s, size_t n);
 /* A uint64_t member of a parsed struct, by name; a table of them ends with a NULL name. */
 struct ctx_u64_field {
 	const char *name;
@@ -73,43 +77,43 @@ void ctx__set_u64_fields(lua_State *L, const void *s, const struct ctx_u64_field
 /* The t (seconds into the window) of sample i of the series at index s. */
 double ctx__sample_t(lua_State *L, int s, lua_Integer i);
 /* Give the table on top the series methods (first, last, max, delta, rate, ...). */
-void ctx_proc__series_mt(lua_State *L);
+void ctx__series_mt(lua_State *L);
 /* Push "path: strerror(err) — hint" and return it. */
-const char *ctx_proc__err_reason(lua_State *L, const char *path, int err, const char *hint);
+const char *ctx__err_reason(lua_State *L, const char *path, int err, const char *hint);
 /* Push nil, reason for a path with no readable record in stream st (NULL: not collected). */
-int ctx_proc__missing(lua_State *L, const struct capture_stream *st, const char *stream,
-		      const char *path, const char *hint);
+int ctx__missing(lua_State *L, const struct capture_stream *st, const char *stream,
+		 const char *path, const char *hint);
 /* The first (or last) record of path in st, readable or not; NULL when none. */
-const struct capture_rec *ctx_proc__rec(const struct capture_stream *st, const char *path,
-					int last);
+const struct capture_rec *ctx__rec(const struct capture_stream *st, const char *path,
+				   int last);
 /* t[k] = the record's text, trimmed; nothing when r is NULL or failed. */
-void ctx_proc__set_text(lua_State *L, const char *k, const struct capture_rec *r);
+void ctx__set_text(lua_State *L, const char *k, const struct capture_rec *r);
 /* t[k] = the record's number; nothing when r is NULL, failed or not a number. */
-void ctx_proc__set_rec_u64(lua_State *L, const char *k, const struct capture_rec *r);
+void ctx__set_rec_u64(lua_State *L, const char *k, const struct capture_rec *r);
 
 /* Fill the sample table on top from one record; non-zero skips the record. */
-typedef int (*ctx_proc_sample_fn)(lua_State *L, const struct capture_rec *r, void *arg);
+typedef int (*ctx_sample_fn)(lua_State *L, const struct capture_rec *r, void *arg);
 /* Push the series of every readable record of path in stream, or nil, reason. */
-int ctx_proc__series(lua_State *L, const char *stream, const char *path, const char *hint,
-		     ctx_proc_sample_fn fn, void *arg);
+int ctx__series(lua_State *L, const char *stream, const char *path, const char *hint,
+		ctx_sample_fn fn, void *arg);
 /* A /proc/pressure/<resource> sample (ctx.proc.pressure, and per cgroup). */
-int ctx_proc__sample_pressure(lua_State *L, const struct capture_rec *r, void *arg);
+int ctx__sample_pressure(lua_State *L, const struct capture_rec *r, void *arg);
 
 /*
  * Files with one line per device (diskstats, net/dev, mounts, swaps) become
- * { [name] = series }: for each line, ctx_proc__keyed_begin pushes a new
- * sample table for name at time t, ctx_proc__keyed_end files it.
+ * { [name] = series }: for each line, ctx__keyed_begin pushes a new
+ * sample table for name at time t, ctx__keyed_end files it.
  */
-struct ctx_proc_keyed {
+struct ctx_keyed {
 	lua_State *L;
 	double t;
 };
-typedef void (*ctx_proc_keyed_fn)(const struct capture_rec *r, struct ctx_proc_keyed *w);
-void ctx_proc__keyed_begin(lua_State *L, const char *name, double t);
-void ctx_proc__keyed_end(lua_State *L);
+typedef void (*ctx_keyed_fn)(const struct capture_rec *r, struct ctx_keyed *w);
+void ctx__keyed_begin(lua_State *L, const char *name, double t);
+void ctx__keyed_end(lua_State *L);
 /* Push { [name] = series } from every readable record of path in stream, or nil, reason. */
-int ctx_proc__keyed_series(lua_State *L, const char *stream, const char *path,
-			   ctx_proc_keyed_fn parse);
+int ctx__keyed_series(lua_State *L, const char *stream, const char *path,
+		      ctx_keyed_fn parse);
 
 /* The ctx.proc functions of the other files (luaopen_sonde_proc's table). */
 int ctx_proc__diskstats(lua_State *L);

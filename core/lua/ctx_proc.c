@@ -68,12 +68,12 @@ static const struct ctx_u64_field cpu_time_fields[] = {
 /* ctx.proc.stat() -> { total = series, cpus = { series, ... (each with .id) }, ncpu = n } */
 static int proc_stat(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.stat");
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, "proc.stat");
 	int ncpu_max = 0, nsamples = 0, ids[4096];
 
 	if (!st)
-		return ctx_proc__missing(L, st, "proc.stat", "/proc/stat", NULL);
+		return ctx__missing(L, st, "proc.stat", "/proc/stat", NULL);
 	lua_newtable(L);        /* result */
 	lua_newtable(L);        /* total series */
 	lua_newtable(L);        /* cpu id -> series */
@@ -114,7 +114,7 @@ static int proc_stat(lua_State *L)
 	}
 	if (!nsamples) {
 		lua_pop(L, 3);
-		return ctx_proc__missing(L, st, "proc.stat", "/proc/stat", NULL);
+		return ctx__missing(L, st, "proc.stat", "/proc/stat", NULL);
 	}
 	/* cpus as a dense array in id order, each series knowing its CPU number. */
 	lua_newtable(L);
@@ -128,14 +128,14 @@ static int proc_stat(lua_State *L)
 			}
 	for (int k = 0; k < ncpu_max; k++) {
 		lua_rawgeti(L, -2, ids[k] + 1);
-		ctx_proc__series_mt(L);
+		ctx__series_mt(L);
 		lua_pushinteger(L, ids[k]);
 		lua_setfield(L, -2, "id");
 		lua_rawseti(L, -2, k + 1);
 	}
 	lua_setfield(L, -4, "cpus");
 	lua_pop(L, 1);
-	ctx_proc__series_mt(L);
+	ctx__series_mt(L);
 	lua_setfield(L, -2, "total");
 	lua_pushinteger(L, ncpu_max);
 	lua_setfield(L, -2, "ncpu");
@@ -158,17 +158,17 @@ static int sample_loadavg(lua_State *L, const struct capture_rec *r, void *arg)
 
 static int proc_loadavg(lua_State *L)
 {
-	return ctx_proc__series(L, "proc.loadavg", "/proc/loadavg", NULL, sample_loadavg, NULL);
+	return ctx__series(L, "proc.loadavg", "/proc/loadavg", NULL, sample_loadavg, NULL);
 }
 
 static int proc_meminfo(lua_State *L)
 {
-	return ctx_proc__series(L, "proc.meminfo", "/proc/meminfo", NULL, sample_kv, (void *)1);
+	return ctx__series(L, "proc.meminfo", "/proc/meminfo", NULL, sample_kv, (void *)1);
 }
 
 static int proc_vmstat(lua_State *L)
 {
-	return ctx_proc__series(L, "proc.vmstat", "/proc/vmstat", NULL, sample_kv, NULL);
+	return ctx__series(L, "proc.vmstat", "/proc/vmstat", NULL, sample_kv, NULL);
 }
 
 static int proc_pressure(lua_State *L)
@@ -178,22 +178,22 @@ static int proc_pressure(lua_State *L)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/pressure/%s", res[i]);
-	return ctx_proc__series(L, "proc.pressure", path,
-				"pressure stall information needs Linux 4.20+ with CONFIG_PSI, "
-				"booted with psi=1 where it is off by default (RHEL 8)",
-				ctx_proc__sample_pressure, NULL);
+	return ctx__series(L, "proc.pressure", path,
+			   "pressure stall information needs Linux 4.20+ with CONFIG_PSI, "
+			   "booted with psi=1 where it is off by default (RHEL 8)",
+			   ctx__sample_pressure, NULL);
 }
 
 static int proc_snmp(lua_State *L)
 {
 	/* snmp and netstat merged per round: both are "Proto.Counter" keys. */
-	int n = ctx_proc__series(L, "proc.snmp", "/proc/net/snmp", NULL, sample_snmp, NULL);
+	int n = ctx__series(L, "proc.snmp", "/proc/net/snmp", NULL, sample_snmp, NULL);
 
 	if (n != 1)
 		return n;
 	{
-		struct analysis *an = ctx_proc__analysis(L);
-		const struct capture_stream *st = ctx_proc__stream(L, "proc.snmp");
+		struct analysis *an = ctx__analysis(L);
+		const struct capture_stream *st = ctx__stream(L, "proc.snmp");
 		lua_Integer len = (lua_Integer)lua_rawlen(L, -1), k = 0;
 
 		for (size_t i = 0; i < st->n && k < len; i++) {
@@ -233,8 +233,8 @@ static int sample_filenr(lua_State *L, const struct capture_rec *r, void *arg)
 
 static int proc_filenr(lua_State *L)
 {
-	return ctx_proc__series(L, "proc.filenr", "/proc/sys/fs/file-nr", NULL, sample_filenr,
-				NULL);
+	return ctx__series(L, "proc.filenr", "/proc/sys/fs/file-nr", NULL, sample_filenr,
+			   NULL);
 }
 
 /* ---- files with one line per device (lua/ctx.h), records read more than once ---- */
@@ -276,14 +276,14 @@ static int irq_line(const char *name, size_t nl, const char *desc, size_t dl, ui
  */
 static int irq_ends(lua_State *L, const char *stream, const char *path)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, stream);
-	const struct capture_rec *r0 = ctx_proc__rec(st, path, 0);
-	const struct capture_rec *r1 = ctx_proc__rec(st, path, 1);
+	const struct capture_stream *st = ctx__stream(L, stream);
+	const struct capture_rec *r0 = ctx__rec(st, path, 0);
+	const struct capture_rec *r1 = ctx__rec(st, path, 1);
 	struct irq_walk w = { L, "first" };
 	int cut = r0 && r0->truncated;
 
 	if (!r0 || r0->err)
-		return ctx_proc__missing(L, st, stream, path, NULL);
+		return ctx__missing(L, st, stream, path, NULL);
 	lua_newtable(L);
 	parse_interrupts(r0->data, r0->len, irq_line, &w);
 	if (r1 && !r1->err) {
@@ -339,15 +339,15 @@ static int sched_cpu(int cpu, uint64_t run_ns, uint64_t wait_ns, uint64_t slices
  */
 static int proc_schedstat(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.schedstat");
-	const struct capture_rec *r0 = ctx_proc__rec(st, "/proc/schedstat", 0);
-	const struct capture_rec *r1 = ctx_proc__rec(st, "/proc/schedstat", 1);
+	const struct capture_stream *st = ctx__stream(L, "proc.schedstat");
+	const struct capture_rec *r0 = ctx__rec(st, "/proc/schedstat", 0);
+	const struct capture_rec *r1 = ctx__rec(st, "/proc/schedstat", 1);
 	struct sched_ends *a, *b;
 	lua_Integer n = 0;
 
 	if (!r0 || r0->err || !r1 || r1->err || r0 == r1)
-		return ctx_proc__missing(L, st, "proc.schedstat", "/proc/schedstat",
-					 "the kernel keeps it with CONFIG_SCHEDSTATS");
+		return ctx__missing(L, st, "proc.schedstat", "/proc/schedstat",
+				    "the kernel keeps it with CONFIG_SCHEDSTATS");
 	a = lua_newuserdatauv(L, sizeof(*a), 0);
 	b = lua_newuserdatauv(L, sizeof(*b), 0);
 	a->n = b->n = 0;
@@ -386,15 +386,15 @@ static int proc_schedstat(lua_State *L)
 /* ctx.proc.kernel_log() -> { "line", ... } (OOM-related records only) */
 static int proc_kernel_log(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "kernel.log");
-	const struct capture_rec *r = ctx_proc__rec(st, "/dev/kmsg", 1);
+	const struct capture_stream *st = ctx__stream(L, "kernel.log");
+	const struct capture_rec *r = ctx__rec(st, "/dev/kmsg", 1);
 	const char *p, *end;
 	lua_Integer n = 0;
 
 	if (!r || r->err)
-		return ctx_proc__missing(L, st, "kernel.log", "/dev/kmsg",
-					 "reading the kernel log needs root "
-					 "(or kernel.dmesg_restrict=0)");
+		return ctx__missing(L, st, "kernel.log", "/dev/kmsg",
+				    "reading the kernel log needs root "
+				    "(or kernel.dmesg_restrict=0)");
 	lua_newtable(L);
 	for (p = r->data, end = r->data + r->len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -265,9 +265,9 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 	if (!strcmp(file, "cpu.pressure") || !strcmp(file, "memory.pressure") ||
 	    !strcmp(file, "io.pressure")) {
 		if (r->err) {
-			ctx_proc__err_reason(L, r->path, r->err,
-					     "this kernel has no PSI (Linux 4.20+ with CONFIG_PSI, "
-					     "booted with psi=1 where it is off by default (RHEL 8))");
+			ctx__err_reason(L, r->path, r->err,
+					"this kernel has no PSI (Linux 4.20+ with CONFIG_PSI, "
+					"booted with psi=1 where it is off by default (RHEL 8))");
 			lua_setfield(L, entry, "pressure_reason");
 			return;
 		}
@@ -281,7 +281,7 @@ static void cg_record(lua_State *L, struct analysis *an, int entry, int v2, cons
 			lua_rawset(L, -4);
 		}
 		lua_newtable(L);
-		if (ctx_proc__sample_pressure(L, r, NULL)) {
+		if (ctx__sample_pressure(L, r, NULL)) {
 			lua_pop(L, 3);
 			return;
 		}
@@ -377,7 +377,7 @@ static void cg_new_entry(lua_State *L, const char *rel, int version)
 		lua_setfield(L, -2, "last");
 		if (i) {
 			lua_newtable(L);
-			ctx_proc__series_mt(L);
+			ctx__series_mt(L);
 			lua_setfield(L, -2, i == 1 ? "usage" : "current");
 		}
 		lua_setfield(L, -2, subs[i]);
@@ -480,7 +480,7 @@ static int cg_hierarchy(const struct cgroup_hier_line *h, void *arg)
 	lua_pushboolean(L, 1);
 	lua_setfield(L, w->res, ver == 2 ? "v2" : "v1");
 	/* the record named after the mount point lists the hierarchy's kept cgroups */
-	list = ctx_proc__rec(w->st, mnt, 0);
+	list = ctx__rec(w->st, mnt, 0);
 	if (list && list->truncated) {
 		lua_pushboolean(L, 1);
 		lua_setfield(L, w->res, "truncated");
@@ -583,13 +583,13 @@ static void cg_sort_procs(lua_State *L, struct cg_walk *w)
  */
 int ctx_proc__cgroups(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	struct cg_walk w = { .st = ctx_proc__stream(L, "proc.cgroups") };
-	const struct capture_rec *hr = ctx_proc__rec(w.st, "sonde:cgroups", 0);
+	struct analysis *an = ctx__analysis(L);
+	struct cg_walk w = { .st = ctx__stream(L, "proc.cgroups") };
+	const struct capture_rec *hr = ctx__rec(w.st, "sonde:cgroups", 0);
 	struct cg_hier_walk hw = { L, &w };
 
 	if (!hr || hr->err)
-		return ctx_proc__missing(L, w.st, "proc.cgroups", "sonde:cgroups", NULL);
+		return ctx__missing(L, w.st, "proc.cgroups", "sonde:cgroups", NULL);
 	lua_newtable(L);
 	w.res = lua_gettop(L);
 	lua_newtable(L);

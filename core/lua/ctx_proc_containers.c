@@ -79,13 +79,13 @@ static void ct_container(lua_State *L, const struct container_set *s, const stru
  */
 int ctx_proc__containers(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.cgroups");
-	struct analysis *an = ctx_proc__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, "proc.cgroups");
+	struct analysis *an = ctx__analysis(L);
 	const struct container_set *s;
 	int res, pods, cgs;
 
 	if (!st || analysis__containers(an, &s))
-		return ctx_proc__missing(L, st, "proc.cgroups", "sonde:cgroups", NULL);
+		return ctx__missing(L, st, "proc.cgroups", "sonde:cgroups", NULL);
 	lua_newtable(L);
 	res = lua_gettop(L);
 	lua_newtable(L);

@@ -31,15 +31,15 @@ static const struct ctx_u64_field disk_fields[] = {
 
 static int disk_sample(const struct diskstat *d, void *arg)
 {
-	struct ctx_proc_keyed *w = arg;
+	struct ctx_keyed *w = arg;
 
-	ctx_proc__keyed_begin(w->L, d->name, w->t);
+	ctx__keyed_begin(w->L, d->name, w->t);
 	ctx__set_u64_fields(w->L, d, disk_fields);
-	ctx_proc__keyed_end(w->L);
+	ctx__keyed_end(w->L);
 	return 0;
 }
 
-static void parse_disks(const struct capture_rec *r, struct ctx_proc_keyed *w)
+static void parse_disks(const struct capture_rec *r, struct ctx_keyed *w)
 {
 	parse_diskstats(r->data, r->len, disk_sample, w);
 }
@@ -47,7 +47,7 @@ static void parse_disks(const struct capture_rec *r, struct ctx_proc_keyed *w)
 /* ctx.proc.diskstats() -> { [name] = series } (partitions included; see disks()) */
 int ctx_proc__diskstats(lua_State *L)
 {
-	return ctx_proc__keyed_series(L, "proc.diskstats", "/proc/diskstats", parse_disks);
+	return ctx__keyed_series(L, "proc.diskstats", "/proc/diskstats", parse_disks);
 }
 
 /* Each name listed in a "/sys/block"-style record (one per line). */
@@ -76,34 +76,34 @@ static int each_listed(lua_State *L, const struct capture_rec *list,
 static void disk_info(lua_State *L, const char *name, void *arg)
 {
 	const struct capture_stream *st = arg;
-	struct analysis *an = ctx_proc__analysis(L);
+	struct analysis *an = ctx__analysis(L);
 	char path[256];
 	const struct capture_rec *r0, *r1;
 	lua_Integer n = 0;
 
 	lua_newtable(L);
 #define DISK_PATH(f) (snprintf(path, sizeof(path), "/sys/block/%s/%s", name, f), path)
-	r0 = ctx_proc__rec(st, DISK_PATH("queue/rotational"), 0);
+	r0 = ctx__rec(st, DISK_PATH("queue/rotational"), 0);
 	if (r0 && !r0->err) {
 		lua_pushboolean(L, r0->len && r0->data[0] == '1');
 		lua_setfield(L, -2, "rotational");
 	}
-	ctx_proc__set_rec_u64(L, "nr_requests",
-			      ctx_proc__rec(st, DISK_PATH("queue/nr_requests"), 0));
-	ctx_proc__set_rec_u64(L, "logical_block_size",
-			      ctx_proc__rec(st, DISK_PATH("queue/logical_block_size"), 0));
-	ctx_proc__set_rec_u64(L, "max_sectors_kb",
-			      ctx_proc__rec(st, DISK_PATH("queue/max_sectors_kb"), 0));
-	ctx_proc__set_text(L, "scheduler", ctx_proc__rec(st, DISK_PATH("queue/scheduler"), 0));
-	r0 = ctx_proc__rec(st, DISK_PATH("size"), 0);
+	ctx__set_rec_u64(L, "nr_requests",
+			 ctx__rec(st, DISK_PATH("queue/nr_requests"), 0));
+	ctx__set_rec_u64(L, "logical_block_size",
+			 ctx__rec(st, DISK_PATH("queue/logical_block_size"), 0));
+	ctx__set_rec_u64(L, "max_sectors_kb",
+			 ctx__rec(st, DISK_PATH("queue/max_sectors_kb"), 0));
+	ctx__set_text(L, "scheduler", ctx__rec(st, DISK_PATH("queue/scheduler"), 0));
+	r0 = ctx__rec(st, DISK_PATH("size"), 0);
 	{
 		uint64_t sectors;
 
 		if (r0 && !r0->err && !parse_value_u64(r0->data, r0->len, &sectors))
 			ctx__set_u64(L, "size_bytes", sectors * 512);
 	}
-	r0 = ctx_proc__rec(st, DISK_PATH("device/ioerr_cnt"), 0);
-	r1 = ctx_proc__rec(st, DISK_PATH("device/ioerr_cnt"), 1);
+	r0 = ctx__rec(st, DISK_PATH("device/ioerr_cnt"), 0);
+	r1 = ctx__rec(st, DISK_PATH("device/ioerr_cnt"), 1);
 	{
 		uint64_t e0, e1;
 
@@ -134,7 +134,7 @@ static void disk_info(lua_State *L, const char *name, void *arg)
 		ctx__set_u64(L, "write", rw[1]);
 		lua_rawseti(L, -2, ++n);
 	}
-	ctx_proc__series_mt(L);
+	ctx__series_mt(L);
 	lua_setfield(L, -2, "inflight");
 #undef DISK_PATH
 	lua_setfield(L, -2, name);
@@ -143,11 +143,11 @@ static void disk_info(lua_State *L, const char *name, void *arg)
 /* ctx.proc.disks() -> { [name] = { rotational, nr_requests, scheduler, inflight = series, ... } } */
 int ctx_proc__disks(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.diskstats");
-	const struct capture_rec *list = ctx_proc__rec(st, "/sys/block", 0);
+	const struct capture_stream *st = ctx__stream(L, "proc.diskstats");
+	const struct capture_rec *list = ctx__rec(st, "/sys/block", 0);
 
 	if (!list)
-		return ctx_proc__missing(L, st, "proc.diskstats", "/sys/block", NULL);
+		return ctx__missing(L, st, "proc.diskstats", "/sys/block", NULL);
 	lua_newtable(L);
 	each_listed(L, list, disk_info, (void *)st);
 	return 1;
@@ -167,15 +167,15 @@ static const struct ctx_u64_field net_fields[] = {
 
 static int net_sample(const struct netdev *d, void *arg)
 {
-	struct ctx_proc_keyed *w = arg;
+	struct ctx_keyed *w = arg;
 
-	ctx_proc__keyed_begin(w->L, d->name, w->t);
+	ctx__keyed_begin(w->L, d->name, w->t);
 	ctx__set_u64_fields(w->L, d, net_fields);
-	ctx_proc__keyed_end(w->L);
+	ctx__keyed_end(w->L);
 	return 0;
 }
 
-static void parse_ifaces(const struct capture_rec *r, struct ctx_proc_keyed *w)
+static void parse_ifaces(const struct capture_rec *r, struct ctx_keyed *w)
 {
 	parse_net_dev(r->data, r->len, net_sample, w);
 }
@@ -183,16 +183,16 @@ static void parse_ifaces(const struct capture_rec *r, struct ctx_proc_keyed *w)
 /* ctx.proc.netdev() -> { [ifname] = series } */
 int ctx_proc__netdev(lua_State *L)
 {
-	return ctx_proc__keyed_series(L, "proc.netdev", "/proc/net/dev", parse_ifaces);
+	return ctx__keyed_series(L, "proc.netdev", "/proc/net/dev", parse_ifaces);
 }
 
 /* ctx.proc.interfaces() -> { [ifname] = { speed_mbps | speed_reason, operstate, mtu, type } } */
 int ctx_proc__interfaces(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.netdev");
+	const struct capture_stream *st = ctx__stream(L, "proc.netdev");
 
 	if (!st)
-		return ctx_proc__missing(L, st, "proc.netdev", "/sys/class/net", NULL);
+		return ctx__missing(L, st, "proc.netdev", "/sys/class/net", NULL);
 	lua_newtable(L);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
@@ -226,9 +226,9 @@ int ctx_proc__interfaces(lua_State *L)
 				lua_setfield(L, -2, "speed_reason");
 			}
 		} else if (!strcmp(file, "mtu") || !strcmp(file, "type")) {
-			ctx_proc__set_rec_u64(L, file, r);
+			ctx__set_rec_u64(L, file, r);
 		} else {
-			ctx_proc__set_text(L, file, r);
+			ctx__set_text(L, file, r);
 		}
 		lua_pop(L, 1);
 	}
@@ -278,10 +278,10 @@ static void pci_facts(lua_State *L, const struct capture_stream *st, const char 
 	int reason = 0;
 
 #define PCI_PATH(f) (snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", id, f), path)
-	sp = ctx_proc__rec(st, PCI_PATH("current_link_speed"), 0);
-	wd = ctx_proc__rec(st, PCI_PATH("current_link_width"), 0);
-	msp = ctx_proc__rec(st, PCI_PATH("max_link_speed"), 0);
-	mwd = ctx_proc__rec(st, PCI_PATH("max_link_width"), 0);
+	sp = ctx__rec(st, PCI_PATH("current_link_speed"), 0);
+	wd = ctx__rec(st, PCI_PATH("current_link_width"), 0);
+	msp = ctx__rec(st, PCI_PATH("max_link_speed"), 0);
+	mwd = ctx__rec(st, PCI_PATH("max_link_width"), 0);
 	/* "8.0 GT/s PCIe" ("Unknown" when the link is down or the device is not PCIe). */
 	if (sp && !sp->err && wd && !wd->err && !parse_pci_link_speed(sp->data, sp->len, &gts) &&
 	    gts > 0 && !parse_value_u64(wd->data, wd->len, &width) && width > 0) {
@@ -308,8 +308,8 @@ static void pci_facts(lua_State *L, const struct capture_stream *st, const char 
 	}
 	lua_newtable(L);
 	for (int i = 0; aer[i]; i++) {
-		const struct capture_rec *r0 = ctx_proc__rec(st, PCI_PATH(aer[i]), 0);
-		const struct capture_rec *r1 = ctx_proc__rec(st, path, 1);
+		const struct capture_rec *r0 = ctx__rec(st, PCI_PATH(aer[i]), 0);
+		const struct capture_rec *r1 = ctx__rec(st, path, 1);
 		uint64_t v0, v1;
 
 		if (r0 && !r0->err && r1 && r1 != r0 && !r1->err &&
@@ -350,14 +350,14 @@ int ctx_proc__controllers(lua_State *L)
 	int k = luaL_checkoption(L, 1, NULL, kinds);
 	const char *stream = k ? "proc.netdev" : "proc.diskstats";
 	const char *recname = k ? "sonde:net-controllers" : "sonde:disk-controllers";
-	const struct capture_stream *st = ctx_proc__stream(L, stream);
-	const struct capture_rec *rec = ctx_proc__rec(st, recname, 0);
+	const struct capture_stream *st = ctx__stream(L, stream);
+	const struct capture_rec *rec = ctx__rec(st, recname, 0);
 	const char *p, *end;
 	int devs, ctrls;
 
 	if (!rec || rec->err)
-		return ctx_proc__missing(L, st, stream, recname,
-					 "the recording predates controller resolution");
+		return ctx__missing(L, st, stream, recname,
+				    "the recording predates controller resolution");
 	lua_newtable(L);
 	lua_newtable(L);
 	devs = lua_gettop(L);

@@ -53,7 +53,7 @@ static void statfs_numbers(lua_State *L, const struct statfs_line *s)
 /* One line of a "sonde:statfs" record (collect/mounts.c) into { [mount] = series }. */
 static int statfs_line(const struct statfs_line *s, void *arg)
 {
-	struct ctx_proc_keyed *w = arg;
+	struct ctx_keyed *w = arg;
 	lua_State *L = w->L;
 	char mnt[1024];
 
@@ -80,7 +80,7 @@ static int statfs_line(const struct statfs_line *s, void *arg)
 		}
 		lua_settop(L, top);
 	}
-	ctx_proc__keyed_begin(L, mnt, w->t);
+	ctx__keyed_begin(L, mnt, w->t);
 	set_field_str(L, "status", s->status.p, s->status.n);
 	set_field_str(L, "dev", s->dev.p, s->dev.n);
 	set_field_str(L, "fstype", s->fstype.p, s->fstype.n);
@@ -94,11 +94,11 @@ static int statfs_line(const struct statfs_line *s, void *arg)
 		lua_pushfstring(L, "statvfs %s: %s", mnt, strerror(s->err));
 		lua_setfield(L, -2, "reason");
 	}
-	ctx_proc__keyed_end(L);
+	ctx__keyed_end(L);
 	return 0;
 }
 
-static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
+static void parse_statfs(const struct capture_rec *r, struct ctx_keyed *w)
 {
 	parse_statfs_record(r->data, r->len, statfs_line, w);
 }
@@ -110,8 +110,8 @@ static void parse_statfs(const struct capture_rec *r, struct ctx_proc_keyed *w)
  */
 int ctx_proc__filesystems(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.mounts");
-	int ret = ctx_proc__keyed_series(L, "proc.mounts", "sonde:statfs", parse_statfs);
+	const struct capture_stream *st = ctx__stream(L, "proc.mounts");
+	int ret = ctx__keyed_series(L, "proc.mounts", "sonde:statfs", parse_statfs);
 
 	if (ret != 1 || lua_isnil(L, -1))
 		return ret;
@@ -127,8 +127,8 @@ int ctx_proc__filesystems(lua_State *L)
 			snprintf(path, sizeof(path), "/sys/fs/ext4/%s/errors_count", lua_tostring(L, -2));
 		lua_settop(L, top);
 		if (path[0]) {
-			const struct capture_rec *r0 = ctx_proc__rec(st, path, 0);
-			const struct capture_rec *r1 = ctx_proc__rec(st, path, 1);
+			const struct capture_rec *r0 = ctx__rec(st, path, 0);
+			const struct capture_rec *r1 = ctx__rec(st, path, 1);
 			uint64_t e0, e1;
 
 			if (r0 && !r0->err && r1 && !r1->err && r1 != r0 &&
@@ -153,21 +153,21 @@ int ctx_proc__filesystems(lua_State *L)
 /* One line of /proc/swaps into { [swap device or file] = series }. */
 static int swap_line(const struct swap_line *s, void *arg)
 {
-	struct ctx_proc_keyed *w = arg;
+	struct ctx_keyed *w = arg;
 	char name[1024];
 
 	if (!parse_word_cstr(s->name, name, sizeof(name)))
 		return 0;
-	ctx_proc__keyed_begin(w->L, name, w->t);
+	ctx__keyed_begin(w->L, name, w->t);
 	set_field_str(w->L, "type", s->type.p, s->type.n);
 	ctx__set_num(w->L, "size_bytes", (double)s->size_kb * 1024);
 	ctx__set_num(w->L, "used_bytes", (double)s->used_kb * 1024);
 	ctx__set_num(w->L, "priority", (double)s->priority);
-	ctx_proc__keyed_end(w->L);
+	ctx__keyed_end(w->L);
 	return 0;
 }
 
-static void parse_swaps_rec(const struct capture_rec *r, struct ctx_proc_keyed *w)
+static void parse_swaps_rec(const struct capture_rec *r, struct ctx_keyed *w)
 {
 	parse_swaps(r->data, r->len, swap_line, w);
 }
@@ -175,5 +175,5 @@ static void parse_swaps_rec(const struct capture_rec *r, struct ctx_proc_keyed *
 /* ctx.proc.swaps() -> { [swap device or file] = series(size_bytes used_bytes priority) } */
 int ctx_proc__swaps(lua_State *L)
 {
-	return ctx_proc__keyed_series(L, "proc.mounts", "/proc/swaps", parse_swaps_rec);
+	return ctx__keyed_series(L, "proc.mounts", "/proc/swaps", parse_swaps_rec);
 }

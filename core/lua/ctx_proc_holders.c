@@ -32,13 +32,13 @@
  */
 int ctx_proc__task_levels(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.pids");
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, "proc.pids");
 	const struct pidmap *lt;
 	int err, fds = 0;
 
 	if (!st)
-		return ctx_proc__missing(L, st, "proc.pids", "/proc/PID/stat", NULL);
+		return ctx__missing(L, st, "proc.pids", "/proc/PID/stat", NULL);
 	if ((err = analysis__levels(an, &lt, &fds)))
 		return luaL_error(L, "task_levels: %s", strerror(-err));
 	lua_newtable(L);
@@ -59,7 +59,7 @@ int ctx_proc__task_levels(lua_State *L)
 				ctx__set_u64(L, "anon_bytes", (uint64_t)pl->v[k].anon);
 			lua_rawseti(L, -2, (lua_Integer)k + 1);
 		}
-		ctx_proc__series_mt(L);
+		ctx__series_mt(L);
 		lua_rawseti(L, -2, pl->pid);
 	}
 	lua_pushboolean(L, fds);
@@ -157,13 +157,13 @@ static int files_line(const struct files_line *f, void *arg)
  */
 int ctx_proc__open_files(lua_State *L)
 {
-	const struct capture_stream *st = ctx_proc__stream(L, "proc.pids");
-	const struct capture_rec *r = ctx_proc__rec(st, "sonde:files", 1);
+	const struct capture_stream *st = ctx__stream(L, "proc.pids");
+	const struct capture_rec *r = ctx__rec(st, "sonde:files", 1);
 	int res;
 
 	if (!r || r->err)
-		return ctx_proc__missing(L, st, "proc.pids", "sonde:files",
-					 "the suspects' open files are read in the window's last round");
+		return ctx__missing(L, st, "proc.pids", "sonde:files",
+				    "the suspects' open files are read in the window's last round");
 	lua_newtable(L);
 	res = lua_gettop(L);
 	lua_newtable(L);

@@ -30,7 +30,7 @@ static void series_push(lua_State *L, int s, double t)
 static void new_series(lua_State *L, const char *k)
 {
 	lua_newtable(L);
-	ctx_proc__series_mt(L);
+	ctx__series_mt(L);
 	lua_pushvalue(L, -1);
 	lua_setfield(L, -3, k);
 }
@@ -183,12 +183,12 @@ static void owners_record(lua_State *L, int by, int result, const struct capture
  */
 static int proc_listeners(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, "net.sockets");
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, "net.sockets");
 	int list, by, n = 0;
 
 	if (!st)
-		return ctx_proc__missing(L, st, "net.sockets", "sonde:listen", NULL);
+		return ctx__missing(L, st, "net.sockets", "sonde:listen", NULL);
 	lua_newtable(L);
 	list = lua_gettop(L);
 	lua_newtable(L);
@@ -213,8 +213,8 @@ static int proc_listeners(lua_State *L)
 	lua_pop(L, 1);
 	if (!n) {
 		lua_pop(L, 1);
-		return ctx_proc__missing(L, st, "net.sockets", "sonde:listen",
-					 "sock_diag (NETLINK_SOCK_DIAG) answered nothing");
+		return ctx__missing(L, st, "net.sockets", "sonde:listen",
+				    "sock_diag (NETLINK_SOCK_DIAG) answered nothing");
 	}
 	return 1;
 }
@@ -316,12 +316,12 @@ static void ports_record(lua_State *L, int res, int total, int dests, const stru
  */
 static int proc_local_ports(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, "net.sockets");
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, "net.sockets");
 	int res, total, dests, n = 0;
 
 	if (!st)
-		return ctx_proc__missing(L, st, "net.sockets", "sonde:ports", NULL);
+		return ctx__missing(L, st, "net.sockets", "sonde:ports", NULL);
 	lua_newtable(L);
 	res = lua_gettop(L);
 	new_series(L, "series");
@@ -349,10 +349,10 @@ static int proc_local_ports(lua_State *L)
 	lua_pop(L, 2);
 	if (!n) {
 		lua_pop(L, 1);
-		return ctx_proc__missing(L, st, "net.sockets", "sonde:ports",
-					 "no ip_local_port_range, or sock_diag answered nothing");
+		return ctx__missing(L, st, "net.sockets", "sonde:ports",
+				    "no ip_local_port_range, or sock_diag answered nothing");
 	}
-	ctx_proc__set_rec_u64(L, "tw_reuse", ctx_proc__rec(st, "/proc/sys/net/ipv4/tcp_tw_reuse", 0));
+	ctx__set_rec_u64(L, "tw_reuse", ctx__rec(st, "/proc/sys/net/ipv4/tcp_tw_reuse", 0));
 	return 1;
 }
 
@@ -361,15 +361,15 @@ static int proc_local_ports(lua_State *L)
 /* ctx.proc.conntrack() -> series (count, max), or nil, reason (no nf_conntrack) */
 static int proc_conntrack(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, "net.sockets");
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, "net.sockets");
 	const char *cpath = "/proc/sys/net/netfilter/nf_conntrack_count";
 	const char *mpath = "/proc/sys/net/netfilter/nf_conntrack_max";
 	uint64_t max = 0, v;
 	int n = 0;
 
 	if (!st)
-		return ctx_proc__missing(L, st, "net.sockets", cpath, NULL);
+		return ctx__missing(L, st, "net.sockets", cpath, NULL);
 	lua_newtable(L);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
@@ -390,11 +390,11 @@ static int proc_conntrack(lua_State *L)
 	}
 	if (!n) {
 		lua_pop(L, 1);
-		return ctx_proc__missing(L, st, "net.sockets", cpath,
-					 "no connection tracking table: nf_conntrack is not loaded "
-					 "(nothing to fill)");
+		return ctx__missing(L, st, "net.sockets", cpath,
+				    "no connection tracking table: nf_conntrack is not loaded "
+				    "(nothing to fill)");
 	}
-	ctx_proc__series_mt(L);
+	ctx__series_mt(L);
 	return 1;
 }
 
@@ -470,14 +470,14 @@ static int qdisc_line(const struct net_qdisc_line *q, void *arg)
  */
 static int proc_links(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, "net.links");
-	const struct capture_rec *lr = ctx_proc__rec(st, "sonde:links", 0);
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, "net.links");
+	const struct capture_rec *lr = ctx__rec(st, "sonde:links", 0);
 	struct links_walk w = { .L = L };
 
 	if (!lr || lr->err)
-		return ctx_proc__missing(L, st, "net.links", "sonde:links",
-					 "rtnetlink answered nothing");
+		return ctx__missing(L, st, "net.links", "sonde:links",
+				    "rtnetlink answered nothing");
 	lua_newtable(L);
 	w.res = lua_gettop(L);
 	lua_newtable(L);

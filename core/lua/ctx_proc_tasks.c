@@ -227,7 +227,7 @@ static void push_task(lua_State *L, const struct analysis *an, const struct task
 /* ctx.proc.tasks() -> { task, ... }: one per process seen in the window */
 int ctx_proc__tasks(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
+	struct analysis *an = ctx__analysis(L);
 	const struct task_summary *t;
 	size_t n;
 	int err;
@@ -235,7 +235,7 @@ int ctx_proc__tasks(lua_State *L)
 	ctx__need(L, "proc", "proc.pids");
 	err = analysis__tasks(an, &t, &n);
 	if (err == -ENOENT)
-		return ctx_proc__missing(L, NULL, "proc.pids", "/proc/PID/stat", NULL);
+		return ctx__missing(L, NULL, "proc.pids", "/proc/PID/stat", NULL);
 	if (err)
 		return luaL_error(L, "tasks: %s", strerror(-err));
 	lua_createtable(L, (int)n, 0);
@@ -273,5 +273,5 @@ int ctx_proc__task_series(lua_State *L)
 
 	luaL_argcheck(L, pid > 0 && pid < (1 << 30), 1, "not a pid");
 	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
-	return ctx_proc__series(L, "proc.pids", path, NULL, sample_pid_stat, NULL);
+	return ctx__series(L, "proc.pids", path, NULL, sample_pid_stat, NULL);
 }

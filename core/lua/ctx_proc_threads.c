@@ -184,7 +184,7 @@ static void push_group(lua_State *L, const struct thread_states *ts, const struc
 /* ctx.proc.threads() -> the thread states, or nil, reason */
 int ctx_proc__threads(lua_State *L)
 {
-	struct analysis *an = ctx_proc__analysis(L);
+	struct analysis *an = ctx__analysis(L);
 	const struct thread_states *ts;
 	const struct task_summary *tasks = NULL;
 	const struct capture_stream *meta;
@@ -197,7 +197,7 @@ int ctx_proc__threads(lua_State *L)
 	ctx__need(L, "proc", "proc.threads");
 	err = analysis__threads(an, &ts, why, sizeof(why));
 	if (err == -ENOENT)
-		return ctx_proc__missing(L, NULL, "proc.threads", "sonde:threads", NULL);
+		return ctx__missing(L, NULL, "proc.threads", "sonde:threads", NULL);
 	if (err) {
 		lua_pushnil(L);
 		lua_pushstring(L, why[0] ? why : strerror(-err));

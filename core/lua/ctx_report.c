@@ -293,7 +293,7 @@ static int report_culprit(lua_State *L)
 	if (!report_opt_number(L, 2, "pid", &pid) || pid < 0 || pid > 1e9)
 		return luaL_argerror(L, 2, "culprit needs a pid");
 	/* sonde is never its own culprit: its cost is one line of the report's appendix */
-	if (pid > 0 && (int)pid == ctx_proc__analysis(L)->sonde_pid)
+	if (pid > 0 && (int)pid == ctx__analysis(L)->sonde_pid)
 		return 0;
 	report_opt_number(L, 2, "share", &share);
 	c.pid = (int)pid;

@@ -45,15 +45,15 @@ void ctx__need(lua_State *L, const char *domain, const char *collector)
 		      def ? def->id : "the check", accessor, collector, collector);
 }
 
-struct analysis *ctx_proc__analysis(lua_State *L)
+struct analysis *ctx__analysis(lua_State *L)
 {
 	return lua_touserdata(L, lua_upvalueindex(1));
 }
 
-const struct capture_stream *ctx_proc__stream(lua_State *L, const char *collector)
+const struct capture_stream *ctx__stream(lua_State *L, const char *collector)
 {
 	ctx__need(L, "proc", collector);
-	return capture_set__stream(&ctx_proc__analysis(L)->cs, collector);
+	return capture_set__stream(&ctx__analysis(L)->cs, collector);
 }
 
 void ctx__push_u64(lua_State *L, uint64_t v)
@@ -79,6 +79,12 @@ void ctx__set_u64_fields(lua_State *L, const void *s, const struct ctx_u64_field
 void ctx__set_num(lua_State *L, const char *k, double v)
 {
 	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+void ctx__set_lstr(lua_State *L, const char *k, const char *s, size_t n)
+{
+	lua_pushlstring(L, s, n);
 	lua_setfield(L, -2, k);
 }
 
@@ -268,7 +274,7 @@ static const luaL_Reg series_methods[] = {
 	{ "values", series_values }, { "seconds", series_seconds }, { NULL, NULL },
 };
 
-void ctx_proc__series_mt(lua_State *L)
+void ctx__series_mt(lua_State *L)
 {
 	if (luaL_newmetatable(L, SERIES_MT)) {
 		luaL_newlib(L, series_methods);
@@ -281,7 +287,7 @@ void ctx_proc__series_mt(lua_State *L)
 
 /* ---- building series ---- */
 
-const char *ctx_proc__err_reason(lua_State *L, const char *path, int err, const char *hint)
+const char *ctx__err_reason(lua_State *L, const char *path, int err, const char *hint)
 {
 	return lua_pushfstring(L, "%s: %s%s%s", path, strerror(err), hint ? " — " : "",
 			       hint ? hint : "");
@@ -291,13 +297,13 @@ const char *ctx_proc__err_reason(lua_State *L, const char *path, int err, const 
  * nil, reason for a path with no readable record: the host's own error when
  * the read failed there, else "not collected".
  */
-int ctx_proc__missing(lua_State *L, const struct capture_stream *st, const char *stream,
-		      const char *path, const char *hint)
+int ctx__missing(lua_State *L, const struct capture_stream *st, const char *stream,
+		 const char *path, const char *hint)
 {
 	lua_pushnil(L);
 	if (!st) {
 		/* present but refused (over a limit, malformed): that is the reason */
-		const char *why = capture_set__why(&ctx_proc__analysis(L)->cs, stream);
+		const char *why = capture_set__why(&ctx__analysis(L)->cs, stream);
 
 		if (why)
 			lua_pushfstring(L, "raw/%s", why);
@@ -307,7 +313,7 @@ int ctx_proc__missing(lua_State *L, const struct capture_stream *st, const char 
 	}
 	for (size_t i = 0; i < st->n; i++)
 		if (st->rec[i].err && !strcmp(st->rec[i].path, path)) {
-			ctx_proc__err_reason(L, path, st->rec[i].err, hint);
+			ctx__err_reason(L, path, st->rec[i].err, hint);
 			return 2;
 		}
 	lua_pushfstring(L, "%s: not in the captures", path);
@@ -315,15 +321,15 @@ int ctx_proc__missing(lua_State *L, const struct capture_stream *st, const char 
 }
 
 /* Series of every readable record of path: one table per record, filled by fn. */
-int ctx_proc__series(lua_State *L, const char *stream, const char *path, const char *hint,
-		     ctx_proc_sample_fn fn, void *arg)
+int ctx__series(lua_State *L, const char *stream, const char *path, const char *hint,
+		ctx_sample_fn fn, void *arg)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, stream);
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, stream);
 	lua_Integer n = 0;
 
 	if (!st)
-		return ctx_proc__missing(L, st, stream, path, hint);
+		return ctx__missing(L, st, stream, path, hint);
 	lua_newtable(L);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
@@ -340,13 +346,13 @@ int ctx_proc__series(lua_State *L, const char *stream, const char *path, const c
 	}
 	if (!n) {
 		lua_pop(L, 1);
-		return ctx_proc__missing(L, st, stream, path, hint);
+		return ctx__missing(L, st, stream, path, hint);
 	}
-	ctx_proc__series_mt(L);
+	ctx__series_mt(L);
 	return 1;
 }
 
-int ctx_proc__sample_pressure(lua_State *L, const struct capture_rec *r, void *arg)
+int ctx__sample_pressure(lua_State *L, const struct capture_rec *r, void *arg)
 {
 	struct psi p;
 
@@ -368,12 +374,12 @@ int ctx_proc__sample_pressure(lua_State *L, const struct capture_rec *r, void *a
 }
 
 /* ctx.proc.pressure("cpu"|"memory"|"io") */
-void ctx_proc__keyed_begin(lua_State *L, const char *name, double t)
+void ctx__keyed_begin(lua_State *L, const char *name, double t)
 {
 	if (lua_getfield(L, -1, name) == LUA_TNIL) {
 		lua_pop(L, 1);
 		lua_newtable(L);
-		ctx_proc__series_mt(L);
+		ctx__series_mt(L);
 		lua_pushvalue(L, -1);
 		lua_setfield(L, -3, name);
 	}
@@ -381,26 +387,26 @@ void ctx_proc__keyed_begin(lua_State *L, const char *name, double t)
 	ctx__set_num(L, "t", t);
 }
 
-void ctx_proc__keyed_end(lua_State *L)
+void ctx__keyed_end(lua_State *L)
 {
 	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 	lua_pop(L, 1);
 }
 
 /* { [name] = series } from every readable record of path in stream. */
-int ctx_proc__keyed_series(lua_State *L, const char *stream, const char *path,
-			   ctx_proc_keyed_fn parse)
+int ctx__keyed_series(lua_State *L, const char *stream, const char *path,
+		      ctx_keyed_fn parse)
 {
-	struct analysis *an = ctx_proc__analysis(L);
-	const struct capture_stream *st = ctx_proc__stream(L, stream);
+	struct analysis *an = ctx__analysis(L);
+	const struct capture_stream *st = ctx__stream(L, stream);
 	int n = 0;
 
 	if (!st)
-		return ctx_proc__missing(L, st, stream, path, NULL);
+		return ctx__missing(L, st, stream, path, NULL);
 	lua_newtable(L);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct capture_rec *r = &st->rec[i];
-		struct ctx_proc_keyed w = { L, analysis__t(an, r) };
+		struct ctx_keyed w = { L, analysis__t(an, r) };
 
 		if (r->err || strcmp(r->path, path))
 			continue;
@@ -409,14 +415,14 @@ int ctx_proc__keyed_series(lua_State *L, const char *stream, const char *path,
 	}
 	if (!n) {
 		lua_pop(L, 1);
-		return ctx_proc__missing(L, st, stream, path, NULL);
+		return ctx__missing(L, st, stream, path, NULL);
 	}
 	return 1;
 }
 
 /* The text of the first/last readable record of path, trimmed; NULL when none. */
-const struct capture_rec *ctx_proc__rec(const struct capture_stream *st, const char *path,
-					int last)
+const struct capture_rec *ctx__rec(const struct capture_stream *st, const char *path,
+				   int last)
 {
 	const struct capture_rec *found = NULL;
 
@@ -429,7 +435,7 @@ const struct capture_rec *ctx_proc__rec(const struct capture_stream *st, const c
 	return found;
 }
 
-void ctx_proc__set_text(lua_State *L, const char *k, const struct capture_rec *r)
+void ctx__set_text(lua_State *L, const char *k, const struct capture_rec *r)
 {
 	size_t n;
 
@@ -442,7 +448,7 @@ void ctx_proc__set_text(lua_State *L, const char *k, const struct capture_rec *r
 	lua_setfield(L, -2, k);
 }
 
-void ctx_proc__set_rec_u64(lua_State *L, const char *k, const struct capture_rec *r)
+void ctx__set_rec_u64(lua_State *L, const char *k, const struct capture_rec *r)
 {
 	uint64_t v;
 

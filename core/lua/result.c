@@ -30,6 +30,21 @@ int status__rank(enum status st)
 	return rank[st];
 }
 
+int status__parse(const char *name)
+{
+	for (int st = ST_OK; name && st <= ST_ERROR; st++)
+		if (!strcmp(name, status_names[st]))
+			return st;
+	return -1;
+}
+
+int status__severity(const char *name)
+{
+	int st = status__parse(name);
+
+	return st <= ST_CRIT ? st : -1;
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? strdup(s) : NULL;

@@ -19,6 +19,16 @@ enum status { ST_OK, ST_WARN, ST_CRIT, ST_UNKNOWN, ST_SKIP, ST_ERROR };
 const char *status__name(enum status st);
 /* How bad, for the matrix and ranking: crit > warn > error > unknown > ok > skip. */
 int status__rank(enum status st);
+/* The status a word names, as status__name writes it; -1 for NULL and any other word ("n/a"). */
+int status__parse(const char *name);
+/*
+ * A severity read back from a findings.json (a finding's severity, a check's
+ * status, the run's worst): "ok" 0, "warn" 1, "crit" 2, the values of ST_OK,
+ * ST_WARN and ST_CRIT, so that a larger one is worse. -1 for NULL and every
+ * other word ("unknown", "error", "skip", "n/a", anything a crafted file
+ * holds): not a severity, below ok.
+ */
+int status__severity(const char *name);
 
 struct metric {
 	char *name, *instance, *unit;

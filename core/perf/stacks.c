@@ -312,14 +312,6 @@ struct fold_state {
 	uint64_t lost_stacks, lost_value; /* user stacks still "[lost stack]" */
 };
 
-/* The tracer's own frames at the top of a kernel stack taken from a tracepoint: not the workload's. */
-static int tracer_frame(const char *name)
-{
-	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
-	       !strncmp(name, "__bpf_trace_", 12) || !strcmp(name, "trace_call_bpf") ||
-	       !strncmp(name, "perf_trace_", 11) || !strncmp(name, "__traceiter_", 12);
-}
-
 /* An unknown user frame's cause, once per (cause, file) per stack. */
 static void frame_cause(struct fold_state *fs, int tgid, uint64_t addr, enum sym_why w)
 {
@@ -355,7 +347,7 @@ static int fold_ips(struct fold_state *fs, struct strbuf *sb, const uint64_t *ip
 				      symbolizer__kernel(fs->sym, a, &w);
 		fs->whys[i] = w;
 	}
-	while (!user && skip < n - 1 && tracer_frame(fs->names[skip]))
+	while (!user && skip < n - 1 && symbolizer__tracer_frame(fs->names[skip]))
 		skip++;
 	for (int i = n - 1; i >= skip; i--) {
 		if (i == n - 1 && outermost)

@@ -89,6 +89,19 @@ static const char *const why_keys[SYM_WHY_NR] = {
 	[SYM_NO_SYMBOL] = "no_symbol",
 };
 
+int symbolizer__tracer_frame(const char *name)
+{
+	static const char *const prefix[] = { "bpf_prog_",   "bpf_trace_run", "__bpf_trace_",
+					      "perf_trace_", "__traceiter_",  "trace_contention_" };
+
+	if (!strcmp(name, "trace_call_bpf"))
+		return 1;
+	for (size_t i = 0; i < sizeof(prefix) / sizeof(*prefix); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return 1;
+	return 0;
+}
+
 const char *symbolizer__why_key(enum sym_why w)
 {
 	return w < SYM_WHY_NR ? why_keys[w] : "?";

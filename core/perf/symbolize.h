@@ -112,6 +112,15 @@ size_t symbolizer__perf_map_entries(struct symbolizer *s, int tgid);
  */
 Elf *symbolizer__elf_begin(int fd);
 
+/*
+ * Is this kernel frame the tracer's own, above the traced code in a stack
+ * taken from a tracepoint or kprobe (bpf_prog_*, bpf_trace_run*,
+ * __bpf_trace_*, trace_call_bpf, perf_trace_*, __traceiter_*, and the lock
+ * contention tracepoint's trace_contention_*)? The stack readers cut these
+ * from the top of a kernel stack: they are not the workload's.
+ */
+int symbolizer__tracer_frame(const char *name);
+
 const char *symbolizer__why_key(enum sym_why w); /* "process_exited" (JSON keys) */
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
 

@@ -188,11 +188,12 @@ void inlines__walk(const struct inlines *in,
 /* report.md: 0, or -ENOMEM. */
 int doc__markdown(const struct doc *d, struct strbuf *out);
 /*
- * report.html: one self-contained page, css (from reports/, never data)
- * inlined as is, the flame graph script (a constant) allowed by its hash
- * when the document has a flame graph, nothing else to run or to load.
+ * report.html: one self-contained page, its stylesheet (report.css beside
+ * html.c, compiled in; never data) inlined as is, the flame graph script
+ * (flamegraph.js, a constant) allowed by its hash when the document has a
+ * flame graph, nothing else to run or to load.
  * 0, or -ENOMEM.
  */
-int doc__html(const struct doc *d, const char *css, struct strbuf *out);
+int doc__html(const struct doc *d, struct strbuf *out);
 
 #endif

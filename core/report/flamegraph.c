@@ -24,6 +24,7 @@
 
 #include "perf/fold.h"
 #include "report/flamegraph.h"
+#include "util/embedded.h"
 #include "util/hash.h"
 #include "util/json.h"
 #include "util/units.h"
@@ -570,55 +571,12 @@ cleanup:
  * the share of the total they cover (nested matches counted once) is shown.
  * Everything is read from the SVG: numbers from attributes we wrote, names
  * with textContent; everything written goes through textContent or numeric
- * attributes. No innerHTML, no eval, no data inside this text.
+ * attributes. No innerHTML, no eval, no data inside this text. The script is
+ * flamegraph.js beside this file, compiled into the binary (build-aux/embedgen).
  */
-const char flamegraph__script[] =
-	"(function(){'use strict';\n"
-	"var NS='http://www.w3.org/2000/svg',E=1e-3;\n"
-	"function num(el,a){var v=parseFloat(el.getAttribute(a));return isFinite(v)?v:0;}\n"
-	"function setup(fig){\n"
-	"var svg=fig.querySelector('svg.fg-svg');if(!svg)return;\n"
-	"var info=fig.querySelector('.fg-info'),q=fig.querySelector('.fg-q'),"
-	"reset=fig.querySelector('.fg-reset');\n"
-	"var W=svg.viewBox.baseVal.width,total=num(svg,'data-total'),"
-	"us=svg.getAttribute('data-unit')==='us',frames=[],byG=new Map();\n"
-	"Array.prototype.forEach.call(svg.querySelectorAll('g[data-n]'),function(g){\n"
-	"var r=g.querySelector('rect'),ti=g.querySelector('title');if(!r)return;\n"
-	"var f={g:g,r:r,t:g.querySelector('text'),name:ti?ti.textContent:'',n:num(g,'data-n'),"
-	"x:num(r,'x'),w:num(r,'width'),y:num(r,'y'),was:g.getAttribute('data-was')};"
-	"frames.push(f);byG.set(g,f);});\n"
-	"function fmt(n){if(!us)return n+(n===1?' sample':' samples');"
-	"if(n>=1e6)return (n/1e6).toFixed(2)+' s';"
-	"if(n>=1e3)return (n/1e3).toFixed(1)+' ms';return n+' us';}\n"
-	"function pct(n){return total>0?(100*n/total).toFixed(2)+'%':'-';}\n"
-	"function label(f,x,w){var c=Math.floor((w-6)/7);\n"
-	"if(c<3){if(f.t)f.t.textContent='';return;}\n"
-	"if(!f.t){f.t=document.createElementNS(NS,'text');f.t.setAttribute('y',String(f.y+12));"
-	"f.g.appendChild(f.t);}\n"
-	"f.t.setAttribute('x',String(x+3));"
-	"f.t.textContent=f.name.length<=c?f.name:f.name.slice(0,c-2)+'..';}\n"
-	"function place(f,x,w,show){f.g.classList.toggle('h',!show);if(!show)return;\n"
-	"f.r.setAttribute('x',String(x));f.r.setAttribute('width',String(w));label(f,x,w);}\n"
-	"function zoom(z){var s=W/z.w;frames.forEach(function(f){\n"
-	"if(f.y>z.y)place(f,0,W,f.x<=z.x+E&&f.x+f.w>=z.x+z.w-E);\n"
-	"else place(f,(f.x-z.x)*s,f.w*s,f.x>=z.x-E&&f.x+f.w<=z.x+z.w+E);\n"
-	"f.g.classList.toggle('a',f.y>z.y);});}\n"
-	"function unzoom(){frames.forEach(function(f){place(f,f.x,f.w,true);"
-	"f.g.classList.remove('a');});}\n"
-	"function hit(ev){var g=ev.target&&ev.target.closest?ev.target.closest('g[data-n]'):null;"
-	"return g?byG.get(g):null;}\n"
-	"svg.addEventListener('mousemove',function(ev){var f=hit(ev);if(f&&info)"
-	"info.textContent=f.name+' \\u2014 '+fmt(f.n)+' ('+pct(f.n)+' of all'+"
-	"(f.was!==null?', before '+f.was:'')+')';});\n"
-	"svg.addEventListener('click',function(ev){var f=hit(ev);if(f)zoom(f);});\n"
-	"if(reset)reset.addEventListener('click',unzoom);\n"
-	"if(q)q.addEventListener('input',function(){var t=q.value.toLowerCase(),m=[];\n"
-	"frames.forEach(function(f){var on=t!==''&&f.name.toLowerCase().indexOf(t)>=0;"
-	"f.g.classList.toggle('m',on);if(on)m.push(f);});\n"
-	"if(t===''){if(info)info.textContent='';return;}\n"
-	"m.sort(function(a,b){return a.x-b.x||b.w-a.w;});\n"
-	"var end=-1,sum=0;m.forEach(function(f){if(f.x+f.w<=end+E)return;sum+=f.n;end=f.x+f.w;});\n"
-	"if(info)info.textContent=m.length+' frames match: '+fmt(sum)+', '+pct(sum)+' of all';});\n"
-	"}\n"
-	"Array.prototype.forEach.call(document.querySelectorAll('figure.fg'),setup);\n"
-	"})();\n";
+const char *flamegraph__script(void)
+{
+	const struct embedded_file *f = embedded__find("core/report/flamegraph.js");
+
+	return f ? f->data : NULL;
+}

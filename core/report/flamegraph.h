@@ -3,7 +3,7 @@
  * Flame graphs in report.html: a check's folded stacks (perf/fold.h) drawn
  * as an SVG. Frame names are host data (process names, symbols) and only
  * ever reach the page XML-escaped, as the text of <title> elements; the
- * page's one script (flamegraph__script) reads them with textContent.
+ * page's one script (flamegraph__script()) reads them with textContent.
  */
 #ifndef SONDE_FLAMEGRAPH_H
 #define SONDE_FLAMEGRAPH_H
@@ -41,8 +41,12 @@ struct flamediff {
 };
 int flamegraph__diff_html(const struct flamediff *fd, struct strbuf *out);
 
-/* The script that makes every figure.fg interactive; it holds no data. */
-extern const char flamegraph__script[];
+/*
+ * The script that makes every figure.fg interactive (flamegraph.js beside
+ * this file, embedded in the binary); it holds no data. NULL only in a build
+ * that did not embed it.
+ */
+const char *flamegraph__script(void);
 
 /* Format a count in the evidence's unit: "1234 samples", "12.3 ms". */
 void flamegraph__fmt_count(char *buf, size_t len, double v, const char *unit);

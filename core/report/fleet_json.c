@@ -30,12 +30,6 @@ static void jw_flush(struct fleet_jw *w, int end)
 	w->err = w->flush(w->arg, &w->j.out);
 }
 
-static void kv_num(struct json *j, const char *k, double v)
-{
-	json__key(j, k);
-	json__number(j, v); /* NaN: null */
-}
-
 /* The k-th host in the summary's order, its object opened with its name. */
 static const struct fleet_host *json_host(const struct fleet *f, struct json *j, size_t k)
 {
@@ -61,9 +55,9 @@ static void json_hosts(const struct fleet *f, struct fleet_jw *w)
 		json__bool(j, h->conflict);
 		json__kv_str(j, "worst", fleet__sev_name(h->worst));
 		json__kv_str(j, "verdict", h->verdict);
-		kv_num(j, "crit", (double)h->ncrit);
-		kv_num(j, "warn", (double)h->nwarn);
-		kv_num(j, "unknowns", (double)h->nunknowns);
+		json__kv_number(j, "crit", (double)h->ncrit);
+		json__kv_number(j, "warn", (double)h->nwarn);
+		json__kv_number(j, "unknowns", (double)h->nunknowns);
 		json__kv_str(j, "start", h->start);
 		json__key(j, "partial");
 		json__bool(j, h->partial);
@@ -71,7 +65,7 @@ static void json_hosts(const struct fleet *f, struct fleet_jw *w)
 		json__bool(j, h->future);
 		json__kv_str(j, "case_id", h->case_id);
 		json__kv_str(j, "bundle", h->bundle);
-		kv_num(j, "older_bundles", (double)h->older);
+		json__kv_number(j, "older_bundles", (double)h->older);
 		json__key(j, "findings");
 		json__begin_array(j);
 		w->err = fleet__detail(f, h, &dt);
@@ -117,7 +111,7 @@ static void json_distrust(const struct fleet *f, struct fleet_jw *w)
 		jw_flush(w, 0);
 	}
 	json__end_array(j);
-	kv_num(j, "future_skew_s", FLEET_FUTURE_SKEW_S);
+	json__kv_number(j, "future_skew_s", FLEET_FUTURE_SKEW_S);
 	json__key(j, "future_bundles");
 	json__begin_array(j);
 	for (size_t i = 0; i < f->nfuture; i++) {
@@ -130,7 +124,7 @@ static void json_distrust(const struct fleet *f, struct fleet_jw *w)
 		jw_flush(w, 0);
 	}
 	json__end_array(j);
-	kv_num(j, "future_bundles_not_listed", (double)f->future_cut);
+	json__kv_number(j, "future_bundles_not_listed", (double)f->future_cut);
 }
 
 static void json_findings(const struct fleet *f, struct fleet_jw *w)
@@ -144,9 +138,9 @@ static void json_findings(const struct fleet *f, struct fleet_jw *w)
 
 		json__begin_object(j);
 		json__kv_str(j, "check", f->checks.v[s->check]);
-		kv_num(j, "hosts", (double)s->nhosts);
-		kv_num(j, "crit", (double)s->ncrit);
-		kv_num(j, "warn", (double)s->nwarn);
+		json__kv_number(j, "hosts", (double)s->nhosts);
+		json__kv_number(j, "crit", (double)s->ncrit);
+		json__kv_number(j, "warn", (double)s->nwarn);
 		json__key(j, "on");
 		json__begin_array(j);
 		for (size_t k = 0; k < s->nhosts; k++) {
@@ -186,9 +180,9 @@ static void json_outliers(const struct fleet *f, struct fleet_jw *w)
 	json__key(j, "outlier_rule");
 	json__begin_object(j);
 	json__kv_str(j, "score", "modified z: 0.6745 (value - median) / MAD; MeanAD when MAD is 0");
-	kv_num(j, "threshold", FLEET_OUTLIER_Z);
-	kv_num(j, "min_relative_distance", FLEET_OUTLIER_MIN_REL);
-	kv_num(j, "min_hosts", FLEET_OUTLIER_MIN_HOSTS);
+	json__kv_number(j, "threshold", FLEET_OUTLIER_Z);
+	json__kv_number(j, "min_relative_distance", FLEET_OUTLIER_MIN_REL);
+	json__kv_number(j, "min_hosts", FLEET_OUTLIER_MIN_HOSTS);
 	json__end_object(j);
 	json__key(j, "outliers");
 	json__begin_array(j);
@@ -204,15 +198,15 @@ static void json_outliers(const struct fleet *f, struct fleet_jw *w)
 		json__string_n(j, check, clen);
 		json__kv_str(j, "metric", metric);
 		json__kv_str(j, "unit", f->key_units[o->key][0] ? f->key_units[o->key] : NULL);
-		kv_num(j, "value", o->value);
-		kv_num(j, "median", o->median);
-		kv_num(j, "mad", o->mad);
-		kv_num(j, "z", o->z);
+		json__kv_number(j, "value", o->value);
+		json__kv_number(j, "median", o->median);
+		json__kv_number(j, "mad", o->mad);
+		json__kv_number(j, "z", o->z);
 		json__end_object(j);
 		jw_flush(w, 0);
 	}
 	json__end_array(j);
-	kv_num(j, "outliers_not_listed", (double)f->outliers_cut);
+	json__kv_number(j, "outliers_not_listed", (double)f->outliers_cut);
 }
 
 static void json_counts(struct json *j, const double *b)
@@ -232,8 +226,8 @@ static void json_heat(const struct fleet *f, struct fleet_jw *w, int kind)
 	json__begin_object(j);
 	json__kv_str(j, "unit", "us");
 	json__kv_str(j, "buckets", "log2: bucket i counts [2^i, 2^(i+1)) us, bucket 0 also 0");
-	kv_num(j, "p50_us", ht->p50);
-	kv_num(j, "p99_us", ht->p99);
+	json__kv_number(j, "p50_us", ht->p50);
+	json__kv_number(j, "p99_us", ht->p99);
 	json__key(j, "fleet");
 	json_counts(j, ht->fleet);
 	json__key(j, "hosts");
@@ -243,8 +237,8 @@ static void json_heat(const struct fleet *f, struct fleet_jw *w, int kind)
 		struct fleet_detail dt;
 
 		if (h->hist[kind].have) {
-			kv_num(j, "p50_us", h->p50[kind]);
-			kv_num(j, "p99_us", h->p99[kind]);
+			json__kv_number(j, "p50_us", h->p50[kind]);
+			json__kv_number(j, "p99_us", h->p99[kind]);
 			json__key(j, "counts");
 			json_counts(j, h->hist[kind].b);
 		} else if (!(w->err = fleet__detail(f, h, &dt))) {
@@ -268,8 +262,8 @@ int fleet__json(const struct fleet *f, struct strbuf *out,
 		return -EINVAL;
 	json__begin_object(j);
 	json__kv_str(j, "schema", FLEET_SCHEMA);
-	kv_num(j, "bundles", (double)f->bundles);
-	kv_num(j, "older_bundles", (double)f->older);
+	json__kv_number(j, "bundles", (double)f->bundles);
+	json__kv_number(j, "older_bundles", (double)f->older);
 	json_hosts(f, &w);
 	json_distrust(f, &w);
 	json_findings(f, &w);

@@ -50,11 +50,6 @@ static const struct jval *member(const struct jval *v, const char *key, enum jty
 	return m && m->type == type ? m : NULL;
 }
 
-static int severity(const char *s)
-{
-	return !s ? -1 : !strcmp(s, "crit") ? 2 : !strcmp(s, "warn") ? 1 : !strcmp(s, "ok") ? 0 : -1;
-}
-
 /* Add the counts of a log2 histogram (a JSON array of counts) to h; -EINVAL when malformed. */
 static int hist_add(struct fleet_hist *h, const struct jval *a)
 {
@@ -134,7 +129,7 @@ static int record_findings(struct fleet_record *r, const struct jval *doc)
 		return -ENOMEM;
 	for (size_t i = 0; i < fs->len && r->nf < FLEET_FINDINGS_MAX; i++) {
 		const char *check = jval__str(&fs->items[i], "check");
-		int sev = severity(jval__str(&fs->items[i], "severity"));
+		int sev = status__severity(jval__str(&fs->items[i], "severity"));
 		struct fleet_record_finding *rf = &r->f[r->nf];
 
 		if (!check || sev < 1 || strlen(check) > FLEET_ID_MAX)
@@ -207,7 +202,7 @@ static int record_read(struct fleet_record *r, const struct fleet_members *m, ch
 		snprintf(err, errlen, "findings.json names no host");
 		return -EINVAL;
 	}
-	r->worst = severity(jval__str(doc, "worst"));
+	r->worst = status__severity(jval__str(doc, "worst"));
 	r->partial = partial && partial->type == J_BOOL && partial->boolean;
 	unk = member(doc, "unknowns", J_ARRAY);
 	r->nunknowns = unk ? unk->len : 0;

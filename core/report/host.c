@@ -185,8 +185,12 @@ void report__doc_host(struct report_model *m)
 	strbuf__free(&sb);
 }
 
-/* A fact: null when unknown (""). */
-static void kv_str(struct json *j, const char *k, const char *v)
+/*
+ * A fact of the host context or of the observer: both keep "" for one that
+ * could not be read, which findings.json says as null (json__kv_str writes
+ * "" as "").
+ */
+static void kv_fact(struct json *j, const char *k, const char *v)
 {
 	json__kv_str(j, k, v && *v ? v : NULL);
 }
@@ -202,21 +206,17 @@ void report__json_observer(struct json *j, struct analysis *an)
 		return;
 	json__key(j, "observer");
 	json__begin_object(j);
-	kv_str(j, "pid_namespace", o.pid_ns);
-	kv_str(j, "cgroup_namespace", o.cgroup_ns);
-	kv_str(j, "container", o.container);
+	kv_fact(j, "pid_namespace", o.pid_ns);
+	kv_fact(j, "cgroup_namespace", o.cgroup_ns);
+	kv_fact(j, "container", o.container);
 	if (o.has_caps) {
 		snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)o.cap_eff);
-		kv_str(j, "cap_eff", buf);
+		kv_fact(j, "cap_eff", buf);
 	}
 	observer__where(&o, buf, sizeof(buf));
-	kv_str(j, "summary", buf);
+	kv_fact(j, "summary", buf);
 	observer__limits(an, &o, &lim);
-	json__key(j, "cannot_see");
-	json__begin_array(j);
-	for (size_t i = 0; i < lim.n; i++)
-		json__string(j, lim.v[i]);
-	json__end_array(j);
+	json__kv_strv(j, "cannot_see", &lim);
 	json__end_object(j);
 	strv__free(&lim);
 }
@@ -229,29 +229,29 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 		return;
 	}
 	json__begin_object(j);
-	kv_str(j, "os", hc->os);
-	kv_str(j, "kernel_build", hc->kernel_build);
-	kv_str(j, "kernel_cmdline", hc->cmdline);
+	kv_fact(j, "os", hc->os);
+	kv_fact(j, "kernel_build", hc->kernel_build);
+	kv_fact(j, "kernel_cmdline", hc->cmdline);
 	json__key(j, "tainted");
 	if (hc->tainted >= 0)
 		json__int(j, hc->tainted);
 	else
 		json__null(j);
-	kv_str(j, "taint_flags", hc->tainted > 0 ? hc->taint_flags : NULL);
+	kv_fact(j, "taint_flags", hc->tainted > 0 ? hc->taint_flags : NULL);
 	json__key(j, "uptime_seconds");
 	if (hc->uptime_s >= 0)
 		json__number(j, hc->uptime_s);
 	else
 		json__null(j);
-	kv_str(j, "cgroup", hc->cgroup);
-	kv_str(j, "transparent_hugepage", hc->thp);
-	kv_str(j, "transparent_hugepage_defrag", hc->thp_defrag);
+	kv_fact(j, "cgroup", hc->cgroup);
+	kv_fact(j, "transparent_hugepage", hc->thp);
+	kv_fact(j, "transparent_hugepage_defrag", hc->thp_defrag);
 	json__key(j, "cpu");
 	json__begin_object(j);
-	kv_str(j, "model", hc->cpu_model);
+	kv_fact(j, "model", hc->cpu_model);
 	json__key(j, "processors");
 	json__int(j, hc->cpus);
-	kv_str(j, "frequency_governor", hc->governor);
+	kv_fact(j, "frequency_governor", hc->governor);
 	json__kv_strv(j, "flags", &hc->cpu_flags);
 	json__key(j, "numa");
 	json__begin_array(j);
@@ -259,10 +259,10 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 		json__begin_object(j);
 		json__key(j, "node");
 		json__int(j, hc->numa[i].id);
-		kv_str(j, "cpus", hc->numa[i].cpus);
+		kv_fact(j, "cpus", hc->numa[i].cpus);
 		json__key(j, "mem_bytes");
 		json__int(j, (int64_t)hc->numa[i].mem_kb * 1024);
-		kv_str(j, "distance", hc->numa[i].distance);
+		kv_fact(j, "distance", hc->numa[i].distance);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -270,26 +270,26 @@ void report__json_host_context(struct json *j, const struct host_context *hc)
 	if (hc->modules_known)
 		json__kv_strv(j, "modules", &hc->modules);
 	else
-		kv_str(j, "modules", NULL);
+		kv_fact(j, "modules", NULL);
 	if (hc->failed_why[0])
-		kv_str(j, "failed_units", NULL);
+		kv_fact(j, "failed_units", NULL);
 	else
 		json__kv_strv(j, "failed_units", &hc->failed_units);
-	kv_str(j, "failed_units_unknown", hc->failed_why);
+	kv_fact(j, "failed_units_unknown", hc->failed_why);
 	/* how many, not the list (raw/host.context.cap has it; sonde diff compares it) */
 	json__key(j, "packages");
 	if (hc->pkg_manager[0]) {
 		json__begin_object(j);
-		kv_str(j, "manager", hc->pkg_manager);
+		kv_fact(j, "manager", hc->pkg_manager);
 		json__key(j, "installed");
 		json__int(j, (int64_t)hc->pkg_names.n);
 		json__end_object(j);
 	} else {
 		json__null(j);
 	}
-	kv_str(j, "packages_unknown", hc->pkg_why);
+	kv_fact(j, "packages_unknown", hc->pkg_why);
 	json__kv_strv(j, "kernel_log", &hc->kmsg);
-	kv_str(j, "kernel_log_unknown", hc->kmsg_why);
+	kv_fact(j, "kernel_log_unknown", hc->kmsg_why);
 	json__key(j, "sysctl");
 	json__begin_object(j);
 	for (size_t i = 0; i < hc->sysctl_names.n; i++) {

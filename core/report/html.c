@@ -9,8 +9,10 @@
  * mode from the same Markdown fragment report.md holds (escaped there, so the
  * page shows what a reader of report.md sees; raw HTML and script links would
  * be dropped even if it were not). The page loads nothing, and its one script
- * (the flame graph's, a constant) runs only because the Content-Security-Policy
- * names its hash. Colours come from a cell's status (doc.h), never its text.
+ * (the flame graph's, flamegraph.js, a constant) runs only because the
+ * Content-Security-Policy names its hash. Its stylesheet is report.css, beside
+ * this file; both are compiled into the binary (build-aux/embedgen.c).
+ * Colours come from a cell's status (doc.h), never its text.
  */
 #include <cmark.h>
 #include <errno.h>
@@ -21,6 +23,8 @@
 #include "report/doc.h"
 #include "report/escape.h"
 #include "report/flamegraph.h"
+#include "report/model.h"
+#include "util/embedded.h"
 #include "util/sha256.h"
 
 static const char *const cell_class[] = {
@@ -410,7 +414,15 @@ static void page_head(struct strbuf *out, const char *title, const char *script,
 	strbuf__puts(out, "</style></head><body>\n");
 }
 
-int doc__html(const struct doc *d, const char *css, struct strbuf *out)
+/* The page's stylesheet: report.css beside this file, compiled into the binary. */
+static const char *stylesheet(void)
+{
+	const struct embedded_file *f = embedded__find("core/report/report.css");
+
+	return f ? f->data : "";
+}
+
+int doc__html(const struct doc *d, struct strbuf *out)
 {
 	const char *script = NULL;
 	int rc = 0;
@@ -419,11 +431,11 @@ int doc__html(const struct doc *d, const char *css, struct strbuf *out)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->n; i++)
 		if (d->v[i]->kind == BLOCK_FLAMEGRAPH)
-			script = flamegraph__script;
+			script = flamegraph__script();
 	/* Our script must not be able to end its own element early. */
 	if (script && (strstr(script, "</") || strstr(script, "<!--")))
 		return -EINVAL;
-	page_head(out, d->title, script, css);
+	page_head(out, d->title, script, stylesheet());
 	html_toc(out, d);
 	strbuf__puts(out, "<main>\n");
 	rc = html_blocks(out, d);
@@ -437,4 +449,10 @@ int doc__html(const struct doc *d, const char *css, struct strbuf *out)
 	if (!rc && out->oom)
 		rc = -ENOMEM;
 	return rc;
+}
+
+/* report.html: the model's document. */
+int report__html(const struct report_model *m, struct strbuf *out)
+{
+	return doc__html(&m->doc, out);
 }

@@ -22,50 +22,26 @@ static void json_time(struct json *j, const char *key, int64_t ns)
 	json__string(j, buf);
 }
 
-static void json_kv_str(struct json *j, const char *k, const char *v)
-{
-	json__key(j, k);
-	if (v)
-		json__string(j, v);
-	else
-		json__null(j);
-}
-
-static void json_kv_strv(struct json *j, const char *k, const struct strv *v)
-{
-	json__key(j, k);
-	json__begin_array(j);
-	for (size_t i = 0; i < v->n; i++)
-		json__string(j, v->v[i]);
-	json__end_array(j);
-}
-
-static void json_kv_num(struct json *j, const char *k, double v)
-{
-	json__key(j, k);
-	json__number(j, v);
-}
-
 /* "container": { label, id, runtime, name, image, k8s_container, pod_namespace, pod_name } */
 static void json_culprit_container(struct json *j, const struct culprit_container *c)
 {
 	json__key(j, "container");
 	json__begin_object(j);
-	json_kv_str(j, "label", c->label);
+	json__kv_str(j, "label", c->label);
 	if (c->id)
-		json_kv_str(j, "id", c->id);
+		json__kv_str(j, "id", c->id);
 	if (c->runtime)
-		json_kv_str(j, "runtime", c->runtime);
+		json__kv_str(j, "runtime", c->runtime);
 	if (c->name)
-		json_kv_str(j, "name", c->name);
+		json__kv_str(j, "name", c->name);
 	if (c->image)
-		json_kv_str(j, "image", c->image);
+		json__kv_str(j, "image", c->image);
 	if (c->k8s_container)
-		json_kv_str(j, "k8s_container", c->k8s_container);
+		json__kv_str(j, "k8s_container", c->k8s_container);
 	if (c->pod_namespace)
-		json_kv_str(j, "pod_namespace", c->pod_namespace);
+		json__kv_str(j, "pod_namespace", c->pod_namespace);
 	if (c->pod_name)
-		json_kv_str(j, "pod_name", c->pod_name);
+		json__kv_str(j, "pod_name", c->pod_name);
 	json__end_object(j);
 }
 
@@ -77,10 +53,10 @@ static void json_culprits(struct json *j, const struct check_result *r)
 		json__begin_object(j);
 		json__key(j, "pid");
 		json__int(j, r->culprits[i].pid);
-		json_kv_str(j, "comm", r->culprits[i].comm);
-		json_kv_num(j, "share", r->culprits[i].share);
+		json__kv_str(j, "comm", r->culprits[i].comm);
+		json__kv_number(j, "share", r->culprits[i].share);
 		if (r->culprits[i].cmdline)
-			json_kv_str(j, "cmdline", r->culprits[i].cmdline);
+			json__kv_str(j, "cmdline", r->culprits[i].cmdline);
 		if (r->culprits[i].kernel_thread) {
 			json__key(j, "kernel_thread");
 			json__bool(j, 1);
@@ -95,22 +71,22 @@ static void json_culprits(struct json *j, const struct check_result *r)
 static void json_metric(struct json *j, const struct metric *m)
 {
 	json__begin_object(j);
-	json_kv_str(j, "name", m->name);
-	json_kv_num(j, "value", m->value);
+	json__kv_str(j, "name", m->name);
+	json__kv_number(j, "value", m->value);
 	if (m->unit)
-		json_kv_str(j, "unit", m->unit);
+		json__kv_str(j, "unit", m->unit);
 	if (m->instance)
-		json_kv_str(j, "instance", m->instance);
+		json__kv_str(j, "instance", m->instance);
 	if (m->agg)
-		json_kv_str(j, "aggregation", m->agg);
+		json__kv_str(j, "aggregation", m->agg);
 	if (m->node_exporter)
-		json_kv_str(j, "node_exporter", m->node_exporter);
+		json__kv_str(j, "node_exporter", m->node_exporter);
 	if (m->help)
-		json_kv_str(j, "help", m->help);
+		json__kv_str(j, "help", m->help);
 	if (m->has_warn)
-		json_kv_num(j, "warn", m->warn);
+		json__kv_number(j, "warn", m->warn);
 	if (m->has_crit)
-		json_kv_num(j, "crit", m->crit);
+		json__kv_number(j, "crit", m->crit);
 	if (m->lower_is_worse) {
 		json__key(j, "lower_is_worse");
 		json__bool(j, 1);
@@ -122,7 +98,7 @@ static void json_metric(struct json *j, const struct metric *m)
 		json__number(j, m->range_hi);
 		json__end_array(j);
 	}
-	json_kv_str(j, "status", status__name(m->st));
+	json__kv_str(j, "status", status__name(m->st));
 	json__end_object(j);
 }
 
@@ -135,7 +111,7 @@ static void json_heatmap(struct json *j, const struct evidence *e)
 {
 	size_t ncols = e->hm_rows ? e->nvalues / e->hm_rows : 0;
 
-	json_kv_str(j, "unit", e->unit ? e->unit : "");
+	json__kv_str(j, "unit", e->unit ? e->unit : "");
 	json__key(j, "interval_ms");
 	json__int(j, (int64_t)llround(e->step_s * 1e3));
 	if (e->hm_row_ms > 0) {
@@ -171,13 +147,13 @@ static void json_span(struct json *j, const struct evidence_span *sp)
 		return;
 	json__key(j, "traced");
 	json__begin_object(j);
-	json_kv_num(j, "from_s", sp->from_s);
-	json_kv_num(j, "to_s", sp->to_s);
-	json_kv_num(j, "window_s", sp->window_s);
+	json__kv_number(j, "from_s", sp->from_s);
+	json__kv_number(j, "to_s", sp->to_s);
+	json__kv_number(j, "window_s", sp->window_s);
 	json__key(j, "drilldown");
 	json__bool(j, sp->drilldown);
 	if (report__span_text(sp, buf, sizeof(buf)))
-		json_kv_str(j, "covers", buf);
+		json__kv_str(j, "covers", buf);
 	json__end_object(j);
 }
 
@@ -187,11 +163,11 @@ static void json_evidence(struct json *j, const struct evidence *e)
 					     "bars" };
 
 	json__begin_object(j);
-	json_kv_str(j, "kind", kinds[e->kind]);
-	json_kv_str(j, "title", e->title);
+	json__kv_str(j, "kind", kinds[e->kind]);
+	json__kv_str(j, "title", e->title);
 	json_span(j, &e->span);
 	if (e->kind == EV_TABLE) {
-		json_kv_strv(j, "columns", &e->columns);
+		json__kv_strv(j, "columns", &e->columns);
 		if (e->code_cols) {
 			json__key(j, "code_columns");
 			json__begin_array(j);
@@ -211,8 +187,8 @@ static void json_evidence(struct json *j, const struct evidence *e)
 		json__end_array(j);
 	} else if (e->kind == EV_SERIES) {
 		if (e->unit)
-			json_kv_str(j, "unit", e->unit);
-		json_kv_num(j, "step_seconds", e->step_s);
+			json__kv_str(j, "unit", e->unit);
+		json__kv_number(j, "step_seconds", e->step_s);
 		json__key(j, "values");
 		json__begin_array(j);
 		for (size_t i = 0; i < e->nvalues; i++)
@@ -221,7 +197,7 @@ static void json_evidence(struct json *j, const struct evidence *e)
 	} else if (e->kind == EV_FLAMEGRAPH) {
 		struct strbuf line = { 0 };
 
-		json_kv_str(j, "unit", e->unit ? e->unit : "samples");
+		json__kv_str(j, "unit", e->unit ? e->unit : "samples");
 		json__key(j, "total");
 		json__int(j, (int64_t)e->fg.total);
 		json__key(j, "stacks");
@@ -247,8 +223,8 @@ static void json_evidence(struct json *j, const struct evidence *e)
 		size_t ncat = e->columns.n ? e->columns.n - 1 : 0;
 
 		if (e->unit)
-			json_kv_str(j, "unit", e->unit);
-		json_kv_str(j, "label", e->columns.n ? e->columns.v[0] : "");
+			json__kv_str(j, "unit", e->unit);
+		json__kv_str(j, "label", e->columns.n ? e->columns.v[0] : "");
 		json__key(j, "categories");
 		json__begin_array(j);
 		for (size_t c = 0; c < ncat; c++)
@@ -258,7 +234,7 @@ static void json_evidence(struct json *j, const struct evidence *e)
 		json__begin_array(j);
 		for (size_t r = 0; r < e->nrows && (r + 1) * ncat <= e->nvalues; r++) {
 			json__begin_object(j);
-			json_kv_str(j, "label", e->rows[r][0] ? e->rows[r][0] : "");
+			json__kv_str(j, "label", e->rows[r][0] ? e->rows[r][0] : "");
 			json__key(j, "values");
 			json__begin_array(j);
 			for (size_t c = 0; c < ncat; c++)
@@ -282,33 +258,33 @@ static void json_tools(struct json *j, struct analysis *an)
 	if (an && !analysis__tools(an, &t, &n))
 		for (size_t i = 0; i < n; i++) {
 			json__begin_object(j);
-			json_kv_str(j, "name", t[i].name);
-			json_kv_str(j, "status", t[i].status);
+			json__kv_str(j, "name", t[i].name);
+			json__kv_str(j, "status", t[i].status);
 			if (t[i].reason[0])
-				json_kv_str(j, "reason", t[i].reason);
+				json__kv_str(j, "reason", t[i].reason);
 			if (t[i].has_pred) {
-				json_kv_num(j, "predicted_cpu_pct", t[i].predicted_pct);
+				json__kv_number(j, "predicted_cpu_pct", t[i].predicted_pct);
 				if (t[i].has_load)
-					json_kv_num(j, "predicted_load_pct",
+					json__kv_number(j, "predicted_load_pct",
 						    t[i].predicted_load_pct);
-				json_kv_num(j, "duty", t[i].duty);
+				json__kv_number(j, "duty", t[i].duty);
 			}
 			if (t[i].instead[0])
-				json_kv_str(j, "instead", t[i].instead);
+				json__kv_str(j, "instead", t[i].instead);
 			if (!strcmp(t[i].status, "ok")) {
-				json_kv_str(j, "attach", t[i].attach);
+				json__kv_str(j, "attach", t[i].attach);
 				if (t[i].filtered_to[0])
-					json_kv_str(j, "filtered_to", t[i].filtered_to);
+					json__kv_str(j, "filtered_to", t[i].filtered_to);
 				json__key(j, "runs");
 				json__int(j, (int64_t)t[i].runs);
 				json__key(j, "drops");
 				json__int(j, (int64_t)t[i].drops);
-				json_kv_num(j, "cpu_ns", t[i].cpu_ns);
-				json_kv_str(j, "cost_source", t[i].cost_source);
-				json_kv_num(j, "setup_ms", t[i].setup_ms);
-				json_kv_num(j, "teardown_ms", t[i].teardown_ms);
+				json__kv_number(j, "cpu_ns", t[i].cpu_ns);
+				json__kv_str(j, "cost_source", t[i].cost_source);
+				json__kv_number(j, "setup_ms", t[i].setup_ms);
+				json__kv_number(j, "teardown_ms", t[i].teardown_ms);
 				if (t[i].stopped[0])
-					json_kv_str(j, "stopped_early", t[i].stopped);
+					json__kv_str(j, "stopped_early", t[i].stopped);
 				tool_stop__json(j, &t[i].stop);
 			}
 			json__end_object(j);
@@ -327,52 +303,52 @@ static void json_drilldown(struct json *j, const struct run_report *rr)
 		const struct drill_rule *r = rr->drill[i].rule;
 
 		json__begin_object(j);
-		json_kv_str(j, "trigger", r->trigger);
-		json_kv_str(j, "trigger_status", status__name(rr->drill[i].trigger_status));
-		json_kv_str(j, "why", r->why);
-		json_kv_strv(j, "run", &r->run);
+		json__kv_str(j, "trigger", r->trigger);
+		json__kv_str(j, "trigger_status", status__name(rr->drill[i].trigger_status));
+		json__kv_str(j, "why", r->why);
+		json__kv_strv(j, "run", &r->run);
 		json__end_object(j);
 	}
 	json__end_array(j);
 	if (rr->drill_an) {
 		json__key(j, "window");
 		json__begin_object(j);
-		json_kv_num(j, "seconds", rr->drill_an->elapsed_s);
+		json__kv_number(j, "seconds", rr->drill_an->elapsed_s);
 		json__key(j, "samples");
 		json__int(j, rr->drill_an->samples);
 		json__key(j, "partial");
 		json__bool(j, rr->drill_an->partial);
-		json_kv_str(j, "stop_reason", rr->drill_an->stop_reason);
+		json__kv_str(j, "stop_reason", rr->drill_an->stop_reason);
 		json__end_object(j);
 		json_tools(j, rr->drill_an);
 		report__json_budget(j, rr->drill_an);
 	}
 	if (rr->drill_note)
-		json_kv_str(j, "note", rr->drill_note);
+		json__kv_str(j, "note", rr->drill_note);
 	if (rr->drill_by_hand[0])
-		json_kv_str(j, "by_hand", rr->drill_by_hand);
+		json__kv_str(j, "by_hand", rr->drill_by_hand);
 	json__end_object(j);
 }
 
 
 static void json_run(struct json *j, struct analysis *an, const struct host_context *hc)
 {
-	json_kv_str(j, "schema", FINDINGS_SCHEMA);
+	json__kv_str(j, "schema", FINDINGS_SCHEMA);
 	json__key(j, "sonde");
 	json__begin_object(j);
-	json_kv_str(j, "version", SONDE_VERSION);
-	json_kv_str(j, "captured_by", an->version[0] ? an->version : NULL);
+	json__kv_str(j, "version", SONDE_VERSION);
+	json__kv_str(j, "captured_by", an->version[0] ? an->version : NULL);
 	json__end_object(j);
 
 	json__key(j, "host");
 	json__begin_object(j);
-	json_kv_str(j, "hostname", an->hostname);
-	json_kv_str(j, "kernel", an->kernel);
+	json__kv_str(j, "hostname", an->hostname);
+	json__kv_str(j, "kernel", an->kernel);
 	json__key(j, "cpus");
 	json__int(j, an->cpus);
 	json__key(j, "mem_total_bytes");
 	json__int(j, (int64_t)an->mem_total);
-	json_kv_str(j, "virtualization", an->virt[0] ? an->virt : NULL);
+	json__kv_str(j, "virtualization", an->virt[0] ? an->virt : NULL);
 	report__json_host_context(j, hc);
 	report__json_observer(j, an);
 	json__end_object(j);
@@ -381,14 +357,14 @@ static void json_run(struct json *j, struct analysis *an, const struct host_cont
 	json__begin_object(j);
 	json_time(j, "start", an->start_wall_ns);
 	json_time(j, "end", an->end_wall_ns);
-	json_kv_num(j, "seconds", an->elapsed_s);
-	json_kv_num(j, "requested_seconds", an->window_s);
-	json_kv_num(j, "interval_seconds", an->interval_s);
+	json__kv_number(j, "seconds", an->elapsed_s);
+	json__kv_number(j, "requested_seconds", an->window_s);
+	json__kv_number(j, "interval_seconds", an->interval_s);
 	json__key(j, "samples");
 	json__int(j, an->samples);
 	json__key(j, "partial");
 	json__bool(j, an->partial);
-	json_kv_str(j, "stop_reason", an->stop_reason);
+	json__kv_str(j, "stop_reason", an->stop_reason);
 	json__end_object(j);
 }
 
@@ -405,17 +381,17 @@ static void json_findings(struct json *j, const struct report_model *m)
 		json__begin_object(j);
 		json__key(j, "rank");
 		json__int(j, (int64_t)k + 1);
-		json_kv_str(j, "check", r->def->id);
-		json_kv_str(j, "methodology", r->def->methodology);
-		json_kv_str(j, "resource", r->def->resource);
-		json_kv_str(j, "metric", r->def->metric);
-		json_kv_str(j, "severity", status__name(r->st));
-		json_kv_str(j, "summary", f->summary);
+		json__kv_str(j, "check", r->def->id);
+		json__kv_str(j, "methodology", r->def->methodology);
+		json__kv_str(j, "resource", r->def->resource);
+		json__kv_str(j, "metric", r->def->metric);
+		json__kv_str(j, "severity", status__name(r->st));
+		json__kv_str(j, "summary", f->summary);
 		if (rr->explained_by[f->res] != SIZE_MAX) {
 			json__key(j, "explained_by");
 			json__begin_object(j);
-			json_kv_str(j, "check", rr->res[rr->explained_by[f->res]].def->id);
-			json_kv_str(j, "reason", rr->why[f->res]->reason);
+			json__kv_str(j, "check", rr->res[rr->explained_by[f->res]].def->id);
+			json__kv_str(j, "reason", rr->why[f->res]->reason);
 			json__end_object(j);
 		}
 		json_culprits(j, r);
@@ -425,7 +401,7 @@ static void json_findings(struct json *j, const struct report_model *m)
 			if (r->metrics[i].st == ST_WARN || r->metrics[i].st == ST_CRIT)
 				json_metric(j, &r->metrics[i]);
 		json__end_array(j);
-		json_kv_strv(j, "next", &r->next);
+		json__kv_strv(j, "next", &r->next);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -443,13 +419,13 @@ static void json_matrix(struct json *j, const struct use_matrix *u)
 
 			json__key(j, u->m->metrics.v[mi]);
 			json__begin_object(j);
-			json_kv_str(j, "status", c->na ? "n/a" : status__name(c->st));
+			json__kv_str(j, "status", c->na ? "n/a" : status__name(c->st));
 			if (c->na)
-				json_kv_str(j, "reason", c->na_reason);
+				json__kv_str(j, "reason", c->na_reason);
 			else if (!c->has_check)
-				json_kv_str(j, "reason", "no check selected for this cell");
+				json__kv_str(j, "reason", "no check selected for this cell");
 			if (c->decider)
-				json_kv_str(j, "check", c->decider->def->id);
+				json__kv_str(j, "check", c->decider->def->id);
 			json__end_object(j);
 		}
 		json__end_object(j);
@@ -461,9 +437,9 @@ static void json_inst_cell(struct json *j, const struct inst_cell *c, int na)
 {
 	if (na || (!c->m && c->na_reason)) {
 		json__begin_object(j);
-		json_kv_str(j, "status", "n/a");
+		json__kv_str(j, "status", "n/a");
 		if (!na)
-			json_kv_str(j, "reason", c->na_reason);
+			json__kv_str(j, "reason", c->na_reason);
 		json__end_object(j);
 		return;
 	}
@@ -472,12 +448,12 @@ static void json_inst_cell(struct json *j, const struct inst_cell *c, int na)
 		return;
 	}
 	json__begin_object(j);
-	json_kv_str(j, "status", status__name(c->m->st));
-	json_kv_str(j, "check", c->r->def->id);
-	json_kv_str(j, "metric", c->m->name);
-	json_kv_num(j, "value", c->m->value);
+	json__kv_str(j, "status", status__name(c->m->st));
+	json__kv_str(j, "check", c->r->def->id);
+	json__kv_str(j, "metric", c->m->name);
+	json__kv_number(j, "value", c->m->value);
 	if (c->m->unit)
-		json_kv_str(j, "unit", c->m->unit);
+		json__kv_str(j, "unit", c->m->unit);
 	json__end_object(j);
 }
 
@@ -491,10 +467,10 @@ static void json_matrix_instances(struct json *j, const struct use_matrix *u)
 
 		for (size_t k = 0; k < row->ninst; k++) {
 			json__begin_object(j);
-			json_kv_str(j, "resource", row->resource);
-			json_kv_str(j, "instance", row->inst[k].instance);
+			json__kv_str(j, "resource", row->resource);
+			json__kv_str(j, "instance", row->inst[k].instance);
 			/* an instance where nothing applies (a veth's utilization only): n/a */
-			json_kv_str(j, "status", row->inst[k].worst == ST_SKIP ?
+			json__kv_str(j, "status", row->inst[k].worst == ST_SKIP ?
 							 "n/a" : status__name(row->inst[k].worst));
 			for (size_t mi = 0; mi < u->m->metrics.n && mi < MATRIX_COLS; mi++) {
 				json__key(j, u->m->metrics.v[mi]);
@@ -513,10 +489,10 @@ static void json_unknowns(struct json *j, const struct run_report *rr)
 	for (size_t i = 0; i < rr->nres; i++)
 		for (size_t k = 0; k < rr->res[i].nunknowns; k++) {
 			json__begin_object(j);
-			json_kv_str(j, "check", rr->res[i].def->id);
-			json_kv_str(j, "resource", rr->res[i].def->resource);
-			json_kv_str(j, "metric", rr->res[i].unknowns[k].name);
-			json_kv_str(j, "reason", rr->res[i].unknowns[k].reason);
+			json__kv_str(j, "check", rr->res[i].def->id);
+			json__kv_str(j, "resource", rr->res[i].def->resource);
+			json__kv_str(j, "metric", rr->res[i].unknowns[k].name);
+			json__kv_str(j, "reason", rr->res[i].unknowns[k].reason);
 			json__end_object(j);
 		}
 	json__end_array(j);
@@ -525,14 +501,14 @@ static void json_unknowns(struct json *j, const struct run_report *rr)
 static void json_check(struct json *j, const struct check_result *r)
 {
 	json__begin_object(j);
-	json_kv_str(j, "id", r->def->id);
-	json_kv_str(j, "title", r->def->title);
-	json_kv_str(j, "methodology", r->def->methodology);
-	json_kv_str(j, "resource", r->def->resource);
-	json_kv_str(j, "metric", r->def->metric);
-	json_kv_str(j, "status", status__name(r->st));
+	json__kv_str(j, "id", r->def->id);
+	json__kv_str(j, "title", r->def->title);
+	json__kv_str(j, "methodology", r->def->methodology);
+	json__kv_str(j, "resource", r->def->resource);
+	json__kv_str(j, "metric", r->def->metric);
+	json__kv_str(j, "status", status__name(r->st));
 	if (r->summary)
-		json_kv_str(j, "summary", r->summary);
+		json__kv_str(j, "summary", r->summary);
 	json__key(j, "metrics");
 	json__begin_array(j);
 	for (size_t k = 0; k < r->nmetrics; k++)
@@ -542,8 +518,8 @@ static void json_check(struct json *j, const struct check_result *r)
 	json__begin_array(j);
 	for (size_t k = 0; k < r->nunknowns; k++) {
 		json__begin_object(j);
-		json_kv_str(j, "metric", r->unknowns[k].name);
-		json_kv_str(j, "reason", r->unknowns[k].reason);
+		json__kv_str(j, "metric", r->unknowns[k].name);
+		json__kv_str(j, "reason", r->unknowns[k].reason);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -552,10 +528,10 @@ static void json_check(struct json *j, const struct check_result *r)
 		json__begin_array(j);
 		for (size_t k = 0; k < r->nnas; k++) {
 			json__begin_object(j);
-			json_kv_str(j, "metric", r->nas[k].name);
+			json__kv_str(j, "metric", r->nas[k].name);
 			if (r->nas[k].instance)
-				json_kv_str(j, "instance", r->nas[k].instance);
-			json_kv_str(j, "reason", r->nas[k].reason);
+				json__kv_str(j, "instance", r->nas[k].instance);
+			json__kv_str(j, "reason", r->nas[k].reason);
 			json__end_object(j);
 		}
 		json__end_array(j);
@@ -567,11 +543,11 @@ static void json_check(struct json *j, const struct check_result *r)
 		json_evidence(j, &r->evidence[k]);
 	json__end_array(j);
 	if (r->error) {
-		json_kv_str(j, "error", r->error);
-		json_kv_str(j, "traceback", r->traceback);
+		json__kv_str(j, "error", r->error);
+		json__kv_str(j, "traceback", r->traceback);
 	}
-	json_kv_num(j, "elapsed_ms", r->elapsed_ms);
-	json_kv_num(j, "cpu_ms", r->cpu_ms);
+	json__kv_number(j, "elapsed_ms", r->elapsed_ms);
+	json__kv_number(j, "cpu_ms", r->cpu_ms);
 	json__key(j, "mem_peak_bytes");
 	json__int(j, (int64_t)r->mem_peak);
 	json__key(j, "instructions");
@@ -583,20 +559,20 @@ static void json_cost(struct json *j, const struct run_cost *c)
 {
 	json__key(j, "cost");
 	json__begin_object(j);
-	json_kv_num(j, "cpu_seconds", c->user_s + c->sys_s);
-	json_kv_num(j, "user_seconds", c->user_s);
-	json_kv_num(j, "system_seconds", c->sys_s);
-	json_kv_num(j, "window_cpu_seconds", c->window_cpu_s);
+	json__kv_number(j, "cpu_seconds", c->user_s + c->sys_s);
+	json__kv_number(j, "user_seconds", c->user_s);
+	json__kv_number(j, "system_seconds", c->sys_s);
+	json__kv_number(j, "window_cpu_seconds", c->window_cpu_s);
 	json__key(j, "peak_rss_bytes");
 	json__int(j, (int64_t)c->peak_rss_kb * 1024);
-	json_kv_num(j, "analysis_ms", c->analysis_ms);
+	json__kv_number(j, "analysis_ms", c->analysis_ms);
 	json__key(j, "stages");
 	json__begin_array(j);
 	for (size_t i = 0; i < c->nstages; i++) {
 		json__begin_object(j);
-		json_kv_str(j, "stage", c->stages[i].name);
-		json_kv_num(j, "wall_ms", c->stages[i].wall_ms);
-		json_kv_num(j, "cpu_ms", c->stages[i].cpu_ms);
+		json__kv_str(j, "stage", c->stages[i].name);
+		json__kv_number(j, "wall_ms", c->stages[i].wall_ms);
+		json__kv_number(j, "cpu_ms", c->stages[i].cpu_ms);
 		json__end_object(j);
 	}
 	json__end_array(j);
@@ -614,8 +590,8 @@ int report__json(const struct report_model *m, struct strbuf *out)
 
 	json__begin_object(&j);
 	json_run(&j, rr->an, &m->host);
-	json_kv_str(&j, "verdict", m->verdict);
-	json_kv_str(&j, "worst", status__name(m->worst));
+	json__kv_str(&j, "verdict", m->verdict);
+	json__kv_str(&j, "worst", status__name(m->worst));
 	json_findings(&j, m);
 	json_matrix(&j, &m->use);
 	json_matrix_instances(&j, &m->use);

@@ -15,6 +15,7 @@
 #include "report/chart.h"
 #include "report/doc.h"
 #include "report/escape.h"
+#include "report/model.h"
 
 /*
  * No backtick (it would close the span) and no line break (it would end the
@@ -394,4 +395,10 @@ int doc__markdown(const struct doc *d, struct strbuf *out)
 		if (md_block(out, d->v[i], first))
 			first = 0;
 	return out->oom ? -ENOMEM : 0;
+}
+
+/* report.md: the model's document. */
+int report__markdown(const struct report_model *m, struct strbuf *out)
+{
+	return doc__markdown(&m->doc, out);
 }

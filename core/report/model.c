@@ -299,13 +299,3 @@ void report__free(struct report_model *m)
 	free(m->findings);
 	free(m);
 }
-
-int report__markdown(const struct report_model *m, struct strbuf *out)
-{
-	return doc__markdown(&m->doc, out);
-}
-
-int report__html(const struct report_model *m, struct strbuf *out)
-{
-	return doc__html(&m->doc, m->rr->cat->css, out);
-}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua/result.h"
 #include "report/prom.h"
 #include "util/json.h" /* utf8__seq_len */
 
@@ -285,25 +286,11 @@ static void summary(struct prom *p)
 	}
 }
 
-/* ok 0, warn 1, crit 2; -1 for every other status (unknown, error, skip, n/a). */
-static int severity(const char *st)
-{
-	if (!st)
-		return -1;
-	if (!strcmp(st, "ok"))
-		return 0;
-	if (!strcmp(st, "warn"))
-		return 1;
-	if (!strcmp(st, "crit"))
-		return 2;
-	return -1;
-}
-
 void prom__finding(struct prom *p, const char *check, const char *methodology,
 		   const char *resource, const char *metric, const char *severity_name,
 		   const char *culprit)
 {
-	int sev = severity(severity_name);
+	int sev = status__severity(severity_name);
 	char *owned;
 
 	p->nfindings++;
@@ -341,7 +328,7 @@ void prom__culprit(struct prom *p, const char *check, const char *comm, double s
 
 void prom__use_cell(struct prom *p, const char *resource, const char *metric, const char *status)
 {
-	int sev = severity(status);
+	int sev = status__severity(status);
 
 	if (sev >= 0)
 		sample(p, family(p, "sonde_use_severity", "the USE matrix: 0 ok, 1 warn, 2 crit "
@@ -358,7 +345,7 @@ void prom__use_cell(struct prom *p, const char *resource, const char *metric, co
 void prom__use_object(struct prom *p, const char *resource, const char *object,
 		      const char *metric, const char *status)
 {
-	int sev = severity(status);
+	int sev = status__severity(status);
 	char *owned;
 
 	if (sev < 0)
@@ -377,7 +364,7 @@ void prom__use_object(struct prom *p, const char *resource, const char *object,
 
 void prom__check(struct prom *p, const char *check, const char *status, size_t nunknowns)
 {
-	int sev = severity(status);
+	int sev = status__severity(status);
 
 	p->nunknowns += nunknowns;
 	summary(p);

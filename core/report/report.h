@@ -100,9 +100,19 @@ void report__free(struct report_model *m);
 /* Each appends to out (a strbuf, NUL-terminated); 0, or -ENOMEM. */
 int report__json(const struct report_model *m, struct strbuf *out);
 int report__markdown(const struct report_model *m, struct strbuf *out);
-/* The page, with the catalog's stylesheet (reports/report.css) inlined. */
+/* The page, with its stylesheet (core/report/report.css, compiled in) inlined. */
 int report__html(const struct report_model *m, struct strbuf *out);
 void report__terminal(const struct report_model *m, FILE *f, int color);
+/*
+ * Its pieces, which sonde show draws from a bundle's findings.json too: the
+ * USE matrix (a row's resource is cleaned for the terminal; a cell's word is
+ * its status, or n/a), and finding n's line (summary and explained cleaned).
+ */
+struct matrix_row;
+void report__tty_matrix(FILE *f, const struct matrix_row *rows, size_t nrows,
+			const char *const *metrics, size_t nmetrics, int color);
+void report__tty_finding(FILE *f, size_t n, enum status st, const char *summary,
+			 const char *explained, int color);
 
 /*
  * Blocks sonde diff draws with the report's own renderers (heat.c,

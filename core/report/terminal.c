@@ -3,7 +3,9 @@
  * The terminal summary, from the report model: the verdict, the USE matrix
  * in colour, the other findings, and how many checks failed or could not see
  * everything. Host text goes through the terminal sanitizer (util/tty.h).
+ * sonde show draws a bundle's matrix and findings with the same functions.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,28 +46,58 @@ static const char *st_color(enum status st, int color)
 	}
 }
 
-static void tty_matrix(FILE *f, const struct use_matrix *u, int color)
+/* s cleaned for the terminal (host or bundle text, NULL "-"), padded to width. */
+static void tty_padded(FILE *f, const char *s, int width)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s", s ? s : "-");
+	tty__clean_str(buf);
+	fprintf(f, "%-*s", width, buf);
+}
+
+void report__tty_matrix(FILE *f, const struct matrix_row *rows, size_t nrows,
+			const char *const *metrics, size_t nmetrics, int color)
 {
 	const char *reset = color ? "\033[0m" : "";
-	int rw = 8; /* the longest resource name sets the first column */
+	int rw = 8; /* the longest resource name sets the first column; names are never cut */
 
-	for (size_t ri = 0; ri < u->m->resources.n; ri++)
-		if ((int)strlen(u->m->resources.v[ri]) > rw)
-			rw = (int)strlen(u->m->resources.v[ri]);
+	for (size_t ri = 0; ri < nrows; ri++) {
+		size_t len = rows[ri].resource ? strlen(rows[ri].resource) : 0;
+
+		/* a crafted bundle's name of 64 or more does not widen every row */
+		if (len > (size_t)rw && len < 64)
+			rw = (int)len;
+	}
 	fprintf(f, "%-*s", rw + 2, "USE");
-	for (size_t mi = 0; mi < u->m->metrics.n; mi++)
-		fprintf(f, "  %-12s", u->m->metrics.v[mi]);
+	for (size_t mi = 0; mi < nmetrics; mi++)
+		fprintf(f, "  %-12s", metrics[mi]);
 	fputc('\n', f);
-	for (size_t ri = 0; ri < u->m->resources.n; ri++) {
-		fprintf(f, "  %-*s", rw, u->rows[ri].resource);
-		for (size_t mi = 0; mi < u->m->metrics.n; mi++) {
-			const struct matrix_cell *c = &u->rows[ri].cells[mi];
+	for (size_t ri = 0; ri < nrows; ri++) {
+		fputs("  ", f);
+		tty_padded(f, rows[ri].resource, rw);
+		for (size_t mi = 0; mi < nmetrics; mi++) {
+			const struct matrix_cell *c = &rows[ri].cells[mi];
 			const char *w = c->na ? "n/a" : status__name(c->st);
 
 			fprintf(f, "  %s%-12s%s", st_color(c->st, color), w, reset);
 		}
 		fputc('\n', f);
 	}
+}
+
+void report__tty_finding(FILE *f, size_t n, enum status st, const char *summary,
+			 const char *explained, int color)
+{
+	fprintf(f, "  %zu. %s%-4s%s ", n, st_color(st, color), status__name(st),
+		color ? "\033[0m" : "");
+	tty__puts(f, summary);
+	if (explained && explained[0]) {
+		fputs(" [", f);
+		tty__puts(f, explained);
+		fputc(']', f);
+	}
+	fputc('\n', f);
 }
 
 /*
@@ -160,22 +192,14 @@ void report__terminal(const struct report_model *m, FILE *f, int color)
 	}
 	fputc('\n', f);
 	if (m->use.m)
-		tty_matrix(f, &m->use, color);
+		report__tty_matrix(f, m->use.rows, m->use.m->resources.n,
+				   (const char *const *)m->use.m->metrics.v, m->use.m->metrics.n,
+				   color);
 	if (rr->nrank > 1) {
 		fputs("\nOther findings:\n", f);
-		for (size_t k = 1; k < rr->nrank; k++) {
-			const struct report_finding *fi = &m->findings[k];
-
-			fprintf(f, "  %zu. %s%-4s%s ", k + 1, st_color(fi->r->st, color),
-				status__name(fi->r->st), reset);
-			tty__puts(f, fi->summary);
-			if (fi->explained[0]) {
-				fputs(" [", f);
-				tty__puts(f, fi->explained);
-				fputc(']', f);
-			}
-			fputc('\n', f);
-		}
+		for (size_t k = 1; k < rr->nrank; k++)
+			report__tty_finding(f, k + 1, m->findings[k].r->st, m->findings[k].summary,
+					    m->findings[k].explained, color);
 	}
 	for (size_t i = 0; i < rr->nres; i++) {
 		nunk += rr->res[i].nunknowns;

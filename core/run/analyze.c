@@ -216,7 +216,7 @@ void run_analyze__compare(const char *recorded_dir, const char *stage)
 	char path[4200], err[512], buf[4096];
 	const struct diff_input recorded = { recorded_dir, "as recorded" };
 	const struct diff_input now = { stage, "as analyzed now" };
-	const struct diff_request req = { &recorded, 1, &now, DIFF_TEXT, NULL, 1 };
+	const struct diff_request req = { &recorded, 1, &now, DIFF_TEXT, 1 };
 	struct diff_result res;
 	size_t n;
 	struct stat sb;

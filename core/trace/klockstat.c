@@ -82,15 +82,6 @@ static const char *type_name(__u32 f, char *buf, size_t len)
 	return buf;
 }
 
-/* The tracer's own frames at the top of a stack taken from a tracepoint. */
-static int tracer_frame(const char *n)
-{
-	return !strncmp(n, "bpf_prog_", 9) || !strncmp(n, "bpf_trace_run", 13) ||
-	       !strncmp(n, "__bpf_trace_", 12) || !strcmp(n, "trace_call_bpf") ||
-	       !strncmp(n, "perf_trace_", 11) || !strncmp(n, "__traceiter_", 12) ||
-	       !strncmp(n, "trace_contention_", 17);
-}
-
 /* The locking code itself: the caller is the first frame outside it. */
 static int lock_frame(const char *n)
 {
@@ -180,7 +171,7 @@ static void name_stack(struct symbolizer *sym, int fd, __s32 id, struct caller_r
 	for (int i = 0, found = 0; i < KLOCK_STACK_DEPTH && ips[i]; i++) {
 		const char *n = symbolizer__kernel(sym, ips[i], NULL);
 
-		if (!started && tracer_frame(n))
+		if (!started && symbolizer__tracer_frame(n))
 			continue;
 		started = 1;
 		if (r->nframes < SHOWN_FRAMES)

@@ -20,6 +20,7 @@
 #include "util/clock.h"
 #include "util/file.h"
 #include "util/refusal.h"
+#include "util/str.h"
 #include "trace/cost.h"
 #include "trace/ftrace.h"
 #include "trace/maps.h"
@@ -275,13 +276,6 @@ static int variant_possible(enum trace_attach a, char *why, size_t n)
 	}
 }
 
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
 /* Load only the programs of variant a (and the ones of every variant). */
 static int select_variant(struct bpf_object *obj, enum trace_attach a)
 {
@@ -290,10 +284,10 @@ static int select_variant(struct bpf_object *obj, enum trace_attach a)
 
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
-		int mine = has_suffix(name, attach_info[a].suffix), other = 0;
+		int mine = str__has_suffix(name, attach_info[a].suffix), other = 0;
 
 		for (int k = 0; k < ATTACH_NR; k++)
-			if (k != (int)a && has_suffix(name, attach_info[k].suffix))
+			if (k != (int)a && str__has_suffix(name, attach_info[k].suffix))
 				other = 1;
 		bpf_program__set_autoload(prog, mine || !other);
 		n += mine;

@@ -17,6 +17,7 @@
 
 #include "util/file.h"
 #include "util/scratch.h"
+#include "util/str.h"
 
 #define LOCK_SUFFIX ".lock"
 /* Names to try when a sweep takes the lock file between its creation and its lock. */
@@ -192,13 +193,6 @@ static int sweep_dir(DIR *d, const char *dir, const char *lock)
 	return removed;
 }
 
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-
-	return n > k && !strcmp(s + n - k, suf);
-}
-
 /*
  * In dir, the entries named prefix...: with infix NULL, every NAME.lock no one
  * holds, with its directory NAME; else every file holding infix that no one
@@ -215,7 +209,7 @@ static int sweep(const char *dir, const char *prefix, const char *infix)
 		return 0;
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
-		int lock = has_suffix(n, LOCK_SUFFIX), fd;
+		int lock = str__has_suffix(n, LOCK_SUFFIX), fd;
 
 		if (strncmp(n, prefix, plen) || (infix ? lock || !strstr(n + plen, infix) : !lock))
 			continue;

@@ -284,6 +284,19 @@ else
 	skip "memory per host" "GNU time is not installed (make deps)"
 fi
 
+# A DIR's bundle files are those named as sonde reads them (bundle/bundle.h):
+# .txz and .tzst as well as .tar.xz, .tar.gz, .tgz and .tar.zst; a plain .tar
+# (the reader refuses an uncompressed tar) and a hidden name are left alone.
+mkdir -p "$T/names" "$T/out-names" "$T/x-names"
+cp "$B2" "$T/names/a.txz"
+tar -xJf "$B2" -C "$T/x-names" && tar -cf - -C "$T/x-names" . | zstd -q >"$T/names/b.tzst"
+tar -cf "$T/names/c.tar" -C "$T/x-names" .
+cp "$B2" "$T/names/.d.tar.xz"
+"$SONDE" fleet "$T/names" --out "$T/out-names" --json >"$T/names.json" 2>"$T/names.err"
+is "$?" 0 "a DIR of .txz and .tzst bundles: read"
+is "$(jq .bundles "$T/names.json") $(jq '.refused | length' "$T/names.json")" "2 0" \
+	"both read, none refused: not the .tar, not the hidden one"
+
 # Nothing readable, and usage errors.
 "$SONDE" fleet "$T/fleet/bad" --out "$T/out" >/dev/null 2>"$T/err"
 is "$?" 1 "only refused bundles: exit 1"

@@ -122,12 +122,14 @@ is "$("$SONDE" completion complete -- sonde run --checks "$T/ctl" --check use.zz
 is "$("$SONDE" completion complete -- sonde run --checks "$T/ctl" --check use.zzn)" "" \
 	"a check id with a newline is not offered (it would be two lines, one a directive)"
 # Files: directories for DIR, bundles for BUNDLE (and directories: extracted bundles).
-touch "$T/b/one.tar.xz" "$T/b/two.tar.gz" "$T/b/notes.txt"
+touch "$T/b/one.tar.xz" "$T/b/two.tar.gz" "$T/b/notes.txt" "$T/b/plain.tar"
 mkdir "$T/b/extracted"
 has "sonde run --out $T/b/" "$T/b/extracted"
 is "$(comp "sonde run --out $T/b/" | grep -c 'one.tar.xz')" 0 "--out DIR: no file offered"
 has "sonde diff $T/b/" "$T/b/one.tar.xz" "$T/b/two.tar.gz" "$T/b/extracted"
 is "$(comp "sonde diff $T/b/" | grep -c notes.txt)" 0 "a bundle argument: not notes.txt"
+is "$(comp "sonde diff $T/b/" | grep -c plain.tar)" 0 \
+	"nor a plain .tar (sonde reads no uncompressed tar: bundle/bundle.h)"
 has "sonde diff $T/b/one.tar.xz $T/b/t" "$T/b/two.tar.gz"
 has "sonde analyze $T/b/o" "$T/b/one.tar.xz"
 has "sonde run --config $T/b/n" "$T/b/notes.txt"

@@ -314,6 +314,39 @@ static void check_owner_mode(const char *cmd)
 	free(listing);
 }
 
+/* bundle__ext: the one answer to "is this a bundle file's name", and where its extension starts. */
+static void test_ext(void)
+{
+	static const struct {
+		const char *name, *ext;
+	} cases[] = {
+		{ "sonde-vm-20260101T000000Z.tar.xz", ".tar.xz" },
+		{ "/out/dir.d/sonde-vm.tar.xz", ".tar.xz" },
+		{ "a.txz", ".txz" },
+		{ "a.tar.gz", ".tar.gz" },
+		{ "a.tgz", ".tgz" },
+		{ "a.tar.zst", ".tar.zst" },
+		{ "a.tzst", ".tzst" },
+		{ "a.tar.gz.xz", NULL },     /* the reader takes one filter */
+		{ "a.tar", NULL },           /* an uncompressed tar is refused */
+		{ "a.xz", NULL },
+		{ "a.TAR.XZ", NULL },        /* case counts */
+		{ ".tar.xz", NULL },         /* an extension alone names nothing */
+		{ "a.tar.xz.tmp", NULL },
+		{ "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *e = bundle__ext(cases[i].name);
+
+		if (cases[i].ext)
+			is_str(e, cases[i].ext, "bundle__ext(\"%s\")", cases[i].name);
+		else
+			ok(!e, "bundle__ext(\"%s\"): no bundle", cases[i].name);
+	}
+	ok(!strcmp(bundle_exts[0], BUNDLE_EXT), "what sonde writes is the first of what it reads");
+}
+
 /* A bare file name puts the bundle (and its temporary) in the cwd. */
 static void test_write_bare_name(const char *stage, const char *out)
 {
@@ -616,6 +649,7 @@ int main(void)
 	snprintf(stage2, sizeof(stage2), "%s/stage-nomanifest", root);
 	mkdir(fail, 0700);
 
+	test_ext();
 	test_scan(stage);
 	test_write(stage, out);
 	test_failures(stage, fail, stage2);

@@ -184,7 +184,7 @@ static void test_fleet(void)
 	ok(!f->heat[FLEET_BIOLATENCY].hm.ncols, "no biolatency anywhere: a map with no data");
 
 	doc__init(&d, "fleet");
-	ok(!fleet__doc(f, &d) && !doc__markdown(&d, &md) && !doc__html(&d, "", &html) &&
+	ok(!fleet__doc(f, &d) && !doc__markdown(&d, &md) && !doc__html(&d, &html) &&
 		   !fleet__json(f, &js, NULL, NULL),
 	   "the summary renders");
 	ok(md.buf && strstr(md.buf, "\\<b>t\\|\\*") && html.buf &&

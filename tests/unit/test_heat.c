@@ -200,7 +200,7 @@ static void test_render(void)
 		ok(hm->log_scale && hm->compact, "log colours, compact cells");
 	}
 	doc__finish(&d);
-	doc__html(&d, "", &html);
+	doc__html(&d, &html);
 	doc__markdown(&d, &md);
 	ok(html.buf && count(html.buf, "<use href=\"#hm") == 11, "a <use> per cell with a count (10 + the outlier)");
 	ok(html.buf && count(html.buf, "<g transform=\"translate(") == 10, "a group per column");
@@ -227,7 +227,7 @@ static void test_render(void)
 	report__doc_heatmap(&d, &ev);
 	doc__finish(&d);
 	html.len = 0;
-	doc__html(&d, "", &html);
+	doc__html(&d, &html);
 	ok(html.buf && strstr(html.buf, "heatmap-none\">no data"), "a map without a count says no data");
 	doc__free(&d);
 	strbuf__free(&html);
@@ -285,7 +285,7 @@ static void test_pair(void)
 		is_str(y->title, "new: disk", "and the other");
 	}
 	doc__finish(&d);
-	doc__html(&d, "", &html);
+	doc__html(&d, &html);
 	doc__markdown(&d, &md);
 	ok(html.buf && strstr(html.buf, "<div class=\"hm-pair\">") &&
 		   count(html.buf, "<figure class=\"heatmap\"") == 2,

@@ -467,6 +467,30 @@ static void test_jq_strings(void)
 	}
 }
 
+/* The key/value writers every renderer uses: null for a missing string and a non-finite number. */
+static void test_kv(void)
+{
+	struct json j = { 0 };
+	struct strv sv = { 0 };
+
+	json__begin_object(&j);
+	json__kv_str(&j, "s", "x");
+	json__kv_str(&j, "empty", "");
+	json__kv_str(&j, "none", NULL);
+	json__kv_number(&j, "n", 1.5);
+	json__kv_number(&j, "i", 3.0);
+	json__kv_number(&j, "nan", NAN);
+	json__kv_number(&j, "inf", -INFINITY);
+	ok(!strv__push(&sv, "a") && !strv__push(&sv, "b"), "two strings for kv_strv");
+	json__kv_strv(&j, "v", &sv);
+	json__end_object(&j);
+	is_str(j.out.buf, "{\"s\":\"x\",\"empty\":\"\",\"none\":null,\"n\":1.5,\"i\":3,"
+			  "\"nan\":null,\"inf\":null,\"v\":[\"a\",\"b\"]}",
+	       "kv_str keeps \"\" and writes NULL as null; kv_num writes NaN and inf as null");
+	strv__free(&sv);
+	strbuf__free(&j.out);
+}
+
 int main(void)
 {
 	char out[64];
@@ -482,6 +506,7 @@ int main(void)
 	test_utf8();
 	test_numbers();
 	test_jq_strings();
+	test_kv();
 	strbuf__free(&esc_j.out);
 	return tap_done();
 }

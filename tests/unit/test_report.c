@@ -13,6 +13,7 @@
  */
 #include <cmark.h>
 #include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "report/flamegraph.h"
 #include "report/model.h"
 #include "report/report.h"
+#include "util/file.h"
 #include "util/json_read.h"
 #include "util/units.h"
 #include "tap.h"
@@ -115,7 +117,7 @@ static int tags_ok(const char *html)
 			p += 15;
 			continue;
 		}
-		/* the stylesheet is sonde's (reports/report.css), not markup */
+		/* the stylesheet is sonde's (core/report/report.css), not markup */
 		if (!strncmp(p, "<style>", 7) && strstr(p, "</style>"))
 			p = strstr(p, "</style>");
 		p++;
@@ -244,11 +246,11 @@ static char *md_of(struct doc *d)
 	return out.buf;
 }
 
-static char *html_of(struct doc *d, const char *css)
+static char *html_of(struct doc *d)
 {
 	struct strbuf out = { 0 };
 
-	if (doc__html(d, css, &out)) {
+	if (doc__html(d, &out)) {
 		strbuf__free(&out);
 		return NULL;
 	}
@@ -471,16 +473,22 @@ static void test_page(void)
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		"style-src 'unsafe-inline'; img-src data:\"><title>";
 	struct doc d;
-	char *html;
+	char *html, *css = NULL;
+	const char *style;
+	size_t len = 0;
 
 	doc__init(&d, "<b>\"Tom's\" & co</b>");
 	inl__words(doc__para(&d), "hi");
-	html = doc__finish(&d) ? NULL : html_of(&d, "body { color: #111; }\n");
+	html = doc__finish(&d) ? NULL : html_of(&d);
 	ok(html && !strncmp(html, head, strlen(head)), "page head: doctype, charset, viewport, CSP");
 	ok(html && strstr(html, "<title>&lt;b&gt;&quot;Tom&#39;s&quot; &amp; co&lt;/b&gt;</title>"),
 	   "title escaped");
-	ok(html && strstr(html, "<style>\nbody { color: #111; }\n</style></head><body>\n<nav "),
-	   "stylesheet inlined as is");
+	/* run from the top of the tree, as make check does */
+	ok(html && !file__read_bounded(AT_FDCWD, "core/report/report.css", 1u << 20, &css, &len) &&
+		   (style = strstr(html, "<style>\n")) && !strncmp(style + 8, css, len) &&
+		   !strncmp(style + 8 + len, "</style></head><body>\n<nav ", 27),
+	   "the stylesheet is core/report/report.css, compiled in and inlined as it is");
+	free(css);
 	ok(html && strstr(html, "<nav class=\"toc\" aria-label=\"Contents\"><ul>\n</ul></nav>\n<main>"),
 	   "contents (none: no section), then the page");
 	ok(html && strstr(html, "<p>hi</p>\n</main></body></html>\n"), "page tail");
@@ -490,11 +498,10 @@ static void test_page(void)
 	doc__free(&d);
 
 	doc__init(&d, "bad\xff\xc0\xaf\nname\t<");
-	html = doc__finish(&d) ? NULL : html_of(&d, NULL);
+	html = doc__finish(&d) ? NULL : html_of(&d);
 	ok(html && strstr(html, "<title>bad\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd name &lt;</title>"),
 	   "title: invalid UTF-8 replaced, controls become spaces");
-	ok(html && strstr(html, "<style>\n</style>") && strstr(html, "<main>\n</main>"),
-	   "NULL css and no blocks: an empty page");
+	ok(html && strstr(html, "<main>\n</main>"), "no blocks: an empty page");
 	ok(html && utf8_valid(html), "valid UTF-8");
 	free(html);
 	doc__free(&d);
@@ -544,7 +551,7 @@ static void test_blocks(void)
 	inl__words(doc__item(&d), "one");
 	inl__words(doc__item(&d), "two");
 	doc__code(&d, "line <1>\n\tline ~~~ 2");
-	html = doc__finish(&d) ? NULL : html_of(&d, "");
+	html = doc__finish(&d) ? NULL : html_of(&d);
 	md = md_of(&d);
 	ok(html && md, "a document of every block renders both ways");
 	if (!html || !md)
@@ -630,7 +637,7 @@ static void test_html_hostile(void)
 		doc__code(&d, h);
 		inl__text(doc__series(&d, &ev, labels, 0, 1), h);
 		doc__anchor(&d, h);
-		html = doc__finish(&d) ? NULL : html_of(&d, "");
+		html = doc__finish(&d) ? NULL : html_of(&d);
 		if (!html) {
 			ok(0, "hostile %zu renders", i);
 			doc__free(&d);
@@ -1087,7 +1094,7 @@ static void test_span(void)
 	doc__init(&d, "t");
 	report__doc_evidence(&d, &back);
 	md = md_of(&d);
-	html = html_of(&d, "");
+	html = html_of(&d);
 	ok(md && strstr(md, "**Processes waiting on futexes (futexctn)**\n\n*traced 1.0 s of the "
 			    "3.0 s window (0.0 to 1.0 s)*\n\n| pid |"),
 	   "report.md: the table's span on the line under its title");

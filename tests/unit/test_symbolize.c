@@ -518,6 +518,28 @@ static void kernel(void)
 	symbolizer__free(s);
 }
 
+/* The tracer's frames the stack readers (perf/stacks.c, trace/klockstat.c) cut. */
+static void tracer_frames(void)
+{
+	static const char *const tracer[] = {
+		"bpf_prog_6deef7357e7b4530_handle_sched_switch", "bpf_trace_run4",
+		"__bpf_trace_sched_switch", "trace_call_bpf", "perf_trace_sched_switch",
+		"__traceiter_sched_switch", "trace_contention_begin",
+	};
+	static const char *const workload[] = {
+		"__schedule", "schedule", "mutex_lock", "bpf_map_lookup_elem", "trace_call",
+		"trace_call_bpf_x", "_raw_spin_lock", "[unknown]", "",
+	};
+	int all = 1, none = 1;
+
+	for (size_t i = 0; i < sizeof(tracer) / sizeof(*tracer); i++)
+		all &= symbolizer__tracer_frame(tracer[i]);
+	for (size_t i = 0; i < sizeof(workload) / sizeof(*workload); i++)
+		none &= !symbolizer__tracer_frame(workload[i]);
+	ok(all, "the tracer's frames (BPF program, trampolines, tracepoint iterators) are cut");
+	ok(none, "the workload's frames, bpf helpers and a name only starting alike are not");
+}
+
 int main(void)
 {
 	char src[300], cmd[400];
@@ -541,6 +563,7 @@ int main(void)
 	truncated_elf();
 	section_bomb();
 	kernel();
+	tracer_frames();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	sh(cmd);
 	return tap_done();
