@@ -13,7 +13,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include "collect/collectors.h"
 #include "collect/threads.h"
 #include "util/clock.h"
+#include "util/file.h"
 #include "util/parse.h"
 #include "util/waits.h"
 
@@ -49,21 +49,9 @@ struct proc_threads {
 static ssize_t read_small(const char *root, const char *path, char *buf, size_t cap)
 {
 	char full[4200];
-	ssize_t n, len = 0;
-	int fd;
 
 	snprintf(full, sizeof(full), "%s%s", root, path);
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((size_t)len < cap - 1 && (n = read(fd, buf + len, cap - 1 - (size_t)len)) > 0)
-		len += n;
-	if (n < 0 && !len)
-		len = -errno;
-	close(fd);
-	if (len >= 0)
-		buf[len] = '\0';
-	return len;
+	return file__read_small(full, buf, cap);
 }
 
 /* A socket's inode in the process's own network tables: "tcp ...", "udp ...", or "sock". */
