@@ -144,6 +144,10 @@ void cmd__open_bundle(const char *cmd, const char *path, char *dir, size_t len, 
 struct bundle_want;
 void cmd__open_members(const char *cmd, const char *path, const struct bundle_want *want,
 		       size_t nwant, char *dir, size_t len, int *opened);
+/* The same, returning 0 or -errno with err instead of exiting on a bundle it cannot open. */
+int cmd__try_open_members(const char *cmd, const char *path, const struct bundle_want *want,
+			  size_t nwant, char *dir, size_t len, int *opened, char *err,
+			  size_t errlen);
 /*
  * From now on SIGINT, SIGTERM, SIGHUP and SIGPIPE remove this process's
  * scratch directories (util/scratch.h) and a bundle being written, then do

@@ -81,12 +81,25 @@ struct opened {
 
 static void open_one(const char *cmd, const char *path, struct opened *o)
 {
+	char err[1024];
 	int was;
 
 	if (o->n > DIFF_BASELINE_MAX)
 		run__die_usage(cmd, "at most %d earlier bundles in a baseline", DIFF_BASELINE_MAX);
-	cmd__open_members(cmd, path, want, sizeof(want) / sizeof(*want), o->dir[o->n],
-			  sizeof(o->dir[o->n]), &was);
+	/*
+	 * Its captures are the larger part (a hostile or huge bundle, a small
+	 * TMPDIR): without them the diff still compares the findings, and says so.
+	 */
+	if (cmd__try_open_members(cmd, path, want, sizeof(want) / sizeof(*want), o->dir[o->n],
+				  sizeof(o->dir[o->n]), &was, err, sizeof(err))) {
+		/* want's first two: the findings and the manifest */
+		cmd__open_members(cmd, path, want, 2, o->dir[o->n], sizeof(o->dir[o->n]), &was);
+		fputs("sonde: ", stderr);
+		tty__puts(stderr, path);
+		fputs(": its captures were not read (", stderr);
+		tty__puts(stderr, err);
+		fputs("): findings only\n", stderr);
+	}
 	o->in[o->n].dir = o->dir[o->n];
 	o->in[o->n].name = path;
 	o->n++;

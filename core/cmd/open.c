@@ -53,11 +53,11 @@ void cmd__cleanup_on_signals(void)
 	}
 }
 
-void cmd__open_members(const char *cmd, const char *path, const struct bundle_want *want,
-		       size_t nwant, char *dir, size_t len, int *opened)
+int cmd__try_open_members(const char *cmd, const char *path, const struct bundle_want *want,
+			  size_t nwant, char *dir, size_t len, int *opened, char *err,
+			  size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
-	char err[1024];
 	struct stat sb;
 	int rc;
 
@@ -67,15 +67,24 @@ void cmd__open_members(const char *cmd, const char *path, const struct bundle_wa
 		run__die_usage(cmd, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(sb.st_mode)) {
 		snprintf(dir, len, "%s", path);
-		return;
+		return 0;
 	}
 	rc = bundle__extract_some(path, tmp && *tmp ? tmp : "/tmp", &bundle_open_default_limits,
-				  want, nwant, dir, len, err, sizeof(err));
-	if (rc) {
+				  want, nwant, dir, len, err, errlen);
+	if (!rc)
+		*opened = 1;
+	return rc;
+}
+
+void cmd__open_members(const char *cmd, const char *path, const struct bundle_want *want,
+		       size_t nwant, char *dir, size_t len, int *opened)
+{
+	char err[1024];
+
+	if (cmd__try_open_members(cmd, path, want, nwant, dir, len, opened, err, sizeof(err))) {
 		fprintf(stderr, "sonde: %s: %s\n", path, err);
 		exit(EXIT_RUN_FAILED);
 	}
-	*opened = 1;
 }
 
 void cmd__open_bundle(const char *cmd, const char *path, char *dir, size_t len, int *opened)

@@ -246,7 +246,9 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$T/small" && mount -t tmpfs -o size=8m tmpfs 
 	out=$(TMPDIR="$T/small" "$SONDE" show "$T/fat.tar.gz" findings.json 2>&1 >/dev/null); rc=$?
 	is "$rc" 0 "show MEMBER: the same"
 	out=$(TMPDIR="$T/small" "$SONDE" diff "$T/fat.tar.gz" "$T/fat.tar.gz" 2>&1 >/dev/null); rc=$?
-	is "$rc" 0 "diff: findings.json of each, nothing more ($out)"
+	is "$rc" 0 "diff: its captures do not fit, the findings of each still compare ($out)"
+	ok "diff says the captures were not read, and why" \
+		grep -q "its captures were not read (.*No space left on device): findings only" <<<"$out"
 	out=$(TMPDIR="$T/small" "$SONDE" verify "$T/fat.tar.gz" 2>&1); rc=$?
 	is "$rc" 1 "verify needs every member: refused there, one line ($out)"
 	is "$(ls -A "$T/small" | tr '\n' ' ')" "" "nothing left in the small TMPDIR"
