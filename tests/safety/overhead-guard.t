@@ -121,7 +121,21 @@ ok "the check has runqlat's figure from the part traced, or says why not" \
 rm -f "$T"/sonde-*.tar.xz
 
 # ---- 2. load after the prediction: the guard detaches both tools at once ----
-"$SONDE" run --window 4 --interval 0.5 --max-overhead 0.5 --check drilldown.cpu-why \
+# The budget must admit both tools whole on this host before the load starts:
+# a probe run (no load, a budget that admits everything) gives their predicted
+# share of the host and sonde's own reserve, and the budget is twice what they
+# were admitted for (prediction x1.5) and that reserve, 0.5% at least. A fixed
+# 0.5% left offcputime (45 counting-program runs a switch) out on a host whose
+# own context switches made it predict 0.12% with 0.14% left: nothing to detach.
+"$SONDE" run --window 2 --interval 0.5 --max-overhead 50 --check drilldown.cpu-why \
+	--check workload.process-why --no-drilldown --out "$T" --no-progress --json \
+	>"$T/probe2.json" 2>/dev/null
+rm -f "$T"/sonde-*.tar.xz
+G=$(jq -r '([.tools[] | .predicted_cpu_pct // 0] | add) as $p | (.budget.reserved_pct // 0) as $r |
+	[0.5, 2 * (1.5 * $p + $r)] | max' "$T/probe2.json" 2>/dev/null)
+case "$G" in ''|null) G=0.5 ;; esac
+diag "guard budget: --max-overhead $G (the probe: $(jq -c '[.tools[] | {name, predicted_cpu_pct}], .budget.reserved_pct' "$T/probe2.json" 2>/dev/null | tr '\n' ' '))"
+"$SONDE" run --window 4 --interval 0.5 --max-overhead "$G" --check drilldown.cpu-why \
 	--check workload.process-why --out "$T" --no-progress --json >"$T/guard.json" 2>"$T/guard.err" &
 SP=$!
 if wait_window "$SP" "$T"; then
@@ -240,15 +254,17 @@ if [ -n "$spawn_ok" ]; then
 		return "$rc"
 	}
 	scale_run probe 50
-	# a sonde that reserves nothing: its mean instead, its first second 2.5 times that
+	# a sonde that reserves nothing: its mean instead, its first second 2.5 times that;
+	# the tools as admitted: their predicted share of the host (not of the work
+	# they trace, predicted_load_pct) times 1.5
 	budget=$(jq -r '.window.seconds as $w | .host.cpus as $c |
 		(([.tools[] | .cpu_ns // 0] | add) / 1e9 / $w / $c * 100) as $tools |
-		([.tools[] | .predicted_load_pct // 0] | add) as $predicted |
+		(1.5 * ([.tools[] | .predicted_cpu_pct // 0] | add)) as $predicted |
 		(.cost.window_cpu_seconds / $w / $c * 100) as $mean |
 		((.budget.reserved_pct // $mean) + $predicted) as $lo |
 		((.budget.own.max_pct // (2.5 * $mean)) + $tools) as $hi |
 		($lo + $hi) / 2' "$T/probe.json")
-	diag "probe: sonde's own $(jq -c '.budget // {window_cpu_seconds: .cost.window_cpu_seconds}' "$T/probe.json"); runqlat predicted $(tool "$T/probe.json" runqlat '.predicted_load_pct')%: --max-overhead $budget"
+	diag "probe: sonde's own $(jq -c '.budget // {window_cpu_seconds: .cost.window_cpu_seconds}' "$T/probe.json"); runqlat predicted $(tool "$T/probe.json" runqlat '.predicted_cpu_pct')% of the host: --max-overhead $budget"
 	rm -f "$T"/sonde-*.tar.xz
 	scale_run own "$budget"
 	ok "sonde's own sampling over the budget: the run exits 0" test $? -eq 0
@@ -257,15 +273,22 @@ if [ -n "$spawn_ok" ]; then
 	POP=
 	diag "runqlat: $(tool "$T/own.json" runqlat '"\(.status), duty \(.duty), \(.stopped_early // "ran to the end")"')"
 	diag "budget: $(jq -c '.budget // "none"' "$T/own.json")"
-	ok "runqlat was admitted for the whole window" \
-		jqok '.tools[] | select(.name == "runqlat") | .status == "ok" and .duty == 1' "$T/own.json"
-	# the case of issue 32: sonde's own over its share, and with its tools over the budget
-	ok "sonde's own CPU went over what it reserved, and with the tools' over the budget" \
-		jqok '(([.tools[].cpu_ns // 0] | add) / 1e9 / .window.seconds / .host.cpus * 100) as $tools |
-			.budget | .own.max_pct > .reserved_pct and
-			.own.max_pct + $tools > .max_overhead_pct' "$T/own.json"
-	ok "runqlat, within what it was admitted for, was not detached for it" \
-		jqok '.tools[] | select(.name == "runqlat") | has("stopped_early") | not' "$T/own.json"
+	# The premise: runqlat admitted whole. The ping-pong's rate moves between the
+	# probe and this run; a prediction now above the budget duty-cycles runqlat
+	# by plan, and the rest cannot be judged: said, not failed.
+	if jqok '.tools[] | select(.name == "runqlat") | .status == "ok" and .duty == 1' "$T/own.json"; then
+		ok "runqlat was admitted for the whole window" true
+		# the case of issue 32: sonde's own over its share, and with its tools over the budget
+		ok "sonde's own CPU went over what it reserved, and with the tools' over the budget" \
+			jqok '(([.tools[].cpu_ns // 0] | add) / 1e9 / .window.seconds / .host.cpus * 100) as $tools |
+				.budget | .own.max_pct > .reserved_pct and
+				.own.max_pct + $tools > .max_overhead_pct' "$T/own.json"
+		ok "runqlat, within what it was admitted for, was not detached for it" \
+			jqok '.tools[] | select(.name == "runqlat") | has("stopped_early") | not' "$T/own.json"
+	else
+		skip "runqlat admitted whole, sonde over its share, runqlat kept" \
+			"runqlat's prediction in this run did not fit --max-overhead $budget: $(tool "$T/own.json" runqlat '"predicted \(.predicted_cpu_pct)% of the host, duty \(.duty)"')"
+	fi
 	ok "the guard detached no tool that stayed within its admission" \
 		jqok '[.tools[] | .stopped // empty | select(.by == "overhead_guard") |
 			select(.pct <= .admitted_pct)] | length == 0' "$T/own.json"
@@ -293,7 +316,12 @@ rc=$?
 B=$(ls "$T"/sonde-*.tar.xz 2>/dev/null | head -1)
 tar -xJOf "$B" findings.json >"$T/drill.json" 2>/dev/null
 diag "drill-down: $(jq -c '[.drilldown.tools[]? | "\(.name) \(.status)"]' "$T/drill.json")"
-if jq -e '.drilldown.fired | length > 0' "$T/drill.json" >/dev/null 2>&1; then
+# The premise: no tool of the drill-down fits 0.01%. A tool predicted under it
+# on this host's load (the profile on an idle CPU) is admitted by rule: said, not failed.
+fit=$(jq -r '[.drilldown.tools[]? | select(.status == "ok") | .name] | join(" ")' "$T/drill.json" 2>/dev/null)
+if [ -n "$fit" ]; then
+	skip "a drill-down that admits nothing" "$fit fit the 0.01% budget on this host's load"
+elif jq -e '.drilldown.fired | length > 0' "$T/drill.json" >/dev/null 2>&1; then
 	ok "a drill-down that admits nothing: the run exits 0" test "$rc" -eq 0
 	ok "every tool of the drill-down window was over the budget" \
 		jqok '[.drilldown.tools[] | .status] | length > 0 and all(. == "over_budget")' "$T/drill.json"
