@@ -514,7 +514,8 @@ static int files_fields(const char *p, const char *le, struct files_line *f)
 
 	while (n < 9 && parse_tab_field(&p, le, &w[n]))
 		n++;
-	if (parse_tab_field(&p, le, &extra) || (f->pid = parse_pid_name(w[0].p, w[0].n)) < 0)
+	/* a line of its kind alone has no pid: w[0] was never filled */
+	if (!n || parse_tab_field(&p, le, &extra) || (f->pid = parse_pid_name(w[0].p, w[0].n)) < 0)
 		return -EINVAL;
 	switch (f->kind) {
 	case FILES_SUSPECT: /* PID REASONS */
