@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "run/run.h"
 #include "util/file.h"
+#include "util/pin.h"
 
 #define F(field) offsetof(struct run_opts, field)
 
@@ -63,9 +64,9 @@ static const struct cmd_option options[] = {
 	  .help = "run the checks with this tag (default: 'default')" },
 	{ .name = "priority", .arg = "low|normal", .kind = CMD_OPT_CHOICE,
 	  .field = F(normal_priority), .choices = priorities,
-	  .help = "low (default): nice 10 and the idle I/O class, so\n"
-		  "sonde yields to the workload it observes (until a\n"
-		  "Ctrl-C: then the report is awaited)" },
+	  .help = "low (default): nice 10 and the lowest best-effort\n"
+		  "I/O priority, so sonde yields to the workload it\n"
+		  "observes (until a Ctrl-C: then the report is awaited)" },
 	{ .name = "set", .arg = "ID.ARG=VAL", .kind = CMD_OPT_LIST, .field = F(sets),
 	  .help = "set a check argument, e.g. use.cpu-saturation.warn_runnable=2" },
 	{ .name = "no-progress", .kind = CMD_OPT_CONST, .value = 0, .field = F(progress),
@@ -367,6 +368,13 @@ int cmd_run(int argc, char **argv)
 
 	run_cost__mark(&oc.rr.cost, NULL);
 	parse(&o, argc, argv);
+	{
+		/* before the window: its rounds must not wait on a disk for sonde's own code */
+		size_t text;
+		const char *how;
+
+		pin__own_text(&text, &how);
+	}
 	run_plan__make(&plan, &o);
 	run_cost__mark(&oc.rr.cost, "plan");
 	if (run_plan__stage(o.out_dir, stage, sizeof(stage), raw, sizeof(raw)))
