@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perf/causes.h"
+#include "util/clock.h"
 
 static const char *const keys[CAUSE_NR] = {
 	[CAUSE_NO_FRAME_POINTERS] = "no_frame_pointers",
@@ -121,7 +122,7 @@ void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const
 	char dbg[200];
 
 	where = where && *where ? where : "?";
-	if (pkg)
+	if (pkg && *pkg)
 		debug_package(pkg, release, dbg, sizeof(dbg));
 	switch (k) {
 	case CAUSE_NO_FRAME_POINTERS:
@@ -140,7 +141,7 @@ void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const
 			 "nothing to install", 8192);
 		break;
 	case CAUSE_NO_CFI:
-		if (pkg)
+		if (pkg && *pkg)
 			snprintf(buf, n, "%s has no unwind table (.eh_frame) for this code: install %s "
 				 "(its .debug_frame), or rebuild with -fasynchronous-unwind-tables",
 				 where, dbg);
@@ -166,8 +167,12 @@ void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const
 			 "profiled whole", where);
 		break;
 	case CAUSE_STRIPPED:
-		if (pkg)
+		if (pkg && *pkg)
 			snprintf(buf, n, "%s is stripped: install %s", where, dbg);
+		else if (pkg)
+			snprintf(buf, n, "%s is stripped: find its package (dpkg -S %s; dpkg's lists "
+				 "were not all read in sonde's time for them) and install its debug "
+				 "symbols (PACKAGE-dbgsym)", where, where);
 		else
 			snprintf(buf, n, "%s is stripped and no Debian package owns it: keep its symbol "
 				 "table, or install its debug file by build-id under /usr/lib/debug", where);
@@ -222,16 +227,37 @@ static int same_file_path(const char *a, const char *b)
 	return 0;
 }
 
-int causes__dpkg_owners(const char *infodir, const char *const *paths, size_t n, char **owners)
+/* Trees a Debian package installs programs and libraries into: a path elsewhere (/tmp,
+ * /home, a container's root, memfd) is no package's, and its lists are not read for it. */
+static int in_package_tree(const char *p)
+{
+	static const char *const trees[] = { "/usr/", "/lib/", "/lib64/", "/lib32/", "/libx32/",
+					     "/bin/", "/sbin/", "/opt/" };
+
+	for (size_t i = 0; i < sizeof(trees) / sizeof(*trees); i++)
+		if (!strncmp(p, trees[i], strlen(trees[i])))
+			return 1;
+	return 0;
+}
+
+int causes__dpkg_owners(const char *infodir, const char *const *paths, size_t n, char **owners,
+			double budget_s)
 {
 	DIR *d;
 	struct dirent *de;
-	size_t left = n;
+	size_t left = 0;
 	char *line = NULL;
 	size_t cap = 0;
+	int64_t until = budget_s > 0 ? clock__ns(CLOCK_MONOTONIC) + (int64_t)(budget_s * 1e9) : 0;
+	int cut = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		owners[i] = NULL;
+		if (paths[i] && in_package_tree(paths[i]))
+			left++;
+	}
+	if (!left)
+		return 0;
 	d = opendir(infodir);
 	if (!d)
 		return -errno;
@@ -243,6 +269,11 @@ int causes__dpkg_owners(const char *infodir, const char *const *paths, size_t n,
 
 		if (len < 6 || len >= sizeof(pkg) || strcmp(de->d_name + len - 5, ".list"))
 			continue;
+		/* 1,000 lists, 12 MB here: cheap from the page cache, seconds behind a saturated disk */
+		if (until && clock__ns(CLOCK_MONOTONIC) > until) {
+			cut = 1;
+			break;
+		}
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd < 0)
 			continue;
@@ -257,7 +288,8 @@ int causes__dpkg_owners(const char *infodir, const char *const *paths, size_t n,
 		while (left && getline(&line, &cap, f) > 0) {
 			line[strcspn(line, "\n")] = '\0';
 			for (size_t i = 0; i < n; i++)
-				if (!owners[i] && paths[i] && same_file_path(paths[i], line)) {
+				if (!owners[i] && paths[i] && in_package_tree(paths[i]) &&
+				    same_file_path(paths[i], line)) {
 					owners[i] = strdup(pkg);
 					left--;
 				}
@@ -266,7 +298,7 @@ int causes__dpkg_owners(const char *infodir, const char *const *paths, size_t n,
 	}
 	free(line);
 	closedir(d);
-	return 0;
+	return cut;
 }
 
 void causes__add(struct causes *c, enum cause_kind k, const char *where, const char *runtime,
@@ -347,13 +379,15 @@ void causes__write(struct causes *c, struct json *j, const char *value_key, uint
 	char *owners[CAUSES_TOP] = { 0 };
 	size_t top;
 	char remedy[768], release[64];
+	int cut;
 
 	qsort(c->v, c->n, sizeof(*c->v), by_value);
 	top = c->n < CAUSES_TOP ? c->n : CAUSES_TOP;
 	for (size_t i = 0; i < top; i++)
 		if (path_cause(c->v[i].kind) && c->v[i].where[0] == '/')
 			paths[i] = c->v[i].where;
-	causes__dpkg_owners(infodir ? infodir : "/var/lib/dpkg/info", paths, top, owners);
+	cut = causes__dpkg_owners(infodir ? infodir : "/var/lib/dpkg/info", paths, top, owners,
+				  CAUSES_DPKG_BUDGET_S) > 0;
 	os_codename(release, sizeof(release));
 	json__key(j, "unknown_causes");
 	json__begin_array(j);
@@ -362,8 +396,10 @@ void causes__write(struct causes *c, struct json *j, const char *value_key, uint
 
 		if (!(e->value / value_div))
 			continue;
-		causes__remedy(e->kind, e->where, owners[i], e->runtime, cfi, release, remedy,
-			       sizeof(remedy));
+		/* "" where the lists were not all read in time: its owner is unknown, not none */
+		causes__remedy(e->kind, e->where,
+			       owners[i] ? owners[i] : cut && paths[i] && in_package_tree(paths[i]) ? "" : NULL,
+			       e->runtime, cfi, release, remedy, sizeof(remedy));
 		json__begin_object(j);
 		json__key(j, "cause");
 		json__string(j, causes__key(e->kind));

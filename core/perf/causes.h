@@ -46,7 +46,8 @@ const char *causes__runtime(const char *comm, const char *folded);
 
 /*
  * The remedy, in buf: where is the file (or the process name), pkg the Debian
- * package owning the file (NULL when none), runtime from causes__runtime, cfi
+ * package owning the file (NULL when none, "" when it was not looked up in
+ * time: unknown), runtime from causes__runtime, cfi
  * what CFI unwinding did in this profile ("" when it ran), release the
  * distribution's codename for the debug archive ("bookworm"; NULL unknown).
  */
@@ -56,10 +57,18 @@ void causes__remedy(enum cause_kind k, const char *where, const char *pkg, const
 /*
  * The Debian packages owning paths, from dpkg's file lists (infodir: normally
  * /var/lib/dpkg/info, "<pkg>[:arch].list" files), /usr-merged paths matched
- * either way. owners[i] is a malloc'd package name or NULL. 0, or -errno when
- * infodir cannot be read.
+ * either way. owners[i] is a malloc'd package name or NULL. Only paths under the
+ * trees packages install into (/usr, /lib*, /bin, /sbin, /opt) are looked up, and
+ * the lists are read only while one is left to find: no path, no read. budget_s
+ * (> 0) bounds the wall time (a saturated disk makes each list a wait). 0 when
+ * every list that could tell was read, 1 when the budget cut the reading short
+ * (an owner not found is then unknown), -errno when infodir cannot be read.
  */
-int causes__dpkg_owners(const char *infodir, const char *const *paths, size_t n, char **owners);
+int causes__dpkg_owners(const char *infodir, const char *const *paths, size_t n, char **owners,
+			double budget_s);
+
+/* The wall time causes__write gives dpkg's lists: a warm cache reads them in ~20 ms. */
+#define CAUSES_DPKG_BUDGET_S 0.3
 
 /* The causes of one profile, summed by (kind, where). */
 struct cause {

@@ -214,6 +214,9 @@ static void test_remedies(void)
 	ok(strstr(b, "libc6-dbg") && !strstr(b, "dbgsym"), "glibc's debug package is libc6-dbg (%s)", b);
 	causes__remedy(CAUSE_STRIPPED, "/opt/app/bin/app", NULL, NULL, "", NULL, b, sizeof(b));
 	ok(strstr(b, "no Debian package") && strstr(b, "/usr/lib/debug"), "stripped, no package (%s)", b);
+	causes__remedy(CAUSE_STRIPPED, "/usr/bin/app", "", NULL, "", NULL, b, sizeof(b));
+	ok(strstr(b, "dpkg -S /usr/bin/app") && !strstr(b, "no Debian package"),
+	   "stripped, its owner not looked up in time: how to find it, never \"none\" (%s)", b);
 	causes__remedy(CAUSE_INTERPRETER, "python3", NULL, "python", "", NULL, b, sizeof(b));
 	ok(strstr(b, "-X perf"), "python: -X perf (%s)", b);
 	causes__remedy(CAUSE_JIT, "java", NULL, "java", "", NULL, b, sizeof(b));
@@ -260,16 +263,27 @@ static void test_dpkg(void)
 	f = fopen(path, "w");
 	fprintf(f, "0000 /opt/none\n");
 	fclose(f);
-	is_int(causes__dpkg_owners(dir, paths, 4, owners), 0, "the lists are read");
+	is_int(causes__dpkg_owners(dir, paths, 4, owners, 0), 0, "the lists are read");
 	is_str(owners[0], "libfoo1", "a /usr/lib path found as /lib (usrmerge), :arch cut");
 	is_str(owners[1], "bar", "a path on a last line without newline");
 	ok(!owners[2], "a path only in a .md5sums is no package's");
 	ok(!owners[3], "a NULL path has no owner");
 	for (int i = 0; i < 4; i++)
 		free(owners[i]);
-	is_int(causes__dpkg_owners("/nonexistent-sonde", paths, 2, owners), -ENOENT,
+	is_int(causes__dpkg_owners("/nonexistent-sonde", paths, 2, owners, 0), -ENOENT,
 	       "no dpkg: -ENOENT, no owners");
 	ok(!owners[0] && !owners[1], "and the owners are NULL");
+	{
+		/* paths no package installs to: the lists are not even opened */
+		const char *elsewhere[3] = { "/tmp/a.out", "/home/u/app", NULL };
+
+		is_int(causes__dpkg_owners("/nonexistent-sonde", elsewhere, 3, owners, 0), 0,
+		       "paths outside /usr, /lib, /bin, /sbin, /opt: no list read");
+		ok(!owners[0] && !owners[1] && !owners[2], "and no owners");
+		is_int(causes__dpkg_owners(dir, paths, 4, owners, 1e-9), 1,
+		       "a budget that runs out before the first list: cut short (1)");
+		ok(!owners[0] && !owners[1], "and the owners are unknown");
+	}
 	snprintf(path, sizeof(path), "%s/bar.md5sums", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/bar.list", dir);
