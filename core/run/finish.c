@@ -421,6 +421,7 @@ int run_finish__reports(struct run_opts *o, struct run_outcome *oc, const char *
 		code = EXIT_RUN_FAILED;
 	if (o->upload_url && oc->bundle[0] && upload(o, oc->bundle))
 		code = EXIT_UPLOAD_FAILED;
+	run_observe__bundle_done(o, stage, oc->bundle, code);
 	bundle__remove_tree(stage);
 	run_outcome__free(oc);
 	return code;

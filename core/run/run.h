@@ -125,6 +125,13 @@ int run_observe__stopped(void);
 /* From now on a signal exits at once (after a window: the checks and the bundle are quick). */
 void run_observe__stop_aborts(void);
 /*
+ * The bundle is written and the verdict said (exit code code): should the
+ * --timeout deadline pass from now on (removing the stage behind a saturated
+ * disk takes long), it exits with that code and says the bundle is written.
+ */
+void run_observe__bundle_done(const struct run_opts *o, const char *stage, const char *bundle,
+			      int code);
+/*
  * The suspects of a drill-down window: the culprits of the findings that
  * fired its rules, which the tools that can filter (syscount, the lock tools,
  * offcputime) trace alone, filtered in the kernel.
