@@ -82,6 +82,15 @@ return {
           noted = true
         end
       end
+      -- no room left already (its cgroup at its limit, the host out): that is the cgroup's or the
+      -- host's own candidate; a process is one of its own only when it grows into it
+      if room <= 0 then
+        for _, x in ipairs({ c, a or false }) do
+          if x and x.ex and not (x.fit and x.fit.real and x.fit.slope > 0) then
+            x.ex, x.why = nil, "no room left already, but it does not grow"
+          end
+        end
+      end
       -- the process's own candidate: its anonymous memory when that runs out sooner (file pages
       -- it drops can hide a leak from its RSS), else its resident memory
       local own = c

@@ -204,6 +204,9 @@ report_checks() {
 		md_contains)
 			grep -qF -- "$s" "$x/report.md"
 			result "$name: report.md has \"$s\"" $? "$todo" ;;
+		md_excludes)
+			! grep -qF -- "$s" "$x/report.md"
+			result "$name: report.md has no \"$s\"" $? "$todo" ;;
 		md_tables)
 			titles+=("$s") ;;
 		terminal_contains)
