@@ -290,7 +290,7 @@ void diff_procs__text(FILE *out, const struct proc_diff *pd)
 	}
 	fprintf(out,
 		"\nProcesses, by command and cgroup: %zu new, %zu gone, %zu changed beyond noise "
-		"(%zu -> %zu processes)\n",
+		"(processes: %zu -> %zu)\n",
 		count_kind(pd, PC_NEW), count_kind(pd, PC_GONE), count_kind(pd, PC_CHANGED),
 		pd->procs_old, pd->procs_new);
 	for (size_t i = 0; i < pd->n; i++) {
@@ -330,7 +330,7 @@ void diff_procs__doc(struct doc *d, const struct proc_diff *pd)
 	}
 	inl__words(doc__para(d),
 		   "By command and cgroup, never by pid: %zu new, %zu gone, %zu changed beyond the "
-		   "noise of their windows (%zu processes before, %zu now). A change is beyond "
+		   "noise of their windows (processes: %zu before, %zu now). A change is beyond "
 		   "noise when the two windows' per-interval ranges do not overlap, and material "
 		   "when it is 20%% of the value and more than a floor (5%% of a CPU, 16 MiB, "
 		   "64 KiB/s, 4 threads, 16 fds, 100 switches/s, 2 processes).",
