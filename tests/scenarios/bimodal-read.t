@@ -76,12 +76,21 @@ ok "... at least 100 of them" test "$(jq -r '.count // 0' <<<"$row")" -ge 100
 bands=$(jq -r '.hist as $h | ($h | add) as $n |
 	[([$h[0:5][]] | add // 0), ($h[5] // 0), ([$h[6:][]] | add // 0), $n] | @tsv' <<<"$row")
 read -r fast mid slow n <<<"$bands"
-diag "fast (< 32 us): $fast, between (32-64 us): $mid, slow (>= 64 us): $slow, of $n"
+diag "fast (< 32 us): $fast, between (32-64 us): $mid, slow (>= 64 us): $slow, of $n; slots: $(jq -c .hist <<<"$row")"
 ok "a fast band: a quarter of the reads at least under 32 us (the cached file)" \
 	test "$((fast * 4))" -ge "${n:-1}"
 ok "a slow band: a quarter at least at 64 us and more (the device)" \
 	test "$((slow * 4))" -ge "${n:-1}"
-ok "two bands, not one spread: under a tenth between them" test "$((mid * 10))" -lt "${n:-1}"
+# a valley between the two modes: the device's own mode sits near 64 us here and its left
+# tail reaches into 32-64 us on some runs (up to a tenth of the reads), so the valley is
+# looked for between the peaks, wherever it falls, not in a fixed slot
+valley=$(jq -r '.hist as $h | ([range(0; 5)] | max_by($h[.])) as $a |
+	([range(5; $h | length)] | max_by($h[.])) as $b |
+	([$h[$a], $h[$b]] | min) as $p | [([$h[$a + 1:$b][]] | min // $p), $p] | @tsv' <<<"$row")
+read -r low peak <<<"$valley"
+diag "the valley between the two modes: $low reads in its slot, the smaller peak $peak"
+ok "two bands, not one spread: a slot between the two peaks holds under a tenth of the smaller" \
+	test "$((${low:-1} * 10))" -lt "${peak:-0}"
 # How far the throttle pushed the slow band, for the record only: the loop
 # device's direct I/O to its backing file is issued by the loop worker, which
 # v1 blkio does not always charge to the reader's cgroup, so on some runs the
