@@ -341,6 +341,11 @@ function waits.resolution(th)
     parts[#parts + 1] = "thread states from the " .. src .. " pass, every thread each round"
   end
   parts[#parts + 1] = string.format("every %.1f s (%d rounds); on-CPU and run-queue time exact from the scheduler's counters", th.interval_s or 0, th.rounds or 0)
+  if (th.rounds_skipped or 0) > 0 then
+    parts[#parts + 1] = string.format("%d middle round%s skipped for %s cost (a big host: the round after "
+      .. "covers both intervals, the counters being cumulative)", th.rounds_skipped,
+      th.rounds_skipped == 1 and "" or "s", th.rounds_skipped == 1 and "its" or "their")
+  end
   if th.sampler and th.sampler ~= "none" then
     parts[#parts + 1] = string.format("the waits of the busiest waiters sampled at %.0f Hz (%s, %d passes)",
       th.sampler_hz or 0, th.sampler, math.floor(th.sampler_passes or 0))

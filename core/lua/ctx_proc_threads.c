@@ -32,6 +32,16 @@ static int threads_fact(const char *k, size_t kl, const char *v, size_t vl, void
 		v++;
 		vl--;
 	}
+	/* the middle rounds whose pass over the processes was skipped for its cost (big hosts) */
+	if (kl == strlen("tasks_rounds_skipped") && !memcmp(k, "tasks_rounds_skipped", kl)) {
+		double d;
+
+		if (!parse_kv_decimal(v, vl, &d)) {
+			lua_pushnumber(L, d);
+			lua_setfield(L, -2, "rounds_skipped");
+		}
+		return 0;
+	}
 	for (const char *const *t = text; *t; t++)
 		if (kl == strlen(*t) && !memcmp(k, *t, kl)) {
 			lua_pushlstring(L, v, vl);

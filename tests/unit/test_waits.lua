@@ -114,3 +114,12 @@ is(waits.sentence(r), "3 threads of app (pid 7): 80% of their time waiting on fu
 local s = waits.socket("tcp [::1]:40000>[::1]:5432 ESTABLISHED")
 is(s.peer, "[::1]:5432", "an IPv6 peer")
 is(s.lport, 40000, "... and its local port")
+
+-- the resolution note says when a big host's middle rounds were skipped for their cost
+local th = { source = "bpf_iter_task", interval_s = 1, rounds = 11, sampler = "none" }
+tap.ok(not waits.resolution(th):find("skipped"), "no round skipped: not said")
+th.rounds_skipped = 4
+tap.ok(waits.resolution(th):find("4 middle rounds skipped for their cost", 1, true),
+  "4 rounds skipped: said, with why: " .. waits.resolution(th))
+th.rounds_skipped = 1
+tap.ok(waits.resolution(th):find("1 middle round skipped for its cost", 1, true), "one: the singular")
