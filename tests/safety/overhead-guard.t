@@ -39,10 +39,18 @@ DD=
 SP=
 POP=
 LOAD=
+# The population: its group by SIGKILL (it ignores nothing that kills), and by its
+# binary's path, unique to this run, should the group be missed: cleanup's `wait`
+# must never wait on 5,000 processes left alive.
+kill_pop() {
+	[ -n "$POP" ] && kill -KILL -- -"$POP" 2>/dev/null
+	[ -n "$T" ] && pkill -KILL -f "^$T/spawn " 2>/dev/null
+	POP=
+}
 cleanup() {
 	[ -n "$SP" ] && kill "$SP" 2>/dev/null
 	[ -n "$DD" ] && kill "$DD" 2>/dev/null
-	[ -n "$POP" ] && kill -- -"$POP" 2>/dev/null
+	kill_pop
 	[ -n "$LOAD" ] && kill $LOAD 2>/dev/null
 	[ -n "$PP" ] && pkill -P "$PP" 2>/dev/null
 	[ -n "$PP" ] && kill "$PP" 2>/dev/null
@@ -152,8 +160,18 @@ if wait_window "$SP" "$T"; then
 	done
 	ok "runqlat detached by the overhead guard" \
 		sh -c "jq -e '.tools[] | select(.name == \"runqlat\") | .stopped_early | test(\"by the overhead guard\")' '$T/guard.json' >/dev/null"
-	ok "offcputime detached by the overhead guard" \
-		sh -c "jq -e '.tools[] | select(.name == \"offcputime\") | .stopped_early | test(\"by the overhead guard\")' '$T/guard.json' >/dev/null"
+	# offcputime may be duty-cycled here (its prediction did not fit whole): when its
+	# planned burst ends before the guard's period comes, it stops "as planned", and
+	# there is nothing left for the guard to cut (seen once in a fresh-clone run)
+	off_planned=
+	jqok '.tools[] | select(.name == "offcputime") | .stopped_early | test("as planned")' \
+		"$T/guard.json" && off_planned=$(tool "$T/guard.json" offcputime '.stopped_early')
+	if [ -z "$off_planned" ]; then
+		ok "offcputime detached by the overhead guard" \
+			sh -c "jq -e '.tools[] | select(.name == \"offcputime\") | .stopped_early | test(\"by the overhead guard\")' '$T/guard.json' >/dev/null"
+	else
+		skip "offcputime detached by the overhead guard" "its duty cycle ended first: $off_planned"
+	fi
 	ok "the terminal said so" grep -q "overhead guard: runqlat" "$T/guard.err"
 	B=$(ls "$T"/sonde-*.tar.xz | head -1)
 	a=$(tar -xJOf "$B" raw/bpf/runqlat.json | jq .traced_to_s)
@@ -176,10 +194,17 @@ if wait_window "$SP" "$T"; then
 		jqok '.tools[] | select(.name == "runqlat") | .stopped.own |
 			has("rounds_pct") and has("sampler_pct") and has("pollers_pct") and
 			has("rest_pct") and has("reserved_pct")' "$T/guard.json"
-	ok "findings.json tools[].stopped.tools: each tool's cost and admission" \
-		jqok '[.tools[] | select(.name == "offcputime") | .stopped.tools[] |
-			select(has("pct") and has("admitted_pct")) | .name] |
-			index("runqlat") != null and index("offcputime") != null' "$T/guard.json"
+	if [ -z "$off_planned" ]; then
+		ok "findings.json tools[].stopped.tools: each tool's cost and admission" \
+			jqok '[.tools[] | select(.name == "offcputime") | .stopped.tools[] |
+				select(has("pct") and has("admitted_pct")) | .name] |
+				index("runqlat") != null and index("offcputime") != null' "$T/guard.json"
+	else
+		ok "findings.json tools[].stopped.tools: each tool's cost and admission (runqlat's record)" \
+			jqok '[.tools[] | select(.name == "runqlat") | .stopped.tools[] |
+				select(has("pct") and has("admitted_pct")) | .name] |
+				index("runqlat") != null and index("offcputime") != null' "$T/guard.json"
+	fi
 	ok "the appendix's row says whose cost it was" \
 		sh -c "tar -xJOf '$B' report.md | grep '^| runqlat ' | grep 'Whose: ' | grep -q 'sampling rounds'"
 	rm -f "$T"/sonde-*.tar.xz
@@ -269,8 +294,7 @@ if [ -n "$spawn_ok" ]; then
 	scale_run own "$budget"
 	ok "sonde's own sampling over the budget: the run exits 0" test $? -eq 0
 	stop_pingpong
-	kill -- -"$POP" 2>/dev/null
-	POP=
+	kill_pop
 	diag "runqlat: $(tool "$T/own.json" runqlat '"\(.status), duty \(.duty), \(.stopped_early // "ran to the end")"')"
 	diag "budget: $(jq -c '.budget // "none"' "$T/own.json")"
 	# The premise: runqlat admitted whole. The ping-pong's rate moves between the
