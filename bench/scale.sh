@@ -151,5 +151,8 @@ for pop in $SCALE; do
 		awk -v a="${CPU[$pop]}" -v b="$prev_c" -v n="$p" -v m="$prev_p" 'BEGIN {
 			printf "  %-12s %6.1f us of CPU per process added from %d to %d\n", "", (a - b) * 1e6 / (n - m), m, n }'
 	fi
-	[ "$pop" = "$p" ] && prev_p=$p prev_c=${CPU[$pop]}
+	if [ "$pop" = "$p" ]; then
+		prev_p=$p prev_c=${CPU[$pop]}
+	fi
 done
+exit 0
