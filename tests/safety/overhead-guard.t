@@ -129,19 +129,25 @@ ok "the check has runqlat's figure from the part traced, or says why not" \
 rm -f "$T"/sonde-*.tar.xz
 
 # ---- 2. load after the prediction: the guard detaches both tools at once ----
-# The budget must admit both tools whole on this host before the load starts:
-# a probe run (no load, a budget that admits everything) gives their predicted
-# share of the host and sonde's own reserve, and the budget is twice what they
-# were admitted for (prediction x1.5) and that reserve, 0.5% at least. A fixed
-# 0.5% left offcputime (45 counting-program runs a switch) out on a host whose
-# own context switches made it predict 0.12% with 0.14% left: nothing to detach.
+# The budget must admit both tools before the load starts, and be small enough
+# that runqlat alone under the ping-pong (1.5-2.7% of this host) is over it.
+# The model admits a tool by the larger of its share of the host and its share
+# of the work it traces (predicted_load_pct: offcputime's 0.6-2.7% here, as the
+# host's busy CPUs vary), cheapest first, offcputime last; a tool that does not
+# fit whole traces a burst at the window's start, at least 0.25 s of the 4 s.
+# A probe run (no load, a budget that admits everything) gives the others' and
+# sonde's reserve; the budget is twice that, and room for offcputime's shortest
+# burst at its costliest (0.0625 x 3%), 0.8% at least. A fixed 0.5% left
+# offcputime out whenever the others took 0.4% of it.
 "$SONDE" run --window 2 --interval 0.5 --max-overhead 50 --check drilldown.cpu-why \
 	--check workload.process-why --no-drilldown --out "$T" --no-progress --json \
 	>"$T/probe2.json" 2>/dev/null
 rm -f "$T"/sonde-*.tar.xz
-G=$(jq -r '([.tools[] | .predicted_cpu_pct // 0] | add) as $p | (.budget.reserved_pct // 0) as $r |
-	[0.5, 2 * (1.5 * $p + $r)] | max' "$T/probe2.json" 2>/dev/null)
-case "$G" in ''|null) G=0.5 ;; esac
+G=$(jq -r '([.tools[] | select(.name != "offcputime") |
+		[.predicted_cpu_pct // 0, .predicted_load_pct // 0] | max] | add // 0) as $o |
+	(.budget.reserved_pct // 0) as $r | [0.8, 2 * ($o + $r) + 0.2] | max' \
+	"$T/probe2.json" 2>/dev/null)
+case "$G" in ''|null) G=0.8 ;; esac
 diag "guard budget: --max-overhead $G (the probe: $(jq -c '[.tools[] | {name, predicted_cpu_pct}], .budget.reserved_pct' "$T/probe2.json" 2>/dev/null | tr '\n' ' '))"
 "$SONDE" run --window 4 --interval 0.5 --max-overhead "$G" --check drilldown.cpu-why \
 	--check workload.process-why --out "$T" --no-progress --json >"$T/guard.json" 2>"$T/guard.err" &
@@ -160,24 +166,35 @@ if wait_window "$SP" "$T"; then
 	done
 	ok "runqlat detached by the overhead guard" \
 		sh -c "jq -e '.tools[] | select(.name == \"runqlat\") | .stopped_early | test(\"by the overhead guard\")' '$T/guard.json' >/dev/null"
-	# offcputime may be duty-cycled here (its prediction did not fit whole): when its
-	# planned burst ends before the guard's period comes, it stops "as planned", and
-	# there is nothing left for the guard to cut (seen once in a fresh-clone run)
+	# The premise, offcputime attached when the load starts, may not hold: the
+	# host's context switches in this run may predict it over what is left
+	# (not attached), or duty-cycle it, its planned burst ending before the
+	# guard's period comes ("as planned"). Then there is nothing for the guard
+	# to cut: said, not failed (both seen in fresh-clone runs).
 	off_planned=
-	jqok '.tools[] | select(.name == "offcputime") | .stopped_early | test("as planned")' \
-		"$T/guard.json" && off_planned=$(tool "$T/guard.json" offcputime '.stopped_early')
+	if jqok '.tools[] | select(.name == "offcputime") | .status != "ok"' "$T/guard.json"; then
+		off_planned="not attached: $(tool "$T/guard.json" offcputime '.reason // .status')"
+	elif jqok '.tools[] | select(.name == "offcputime") | .stopped_early | test("as planned")' \
+		"$T/guard.json"; then
+		off_planned="its duty cycle ended first: $(tool "$T/guard.json" offcputime '.stopped_early')"
+	fi
 	if [ -z "$off_planned" ]; then
 		ok "offcputime detached by the overhead guard" \
 			sh -c "jq -e '.tools[] | select(.name == \"offcputime\") | .stopped_early | test(\"by the overhead guard\")' '$T/guard.json' >/dev/null"
 	else
-		skip "offcputime detached by the overhead guard" "its duty cycle ended first: $off_planned"
+		skip "offcputime detached by the overhead guard" "$off_planned"
 	fi
 	ok "the terminal said so" grep -q "overhead guard: runqlat" "$T/guard.err"
 	B=$(ls "$T"/sonde-*.tar.xz | head -1)
 	a=$(tar -xJOf "$B" raw/bpf/runqlat.json | jq .traced_to_s)
 	b=$(tar -xJOf "$B" raw/bpf/offcputime.json | jq .traced_to_s)
-	ok "both at once: in the same 0.1 s period (traced to $a and $b s)" \
-		awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 0.1) }'
+	if [ -z "$off_planned" ]; then
+		ok "both at once: in the same 0.1 s period (traced to $a and $b s)" \
+			awk -v a="$a" -v b="$b" 'BEGIN { if (a == "" || b == "" || a == "null" || b == "null") exit 1
+				d = a - b; if (d < 0) d = -d; exit !(d < 0.1) }'
+	else
+		skip "both at once: in the same 0.1 s period" "$off_planned"
+	fi
 	ok "within a second of the load starting (traced to $a s of a 4 s window)" \
 		awk -v a="$a" 'BEGIN { exit !(a < 1.5) }'
 	dms=$(tar -xJOf "$B" raw/bpf/runqlat.json | jq '.detach_ms // 1000')
