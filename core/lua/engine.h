@@ -23,7 +23,7 @@ extern const struct engine_limits engine_default_limits;
 
 /*
  * Run one check over the analysis in a fresh sandboxed state, in a child
- * process the caller kills past the wall budget. Never fails the caller:
+ * process killed past the wall budget. Never fails the caller:
  * errors, budget overruns, crashes and bad results become ST_ERROR with a
  * reason (and a traceback where Lua has one).
  */
@@ -35,9 +35,9 @@ void engine__run_check(const struct catalog *cat, const struct check_def *def,
 #define ENGINE_MAX_JOBS 4
 
 /*
- * The same for n checks, up to jobs of them at once (each in its own child,
- * under its own deadline); out[i] is defs[i]'s result, as if they had run one
- * after the other.
+ * The same for n checks, up to jobs of them at once (in as many worker
+ * processes, each check in a fresh state under its own deadline); out[i] is
+ * defs[i]'s result, as if they had run one after the other.
  */
 void engine__run_checks(const struct catalog *cat, const struct check_def *const *defs,
 			size_t n, struct analysis *an, const struct engine_limits *lim,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A check's result, and its wire form: each check runs in a child process
- * (see engine__run_check) and hands its result to the parent through a pipe
- * in this length-prefixed binary form. The parent trusts nothing in it: every
+ * A check's result, and its wire form: each check runs in a worker process
+ * (engine.c) and hands its result to the parent over a socket in this
+ * length-prefixed binary form. The parent trusts nothing in it: every
  * count and length is bounded before anything is allocated.
  */
 #include <errno.h>

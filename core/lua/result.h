@@ -2,8 +2,8 @@
 /*
  * What a check produces: its status, metrics, known unknowns, culprits and
  * evidence (tables, series, notes, flame graphs). The Lua host fills one per
- * check (ctx_report.c) in a child process and sends it back over a pipe in
- * the wire form below; the report layer reads them.
+ * check (ctx_report.c) in a worker process and sends it back over a socket
+ * in the wire form below; the report layer reads them.
  */
 #ifndef SONDE_RESULT_H
 #define SONDE_RESULT_H

@@ -65,6 +65,31 @@ for c in b d e; do
 		"use.$c-quick, beside them, finishes"
 done
 
+# One worker at a time: it runs the checks one after the other, each in a
+# fresh state (what one leaves in a module's table or its globals, the next
+# does not see), and a worker killed for a stuck check is replaced: the
+# checks after it still run.
+check g-leaves '    local fmt = require("fmt")
+    rawset(fmt, "left_behind", 42)
+    ctx:metric("left", rawget(fmt, "left_behind") or 0)'
+check h-looks '    local fmt = require("fmt")
+    ctx:metric("found", rawget(fmt, "left_behind") or 0)'
+SONDE_BENCH_CHECK_JOBS=1 timeout -k 2 60 "$SONDE" analyze "$FIX" --json --checks "$D" \
+	--check use.g-leaves --check use.h-looks --check use.a-stuck --check use.b-quick \
+	--check use.d-quick >"$T/one.json" 2>"$T/one.err"
+rc=$?
+ok "one worker: the run ends (exit $rc)" [ "$rc" -le 1 ]
+is "$(jq -r '.checks[] | select(.id == "use.g-leaves") | .metrics[] | select(.name == "left") | .value' "$T/one.json")" \
+	42 "the first check set a field of a module's table"
+is "$(jq -r '.checks[] | select(.id == "use.h-looks") | .metrics[] | select(.name == "found") | .value' "$T/one.json")" \
+	0 "the next check in the same worker does not see it (a fresh state)"
+is "$(jq -r '.checks[] | select(.id == "use.a-stuck") | .status' "$T/one.json")" error \
+	"one worker: the stuck check ends in error"
+for c in b d; do
+	is "$(jq -r ".checks[] | select(.id == \"use.$c-quick\") | .status" "$T/one.json")" ok \
+		"one worker: use.$c-quick, after the stuck one, runs in a new worker"
+done
+
 # Each check's own CPU time (cpu_ms) is its own: a check that spins for
 # about 0.2 s of CPU beside a quick one, two at a time on this host's CPUs.
 check f-spins '    local t0, x = os.clock(), 0
