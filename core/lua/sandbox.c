@@ -16,10 +16,11 @@
  * Lua runs message handlers (after an error raised by a hook) and __gc
  * finalizers with hooks off, and its pattern matcher is C code the hook never
  * interrupts; so xpcall handlers are skipped once a check is doomed, __gc is
- * refused, and beyond all that each check runs in a child process that the
- * parent kills when its wall-clock budget is past (engine__run_check).
+ * refused, and beyond all that each check runs in a worker process that the
+ * parent kills when the check's wall-clock budget is past (engine.c).
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include <lualib.h>
 
 #include "util/clock.h"
+#include "util/strbuf.h"
 #include "lua/sandbox.h"
 
 #define HOOK_EVERY 1000
@@ -224,6 +226,78 @@ int sandbox__lib_name_ok(const char *s)
 	return 1;
 }
 
+/*
+ * A chunk's compiled form, kept by this process: a run compiles each check
+ * and each checks/lib module once (at the catalog's load, before the checks'
+ * workers fork and inherit them) instead of again in every check's state: a
+ * module was compiled once a check that requires it, most of the checks'
+ * loading time (63 checks, 95 KB of modules). Only what this process compiled
+ * is loaded as binary, for the same text under the same name (compared whole,
+ * the hash only finds the candidate); a chunk whose dump fails is not kept.
+ */
+#define CHUNK_CACHE_MAX 256
+
+static struct chunk_compiled {
+	uint64_t hash;
+	char *text, *name;
+	size_t len;
+	char *code;
+	size_t code_len;
+} chunk_cache[CHUNK_CACHE_MAX];
+static size_t chunks_cached;
+
+static uint64_t text_hash(const char *s, size_t n, const char *name)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return h;
+}
+
+static int dump_to(lua_State *L, const void *p, size_t sz, void *ud)
+{
+	(void)L;
+	strbuf__append(ud, p, sz);
+	return ((struct strbuf *)ud)->oom;
+}
+
+/* Leave the chunk of text src on the stack, compiled once a process; LUA_OK or the error. */
+static int load_cached(lua_State *L, const char *src, size_t len, const char *chunkname)
+{
+	uint64_t h = text_hash(src, len, chunkname);
+	struct strbuf sb = { 0 };
+	struct chunk_compiled *c;
+	int st;
+
+	for (size_t i = 0; i < chunks_cached; i++) {
+		c = &chunk_cache[i];
+		if (c->hash == h && c->len == len && !memcmp(c->text, src, len) &&
+		    !strcmp(c->name, chunkname))
+			return luaL_loadbufferx(L, c->code, c->code_len, chunkname, "b");
+	}
+	st = luaL_loadbufferx(L, src, len, chunkname, "t");
+	if (st != LUA_OK || chunks_cached >= CHUNK_CACHE_MAX)
+		return st;
+	c = &chunk_cache[chunks_cached];
+	if (lua_dump(L, dump_to, &sb, 0) || sb.oom || !(c->text = malloc(len ? len : 1)) ||
+	    !(c->name = strdup(chunkname))) {
+		free(c->text);
+		c->text = NULL;
+		strbuf__free(&sb);
+		return st;
+	}
+	memcpy(c->text, src, len);
+	c->hash = h;
+	c->len = len;
+	c->code = sb.buf;
+	c->code_len = sb.len;
+	chunks_cached++;
+	return st;
+}
+
 /* require(name): only the helpers in checks/lib (embedded or from --checks DIR/lib). */
 static int sandbox_require(lua_State *L)
 {
@@ -250,7 +324,7 @@ static int sandbox_require(lua_State *L)
 		char chunkname[300];
 
 		snprintf(chunkname, sizeof(chunkname), "@%s", lib->origin);
-		if (luaL_loadbufferx(L, lib->source, lib->source_len, chunkname, "t") != LUA_OK)
+		if (load_cached(L, lib->source, lib->source_len, chunkname) != LUA_OK)
 			return lua_error(L);
 	}
 	lua_getfield(L, LUA_REGISTRYINDEX, REG_ENV);
@@ -402,7 +476,7 @@ int sandbox__load(lua_State *L, const char *src, size_t len, const char *origin)
 	int st;
 
 	snprintf(chunkname, sizeof(chunkname), "@%s", origin);
-	st = luaL_loadbufferx(L, src, len, chunkname, "t");
+	st = load_cached(L, src, len, chunkname);
 	if (st != LUA_OK)
 		return st;
 	lua_getfield(L, LUA_REGISTRYINDEX, REG_ENV);
