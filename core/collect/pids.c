@@ -163,6 +163,14 @@ struct source_round {
 	struct capture_writer *w;
 	int phase;
 	int cmdlines; /* the source's command lines pass is there to read from */
+	/*
+	 * When the pass was read: the time of every record written from it. The
+	 * pass is one sample of every process; a time a record (taken as each
+	 * was written, microseconds apart) made every line of a round differ and
+	 * halved what xz could match: at 10,000 processes, 0.09 s and 460 KB to
+	 * compress the capture with them, 0.05 s and 160 KB with one a pass.
+	 */
+	int64_t wall, mono;
 };
 
 static void put_u64_or(struct strbuf *b, uint64_t v, const char *none)
@@ -185,8 +193,8 @@ static void source_cmdline(struct source_round *sr, int pid)
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-		capture_writer__record_once(sr->w, sr->rd->seq, clock__ns(CLOCK_REALTIME),
-					    clock__ns(CLOCK_MONOTONIC), path, data, len, cut);
+		capture_writer__record_once(sr->w, sr->rd->seq, sr->wall, sr->mono, path, data, len,
+					    cut);
 		sr->cs->cmdlines_src++;
 		return;
 	}
@@ -233,7 +241,7 @@ static int source_visit(void *ctx, const struct task_sample *t)
 	struct reader *rd = sr->rd;
 	int first, same, pid = t->pid;
 	struct idle_slot *idle;
-	int64_t wall, mono;
+	int64_t wall = sr->wall, mono = sr->mono;
 	char path[64];
 
 	if (pid <= 0)
@@ -249,8 +257,6 @@ static int source_visit(void *ctx, const struct task_sample *t)
 	if (same && !(sr->phase & PHASE_LAST) && rd->seq % IDLE_EVERY)
 		return 0;
 	snprintf(path, sizeof(path), "sonde:task/%d", pid);
-	wall = clock__ns(CLOCK_REALTIME);
-	mono = clock__ns(CLOCK_MONOTONIC);
 	if (!same || capture_writer__repeat_last(sr->w, rd->seq, wall, mono, path)) {
 		task_record(&cs->line, t);
 		if (cs->line.oom)
@@ -274,7 +280,7 @@ static int pids__sample_source(struct collector_state *cs, struct reader *rd,
 			       struct capture_writer *w, int phase)
 {
 	const struct task_source *src = cs->tasks;
-	struct source_round sr = { cs, rd, w, phase, 0 };
+	struct source_round sr = { .cs = cs, .rd = rd, .w = w, .phase = phase };
 	char why[200] = "";
 	int err;
 
@@ -285,6 +291,8 @@ static int pids__sample_source(struct collector_state *cs, struct reader *rd,
 		pthread_mutex_unlock(rd->lock);
 	}
 	err = src->read(src->arg, rd->seq, why, sizeof(why));
+	sr.wall = clock__ns(CLOCK_REALTIME);
+	sr.mono = clock__ns(CLOCK_MONOTONIC);
 	/* the first round sees every process for the first time: their command lines in one pass */
 	if (!err && (phase & PHASE_FIRST)) {
 		char cwhy[200] = "";
