@@ -26,15 +26,47 @@ local function by_value_then_pid(a, b)
   return a.task.pid < b.task.pid
 end
 
+--- A ranking built as tasks are offered one at a time: offer(t, v) keeps t when v is among
+-- the n largest so far (ties: lower pid first); out is the ranking so far, entries
+-- { task = t, value = v }, largest first. An entry is made only for a task that enters it:
+-- a walk over 10,000 processes allocates for a few dozen, not for every one.
+function tasks.ranker(n)
+  local out = {}
+  local function offer(t, v)
+    if n <= 0 then return end
+    local last = out[n]
+    if last and not (v > last.value or (v == last.value and t.pid < last.task.pid)) then return end
+    local e = { task = t, value = v }
+    local i = #out < n and #out + 1 or n
+    while i > 1 and by_value_then_pid(e, out[i - 1]) do
+      out[i] = out[i - 1]
+      i = i - 1
+    end
+    out[i] = e
+  end
+  return offer, out
+end
+
+--- The n tasks with the largest value(t), largest first (ties: lower pid first), as
+-- entries { task = t, value = v }; a task whose value is nil is not ranked.
+function tasks.rank(list, n, value)
+  local offer, out = tasks.ranker(n)
+  for _, t in ipairs(list) do
+    local v = value(t)
+    if v then offer(t, v) end
+  end
+  return out
+end
+
 --- The n tasks with the largest key(t) > 0, largest first (ties: lower pid first). sonde
 -- itself (the observer, t.self) is never ranked: its cost is in the report's appendix.
 function tasks.top(list, key, n)
-  local picked = {}
+  local offer, out = tasks.ranker(n)
   for _, t in ipairs(list) do
     local v = not t.self and key(t)
-    if v and v > 0 then picked[#picked + 1] = { task = t, value = v } end
+    if v and v > 0 then offer(t, v) end
   end
-  return tasks.best(picked, n, by_value_then_pid)
+  return out
 end
 
 --- CPU seconds a task used in the window.

@@ -26,31 +26,28 @@ return {
       ctx:unknown("process_pct", twhy)
       return
     end
-    local ranked = {}
-    for _, t in ipairs(list) do
-      if t.fds and t.nofile_soft and t.nofile_soft > 0 and t.nofile_soft < math.huge then
-        ranked[#ranked + 1] = { task = t, pct = 100 * t.fds / t.nofile_soft }
-      end
-    end
+    local ranked = tasks.rank(list, 5, function(t)
+      local fds, soft = t.fds, t.nofile_soft
+      if fds and soft and soft > 0 and soft < math.huge then return 100 * fds / soft end
+    end)
     if #ranked == 0 then
       ctx:unknown("process_pct", "no process had both its fd table and its limits readable at the end of the window "
         .. "(limits are read for processes with 16 or more open fds; reading others' fd tables needs root)")
       return
     end
-    ranked = tasks.best(ranked, 5, function(a, b) return a.pct > b.pct or (a.pct == b.pct and a.task.pid < b.task.pid) end)
     local top = ranked[1]
-    local st = ctx:metric("process_pct", top.pct, { unit = "%", instance = fmt.task(top.task), warn = args.warn_pct, crit = args.crit_pct, agg = "last" })
+    local st = ctx:metric("process_pct", top.value, { unit = "%", instance = fmt.task(top.task), warn = args.warn_pct, crit = args.crit_pct, agg = "last" })
     if st ~= "ok" then
-      ctx:culprit { pid = top.task.pid, comm = top.task.comm, cmdline = top.task.cmdline, share = top.pct / 100 }
+      ctx:culprit { pid = top.task.pid, comm = top.task.comm, cmdline = top.task.cmdline, share = top.value / 100 }
       ctx:next("what the process keeps open: ls -l /proc/" .. top.task.pid .. "/fd; raise LimitNOFILE if legitimate")
     end
     local rows = {}
     for i = 1, math.min(5, #ranked) do
       local r = ranked[i]
-      rows[i] = { r.task.pid, r.task.comm, r.task.fds, fmt.num(r.task.nofile_soft), fmt.pct(r.pct) }
+      rows[i] = { r.task.pid, r.task.comm, r.task.fds, fmt.num(r.task.nofile_soft), fmt.pct(r.value) }
     end
     ctx:table { title = "Processes nearest their open-file limit", columns = { "pid", "process", "open fds", "soft limit", "used" }, rows = rows }
     ctx:summary(string.format("%s is nearest its open-file limit: %d of %s (%s)", fmt.task(top.task), top.task.fds,
-      fmt.num(top.task.nofile_soft), fmt.pct(top.pct)))
+      fmt.num(top.task.nofile_soft), fmt.pct(top.value)))
   end,
 }

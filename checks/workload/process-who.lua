@@ -12,34 +12,36 @@ local function table_of(ctx, title, top, unit_col, value_fmt)
   ctx:table { title = title, columns = { "pid", "process", unit_col, "uid", "command" }, rows = rows }
 end
 
---- Sum CPU seconds, I/O bytes and processes of tasks into groups named by name_of(t)
--- (nil: not counted); sonde itself is left out, as tasks.top leaves it out.
-local function sum_by(list, hz, name_of)
-  local groups, order = {}, {}
-  for _, t in ipairs(list) do
-    local name = not t.self and name_of(t)
-    if name then
-      local g = groups[name]
-      if not g then
-        g = { name = name, cpu = 0, io = 0, procs = 0, io_unread = 0 }
-        groups[name] = g
-        order[#order + 1] = g
-      end
-      g.cpu = g.cpu + tasks.cpu_seconds(t, hz)
-      if t.read_bytes or t.write_bytes then
-        g.io = g.io + (t.read_bytes or 0) + (t.write_bytes or 0)
-      else
-        g.io_unread = g.io_unread + 1
-      end
-      g.procs = g.procs + 1
-    end
+--- Groups of processes summed by a name (a uid, a cgroup): CPU seconds, I/O bytes and
+-- processes, in one table per kind, added to as the tasks are walked once.
+local function groups_new()
+  return { by = {}, order = {} }
+end
+
+local function group_add(gs, name, cpu, io, has_io)
+  local g = gs.by[name]
+  if not g then
+    g = { name = name, cpu = 0, io = 0, procs = 0, io_unread = 0 }
+    gs.by[name] = g
+    gs.order[#gs.order + 1] = g
   end
-  table.sort(order, function(a, b)
+  g.cpu = g.cpu + cpu
+  if has_io then
+    g.io = g.io + io
+  else
+    g.io_unread = g.io_unread + 1
+  end
+  g.procs = g.procs + 1
+end
+
+--- The groups by CPU, then I/O, then name.
+local function groups_sorted(gs)
+  table.sort(gs.order, function(a, b)
     if a.cpu ~= b.cpu then return a.cpu > b.cpu end
     if a.io ~= b.io then return a.io > b.io end
     return tostring(a.name) < tostring(b.name)
   end)
-  return order
+  return gs.order
 end
 
 --- Rows of the top n groups by CPU then I/O, the rest summed into one row.
@@ -81,26 +83,11 @@ return {
         hide, tostring(ctx.host.euid)))
     end
     local hz, secs = ctx.host.clk_tck, math.max(ctx.window.seconds, 1e-9)
-    local by_cpu = tasks.top(list, function(t) return tasks.cpu_seconds(t, hz) end, args.top)
-    table_of(ctx, "By CPU (share of one CPU over the window)", by_cpu, "CPU",
-      function(v) return fmt.pct(100 * v / secs) end)
-    local by_io = tasks.top(list, function(t) return (t.read_bytes or 0) + (t.write_bytes or 0) end, args.top)
-    table_of(ctx, "By disk I/O (bytes read + written)", by_io, "I/O", fmt.bytes)
-    local by_cs = tasks.top(list, function(t) return t.switches end, args.top)
-    table_of(ctx, "By context switches (main thread, times scheduled in)", by_cs, "switches", fmt.num)
-
-    -- By user: the uid of each process (the captures hold no user names).
-    local by_uid = sum_by(list, hz, function(t) return t.uid end)
-    ctx:table { title = "By user (uid; CPU as a share of one CPU, I/O read + written)",
-      columns = { "uid", "processes", "CPU", "I/O", "I/O unreadable (processes)" },
-      rows = group_rows(by_uid, args.top, secs, function(g) return tostring(g.name) end) }
 
     -- By cgroup: the processes each cgroup.procs listed (direct members, not descendants).
     local cgs, cwhy = ctx.proc.cgroups()
-    if not cgs then
-      ctx:unknown("cgroup_load", cwhy)
-    else
-      local member = {}
+    local member = {}
+    if cgs then
       for _, cg in ipairs(cgs) do
         for _, pid in ipairs(cg.procs) do
           local names = member[pid] or {}
@@ -108,18 +95,54 @@ return {
           member[pid] = names
         end
       end
-      -- a process listed in several cgroups (v1 hierarchies that place it apart) counts in each
-      local rows_in = {}
-      for _, t in ipairs(list) do
+    end
+
+    -- One walk over the processes (a host may run tens of thousands): each field read
+    -- once, for the three rankings, the sums by user and by cgroup, and the counts.
+    -- sonde itself is left out of the rankings and sums, as tasks.top leaves it out.
+    local offer_cpu, by_cpu = tasks.ranker(args.top)
+    local offer_io, by_io = tasks.ranker(args.top)
+    local offer_cs, by_cs = tasks.ranker(args.top)
+    local by_uid, by_cg = groups_new(), groups_new()
+    local started, exited, kthreads, denied = 0, 0, 0, 0
+    for _, t in ipairs(list) do
+      if not t.self then
+        local cpu = tasks.cpu_seconds(t, hz)
+        local rb, wb = t.read_bytes, t.write_bytes
+        local has_io = rb ~= nil or wb ~= nil
+        local io = (rb or 0) + (wb or 0)
+        local sw = t.switches
+        if cpu > 0 then offer_cpu(t, cpu) end
+        if io > 0 then offer_io(t, io) end
+        if sw and sw > 0 then offer_cs(t, sw) end
+        local uid = t.uid
+        if uid then group_add(by_uid, uid, cpu, io, has_io) end
+        -- a process listed in several cgroups (v1 hierarchies that place it apart) counts in each
         for _, name in ipairs(member[t.pid] or {}) do
-          rows_in[#rows_in + 1] = { cg = name, self = t.self, utime = t.utime, stime = t.stime,
-            read_bytes = t.read_bytes, write_bytes = t.write_bytes }
+          group_add(by_cg, name, cpu, io, has_io)
         end
       end
-      local by_cg = sum_by(rows_in, hz, function(t) return t.cg end)
+      if t.io_denied then denied = denied + 1 end
+      if t.started then started = started + 1 end
+      if t.exited then exited = exited + 1 end
+      if t.kernel_thread then kthreads = kthreads + 1 end
+    end
+    table_of(ctx, "By CPU (share of one CPU over the window)", by_cpu, "CPU",
+      function(v) return fmt.pct(100 * v / secs) end)
+    table_of(ctx, "By disk I/O (bytes read + written)", by_io, "I/O", fmt.bytes)
+    table_of(ctx, "By context switches (main thread, times scheduled in)", by_cs, "switches", fmt.num)
+
+    -- By user: the uid of each process (the captures hold no user names).
+    ctx:table { title = "By user (uid; CPU as a share of one CPU, I/O read + written)",
+      columns = { "uid", "processes", "CPU", "I/O", "I/O unreadable (processes)" },
+      rows = group_rows(groups_sorted(by_uid), args.top, secs, function(g) return tostring(g.name) end) }
+
+    if not cgs then
+      ctx:unknown("cgroup_load", cwhy)
+    else
       ctx:table { title = "By cgroup (processes listed in its cgroup.procs; CPU as a share of one CPU, I/O read + written)",
         columns = { "cgroup", "processes", "CPU", "I/O", "I/O unreadable (processes)" },
-        rows = group_rows(by_cg, args.top, secs, function(g) return g.name end) }
+        rows = group_rows(groups_sorted(by_cg), args.top, secs, function(g) return g.name end) }
       if cgs.v1 then
         ctx:note("cgroup v1: a process is in one cgroup per hierarchy (cpu, memory, pids, ...), so it counts in each cgroup that lists it above.")
       end
@@ -128,13 +151,6 @@ return {
       end
     end
 
-    local started, exited, kthreads, denied = 0, 0, 0, 0
-    for _, t in ipairs(list) do
-      if t.io_denied then denied = denied + 1 end
-      if t.started then started = started + 1 end
-      if t.exited then exited = exited + 1 end
-      if t.kernel_thread then kthreads = kthreads + 1 end
-    end
     if denied > 0 then
       -- The kernel shows /proc/PID/io only to who may ptrace the process (ptrace_may_access, read
       -- mode). Not root: another user's processes. Root: a non-dumpable process, or one holding

@@ -3,6 +3,7 @@ local tap = ...
 local tasks = require("tasks")
 
 local is = tap.is
+local ok = tap.ok
 
 local function desc(a, b) return a > b end
 
@@ -33,6 +34,33 @@ is(cpu[3].value, 0.6, "values are the key's: 60 ticks at 100 Hz")
 local rss = tasks.top(list, function(t) return t.rss_bytes end, 1)
 is(#rss == 1 and rss[1].task.comm, "java", "top 1 by RSS; a nil key is skipped")
 is(#tasks.top({}, function() return 1 end, 3), 0, "no tasks: nothing")
+
+-- tasks.ranker / tasks.rank: the same order as tasks.best over every entry, in one pass
+-- that makes entries only for the tasks that enter the ranking
+local many = {}
+for i = 1, 200 do many[i] = { pid = 1000 - i, v = (i * 37) % 11 } end -- ties everywhere
+local want = {}
+for _, t in ipairs(many) do want[#want + 1] = { task = t, value = t.v } end
+want = tasks.best(want, 6, function(a, c)
+  if a.value ~= c.value then return a.value > c.value end
+  return a.task.pid < c.task.pid
+end)
+local got_rank = tasks.rank(many, 6, function(t) return t.v end)
+local same = #got_rank == #want
+for i = 1, #want do same = same and got_rank[i].task == want[i].task and got_rank[i].value == want[i].value end
+ok(same, "rank: the first 6 of 200 with ties, as sorting all of them would give")
+is(got_rank[1].value .. "/" .. got_rank[1].task.pid, "10/805", "the largest value, the lowest pid among its ties (i = 195)")
+is(#tasks.rank(many, 3, function() return nil end), 0, "rank: nil values are not ranked")
+is(#tasks.rank(many, 0, function(t) return t.v end), 0, "rank: n = 0, nothing")
+local offer, out = tasks.ranker(2)
+offer({ pid = 5 }, 1)
+offer({ pid = 4 }, 1)
+offer({ pid = 9 }, 3)
+offer({ pid = 3 }, 1)
+is(#out, 2, "ranker: at most n")
+is(out[1].task.pid .. "," .. out[2].task.pid, "9,3", "ranker: 3 first, then the lowest pid of the ties at 1")
+offer({ pid = 1 }, 0 / 0)
+is(out[2].task.pid, 3, "ranker: a NaN never enters (it is not larger)")
 
 -- tasks.blame: culprits with their share of the total
 local got = {}
