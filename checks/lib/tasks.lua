@@ -4,19 +4,23 @@ local tasks = {}
 --- The first n items of list in the order before(a, b) sorts them (a strict order), in one
 -- pass: O(#list * n) instead of sorting all (a host may run 10,000 processes, and a check
 -- wants the top five). The rest of list is never compared with itself.
+-- Put e in its place among out's first n (the caller knows it belongs there): the last
+-- one drops off when out is full.
+local function place(out, n, e, before)
+  local i = #out < n and #out + 1 or n
+  while i > 1 and before(e, out[i - 1]) do
+    out[i] = out[i - 1]
+    i = i - 1
+  end
+  out[i] = e
+end
+
 function tasks.best(list, n, before)
   local out = {}
   if n <= 0 then return out end
   for _, e in ipairs(list) do
     local last = out[n]
-    if not last or before(e, last) then
-      local i = #out < n and #out + 1 or n
-      while i > 1 and before(e, out[i - 1]) do
-        out[i] = out[i - 1]
-        i = i - 1
-      end
-      out[i] = e
-    end
+    if not last or before(e, last) then place(out, n, e, before) end
   end
   return out
 end
@@ -36,13 +40,7 @@ function tasks.ranker(n)
     if n <= 0 then return end
     local last = out[n]
     if last and not (v > last.value or (v == last.value and t.pid < last.task.pid)) then return end
-    local e = { task = t, value = v }
-    local i = #out < n and #out + 1 or n
-    while i > 1 and by_value_then_pid(e, out[i - 1]) do
-      out[i] = out[i - 1]
-      i = i - 1
-    end
-    out[i] = e
+    place(out, n, { task = t, value = v }, by_value_then_pid)
   end
   return offer, out
 end
