@@ -18,7 +18,7 @@ cd "$TOP" || die "no tree at $TOP"
 OBJS="$(ls core/*/*.c | sed -e 's#^core/#build/#' -e 's#\.c$#.o#') build/embedded.o"
 # shellcheck disable=SC2046,SC2086
 cc -O2 -std=gnu11 -D_GNU_SOURCE -Icore -Ibuild -o "$T/bench" bench/heatmap_bench.c $OBJS \
-	$(pkg-config --cflags --libs lua5.4 libcmark libarchive libcurl) -lbpf -lelf -lz -lmd -lm ||
+	$(pkg-config --cflags --libs lua5.4 libcmark libarchive libcurl) -lbpf -ldw -lelf -lz -lmd -lpthread -lm ||
 	die "building bench/heatmap_bench.c failed"
 echo "Heat maps of a 10 s window: added to the page and to rendering (median of 41)"
 "$T/bench" | awk -F'\t' -v kb="$TARGET_KB" -v tms="$TARGET_MS" '{

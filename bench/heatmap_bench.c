@@ -100,7 +100,7 @@ static void render(const struct evidence *ev, size_t n, int with, size_t *html_b
 	for (size_t i = 0; with && i < n; i++)
 		report__doc_heatmap(&d, &ev[i]);
 	doc__finish(&d);
-	doc__html(&d, "", &html);
+	doc__html(&d, &html);
 	doc__markdown(&d, &md);
 	*ms = now_ms() - t0;
 	*html_b = html.len;
